@@ -1,0 +1,35 @@
+# simhash-lab: `make lab` opens the course, `make test` runs every test.
+# Each target creates .venv and installs the package (editable, with extras) when needed.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+EXTRAS := dev,chinese,compare,dask
+# nbval: run in this environment; sanitize what legitimately varies between runs
+NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:randomly
+
+.PHONY: lab test test-lib test-notebooks test-browser bench clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --upgrade --quiet pip
+	$(BIN)/python -m pip install --quiet -e ".[$(EXTRAS)]"
+	@touch $(STAMP)
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab notebooks/00_start_here.ipynb
+
+test: $(STAMP)
+	$(BIN)/python -m pytest tests
+	$(BIN)/python -m pytest $(NBVAL) notebooks exercises/solutions
+
+test-lib: $(STAMP)
+	$(BIN)/python -m pytest tests
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_fingerprint.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,87 @@
+"""Bit-level Numba kernels: the one popcount primitive and the Hamming kernels built on it.
+
+Decorator policy for the whole package (see also ``_pipeline.py``):
+
+* serial kernels: ``@njit(cache=True, nogil=True)``;
+* parallel kernels: ``@njit(cache=True, nogil=True, parallel=True)``, written with ``prange`` over
+  independent rows that each write their own ``out[i]``;
+* kernels never raise user-facing errors: the Python layer validates first.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, prange, types, vectorize
+from numba.extending import intrinsic
+
+__all__ = [
+    "popcount",
+    "popcount_kernighan",
+    "hamming_scalar_kernel",
+    "hamming_pairwise_kernel",
+    "hamming_ufunc",
+    "is_near_kernel",
+]
+
+
+@intrinsic
+def _ctpop_u64(typingctx, x):
+    """LLVM's ``ctpop`` on a uint64: one ``popcnt`` instruction on x86-64 with POPCNT."""
+    if x != types.uint64:
+        return None
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        fn = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
+        return builder.call(fn, [args[0]])
+
+    return sig, codegen
+
+
+@njit(cache=True, nogil=True, inline="always")
+def popcount(x):
+    """Number of set bits of a uint64 (the POPCNT primitive every Hamming kernel uses)."""
+    return _ctpop_u64(np.uint64(x))
+
+
+@njit(cache=True, nogil=True)
+def popcount_kernighan(x, limit):
+    """Count set bits with Kernighan's ``x &= x - 1``, stopping once the count exceeds ``limit``.
+
+    Returns the exact popcount when it is <= ``limit``, else ``limit + 1``. This is the seed's
+    ``isEqual`` loop (source 004): at most ``limit + 1`` iterations whatever the popcount.
+    """
+    x = np.uint64(x)
+    count = 0
+    while x != 0 and count <= limit:
+        x &= x - np.uint64(1)
+        count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def is_near_kernel(a, b, k):
+    return popcount_kernighan(np.uint64(a) ^ np.uint64(b), k) <= k
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def hamming_scalar_kernel(fps, q, out):
+    """out[i] = popcount(fps[i] ^ q); fps uint64 (n,), out uint8 (n,)."""
+    for i in prange(fps.shape[0]):
+        out[i] = np.uint8(popcount(fps[i] ^ q))
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def hamming_pairwise_kernel(a, b, out):
+    """out[i, j] = popcount(a[i] ^ b[j]); a (n,), b (m,) uint64, out uint8 (n, m)."""
+    for i in prange(a.shape[0]):
+        ai = a[i]
+        for j in range(b.shape[0]):
+            out[i, j] = np.uint8(popcount(ai ^ b[j]))
+
+
+@vectorize(["uint8(uint64, uint64)"], cache=True, nopython=True)
+def hamming_ufunc(a, b):
+    """A NumPy ufunc: broadcasting Hamming distance of uint64 arrays, uint8 result."""
+    return np.uint8(popcount(a ^ b))

@@ -1,0 +1,371 @@
+"""Numba kernels behind :class:`simhash_lab.SimhashIndex`.
+
+The index keeps ``T`` tables. Table ``t`` has a 64-bit ``mask`` (the bits of the fingerprint it
+keeps exact) and two rows of equal length ``L``:
+
+* ``tfps[t]``: uint64 fingerprints sorted by ``fp & masks[t]`` (ties in ascending id order), so
+  every fingerprint that agrees with a query on the masked bits sits in one contiguous run, found
+  by binary search, and the candidates are verified from contiguous memory (Manku et al.'s
+  "permuted tables", without physically permuting the bits: sorting by the masked value groups
+  exactly the same runs);
+* ``tids[t]``: uint32 ids in the same order.
+
+Ids at or above ``buf_start`` are not in the tables yet (the small unsorted buffer of recent adds)
+and are scanned linearly. A pair seen through several tables is reported once, by the first table
+(lowest ``t``) whose mask it satisfies: ``(a ^ b) & masks[s] == 0``.
+
+Decorator policy (the package's): ``@njit(cache=True, nogil=True)`` for serial kernels;
+``parallel=True`` kernels are marked as such and use ``prange`` only over independent rows (queries,
+tables, runs) that each write their own output slots. Kernels never raise user-facing errors: the
+Python layer (``index.py``) validates everything first.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from ._bits import popcount
+
+__all__ = [
+    "query_one_kernel",
+    "query_many_kernel",
+    "pairs_table_kernel",
+    "pairs_scan_kernel",
+    "merge_tables_kernel",
+]
+
+# Results are sorted by one int64 key: distance in the high bits, id in the low 40 bits.
+_ID_BITS = 40
+_ID_MASK = (1 << _ID_BITS) - 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _lower_bound(row, key, mask):
+    """First position i in ``row`` with ``row[i] & mask >= key`` (``row`` sorted by ``& mask``)."""
+    lo = 0
+    hi = row.shape[0]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if (row[mid] & mask) < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _first_table(diff, masks, t):
+    """True when no table before ``t`` keeps all of ``diff``'s zero bits, i.e. ``t`` reports it."""
+    for s in range(t):
+        if (diff & masks[s]) == 0:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _probe(q, k, masks, tfps, tids, fps, alive, buf_start, buf_end, out_ids, out_d, cap):
+    """Find every live id within distance ``k`` of ``q``; write the first ``cap`` of them.
+
+    Returns the total count (which may exceed ``cap``: the caller then retries with more room).
+    ``out_ids``/``out_d`` are int64 arrays of length >= ``cap``. Results are unsorted.
+    """
+    cnt = 0
+    n_tables = masks.shape[0]
+    for t in range(n_tables):
+        mask = masks[t]
+        key = q & mask
+        row = tfps[t]
+        n = row.shape[0]
+        i = _lower_bound(row, key, mask)
+        while i < n and (row[i] & mask) == key:
+            diff = row[i] ^ q
+            d = np.int64(popcount(diff))
+            if d <= k:
+                ident = np.int64(tids[t, i])
+                if alive[ident] and _first_table(diff, masks, t):
+                    if cnt < cap:
+                        out_ids[cnt] = ident
+                        out_d[cnt] = d
+                    cnt += 1
+            i += 1
+    for ident in range(buf_start, buf_end):
+        if alive[ident]:
+            d = np.int64(popcount(fps[ident] ^ q))
+            if d <= k:
+                if cnt < cap:
+                    out_ids[cnt] = ident
+                    out_d[cnt] = d
+                cnt += 1
+    return cnt
+
+
+@njit(cache=True, nogil=True)
+def _sort_by_distance_then_id(ids, d):
+    """Sort the parallel int64 arrays ``ids``/``d`` in place by (d, id)."""
+    m = ids.shape[0]
+    if m < 2:
+        return
+    if m <= 16:  # insertion sort: the usual case, a handful of matches
+        for a in range(1, m):
+            ia = ids[a]
+            da = d[a]
+            b = a - 1
+            while b >= 0 and (d[b] > da or (d[b] == da and ids[b] > ia)):
+                ids[b + 1] = ids[b]
+                d[b + 1] = d[b]
+                b -= 1
+            ids[b + 1] = ia
+            d[b + 1] = da
+        return
+    keys = np.empty(m, np.int64)
+    for a in range(m):
+        keys[a] = (d[a] << _ID_BITS) | ids[a]
+    keys.sort()
+    for a in range(m):
+        ids[a] = keys[a] & _ID_MASK
+        d[a] = keys[a] >> _ID_BITS
+
+
+@njit(cache=True, nogil=True)
+def query_one_kernel(q, k, masks, tfps, tids, fps, alive, buf_start, buf_end):
+    """All live ids within Hamming distance ``k`` of one fingerprint.
+
+    Parameters
+    ----------
+    q : uint64
+        The query fingerprint.
+    k : int64
+        Largest distance reported.
+    masks : array of shape (T,), uint64
+        Bits each table keeps exact.
+    tfps : array of shape (T, L), uint64
+        Each row sorted by ``fp & masks[t]``.
+    tids : array of shape (T, L), uint32
+        Ids in the order of ``tfps``.
+    fps : array of shape (>= buf_end,), uint64
+        Every fingerprint by id.
+    alive : array of shape (>= buf_end,), bool
+        False for removed ids.
+    buf_start, buf_end : int64
+        Ids in ``[buf_start, buf_end)`` are scanned linearly (not in the tables).
+
+    Returns
+    -------
+    ids, d : arrays of shape (m,), int64
+        Sorted by distance, then id.
+    """
+    cap = 32
+    while True:
+        ids = np.empty(cap, np.int64)
+        d = np.empty(cap, np.int64)
+        cnt = _probe(q, k, masks, tfps, tids, fps, alive, buf_start, buf_end, ids, d, cap)
+        if cnt <= cap:
+            break
+        cap = cnt
+    ids = ids[:cnt]
+    d = d[:cnt]
+    _sort_by_distance_then_id(ids, d)
+    return ids, d
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def query_many_kernel(qs, k, masks, tfps, tids, fps, alive, buf_start, buf_end):
+    """``query_one_kernel`` for each of ``qs`` (uint64, shape (nq,)), in CSR form (parallel).
+
+    Returns
+    -------
+    indptr : array of shape (nq + 1,), int64
+        Matches of query i are ``ids[indptr[i]:indptr[i + 1]]``.
+    ids, d : arrays of shape (indptr[-1],), int64
+        Sorted by distance then id within each query.
+    """
+    nq = qs.shape[0]
+    counts = np.zeros(nq + 1, np.int64)
+    empty = np.empty(0, np.int64)
+    for i in prange(nq):
+        counts[i + 1] = _probe(qs[i], k, masks, tfps, tids, fps, alive, buf_start, buf_end,
+                               empty, empty, 0)
+    indptr = np.cumsum(counts)
+    total = indptr[nq]
+    ids = np.empty(total, np.int64)
+    d = np.empty(total, np.int64)
+    for i in prange(nq):
+        s = indptr[i]
+        e = indptr[i + 1]
+        out_i = ids[s:e]
+        out_d = d[s:e]
+        _probe(qs[i], k, masks, tfps, tids, fps, alive, buf_start, buf_end, out_i, out_d, e - s)
+        _sort_by_distance_then_id(out_i, out_d)
+    return indptr, ids, d
+
+
+@njit(cache=True, nogil=True)
+def _run_pairs(row, idrow, masks, t, k, alive, s, e, out, pos, write):
+    """Pairs within distance ``k`` inside the run ``row[s:e]`` of table ``t``; returns the count."""
+    cnt = 0
+    for a in range(s, e - 1):
+        ia = np.int64(idrow[a])
+        if not alive[ia]:
+            continue
+        fa = row[a]
+        for b in range(a + 1, e):
+            diff = fa ^ row[b]
+            d = np.int64(popcount(diff))
+            if d <= k:
+                ib = np.int64(idrow[b])
+                if alive[ib] and _first_table(diff, masks, t):
+                    if write:
+                        r = pos + cnt
+                        if ia < ib:
+                            out[r, 0] = ia
+                            out[r, 1] = ib
+                        else:
+                            out[r, 0] = ib
+                            out[r, 1] = ia
+                        out[r, 2] = d
+                    cnt += 1
+    return cnt
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def pairs_table_kernel(row, idrow, masks, t, k, alive):
+    """Every pair that table ``t`` reports: same masked key, distance <= ``k`` (parallel).
+
+    Parameters
+    ----------
+    row : array of shape (L,), uint64
+        ``tfps[t]``, sorted by ``fp & masks[t]``.
+    idrow : array of shape (L,), uint32
+        ``tids[t]``.
+    masks : array of shape (T,), uint64
+    t : int64
+    k : int64
+    alive : array, bool
+
+    Returns
+    -------
+    array of shape (m, 3), int64
+        Rows (i, j, d) with i < j, unsorted. A pair is reported only by the first table that
+        holds it, so concatenating the tables' outputs has no duplicates.
+    """
+    mask = masks[t]
+    n = row.shape[0]
+    # runs of equal masked key with at least two entries
+    nruns = 0
+    i = 0
+    while i < n:
+        key = row[i] & mask
+        j = i + 1
+        while j < n and (row[j] & mask) == key:
+            j += 1
+        if j - i >= 2:
+            nruns += 1
+        i = j
+    starts = np.empty(nruns, np.int64)
+    ends = np.empty(nruns, np.int64)
+    r = 0
+    i = 0
+    while i < n:
+        key = row[i] & mask
+        j = i + 1
+        while j < n and (row[j] & mask) == key:
+            j += 1
+        if j - i >= 2:
+            starts[r] = i
+            ends[r] = j
+            r += 1
+        i = j
+    counts = np.zeros(nruns + 1, np.int64)
+    dummy = np.empty((0, 3), np.int64)
+    for r in prange(nruns):
+        counts[r + 1] = _run_pairs(row, idrow, masks, t, k, alive, starts[r], ends[r],
+                                   dummy, 0, False)
+    offsets = np.cumsum(counts)
+    out = np.empty((offsets[nruns], 3), np.int64)
+    for r in prange(nruns):
+        _run_pairs(row, idrow, masks, t, k, alive, starts[r], ends[r], out, offsets[r], True)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _scan_row_pairs(fps, alive, n, k, a, out, pos, write):
+    cnt = 0
+    fa = fps[a]
+    for b in range(a + 1, n):
+        if alive[b]:
+            d = np.int64(popcount(fa ^ fps[b]))
+            if d <= k:
+                if write:
+                    out[pos + cnt, 0] = a
+                    out[pos + cnt, 1] = b
+                    out[pos + cnt, 2] = d
+                cnt += 1
+    return cnt
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def pairs_scan_kernel(fps, alive, n, k):
+    """Every pair (i, j, d), i < j < n, both alive, d = popcount(fps[i] ^ fps[j]) <= k (parallel).
+
+    Quadratic: for tiny indexes and large ``k``. Returns an int64 array of shape (m, 3), sorted
+    by (i, j).
+    """
+    counts = np.zeros(n + 1, np.int64)
+    dummy = np.empty((0, 3), np.int64)
+    for a in prange(n):
+        if alive[a]:
+            counts[a + 1] = _scan_row_pairs(fps, alive, n, k, a, dummy, 0, False)
+    offsets = np.cumsum(counts)
+    out = np.empty((offsets[n], 3), np.int64)
+    for a in prange(n):
+        if alive[a]:
+            _scan_row_pairs(fps, alive, n, k, a, out, offsets[a], True)
+    return out
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def merge_tables_kernel(tfps, tids, bfps, bids, masks, alive, out_len):
+    """Merge sorted buffer rows into the table rows, dropping removed ids (parallel over tables).
+
+    Parameters
+    ----------
+    tfps, tids : arrays of shape (T, L), uint64 / uint32
+        The current tables, each row sorted by ``& masks[t]``.
+    bfps, bids : arrays of shape (T, B), uint64 / uint32
+        The buffer's entries, each row sorted the same way.
+    masks : array of shape (T,), uint64
+    alive : array, bool
+    out_len : int64
+        Number of live entries in a table row plus the buffer (the same for every row).
+
+    Returns
+    -------
+    tfps, tids : arrays of shape (T, out_len)
+        Merged rows; on equal keys table entries come first, keeping ids ascending in each run.
+    """
+    n_tables = masks.shape[0]
+    n_main = tfps.shape[1]
+    n_buf = bfps.shape[1]
+    out_f = np.empty((n_tables, out_len), np.uint64)
+    out_i = np.empty((n_tables, out_len), np.uint32)
+    for t in prange(n_tables):
+        mask = masks[t]
+        a = 0
+        b = 0
+        w = 0
+        while a < n_main or b < n_buf:
+            take_main = b >= n_buf or (a < n_main and (tfps[t, a] & mask) <= (bfps[t, b] & mask))
+            if take_main:
+                f = tfps[t, a]
+                ident = tids[t, a]
+                a += 1
+            else:
+                f = bfps[t, b]
+                ident = bids[t, b]
+                b += 1
+            if alive[np.int64(ident)] and w < out_len:
+                out_f[t, w] = f
+                out_i[t, w] = ident
+                w += 1
+    return out_f, out_i

@@ -1,0 +1,60 @@
+"""Character-class tables for the Numba tokenizers, built lazily from well-kept Unicode sources.
+
+One uint8 table indexed by code point (0..0x10FFFF); each class is one bit. A class is computed the
+first time a tokenizer needs it (about 20-60 ms each) and cached for the life of the process:
+
+* ``WORD``: Python's ``re`` ``\\w`` (``str.isalnum()`` or ``_``), so the default tokenizer equals
+  ``re.findall(r"\\w+", text)`` on the running Python, and ``simhash``'s own tokenizer too.
+* ``PYSPACE``: ``str.isspace()``, i.e. what ``str.split()`` splits on (the seed's Python code).
+* ``RUSTSPACE``: Unicode ``White_Space``, what Rust's ``str::split_whitespace`` splits on.
+* ``RUSTALNUM``: ``Alphabetic`` or a number category (Nd, Nl, No): Rust's ``char::is_alphanumeric``.
+  The last two come from the ``regex`` package's Unicode property tables.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+
+import numpy as np
+
+WORD = 1
+PYSPACE = 2
+RUSTSPACE = 4
+RUSTALNUM = 8
+
+_PATTERNS = {
+    WORD: lambda: re.compile(r"\w+"),
+    PYSPACE: lambda: re.compile(r"\s+"),
+    RUSTSPACE: lambda: __import__("regex").compile(r"\p{White_Space}+"),
+    RUSTALNUM: lambda: __import__("regex").compile(r"[\p{Alphabetic}\p{N}]+"),
+}
+
+_table = np.zeros(0x110000, dtype=np.uint8)
+_built = 0
+_lock = threading.Lock()
+
+
+def _all_code_points() -> str:
+    cps = np.arange(0x110000, dtype=np.uint32)
+    cps[0xD800:0xE000] = 0  # surrogates cannot be in a str that encodes to UTF-8; NUL stands in
+    return cps.tobytes().decode("utf-32-le")
+
+
+def char_table(classes: int) -> np.ndarray:
+    """The shared class table with at least ``classes`` (an OR of the bits above) filled in."""
+    global _built
+    if _built & classes == classes:
+        return _table
+    with _lock:
+        missing = classes & ~_built
+        if missing:
+            text = _all_code_points()
+            for bit, make in _PATTERNS.items():
+                if missing & bit:
+                    for m in make().finditer(text):
+                        _table[m.start() : m.end()] |= bit
+            _table[0xD800:0xE000] = 0
+            _table[0] = 0  # NUL stood in for the surrogates; it is in no class anyway
+            _built |= missing
+    return _table

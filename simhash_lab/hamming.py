@@ -1,0 +1,67 @@
+"""Hamming distance: XOR, then count the ones (one ``popcnt`` instruction per 64-bit word).
+
+>>> hamming(0b1001, 0b1010)
+2
+>>> hamming(np.array([0b100111, 0b1011101], dtype=np.uint64), np.array([0b101010, 0b1001001], dtype=np.uint64))
+array([3, 2], dtype=uint8)
+>>> is_near(0b1011101, 0b1001001, k=2)
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _bits
+from ._validate import as_fingerprints, check_int
+
+__all__ = ["hamming", "is_near", "popcount"]
+
+_PARALLEL_MIN = 1 << 16  # below this, threads cost more than they save
+
+
+def popcount(x):
+    """Number of set bits: an int for an int, a uint8 array for an array of uint64."""
+    x = as_fingerprints(x, "x")
+    if isinstance(x, int):
+        return x.bit_count()
+    return hamming(x, 0)
+
+
+def hamming(a, b):
+    """Hamming distance ``popcount(a ^ b)``.
+
+    Parameters
+    ----------
+    a, b : int or array_like of non-negative ints (< 2**64)
+        Two ints give an int. Arrays broadcast like NumPy; the result is a uint8 array (the same
+        dtype as ``np.bitwise_count``), since a distance is at most 64.
+    """
+    a = as_fingerprints(a, "a")
+    b = as_fingerprints(b, "b")
+    if isinstance(a, int) and isinstance(b, int):
+        return (a ^ b).bit_count()
+    if isinstance(a, int) or (isinstance(a, np.ndarray) and a.ndim == 0):
+        a, b = b, a
+    if isinstance(b, int) or b.ndim == 0:
+        a = np.ascontiguousarray(a)
+        if a.ndim == 1 and a.size >= _PARALLEL_MIN:
+            out = np.empty(a.shape, dtype=np.uint8)
+            _bits.hamming_scalar_kernel(a, np.uint64(int(b)), out)
+            return out
+        return _bits.hamming_ufunc(a, np.uint64(int(b)))
+    return _bits.hamming_ufunc(a, b)
+
+
+def is_near(a: int, b: int, k: int = 3) -> bool:
+    """``hamming(a, b) <= k``, stopping as soon as ``k + 1`` differing bits are found.
+
+    The seed's ``isEqual`` (source 004): Kernighan's ``x &= x - 1`` clears one set bit per step, so it
+    takes at most ``k + 1`` steps however far apart ``a`` and ``b`` are.
+    """
+    a = as_fingerprints(a, "a")
+    b = as_fingerprints(b, "b")
+    k = check_int("k", k, 0, 64)
+    if not (isinstance(a, int) and isinstance(b, int)):
+        raise TypeError("is_near takes two int fingerprints; use hamming(a, b) <= k for arrays")
+    return bool(_bits.is_near_kernel(np.uint64(a), np.uint64(b), k))

@@ -1,0 +1,299 @@
+"""`Simhasher`: Charikar's Simhash, configurable and fast.
+
+>>> from simhash_lab import Simhasher, hamming
+>>> h = Simhasher()
+>>> a = h.fingerprint("the quick brown fox jumps over the lazy dog")
+>>> b = h.fingerprint("the quick brown fox jumped over the lazy dog")
+>>> hamming(a, b) < hamming(a, h.fingerprint("an entirely different sentence about cooking"))
+True
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Mapping, Sequence, Union
+
+import numpy as np
+
+from . import _pipeline as P
+from . import _hashes as H
+from ._validate import as_text, check_int, check_option, check_weight, utf8
+from .tokenize import Tokenizer, words
+
+__all__ = ["Simhasher", "Trace"]
+
+HASHES = {
+    "xxh64": H.HASH_XXH64,
+    "md5": H.HASH_MD5_FIRST8,
+    "md5-last8": H.HASH_MD5_LAST8,
+    "siphash13-rust": H.HASH_SIP13_RUST_STR,
+}
+
+Features = Union[str, Sequence[str], Mapping[str, float], Sequence[tuple]]
+
+
+@dataclass
+class Trace:
+    """How a fingerprint came about, feature by feature (what the course animates).
+
+    Attributes
+    ----------
+    features : list of str
+        Distinct features in order of first appearance.
+    weights : ndarray, shape (m,), float64
+        Each feature's vote weight (its count under TF weighting).
+    hashes : ndarray, shape (m,), uint64
+        Each feature's hash, masked to ``bits``.
+    votes : ndarray, shape (m + 1, bits), float64
+        The accumulators ``V`` before any feature (row 0) and after each feature.
+    fingerprint : int
+        Bit i is set when ``votes[-1, i] > 0``.
+    bits : int
+    """
+
+    features: list
+    weights: np.ndarray
+    hashes: np.ndarray
+    votes: np.ndarray
+    fingerprint: int
+    bits: int
+
+    def __len__(self) -> int:
+        return len(self.features)
+
+
+class Simhasher:
+    """Charikar's Simhash: features vote on each of ``bits`` bits; the majority sets the bit.
+
+    Parameters
+    ----------
+    bits : int, default 64
+        Fingerprint width, 1..64. Token hashes are masked to their low ``bits`` bits.
+    tokenizer : Tokenizer or callable, default ``words()``
+        A built-in :mod:`simhash_lab.tokenize` rule (runs in Numba), or any callable
+        ``text -> iterable of str`` (runs in Python).
+    hash : str, mapping or callable, default "xxh64"
+        "xxh64" (fast, good avalanche), "md5" (first 8 bytes, the seed's Python), "md5-last8"
+        (the `simhash` package), "siphash13-rust" (Rust's ``DefaultHasher`` on a ``&str``), a
+        mapping ``feature -> int`` or a callable ``feature -> int`` (the course's made-up hashes).
+    weights : "tf", "binary" or mapping, default "tf"
+        "tf": every occurrence votes once (weight = count); "binary": every distinct feature votes
+        once; a mapping ``feature -> weight`` (IDF, say): every occurrence votes its weight, and
+        features missing from it vote ``default_weight``.
+    default_weight : float, default 1.0
+    name : str, optional
+
+    Notes
+    -----
+    ``V[i] = sum over features f of (+w_f if bit i of hash(f) is 1 else -w_f)``; bit i of the
+    fingerprint is 1 when ``V[i] > 0`` (a tie is 0). An empty text has no features and gives 0.
+    """
+
+    def __init__(self, bits: int = 64, tokenizer: Tokenizer | Callable | None = None,
+                 hash: str | Mapping[str, int] | Callable[[str], int] = "xxh64",
+                 weights: str | Mapping[str, float] = "tf", default_weight: float = 1.0,
+                 name: str | None = None) -> None:
+        self.bits = check_int("bits", bits, 1, 64)
+        self.mask = (1 << self.bits) - 1
+        if tokenizer is None:
+            tokenizer = words()
+        if not (isinstance(tokenizer, Tokenizer) or callable(tokenizer)):
+            raise TypeError(f"tokenizer must be a Tokenizer or a callable, got {tokenizer!r}")
+        self.tokenizer = tokenizer
+        if isinstance(hash, str):
+            self._hash_kind = HASHES[check_option("hash", hash, HASHES)]
+            self._hash_fn = None
+        elif isinstance(hash, Mapping) or callable(hash):
+            self._hash_kind = -1
+            self._hash_fn = hash
+        else:
+            raise TypeError(f"hash must be one of {list(HASHES)}, a mapping or a callable, got {hash!r}")
+        self.hash = hash
+        self.default_weight = check_weight("default_weight", default_weight)
+        if isinstance(weights, str):
+            check_option("weights", weights, ["tf", "binary"])
+            self._wkeys = np.empty(0, dtype=np.uint64)
+            self._wvals = np.empty(0, dtype=np.float64)
+            self._wmap = None
+        elif isinstance(weights, Mapping):
+            self._wmap = {}
+            for k, v in weights.items():
+                if not isinstance(k, str):
+                    raise TypeError(f"weights keys must be str features, got {k!r}")
+                self._wmap[k] = check_weight(f"weights[{k!r}]", v)
+            keys = self._hash_features(list(self._wmap))
+            order = np.argsort(keys, kind="stable")
+            self._wkeys = np.ascontiguousarray(keys[order])
+            self._wvals = np.array(list(self._wmap.values()), dtype=np.float64)[order]
+        else:
+            raise TypeError(f"weights must be 'tf', 'binary' or a mapping, got {weights!r}")
+        self.weights = weights
+        self.name = name
+
+    # ------------------------------------------------------------------------------ helpers
+    @property
+    def _fast(self) -> bool:
+        """True when the whole pipeline runs in Numba (built-in tokenizer and hash)."""
+        return isinstance(self.tokenizer, Tokenizer) and self._hash_kind >= 0
+
+    @property
+    def _weighting(self) -> int:
+        return P.WEIGHT_BINARY if self.weights == "binary" else P.WEIGHT_TF
+
+    def _kernel_args(self, tok: Tokenizer):
+        return (tok.table, tok.kind, tok.features, tok.n, tok.joiner_byte, tok.empty_feature,
+                self._hash_kind, np.uint64(self.mask), self._weighting, self._wkeys, self._wvals,
+                self.default_weight)
+
+    def _hash_features(self, feats: Sequence[str]) -> np.ndarray:
+        """Hashes (uint64, masked) of feature strings."""
+        if self._hash_kind >= 0:
+            enc = [utf8(f, "features") for f in feats]
+            offsets = np.zeros(len(enc) + 1, dtype=np.int64)
+            np.cumsum(np.fromiter(map(len, enc), dtype=np.int64, count=len(enc)), out=offsets[1:])
+            buf = np.frombuffer(b"".join(enc), dtype=np.uint8)
+            return P.hash_spans(buf, offsets, self._hash_kind, np.uint64(self.mask))
+        out = np.empty(len(feats), dtype=np.uint64)
+        fn = self._hash_fn
+        for i, f in enumerate(feats):
+            try:
+                h = fn[f] if isinstance(fn, Mapping) else fn(f)
+            except KeyError:
+                raise ValueError(f"hash mapping has no entry for the feature {f!r}") from None
+            if isinstance(h, bool) or not isinstance(h, numbers.Integral) or h < 0:
+                raise ValueError(f"hash must give non-negative ints; gave {h!r} for {f!r}")
+            out[i] = int(h) & self.mask
+        return out
+
+    def _text_features(self, text: str) -> list[str]:
+        tok = self.tokenizer
+        if isinstance(tok, Tokenizer):
+            return tok(text)
+        feats = list(tok(text))
+        for f in feats:
+            if not isinstance(f, str):
+                raise TypeError(f"tokenizer must return str features, returned {f!r}")
+        return feats
+
+    def _weighted(self, x: Any, param: str) -> tuple[list[str], np.ndarray]:
+        """(distinct features in first-appearance order, their weights) for any accepted input."""
+        if isinstance(x, (str, bytes, bytearray, memoryview)):
+            feats = self._text_features(as_text(x, param))
+            given = None
+        elif x is None:
+            raise TypeError(f"{param} must be a str, a list of tokens, a dict token -> weight or "
+                            "(token, weight) pairs, got None")
+        elif isinstance(x, Mapping):
+            feats, given = list(x.keys()), list(x.values())
+        elif isinstance(x, Iterable):
+            items = list(x)
+            if all(isinstance(t, str) for t in items):
+                feats, given = items, None
+            elif all(isinstance(t, tuple) and len(t) == 2 and isinstance(t[0], str) for t in items):
+                feats = [t[0] for t in items]
+                given = [t[1] for t in items]
+            else:
+                raise TypeError(f"{param} must be all str tokens or all (str, weight) pairs")
+        else:
+            raise TypeError(f"{param} must be a str or features, got {type(x).__name__}")
+        agg: dict[str, float] = {}
+        if given is None:
+            for f in feats:
+                if self.weights == "binary":
+                    agg[f] = 1.0
+                else:
+                    w = 1.0 if self._wmap is None else self._wmap.get(f, self.default_weight)
+                    agg[f] = agg.get(f, 0.0) + w
+        else:
+            for f, w in zip(feats, given):
+                if not isinstance(f, str):
+                    raise TypeError(f"{param} keys must be str, got {f!r}")
+                agg[f] = agg.get(f, 0.0) + check_weight(f"weight of {f!r} in {param}", w)
+        return list(agg), np.fromiter(agg.values(), dtype=np.float64, count=len(agg))
+
+    # ------------------------------------------------------------------------------ public
+    def fingerprint(self, x: Features) -> int:
+        """The fingerprint of one text or feature collection, an int in [0, 2**bits).
+
+        ``x`` may be a str (tokenized), a list of tokens (weight 1 each, repeats add up), a dict
+        ``token -> weight`` or a list of ``(token, weight)`` pairs (given weights are used as is).
+        """
+        if self._fast and isinstance(x, str):
+            return int(self.fingerprints([x])[0])
+        feats, w = self._weighted(x, "x")
+        return self._fold(self._hash_features(feats), w)
+
+    def _fold(self, hs: np.ndarray, w: np.ndarray) -> int:
+        s = P.vote_weighted(hs, w, hs.shape[0])
+        return int(P.fold_bits(s, float(w.sum()), self.bits))
+
+    def fingerprints(self, texts: Iterable[Features], parallel: bool | None = None) -> np.ndarray:
+        """Fingerprints of many texts: uint64 array of shape (n,), equal item by item to
+        :meth:`fingerprint`. Runs the whole pipeline in Numba, in parallel across documents.
+
+        ``parallel=None`` uses all of Numba's threads for batches of 64 documents or more.
+        """
+        if texts is None or isinstance(texts, (str, bytes)):
+            raise TypeError("texts must be an iterable of texts (for one text use fingerprint())")
+        items = texts if isinstance(texts, (list, tuple)) else list(texts)
+        n = len(items)
+        out = np.empty(n, dtype=np.uint64)
+        if not self._fast or not all(type(t) is str for t in items):
+            for i, t in enumerate(items):
+                out[i] = self.fingerprint(_item(t, i)) if self._fast else self._slow(t, i)
+            return out
+        tok = self.tokenizer
+        if tok.lowercase:
+            items = [t.lower() for t in items]
+        try:
+            enc = [t.encode("utf-8") for t in items]
+        except UnicodeEncodeError:
+            for i, t in enumerate(items):
+                utf8(t, f"texts[{i}]")
+            raise
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, enc), dtype=np.int64, count=n), out=offsets[1:])
+        buf = np.frombuffer(b"".join(enc), dtype=np.uint8)
+        if buf.size == 0:
+            buf = np.zeros(1, dtype=np.uint8)
+        kernel = P.fingerprints_parallel if (parallel or (parallel is None and n >= 64)) \
+            else P.fingerprints_serial
+        kernel(buf, offsets, *self._kernel_args(tok), self.bits, out)
+        return out
+
+    def _slow(self, t: Any, i: int) -> int:
+        feats, w = self._weighted(_item(t, i), f"texts[{i}]")
+        return self._fold(self._hash_features(feats), w)
+
+    def trace(self, x: Features) -> Trace:
+        """Feature-by-feature votes: what :meth:`fingerprint` does, step by step."""
+        feats, w = self._weighted(x, "x")
+        hs = self._hash_features(feats)
+        bitsets = ((hs[:, None] >> np.arange(self.bits, dtype=np.uint64)) & np.uint64(1)).astype(bool)
+        steps = np.where(bitsets, w[:, None], -w[:, None])
+        votes = np.vstack([np.zeros((1, self.bits)), np.cumsum(steps, axis=0)])
+        fp = self._fold(hs, w)
+        return Trace(feats, w, hs, votes, fp, self.bits)
+
+    def accumulators(self, x: Features) -> np.ndarray:
+        """The accumulators ``V`` (float64, shape (bits,)): bit i is set when ``V[i] > 0``."""
+        return self.trace(x).votes[-1]
+
+    def features(self, text: str) -> list[str]:
+        """The features ``text`` is cut into (repeats kept, in order)."""
+        return self._text_features(as_text(text, "text"))
+
+    def __repr__(self) -> str:
+        if self.name:
+            return f"<Simhasher {self.name}>"
+        tok = getattr(self.tokenizer, "name", getattr(self.tokenizer, "__name__", "custom"))
+        hash_name = self.hash if isinstance(self.hash, str) else "custom"
+        wname = self.weights if isinstance(self.weights, str) else "mapping"
+        return f"Simhasher(bits={self.bits}, tokenizer={tok}, hash={hash_name}, weights={wname})"
+
+
+def _item(t: Any, i: int) -> Any:
+    if t is None:
+        raise TypeError(f"texts[{i}] must be a str or features, got None")
+    return t

@@ -1,0 +1,127 @@
+"""Tokenizers: how a text becomes the features that vote.
+
+A :class:`Tokenizer` is a small frozen description that the Numba pipeline runs on UTF-8 bytes; calling
+one on a text returns its features as strings, which is how the course shows them.
+
+>>> words()("Rust is safe; Rust is fast!")
+['rust', 'is', 'safe', 'rust', 'is', 'fast']
+>>> word_shingles(2)("a b c")
+['a b', 'b c']
+>>> char_ngrams(3)("Hi there")
+['hi ', 'i t', ' th', 'the', 'her', 'ere']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _pipeline as P
+from ._hashes import HASH_XXH64
+from ._unicode import PYSPACE, RUSTALNUM, RUSTSPACE, WORD, char_table
+from ._validate import as_text, check_int, utf8
+
+__all__ = ["Tokenizer", "words", "whitespace", "rust_words", "char_ngrams", "word_shingles",
+           "leonsim_ngrams"]
+
+_CLASSES = {P.TOK_WORDS: WORD, P.TOK_WHITESPACE: PYSPACE, P.TOK_RUST: RUSTSPACE | RUSTALNUM}
+
+
+@dataclass(frozen=True)
+class Tokenizer:
+    """A built-in tokenizer: word rule, feature rule, and normalisation.
+
+    Attributes
+    ----------
+    name : str
+        Shown in reprs and the CLI.
+    kind : int
+        Word rule: ``TOK_WORDS`` (runs of ``\\w``), ``TOK_WHITESPACE`` (``str.split()``) or
+        ``TOK_RUST`` (Rust's ``split_whitespace`` then trim non-alphanumerics at both ends).
+    features : int
+        ``FEAT_TOKENS`` (each word), ``FEAT_SHINGLES`` (n consecutive words joined by a space) or
+        ``FEAT_CHARGRAMS`` (n consecutive characters of the words joined by ``joiner``).
+    n : int
+        Shingle or n-gram size; a text with fewer words or characters is one feature.
+    joiner : str
+        Put between words before character n-grams are cut ("" or " ").
+    lowercase : bool
+        Apply ``str.lower()`` first.
+    empty_feature : bool
+        A text with no characters still has one feature, "" (the `simhash` package's rule).
+    """
+
+    name: str
+    kind: int = P.TOK_WORDS
+    features: int = P.FEAT_TOKENS
+    n: int = 1
+    joiner: str = " "
+    lowercase: bool = True
+    empty_feature: bool = False
+
+    @property
+    def table(self) -> np.ndarray:
+        """The character-class table this tokenizer needs (built on first use)."""
+        return char_table(_CLASSES[self.kind])
+
+    @property
+    def joiner_byte(self) -> int:
+        return ord(self.joiner) if self.joiner else -1
+
+    def prepare(self, text: str, param: str = "text") -> bytes:
+        """The UTF-8 bytes the kernels read: lowercased when asked."""
+        return utf8(text.lower() if self.lowercase else text, param)
+
+    def __call__(self, text: str) -> list[str]:
+        """The features of ``text``, in order, as strings (repeats kept)."""
+        text = as_text(text, "text")
+        b = np.frombuffer(self.prepare(text), dtype=np.uint8)
+        _, rec, off = P.record_features(b, 0, b.size, self.table, self.kind, self.features, self.n,
+                                        self.joiner_byte, self.empty_feature, HASH_XXH64,
+                                        np.uint64(0xFFFFFFFFFFFFFFFF))
+        raw = rec.tobytes()
+        return [raw[off[i]:off[i + 1]].decode("utf-8") for i in range(off.size - 1)]
+
+
+def words(lowercase: bool = True) -> Tokenizer:
+    """Unicode words: maximal runs of ``\\w`` (letters, digits, marks of any script, ``_``).
+
+    Equal to ``re.findall(r"\\w+", text.lower())``. Chinese has no spaces, so a run of Han
+    characters is one token: use ``char_ngrams`` (or the ``chinese`` extra's jieba tokenizer) there.
+    """
+    return Tokenizer("words" if lowercase else "words(cased)", P.TOK_WORDS, P.FEAT_TOKENS,
+                     lowercase=lowercase)
+
+
+def whitespace(lowercase: bool = True) -> Tokenizer:
+    """``text.lower().split()``: the seed's Python reference (punctuation stays on the words)."""
+    return Tokenizer("whitespace", P.TOK_WHITESPACE, P.FEAT_TOKENS, lowercase=lowercase)
+
+
+def rust_words() -> Tokenizer:
+    """The seed's Rust rule: ``split_whitespace``, trim non-alphanumerics at both ends, keep case."""
+    return Tokenizer("rust_words", P.TOK_RUST, P.FEAT_TOKENS, lowercase=False)
+
+
+def char_ngrams(n: int = 4, joiner: str = " ", lowercase: bool = True) -> Tokenizer:
+    """Character n-grams (shingles of characters) over the words joined by ``joiner``.
+
+    Robust to word-boundary edits and to languages without spaces (Chinese, Japanese).
+    """
+    n = check_int("n", n, 1, 64)
+    if joiner not in ("", " "):
+        raise ValueError(f"joiner must be '' or ' ', got {joiner!r}")
+    return Tokenizer(f"char_ngrams({n})", P.TOK_WORDS, P.FEAT_CHARGRAMS, n, joiner, lowercase)
+
+
+def word_shingles(n: int = 3, lowercase: bool = True) -> Tokenizer:
+    """Word n-grams ("w-shingles"): n consecutive words joined by one space. Order-sensitive."""
+    n = check_int("n", n, 1, 64)
+    return Tokenizer(f"word_shingles({n})", P.TOK_WORDS, P.FEAT_SHINGLES, n, " ", lowercase)
+
+
+def leonsim_ngrams() -> Tokenizer:
+    """The `simhash` package's features: lowercase, keep ``\\w`` runs joined with no separator,
+    character 4-grams; a shorter string (even the empty one) is one feature."""
+    return Tokenizer("leonsim_ngrams", P.TOK_WORDS, P.FEAT_CHARGRAMS, 4, "", True, True)
