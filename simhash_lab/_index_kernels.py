@@ -33,25 +33,12 @@ __all__ = [
     "pairs_table_kernel",
     "pairs_scan_kernel",
     "merge_tables_kernel",
+    "build_dirs_kernel",
 ]
 
 # Results are sorted by one int64 key: distance in the high bits, id in the low 40 bits.
 _ID_BITS = 40
 _ID_MASK = (1 << _ID_BITS) - 1
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _lower_bound(row, key, mask):
-    """First position i in ``row`` with ``row[i] & mask >= key`` (``row`` sorted by ``& mask``)."""
-    lo = 0
-    hi = row.shape[0]
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if (row[mid] & mask) < key:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -64,20 +51,34 @@ def _first_table(diff, masks, t):
 
 
 @njit(cache=True, nogil=True)
-def _probe(q, k, masks, tfps, tids, fps, alive, buf_start, buf_end, out_ids, out_d, cap):
+def _probe(q, k, masks, dshift, dirs, tfps, tids, fps, alive, buf_start, buf_end,
+           out_ids, out_d, cap):
     """Find every live id within distance ``k`` of ``q``; write the first ``cap`` of them.
 
+    Table ``t``'s candidates are the run of ``fp & masks[t] == q & masks[t]``: the directory
+    narrows it to the bucket of ``r`` leading key bits, ``(q >> dshift[t]) & (2**r - 1)``, whose
+    entries are ``dirs[t, h]:dirs[t, h + 1]``, then a binary search finds the run in the bucket.
     Returns the total count (which may exceed ``cap``: the caller then retries with more room).
     ``out_ids``/``out_d`` are int64 arrays of length >= ``cap``. Results are unsorted.
     """
     cnt = 0
     n_tables = masks.shape[0]
+    dmask = np.uint64(dirs.shape[1] - 2)  # 2**r - 1
     for t in range(n_tables):
         mask = masks[t]
         key = q & mask
         row = tfps[t]
+        h = np.int64((q >> np.uint64(dshift[t])) & dmask)
+        lo = np.int64(dirs[t, h])
+        hi = np.int64(dirs[t, h + 1])
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if (row[mid] & mask) < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        i = lo
         n = row.shape[0]
-        i = _lower_bound(row, key, mask)
         while i < n and (row[i] & mask) == key:
             diff = row[i] ^ q
             d = np.int64(popcount(diff))
@@ -128,17 +129,21 @@ def _sort_by_distance_then_id(ids, d):
 
 
 @njit(cache=True, nogil=True)
-def query_one_kernel(q, k, masks, tfps, tids, fps, alive, buf_start, buf_end):
+def query_one_kernel(q, k, masks, dshift, dirs, tfps, tids, fps, alive, buf_start, buf_end):
     """All live ids within Hamming distance ``k`` of one fingerprint.
 
     Parameters
     ----------
-    q : uint64
-        The query fingerprint.
+    q : int64 or uint64
+        The query fingerprint (an int64 is reinterpreted as the uint64 with the same bits).
     k : int64
         Largest distance reported.
     masks : array of shape (T,), uint64
         Bits each table keeps exact.
+    dshift : array of shape (T,), int64
+        Shift that brings table ``t``'s ``r`` leading key bits to the bottom.
+    dirs : array of shape (T, 2**r + 1), uint32
+        Directory: bucket ``h`` of table ``t`` is ``tfps[t, dirs[t, h]:dirs[t, h + 1]]``.
     tfps : array of shape (T, L), uint64
         Each row sorted by ``fp & masks[t]``.
     tids : array of shape (T, L), uint32
@@ -152,26 +157,31 @@ def query_one_kernel(q, k, masks, tfps, tids, fps, alive, buf_start, buf_end):
 
     Returns
     -------
-    ids, d : arrays of shape (m,), int64
-        Sorted by distance, then id.
+    array of shape (m,), int64
+        ``distance << 40 | id`` for each match, sorted (so by distance, then id).
     """
+    qu = np.uint64(q)
     cap = 32
     while True:
         ids = np.empty(cap, np.int64)
         d = np.empty(cap, np.int64)
-        cnt = _probe(q, k, masks, tfps, tids, fps, alive, buf_start, buf_end, ids, d, cap)
+        cnt = _probe(qu, k, masks, dshift, dirs, tfps, tids, fps, alive, buf_start, buf_end,
+                     ids, d, cap)
         if cnt <= cap:
             break
         cap = cnt
-    ids = ids[:cnt]
-    d = d[:cnt]
-    _sort_by_distance_then_id(ids, d)
-    return ids, d
+    out = np.empty(cnt, np.int64)
+    for a in range(cnt):
+        out[a] = (d[a] << _ID_BITS) | ids[a]
+    out.sort()
+    return out
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def query_many_kernel(qs, k, masks, tfps, tids, fps, alive, buf_start, buf_end):
-    """``query_one_kernel`` for each of ``qs`` (uint64, shape (nq,)), in CSR form (parallel).
+def query_many_kernel(qs, k, masks, dshift, dirs, tfps, tids, fps, alive, buf_start, buf_end):
+    """The matches of each of ``qs`` (uint64, shape (nq,)), in CSR form (parallel).
+
+    The other parameters are those of ``query_one_kernel``.
 
     Returns
     -------
@@ -184,8 +194,8 @@ def query_many_kernel(qs, k, masks, tfps, tids, fps, alive, buf_start, buf_end):
     counts = np.zeros(nq + 1, np.int64)
     empty = np.empty(0, np.int64)
     for i in prange(nq):
-        counts[i + 1] = _probe(qs[i], k, masks, tfps, tids, fps, alive, buf_start, buf_end,
-                               empty, empty, 0)
+        counts[i + 1] = _probe(qs[i], k, masks, dshift, dirs, tfps, tids, fps, alive,
+                               buf_start, buf_end, empty, empty, 0)
     indptr = np.cumsum(counts)
     total = indptr[nq]
     ids = np.empty(total, np.int64)
@@ -195,7 +205,8 @@ def query_many_kernel(qs, k, masks, tfps, tids, fps, alive, buf_start, buf_end):
         e = indptr[i + 1]
         out_i = ids[s:e]
         out_d = d[s:e]
-        _probe(qs[i], k, masks, tfps, tids, fps, alive, buf_start, buf_end, out_i, out_d, e - s)
+        _probe(qs[i], k, masks, dshift, dirs, tfps, tids, fps, alive, buf_start, buf_end,
+               out_i, out_d, e - s)
         _sort_by_distance_then_id(out_i, out_d)
     return indptr, ids, d
 
@@ -369,3 +380,38 @@ def merge_tables_kernel(tfps, tids, bfps, bids, masks, alive, out_len):
                 out_i[t, w] = ident
                 w += 1
     return out_f, out_i
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def build_dirs_kernel(tfps, dshift, r):
+    """Bucket directory of every table (parallel over tables).
+
+    Parameters
+    ----------
+    tfps : array of shape (T, L), uint64
+        Rows sorted by ``fp & masks[t]``, whose ``r`` leading key bits are
+        ``(fp >> dshift[t]) & (2**r - 1)`` (contiguous bits at the top of the mask).
+    dshift : array of shape (T,), int64
+    r : int64
+        Directory bits, 0..31.
+
+    Returns
+    -------
+    array of shape (T, 2**r + 1), uint32
+        ``dirs[t, h]`` is the first position of bucket ``h`` in row ``t``; ``dirs[t, 2**r] = L``.
+    """
+    n_tables = tfps.shape[0]
+    n = tfps.shape[1]
+    size = 1 << r
+    dmask = np.uint64(size - 1)
+    dirs = np.zeros((n_tables, size + 1), np.uint32)
+    for t in prange(n_tables):
+        sh = np.uint64(dshift[t])
+        for i in range(n):
+            h = np.int64((tfps[t, i] >> sh) & dmask)
+            dirs[t, h + 1] += np.uint32(1)
+        acc = np.uint32(0)
+        for h in range(size + 1):
+            acc += dirs[t, h]
+            dirs[t, h] = acc
+    return dirs

@@ -60,6 +60,7 @@ from typing import Any, Iterable, Sequence, Union
 import numpy as np
 
 from . import _index_kernels as _k
+from ._index_kernels import _ID_BITS, _ID_MASK
 from ._validate import check_int
 
 __all__ = ["SimhashIndex", "TableDesign", "design_tables", "manku_example_3_1"]
@@ -73,6 +74,8 @@ BYTES_PER_FINGERPRINT_BASE = 9
 #: Forced layouts may not exceed this many tables (auto uses ``max_tables``).
 MAX_TABLES_FORCED = 4096
 _MAX_IDS = (1 << 32) - 1  # ids are stored as uint32 in the tables
+_DIR_MAX_BITS = 24
+_TWO_63, _TWO_64 = 1 << 63, 1 << 64  # directory of at most 2**24 buckets per table
 
 # A rough cost model in nanoseconds on a current x86-64 core. Only the ratios matter: they decide
 # between designs, never between right and wrong answers.
@@ -486,9 +489,15 @@ class SimhashIndex:
 
     @property
     def nbytes(self) -> int:
-        """Bytes held by the index's arrays (fingerprints, flags and tables, spare capacity included)."""
-        return int(self._fps.nbytes + self._alive.nbytes + self._tfps.nbytes + self._tids.nbytes
-                   + self._masks.nbytes)
+        """Bytes held by the index's arrays (fingerprints, flags, tables and their directories,
+        spare capacity included)."""
+        return int(self._fps.nbytes + self._alive.nbytes + self.table_nbytes)
+
+    @property
+    def table_nbytes(self) -> int:
+        """Bytes held by the tables: sorted fingerprints, ids and bucket directories."""
+        return int(self._tfps.nbytes + self._tids.nbytes + self._dirs.nbytes + self._masks.nbytes
+                   + self._dshift.nbytes)
 
     def __len__(self) -> int:
         """Number of fingerprints stored (removed ones excluded)."""
@@ -632,10 +641,29 @@ class SimhashIndex:
         self._layout = layout
         masks = _layout_tables(layout, self._k, self._bits)[0]
         self._masks = np.array(masks, dtype=np.uint64).reshape(len(masks))
+        # Each mask's highest run of set bits [lo, top): the directory uses its leading bits.
+        tops, lens = [], []
+        for m in masks:
+            top = m.bit_length()
+            lo = top
+            while lo > 0 and (m >> (lo - 1)) & 1:
+                lo -= 1
+            tops.append(top)
+            lens.append(top - lo)
+        self._dir_top = np.array(tops, dtype=np.int64)
+        self._dir_maxbits = min(lens, default=0)
         self._tfps = np.zeros((len(masks), 0), np.uint64)
         self._tids = np.zeros((len(masks), 0), np.uint32)
+        self._build_dirs()
         self._n_main = 0
         self._dead_in_tables = 0
+
+    def _build_dirs(self) -> None:
+        """Directory on the ``r`` leading key bits of each table (about 2 entries per bucket)."""
+        n = self._tfps.shape[1]
+        r = min(self._dir_maxbits, max(0, n.bit_length() - 2), _DIR_MAX_BITS)
+        self._dshift = (self._dir_top - r) if r else np.zeros_like(self._dir_top)
+        self._dirs = _k.build_dirs_kernel(self._tfps, self._dshift, r)
 
     def _rebuild(self, layout: Layout) -> None:
         """Build every table from scratch for ``layout``."""
@@ -652,6 +680,7 @@ class SimhashIndex:
             np.take(fps, order, out=tfps[t])
             np.take(ids, order, out=tids[t])
         self._tfps, self._tids = tfps, tids
+        self._build_dirs()
         self._n_main = self._n
 
     def _merge(self) -> None:
@@ -668,6 +697,7 @@ class SimhashIndex:
             np.take(bids, order, out=si[t])
         self._tfps, self._tids = _k.merge_tables_kernel(
             self._tfps, self._tids, sf, si, self._masks, self._alive, self._n_alive)
+        self._build_dirs()
         self._n_main = self._n
         self._dead_in_tables = 0
 
@@ -717,12 +747,15 @@ class SimhashIndex:
         list of (id, distance)
             Sorted by distance, then id. A stored copy of ``fp`` comes back at distance 0.
         """
-        q = self._check_fp(fp)
+        if not (type(fp) is int and 0 <= fp < self._limit):  # the fast path skips the checks
+            fp = int(self._check_fp(fp))
+        if fp >= _TWO_63:  # the kernel takes the same 64 bits as an int64
+            fp -= _TWO_64
         if self._dirty:
             self._maybe_flush()
-        ids, d = _k.query_one_kernel(q, self._k, self._masks, self._tfps, self._tids, self._fps,
-                                     self._alive, self._n_main, self._n)
-        return list(zip(ids.tolist(), d.tolist()))
+        out = _k.query_one_kernel(fp, self._k, self._masks, self._dshift, self._dirs, self._tfps,
+                                  self._tids, self._fps, self._alive, self._n_main, self._n)
+        return [(x & _ID_MASK, x >> _ID_BITS) for x in out.tolist()]
 
     def query_many(self, fps: Iterable[int] | np.ndarray, *, return_arrays: bool = False):
         """:meth:`query` for each fingerprint, in parallel.
@@ -742,8 +775,9 @@ class SimhashIndex:
         """
         qs = self._check_fps(fps)
         self._maybe_flush()
-        indptr, ids, d = _k.query_many_kernel(qs, self._k, self._masks, self._tfps, self._tids,
-                                              self._fps, self._alive, self._n_main, self._n)
+        indptr, ids, d = _k.query_many_kernel(qs, self._k, self._masks, self._dshift, self._dirs,
+                                              self._tfps, self._tids, self._fps, self._alive,
+                                              self._n_main, self._n)
         if return_arrays:
             return indptr, ids, d
         pairs = list(zip(ids.tolist(), d.tolist()))
