@@ -422,7 +422,7 @@ class SimhashIndex:
     Examples
     --------
     >>> index = SimhashIndex(k=3, bits=64)
-    >>> index.add_many([0b1011, 0b1010, 0b1011, 2**63]).tolist()
+    >>> index.add_many([0b1011, 0b1010, 0b1011, 0xFFFF << 48]).tolist()
     [0, 1, 2, 3]
     >>> index.query(0b1011)
     [(0, 0), (2, 0), (1, 1)]
@@ -451,7 +451,9 @@ class SimhashIndex:
         self._n_main = 0  # ids < _n_main are in the tables (or removed)
         self._dead_in_tables = 0
         self._decided_n = -1  # size at the last auto decision
-        self._set_layout("scan")
+        req = self._layout_request
+        self._set_layout("scan" if req == "auto" else ("permuted", self._k + 1) if req == "blocks"
+                         else req)
         self._dirty = False
 
     # -- small things --------------------------------------------------------------------------
@@ -536,7 +538,17 @@ class SimhashIndex:
         if fps is None or isinstance(fps, (str, bytes)):
             raise TypeError(f"{param} must be a sequence or 1-D array of int fingerprints, "
                             f"got {type(fps).__name__}")
-        arr = fps if isinstance(fps, np.ndarray) else np.asarray(list(fps))
+        if not isinstance(fps, np.ndarray):
+            lst = fps if isinstance(fps, list) else list(fps)
+            if all(type(v) is int for v in lst):  # the usual case: plain Python ints
+                if lst and (min(lst) < 0 or max(lst) >= self._limit):
+                    for i, v in enumerate(lst):
+                        self._check_fp(v, f"{param}[{i}]")
+                return np.array(lst, dtype=np.uint64)
+            arr = np.empty(len(lst), dtype=object)
+            arr[:] = lst
+        else:
+            arr = fps
         if arr.ndim != 1:
             raise ValueError(f"{param} must be 1-D, got an array of shape {arr.shape}")
         if arr.dtype == object:  # Python ints beyond int64/uint64, or mixed types
@@ -716,10 +728,6 @@ class SimhashIndex:
             layout = _choose_layout(self._n_alive, self._k, self._bits, self._max_tables)
             if layout != self._layout:
                 self._rebuild(layout)
-        elif self._layout_request != "auto" and self._decided_n < 0:
-            self._decided_n = self._n_alive
-            req = self._layout_request
-            self._rebuild(("permuted", self._k + 1) if req == "blocks" else req)
         if self._masks.shape[0]:
             n_buf = self._n - self._n_main
             if (force and (n_buf or self._dead_in_tables)) or n_buf > self._buffer_cap() \
