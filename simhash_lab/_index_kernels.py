@@ -28,13 +28,23 @@ from numba import njit, prange
 from ._bits import popcount
 
 __all__ = [
+    "PARALLEL_MIN_WORK",
     "query_one_kernel",
     "query_many_kernel",
+    "query_many_kernel_serial",
     "pairs_table_kernel",
+    "pairs_table_kernel_serial",
     "pairs_scan_kernel",
+    "pairs_scan_kernel_serial",
     "merge_tables_kernel",
+    "merge_tables_kernel_serial",
     "build_dirs_kernel",
+    "build_tables_kernel",
+    "build_tables_kernel_serial",
 ]
+
+#: Below this much work (entries touched) the Python layer calls the serial twins.
+PARALLEL_MIN_WORK = 1 << 18
 
 # Results are sorted by one int64 key: distance in the high bits, id in the low 40 bits.
 _ID_BITS = 40
@@ -51,26 +61,36 @@ def _first_table(diff, masks, t):
 
 
 @njit(cache=True, nogil=True)
-def _probe(q, k, masks, dshift, dirs, tfps, tids, fps, alive, buf_start, buf_end,
-           out_ids, out_d, cap):
+def _probe(q, k, masks, dshift, dirs, tfps, tids, fps, alive, buf_start, buf_end, out, cap):
     """Find every live id within distance ``k`` of ``q``; write the first ``cap`` of them.
 
     Table ``t``'s candidates are the run of ``fp & masks[t] == q & masks[t]``: the directory
     narrows it to the bucket of ``r`` leading key bits, ``(q >> dshift[t]) & (2**r - 1)``, whose
     entries are ``dirs[t, h]:dirs[t, h + 1]``, then a binary search finds the run in the bucket.
     Returns the total count (which may exceed ``cap``: the caller then retries with more room).
-    ``out_ids``/``out_d`` are int64 arrays of length >= ``cap``. Results are unsorted.
+    ``out`` (int64, length >= ``cap``) receives ``distance << 40 | id`` per match, unsorted.
     """
     cnt = 0
     n_tables = masks.shape[0]
     dmask = np.uint64(dirs.shape[1] - 2)  # 2**r - 1
+    # Three passes so the tables' cache misses overlap instead of queueing one after another:
+    # the directory entries of every table, then the first row entry of every bucket, then the
+    # searches and scans, which now mostly hit the cache.
+    bounds = np.empty((n_tables, 2), np.int64)
+    for t in range(n_tables):
+        h = np.int64((q >> np.uint64(dshift[t])) & dmask)
+        bounds[t, 0] = dirs[t, h]
+        bounds[t, 1] = dirs[t, h + 1]
+    touch = np.uint64(0)
+    for t in range(n_tables):
+        if bounds[t, 0] < bounds[t, 1]:
+            touch ^= tfps[t, bounds[t, 0]] ^ tfps[t, bounds[t, 1] - 1]
     for t in range(n_tables):
         mask = masks[t]
         key = q & mask
         row = tfps[t]
-        h = np.int64((q >> np.uint64(dshift[t])) & dmask)
-        lo = np.int64(dirs[t, h])
-        hi = np.int64(dirs[t, h + 1])
+        lo = bounds[t, 0]
+        hi = bounds[t, 1]
         while lo < hi:
             mid = (lo + hi) >> 1
             if (row[mid] & mask) < key:
@@ -82,55 +102,43 @@ def _probe(q, k, masks, dshift, dirs, tfps, tids, fps, alive, buf_start, buf_end
         while i < n and (row[i] & mask) == key:
             diff = row[i] ^ q
             d = np.int64(popcount(diff))
-            if d <= k:
+            if d <= k and _first_table(diff, masks, t):
                 ident = np.int64(tids[t, i])
-                if alive[ident] and _first_table(diff, masks, t):
+                if alive[ident]:
                     if cnt < cap:
-                        out_ids[cnt] = ident
-                        out_d[cnt] = d
+                        out[cnt] = (d << _ID_BITS) | ident
                     cnt += 1
             i += 1
+    if touch == np.uint64(1) and cnt < 0:  # never true: keeps the touching loads alive
+        cnt = 0
     for ident in range(buf_start, buf_end):
         if alive[ident]:
             d = np.int64(popcount(fps[ident] ^ q))
             if d <= k:
                 if cnt < cap:
-                    out_ids[cnt] = ident
-                    out_d[cnt] = d
+                    out[cnt] = (d << _ID_BITS) | ident
                 cnt += 1
     return cnt
 
 
 @njit(cache=True, nogil=True)
-def _sort_by_distance_then_id(ids, d):
-    """Sort the parallel int64 arrays ``ids``/``d`` in place by (d, id)."""
-    m = ids.shape[0]
-    if m < 2:
-        return
-    if m <= 16:  # insertion sort: the usual case, a handful of matches
-        for a in range(1, m):
-            ia = ids[a]
-            da = d[a]
-            b = a - 1
-            while b >= 0 and (d[b] > da or (d[b] == da and ids[b] > ia)):
-                ids[b + 1] = ids[b]
-                d[b + 1] = d[b]
-                b -= 1
-            ids[b + 1] = ia
-            d[b + 1] = da
-        return
-    keys = np.empty(m, np.int64)
-    for a in range(m):
-        keys[a] = (d[a] << _ID_BITS) | ids[a]
-    keys.sort()
-    for a in range(m):
-        ids[a] = keys[a] & _ID_MASK
-        d[a] = keys[a] >> _ID_BITS
+def _insertion_sort(keys, m):
+    """Sort ``keys[:m]`` in place (the usual case: a handful of matches)."""
+    for a in range(1, m):
+        x = keys[a]
+        b = a - 1
+        while b >= 0 and keys[b] > x:
+            keys[b + 1] = keys[b]
+            b -= 1
+        keys[b + 1] = x
 
 
 @njit(cache=True, nogil=True)
-def query_one_kernel(q, k, masks, dshift, dirs, tfps, tids, fps, alive, buf_start, buf_end):
-    """All live ids within Hamming distance ``k`` of one fingerprint.
+def query_one_kernel(q, k, masks, dshift, dirs, tfps, tids, fps, alive, buf_start, buf_end, out):
+    """All live ids within Hamming distance ``k`` of one fingerprint, written into ``out``.
+
+    Writing into a caller's buffer and returning a count avoids boxing a new array, which costs
+    more than the search itself at a million fingerprints.
 
     Parameters
     ----------
@@ -154,32 +162,55 @@ def query_one_kernel(q, k, masks, dshift, dirs, tfps, tids, fps, alive, buf_star
         False for removed ids.
     buf_start, buf_end : int64
         Ids in ``[buf_start, buf_end)`` are scanned linearly (not in the tables).
+    out : array of shape (cap,), int64
+        Receives ``distance << 40 | id`` for each match, sorted (so by distance, then id).
 
     Returns
     -------
-    array of shape (m,), int64
-        ``distance << 40 | id`` for each match, sorted (so by distance, then id).
+    int
+        The number of matches ``m``. When ``m > cap`` nothing useful is in ``out``: call again
+        with a buffer of at least ``m``.
     """
-    qu = np.uint64(q)
-    cap = 32
-    while True:
-        ids = np.empty(cap, np.int64)
-        d = np.empty(cap, np.int64)
-        cnt = _probe(qu, k, masks, dshift, dirs, tfps, tids, fps, alive, buf_start, buf_end,
-                     ids, d, cap)
-        if cnt <= cap:
-            break
-        cap = cnt
-    out = np.empty(cnt, np.int64)
-    for a in range(cnt):
-        out[a] = (d[a] << _ID_BITS) | ids[a]
-    out.sort()
-    return out
+    cap = out.shape[0]
+    cnt = _probe(np.uint64(q), k, masks, dshift, dirs, tfps, tids, fps, alive, buf_start, buf_end,
+                 out, cap)
+    if 1 < cnt <= cap:
+        _insertion_sort(out, cnt) if cnt <= 16 else out[:cnt].sort()
+    return cnt
+
+
+# -- many queries --------------------------------------------------------------------------------
+# Each parallel kernel has a serial twin (same helpers, ``range`` for ``prange``): for small inputs
+# waking the thread pool costs more than the work, and a busy machine makes it worse.
+
+
+@njit(cache=True, nogil=True)
+def _query_fill(qs, i, k, masks, dshift, dirs, tfps, tids, fps, alive, buf_start, buf_end,
+                keys, indptr):
+    s = indptr[i]
+    e = indptr[i + 1]
+    seg = keys[s:e]
+    _probe(np.uint64(qs[i]), k, masks, dshift, dirs, tfps, tids, fps, alive, buf_start, buf_end,
+           seg, e - s)
+    if e - s <= 16:
+        _insertion_sort(seg, e - s)
+    else:
+        seg.sort()
+
+
+@njit(cache=True, nogil=True)
+def _unpack(keys):
+    ids = np.empty(keys.shape[0], np.int64)
+    d = np.empty(keys.shape[0], np.int64)
+    for i in range(keys.shape[0]):
+        ids[i] = keys[i] & _ID_MASK
+        d[i] = keys[i] >> _ID_BITS
+    return ids, d
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def query_many_kernel(qs, k, masks, dshift, dirs, tfps, tids, fps, alive, buf_start, buf_end):
-    """The matches of each of ``qs`` (uint64, shape (nq,)), in CSR form (parallel).
+    """The matches of each of ``qs`` (uint64, shape (nq,)), in CSR form (parallel over queries).
 
     The other parameters are those of ``query_one_kernel``.
 
@@ -194,21 +225,37 @@ def query_many_kernel(qs, k, masks, dshift, dirs, tfps, tids, fps, alive, buf_st
     counts = np.zeros(nq + 1, np.int64)
     empty = np.empty(0, np.int64)
     for i in prange(nq):
-        counts[i + 1] = _probe(qs[i], k, masks, dshift, dirs, tfps, tids, fps, alive,
-                               buf_start, buf_end, empty, empty, 0)
+        counts[i + 1] = _probe(np.uint64(qs[i]), k, masks, dshift, dirs, tfps, tids, fps, alive,
+                               buf_start, buf_end, empty, 0)
     indptr = np.cumsum(counts)
-    total = indptr[nq]
-    ids = np.empty(total, np.int64)
-    d = np.empty(total, np.int64)
+    keys = np.empty(indptr[nq], np.int64)
     for i in prange(nq):
-        s = indptr[i]
-        e = indptr[i + 1]
-        out_i = ids[s:e]
-        out_d = d[s:e]
-        _probe(qs[i], k, masks, dshift, dirs, tfps, tids, fps, alive, buf_start, buf_end,
-               out_i, out_d, e - s)
-        _sort_by_distance_then_id(out_i, out_d)
+        _query_fill(qs, i, k, masks, dshift, dirs, tfps, tids, fps, alive, buf_start, buf_end,
+                    keys, indptr)
+    ids, d = _unpack(keys)
     return indptr, ids, d
+
+
+@njit(cache=True, nogil=True)
+def query_many_kernel_serial(qs, k, masks, dshift, dirs, tfps, tids, fps, alive, buf_start,
+                             buf_end):
+    """Serial twin of ``query_many_kernel``."""
+    nq = qs.shape[0]
+    counts = np.zeros(nq + 1, np.int64)
+    empty = np.empty(0, np.int64)
+    for i in range(nq):
+        counts[i + 1] = _probe(np.uint64(qs[i]), k, masks, dshift, dirs, tfps, tids, fps, alive,
+                               buf_start, buf_end, empty, 0)
+    indptr = np.cumsum(counts)
+    keys = np.empty(indptr[nq], np.int64)
+    for i in range(nq):
+        _query_fill(qs, i, k, masks, dshift, dirs, tfps, tids, fps, alive, buf_start, buf_end,
+                    keys, indptr)
+    ids, d = _unpack(keys)
+    return indptr, ids, d
+
+
+# -- all pairs ---------------------------------------------------------------------------------------
 
 
 @njit(cache=True, nogil=True)
@@ -223,9 +270,9 @@ def _run_pairs(row, idrow, masks, t, k, alive, s, e, out, pos, write):
         for b in range(a + 1, e):
             diff = fa ^ row[b]
             d = np.int64(popcount(diff))
-            if d <= k:
+            if d <= k and _first_table(diff, masks, t):
                 ib = np.int64(idrow[b])
-                if alive[ib] and _first_table(diff, masks, t):
+                if alive[ib]:
                     if write:
                         r = pos + cnt
                         if ia < ib:
@@ -239,30 +286,10 @@ def _run_pairs(row, idrow, masks, t, k, alive, s, e, out, pos, write):
     return cnt
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def pairs_table_kernel(row, idrow, masks, t, k, alive):
-    """Every pair that table ``t`` reports: same masked key, distance <= ``k`` (parallel).
-
-    Parameters
-    ----------
-    row : array of shape (L,), uint64
-        ``tfps[t]``, sorted by ``fp & masks[t]``.
-    idrow : array of shape (L,), uint32
-        ``tids[t]``.
-    masks : array of shape (T,), uint64
-    t : int64
-    k : int64
-    alive : array, bool
-
-    Returns
-    -------
-    array of shape (m, 3), int64
-        Rows (i, j, d) with i < j, unsorted. A pair is reported only by the first table that
-        holds it, so concatenating the tables' outputs has no duplicates.
-    """
-    mask = masks[t]
+@njit(cache=True, nogil=True)
+def _runs(row, mask):
+    """Starts and ends of the runs of equal ``row & mask`` with at least two entries."""
     n = row.shape[0]
-    # runs of equal masked key with at least two entries
     nruns = 0
     i = 0
     while i < n:
@@ -287,6 +314,32 @@ def pairs_table_kernel(row, idrow, masks, t, k, alive):
             ends[r] = j
             r += 1
         i = j
+    return starts, ends
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def pairs_table_kernel(row, idrow, masks, t, k, alive):
+    """Every pair that table ``t`` reports: same masked key, distance <= ``k`` (parallel over runs).
+
+    Parameters
+    ----------
+    row : array of shape (L,), uint64
+        ``tfps[t]``, sorted by ``fp & masks[t]``.
+    idrow : array of shape (L,), uint32
+        ``tids[t]``.
+    masks : array of shape (T,), uint64
+    t : int64
+    k : int64
+    alive : array, bool
+
+    Returns
+    -------
+    array of shape (m, 3), int64
+        Rows (i, j, d) with i < j, unsorted. A pair is reported only by the first table that
+        holds it, so concatenating the tables' outputs has no duplicates.
+    """
+    starts, ends = _runs(row, masks[t])
+    nruns = starts.shape[0]
     counts = np.zeros(nruns + 1, np.int64)
     dummy = np.empty((0, 3), np.int64)
     for r in prange(nruns):
@@ -295,6 +348,23 @@ def pairs_table_kernel(row, idrow, masks, t, k, alive):
     offsets = np.cumsum(counts)
     out = np.empty((offsets[nruns], 3), np.int64)
     for r in prange(nruns):
+        _run_pairs(row, idrow, masks, t, k, alive, starts[r], ends[r], out, offsets[r], True)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def pairs_table_kernel_serial(row, idrow, masks, t, k, alive):
+    """Serial twin of ``pairs_table_kernel``."""
+    starts, ends = _runs(row, masks[t])
+    nruns = starts.shape[0]
+    counts = np.zeros(nruns + 1, np.int64)
+    dummy = np.empty((0, 3), np.int64)
+    for r in range(nruns):
+        counts[r + 1] = _run_pairs(row, idrow, masks, t, k, alive, starts[r], ends[r],
+                                   dummy, 0, False)
+    offsets = np.cumsum(counts)
+    out = np.empty((offsets[nruns], 3), np.int64)
+    for r in range(nruns):
         _run_pairs(row, idrow, masks, t, k, alive, starts[r], ends[r], out, offsets[r], True)
     return out
 
@@ -335,6 +405,50 @@ def pairs_scan_kernel(fps, alive, n, k):
     return out
 
 
+@njit(cache=True, nogil=True)
+def pairs_scan_kernel_serial(fps, alive, n, k):
+    """Serial twin of ``pairs_scan_kernel``."""
+    counts = np.zeros(n + 1, np.int64)
+    dummy = np.empty((0, 3), np.int64)
+    for a in range(n):
+        if alive[a]:
+            counts[a + 1] = _scan_row_pairs(fps, alive, n, k, a, dummy, 0, False)
+    offsets = np.cumsum(counts)
+    out = np.empty((offsets[n], 3), np.int64)
+    for a in range(n):
+        if alive[a]:
+            _scan_row_pairs(fps, alive, n, k, a, out, offsets[a], True)
+    return out
+
+
+# -- table maintenance -----------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _merge_row(tfps, tids, bfps, bids, masks, alive, t, out_f, out_i):
+    mask = masks[t]
+    n_main = tfps.shape[1]
+    n_buf = bfps.shape[1]
+    out_len = out_f.shape[1]
+    a = 0
+    b = 0
+    w = 0
+    while a < n_main or b < n_buf:
+        take_main = b >= n_buf or (a < n_main and (tfps[t, a] & mask) <= (bfps[t, b] & mask))
+        if take_main:
+            f = tfps[t, a]
+            ident = tids[t, a]
+            a += 1
+        else:
+            f = bfps[t, b]
+            ident = bids[t, b]
+            b += 1
+        if alive[np.int64(ident)] and w < out_len:
+            out_f[t, w] = f
+            out_i[t, w] = ident
+            w += 1
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def merge_tables_kernel(tfps, tids, bfps, bids, masks, alive, out_len):
     """Merge sorted buffer rows into the table rows, dropping removed ids (parallel over tables).
@@ -356,35 +470,27 @@ def merge_tables_kernel(tfps, tids, bfps, bids, masks, alive, out_len):
         Merged rows; on equal keys table entries come first, keeping ids ascending in each run.
     """
     n_tables = masks.shape[0]
-    n_main = tfps.shape[1]
-    n_buf = bfps.shape[1]
     out_f = np.empty((n_tables, out_len), np.uint64)
     out_i = np.empty((n_tables, out_len), np.uint32)
     for t in prange(n_tables):
-        mask = masks[t]
-        a = 0
-        b = 0
-        w = 0
-        while a < n_main or b < n_buf:
-            take_main = b >= n_buf or (a < n_main and (tfps[t, a] & mask) <= (bfps[t, b] & mask))
-            if take_main:
-                f = tfps[t, a]
-                ident = tids[t, a]
-                a += 1
-            else:
-                f = bfps[t, b]
-                ident = bids[t, b]
-                b += 1
-            if alive[np.int64(ident)] and w < out_len:
-                out_f[t, w] = f
-                out_i[t, w] = ident
-                w += 1
+        _merge_row(tfps, tids, bfps, bids, masks, alive, t, out_f, out_i)
     return out_f, out_i
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
+def merge_tables_kernel_serial(tfps, tids, bfps, bids, masks, alive, out_len):
+    """Serial twin of ``merge_tables_kernel``."""
+    n_tables = masks.shape[0]
+    out_f = np.empty((n_tables, out_len), np.uint64)
+    out_i = np.empty((n_tables, out_len), np.uint32)
+    for t in range(n_tables):
+        _merge_row(tfps, tids, bfps, bids, masks, alive, t, out_f, out_i)
+    return out_f, out_i
+
+
+@njit(cache=True, nogil=True)
 def build_dirs_kernel(tfps, dshift, r):
-    """Bucket directory of every table (parallel over tables).
+    """Bucket directory of every table (serial: one pass over memory, bandwidth-bound).
 
     Parameters
     ----------
@@ -405,7 +511,7 @@ def build_dirs_kernel(tfps, dshift, r):
     size = 1 << r
     dmask = np.uint64(size - 1)
     dirs = np.zeros((n_tables, size + 1), np.uint32)
-    for t in prange(n_tables):
+    for t in range(n_tables):
         sh = np.uint64(dshift[t])
         for i in range(n):
             h = np.int64((tfps[t, i] >> sh) & dmask)
@@ -415,3 +521,101 @@ def build_dirs_kernel(tfps, dshift, r):
             acc += dirs[t, h]
             dirs[t, h] = acc
     return dirs
+
+
+@njit(cache=True, nogil=True)
+def _build_row(fps, ids, masks, dshift, r, t, out_f, out_i, dirs):
+    """Fill table ``t``: a counting sort on the ``r`` directory bits, then each bucket sorted by
+    the rest of the masked key (insertion sort when small). Ids stay ascending among equal keys."""
+    n = fps.shape[0]
+    size = 1 << r
+    dmask = np.uint64(size - 1)
+    sh = np.uint64(dshift[t])
+    mask = masks[t]
+    for i in range(n):
+        dirs[t, np.int64((fps[i] >> sh) & dmask) + 1] += np.uint32(1)
+    acc = np.uint32(0)
+    for h in range(size + 1):
+        acc += dirs[t, h]
+        dirs[t, h] = acc
+    pos = np.empty(size, np.int64)
+    for h in range(size):
+        pos[h] = dirs[t, h]
+    for i in range(n):
+        h = np.int64((fps[i] >> sh) & dmask)
+        p = pos[h]
+        out_f[t, p] = fps[i]
+        out_i[t, p] = ids[i]
+        pos[h] = p + 1
+    if (mask & ~(dmask << sh)) == 0:  # the directory bits are the whole key: done
+        return
+    for h in range(size):
+        s = np.int64(dirs[t, h])
+        e = np.int64(dirs[t, h + 1])
+        if e - s <= 1:
+            continue
+        if e - s <= 32:  # stable insertion sort on the masked key
+            for a in range(s + 1, e):
+                f = out_f[t, a]
+                ident = out_i[t, a]
+                key = f & mask
+                b = a - 1
+                while b >= s and (out_f[t, b] & mask) > key:
+                    out_f[t, b + 1] = out_f[t, b]
+                    out_i[t, b + 1] = out_i[t, b]
+                    b -= 1
+                out_f[t, b + 1] = f
+                out_i[t, b + 1] = ident
+        else:
+            seg_f = out_f[t, s:e].copy()
+            seg_i = out_i[t, s:e].copy()
+            order = np.argsort(seg_f & mask, kind="mergesort")
+            for a in range(e - s):
+                out_f[t, s + a] = seg_f[order[a]]
+                out_i[t, s + a] = seg_i[order[a]]
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def build_tables_kernel(fps, ids, masks, dshift, r):
+    """Build every table from scratch (parallel over tables).
+
+    Parameters
+    ----------
+    fps : array of shape (n,), uint64
+        The live fingerprints, in ascending id order.
+    ids : array of shape (n,), uint32
+        Their ids, ascending.
+    masks : array of shape (T,), uint64
+    dshift : array of shape (T,), int64
+        Directory shift per table (see ``build_dirs_kernel``).
+    r : int64
+        Directory bits.
+
+    Returns
+    -------
+    tfps : array of shape (T, n), uint64
+        Row ``t`` sorted by ``fp & masks[t]``, ids ascending among equal keys.
+    tids : array of shape (T, n), uint32
+    dirs : array of shape (T, 2**r + 1), uint32
+    """
+    n_tables = masks.shape[0]
+    n = fps.shape[0]
+    out_f = np.empty((n_tables, n), np.uint64)
+    out_i = np.empty((n_tables, n), np.uint32)
+    dirs = np.zeros((n_tables, (1 << r) + 1), np.uint32)
+    for t in prange(n_tables):
+        _build_row(fps, ids, masks, dshift, r, t, out_f, out_i, dirs)
+    return out_f, out_i, dirs
+
+
+@njit(cache=True, nogil=True)
+def build_tables_kernel_serial(fps, ids, masks, dshift, r):
+    """Serial twin of ``build_tables_kernel``."""
+    n_tables = masks.shape[0]
+    n = fps.shape[0]
+    out_f = np.empty((n_tables, n), np.uint64)
+    out_i = np.empty((n_tables, n), np.uint32)
+    dirs = np.zeros((n_tables, (1 << r) + 1), np.uint32)
+    for t in range(n_tables):
+        _build_row(fps, ids, masks, dshift, r, t, out_f, out_i, dirs)
+    return out_f, out_i, dirs

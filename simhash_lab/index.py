@@ -455,6 +455,8 @@ class SimhashIndex:
         self._set_layout("scan" if req == "auto" else ("permuted", self._k + 1) if req == "blocks"
                          else req)
         self._dirty = False
+        self._qargs: tuple | None = None  # the query kernel's arguments, while nothing changes
+        self._bufs: list[np.ndarray] = []  # spare 64-slot output buffers for query()
 
     # -- small things --------------------------------------------------------------------------
 
@@ -608,6 +610,7 @@ class SimhashIndex:
         self._n += 1
         self._n_alive += 1
         self._dirty = True
+        self._qargs = None
         return i
 
     def add_many(self, fps: Iterable[int] | np.ndarray) -> np.ndarray:
@@ -630,6 +633,7 @@ class SimhashIndex:
         self._n += m
         self._n_alive += m
         self._dirty = self._dirty or m > 0
+        self._qargs = None
         return np.arange(start, start + m, dtype=np.int64)
 
     def remove(self, id: int) -> None:
@@ -646,6 +650,7 @@ class SimhashIndex:
         if i < self._n_main:
             self._dead_in_tables += 1
         self._dirty = True
+        self._qargs = None
 
     # -- tables --------------------------------------------------------------------------------
 
@@ -670,11 +675,15 @@ class SimhashIndex:
         self._n_main = 0
         self._dead_in_tables = 0
 
-    def _build_dirs(self) -> None:
-        """Directory on the ``r`` leading key bits of each table (about 2 entries per bucket)."""
-        n = self._tfps.shape[1]
+    def _dir_bits(self, n: int) -> int:
+        """Directory bits for ``n`` entries (about 2 to 4 entries per bucket); sets the shifts."""
         r = min(self._dir_maxbits, max(0, n.bit_length() - 2), _DIR_MAX_BITS)
         self._dshift = (self._dir_top - r) if r else np.zeros_like(self._dir_top)
+        return r
+
+    def _build_dirs(self) -> None:
+        """Directory on the ``r`` leading key bits of each table."""
+        r = self._dir_bits(self._tfps.shape[1])
         self._dirs = _k.build_dirs_kernel(self._tfps, self._dshift, r)
 
     def _rebuild(self, layout: Layout) -> None:
@@ -685,14 +694,10 @@ class SimhashIndex:
         ids = np.flatnonzero(self._alive[: self._n]).astype(np.uint32)
         fps = self._fps[ids]
         n_tables = self._masks.shape[0]
-        tfps = np.empty((n_tables, ids.shape[0]), np.uint64)
-        tids = np.empty((n_tables, ids.shape[0]), np.uint32)
-        for t, mask in enumerate(self._masks):
-            order = np.argsort(fps & mask, kind="stable")
-            np.take(fps, order, out=tfps[t])
-            np.take(ids, order, out=tids[t])
-        self._tfps, self._tids = tfps, tids
-        self._build_dirs()
+        r = self._dir_bits(ids.shape[0])
+        build = _k.build_tables_kernel if n_tables > 1 and n_tables * ids.shape[0] >= \
+            _k.PARALLEL_MIN_WORK else _k.build_tables_kernel_serial
+        self._tfps, self._tids, self._dirs = build(fps, ids, self._masks, self._dshift, r)
         self._n_main = self._n
 
     def _merge(self) -> None:
@@ -707,8 +712,11 @@ class SimhashIndex:
             order = np.argsort(bfps & mask, kind="stable")
             np.take(bfps, order, out=sf[t])
             np.take(bids, order, out=si[t])
-        self._tfps, self._tids = _k.merge_tables_kernel(
-            self._tfps, self._tids, sf, si, self._masks, self._alive, self._n_alive)
+        work = n_tables * (self._tfps.shape[1] + bids.shape[0])
+        merge = _k.merge_tables_kernel if n_tables > 1 and work >= _k.PARALLEL_MIN_WORK \
+            else _k.merge_tables_kernel_serial
+        self._tfps, self._tids = merge(self._tfps, self._tids, sf, si, self._masks, self._alive,
+                                       self._n_alive)
         self._build_dirs()
         self._n_main = self._n
         self._dead_in_tables = 0
@@ -734,10 +742,12 @@ class SimhashIndex:
                     or 2 * self._dead_in_tables > self._tfps.shape[1]:
                 self._merge()
         self._dirty = False
+        self._qargs = None
 
     def flush(self) -> None:
         """Merge pending adds and removals into the tables now (queries do it lazily when needed)."""
         self._dirty = True
+        self._qargs = None
         self._maybe_flush(force=True)
 
     # -- queries -------------------------------------------------------------------------------
@@ -761,9 +771,21 @@ class SimhashIndex:
             fp -= _TWO_64
         if self._dirty:
             self._maybe_flush()
-        out = _k.query_one_kernel(fp, self._k, self._masks, self._dshift, self._dirs, self._tfps,
+        args = self._qargs
+        if args is None:
+            args = self._qargs = (self._k, self._masks, self._dshift, self._dirs, self._tfps,
                                   self._tids, self._fps, self._alive, self._n_main, self._n)
-        return [(x & _ID_MASK, x >> _ID_BITS) for x in out.tolist()]
+        bufs = self._bufs  # output buffers, one per concurrent query (list.pop is atomic)
+        out = bufs.pop() if bufs else np.empty(64, np.int64)
+        m = _k.query_one_kernel(fp, *args, out)
+        if m > 64:  # many matches: a buffer of the right size
+            bufs.append(out)
+            out = np.empty(m, np.int64)
+            m = _k.query_one_kernel(fp, *args, out)
+            return [(x & _ID_MASK, x >> _ID_BITS) for x in out.tolist()]
+        res = [(x & _ID_MASK, x >> _ID_BITS) for x in out[:m].tolist()] if m else []
+        bufs.append(out)
+        return res
 
     def query_many(self, fps: Iterable[int] | np.ndarray, *, return_arrays: bool = False):
         """:meth:`query` for each fingerprint, in parallel.
@@ -783,9 +805,11 @@ class SimhashIndex:
         """
         qs = self._check_fps(fps)
         self._maybe_flush()
-        indptr, ids, d = _k.query_many_kernel(qs, self._k, self._masks, self._dshift, self._dirs,
-                                              self._tfps, self._tids, self._fps, self._alive,
-                                              self._n_main, self._n)
+        work = qs.shape[0] * (self._n - self._n_main + 32 * self._masks.shape[0])
+        kernel = _k.query_many_kernel if work >= _k.PARALLEL_MIN_WORK \
+            else _k.query_many_kernel_serial
+        indptr, ids, d = kernel(qs, self._k, self._masks, self._dshift, self._dirs, self._tfps,
+                                self._tids, self._fps, self._alive, self._n_main, self._n)
         if return_arrays:
             return indptr, ids, d
         pairs = list(zip(ids.tolist(), d.tolist()))
@@ -803,8 +827,12 @@ class SimhashIndex:
         """
         self.flush()
         if self._masks.shape[0] == 0:
-            return _k.pairs_scan_kernel(self._fps, self._alive, self._n, self._k)
-        parts = [_k.pairs_table_kernel(self._tfps[t], self._tids[t], self._masks, t, self._k,
+            scan = _k.pairs_scan_kernel if self._n * self._n // 2 >= _k.PARALLEL_MIN_WORK \
+                else _k.pairs_scan_kernel_serial
+            return scan(self._fps, self._alive, self._n, self._k)
+        kernel = _k.pairs_table_kernel if self._tfps.shape[1] >= _k.PARALLEL_MIN_WORK \
+            else _k.pairs_table_kernel_serial
+        parts = [kernel(self._tfps[t], self._tids[t], self._masks, t, self._k,
                                        self._alive) for t in range(self._masks.shape[0])]
         out = np.concatenate(parts) if len(parts) > 1 else parts[0]
         if out.shape[0] > 1:

@@ -475,3 +475,19 @@ def test_memory_per_fingerprint_per_table():
 def test_docstring_examples():
     result = doctest.testmod(index_module, optionflags=doctest.ELLIPSIS)
     assert result.attempted >= 2 and result.failed == 0
+
+
+@pytest.mark.parametrize("min_work", [0, 1 << 62])
+def test_parallel_and_serial_kernels_agree(monkeypatch, min_work):
+    """Small inputs use the serial twins; force each kind and compare with brute force."""
+    import simhash_lab._index_kernels as kernels
+
+    monkeypatch.setattr(kernels, "PARALLEL_MIN_WORK", min_work)
+    fps = planted(13, 700, 64, 3, 300, 20)
+    alive = [True] * len(fps)
+    for layout in ("blocks", "scan", ("permuted", 5)):
+        index = SimhashIndex(k=3, layout=layout)
+        index.add_many(fps[:400])
+        index.query(fps[0])
+        index.add_many(fps[400:])  # over the buffer cap: a merge
+        check_against_brute(index, fps, alive, 3, fps[:30])
