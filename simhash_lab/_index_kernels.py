@@ -255,7 +255,7 @@ def query_many_kernel_serial(qs, k, masks, dshift, dirs, tfps, tids, fps, alive,
     return indptr, ids, d
 
 
-# -- all pairs ---------------------------------------------------------------------------------------
+# -- all pairs -------------------------------------------------------------------------------------
 
 
 @njit(cache=True, nogil=True)

@@ -54,8 +54,48 @@ def _decode(b, p):
 
 
 @njit(cache=True, nogil=True)
-def tokenize_spans(b, start, end, table, mode, spans):
-    """Write token byte spans of ``b[start:end]`` into ``spans`` (int64 (m, 2)); return the count."""
+def _tokenize_branchless(b, start, end, table, sel, want, starts, ends):
+    """Token spans without a branch per boundary: starts and ends are stored unconditionally and
+    their counters advance by 0 or 1 (word boundaries are unpredictable, mispredicts dominated)."""
+    n_start = 0
+    n_end = 0
+    prev = 0
+    p = start
+    while p < end:
+        c = b[p]
+        if c < 0x80:
+            t = table[c]
+            ln = 1
+        else:
+            cp, ln = _decode(b, p)
+            t = table[cp]
+        inside = np.int64(((t & sel) != 0) == want)
+        starts[n_start] = p  # two arrays: stores to one array could alias and serialise
+        ends[n_end] = p
+        n_start += inside & (1 - prev)
+        n_end += prev & (1 - inside)
+        prev = inside
+        p += ln
+    if prev:
+        ends[n_end] = end
+        n_end += 1
+    return n_end
+
+
+@njit(cache=True, nogil=True)
+def tokenize_spans(b, start, end, table, mode, starts, ends):
+    """Token byte spans of ``b[start:end]`` into ``starts``/``ends`` (int64, length >= nbytes // 2 + 2);
+    returns the number of tokens."""
+    # a character is inside a token when ((class & sel) != 0) == want
+    if mode == TOK_WORDS:
+        sel, want = WORD, True
+    elif mode == TOK_WHITESPACE:
+        sel, want = PYSPACE, False
+    else:
+        sel, want = RUSTSPACE, False
+    trim = mode == TOK_RUST
+    if not trim:
+        return _tokenize_branchless(b, start, end, table, sel, want, starts, ends)
     ntok = 0
     p = start
     in_tok = False
@@ -63,52 +103,105 @@ def tokenize_spans(b, start, end, table, mode, spans):
     first_an = -1  # TOK_RUST: start of the first alphanumeric char of the current word
     last_an = -1  # TOK_RUST: end of the last alphanumeric char of the current word
     while p < end:
-        cp, ln = _decode(b, p)
-        t = table[cp]
-        if mode == TOK_WORDS:
-            inside = (t & WORD) != 0
-        elif mode == TOK_WHITESPACE:
-            inside = (t & PYSPACE) == 0
+        c = b[p]
+        if c < 0x80:  # ASCII: most of most texts
+            t = table[c]
+            ln = 1
         else:
-            inside = (t & RUSTSPACE) == 0
-        if inside:
+            cp, ln = _decode(b, p)
+            t = table[cp]
+        if ((t & sel) != 0) == want:
             if not in_tok:
                 in_tok = True
                 tok_start = p
                 first_an = -1
-            if mode == TOK_RUST and (t & RUSTALNUM) != 0:
+            if trim and (t & RUSTALNUM) != 0:
                 if first_an < 0:
                     first_an = p
                 last_an = p + ln
         elif in_tok:
             in_tok = False
-            if mode == TOK_RUST:
-                if first_an >= 0:
-                    spans[ntok, 0] = first_an
-                    spans[ntok, 1] = last_an
-                    ntok += 1
-            else:
-                spans[ntok, 0] = tok_start
-                spans[ntok, 1] = p
+            if not trim:
+                starts[ntok] = tok_start
+                ends[ntok] = p
+                ntok += 1
+            elif first_an >= 0:
+                starts[ntok] = first_an
+                ends[ntok] = last_an
                 ntok += 1
         p += ln
     if in_tok:
-        if mode == TOK_RUST:
-            if first_an >= 0:
-                spans[ntok, 0] = first_an
-                spans[ntok, 1] = last_an
-                ntok += 1
-        else:
-            spans[ntok, 0] = tok_start
-            spans[ntok, 1] = end
+        if not trim:
+            starts[ntok] = tok_start
+            ends[ntok] = end
+            ntok += 1
+        elif first_an >= 0:
+            starts[ntok] = first_an
+            ends[ntok] = last_an
             ntok += 1
     return ntok
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _emit(src, s, e, hash_kind, mask, hs, nf, rec, rec_off):
+def _put_utf8(out, o, cp):
+    """Write code point ``cp`` as UTF-8 at out[o]; return the new end."""
+    if cp < 0x80:
+        out[o] = cp
+        return o + 1
+    if cp < 0x800:
+        out[o] = 0xC0 | (cp >> 6)
+        out[o + 1] = 0x80 | (cp & 0x3F)
+        return o + 2
+    if cp < 0x10000:
+        out[o] = 0xE0 | (cp >> 12)
+        out[o + 1] = 0x80 | ((cp >> 6) & 0x3F)
+        out[o + 2] = 0x80 | (cp & 0x3F)
+        return o + 3
+    out[o] = 0xF0 | (cp >> 18)
+    out[o + 1] = 0x80 | ((cp >> 12) & 0x3F)
+    out[o + 2] = 0x80 | ((cp >> 6) & 0x3F)
+    out[o + 3] = 0x80 | (cp & 0x3F)
+    return o + 4
+
+
+@njit(cache=True, nogil=True)
+def lower_utf8(buf, offsets, lower):
+    """``str.lower()`` of every document of a UTF-8 batch, by the per-character table ``lower``.
+
+    Returns a new buffer and offsets: lowercase can change a character's UTF-8 length (at most
+    from 2 to 3 bytes, so 1.5x the input is enough).
+    """
+    out = np.empty(buf.shape[0] + buf.shape[0] // 2 + 4, dtype=np.uint8)
+    out_off = np.empty_like(offsets)
+    o = 0
+    for d in range(offsets.shape[0] - 1):
+        out_off[d] = o
+        p = offsets[d]
+        end = offsets[d + 1]
+        while p < end:
+            c = buf[p]
+            if c < 0x80:
+                out[o] = c | 32 if 65 <= c <= 90 else c
+                o += 1
+                p += 1
+            else:
+                cp, ln = _decode(buf, p)
+                lc = np.int64(lower[cp])
+                if lc == cp:
+                    for i in range(ln):
+                        out[o + i] = buf[p + i]
+                    o += ln
+                else:
+                    o = _put_utf8(out, o, lc)
+                p += ln
+    out_off[offsets.shape[0] - 1] = o
+    return out, out_off
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _emit(src, s, e, hash_kind, mask, hs, nf, rec, rec_off, tail):
     """Hash the feature src[s:e] into hs[nf]; when recording, also copy its bytes into ``rec``."""
-    hs[nf] = hash_span(src, s, e, hash_kind) & mask
+    hs[nf] = hash_span(src, s, e, hash_kind, tail) & mask
     if rec.shape[0] > 0:
         o = rec_off[nf]
         for i in range(e - s):
@@ -126,12 +219,14 @@ def doc_features(b, start, end, table, tok_mode, feat_mode, n, joiner, empty_fea
     rule). When ``rec`` is non-empty the feature bytes are copied there, delimited by ``rec_off``.
     """
     nbytes = end - start
-    spans = np.empty((nbytes // 2 + 1, 2), dtype=np.int64)  # a token and a separator: >= 2 bytes
-    ntok = tokenize_spans(b, start, end, table, tok_mode, spans)
+    tail = np.empty(128, dtype=np.uint8)  # MD5's scratch block
+    starts = np.empty(nbytes // 2 + 2, dtype=np.int64)  # a token and a separator: >= 2 bytes
+    ends = np.empty(nbytes // 2 + 2, dtype=np.int64)
+    ntok = tokenize_spans(b, start, end, table, tok_mode, starts, ends)
     nf = 0
     if feat_mode == FEAT_TOKENS:
         for i in range(ntok):
-            _emit(b, spans[i, 0], spans[i, 1], hash_kind, mask, hs, nf, rec, rec_off)
+            _emit(b, starts[i], ends[i], hash_kind, mask, hs, nf, rec, rec_off, tail)
             nf += 1
         return nf
     if feat_mode == FEAT_SHINGLES:
@@ -145,10 +240,10 @@ def doc_features(b, start, end, table, tok_mode, feat_mode, n, joiner, empty_fea
                 if j > i:
                     scratch[ln] = 32
                     ln += 1
-                for q in range(spans[j, 0], spans[j, 1]):
+                for q in range(starts[j], ends[j]):
                     scratch[ln] = b[q]
                     ln += 1
-            _emit(scratch, 0, ln, hash_kind, mask, hs, nf, rec, rec_off)
+            _emit(scratch, 0, ln, hash_kind, mask, hs, nf, rec, rec_off, tail)
             nf += 1
         return nf
     # FEAT_CHARGRAMS: the tokens joined by `joiner`, then windows of n code points
@@ -158,26 +253,26 @@ def doc_features(b, start, end, table, tok_mode, feat_mode, n, joiner, empty_fea
         if j > 0 and joiner >= 0:
             scratch[ln] = joiner
             ln += 1
-        for q in range(spans[j, 0], spans[j, 1]):
+        for q in range(starts[j], ends[j]):
             scratch[ln] = b[q]
             ln += 1
-    starts = np.empty(ln + 1, dtype=np.int64)
+    cstarts = np.empty(ln + 1, dtype=np.int64)
     nchars = 0
     for q in range(ln):
         if (scratch[q] & 0xC0) != 0x80:
-            starts[nchars] = q
+            cstarts[nchars] = q
             nchars += 1
-    starts[nchars] = ln
+    cstarts[nchars] = ln
     if nchars == 0:
         if empty_feature:
-            _emit(scratch, 0, 0, hash_kind, mask, hs, nf, rec, rec_off)
+            _emit(scratch, 0, 0, hash_kind, mask, hs, nf, rec, rec_off, tail)
             return 1
         return 0
     if nchars <= n:
-        _emit(scratch, 0, ln, hash_kind, mask, hs, nf, rec, rec_off)
+        _emit(scratch, 0, ln, hash_kind, mask, hs, nf, rec, rec_off, tail)
         return 1
     for i in range(nchars - n + 1):
-        _emit(scratch, starts[i], starts[i + n], hash_kind, mask, hs, nf, rec, rec_off)
+        _emit(scratch, cstarts[i], cstarts[i + n], hash_kind, mask, hs, nf, rec, rec_off, tail)
         nf += 1
     return nf
 
@@ -188,15 +283,111 @@ def max_features(nbytes):
     return nbytes + 1
 
 
+_LANES = np.uint64(0x0101010101010101)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _flush_lanes(acc, c0, c1, c2, c3, c4, c5, c6, c7):
+    """Add the byte-lane counters to acc: lane L of c_j counts bit 8L + j."""
+    for lane in range(8):
+        sh = _U64(8 * lane)
+        acc[8 * lane + 0] += np.int64((c0 >> sh) & _U64(0xFF))
+        acc[8 * lane + 1] += np.int64((c1 >> sh) & _U64(0xFF))
+        acc[8 * lane + 2] += np.int64((c2 >> sh) & _U64(0xFF))
+        acc[8 * lane + 3] += np.int64((c3 >> sh) & _U64(0xFF))
+        acc[8 * lane + 4] += np.int64((c4 >> sh) & _U64(0xFF))
+        acc[8 * lane + 5] += np.int64((c5 >> sh) & _U64(0xFF))
+        acc[8 * lane + 6] += np.int64((c6 >> sh) & _U64(0xFF))
+        acc[8 * lane + 7] += np.int64((c7 >> sh) & _U64(0xFF))
+
+
 @njit(cache=True, nogil=True)
 def vote_unit(hs, nf):
-    """Counts S[i] of set bit i over hs[:nf] (unit weights); returns int64 (64,)."""
+    """Counts S[i] of set bit i over hs[:nf] (unit weights); returns int64 (64,).
+
+    SWAR vertical counters: ``c_j += (h >> j) & 0x0101...01`` counts, in byte lane L of c_j, the
+    bit 8L + j of every hash, so 8 shift-and-add steps cover all 64 bits of one hash. Lanes are
+    flushed every 255 hashes, before a byte can overflow.
+    """
     acc = np.zeros(64, dtype=np.int64)
-    for j in range(nf):
-        h = hs[j]
-        for i in range(64):
-            acc[i] += np.int64((h >> _U64(i)) & _U64(1))
+    j = 0
+    while j < nf:
+        stop = min(j + 255, nf)
+        c0 = c1 = c2 = c3 = c4 = c5 = c6 = c7 = _U64(0)
+        for q in range(j, stop):
+            h = hs[q]
+            c0 += h & _LANES
+            c1 += (h >> _U64(1)) & _LANES
+            c2 += (h >> _U64(2)) & _LANES
+            c3 += (h >> _U64(3)) & _LANES
+            c4 += (h >> _U64(4)) & _LANES
+            c5 += (h >> _U64(5)) & _LANES
+            c6 += (h >> _U64(6)) & _LANES
+            c7 += (h >> _U64(7)) & _LANES
+        _flush_lanes(acc, c0, c1, c2, c3, c4, c5, c6, c7)
+        j = stop
     return acc
+
+
+@njit(cache=True, nogil=True)
+def fingerprint_words_tf(b, start, end, table, sel, want, lower, hash_kind, mask, bits, tok, tail,
+                         acc):
+    """The common case in one pass: word tokens, every occurrence votes once.
+
+    Lowercase (by the per-character table ``lower``; an empty table means no lowercasing),
+    tokenize, hash and count in a single scan of ``b[start:end]`` with no intermediate arrays.
+    Equal to lowering the text, then ``doc_features`` + ``vote_unit`` + ``fold_bits``.
+    Scratch from the caller (reused across documents): ``tok`` uint8 of >= 1.5 * nbytes + 4 (the
+    current token, lowered), ``tail`` uint8 (128,) for MD5, ``acc`` int64 (64,).
+    """
+    acc[:] = 0
+    c0 = c1 = c2 = c3 = c4 = c5 = c6 = c7 = _U64(0)
+    lowering = lower.shape[0] > 0
+    pending = 0
+    total = 0
+    tl = 0
+    p = start
+    while p <= end:
+        inside = False
+        if p < end:
+            c = b[p]
+            if c < 0x80:
+                if lowering and 65 <= c <= 90:
+                    c |= 32
+                inside = ((table[c] & sel) != 0) == want
+                tok[tl] = c
+                tl += inside
+                p += 1
+            else:
+                cp, ln = _decode(b, p)
+                if lowering:
+                    cp = np.int64(lower[cp])
+                inside = ((table[cp] & sel) != 0) == want
+                if inside:
+                    tl = _put_utf8(tok, tl, cp)
+                p += ln
+        else:
+            p += 1
+        if not inside and tl > 0:
+            h = hash_span(tok, 0, tl, hash_kind, tail) & mask
+            tl = 0
+            c0 += h & _LANES
+            c1 += (h >> _U64(1)) & _LANES
+            c2 += (h >> _U64(2)) & _LANES
+            c3 += (h >> _U64(3)) & _LANES
+            c4 += (h >> _U64(4)) & _LANES
+            c5 += (h >> _U64(5)) & _LANES
+            c6 += (h >> _U64(6)) & _LANES
+            c7 += (h >> _U64(7)) & _LANES
+            pending += 1
+            if pending == 255:
+                _flush_lanes(acc, c0, c1, c2, c3, c4, c5, c6, c7)
+                c0 = c1 = c2 = c3 = c4 = c5 = c6 = c7 = _U64(0)
+                total += pending
+                pending = 0
+    _flush_lanes(acc, c0, c1, c2, c3, c4, c5, c6, c7)
+    total += pending
+    return fold_bits(acc, total, bits)
 
 
 @njit(cache=True, nogil=True)
@@ -264,19 +455,51 @@ def doc_sums(b, start, end, table, tok_mode, feat_mode, n, joiner, empty_feature
 
 
 @njit(cache=True, nogil=True)
+def is_fused(tok_mode, feat_mode, weighting, n_weight_keys):
+    """True when ``fingerprint_words_tf`` computes the fingerprint in one pass."""
+    return (feat_mode == FEAT_TOKENS and weighting == WEIGHT_TF and n_weight_keys == 0
+            and tok_mode != TOK_RUST)
+
+
+@njit(cache=True, nogil=True)
 def _doc_fingerprint(b, start, end, table, tok_mode, feat_mode, n, joiner, empty_feature,
-                     hash_kind, mask, weighting, wkeys, wvals, wdefault, bits):
+                     hash_kind, mask, weighting, wkeys, wvals, wdefault, bits, lower):
     s, total, _ = doc_sums(b, start, end, table, tok_mode, feat_mode, n, joiner, empty_feature,
                            hash_kind, mask, weighting, wkeys, wvals, wdefault)
     return fold_bits(s, total, bits)
 
 
 def _fingerprints_impl(buf, offsets, table, tok_mode, feat_mode, n, joiner, empty_feature,
-                       hash_kind, mask, weighting, wkeys, wvals, wdefault, bits, out):
-    for d in prange(offsets.shape[0] - 1):
-        out[d] = _doc_fingerprint(buf, offsets[d], offsets[d + 1], table, tok_mode, feat_mode, n,
-                                  joiner, empty_feature, hash_kind, mask, weighting, wkeys, wvals,
-                                  wdefault, bits)
+                       hash_kind, mask, weighting, wkeys, wvals, wdefault, bits, lower, out):
+    """out[d] = fingerprint of buf[offsets[d]:offsets[d+1]]. ``lower`` is used by the fused path
+    only (see ``is_fused``); for the others the caller lowercases the buffer first.
+
+    Documents go in chunks, one ``prange`` iteration each, so that scratch memory is allocated once
+    per chunk rather than once per document; every chunk writes only its own ``out`` entries.
+    """
+    ndocs = offsets.shape[0] - 1
+    fused = is_fused(tok_mode, feat_mode, weighting, wkeys.shape[0])
+    sel = WORD if tok_mode == TOK_WORDS else PYSPACE
+    chunk = 64
+    for ci in prange((ndocs + chunk - 1) // chunk):
+        lo = ci * chunk
+        hi = min(lo + chunk, ndocs)
+        if fused:
+            longest = 0
+            for d in range(lo, hi):
+                longest = max(longest, offsets[d + 1] - offsets[d])
+            tok = np.empty(longest + longest // 2 + 4, dtype=np.uint8)
+            tail = np.empty(128, dtype=np.uint8)
+            acc = np.empty(64, dtype=np.int64)
+            for d in range(lo, hi):
+                out[d] = fingerprint_words_tf(buf, offsets[d], offsets[d + 1], table, sel,
+                                              tok_mode == TOK_WORDS, lower, hash_kind, mask, bits,
+                                              tok, tail, acc)
+        else:
+            for d in range(lo, hi):
+                out[d] = _doc_fingerprint(buf, offsets[d], offsets[d + 1], table, tok_mode,
+                                          feat_mode, n, joiner, empty_feature, hash_kind, mask,
+                                          weighting, wkeys, wvals, wdefault, bits, lower)
 
 
 # one body, compiled twice: across documents in parallel, and a serial twin for single texts
@@ -288,8 +511,9 @@ fingerprints_serial = njit(cache=True, nogil=True)(_fingerprints_impl)
 def hash_spans(buf, offsets, hash_kind, mask):
     """Hash each item buf[offsets[i]:offsets[i+1]]; returns uint64 (len(offsets) - 1,)."""
     out = np.empty(offsets.shape[0] - 1, dtype=np.uint64)
+    tail = np.empty(128, dtype=np.uint8)
     for i in range(out.shape[0]):
-        out[i] = hash_span(buf, offsets[i], offsets[i + 1], hash_kind) & mask
+        out[i] = hash_span(buf, offsets[i], offsets[i + 1], hash_kind, tail) & mask
     return out
 
 

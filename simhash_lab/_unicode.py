@@ -41,6 +41,33 @@ def _all_code_points() -> str:
     return cps.tobytes().decode("utf-32-le")
 
 
+_lower: np.ndarray | None = None
+
+
+def lower_table() -> np.ndarray:
+    """uint32 (0x110000,): each code point's ``str.lower()``, where that is one code point.
+
+    Python lowers every character on its own except two: U+0130 (to two code points) and U+03A3
+    (final sigma depends on the neighbours). Texts holding either are lowered by Python itself
+    (see ``needs_python_lower``); their entries here are left unchanged.
+    """
+    global _lower
+    if _lower is None:
+        text = _all_code_points().replace("\u0130", "\0")
+        low = np.frombuffer(text.lower().encode("utf-32-le"), dtype=np.uint32).copy()
+        low[0x130] = 0x130
+        low[0x3A3] = 0x3A3
+        low[0xD800:0xE000] = np.arange(0xD800, 0xE000, dtype=np.uint32)
+        low[0] = 0
+        _lower = low
+    return _lower
+
+
+def needs_python_lower(text: str) -> bool:
+    """True when ``text`` has a character whose lowercase depends on more than itself."""
+    return "\u0130" in text or "\u03a3" in text
+
+
 def char_table(classes: int) -> np.ndarray:
     """The shared class table with at least ``classes`` (an OR of the bits above) filled in."""
     global _built

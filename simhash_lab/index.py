@@ -16,11 +16,21 @@ How it works (the course's notebook on the block index tells the story):
   ``("nested", m1, m2)`` applies the argument twice (the paper's 16-table design).
 * **Scan**: a Numba linear popcount scan, for tiny indexes or large ``k`` where tables cannot help.
 
-A table is a flat array of fingerprints sorted by ``fp & mask`` (the bits it keeps exact) plus the
-ids in the same order; a query binary-searches the run of equal masked keys and verifies each
-candidate with one popcount. Sorting by the masked value groups exactly the runs that Manku's
-bit permutation would, without permuting. Recent adds wait in a small unsorted buffer (scanned
-linearly) and are merged into the tables lazily, so adding one fingerprint never rebuilds the index.
+Storage: a table is a flat uint64 array of fingerprints sorted by ``fp & mask`` (the bits it keeps
+exact) and a uint32 array of their ids in the same order (12 bytes per fingerprint per table), plus
+a directory of bucket starts on the leading ``r`` key bits (``r`` about log2(n) - 1, at most the
+top block's width; well under 1 byte per fingerprint per table). A query reads the directory,
+binary-searches the bucket for the run of equal masked keys and verifies each candidate with one
+popcount. Sorting by the masked value groups exactly the runs that Manku's bit permutation would,
+without permuting. Tables are built with a counting sort on the directory bits. Recent adds wait in
+a small unsorted buffer (scanned linearly, at most ``max(256, 2 sqrt(n))`` entries) and are merged
+into the tables lazily, in O(n) per table, so adding one fingerprint never rebuilds the index;
+removed ids are skipped and dropped at the next merge. ``pairs()`` walks each table's runs, and a
+pair found through several tables is reported by the first one only.
+
+Reads (``query``, ``query_many``, ``pairs``) may run from several threads once the index is up to
+date (call :meth:`SimhashIndex.flush`); writes (``add``, ``add_many``, ``remove``) must not overlap
+with anything else.
 
 Layouts (``layout=``)
 ---------------------
@@ -738,7 +748,9 @@ class SimhashIndex:
                 self._rebuild(layout)
         if self._masks.shape[0]:
             n_buf = self._n - self._n_main
-            if (force and (n_buf or self._dead_in_tables)) or n_buf > self._buffer_cap() \
+            if n_buf > self._tfps.shape[1]:  # mostly new: build from scratch (counting sort)
+                self._rebuild(self._layout)
+            elif (force and (n_buf or self._dead_in_tables)) or n_buf > self._buffer_cap() \
                     or 2 * self._dead_in_tables > self._tfps.shape[1]:
                 self._merge()
         self._dirty = False
@@ -890,10 +902,14 @@ class SimhashIndex:
         digest = hashlib.sha256(version + payload).digest()
         path = os.fspath(path)
         tmp = f"{path}.tmp-{os.getpid()}"
-        with open(tmp, "wb") as f:
-            f.write(_HEADER.pack(_MAGIC, _FORMAT_VERSION, digest))
-            f.write(payload)
-        os.replace(tmp, path)
+        try:
+            with open(tmp, "wb") as f:
+                f.write(_HEADER.pack(_MAGIC, _FORMAT_VERSION, digest))
+                f.write(payload)
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.remove(tmp)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "SimhashIndex":

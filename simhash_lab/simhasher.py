@@ -18,12 +18,14 @@ import numpy as np
 
 from . import _pipeline as P
 from . import _hashes as H
+from ._unicode import lower_table, needs_python_lower
 from ._validate import as_text, check_int, check_option, check_weight, utf8
 from .tokenize import Tokenizer, words
 
 __all__ = ["Simhasher", "Trace"]
 
 HASHES = {
+    "xxh3": H.HASH_XXH3,
     "xxh64": H.HASH_XXH64,
     "md5": H.HASH_MD5_FIRST8,
     "md5-last8": H.HASH_MD5_LAST8,
@@ -73,8 +75,8 @@ class Simhasher:
     tokenizer : Tokenizer or callable, default ``words()``
         A built-in :mod:`simhash_lab.tokenize` rule (runs in Numba), or any callable
         ``text -> iterable of str`` (runs in Python).
-    hash : str, mapping or callable, default "xxh64"
-        "xxh64" (fast, good avalanche), "md5" (first 8 bytes, the seed's Python), "md5-last8"
+    hash : str, mapping or callable, default "xxh3"
+        "xxh3" (XXH3-64: fast on short tokens, full avalanche), "xxh64", "md5" (first 8 bytes, the seed's Python), "md5-last8"
         (the `simhash` package), "siphash13-rust" (Rust's ``DefaultHasher`` on a ``&str``), a
         mapping ``feature -> int`` or a callable ``feature -> int`` (the course's made-up hashes).
     weights : "tf", "binary" or mapping, default "tf"
@@ -91,7 +93,7 @@ class Simhasher:
     """
 
     def __init__(self, bits: int = 64, tokenizer: Tokenizer | Callable | None = None,
-                 hash: str | Mapping[str, int] | Callable[[str], int] = "xxh64",
+                 hash: str | Mapping[str, int] | Callable[[str], int] = "xxh3",
                  weights: str | Mapping[str, float] = "tf", default_weight: float = 1.0,
                  name: str | None = None) -> None:
         self.bits = check_int("bits", bits, 1, 64)
@@ -244,22 +246,12 @@ class Simhasher:
                 out[i] = self.fingerprint(_item(t, i)) if self._fast else self._slow(t, i)
             return out
         tok = self.tokenizer
-        if tok.lowercase:
-            items = [t.lower() for t in items]
-        try:
-            enc = [t.encode("utf-8") for t in items]
-        except UnicodeEncodeError:
-            for i, t in enumerate(items):
-                utf8(t, f"texts[{i}]")
-            raise
-        offsets = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.fromiter(map(len, enc), dtype=np.int64, count=n), out=offsets[1:])
-        buf = np.frombuffer(b"".join(enc), dtype=np.uint8)
-        if buf.size == 0:
-            buf = np.zeros(1, dtype=np.uint8)
+        fused = P.is_fused(tok.kind, tok.features, self._weighting, self._wkeys.shape[0])
+        lower = lower_table() if tok.lowercase else _NO_LOWER
+        buf, offsets = _utf8_batch(items, tok.lowercase, pass_lower=not fused)
         kernel = P.fingerprints_parallel if (parallel or (parallel is None and n >= 64)) \
             else P.fingerprints_serial
-        kernel(buf, offsets, *self._kernel_args(tok), self.bits, out)
+        kernel(buf, offsets, *self._kernel_args(tok), self.bits, lower if fused else _NO_LOWER, out)
         return out
 
     def _slow(self, t: Any, i: int) -> int:
@@ -291,6 +283,36 @@ class Simhasher:
         hash_name = self.hash if isinstance(self.hash, str) else "custom"
         wname = self.weights if isinstance(self.weights, str) else "mapping"
         return f"Simhasher(bits={self.bits}, tokenizer={tok}, hash={hash_name}, weights={wname})"
+
+
+_NO_LOWER = np.empty(0, dtype=np.uint32)
+
+
+def _utf8_batch(items: Sequence[str], lowercase: bool,
+                pass_lower: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """One uint8 buffer with every text's UTF-8 bytes, and the int64 offsets (n + 1,).
+
+    Lowercasing (``str.lower()``, character by character) runs in Numba: over the buffer here when
+    ``pass_lower``, else inside the fused kernel. Only texts with a context-dependent lowercase
+    (see ``needs_python_lower``) are lowered by Python first.
+    """
+    n = len(items)
+    try:
+        if lowercase:  # Numba lowers below; Python only where context matters (rare)
+            enc = [(t.lower() if needs_python_lower(t) else t).encode() for t in items]
+        else:
+            enc = [t.encode() for t in items]
+    except UnicodeEncodeError:
+        for i, t in enumerate(items):
+            utf8(t, f"texts[{i}]")
+        raise
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, enc), dtype=np.int64, count=n), out=offsets[1:])
+    joined = b"".join(enc)
+    buf = np.frombuffer(joined, dtype=np.uint8) if joined else np.zeros(1, dtype=np.uint8)
+    if lowercase and pass_lower:
+        buf, offsets = P.lower_utf8(buf, offsets, lower_table())
+    return buf, offsets
 
 
 def _item(t: Any, i: int) -> Any:

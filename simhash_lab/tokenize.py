@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _pipeline as P
-from ._hashes import HASH_XXH64
+from ._hashes import HASH_XXH3
 from ._unicode import PYSPACE, RUSTALNUM, RUSTSPACE, WORD, char_table
 from ._validate import as_text, check_int, utf8
 
@@ -78,7 +78,7 @@ class Tokenizer:
         text = as_text(text, "text")
         b = np.frombuffer(self.prepare(text), dtype=np.uint8)
         _, rec, off = P.record_features(b, 0, b.size, self.table, self.kind, self.features, self.n,
-                                        self.joiner_byte, self.empty_feature, HASH_XXH64,
+                                        self.joiner_byte, self.empty_feature, HASH_XXH3,
                                         np.uint64(0xFFFFFFFFFFFFFFFF))
         raw = rec.tobytes()
         return [raw[off[i]:off[i + 1]].decode("utf-8") for i in range(off.size - 1)]

@@ -1,0 +1,31 @@
+"""Real prose available offline: the topics of Python's own reference documentation."""
+
+from __future__ import annotations
+
+import re
+
+
+def python_doc_paragraphs(min_words: int = 20) -> list[str]:
+    """Paragraphs of ``pydoc_data.topics`` (shipped with CPython) with at least ``min_words`` words."""
+    from pydoc_data.topics import topics
+
+    paras = []
+    for key in sorted(topics):
+        for p in re.split(r"\n\s*\n", topics[key]):
+            p = " ".join(p.split())
+            if len(p.split()) >= min_words:
+                paras.append(p)
+    return paras
+
+
+def documents(n: int, words_per_doc: int = 200) -> list[str]:
+    """``n`` documents of about ``words_per_doc`` words, cut from consecutive paragraphs (cycled)."""
+    paras = python_doc_paragraphs()
+    docs, cur, i = [], [], 0
+    while len(docs) < n:
+        cur.extend(paras[i % len(paras)].split())
+        i += 1
+        if len(cur) >= words_per_doc:
+            docs.append(" ".join(cur[:words_per_doc]))
+            cur = cur[words_per_doc:]
+    return docs

@@ -1,0 +1,163 @@
+"""The exercises' data: small, deterministic, generated here so checkers and notebooks agree.
+
+Checkers never take data from the notebook (a learner could redefine it); they call these
+functions themselves. Every function returns a fresh copy, so mutating it changes nothing here.
+Randomness comes from :class:`random.Random` with fixed seeds (its integer stream is stable across
+Python versions, unlike NumPy's ``Generator.choice``), so stored outputs stay true.
+"""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+
+import numpy as np
+
+__all__ = [
+    "RUST_SAFE_FAST_HASHES",
+    "SIX_ACCUMULATORS",
+    "avalanche_pairs",
+    "hyperplane_pair",
+    "block_fingerprints",
+    "near_dup_corpus",
+]
+
+#: The session's made-up 4-bit hashes for "rust safe fast" (source 000).
+RUST_SAFE_FAST_HASHES = {"rust": 0b0011, "safe": 0b0101, "fast": 0b0111}
+
+#: The Chinese source's six accumulators (source 004): [13, 108, -22, -5, -32, 55] -> 110001.
+SIX_ACCUMULATORS = (13, 108, -22, -5, -32, 55)
+
+_SENTENCES = (
+    "simhash finds near duplicates in a sea of web pages",
+    "rust is safe and rust is fast",
+    "the quick brown fox jumps over the lazy dog",
+    "a cryptographic hash changes completely when one character changes",
+    "locality sensitive hashing keeps similar things close",
+    "google used simhash to drop near duplicate pages while crawling",
+    "two documents that differ in one word should get similar fingerprints",
+    "hamming distance counts the bits where two fingerprints differ",
+)
+
+
+def _edit_one_char(s: str, rng: random.Random) -> str:
+    """``s`` with one letter replaced by a different letter (never a space)."""
+    letters = [i for i, c in enumerate(s) if c.isalpha()]
+    i = letters[rng.randrange(len(letters))]
+    c = s[i]
+    new = c
+    while new == c:
+        new = chr(ord("a") + rng.randrange(26))
+    return s[:i] + new + s[i + 1:]
+
+
+@lru_cache(maxsize=None)
+def _avalanche_pairs() -> tuple:
+    rng = random.Random(1)
+    return tuple((s, _edit_one_char(s, rng)) for s in _SENTENCES for _ in range(5))
+
+
+def avalanche_pairs() -> list[tuple[str, str]]:
+    """40 pairs ``(sentence, the same sentence with one letter changed)``."""
+    return list(_avalanche_pairs())
+
+
+def hyperplane_pair() -> tuple[np.ndarray, np.ndarray]:
+    """Two vectors in 50 dimensions at exactly 30 degrees: ``(u, v)``, float64 arrays of shape (50,)."""
+    rng = random.Random(4)
+    a = np.array([rng.gauss(0.0, 1.0) for _ in range(50)])
+    b = np.array([rng.gauss(0.0, 1.0) for _ in range(50)])
+    e1 = a / np.linalg.norm(a)
+    b = b - (b @ e1) * e1
+    e2 = b / np.linalg.norm(b)
+    t = np.deg2rad(30.0)
+    return 2.0 * e1, 3.0 * (np.cos(t) * e1 + np.sin(t) * e2)
+
+
+@lru_cache(maxsize=None)
+def _block_fingerprints() -> tuple:
+    rng = random.Random(5)
+    fps = [rng.getrandbits(64) for _ in range(2000)]
+    for i in range(0, 400, 2):  # plant near copies: 1..5 flipped bits
+        f = fps[i]
+        for b in rng.sample(range(64), rng.randint(1, 5)):
+            f ^= 1 << b
+        fps[i + 1] = f
+    queries = []
+    for i in range(0, 60, 2):
+        q = fps[i]
+        for b in rng.sample(range(64), rng.randint(0, 3)):
+            q ^= 1 << b
+        queries.append(q)
+    queries += [rng.getrandbits(64) for _ in range(10)]
+    return tuple(fps), tuple(queries)
+
+
+def block_fingerprints() -> tuple[list[int], list[int]]:
+    """``(fps, queries)``: 2000 64-bit fingerprints (pairs of near copies among the first 400) and
+    40 queries (30 near a stored fingerprint, 10 random), all Python ints."""
+    fps, queries = _block_fingerprints()
+    return list(fps), list(queries)
+
+
+_SYLLABLES = ("ka", "lo", "mi", "ne", "ru", "sa", "to", "vi", "ze", "po", "da", "fe", "gu",
+              "hi", "jo", "qua", "re", "si", "tu", "wa")
+
+
+@lru_cache(maxsize=None)
+def _near_dup_corpus() -> tuple:
+    rng = random.Random(2024)
+    vocab = sorted({"".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(1, 3)))
+                    for _ in range(3000)})
+    cum = []
+    total = 0.0
+    for r in range(1, len(vocab) + 1):  # Zipf: common words are shared by unrelated documents
+        total += 1.0 / r
+        cum.append(total)
+
+    def word() -> str:
+        return rng.choices(vocab, cum_weights=cum)[0]
+
+    def edit(words: list[str], m: int) -> list[str]:
+        w = list(words)
+        for _ in range(m):
+            op, i = rng.randrange(3), rng.randrange(len(w))
+            if op == 0:
+                w[i] = word()
+            elif op == 1:
+                w.insert(i, word())
+            elif len(w) > 1:
+                del w[i]
+        return w
+
+    docs: list[str] = []
+    pairs: list[tuple[int, int]] = []
+    labels: list[bool] = []
+    for _ in range(150):
+        base = [word() for _ in range(rng.randint(40, 120))]
+        docs.append(" ".join(base))
+        b = len(docs) - 1
+        # a near duplicate: up to 12% of the words edited
+        docs.append(" ".join(edit(base, round(rng.uniform(0.0, 0.12) * len(base)))))
+        pairs.append((b, len(docs) - 1))
+        labels.append(True)
+        # a different document on the same template: 25..60% of the words edited
+        docs.append(" ".join(edit(base, round(rng.uniform(0.25, 0.6) * len(base)))))
+        pairs.append((b, len(docs) - 1))
+        labels.append(False)
+    for _ in range(150):  # unrelated pairs
+        a, c = rng.sample(range(len(docs)), 2)
+        pairs.append((a, c))
+        labels.append(False)
+    return tuple(docs), tuple(pairs), tuple(labels)
+
+
+def near_dup_corpus() -> tuple[list[str], np.ndarray, np.ndarray]:
+    """``(docs, pairs, labels)``: 450 short documents, 450 labelled pairs.
+
+    ``pairs`` is an int64 array of shape (450, 2) of indices into ``docs``; ``labels`` a bool array of
+    shape (450,), True for a near duplicate (a copy with up to 12% of its words edited). The negatives
+    are documents rewritten by 25-60% from the same source, and unrelated pairs.
+    """
+    docs, pairs, labels = _near_dup_corpus()
+    return list(docs), np.array(pairs, dtype=np.int64), np.array(labels, dtype=bool)
