@@ -91,7 +91,7 @@ def check_against_brute(index: SimhashIndex, fps: list[int], alive: list[bool], 
     np.testing.assert_array_equal(index.pairs(), brute_pairs(fps, alive, k))
 
 
-# -- property tests against brute force -------------------------------------------------------------
+# -- property tests against brute force ------------------------------------------------------------
 
 
 @PROPERTY
@@ -163,7 +163,7 @@ def test_large_index_merges_buffer_and_changes_layout():
     check_against_brute(index, fps, alive, 3, fps[:40])
 
 
-# -- remove ------------------------------------------------------------------------------------------
+# -- remove ----------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("layout", ["auto", "scan", "blocks", ("permuted", 5)])
@@ -202,7 +202,7 @@ def test_remove_bad_ids():
         index.remove("0")
 
 
-# -- groups --------------------------------------------------------------------------------------------
+# -- groups ----------------------------------------------------------------------------------------
 
 
 def test_groups_are_connected_components():
@@ -238,7 +238,7 @@ def test_query_many_arrays_form():
         assert list(zip(ids[s:e].tolist(), d[s:e].tolist())) == index.query(q)
 
 
-# -- persistence -------------------------------------------------------------------------------------
+# -- persistence -----------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("layout", ["auto", "seed", ("permuted", 5), "scan"])
@@ -412,7 +412,7 @@ def test_forced_layouts_resolve():
     assert SimhashIndex(k=3, layout="scan").table_masks == []
 
 
-# -- table designs -----------------------------------------------------------------------------------
+# -- table designs ---------------------------------------------------------------------------------
 
 
 def test_manku_example_3_1():
