@@ -348,7 +348,8 @@ def pairs_table_kernel(row, idrow, masks, t, k, alive):
     offsets = np.cumsum(counts)
     out = np.empty((offsets[nruns], 3), np.int64)
     for r in prange(nruns):
-        _run_pairs(row, idrow, masks, t, k, alive, starts[r], ends[r], out, offsets[r], True)
+        if offsets[r + 1] > offsets[r]:  # most runs hold no pair: skip them the second time
+            _run_pairs(row, idrow, masks, t, k, alive, starts[r], ends[r], out, offsets[r], True)
     return out
 
 
@@ -365,7 +366,8 @@ def pairs_table_kernel_serial(row, idrow, masks, t, k, alive):
     offsets = np.cumsum(counts)
     out = np.empty((offsets[nruns], 3), np.int64)
     for r in range(nruns):
-        _run_pairs(row, idrow, masks, t, k, alive, starts[r], ends[r], out, offsets[r], True)
+        if offsets[r + 1] > offsets[r]:
+            _run_pairs(row, idrow, masks, t, k, alive, starts[r], ends[r], out, offsets[r], True)
     return out
 
 
@@ -400,7 +402,7 @@ def pairs_scan_kernel(fps, alive, n, k):
     offsets = np.cumsum(counts)
     out = np.empty((offsets[n], 3), np.int64)
     for a in prange(n):
-        if alive[a]:
+        if offsets[a + 1] > offsets[a]:
             _scan_row_pairs(fps, alive, n, k, a, out, offsets[a], True)
     return out
 
@@ -416,7 +418,7 @@ def pairs_scan_kernel_serial(fps, alive, n, k):
     offsets = np.cumsum(counts)
     out = np.empty((offsets[n], 3), np.int64)
     for a in range(n):
-        if alive[a]:
+        if offsets[a + 1] > offsets[a]:
             _scan_row_pairs(fps, alive, n, k, a, out, offsets[a], True)
     return out
 
