@@ -9,17 +9,22 @@
 from . import presets
 from .geometry import expected_hamming, hyperplane_signatures
 from .hamming import hamming, is_near, popcount
+from .index import SimhashIndex, TableDesign, design_tables, manku_example_3_1
 from .simhasher import Simhasher, Trace
 from .tokenize import Tokenizer
 
 __all__ = [
+    "SimhashIndex",
     "Simhasher",
+    "TableDesign",
     "Tokenizer",
     "Trace",
+    "design_tables",
     "expected_hamming",
     "hamming",
     "hyperplane_signatures",
     "is_near",
+    "manku_example_3_1",
     "popcount",
     "presets",
 ]

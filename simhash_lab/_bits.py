@@ -22,6 +22,7 @@ __all__ = [
     "hamming_pairwise_kernel",
     "hamming_ufunc",
     "is_near_kernel",
+    "hamming_asm",
 ]
 
 
@@ -85,3 +86,17 @@ def hamming_pairwise_kernel(a, b, out):
 def hamming_ufunc(a, b):
     """A NumPy ufunc: broadcasting Hamming distance of uint64 arrays, uint8 result."""
     return np.uint8(popcount(a ^ b))
+
+
+def hamming_asm() -> str:
+    """The machine code of a freshly compiled scalar ``popcount(a ^ b)``, to show the ``popcnt``.
+
+    Compiled here without the on-disk cache, since Numba cannot show the assembly of cached code.
+    """
+
+    @njit(cache=False)
+    def hamming_u64(a, b):
+        return popcount(a ^ b)
+
+    hamming_u64(np.uint64(1), np.uint64(2))
+    return next(iter(hamming_u64.inspect_asm().values()))

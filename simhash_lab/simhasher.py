@@ -90,6 +90,8 @@ class Simhasher:
     -----
     ``V[i] = sum over features f of (+w_f if bit i of hash(f) is 1 else -w_f)``; bit i of the
     fingerprint is 1 when ``V[i] > 0`` (a tie is 0). An empty text has no features and gives 0.
+    Integer weights (counts) are summed exactly. With fractional weights the sums are float64, so
+    an accumulator that is exactly 0 in real arithmetic may round to either side of 0.
     """
 
     def __init__(self, bits: int = 64, tokenizer: Tokenizer | Callable | None = None,
