@@ -17,8 +17,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[$(EXTRAS)]"
 	@touch $(STAMP)
 
+# JupyterLab refuses to run as root unless told; containers often run as root
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
 lab: $(STAMP)
-	$(BIN)/jupyter lab notebooks/00_start_here.ipynb
+	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/00_start_here.ipynb
 
 test: $(STAMP)
 	$(BIN)/python -m pytest tests
