@@ -32,6 +32,7 @@ test-lib: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_fingerprint.py
+	$(BIN)/python benchmarks/bench_index.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
