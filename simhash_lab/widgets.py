@@ -72,7 +72,7 @@ def figure_html(fig, *, dpi: int = 72, close: bool = True) -> str:
     import matplotlib.pyplot as plt
 
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight", metadata={"Software": None})
     if close:
         plt.close(fig)
     data = base64.b64encode(buf.getvalue()).decode("ascii")
@@ -143,7 +143,7 @@ def accumulator_stepper(trace, *, interval: int = 1200) -> Stepper:
 
 def theta_slider(degrees: Sequence[float] = (0, 5, 10, 15, 20, 30, 45, 60, 75, 90, 105, 120, 135,
                                              150, 165, 180),
-                 *, bits: int = 64, trials: int = 2000, seed: int = 0, dpi: int = 60,
+                 *, bits: int = 64, trials: int = 2000, seed: int = 0, dpi: int = 72,
                  draw: Callable | None = None) -> Stepper:
     """A θ slider: for each angle, two unit vectors and the Hamming distances of their
     ``bits``-bit signatures over ``trials`` independent sets of Gaussian hyperplanes, against

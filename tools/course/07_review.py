@@ -1,0 +1,200 @@
+# %% [markdown]
+# # 07 · Socratic review and glossary
+#
+# The session's section 5, *Preguntas de Comprensión Profunda y Diagnóstico Socrático*, is an empty
+# heading. Here are the questions. Answer each **in your own words, on paper, before** you click to
+# unfold the answer. If your answer differs, go back to the notebook named in brackets.
+
+# %% [markdown]
+# ## 1. Locality-sensitive hashing [01]
+#
+# <details><summary><b>1.1</b> A colleague proposes storing the SHA-256 of each article to detect
+# reworded copies. What will happen, and why is that SHA-256 working as designed?</summary>
+#
+# Every rewording, even one comma, changes about half of the 256 bits (the avalanche effect), so no
+# reworded copy ever matches: only byte-identical copies are found. That is SHA-256's design goal: an
+# attacker must not be able to find inputs with related hashes. Near-duplicate detection needs the
+# opposite property: similar inputs, similar hashes.
+# </details>
+#
+# <details><summary><b>1.2</b> State the (d1, d2, p1, p2)-sensitive definition. Why must d1 < d2 and
+# p1 > p2?</summary>
+#
+# A family H is (d1, d2, p1, p2)-sensitive if for h drawn from H: d(x, y) ≤ d1 ⇒ P(h(x) = h(y)) ≥ p1 and
+# d(x, y) ≥ d2 ⇒ P(h(x) = h(y)) ≤ p2. If p1 ≤ p2, close pairs would collide no more often than far pairs
+# and the hash could not tell them apart. The gap d1 < d2 leaves a band of "undecided" distances where
+# nothing is promised.
+# </details>
+#
+# <details><summary><b>1.3</b> One Simhash bit is (10°, 60°, 0.94, 0.67)-sensitive. How does an index
+# turn such a weak gap into a sharp filter?</summary>
+#
+# By amplification: require r bits to agree together (AND, p ↦ pʳ, which pushes far pairs' probability
+# to ~0) and accept a match in any of L tables (OR, q ↦ 1 − (1 − q)ᴸ, which brings close pairs back to
+# ~1). The block index uses r = 16 and L = 4.
+# </details>
+#
+# ## 2. Simhash [02]
+#
+# <details><summary><b>2.1</b> Replay "rust safe fast" with the hashes 0011, 0101, 0111. What are the
+# accumulators and the fingerprint?</summary>
+#
+# V[0] = +3, V[1] = +1, V[2] = +1, V[3] = −3, so the fingerprint is 0111 (bit 3 is 0 because every word
+# voted against it).
+# </details>
+#
+# <details><summary><b>2.2</b> Why can changing one word of weight 1 only flip bits whose accumulator
+# ends within ±2 of zero?</summary>
+#
+# Removing the word moves every V[i] by 1 (its vote) and adding the new word moves it by 1 again, so
+# V[i] changes by at most 2. A bit flips only when V[i] crosses from > 0 to ≤ 0 or back, which needs
+# |V[i]| ≤ 2 before the edit. Long documents have large |V[i]| on most bits, hence few flips.
+# </details>
+#
+# <details><summary><b>2.3</b> The accumulators [13, 108, −22, −5, −32, 55] cannot come from integer
+# weights. Why?</summary>
+#
+# V[i] = 2·S[i] − W, where S[i] is the weight voting + on bit i and W the total weight. With integer
+# weights all V[i] have the parity of W; 13 is odd and 108 is even.
+# </details>
+#
+# <details><summary><b>2.4</b> Why does IDF weighting push unrelated documents towards 32 bits apart?</summary>
+#
+# With TF, function words ("the", "is", "of") are heavy and shared by all English texts, so unrelated
+# documents' vectors point in similar directions (angles of 50–80°, not 90°). IDF gives words found
+# everywhere a weight near 0, so what remains is the content words, which unrelated documents do not
+# share: their vectors become nearly orthogonal, and 64·(π/2)/π = 32.
+# </details>
+#
+# <details><summary><b>2.5</b> The session puts the 64 accumulators in a <code>[i64; 64]</code> on the stack. What
+# goes wrong with a <code>Vec&lt;i64&gt;</code>, and what is the Python analogue?</summary>
+#
+# A `Vec` is a heap allocation: a malloc and a free per document (or per token, if created in the
+# loop), plus a pointer indirection. The stack array costs nothing to allocate and its 512 bytes stay in
+# cache and in vector registers. In Python, a list of 64 ints is 64 pointers to heap objects, and the
+# per-bit loop runs in the interpreter: measured in notebook 02, thousands of times slower than the
+# compiled kernel.
+# </details>
+#
+# ## 3. Hamming distance and POPCNT [03]
+#
+# <details><summary><b>3.1</b> Compute d_H(100111, 101010) with XOR.</summary>
+#
+# 100111 ⊕ 101010 = 001101, which has three 1s: the distance is 3.
+# </details>
+#
+# <details><summary><b>3.2</b> Why does <code>x &amp;= x − 1</code> remove exactly one 1-bit, and why does
+# <code>isEqual</code> stop after n + 1 steps?</summary>
+#
+# Subtracting 1 turns the lowest 1-bit into 0 and the 0s below it into 1s; AND with the original keeps
+# everything above and clears the rest, so exactly the lowest 1-bit disappears. After n + 1 removals we
+# know the distance exceeds n, which is all a threshold test needs, so the loop costs at most n + 1 steps
+# whatever the distance.
+# </details>
+#
+# <details><summary><b>3.3</b> What does <code>(fp1 ^ fp2).count_ones()</code> compile to on x86-64, and
+# why is the naive bit loop slow even in a compiled language?</summary>
+#
+# An `xor` and a single `popcnt` instruction: no loop, no branches. The naive loop runs up to 64
+# iterations with a data-dependent branch each, which the CPU mispredicts on random bits.
+# </details>
+#
+# ## 4. Charikar's hyperplanes [04]
+#
+# <details><summary><b>4.1</b> Why is the probability that a random hyperplane separates u and v equal to
+# θ/π?</summary>
+#
+# Project onto the plane spanned by u and v: the hyperplane cuts it in a line through the origin whose
+# direction is uniform over a half-turn (π). The line separates u and v exactly when it falls inside the
+# angle θ between them (or its opposite, which is the same line). So the probability is θ/π.
+# </details>
+#
+# <details><summary><b>4.2</b> Where are Simhash's random hyperplanes?</summary>
+#
+# In the hash function. Bit i of feature k's hash, with 0 read as −1, is coordinate k of the i-th
+# random vector rᵢ; the accumulator V[i] = Σ_k w_k·rᵢ[k] is the dot product w · rᵢ, and bit i is its sign
+# (source 001). Notebook 04 rebuilt the 64 × vocabulary ±1 matrix and got the library's fingerprint.
+# </details>
+#
+# <details><summary><b>4.3</b> E[d_H] at 5° is 1.78 bits, below k = 3. Are all 5° pairs found with k = 3?</summary>
+#
+# No. d_H is Binomial(64, 5/180) with standard deviation about 1.3, so P(d_H ≤ 3) ≈ 0.90: about one
+# true 5° pair in ten is missed. The threshold must be chosen from the distribution, not the mean.
+# </details>
+#
+# ## 5. The block index [05]
+#
+# <details><summary><b>5.1</b> Prove that two 64-bit fingerprints with d_H ≤ 3 agree exactly on at least
+# one of four 16-bit blocks.</summary>
+#
+# The differing bits are at most 3 and each lies in exactly one of the 4 disjoint blocks, so at most 3
+# blocks contain a difference. At least one block contains none: it is identical (pigeonhole principle).
+# </details>
+#
+# <details><summary><b>5.2</b> Why is the seed's index exact while LSH is usually probabilistic?</summary>
+#
+# The pigeonhole argument is a certainty: every pair within k shares a block, so every true match is a
+# candidate, and candidates are verified exactly with popcount. Probabilistic LSH (random bits, random
+# projections) only makes close pairs collide with high probability.
+# </details>
+#
+# <details><summary><b>5.3</b> At N = 2³⁴ random fingerprints, how many candidates does one 16-bit probe
+# return, and how do Manku et al. fix it?</summary>
+#
+# About 2³⁴ / 2¹⁶ = 2¹⁸ = 262,144 per table, a million per query over 4 tables. Manku's permuted tables
+# split into more blocks and keep more bits exact per table (C(6, 3) = 20 tables keeping 31–33 bits:
+# at most 8 candidates per probe), paying with memory: every table stores every fingerprint.
+# </details>
+#
+# <details><summary><b>5.4</b> Why does the session assert <code>threshold &lt;= 3</code>?</summary>
+#
+# With 4 blocks, 4 differing bits can land one in each block, so no block is intact and the pair is
+# never a candidate: the index would silently miss it. k ≤ m − 1 for m blocks.
+# </details>
+#
+# ## 6. Putting it together
+#
+# <details><summary><b>6.1</b> Walk one new web page through the whole pipeline.</summary>
+#
+# Tokenize and weight (TF or TF-IDF) → 64 accumulators vote with each token's hash → fingerprint bit i =
+# V[i] > 0 → split into blocks, look each block up in its table → verify each candidate with
+# popcount(fp ^ candidate) ≤ 3 → report near-duplicates, then insert the page's fingerprint into every
+# table.
+# </details>
+
+# %% [markdown]
+# ## Glossary
+#
+# The sources use three languages. The Spanish terms are the session's; the Chinese are source 001's
+# (simplified characters) and source 004's (traditional characters), marked (001) and (004).
+#
+# | English | Español (the session) | 中文 (sources 001 / 004) | Meaning |
+# |---|---|---|---|
+# | locality-sensitive hashing (LSH) | Hashing Sensible a la Localidad | 局部敏感性hashing (001); 局部敏感哈希 † | hashing where close inputs collide more often than far ones |
+# | (d1, d2, p1, p2)-sensitive | (d1, d2, p1, p2)-sensible | (d1,d2,p1,p2)-sensitive | the four-number definition of LSH |
+# | avalanche effect | efecto avalancha | 雪崩效应 † | any input change flips about half of a cryptographic hash's bits |
+# | near-duplicate | casi-duplicado | 去重 (004: 海量文本去重, dedup) | documents that differ only slightly |
+# | approximate nearest neighbours | vecinos más cercanos aproximados | 查找相邻元素 (001); 近似最近邻 † | the search problem LSH solves in sublinear time |
+# | fingerprint, signature | huella digital (fingerprint) | 签名 (001) / 特征字, simhash值 (004) | the f-bit (64-bit) code of a document |
+# | feature, weight | término, peso w_t | 特征, 权重 (001) / 關鍵詞, 權重 (004) | what votes, and how loudly |
+# | accumulator | acumulador (v: [i64; 64]) | v的第i个元素 (001) / 位的縱向累加 (004) | the running vote sum of one bit |
+# | tokenization, segmentation | tokenizar | 分詞 (004) | cutting text into features (Chinese needs a segmenter) |
+# | TF-IDF | TF-IDF | TF-IDF; 词频-逆文档频率 † | weights: frequent in the document, rare in the collection |
+# | Hamming distance | distancia de Hamming | 汉明距离 (001) / 海明距離 (004) | number of differing bit positions |
+# | XOR | XOR bit a bit (A ⊕ B) | xor (004); 异或 † | 1 exactly where two bits differ |
+# | population count (POPCNT) | conteo de población, instrucción POPCNT | 二進制中1的個數, count_1 (004) | number of 1-bits |
+# | random hyperplane | hiperplano aleatorio | 随机超平面 (001) | a flat cut through the origin with random normal rᵢ |
+# | normal vector | vector normal rᵢ | 随机向量 r⃗ᵢ (001) | the direction perpendicular to a hyperplane |
+# | cosine similarity, angle | similitud coseno, ángulo θ | 夹角 θ (001); 余弦相似度 † | how aligned two vectors are |
+# | dot product | producto punto u · rᵢ | 点积 (001) | the sign gives the bit |
+# | dimensionality reduction | reducción de dimensionalidad | 降维 (001) | many dimensions to f bits |
+# | pigeonhole principle | Principio del Palomar | 抽屉原理 † | k items in k + 1 boxes leave a box empty |
+# | block, chunk | bloque, trozo | 分块 † | a run of fingerprint bits used as a table key |
+# | hash table, bucket | tabla hash (HashMap) | hash table, 桶 (001) | where the index finds candidates in O(1) |
+# | permuted tables | tablas permutadas (Manku et al.) | 置换表 † | more tables, more bits kept exact |
+# | stack / heap | Stack (pila) / Heap (montículo) | 栈 / 堆 † | free fixed-size storage vs allocated storage |
+# | shingling | shingling | shingle算法 (004) | sets of overlapping n-grams (another near-duplicate method) |
+#
+# † The sources do not use this term; it is the usual Chinese term, given so you can search for it.
+# Where a cell mixes languages, that is how the source writes it (source 004 keeps "simhash", "xor" and
+# "hash" in English, and source 001 "hash table").
