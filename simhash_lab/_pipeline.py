@@ -287,6 +287,15 @@ _LANES = np.uint64(0x0101010101010101)
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _swar_add(h, c0, c1, c2, c3, c4, c5, c6, c7):
+    """Count the bits of ``h`` into byte-lane counters: lane L of c_j counts bit 8L + j."""
+    return (c0 + (h & _LANES), c1 + ((h >> _U64(1)) & _LANES), c2 + ((h >> _U64(2)) & _LANES),
+            c3 + ((h >> _U64(3)) & _LANES), c4 + ((h >> _U64(4)) & _LANES),
+            c5 + ((h >> _U64(5)) & _LANES), c6 + ((h >> _U64(6)) & _LANES),
+            c7 + ((h >> _U64(7)) & _LANES))
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _flush_lanes(acc, c0, c1, c2, c3, c4, c5, c6, c7):
     """Add the byte-lane counters to acc: lane L of c_j counts bit 8L + j."""
     for lane in range(8):
@@ -315,15 +324,7 @@ def vote_unit(hs, nf):
         stop = min(j + 255, nf)
         c0 = c1 = c2 = c3 = c4 = c5 = c6 = c7 = _U64(0)
         for q in range(j, stop):
-            h = hs[q]
-            c0 += h & _LANES
-            c1 += (h >> _U64(1)) & _LANES
-            c2 += (h >> _U64(2)) & _LANES
-            c3 += (h >> _U64(3)) & _LANES
-            c4 += (h >> _U64(4)) & _LANES
-            c5 += (h >> _U64(5)) & _LANES
-            c6 += (h >> _U64(6)) & _LANES
-            c7 += (h >> _U64(7)) & _LANES
+            c0, c1, c2, c3, c4, c5, c6, c7 = _swar_add(hs[q], c0, c1, c2, c3, c4, c5, c6, c7)
         _flush_lanes(acc, c0, c1, c2, c3, c4, c5, c6, c7)
         j = stop
     return acc
@@ -371,14 +372,7 @@ def fingerprint_words_tf(b, start, end, table, sel, want, lower, hash_kind, mask
         if not inside and tl > 0:
             h = hash_span(tok, 0, tl, hash_kind, tail) & mask
             tl = 0
-            c0 += h & _LANES
-            c1 += (h >> _U64(1)) & _LANES
-            c2 += (h >> _U64(2)) & _LANES
-            c3 += (h >> _U64(3)) & _LANES
-            c4 += (h >> _U64(4)) & _LANES
-            c5 += (h >> _U64(5)) & _LANES
-            c6 += (h >> _U64(6)) & _LANES
-            c7 += (h >> _U64(7)) & _LANES
+            c0, c1, c2, c3, c4, c5, c6, c7 = _swar_add(h, c0, c1, c2, c3, c4, c5, c6, c7)
             pending += 1
             if pending == 255:
                 _flush_lanes(acc, c0, c1, c2, c3, c4, c5, c6, c7)
