@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import nbformat
@@ -245,7 +246,11 @@ def test_wall_clock_bound_kills_the_whole_tree(work):
     assert not r.passed
     assert "took longer than 12 s" in r.first_hint
     assert r.seconds < 40
-    assert _our_grading_processes() == []  # kernel and pytest are gone
+    for _ in range(50):  # kernel and pytest are gone (give init a moment to reap them)
+        if not _our_grading_processes():
+            break
+        time.sleep(0.1)
+    assert _our_grading_processes() == []
 
 
 # -- cheap checks: no nbval run ---------------------------------------------------------------------
@@ -300,6 +305,8 @@ def test_exit_status(monkeypatch, capsys):
     "import os as checks",
     "import subprocess",
     "from os import system",
+    "import random\nrandom._os.system('true')",
+    "def f():\n    return f.__code__",
 ])
 def test_lint_rejects_tampering(source):
     assert lint_answer(source)

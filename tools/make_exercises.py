@@ -162,6 +162,7 @@ def build(path: Path, names: list[str]) -> tuple[nbformat.NotebookNode, nbformat
                 raise ValueError(f"{where}: an answer cell needs a BEGIN/END SOLUTION region")
             keys.add(key)
             tags = ["answer", "nbval-ignore-output"]
+            lock = {"deletable": False}
             meta = {"role": "answer", "answer": key}
             cid = f"answer-{key}".replace("_", "-")
         else:

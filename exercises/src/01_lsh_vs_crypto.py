@@ -42,6 +42,7 @@ assert checks.md5_64(md5_64)
 # probability 1/2. **On average, how many of the 64 bits flip?** Work it out on paper first.
 
 # %% [answer] ideal_flips
+# Set `ideal_flips` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 ideal_flips = 64 * 0.5
 ### END SOLUTION
@@ -64,6 +65,7 @@ for a, b in pairs[:3]:
 # pairs (`hamming(x, y)` counts the bits where two ints differ).
 
 # %% [answer] crypto_flips
+# Set `crypto_flips` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 crypto_flips = sum(hamming(md5_64(a), md5_64(b)) for a, b in pairs) / len(pairs)
 ### END SOLUTION
@@ -79,6 +81,7 @@ assert checks.crypto_flips(crypto_flips)
 # library's default: words, counts as weights, 64 bits).
 
 # %% [answer] simhash_flips
+# Set `simhash_flips` in place of `raise NotImplementedError()`.
 h = Simhasher()
 ### BEGIN SOLUTION
 simhash_flips = sum(hamming(h.fingerprint(a), h.fingerprint(b)) for a, b in pairs) / len(pairs)

@@ -30,6 +30,7 @@ from simhash_lab.grading import checks, data
 # Write the accumulators as a list in index order, `[V[0], V[1], V[2], V[3]]`.
 
 # %% [answer] rust_safe_fast_votes
+# Set `V_rust_safe_fast` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 V_rust_safe_fast = [3, 1, 1, -3]
 ### END SOLUTION
@@ -41,6 +42,7 @@ assert checks.rust_safe_fast_votes(V_rust_safe_fast)
 # Now the fingerprint: bit *i* is 1 where `V[i] > 0`. Write it as a binary literal (`0b....`).
 
 # %% [answer] rust_safe_fast_fingerprint
+# Set `fp_rust_safe_fast` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 fp_rust_safe_fast = 0b0111
 ### END SOLUTION
@@ -64,6 +66,7 @@ print(seed4.accumulators("rust safe fast"), bin(seed4.fingerprint("rust safe fas
 # First write that bit string yourself, **in the list's order** (a `str`).
 
 # %% [answer] six_bit_string
+# Set `six_bits` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 six_bits = "110001"
 ### END SOLUTION
@@ -77,6 +80,7 @@ assert checks.six_bit_string(six_bits)
 # from `V[i]` and bit 0 is the least significant. **Which int is the fingerprint?**
 
 # %% [answer] six_bit_int
+# Set `six_bit_fp` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 six_bit_fp = 0b100011
 ### END SOLUTION

@@ -19,6 +19,7 @@ from simhash_lab.grading import checks
 # * `1011101` and `1001001` (source 001)
 
 # %% [answer] hamming_by_hand
+# Set `d_AB` and `d_CD` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 d_AB = 3
 d_CD = 2
@@ -31,6 +32,7 @@ assert checks.hamming_by_hand(d_AB, d_CD)
 # Now the XOR itself: write `A ^ B` as a binary literal, worked out by hand (`0b......`).
 
 # %% [answer] xor_AB
+# Set `xor_AB` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 xor_AB = 0b001101
 ### END SOLUTION

@@ -65,6 +65,7 @@ print(f"true angle {np.degrees(angle(u, v)):.1f}°, Hamming distance {d}, "
 # 200 distances as `mean_d`.
 
 # %% [answer] mean_hamming
+# Set `mean_d` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 ds = []
 for seed in range(200):

@@ -35,6 +35,7 @@ assert checks.blocks(blocks)
 #   index misses the pair)? `True` or `False`.
 
 # %% [answer] pigeonhole
+# Set `min_equal_blocks` and `k4_can_miss` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 min_equal_blocks = 1
 k4_can_miss = True

@@ -29,6 +29,7 @@ print(docs[0][:70], "...")
 # `distances`: one Hamming distance per row of `pairs` (an array of 450 ints).
 
 # %% [answer] pair_distances
+# Set `distances` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 fps = Simhasher().fingerprints(docs)
 distances = hamming(fps[pairs[:, 0]], fps[pairs[:, 1]])
@@ -70,6 +71,7 @@ for k in range(0, 13, 2):
 # the k with the largest F1 (the smallest such k on a tie).
 
 # %% [answer] best_k
+# Set `best_k` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 f1 = []
 for k in range(65):

@@ -100,6 +100,9 @@ _DENIED_NAMES = {
     "__import__", "open", "setattr", "delattr", "getattr", "breakpoint", "input", "checks", "grading",
     "sys", "os", "importlib", "subprocess", "ctypes", "gc", "inspect", "signal", "IPython",
     "ipykernel", "excepthook", "set_custom_exc", "showtraceback", "run_cell", "user_ns", "modules",
+    # stdlib modules keep private aliases of os/sys (random._os, collections._sys ...); frames leak globals
+    "_os", "_sys", "_builtins", "_imp", "_bootstrap", "_getframe", "f_globals", "f_locals", "f_back",
+    "f_builtins", "gi_frame", "cr_frame", "tb_frame", "ag_frame",
 }
 _ALLOWED_DUNDERS = {"__init__", "__name__", "__doc__", "__len__", "__iter__", "__next__",
                     "__getitem__", "__eq__", "__hash__", "__repr__", "__str__", "__lt__"}
@@ -304,8 +307,27 @@ def _descendants(pid: int) -> list[int]:
 
 
 def _kill_tree(proc: subprocess.Popen) -> None:
-    pids = _descendants(proc.pid)
-    for p in [proc.pid, *pids]:
+    """Kill pytest and everything it started (the kernel runs in a session of its own).
+
+    Freeze first (SIGSTOP), so nothing forks or gets re-parented to init while the tree is listed,
+    then SIGKILL every process found.
+    """
+    frozen = [proc.pid]
+    try:
+        os.kill(proc.pid, signal.SIGSTOP)
+    except OSError:
+        pass
+    for _ in range(5):
+        new = [p for p in _descendants(proc.pid) if p not in frozen]
+        if not new:
+            break
+        for p in new:
+            try:
+                os.kill(p, signal.SIGSTOP)
+            except OSError:
+                pass
+        frozen += new
+    for p in reversed(frozen):
         try:
             os.kill(p, signal.SIGKILL)
         except OSError:
@@ -314,6 +336,21 @@ def _kill_tree(proc: subprocess.Popen) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
     except OSError:
         pass
+
+
+def _kill_strays(directory: Path) -> None:
+    """Kill processes still working in ``directory`` (a kernel nbval could not stop, say)."""
+    target = str(directory)
+    for d in Path("/proc").glob("[0-9]*"):
+        try:
+            cwd = os.readlink(d / "cwd")
+        except OSError:
+            continue
+        if cwd == target or cwd.startswith(target + "/"):
+            try:
+                os.kill(int(d.name), signal.SIGKILL)
+            except OSError:
+                pass
 
 
 def _run_nbval(nb_path: Path, report: Path, cell_timeout: float, timeout: float) -> tuple[int, str, bool]:
@@ -339,6 +376,8 @@ def _run_nbval(nb_path: Path, report: Path, cell_timeout: float, timeout: float)
         _kill_tree(proc)
         out, _ = proc.communicate()
         return -signal.SIGKILL, out or "", True
+    finally:
+        _kill_strays(nb_path.parent)
 
 
 # -- grading --------------------------------------------------------------------------------------
