@@ -39,8 +39,8 @@ def add_grade_parser(subparsers) -> argparse.ArgumentParser:
                     "is restored from the pristine copy shipped with simhash-lab, then nbval runs it. "
                     "Several files (or a folder) print a class table.")
     p.add_argument("notebooks", nargs="+", metavar="NOTEBOOK", help="notebook files or folders of them")
-    p.add_argument("--cell-timeout", type=float, default=60, metavar="S",
-                   help="seconds one cell may run before it fails (default 60)")
+    p.add_argument("--cell-timeout", type=float, default=120, metavar="S",
+                   help="seconds one cell may run before it fails (default 120)")
     p.add_argument("--timeout", type=float, default=600, metavar="S",
                    help="wall-clock seconds per notebook, kernel start included (default 600)")
     p.add_argument("--jobs", "-j", type=int, default=max(1, min(4, (os.cpu_count() or 2) // 2)),

@@ -399,7 +399,7 @@ def _identify(nb, path: Path, pristine: dict, exercise: str | None) -> str | Non
     return None
 
 
-def grade_one(path: str | os.PathLike, *, pristine: dict | None = None, cell_timeout: float = 60,
+def grade_one(path: str | os.PathLike, *, pristine: dict | None = None, cell_timeout: float = 120,
               timeout: float = 600, exercise: str | None = None) -> GradeResult:
     """Grade one notebook file; see the module docstring for how."""
     t0 = time.monotonic()
@@ -484,7 +484,7 @@ def _expand(paths: Iterable[str | os.PathLike]) -> list[Path]:
     return out
 
 
-def grade(paths: str | os.PathLike | Sequence[str | os.PathLike], *, cell_timeout: float = 60,
+def grade(paths: str | os.PathLike | Sequence[str | os.PathLike], *, cell_timeout: float = 120,
           timeout: float = 600, jobs: int = 1, exercise: str | None = None,
           pristine_dir: str | os.PathLike | None = None) -> list[GradeResult]:
     """Grade notebooks (a directory means its ``*.ipynb``); one :class:`GradeResult` per file.
