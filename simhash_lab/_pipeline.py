@@ -330,15 +330,27 @@ def vote_unit(hs, nf):
     return acc
 
 
+def ascii_map(table, sel, want, lowercase):
+    """int16 (128,): each ASCII byte as the fused kernel stores it (lowered when ``lowercase``),
+    or -1 when it is not part of a token."""
+    amap = np.full(128, -1, dtype=np.int16)
+    for c in range(128):
+        lc = c | 32 if lowercase and 65 <= c <= 90 else c
+        if ((table[lc] & sel) != 0) == want:
+            amap[c] = lc
+    return amap
+
+
 @njit(cache=True, nogil=True)
-def fingerprint_words_tf(b, start, end, table, sel, want, lower, hash_kind, mask, bits, tok, tail,
-                         acc):
+def fingerprint_words_tf(b, start, end, table, sel, want, lower, amap, hash_kind, mask, bits, tok,
+                         tail, acc):
     """The common case in one pass: word tokens, every occurrence votes once.
 
     Lowercase (by the per-character table ``lower``; an empty table means no lowercasing),
     tokenize, hash and count in a single scan of ``b[start:end]`` with no intermediate arrays.
     Equal to lowering the text, then ``doc_features`` + ``vote_unit`` + ``fold_bits``.
-    Scratch from the caller (reused across documents): ``tok`` uint8 of >= 1.5 * nbytes + 4 (the
+    ``amap`` (int16 (128,), see ``ascii_map``) gives each ASCII byte, lowered, or -1 outside tokens:
+    one load per ASCII byte. Scratch from the caller (reused across documents): ``tok`` uint8 of >= 1.5 * nbytes + 4 (the
     current token, lowered), ``tail`` uint8 (128,) for MD5, ``acc`` int64 (64,).
     """
     acc[:] = 0
@@ -353,10 +365,9 @@ def fingerprint_words_tf(b, start, end, table, sel, want, lower, hash_kind, mask
         if p < end:
             c = b[p]
             if c < 0x80:
-                if lowering and 65 <= c <= 90:
-                    c |= 32
-                inside = ((table[c] & sel) != 0) == want
-                tok[tl] = c
+                v = amap[c]
+                inside = v >= 0
+                tok[tl] = np.uint8(v)
                 tl += inside
                 p += 1
             else:
@@ -464,9 +475,9 @@ def _doc_fingerprint(b, start, end, table, tok_mode, feat_mode, n, joiner, empty
 
 
 def _fingerprints_impl(buf, offsets, table, tok_mode, feat_mode, n, joiner, empty_feature,
-                       hash_kind, mask, weighting, wkeys, wvals, wdefault, bits, lower, out):
-    """out[d] = fingerprint of buf[offsets[d]:offsets[d+1]]. ``lower`` is used by the fused path
-    only (see ``is_fused``); for the others the caller lowercases the buffer first.
+                       hash_kind, mask, weighting, wkeys, wvals, wdefault, bits, lower, amap, out):
+    """out[d] = fingerprint of buf[offsets[d]:offsets[d+1]]. ``lower`` and ``amap`` are used by the
+    fused path only (see ``is_fused``); for the others the caller lowercases the buffer first.
 
     Documents go in chunks, one ``prange`` iteration each, so that scratch memory is allocated once
     per chunk rather than once per document; every chunk writes only its own ``out`` entries.
@@ -487,8 +498,8 @@ def _fingerprints_impl(buf, offsets, table, tok_mode, feat_mode, n, joiner, empt
             acc = np.empty(64, dtype=np.int64)
             for d in range(lo, hi):
                 out[d] = fingerprint_words_tf(buf, offsets[d], offsets[d + 1], table, sel,
-                                              tok_mode == TOK_WORDS, lower, hash_kind, mask, bits,
-                                              tok, tail, acc)
+                                              tok_mode == TOK_WORDS, lower, amap, hash_kind, mask,
+                                              bits, tok, tail, acc)
         else:
             for d in range(lo, hi):
                 out[d] = _doc_fingerprint(buf, offsets[d], offsets[d + 1], table, tok_mode,

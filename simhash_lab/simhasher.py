@@ -253,7 +253,9 @@ class Simhasher:
         buf, offsets = _utf8_batch(items, tok.lowercase, pass_lower=not fused)
         kernel = P.fingerprints_parallel if (parallel or (parallel is None and n >= 64)) \
             else P.fingerprints_serial
-        kernel(buf, offsets, *self._kernel_args(tok), self.bits, lower if fused else _NO_LOWER, out)
+        amap = tok.ascii_map if fused else _NO_AMAP
+        kernel(buf, offsets, *self._kernel_args(tok), self.bits, lower if fused else _NO_LOWER, amap,
+               out)
         return out
 
     def _slow(self, t: Any, i: int) -> int:
@@ -288,6 +290,7 @@ class Simhasher:
 
 
 _NO_LOWER = np.empty(0, dtype=np.uint32)
+_NO_AMAP = np.empty(0, dtype=np.int16)
 
 
 def _utf8_batch(items: Sequence[str], lowercase: bool,

@@ -25,6 +25,7 @@ from ._validate import as_text, check_int, utf8
 __all__ = ["Tokenizer", "words", "whitespace", "rust_words", "char_ngrams", "word_shingles",
            "leonsim_ngrams"]
 
+_ASCII_MAPS: dict = {}
 _CLASSES = {P.TOK_WORDS: WORD, P.TOK_WHITESPACE: PYSPACE, P.TOK_RUST: RUSTSPACE | RUSTALNUM}
 
 
@@ -64,6 +65,16 @@ class Tokenizer:
     def table(self) -> np.ndarray:
         """The character-class table this tokenizer needs (built on first use)."""
         return char_table(_CLASSES[self.kind])
+
+    @property
+    def ascii_map(self) -> np.ndarray:
+        """What the fused kernel stores for each ASCII byte (see ``_pipeline.ascii_map``)."""
+        cached = _ASCII_MAPS.get((self.kind, self.lowercase))
+        if cached is None:
+            sel, want = (WORD, True) if self.kind == P.TOK_WORDS else (PYSPACE, False)
+            cached = P.ascii_map(self.table, sel, want, self.lowercase)
+            _ASCII_MAPS[(self.kind, self.lowercase)] = cached
+        return cached
 
     @property
     def joiner_byte(self) -> int:
