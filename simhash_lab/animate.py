@@ -21,7 +21,9 @@ True
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import io
 import re
 
 import matplotlib.pyplot as plt
@@ -35,17 +37,38 @@ from . import plot as P
 
 __all__ = ["to_jshtml", "show", "accumulators", "hyperplane_sweep"]
 
+_PALE_NEG = "#EDAA80"  # vermillion blended with white (opaque, so frames compress well)
+_PALE_MUTED = "#CCCCCC"
+
+
+def _quantize_png(b64: str, colors: int) -> str:
+    """A base64 PNG re-encoded with an adaptive palette of ``colors`` (no dithering): line art
+    keeps its look and the frame shrinks several times."""
+    from PIL import Image
+
+    img = Image.open(io.BytesIO(base64.b64decode(b64))).convert("RGB")
+    pal = img.quantize(colors=colors, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    out = io.BytesIO()
+    pal.save(out, format="PNG", optimize=True)
+    return base64.b64encode(out.getvalue()).decode("ascii")
+
 
 def to_jshtml(anim: FuncAnimation, name: str = "anim", *, default_mode: str = "once",
-              close: bool = True) -> str:
+              close: bool = True, colors: int | None = 48) -> str:
     """``anim.to_jshtml()`` with its random element ids replaced by ids derived from ``name``.
 
     Give each animation in a notebook its own ``name``. The figure is closed afterwards (so the
-    notebook does not also show its last frame), unless ``close=False``.
+    notebook does not also show its last frame), unless ``close=False``. Frames are re-encoded
+    with a palette of ``colors`` colours to keep notebooks small (``None``: leave them as they are).
     """
     html = anim.to_jshtml(default_mode=default_mode)
     stable = hashlib.md5(name.encode("utf-8")).hexdigest()
     html = re.sub(r"(?<![0-9a-f])[0-9a-f]{32}(?![0-9a-f])", stable, html)
+    if colors:
+        # to_jshtml wraps each frame's base64 in backslash-newline continuations
+        html = re.sub(r"(data:image/png;base64,)([A-Za-z0-9+/=\\\n]+)",
+                      lambda m: m.group(1) + _quantize_png(re.sub(r"[\\\n]", "", m.group(2)), colors),
+                      html)
     if close:
         plt.close(anim._fig)
     return html
@@ -135,13 +158,13 @@ def accumulators(trace, *, interval: int = 900, hold: int = 3, dpi: int = 72,
 
 def hyperplane_sweep(theta: float = np.pi / 3, *, n_random: int = 1000, sweep_frames: int = 24,
                      random_frames: int = 40, seed: int = 0, dpi: int = 72,
-                     figsize=(12, 5.4), interval: int = 250) -> FuncAnimation:
+                     figsize=(12, 5.4), interval: int = 250, history_lines: int = 40) -> FuncAnimation:
     """Charikar's lemma animated: a random line through the origin separates u and v with P = θ/π.
 
     Part 1 (``sweep_frames``): one line turns through 180°; it is vermillion exactly while it
     lies inside the angle between u and v, which is θ out of π. Part 2 (``random_frames``): lines
     at uniformly random angles (``seed``), ``n_random`` in all; the separating ones are counted
-    and the running fraction (right) converges to θ/π.
+    and the running fraction (right) converges to θ/π; the last ``history_lines`` stay drawn.
     """
     rng = np.random.default_rng(seed)
     phis = rng.uniform(0, np.pi, n_random)  # direction of each random line
@@ -156,7 +179,7 @@ def hyperplane_sweep(theta: float = np.pi / 3, *, n_random: int = 1000, sweep_fr
     fig, (ax, ax_r) = plt.subplots(1, 2, figsize=figsize, dpi=dpi,
                                    gridspec_kw={"width_ratios": [1, 1.35]})
     P.hyperplanes_2d(u, v, ax=ax)
-    history = LineCollection([], linewidths=1.0, alpha=0.45)
+    history = LineCollection([], linewidths=1.0)  # opaque pale colours: PNG frames stay small
     ax.add_collection(history)
     (cur,) = ax.plot([], [], color=P.OKABE_ITO["black"], linewidth=3.5)
     arc = Wedge((0, 0), 1.0, 0, 0, width=0.08, color=P.NEG, alpha=0.8)
@@ -195,10 +218,10 @@ def hyperplane_sweep(theta: float = np.pi / 3, *, n_random: int = 1000, sweep_fr
                            f"(it separates for {np.degrees(theta):.0f}° of the 180° turn)")
         else:
             k = counts[frame - sweep_frames]
-            first = max(0, k - 60)
+            first = max(0, k - history_lines)
             segs = [P._line(r) for r in normals[first:k]]
             history.set_segments(segs)
-            history.set_colors([P.NEG if s else P.MUTED for s in sep[first:k]])
+            history.set_colors([_PALE_NEG if s else _PALE_MUTED for s in sep[first:k]])
             seg = P._line(normals[k - 1])
             cur.set_data(seg[:, 0], seg[:, 1])
             cur.set_color(P.OKABE_ITO["black"])

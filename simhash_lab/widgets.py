@@ -67,15 +67,20 @@ def stepper(frames: Sequence[str], *, labels: Sequence[str] | None = None, descr
     return Stepper([W.HBox([play, slider]), stack])
 
 
-def figure_html(fig, *, dpi: int = 72, close: bool = True) -> str:
-    """A matplotlib figure as an ``<img>`` tag with the PNG inline (for :func:`stepper` frames)."""
+def figure_html(fig, *, dpi: int = 72, close: bool = True, colors: int | None = 48) -> str:
+    """A matplotlib figure as an ``<img>`` tag with the PNG inline (for :func:`stepper` frames),
+    re-encoded with a palette of ``colors`` colours to keep the saved widget state small."""
     import matplotlib.pyplot as plt
+
+    from .animate import _quantize_png
 
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight", metadata={"Software": None})
     if close:
         plt.close(fig)
     data = base64.b64encode(buf.getvalue()).decode("ascii")
+    if colors:
+        data = _quantize_png(data, colors)
     return f'<img src="data:image/png;base64,{data}" style="max-width:100%"/>'
 
 
