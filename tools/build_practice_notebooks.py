@@ -1,0 +1,74 @@
+#!/usr/bin/env python
+"""Build the practice notebooks (06 near-duplicates in practice, 08 Dask at scale) from their sources.
+
+The same conventions as ``tools/build_notebooks.py``, whose parser and executor this reuses:
+percent-format sources in ``tools/practice/NN_name.py`` -> ``notebooks/NN_name.ipynb`` ->
+navigation (``tools/add_navigation.py``) -> executed top to bottom in a fresh kernel -> written.
+Each notebook's run time is printed and one over ``--budget`` seconds fails the build.
+
+Only this script's notebooks are written. The navigation lines of the other notebooks follow the
+course map the next time ``python tools/add_navigation.py`` (or ``tools/build_notebooks.py``) runs;
+the notebooks whose lines are out of date are listed at the end.
+
+    python tools/build_practice_notebooks.py            # 06 and 08
+    python tools/build_practice_notebooks.py 08         # only 08
+    python tools/build_practice_notebooks.py --no-execute
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCES = ROOT / "tools" / "practice"
+NOTEBOOKS = ROOT / "notebooks"
+
+sys.path.insert(0, str(ROOT / "tools"))
+import add_navigation  # noqa: E402
+import build_notebooks  # noqa: E402
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("only", nargs="*", help="build only notebooks whose name starts with one of these")
+    ap.add_argument("--no-execute", action="store_true", help="write the notebooks without running them")
+    ap.add_argument("--budget", type=float, default=60.0, help="seconds a notebook may take (default 60)")
+    args = ap.parse_args(argv)
+    sources = sorted(SOURCES.glob("[0-9][0-9]_*.py"))
+    if args.only:
+        sources = [s for s in sources if any(s.stem.startswith(o) for o in args.only)]
+    built = {src.stem + ".ipynb": build_notebooks.parse(src) for src in sources}
+    titles = add_navigation.course_titles(extra=built)
+    failed = []
+    for name, nb in built.items():
+        out = NOTEBOOKS / name
+        add_navigation.add_navigation(nb, name, titles)
+        secs = 0.0
+        if not args.no_execute:
+            secs = build_notebooks.execute(nb)
+            if secs > args.budget:
+                failed.append(f"{name} took {secs:.1f} s (budget {args.budget:.0f} s)")
+        nbformat.validate(nb)
+        nbformat.write(nb, out)
+        print(f"{out.relative_to(ROOT)}: {len(nb.cells)} cells" + ("" if args.no_execute else f", {secs:.1f} s"),
+              flush=True)
+    stale = []
+    for name in titles:
+        if name in built or not (NOTEBOOKS / name).exists():
+            continue
+        nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+        if add_navigation.add_navigation(nb, name, titles):
+            stale.append(name)
+    if stale:
+        print("navigation out of date (run tools/add_navigation.py):", ", ".join(stale))
+    for f in failed:
+        print("TOO SLOW:", f, file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
