@@ -58,6 +58,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         add_grade_parser(sub)
 
+    from .dedup import add_dedup_parser
+
+    add_dedup_parser(sub)
+
     args = parser.parse_args(argv)
     return args.func(args)
 
