@@ -1,0 +1,110 @@
+"""The browser suite: JupyterLab in headless Chromium (``make test-browser``).
+
+It needs Debian's Chromium and Playwright (the ``browser`` extra), and takes minutes, so the plain
+``pytest tests`` run leaves it out: it is collected only when asked for by path
+(``pytest tests/browser``) or with ``SIMHASH_LAB_BROWSER=1``. Screenshots go to
+``artifacts/browser/`` (``SIMHASH_LAB_BROWSER_OUT`` overrides).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+
+
+def _asked_for(config) -> bool:
+    if os.environ.get("SIMHASH_LAB_BROWSER") == "1":
+        return True
+    start = Path(config.invocation_params.dir)
+    for arg in config.args:
+        p = (start / arg.split("::")[0]).resolve()
+        if p == HERE or HERE in p.parents:
+            return True
+    return False
+
+
+def pytest_ignore_collect(collection_path, config):
+    if collection_path != HERE / "conftest.py" and not _asked_for(config):
+        return True
+    return None
+
+
+def _bc():
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import browser_check
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    return browser_check
+
+
+@pytest.fixture(scope="session")
+def bc():
+    """The shared implementation, ``tools/browser_check.py``."""
+    return _bc()
+
+
+@pytest.fixture(scope="session")
+def out_dir(bc, request):
+    out = Path(os.environ.get("SIMHASH_LAB_BROWSER_OUT", bc.DEFAULT_OUT)).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    request.config.stash[_OUT] = out
+    return out
+
+
+@pytest.fixture(scope="session")
+def lab(bc):
+    """``jupyter lab`` on a free localhost port, stopped (with its kernels) whatever happens."""
+    bc._terminate_cleanly()  # a SIGTERM from a CI timeout still runs the finalizers
+    server = bc.LabServer()
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def browser(bc):
+    """Debian's Chromium, headless, through Playwright; closed whatever happens."""
+    pytest.importorskip("playwright", reason="pip install -e '.[browser]'")
+    from playwright.sync_api import sync_playwright
+
+    pw = sync_playwright().start()
+    try:
+        b = bc.launch_browser(pw)
+        try:
+            yield b
+        finally:
+            b.close()
+    finally:
+        pw.stop()
+
+
+_OUT = pytest.StashKey[Path]()
+_RESULTS = pytest.StashKey[list]()
+
+
+@pytest.fixture
+def record(request):
+    """Keep a notebook's result for the summary at the end of the run."""
+    results = request.config.stash.setdefault(_RESULTS, [])
+    return results.append
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    results = config.stash.get(_RESULTS, [])
+    if not results:
+        return
+    tr = terminalreporter
+    tr.section("the course in JupyterLab (headless Chromium)")
+    tr.write_line("cell numbers are 0-based positions in the file")
+    for r in results:
+        tr.write_line(r.summary())
+    tr.write_line(f"screenshots: {config.stash.get(_OUT, '?')}")
