@@ -27,6 +27,13 @@ test: $(STAMP)
 	$(BIN)/python -m pytest tests
 	$(BIN)/python -m pytest $(NBVAL) notebooks exercises/solutions
 
+# The course in JupyterLab in headless Chromium (Debian's; no browser downloads by tools).
+# Screenshots go to artifacts/browser/. The whole run is capped; on SIGTERM server and browser stop.
+test-browser: $(STAMP)
+	@test -x /usr/bin/chromium || (apt-get update && apt-get install -y chromium fonts-wqy-microhei fonts-noto-color-emoji)
+	$(BIN)/python -m pip install --quiet -e ".[browser]"
+	timeout -k 60 1500 $(BIN)/python -m pytest tests/browser -p no:randomly -p no:cacheprovider -v
+
 test-lib: $(STAMP)
 	$(BIN)/python -m pytest tests
 
