@@ -9,7 +9,7 @@ EXTRAS := dev,chinese,compare,dask
 # nbval: run in this environment; sanitize what legitimately varies between runs
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:randomly
 
-.PHONY: lab test test-lib test-notebooks test-browser bench clean
+.PHONY: lab test test-lib test-browser bench notebooks exercises clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,6 +36,12 @@ test-browser: $(STAMP)
 
 test-lib: $(STAMP)
 	$(BIN)/python -m pytest tests
+
+notebooks: $(STAMP)
+	$(BIN)/python tools/build_notebooks.py
+
+exercises: $(STAMP)
+	$(BIN)/python tools/make_exercises.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_fingerprint.py
