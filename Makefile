@@ -39,6 +39,7 @@ test-lib: $(STAMP)
 
 notebooks: $(STAMP)
 	$(BIN)/python tools/build_notebooks.py
+	$(BIN)/python tools/build_practice_notebooks.py
 
 exercises: $(STAMP)
 	$(BIN)/python tools/make_exercises.py

@@ -58,10 +58,9 @@
 # | 03 | [Hamming distance and POPCNT](03_hamming_popcount.ipynb) | the `popcnt` instruction in Numba's machine code | six ways to count bits, as a bar chart |
 # | 04 | [Charikar's hyperplanes](04_charikar_hyperplanes.ipynb) | **animation** of a line sweeping the circle; 3-D plane; **θ slider** | `E[d_H] = 64θ/π` on random vectors and on real documents |
 # | 05 | [The pigeonhole block index](05_block_index.ipynb) | the proof drawn; the session's 4 × 16 index | index vs linear scan as n grows (log-log) |
+# | 06 | [Near-duplicates in practice](06_near_duplicates.ipynb) | Python's docs and the license files of installed packages; Chinese with jieba | precision, recall and F1 against k; Simhash beside MinHash, Baidu's longest sentences, MD5 and exact Jaccard |
 # | 07 | [Socratic review and glossary](07_review.ipynb) | questions with folded answers | — |
-#
-# A notebook on near-duplicates in practice (a real corpus, choosing k, precision and recall, other
-# methods side by side) will slot in as number 06.
+# | 08 | [Near-duplicates at scale](08_dask_at_scale.ipynb) (optional) | Manku's batch mode as a join on Dask | the same pairs as the single-machine index; scaling over cores |
 #
 # **Exercises.** `exercises/` holds one student notebook per concept, numbered like the notebook it
 # practises (the navigation line at the top of each notebook links it when it exists); `exercises/solutions/`
@@ -69,7 +68,7 @@
 # work with `assert`. Grade a notebook from a terminal:
 #
 # ```bash
-# simhash-lab grade exercises/02_….ipynb    # exit status 0 only when every check passes
+# simhash-lab grade exercises/02_simhash_voting.ipynb   # exit status 0 only when every check passes
 # ```
 #
 # The grader restores every cell except your `answer` cells from a pristine copy before it runs, so
