@@ -2,6 +2,7 @@
 
     simhash-lab fingerprint FILE... [--bits N] [--preset NAME]
     simhash-lab grade NOTEBOOK...
+    simhash-lab dedup PATH... [-k K] [--json]
 """
 
 from __future__ import annotations
@@ -51,15 +52,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--preset", default="default", choices=sorted(ALL))
     p.set_defaults(func=_fingerprint)
 
-    try:
-        from .grading import add_grade_parser
-    except ImportError:  # the grading module is optional until it lands
-        pass
-    else:
-        add_grade_parser(sub)
-
     from .dedup import add_dedup_parser
+    from .grading import add_grade_parser
 
+    add_grade_parser(sub)
     add_dedup_parser(sub)
 
     args = parser.parse_args(argv)
