@@ -16,7 +16,9 @@ and are scanned linearly. A pair seen through several tables is reported once, b
 
 Decorator policy (the package's): ``@njit(cache=True, nogil=True)`` for serial kernels;
 ``parallel=True`` kernels are marked as such and use ``prange`` only over independent rows (queries,
-tables, runs) that each write their own output slots. Kernels never raise user-facing errors: the
+tables, runs) that each write their own output slots. Each parallel kernel is written once, as
+``_NAME_impl``, and compiled twice: ``NAME`` (parallel) and ``NAME_serial`` (where ``prange`` is
+``range``), used below ``PARALLEL_MIN_WORK``. Kernels never raise user-facing errors: the
 Python layer (``index.py``) validates everything first.
 """
 
@@ -208,8 +210,7 @@ def _unpack(keys):
     return ids, d
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def query_many_kernel(qs, k, masks, dshift, dirs, tfps, tids, fps, alive, buf_start, buf_end):
+def _query_many_kernel_impl(qs, k, masks, dshift, dirs, tfps, tids, fps, alive, buf_start, buf_end):
     """The matches of each of ``qs`` (uint64, shape (nq,)), in CSR form (parallel over queries).
 
     The other parameters are those of ``query_one_kernel``.
@@ -236,23 +237,8 @@ def query_many_kernel(qs, k, masks, dshift, dirs, tfps, tids, fps, alive, buf_st
     return indptr, ids, d
 
 
-@njit(cache=True, nogil=True)
-def query_many_kernel_serial(qs, k, masks, dshift, dirs, tfps, tids, fps, alive, buf_start,
-                             buf_end):
-    """Serial twin of ``query_many_kernel``."""
-    nq = qs.shape[0]
-    counts = np.zeros(nq + 1, np.int64)
-    empty = np.empty(0, np.int64)
-    for i in range(nq):
-        counts[i + 1] = _probe(np.uint64(qs[i]), k, masks, dshift, dirs, tfps, tids, fps, alive,
-                               buf_start, buf_end, empty, 0)
-    indptr = np.cumsum(counts)
-    keys = np.empty(indptr[nq], np.int64)
-    for i in range(nq):
-        _query_fill(qs, i, k, masks, dshift, dirs, tfps, tids, fps, alive, buf_start, buf_end,
-                    keys, indptr)
-    ids, d = _unpack(keys)
-    return indptr, ids, d
+query_many_kernel = njit(cache=True, nogil=True, parallel=True)(_query_many_kernel_impl)
+query_many_kernel_serial = njit(cache=True, nogil=True)(_query_many_kernel_impl)  # the serial twin
 
 
 # -- all pairs -------------------------------------------------------------------------------------
@@ -317,8 +303,7 @@ def _runs(row, mask):
     return starts, ends
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def pairs_table_kernel(row, idrow, masks, t, k, alive):
+def _pairs_table_kernel_impl(row, idrow, masks, t, k, alive):
     """Every pair that table ``t`` reports: same masked key, distance <= ``k`` (parallel over runs).
 
     Parameters
@@ -353,22 +338,8 @@ def pairs_table_kernel(row, idrow, masks, t, k, alive):
     return out
 
 
-@njit(cache=True, nogil=True)
-def pairs_table_kernel_serial(row, idrow, masks, t, k, alive):
-    """Serial twin of ``pairs_table_kernel``."""
-    starts, ends = _runs(row, masks[t])
-    nruns = starts.shape[0]
-    counts = np.zeros(nruns + 1, np.int64)
-    dummy = np.empty((0, 3), np.int64)
-    for r in range(nruns):
-        counts[r + 1] = _run_pairs(row, idrow, masks, t, k, alive, starts[r], ends[r],
-                                   dummy, 0, False)
-    offsets = np.cumsum(counts)
-    out = np.empty((offsets[nruns], 3), np.int64)
-    for r in range(nruns):
-        if offsets[r + 1] > offsets[r]:
-            _run_pairs(row, idrow, masks, t, k, alive, starts[r], ends[r], out, offsets[r], True)
-    return out
+pairs_table_kernel = njit(cache=True, nogil=True, parallel=True)(_pairs_table_kernel_impl)
+pairs_table_kernel_serial = njit(cache=True, nogil=True)(_pairs_table_kernel_impl)  # the serial twin
 
 
 @njit(cache=True, nogil=True)
@@ -387,8 +358,7 @@ def _scan_row_pairs(fps, alive, n, k, a, out, pos, write):
     return cnt
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def pairs_scan_kernel(fps, alive, n, k):
+def _pairs_scan_kernel_impl(fps, alive, n, k):
     """Every pair (i, j, d), i < j < n, both alive, d = popcount(fps[i] ^ fps[j]) <= k (parallel).
 
     Quadratic: for tiny indexes and large ``k``. Returns an int64 array of shape (m, 3), sorted
@@ -407,20 +377,8 @@ def pairs_scan_kernel(fps, alive, n, k):
     return out
 
 
-@njit(cache=True, nogil=True)
-def pairs_scan_kernel_serial(fps, alive, n, k):
-    """Serial twin of ``pairs_scan_kernel``."""
-    counts = np.zeros(n + 1, np.int64)
-    dummy = np.empty((0, 3), np.int64)
-    for a in range(n):
-        if alive[a]:
-            counts[a + 1] = _scan_row_pairs(fps, alive, n, k, a, dummy, 0, False)
-    offsets = np.cumsum(counts)
-    out = np.empty((offsets[n], 3), np.int64)
-    for a in range(n):
-        if offsets[a + 1] > offsets[a]:
-            _scan_row_pairs(fps, alive, n, k, a, out, offsets[a], True)
-    return out
+pairs_scan_kernel = njit(cache=True, nogil=True, parallel=True)(_pairs_scan_kernel_impl)
+pairs_scan_kernel_serial = njit(cache=True, nogil=True)(_pairs_scan_kernel_impl)  # the serial twin
 
 
 # -- table maintenance -----------------------------------------------------------------------------
@@ -451,8 +409,7 @@ def _merge_row(tfps, tids, bfps, bids, masks, alive, t, out_f, out_i):
             w += 1
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def merge_tables_kernel(tfps, tids, bfps, bids, masks, alive, out_len):
+def _merge_tables_kernel_impl(tfps, tids, bfps, bids, masks, alive, out_len):
     """Merge sorted buffer rows into the table rows, dropping removed ids (parallel over tables).
 
     Parameters
@@ -479,15 +436,8 @@ def merge_tables_kernel(tfps, tids, bfps, bids, masks, alive, out_len):
     return out_f, out_i
 
 
-@njit(cache=True, nogil=True)
-def merge_tables_kernel_serial(tfps, tids, bfps, bids, masks, alive, out_len):
-    """Serial twin of ``merge_tables_kernel``."""
-    n_tables = masks.shape[0]
-    out_f = np.empty((n_tables, out_len), np.uint64)
-    out_i = np.empty((n_tables, out_len), np.uint32)
-    for t in range(n_tables):
-        _merge_row(tfps, tids, bfps, bids, masks, alive, t, out_f, out_i)
-    return out_f, out_i
+merge_tables_kernel = njit(cache=True, nogil=True, parallel=True)(_merge_tables_kernel_impl)
+merge_tables_kernel_serial = njit(cache=True, nogil=True)(_merge_tables_kernel_impl)  # the serial twin
 
 
 @njit(cache=True, nogil=True)
@@ -577,8 +527,7 @@ def _build_row(fps, ids, masks, dshift, r, t, out_f, out_i, dirs):
                 out_i[t, s + a] = seg_i[order[a]]
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def build_tables_kernel(fps, ids, masks, dshift, r):
+def _build_tables_kernel_impl(fps, ids, masks, dshift, r):
     """Build every table from scratch (parallel over tables).
 
     Parameters
@@ -610,14 +559,6 @@ def build_tables_kernel(fps, ids, masks, dshift, r):
     return out_f, out_i, dirs
 
 
-@njit(cache=True, nogil=True)
-def build_tables_kernel_serial(fps, ids, masks, dshift, r):
-    """Serial twin of ``build_tables_kernel``."""
-    n_tables = masks.shape[0]
-    n = fps.shape[0]
-    out_f = np.empty((n_tables, n), np.uint64)
-    out_i = np.empty((n_tables, n), np.uint32)
-    dirs = np.zeros((n_tables, (1 << r) + 1), np.uint32)
-    for t in range(n_tables):
-        _build_row(fps, ids, masks, dshift, r, t, out_f, out_i, dirs)
-    return out_f, out_i, dirs
+build_tables_kernel = njit(cache=True, nogil=True, parallel=True)(_build_tables_kernel_impl)
+build_tables_kernel_serial = njit(cache=True, nogil=True)(_build_tables_kernel_impl)  # the serial twin
+
