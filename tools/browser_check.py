@@ -471,9 +471,10 @@ def _pixels_changed(before: bytes, after: bytes) -> float:
     return sum(diff.histogram()[255:]) / (a.size[0] * a.size[1])
 
 
-def _interact_widget(page, cell_index: int, out_index: int) -> tuple[str, str | None]:
-    """Click the first widget's slider at its middle; the part of the output below the controls
-    (the frame) must change. Returns (description, problem or None)."""
+def _interact_widget(page, cell_index: int, out_index: int, at: float = 0.55
+                     ) -> tuple[str, str | None]:
+    """Click a widget's slider at fraction ``at`` of its track; the part of the output below the
+    controls (the frame) must change. Returns (description, problem or None)."""
     out = page.locator(f'[data-bc-index="{cell_index}"] [data-bc-out="{out_index}"] '
                        f'.jp-OutputArea-output').first
     out.scroll_into_view_if_needed()
@@ -487,12 +488,13 @@ def _interact_widget(page, cell_index: int, out_index: int) -> tuple[str, str | 
         return f"cell {cell_index}: no frame under the slider", f"cell {cell_index}: widget frame is empty"
     clip = {"x": ob["x"], "y": top, "width": ob["width"], "height": height}
     before = page.screenshot(clip=clip)
-    page.mouse.click(tb["x"] + tb["width"] * 0.55, tb["y"] + tb["height"] / 2)
+    page.mouse.click(tb["x"] + tb["width"] * at, tb["y"] + tb["height"] / 2)
     page.wait_for_timeout(800)
     # the frame may be taller or shorter now: compare the same clip
     after = page.screenshot(clip=clip)
     changed = _pixels_changed(before, after)
-    desc = f"cell {cell_index}: clicked the slider at 55%: {changed:.1%} of the frame's pixels changed"
+    desc = (f"cell {cell_index}: clicked the slider at {at:.0%}: {changed:.1%} of the frame's "
+            f"pixels changed")
     return desc, (None if changed > 0.002 else f"cell {cell_index}: moving the slider did not "
                   f"change the widget's frame ({changed:.2%} of pixels)")
 
@@ -576,6 +578,7 @@ def check_notebook(browser, server: LabServer, notebook: Path, out_dir: Path,
         rep = page.evaluate(_JS_REPORT, list(WIDGET_FAILURE_TEXT))
         _judge(rep, want, res)
         phase("checks")
+        widget_cells = []
         if interact:
             widget_cells = [(c["index"], w["out"]) for c in rep["cells"] for w in c["widgets"]
                             if w["live"] and not w["failed"]]
@@ -596,6 +599,17 @@ def check_notebook(browser, server: LabServer, notebook: Path, out_dir: Path,
                 phase("interact")
         _screenshot(page, res.screenshot)
         phase("screenshot")
+        if interact and widget_cells:
+            # jslink'ed widgets keep working without a kernel: shut it down, move the slider again
+            page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
+            page.wait_for_timeout(1000)
+            try:
+                desc, problem = _interact_widget(page, *widget_cells[0], at=0.9)
+            except Exception as e:
+                desc, problem = "", f"{type(e).__name__}: {str(e).splitlines()[0]}"
+            res.notes.append("without a kernel, " + (f"the slider still steps: {desc}" if problem is None
+                                                      else f"the widget is stuck: {problem}"))
+            phase("no kernel")
     except Exception as e:
         res.problems.append(f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
         with contextlib.suppress(Exception):
