@@ -196,16 +196,19 @@ class LabServer:
         deadline = time.monotonic() + self.startup_timeout
         while True:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"jupyter lab exited with {self.proc.returncode}:\n{self.log_tail()}")
+                err = RuntimeError(f"jupyter lab exited with {self.proc.returncode}:\n{self.log_tail()}")
+                self.stop()
+                raise err
             try:
                 self.api("GET", "/api/status", timeout=5)
                 return self
             except (urllib.error.URLError, ConnectionError, OSError):
                 pass
             if time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"jupyter lab did not answer in {self.startup_timeout:.0f} s:\n"
+                err = RuntimeError(f"jupyter lab did not answer in {self.startup_timeout:.0f} s:\n"
                                    f"{self.log_tail()}")
+                self.stop()
+                raise err
             time.sleep(0.5)
 
     def api(self, method: str, path: str, timeout: float = 10):
