@@ -103,8 +103,11 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if not results:
         return
     tr = terminalreporter
+    out = config.stash.get(_OUT, None)
+    lines = ["cell numbers are 0-based positions in the file"] + [r.summary() for r in results]
     tr.section("the course in JupyterLab (headless Chromium)")
-    tr.write_line("cell numbers are 0-based positions in the file")
-    for r in results:
-        tr.write_line(r.summary())
-    tr.write_line(f"screenshots: {config.stash.get(_OUT, '?')}")
+    for line in lines:
+        tr.write_line(line)
+    if out is not None:
+        (out / "summary.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        tr.write_line(f"screenshots and summary.txt: {out}")
