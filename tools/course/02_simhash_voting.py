@@ -317,7 +317,7 @@ plt.show()
 # ## Summary
 #
 # - Each feature votes ±w on every one of the 64 seats by its hash bits; a seat keeps 1 when its sum is
-#   > 0. The library's trace reproduces the session's "rust safe fast" frames and the source's
+#   positive. The library's trace reproduces the session's "rust safe fast" frames and the source's
 #   [13, 108, −22, −5, −32, 55] → 110001 exactly.
 # - Fingerprints from different tokenizers, hashes or weights are not comparable.
 # - Weights decide what "similar" means: TF lets function words dominate; IDF turns them down.

@@ -174,9 +174,11 @@ plt.show()
 # k = 3), computed by the library:
 
 # %%
-print(f"{'design':72s} {'tables':>6s} {'bits kept':>9s} {'≤ candidates/probe':>19s} {'bytes/fp':>8s}")
-for d in manku_example_3_1():
-    print(f"{d.name:72s} {d.tables:6d} {min(d.key_bits):9d} {d.max_candidates_per_probe:19,.0f} {d.bytes_per_fingerprint:8d}")
+example = manku_example_3_1()
+W = max(len(d.name) for d in example)
+print(f"{'design':{W}s} {'tables':>6s} {'bits kept':>9s} {'≤ candidates/probe':>19s} {'bytes/fp':>8s}")
+for d in example:
+    print(f"{d.name:{W}s} {d.tables:6d} {min(d.key_bits):9d} {d.max_candidates_per_probe:19,.0f} {d.bytes_per_fingerprint:8d}")
 
 # %% [markdown]
 # Every table stores every fingerprint (here 12 bytes each: a `uint64` copy and a `uint32` id), so
