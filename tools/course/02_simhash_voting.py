@@ -141,7 +141,7 @@ assert bit_string(t6.fingerprint, 6) == "110001"
 
 # %%
 zen = "Beautiful is better than ugly. Explicit is better than implicit. Simple is better than complex."
-h = Simhasher()  # 64 bits, words, TF weights, XXH64
+h = Simhasher()  # 64 bits, words, TF weights, XXH3-64
 tz = h.trace(zen)
 print(len(tz), "distinct words and their weights:", {f: int(w) for f, w in zip(tz.features, tz.weights)})
 
