@@ -60,25 +60,28 @@ def _rotl64(x, r):
 
 @njit(cache=True, nogil=True, inline="always")
 def _read64(b, p):
+    # unsigned indices: Numba adds no negative-index wraparound, so LLVM fuses the 8 loads into one
+    q = np.uintp(p)
     return (
-        _U64(b[p])
-        | (_U64(b[p + 1]) << _U64(8))
-        | (_U64(b[p + 2]) << _U64(16))
-        | (_U64(b[p + 3]) << _U64(24))
-        | (_U64(b[p + 4]) << _U64(32))
-        | (_U64(b[p + 5]) << _U64(40))
-        | (_U64(b[p + 6]) << _U64(48))
-        | (_U64(b[p + 7]) << _U64(56))
+        _U64(b[q])
+        | (_U64(b[q + np.uintp(1)]) << _U64(8))
+        | (_U64(b[q + np.uintp(2)]) << _U64(16))
+        | (_U64(b[q + np.uintp(3)]) << _U64(24))
+        | (_U64(b[q + np.uintp(4)]) << _U64(32))
+        | (_U64(b[q + np.uintp(5)]) << _U64(40))
+        | (_U64(b[q + np.uintp(6)]) << _U64(48))
+        | (_U64(b[q + np.uintp(7)]) << _U64(56))
     )
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _read32(b, p):
+    q = np.uintp(p)
     return (
-        _U64(b[p])
-        | (_U64(b[p + 1]) << _U64(8))
-        | (_U64(b[p + 2]) << _U64(16))
-        | (_U64(b[p + 3]) << _U64(24))
+        _U64(b[q])
+        | (_U64(b[q + np.uintp(1)]) << _U64(8))
+        | (_U64(b[q + np.uintp(2)]) << _U64(16))
+        | (_U64(b[q + np.uintp(3)]) << _U64(24))
     )
 
 

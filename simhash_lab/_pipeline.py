@@ -342,57 +342,72 @@ def ascii_map(table, sel, want, lowercase):
 
 
 @njit(cache=True, nogil=True)
-def fingerprint_words_tf(b, start, end, table, sel, want, lower, amap, hash_kind, mask, bits, tok,
-                         tail, acc):
-    """The common case in one pass: word tokens, every occurrence votes once.
+def _lower_tokenize(b, start, end, table, sel, want, lower, amap, scratch, starts, ends):
+    """Copy ``b[start:end]`` lowered into ``scratch`` and find its tokens there, without a branch
+    per byte or per word boundary on ASCII text. Returns the number of tokens; token i is
+    ``scratch[starts[i]:ends[i]]``.
 
-    Lowercase (by the per-character table ``lower``; an empty table means no lowercasing),
-    tokenize, hash and count in a single scan of ``b[start:end]`` with no intermediate arrays.
-    Equal to lowering the text, then ``doc_features`` + ``vote_unit`` + ``fold_bits``.
-    ``amap`` (int16 (128,), see ``ascii_map``) gives each ASCII byte, lowered, or -1 outside tokens:
-    one load per ASCII byte. Scratch from the caller (reused across documents): ``tok`` uint8 of >= 1.5 * nbytes + 4 (the
-    current token, lowered), ``tail`` uint8 (128,) for MD5, ``acc`` int64 (64,).
+    ``amap`` (int16 (128,), see ``ascii_map``) gives each ASCII byte lowered, or -1 outside tokens.
+    Characters outside tokens are not copied faithfully (they are never read back).
     """
-    acc[:] = 0
-    c0 = c1 = c2 = c3 = c4 = c5 = c6 = c7 = _U64(0)
     lowering = lower.shape[0] > 0
-    pending = 0
-    total = 0
-    tl = 0
+    n_start = 0
+    n_end = 0
+    prev = 0
+    o = 0
     p = start
-    while p <= end:
-        inside = False
-        if p < end:
-            c = b[p]
-            if c < 0x80:
-                v = amap[c]
-                inside = v >= 0
-                tok[tl] = np.uint8(v)
-                tl += inside
-                p += 1
-            else:
-                cp, ln = _decode(b, p)
-                if lowering:
-                    cp = np.int64(lower[cp])
-                inside = ((table[cp] & sel) != 0) == want
-                if inside:
-                    tl = _put_utf8(tok, tl, cp)
-                p += ln
+    while p < end:
+        c = b[np.uintp(p)]  # unsigned indices: no negative-index wraparound in the hot loop
+        if c < 0x80:
+            v = amap[c]
+            inside = np.int64(v >= 0)
+            scratch[np.uintp(o)] = np.uint8(v)
+            ln = 1
         else:
-            p += 1
-        if not inside and tl > 0:
-            h = hash_span(tok, 0, tl, hash_kind, tail) & mask
-            tl = 0
+            cp, ln = _decode(b, p)
+            if lowering:
+                cp = np.int64(lower[cp])
+            inside = np.int64(((table[cp] & sel) != 0) == want)
+        starts[np.uintp(n_start)] = o  # two arrays: stores to one array could alias and serialise
+        ends[np.uintp(n_end)] = o
+        n_start += inside & (1 - prev)
+        n_end += prev & (1 - inside)
+        prev = inside
+        if c < 0x80:
+            o += 1
+        elif inside:
+            o = _put_utf8(scratch, o, cp)
+        p += ln
+    if prev:
+        ends[n_end] = o
+        n_end += 1
+    return n_end
+
+
+@njit(cache=True, nogil=True)
+def fingerprint_words_tf(b, start, end, table, sel, want, lower, amap, hash_kind, mask, bits, tok,
+                         tail, acc, starts, ends):
+    """The common case, fused: word tokens, every occurrence votes once.
+
+    Lowercase (by the per-character table ``lower``; empty: no lowercasing) and tokenize in one
+    branch-light pass into ``tok``, then hash every token and count its bits in SWAR lanes; no
+    per-token allocation. Equal to lowering the text, then ``doc_features`` + ``vote_unit`` +
+    ``fold_bits``. Scratch from the caller, reused across documents: ``tok`` uint8 of >= 1.5 *
+    nbytes + 4, ``starts``/``ends`` int64 of >= nbytes // 2 + 2, ``tail`` uint8 (128,) for MD5,
+    ``acc`` int64 (64,).
+    """
+    ntok = _lower_tokenize(b, start, end, table, sel, want, lower, amap, tok, starts, ends)
+    acc[:] = 0
+    j = 0
+    while j < ntok:
+        stop = min(j + 255, ntok)  # flush the byte lanes before one can overflow
+        c0 = c1 = c2 = c3 = c4 = c5 = c6 = c7 = _U64(0)
+        for q in range(j, stop):
+            h = hash_span(tok, starts[q], ends[q], hash_kind, tail) & mask
             c0, c1, c2, c3, c4, c5, c6, c7 = _swar_add(h, c0, c1, c2, c3, c4, c5, c6, c7)
-            pending += 1
-            if pending == 255:
-                _flush_lanes(acc, c0, c1, c2, c3, c4, c5, c6, c7)
-                c0 = c1 = c2 = c3 = c4 = c5 = c6 = c7 = _U64(0)
-                total += pending
-                pending = 0
-    _flush_lanes(acc, c0, c1, c2, c3, c4, c5, c6, c7)
-    total += pending
-    return fold_bits(acc, total, bits)
+        _flush_lanes(acc, c0, c1, c2, c3, c4, c5, c6, c7)
+        j = stop
+    return fold_bits(acc, ntok, bits)
 
 
 @njit(cache=True, nogil=True)
@@ -494,12 +509,14 @@ def _fingerprints_impl(buf, offsets, table, tok_mode, feat_mode, n, joiner, empt
             for d in range(lo, hi):
                 longest = max(longest, offsets[d + 1] - offsets[d])
             tok = np.empty(longest + longest // 2 + 4, dtype=np.uint8)
+            starts = np.empty(longest // 2 + 2, dtype=np.int64)
+            ends = np.empty(longest // 2 + 2, dtype=np.int64)
             tail = np.empty(128, dtype=np.uint8)
             acc = np.empty(64, dtype=np.int64)
             for d in range(lo, hi):
                 out[d] = fingerprint_words_tf(buf, offsets[d], offsets[d + 1], table, sel,
                                               tok_mode == TOK_WORDS, lower, amap, hash_kind, mask,
-                                              bits, tok, tail, acc)
+                                              bits, tok, tail, acc, starts, ends)
         else:
             for d in range(lo, hi):
                 out[d] = _doc_fingerprint(buf, offsets[d], offsets[d + 1], table, tok_mode,
