@@ -373,14 +373,22 @@ def md5_pair(b, start, end, tail):
         p += 64
     r = end - p
     total = 64 if r < 56 else 128
-    for i in range(r):
-        tail[i] = b[p + i]
-    tail[r] = 0x80
-    for i in range(r + 1, total - 8):
-        tail[i] = 0
+    # the padded last block(s), written as 32-bit words (little-endian hosts): the block function
+    # reads them back as words, which store-to-load forwarding serves at once (byte stores read
+    # back as words would stall)
+    tw = tail.view(np.uint32)
+    full = r // 4
+    for i in range(full):
+        tw[i] = np.uint32(_read32(b, p + 4 * i))
+    x = _U64(0x80) << _U64(8 * (r % 4))
+    for k in range(r % 4):
+        x |= _U64(b[p + 4 * full + k]) << _U64(8 * k)
+    tw[full] = np.uint32(x)
+    for i in range(full + 1, total // 4 - 2):
+        tw[i] = 0
     bitlen = _U64(n) * _U64(8)
-    for i in range(8):
-        tail[total - 8 + i] = np.uint8((bitlen >> _U64(8 * i)) & _U64(0xFF))
+    tw[total // 4 - 2] = np.uint32(bitlen & _M32)
+    tw[total // 4 - 1] = np.uint32(bitlen >> _U64(32))
     a, bb, c, d = _md5_block(tail, 0, a, bb, c, d)
     if total == 128:
         a, bb, c, d = _md5_block(tail, 64, a, bb, c, d)

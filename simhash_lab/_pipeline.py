@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ._hashes import hash_span
+from ._hashes import HASH_MD5_FIRST8, HASH_MD5_LAST8, hash_span, xxh3_64
 from ._unicode import PYSPACE, RUSTALNUM, RUSTSPACE, WORD
 
 # tokenizer kinds
@@ -271,10 +271,56 @@ def doc_features(b, start, end, table, tok_mode, feat_mode, n, joiner, empty_fea
     if nchars <= n:
         _emit(scratch, 0, ln, hash_kind, mask, hs, nf, rec, rec_off, tail)
         return 1
-    for i in range(nchars - n + 1):
+    m = nchars - n + 1
+    if rec.shape[0] == 0 and (hash_kind == HASH_MD5_FIRST8 or hash_kind == HASH_MD5_LAST8):
+        return _memo_grams(scratch, cstarts, m, n, hash_kind, mask, hs, tail)
+    for i in range(m):
         _emit(scratch, cstarts[i], cstarts[i + n], hash_kind, mask, hs, nf, rec, rec_off, tail)
         nf += 1
     return nf
+
+
+@njit(cache=True, nogil=True)
+def _memo_grams(scratch, cstarts, m, n, hash_kind, mask, hs, tail):
+    """Hash the m n-grams scratch[cstarts[i]:cstarts[i+n]] with an expensive hash (MD5) once per
+    distinct n-gram: repeats (a third or more of the 4-grams of prose) reuse the first result.
+
+    An open-addressing table keyed by the gram's XXH3; a hit is confirmed byte by byte, so the
+    result is exactly that of hashing every gram."""
+    cap = 16
+    while cap < 2 * m:
+        cap *= 2
+    keys = np.empty(cap, dtype=np.uint64)
+    starts = np.full(cap, -1, dtype=np.int64)
+    ends = np.empty(cap, dtype=np.int64)
+    vals = np.empty(cap, dtype=np.uint64)
+    slot_mask = _U64(cap - 1)
+    for i in range(m):
+        s = cstarts[i]
+        e = cstarts[i + n]
+        k = xxh3_64(scratch, s, e)
+        slot = np.int64(k & slot_mask)
+        while True:
+            q = starts[slot]
+            if q < 0:  # a new gram
+                v = hash_span(scratch, s, e, hash_kind, tail)
+                keys[slot] = k
+                starts[slot] = s
+                ends[slot] = e
+                vals[slot] = v
+                break
+            if keys[slot] == k and ends[slot] - q == e - s:
+                same = True
+                for t in range(e - s):
+                    if scratch[q + t] != scratch[s + t]:
+                        same = False
+                        break
+                if same:
+                    v = vals[slot]
+                    break
+            slot = np.int64((_U64(slot) + _U64(1)) & slot_mask)
+        hs[i] = v & mask
+    return m
 
 
 @njit(cache=True, nogil=True)
