@@ -255,29 +255,48 @@ def _xxh3_long(b, start, n):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def xxh3_1to3(b, start, end):
+    """XXH3-64 of b[start:end] for 1 to 3 bytes."""
+    n = end - start
+    c = (_U64(b[np.uintp(end - 1)]) | (_U64(n) << _U64(8)) | (_U64(b[np.uintp(start)]) << _U64(16))
+         | (_U64(b[np.uintp(start + (n >> 1))]) << _U64(24)))
+    return _xxh64_avalanche(c ^ _X3_FLIP_1TO3)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def xxh3_4to8(b, start, end):
+    """XXH3-64 of b[start:end] for 4 to 8 bytes."""
+    x = (_read32(b, end - 4) | (_read32(b, start) << _U64(32))) ^ _X3_FLIP_4TO8
+    x = x ^ (_rotl64(x, 49) ^ _rotl64(x, 24))
+    x = x * _PMX2
+    x = x ^ ((x >> _U64(35)) + _U64(end - start))
+    x = x * _PMX2
+    return x ^ (x >> _U64(28))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def xxh3_9to16(b, start, end):
+    """XXH3-64 of b[start:end] for 9 to 16 bytes."""
+    lo = _read64(b, start) ^ _X3_FLIP_9TO16_LO
+    hi = _read64(b, end - 8) ^ _X3_FLIP_9TO16_HI
+    sw = ((lo & _U64(0xFF)) << _U64(56)) | ((lo & _U64(0xFF00)) << _U64(40)) \
+        | ((lo & _U64(0xFF0000)) << _U64(24)) | ((lo & _U64(0xFF000000)) << _U64(8)) \
+        | ((lo >> _U64(8)) & _U64(0xFF000000)) | ((lo >> _U64(24)) & _U64(0xFF0000)) \
+        | ((lo >> _U64(40)) & _U64(0xFF00)) | (lo >> _U64(56))
+    return _xxh3_avalanche(_U64(end - start) + sw + hi + _mul128_fold64(lo, hi))
+
+
+@njit(cache=True, nogil=True, inline="always")
 def xxh3_64(b, start, end):
     """XXH3-64 (seed 0, default secret) of ``b[start:end]`` (uint8 array)."""
     n = end - start
     if n <= 16:
         if n > 8:
-            lo = _read64(b, start) ^ _X3_FLIP_9TO16_LO
-            hi = _read64(b, end - 8) ^ _X3_FLIP_9TO16_HI
-            sw = ((lo & _U64(0xFF)) << _U64(56)) | ((lo & _U64(0xFF00)) << _U64(40)) \
-                | ((lo & _U64(0xFF0000)) << _U64(24)) | ((lo & _U64(0xFF000000)) << _U64(8)) \
-                | ((lo >> _U64(8)) & _U64(0xFF000000)) | ((lo >> _U64(24)) & _U64(0xFF0000)) \
-                | ((lo >> _U64(40)) & _U64(0xFF00)) | (lo >> _U64(56))
-            return _xxh3_avalanche(_U64(n) + sw + hi + _mul128_fold64(lo, hi))
+            return xxh3_9to16(b, start, end)
         if n >= 4:
-            x = (_read32(b, end - 4) | (_read32(b, start) << _U64(32))) ^ _X3_FLIP_4TO8
-            x = x ^ (_rotl64(x, 49) ^ _rotl64(x, 24))
-            x = x * _PMX2
-            x = x ^ ((x >> _U64(35)) + _U64(n))
-            x = x * _PMX2
-            return x ^ (x >> _U64(28))
+            return xxh3_4to8(b, start, end)
         if n > 0:
-            c = (_U64(b[end - 1]) | (_U64(n) << _U64(8)) | (_U64(b[start]) << _U64(16))
-                 | (_U64(b[start + (n >> 1)]) << _U64(24)))
-            return _xxh64_avalanche(c ^ _X3_FLIP_1TO3)
+            return xxh3_1to3(b, start, end)
         return _xxh64_avalanche(_X3_FLIP_0)
     if n <= 128:
         acc = _U64(n) * _P1

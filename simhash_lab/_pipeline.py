@@ -1,8 +1,14 @@
 """The fingerprint pipeline in Numba: tokenize -> features -> hash -> vote -> fingerprint.
 
-Input is UTF-8 bytes (the Python layer lowercases and encodes), so a whole batch of documents is one
-contiguous uint8 buffer plus document offsets, and the parallel kernel runs each document in its own
-``prange`` iteration with no Python objects in the loop.
+Two paths, both with no Python objects in their loops and run across documents with ``prange``:
+
+* the fused path (``fingerprints_str_*``), for word or whitespace tokens with TF weights, the
+  default: it reads each ``str``'s code units in place (``_strview``), lowercases and tokenizes
+  eight ASCII units at a time in the byte lanes of a uint64, writes the UTF-8 of the tokens into
+  scratch, hashes them sorted by XXH3's size class and counts the votes in SWAR lanes;
+* the general path (``fingerprints_*``), for every tokenizer, feature kind and weighting: the
+  Python layer encodes the batch as one contiguous UTF-8 buffer plus document offsets, Numba
+  lowercases it (``lower_utf8``), and ``doc_sums`` cuts each document into features and votes.
 
 Votes are counted as in the `simhash` package: ``S[i] = sum of w over features whose hash has bit i``
 and ``T = sum of all w``; then the accumulator of the session, ``V[i] = sum of (+w or -w)``, is
@@ -15,7 +21,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ._hashes import HASH_MD5_FIRST8, HASH_MD5_LAST8, hash_span, xxh3_64
+from ._bits import popcount
+from ._hashes import (HASH_MD5_FIRST8, HASH_MD5_LAST8, HASH_XXH3, _read32, _read64, hash_span,
+                      xxh3_1to3, xxh3_4to8, xxh3_9to16, xxh3_64)
+from ._strview import cttz, unit_bytes
 from ._unicode import PYSPACE, RUSTALNUM, RUSTSPACE, WORD
 
 # tokenizer kinds
@@ -357,14 +366,13 @@ def _flush_lanes(acc, c0, c1, c2, c3, c4, c5, c6, c7):
 
 
 @njit(cache=True, nogil=True)
-def vote_unit(hs, nf):
-    """Counts S[i] of set bit i over hs[:nf] (unit weights); returns int64 (64,).
+def count_bits(hs, nf, acc):
+    """acc[i] += how many of hs[:nf] have bit i set (acc: int64 (64,)).
 
     SWAR vertical counters: ``c_j += (h >> j) & 0x0101...01`` counts, in byte lane L of c_j, the
     bit 8L + j of every hash, so 8 shift-and-add steps cover all 64 bits of one hash. Lanes are
     flushed every 255 hashes, before a byte can overflow.
     """
-    acc = np.zeros(64, dtype=np.int64)
     j = 0
     while j < nf:
         stop = min(j + 255, nf)
@@ -373,6 +381,13 @@ def vote_unit(hs, nf):
             c0, c1, c2, c3, c4, c5, c6, c7 = _swar_add(hs[q], c0, c1, c2, c3, c4, c5, c6, c7)
         _flush_lanes(acc, c0, c1, c2, c3, c4, c5, c6, c7)
         j = stop
+
+
+@njit(cache=True, nogil=True)
+def vote_unit(hs, nf):
+    """Counts S[i] of set bit i over hs[:nf] (unit weights); returns int64 (64,)."""
+    acc = np.zeros(64, dtype=np.int64)
+    count_bits(hs, nf, acc)
     return acc
 
 
@@ -387,73 +402,259 @@ def ascii_map(table, sel, want, lowercase):
     return amap
 
 
-@njit(cache=True, nogil=True)
-def _lower_tokenize(b, start, end, table, sel, want, lower, amap, scratch, starts, ends):
-    """Copy ``b[start:end]`` lowered into ``scratch`` and find its tokens there, without a branch
-    per byte or per word boundary on ASCII text. Returns the number of tokens; token i is
-    ``scratch[starts[i]:ends[i]]``.
+# ---------------------------------------------------------------- the fused path on Python strs
+# Word or whitespace tokens, every occurrence votes once: the common case, run straight from the
+# code units of each ``str`` (see ``_strview``), eight units at a time while they are ASCII.
 
-    ``amap`` (int16 (128,), see ``ascii_map``) gives each ASCII byte lowered, or -1 outside tokens.
-    Characters outside tokens are not copied faithfully (they are never read back).
+_HI = _U64(0x8080808080808080)  # the high bit of each byte lane
+_MOVEMASK = _U64(0x0102040810204080)  # (lanes' low bits) * this >> 56: lane i -> bit i
+FLAG_PYTHON_LOWER = 1  # the text holds U+0130 or U+03A3: lower it with str.lower() and redo
+FLAG_SURROGATE = 2  # the text holds a lone surrogate: it has no UTF-8 form
+
+
+def ascii_ranges(amap, lowercase):
+    """The SWAR form of ``amap``'s token bytes for ``lower_tokenize_str``: uint64 (10,).
+
+    Token bytes (after lowering) as at most four ranges [lo, hi], or the bytes outside tokens as
+    ranges and an inverting mask, whichever is shorter; uppercase letters never occur after
+    lowering, so they may join either side. Byte lane x is in [lo, hi] when the high bit of
+    ``(x + (128 - lo)) & ~(x + (127 - hi))`` is set (x < 128: no carry leaves the lane).
+    """
+    inside = [bool(amap[c] >= 0) for c in range(128)]
+    free = set(range(65, 91)) if lowercase else set()
+
+    def ranges(member):
+        out, c = [], 0
+        while c < 128:
+            if member[c] and c not in free:
+                lo = c
+                while c + 1 < 128 and (member[c + 1] or c + 1 in free):
+                    c += 1
+                hi = c
+                while hi in free:
+                    hi -= 1
+                out.append((lo, hi))
+            c += 1
+        return out
+
+    r_in, r_out = ranges(inside), ranges([not v for v in inside])
+    rs, inv = (r_out, 0x8080808080808080) if len(r_out) < len(r_in) else (r_in, 0)
+    if len(rs) > 4:
+        raise ValueError("the fused tokenizer supports at most 4 ranges of ASCII token bytes")
+    lanes = 0x0101010101010101
+    consts = []
+    for lo, hi in rs + [(128, 127)] * (4 - len(rs)):  # padding ranges match nothing
+        consts += [(128 - lo) * lanes, (127 - hi) * lanes]
+    consts += [inv, 0x8080808080808080 if lowercase else 0]
+    return np.array(consts, dtype=np.uint64)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _ascii_block(data, p, kind):
+    """Code units p..p+7 packed one per byte lane, and how many of them, from the first, are
+    ASCII (8: all; lanes from there on hold junk)."""
+    if kind == 1:
+        w = _read64(data, p)
+        return w, np.int64(cttz(w & _HI) >> _U64(3))
+    if kind == 2:
+        m2 = _U64(0xFF80FF80FF80FF80)
+        w0 = _read64(data, 2 * p)
+        w1 = _read64(data, 2 * p + 8)
+        j0 = np.int64(cttz(w0 & m2) >> _U64(4))
+        j1 = np.int64(cttz(w1 & m2) >> _U64(4))
+        x0 = (w0 | (w0 >> _U64(8))) & _U64(0x0000FFFF0000FFFF)
+        x0 = (x0 | (x0 >> _U64(16))) & _U64(0xFFFFFFFF)
+        x1 = (w1 | (w1 >> _U64(8))) & _U64(0x0000FFFF0000FFFF)
+        x1 = (x1 | (x1 >> _U64(16))) & _U64(0xFFFFFFFF)
+        return x0 | (x1 << _U64(32)), j0 + (j1 if j0 == 4 else 0)
+    m4 = _U64(0xFFFFFF80FFFFFF80)
+    x = _U64(0)
+    j = 0
+    run = True
+    for k in range(4):
+        w = _read64(data, 4 * p + 8 * k)
+        jk = np.int64(cttz(w & m4) >> _U64(5))
+        if run:
+            j += jk
+            run = jk == 2
+        x |= ((w | (w >> _U64(24))) & _U64(0xFFFF)) << _U64(16 * k)
+    return x, j
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _unit(data, p, kind):
+    if kind == 1:
+        return np.int64(data[np.uintp(p)])
+    if kind == 2:
+        return np.int64(data[np.uintp(2 * p)]) | (np.int64(data[np.uintp(2 * p + 1)]) << 8)
+    return np.int64(_read32(data, 4 * p))
+
+
+@njit(cache=True, nogil=True)
+def lower_tokenize_str(data, n, kind, ranges, table, sel, want, lower, amap, tok, pos):
+    """Lowercase and tokenize the ``n`` code units of width ``kind`` in ``data``, writing UTF-8
+    into ``tok``; returns (number of boundaries, flags). Token i is ``tok[pos[2i]:pos[2i+1]]``.
+
+    ``pos`` gets every offset where the state inside/outside a token flips, starting outside.
+    Eight ASCII units go at a time: lowered and classified in byte lanes of one uint64 (the
+    constants ``ranges``, see ``ascii_ranges``), the flips found as bits and their offsets written
+    without a branch per token. Other units go one by one, by the tables ``table`` and ``lower``
+    (empty: no lowering); bytes outside tokens are not copied faithfully (never read back).
+    ``tok`` needs ``n * min(kind + 1, 4) + 8`` bytes, ``pos`` n + 9 entries.
     """
     lowering = lower.shape[0] > 0
-    n_start = 0
-    n_end = 0
-    prev = 0
+    lo0, hi0, lo1, hi1 = ranges[0], ranges[1], ranges[2], ranges[3]
+    lo2, hi2, lo3, hi3 = ranges[4], ranges[5], ranges[6], ranges[7]
+    inv, up_mask = ranges[8], ranges[9]
+    up_lo = _U64(128 - 65) * _LANES  # A..Z
+    up_hi = _U64(127 - 90) * _LANES
+    nf = 0
+    prev = _U64(0)
     o = 0
-    p = start
-    while p < end:
-        c = b[np.uintp(p)]  # unsigned indices: no negative-index wraparound in the hot loop
-        if c < 0x80:
-            v = amap[c]
-            inside = np.int64(v >= 0)
-            scratch[np.uintp(o)] = np.uint8(v)
-            ln = 1
+    p = 0
+    flags = 0
+    while p < n:
+        if p + 8 <= n:
+            x, j = _ascii_block(data, p, kind)
+            x |= ((x + up_lo) & ~(x + up_hi) & up_mask) >> _U64(2)  # A..Z -> a..z
+            for i in range(8):
+                tok[np.uintp(o + i)] = np.uint8((x >> _U64(8 * i)) & _U64(0xFF))
+            ins = (((x + lo0) & ~(x + hi0)) | ((x + lo1) & ~(x + hi1))
+                   | ((x + lo2) & ~(x + hi2)) | ((x + lo3) & ~(x + hi3)))
+            valid = (_U64(1) << _U64(j)) - _U64(1) if j < 8 else _U64(0xFF)
+            m = ((((ins ^ inv) & _HI) >> _U64(7)) * _MOVEMASK >> _U64(56)) & valid
+            shifted = (m << _U64(1)) | prev
+            f = (m ^ shifted) & valid  # bit i: lane i differs from the one before
+            prev = (shifted >> _U64(j)) & _U64(1)
+            cnt = popcount(f)
+            for i in range(4):  # at most 4 flips in most blocks: store 4, count cnt
+                pos[np.uintp(nf + i)] = o + np.int64(cttz(f))
+                f &= f - _U64(1)
+            if cnt > 4:
+                for i in range(4, 8):
+                    pos[np.uintp(nf + i)] = o + np.int64(cttz(f))
+                    f &= f - _U64(1)
+            nf += np.int64(cnt)
+            o += j
+            p += j
+            if j == 8:
+                continue
+        # one unit: not ASCII, or among the last 7
+        cp = _unit(data, p, kind)
+        pos[nf] = o
+        if cp < 0x80:
+            v = amap[cp]
+            inside = _U64(v >= 0)
+            tok[o] = np.uint8(v)
+            o += 1
         else:
-            cp, ln = _decode(b, p)
+            if lowering and (cp == 0x130 or cp == 0x3A3):
+                flags |= FLAG_PYTHON_LOWER
+            if 0xD800 <= cp < 0xE000:
+                flags |= FLAG_SURROGATE
+                cp = 0xFFFD
             if lowering:
                 cp = np.int64(lower[cp])
-            inside = np.int64(((table[cp] & sel) != 0) == want)
-        starts[np.uintp(n_start)] = o  # two arrays: stores to one array could alias and serialise
-        ends[np.uintp(n_end)] = o
-        n_start += inside & (1 - prev)
-        n_end += prev & (1 - inside)
+            inside = _U64(((table[cp] & sel) != 0) == want)
+            if inside:
+                o = _put_utf8(tok, o, cp)
+        nf += np.int64(inside ^ prev)
         prev = inside
-        if c < 0x80:
-            o += 1
-        elif inside:
-            o = _put_utf8(scratch, o, cp)
-        p += ln
+        p += 1
     if prev:
-        ends[n_end] = o
-        n_end += 1
-    return n_end
+        pos[nf] = o
+        nf += 1
+    return nf, flags
+
+
+_TOKEN_BATCH = 16 * 255  # tokens hashed per batch: a whole number of SWAR flushes
 
 
 @njit(cache=True, nogil=True)
-def fingerprint_words_tf(b, start, end, table, sel, want, lower, amap, hash_kind, mask, bits, tok,
-                         tail, acc, starts, ends):
-    """The common case, fused: word tokens, every occurrence votes once.
+def hash_vote_tokens(tok, pos, ntok, hash_kind, mask, hs, order, tail, acc):
+    """acc[i] = how many of the ``ntok`` tokens ``tok[pos[2t]:pos[2t+1]]`` hash with bit i set.
 
-    Lowercase (by the per-character table ``lower``; empty: no lowercasing) and tokenize in one
-    branch-light pass into ``tok``, then hash every token and count its bits in SWAR lanes; no
-    per-token allocation. Equal to lowering the text, then ``doc_features`` + ``vote_unit`` +
-    ``fold_bits``. Scratch from the caller, reused across documents: ``tok`` uint8 of >= 1.5 *
-    nbytes + 4, ``starts``/``ends`` int64 of >= nbytes // 2 + 2, ``tail`` uint8 (128,) for MD5,
-    ``acc`` int64 (64,).
+    Tokens go in batches of ``_TOKEN_BATCH`` (``hs`` and ``order`` hold one batch, ``order`` four
+    times over). With XXH3 a batch is first sorted by XXH3's size class (1-3, 4-8, 9-16, more
+    bytes), so that each class's loop runs without a mispredicted branch per token; votes are
+    sums, so the order does not change them.
     """
-    ntok = _lower_tokenize(b, start, end, table, sel, want, lower, amap, tok, starts, ends)
     acc[:] = 0
-    j = 0
-    while j < ntok:
-        stop = min(j + 255, ntok)  # flush the byte lanes before one can overflow
-        c0 = c1 = c2 = c3 = c4 = c5 = c6 = c7 = _U64(0)
-        for q in range(j, stop):
-            h = hash_span(tok, starts[q], ends[q], hash_kind, tail) & mask
-            c0, c1, c2, c3, c4, c5, c6, c7 = _swar_add(h, c0, c1, c2, c3, c4, c5, c6, c7)
-        _flush_lanes(acc, c0, c1, c2, c3, c4, c5, c6, c7)
-        j = stop
-    return fold_bits(acc, ntok, bits)
+    for b0 in range(0, ntok, _TOKEN_BATCH):
+        b1 = min(b0 + _TOKEN_BATCH, ntok)
+        nb = b1 - b0
+        if hash_kind == HASH_XXH3:
+            c0, c1, c2, c3 = 0, nb, 2 * nb, 3 * nb
+            for t in range(b0, b1):  # branch-free scatter into four lists
+                ln = pos[2 * t + 1] - pos[2 * t]
+                order[c0] = t
+                order[c1] = t
+                order[c2] = t
+                order[c3] = t
+                c0 += ln <= 3
+                c1 += (ln > 3) & (ln <= 8)
+                c2 += (ln > 8) & (ln <= 16)
+                c3 += ln > 16
+            w = 0
+            for k in range(0, c0):
+                t = order[k]
+                hs[w] = xxh3_1to3(tok, pos[2 * t], pos[2 * t + 1]) & mask
+                w += 1
+            for k in range(nb, c1):
+                t = order[k]
+                hs[w] = xxh3_4to8(tok, pos[2 * t], pos[2 * t + 1]) & mask
+                w += 1
+            for k in range(2 * nb, c2):
+                t = order[k]
+                hs[w] = xxh3_9to16(tok, pos[2 * t], pos[2 * t + 1]) & mask
+                w += 1
+            for k in range(3 * nb, c3):
+                t = order[k]
+                hs[w] = xxh3_64(tok, pos[2 * t], pos[2 * t + 1]) & mask
+                w += 1
+        else:
+            for t in range(b0, b1):
+                hs[t - b0] = hash_span(tok, pos[2 * t], pos[2 * t + 1], hash_kind, tail) & mask
+        count_bits(hs, nb, acc)
+
+
+def _fingerprints_str_impl(ptrs, lens, kinds, ranges, table, sel, want, lower, amap, hash_kind,
+                           mask, bits, out, flags):
+    """out[d] = fingerprint of the d-th string (see ``_strview.str_views``): word or whitespace
+    tokens, lowered by ``lower`` (empty: not lowered), every occurrence voting once.
+    ``flags[d]`` gets ``lower_tokenize_str``'s flags; the caller redoes the flagged texts.
+
+    Documents go in chunks, one ``prange`` iteration each, so that scratch memory is allocated once
+    per chunk rather than once per document; every chunk writes only its own entries.
+    """
+    ndocs = ptrs.shape[0]
+    chunk = 64
+    for ci in prange((ndocs + chunk - 1) // chunk):
+        lo = ci * chunk
+        hi = min(lo + chunk, ndocs)
+        longest = 0
+        widest = 0
+        for d in range(lo, hi):
+            longest = max(longest, lens[d])
+            widest = max(widest, lens[d] * min(kinds[d] + 1, 4))
+        tok = np.empty(widest + 8, dtype=np.uint8)
+        pos = np.empty(longest + 9, dtype=np.int64)
+        hs = np.empty(_TOKEN_BATCH, dtype=np.uint64)
+        order = np.empty(4 * _TOKEN_BATCH, dtype=np.int64)
+        tail = np.empty(128, dtype=np.uint8)
+        acc = np.empty(64, dtype=np.int64)
+        for d in range(lo, hi):
+            data = unit_bytes(ptrs[d], lens[d], kinds[d])
+            nflips, flags[d] = lower_tokenize_str(data, lens[d], kinds[d], ranges, table, sel,
+                                                  want, lower, amap, tok, pos)
+            ntok = nflips // 2
+            hash_vote_tokens(tok, pos, ntok, hash_kind, mask, hs, order, tail, acc)
+            out[d] = fold_bits(acc, ntok, bits)
+
+
+# one body, compiled twice: across documents in parallel, and a serial twin for single texts
+fingerprints_str_parallel = njit(cache=True, nogil=True, parallel=True)(_fingerprints_str_impl)
+fingerprints_str_serial = njit(cache=True, nogil=True)(_fingerprints_str_impl)
 
 
 @njit(cache=True, nogil=True)
@@ -522,52 +723,27 @@ def doc_sums(b, start, end, table, tok_mode, feat_mode, n, joiner, empty_feature
 
 @njit(cache=True, nogil=True)
 def is_fused(tok_mode, feat_mode, weighting, n_weight_keys):
-    """True when ``fingerprint_words_tf`` computes the fingerprint in one pass."""
+    """True when ``fingerprints_str_*`` compute the fingerprint straight from the strings."""
     return (feat_mode == FEAT_TOKENS and weighting == WEIGHT_TF and n_weight_keys == 0
             and tok_mode != TOK_RUST)
 
 
 @njit(cache=True, nogil=True)
 def _doc_fingerprint(b, start, end, table, tok_mode, feat_mode, n, joiner, empty_feature,
-                     hash_kind, mask, weighting, wkeys, wvals, wdefault, bits, lower):
+                     hash_kind, mask, weighting, wkeys, wvals, wdefault, bits):
     s, total, _ = doc_sums(b, start, end, table, tok_mode, feat_mode, n, joiner, empty_feature,
                            hash_kind, mask, weighting, wkeys, wvals, wdefault)
     return fold_bits(s, total, bits)
 
 
 def _fingerprints_impl(buf, offsets, table, tok_mode, feat_mode, n, joiner, empty_feature,
-                       hash_kind, mask, weighting, wkeys, wvals, wdefault, bits, lower, amap, out):
-    """out[d] = fingerprint of buf[offsets[d]:offsets[d+1]]. ``lower`` and ``amap`` are used by the
-    fused path only (see ``is_fused``); for the others the caller lowercases the buffer first.
-
-    Documents go in chunks, one ``prange`` iteration each, so that scratch memory is allocated once
-    per chunk rather than once per document; every chunk writes only its own ``out`` entries.
-    """
-    ndocs = offsets.shape[0] - 1
-    fused = is_fused(tok_mode, feat_mode, weighting, wkeys.shape[0])
-    sel = WORD if tok_mode == TOK_WORDS else PYSPACE
-    chunk = 64
-    for ci in prange((ndocs + chunk - 1) // chunk):
-        lo = ci * chunk
-        hi = min(lo + chunk, ndocs)
-        if fused:
-            longest = 0
-            for d in range(lo, hi):
-                longest = max(longest, offsets[d + 1] - offsets[d])
-            tok = np.empty(longest + longest // 2 + 4, dtype=np.uint8)
-            starts = np.empty(longest // 2 + 2, dtype=np.int64)
-            ends = np.empty(longest // 2 + 2, dtype=np.int64)
-            tail = np.empty(128, dtype=np.uint8)
-            acc = np.empty(64, dtype=np.int64)
-            for d in range(lo, hi):
-                out[d] = fingerprint_words_tf(buf, offsets[d], offsets[d + 1], table, sel,
-                                              tok_mode == TOK_WORDS, lower, amap, hash_kind, mask,
-                                              bits, tok, tail, acc, starts, ends)
-        else:
-            for d in range(lo, hi):
-                out[d] = _doc_fingerprint(buf, offsets[d], offsets[d + 1], table, tok_mode,
-                                          feat_mode, n, joiner, empty_feature, hash_kind, mask,
-                                          weighting, wkeys, wvals, wdefault, bits, lower)
+                       hash_kind, mask, weighting, wkeys, wvals, wdefault, bits, out):
+    """out[d] = fingerprint of buf[offsets[d]:offsets[d+1]] (UTF-8, lowered by the caller when the
+    tokenizer lowers): the general path, for every tokenizer, feature kind and weighting."""
+    for d in prange(offsets.shape[0] - 1):
+        out[d] = _doc_fingerprint(buf, offsets[d], offsets[d + 1], table, tok_mode, feat_mode, n,
+                                  joiner, empty_feature, hash_kind, mask, weighting, wkeys, wvals,
+                                  wdefault, bits)
 
 
 # one body, compiled twice: across documents in parallel, and a serial twin for single texts

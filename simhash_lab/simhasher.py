@@ -18,6 +18,7 @@ import numpy as np
 
 from . import _pipeline as P
 from . import _hashes as H
+from ._strview import str_views
 from ._unicode import lower_table, needs_python_lower
 from ._validate import as_text, check_int, check_option, check_weight, utf8
 from .tokenize import Tokenizer, words
@@ -224,7 +225,7 @@ class Simhasher:
         ``token -> weight`` or a list of ``(token, weight)`` pairs (given weights are used as is).
         """
         if self._fast and isinstance(x, str):
-            return int(self.fingerprints([x])[0])
+            return int(self.fingerprints([str.__str__(x)])[0])
         feats, w = self._weighted(x, "x")
         return self._fold(self._hash_features(feats), w)
 
@@ -240,23 +241,44 @@ class Simhasher:
         """
         if texts is None or isinstance(texts, (str, bytes)):
             raise TypeError("texts must be an iterable of texts (for one text use fingerprint())")
-        items = texts if isinstance(texts, (list, tuple)) else list(texts)
+        items = list(texts)  # our own references: the kernels read the strings without the GIL
         n = len(items)
         out = np.empty(n, dtype=np.uint64)
+        if self._fast and not all(type(t) is str for t in items):
+            items = [str.__str__(t) if isinstance(t, str) else t for t in items]  # np.str_ & co
         if not self._fast or not all(type(t) is str for t in items):
             for i, t in enumerate(items):
                 out[i] = self.fingerprint(_item(t, i)) if self._fast else self._slow(t, i)
             return out
+        par = bool(parallel or (parallel is None and n >= 64))
         tok = self.tokenizer
-        fused = P.is_fused(tok.kind, tok.features, self._weighting, self._wkeys.shape[0])
-        lower = lower_table() if tok.lowercase else _NO_LOWER
-        buf, offsets = _utf8_batch(items, tok.lowercase, pass_lower=not fused)
-        kernel = P.fingerprints_parallel if (parallel or (parallel is None and n >= 64)) \
-            else P.fingerprints_serial
-        amap = tok.ascii_map if fused else _NO_AMAP
-        kernel(buf, offsets, *self._kernel_args(tok), self.bits, lower if fused else _NO_LOWER, amap,
-               out)
+        if P.is_fused(tok.kind, tok.features, self._weighting, self._wkeys.shape[0]):
+            self._fused(items, out, par)
+            return out
+        buf, offsets = _utf8_batch(items, tok.lowercase)
+        kernel = P.fingerprints_parallel if par else P.fingerprints_serial
+        kernel(buf, offsets, *self._kernel_args(tok), self.bits, out)
         return out
+
+    def _fused(self, items: list, out: np.ndarray, parallel: bool) -> None:
+        """Word or whitespace tokens, TF weights: straight from the strings' code units."""
+        tok = self.tokenizer
+        sel, want, amap, ranges = tok.fused_tables
+        lower = lower_table() if tok.lowercase else _NO_LOWER
+        flags = np.zeros(len(items), dtype=np.int64)
+        kernel = P.fingerprints_str_parallel if parallel else P.fingerprints_str_serial
+        kernel(*str_views(items), ranges, tok.table, sel, want, lower, amap, self._hash_kind,
+               np.uint64(self.mask), self.bits, out, flags)
+        if not flags.any():
+            return
+        for i in np.flatnonzero(flags & P.FLAG_SURROGATE):
+            utf8(items[i], f"texts[{i}]")  # raises: a lone surrogate has no UTF-8 form
+        redo = np.flatnonzero(flags & P.FLAG_PYTHON_LOWER)
+        lowered = [items[i].lower() for i in redo]  # İ and Σ: lowercase depends on context
+        sub = np.empty(len(lowered), dtype=np.uint64)
+        kernel(*str_views(lowered), ranges, tok.table, sel, want, lower, amap, self._hash_kind,
+               np.uint64(self.mask), self.bits, sub, np.zeros(len(lowered), dtype=np.int64))
+        out[redo] = sub
 
     def _slow(self, t: Any, i: int) -> int:
         feats, w = self._weighted(_item(t, i), f"texts[{i}]")
@@ -290,16 +312,13 @@ class Simhasher:
 
 
 _NO_LOWER = np.empty(0, dtype=np.uint32)
-_NO_AMAP = np.empty(0, dtype=np.int16)
 
 
-def _utf8_batch(items: Sequence[str], lowercase: bool,
-                pass_lower: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def _utf8_batch(items: Sequence[str], lowercase: bool) -> tuple[np.ndarray, np.ndarray]:
     """One uint8 buffer with every text's UTF-8 bytes, and the int64 offsets (n + 1,).
 
-    Lowercasing (``str.lower()``, character by character) runs in Numba: over the buffer here when
-    ``pass_lower``, else inside the fused kernel. Only texts with a context-dependent lowercase
-    (see ``needs_python_lower``) are lowered by Python first.
+    Lowercasing (``str.lower()``, character by character) runs in Numba over the buffer; only texts
+    with a context-dependent lowercase (see ``needs_python_lower``) are lowered by Python first.
     """
     n = len(items)
     try:
@@ -315,7 +334,7 @@ def _utf8_batch(items: Sequence[str], lowercase: bool,
     np.cumsum(np.fromiter(map(len, enc), dtype=np.int64, count=n), out=offsets[1:])
     joined = b"".join(enc)
     buf = np.frombuffer(joined, dtype=np.uint8) if joined else np.zeros(1, dtype=np.uint8)
-    if lowercase and pass_lower:
+    if lowercase:
         buf, offsets = P.lower_utf8(buf, offsets, lower_table())
     return buf, offsets
 

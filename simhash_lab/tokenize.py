@@ -25,7 +25,7 @@ from ._validate import as_text, check_int, utf8
 __all__ = ["Tokenizer", "words", "whitespace", "rust_words", "char_ngrams", "word_shingles",
            "leonsim_ngrams"]
 
-_ASCII_MAPS: dict = {}
+_FUSED: dict = {}
 _CLASSES = {P.TOK_WORDS: WORD, P.TOK_WHITESPACE: PYSPACE, P.TOK_RUST: RUSTSPACE | RUSTALNUM}
 
 
@@ -67,13 +67,15 @@ class Tokenizer:
         return char_table(_CLASSES[self.kind])
 
     @property
-    def ascii_map(self) -> np.ndarray:
-        """What the fused kernel stores for each ASCII byte (see ``_pipeline.ascii_map``)."""
-        cached = _ASCII_MAPS.get((self.kind, self.lowercase))
+    def fused_tables(self) -> tuple[int, bool, np.ndarray, np.ndarray]:
+        """(class bit, wanted, ASCII map, ASCII ranges): what the fused kernel needs for this
+        word rule (``words``/``whitespace``; see ``_pipeline.lower_tokenize_str``)."""
+        key = (self.kind, self.lowercase)
+        cached = _FUSED.get(key)
         if cached is None:
             sel, want = (WORD, True) if self.kind == P.TOK_WORDS else (PYSPACE, False)
-            cached = P.ascii_map(self.table, sel, want, self.lowercase)
-            _ASCII_MAPS[(self.kind, self.lowercase)] = cached
+            amap = P.ascii_map(self.table, sel, want, self.lowercase)
+            cached = _FUSED[key] = (sel, want, amap, P.ascii_ranges(amap, self.lowercase))
         return cached
 
     @property
