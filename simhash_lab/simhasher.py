@@ -265,19 +265,22 @@ class Simhasher:
         tok = self.tokenizer
         sel, want, amap, ranges = tok.fused_tables
         lower = lower_table() if tok.lowercase else _NO_LOWER
-        flags = np.zeros(len(items), dtype=np.int64)
         kernel = P.fingerprints_str_parallel if parallel else P.fingerprints_str_serial
-        kernel(*str_views(items), ranges, tok.table, sel, want, lower, amap, self._hash_kind,
-               np.uint64(self.mask), self.bits, out, flags)
+
+        def run(strs: list, fps: np.ndarray) -> np.ndarray:
+            flags = np.zeros(len(strs), dtype=np.int64)
+            kernel(*str_views(strs), ranges, tok.table, sel, want, lower, amap, self._hash_kind,
+                   np.uint64(self.mask), self.bits, fps, flags)
+            return flags
+
+        flags = run(items, out)
         if not flags.any():
             return
         for i in np.flatnonzero(flags & P.FLAG_SURROGATE):
             utf8(items[i], f"texts[{i}]")  # raises: a lone surrogate has no UTF-8 form
         redo = np.flatnonzero(flags & P.FLAG_PYTHON_LOWER)
-        lowered = [items[i].lower() for i in redo]  # İ and Σ: lowercase depends on context
-        sub = np.empty(len(lowered), dtype=np.uint64)
-        kernel(*str_views(lowered), ranges, tok.table, sel, want, lower, amap, self._hash_kind,
-               np.uint64(self.mask), self.bits, sub, np.zeros(len(lowered), dtype=np.int64))
+        sub = np.empty(len(redo), dtype=np.uint64)
+        run([items[i].lower() for i in redo], sub)  # İ and Σ: their lowercase depends on context
         out[redo] = sub
 
     def _slow(self, t: Any, i: int) -> int:
