@@ -225,7 +225,11 @@ class Simhasher:
         ``token -> weight`` or a list of ``(token, weight)`` pairs (given weights are used as is).
         """
         if self._fast and isinstance(x, str):
-            return int(self.fingerprints([str.__str__(x)])[0])
+            try:
+                return int(self.fingerprints([str.__str__(x)])[0])
+            except ValueError:
+                utf8(x, "x")  # the same error, naming this parameter
+                raise
         feats, w = self._weighted(x, "x")
         return self._fold(self._hash_features(feats), w)
 
@@ -248,7 +252,7 @@ class Simhasher:
             items = [str.__str__(t) if isinstance(t, str) else t for t in items]  # np.str_ & co
         if not self._fast or not all(type(t) is str for t in items):
             for i, t in enumerate(items):
-                out[i] = self.fingerprint(_item(t, i)) if self._fast else self._slow(t, i)
+                out[i] = self.fingerprint(t) if self._fast and type(t) is str else self._slow(t, i)
             return out
         par = bool(parallel or (parallel is None and n >= 64))
         tok = self.tokenizer
@@ -284,7 +288,7 @@ class Simhasher:
         out[redo] = sub
 
     def _slow(self, t: Any, i: int) -> int:
-        feats, w = self._weighted(_item(t, i), f"texts[{i}]")
+        feats, w = self._weighted(t, f"texts[{i}]")
         return self._fold(self._hash_features(feats), w)
 
     def trace(self, x: Features) -> Trace:
@@ -340,9 +344,3 @@ def _utf8_batch(items: Sequence[str], lowercase: bool) -> tuple[np.ndarray, np.n
     if lowercase:
         buf, offsets = P.lower_utf8(buf, offsets, lower_table())
     return buf, offsets
-
-
-def _item(t: Any, i: int) -> Any:
-    if t is None:
-        raise TypeError(f"texts[{i}] must be a str or features, got None")
-    return t

@@ -149,7 +149,7 @@ def test_chinese_source_six_bit_example():
     (3.5, TypeError, "x must be"),
     (float("nan"), TypeError, "x must be"),
     (b"\xff\xfe not utf-8", ValueError, "not valid UTF-8"),
-    ("lone \ud800 surrogate", ValueError, "surrogate"),
+    ("lone \ud800 surrogate", ValueError, "^x contains a lone surrogate"),
     ({"a": float("nan")}, ValueError, "must be finite"),
     ({"a": float("inf")}, ValueError, "must be finite"),
     ([("a", None)], TypeError, "finite number"),
@@ -180,8 +180,10 @@ def test_bad_constructor_arguments(kwargs, exc, match):
 def test_bad_batches_name_the_item():
     with pytest.raises(TypeError, match=r"texts\[1\] must be"):
         Simhasher().fingerprints(["ok", None])
-    with pytest.raises(ValueError, match="surrogate"):
+    with pytest.raises(ValueError, match=r"^texts\[1\] contains a lone surrogate"):
         Simhasher().fingerprints(["ok", "bad \udc00"])
+    with pytest.raises(TypeError, match=r"^texts\[0\] must be a str"):
+        Simhasher().fingerprints([1, "ok"])
     with pytest.raises(TypeError, match="iterable of texts"):
         Simhasher().fingerprints("a single string")
     with pytest.raises(ValueError, match="no entry for the feature 'unknown'"):
