@@ -27,11 +27,27 @@ __all__ = ["Stepper", "stepper", "figure_html", "accumulator_frames", "accumulat
 
 
 class Stepper(W.VBox):
-    """A VBox of [Play, slider] over a Stack of frames, with a short text repr."""
+    """A VBox of [Play, slider] over a Stack of frames, with a short text repr.
+
+    Besides the widget it offers its first frame as HTML: a front end that shows no live widget
+    (JupyterLab on a notebook it has just opened and does not trust yet, GitHub, nbviewer) shows
+    that frame and a line saying how to play the rest, not a blank space or a bare repr.
+    """
 
     def __repr__(self) -> str:
-        n = len(self.children[1].children) if len(self.children) > 1 else 0
-        return f"Stepper: {n} frames (press ▶ or drag the slider)"
+        return f"Stepper: {self._n_frames()} frames (press ▶ or drag the slider)"
+
+    def _n_frames(self) -> int:
+        return len(self.children[1].children) if len(self.children) > 1 else 0
+
+    def _repr_mimebundle_(self, **kwargs):
+        data = super()._repr_mimebundle_(**kwargs)
+        if self._n_frames():
+            first = self.children[1].children[0].value
+            data["text/html"] = (
+                f'<div>{first}<div style="color:#555;font-size:90%;margin-top:4px">Frame 1 of '
+                f"{self._n_frames()}: run this cell to play them all (▶ or the slider).</div></div>")
+        return data
 
 
 def stepper(frames: Sequence[str], *, labels: Sequence[str] | None = None, description: str = "step",

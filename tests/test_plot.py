@@ -140,6 +140,9 @@ def test_stepper_links_play_slider_and_stack():
     assert len(stack.children) == 3 and play.max == 2
     assert slider.options == ("0: x", "1: y", "2: x")  # duplicate labels made unique
     assert repr(w).startswith("Stepper: 3 frames")
+    bundle = w._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle  # live where widgets run
+    assert bundle["text/html"].startswith("<div><b>a</b>") and "Frame 1 of 3" in bundle["text/html"]
 
 
 @pytest.mark.parametrize("bad", [[], ["a", "b"]])

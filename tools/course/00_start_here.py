@@ -124,6 +124,6 @@ print("a different sentence: ", hamming(fps[0], fps[2]), "bits differ")
 #
 # **How to run a notebook.** *Kernel → Restart Kernel and Run All Cells*. Outputs are stored, so you can
 # also just read; animations play without a kernel (press ▶ under them). A widget (a stepper or a
-# slider) shows a one-line placeholder until its cell has run in this session, because JupyterLab does
+# slider) shows only its first frame until its cell has run in this session, because JupyterLab does
 # not bring back saved widgets when it opens a notebook; run the notebook once and every widget is
 # live. The steppers hold all their frames, so they keep working even after the kernel is stopped.
