@@ -566,7 +566,7 @@ def check_notebook(browser, server: LabServer, notebook: Path, out_dir: Path,
             for i, live, text in before:
                 if not live:
                     res.notes.append(f"cell {i}: as opened (before running), its stored widget "
-                                     f"shows as text: {text[:70]!r}")
+                                     f"is not live and shows its fallback: {text[:70]!r}")
         page.evaluate(_JS_RUN)
         # a restart dialog would only appear if the setting were ignored: accept it
         dialog = page.locator(".jp-Dialog .jp-mod-accept")
