@@ -19,6 +19,8 @@ $(STAMP): pyproject.toml
 
 # JupyterLab refuses to run as root unless told; containers often run as root
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+# Installing the browser needs root: use sudo when we are not root
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/00_start_here.ipynb
@@ -30,7 +32,7 @@ test: $(STAMP)
 # The course in JupyterLab in headless Chromium (Debian's; no browser downloads by tools).
 # Screenshots go to artifacts/browser/. The whole run is capped; on SIGTERM server and browser stop.
 test-browser: $(STAMP)
-	@test -x /usr/bin/chromium || (apt-get update && apt-get install -y chromium fonts-wqy-microhei fonts-noto-color-emoji)
+	@test -x /usr/bin/chromium || ($(SUDO) apt-get update && $(SUDO) apt-get install -y chromium fonts-wqy-microhei fonts-noto-color-emoji)
 	$(BIN)/python -m pip install --quiet -e ".[browser]"
 	timeout -k 60 1500 $(BIN)/python -m pytest tests/browser -p no:randomly -p no:cacheprovider -v
 
