@@ -17,6 +17,7 @@ from numba.extending import intrinsic
 
 __all__ = [
     "popcount",
+    "cttz",
     "popcount_kernighan",
     "hamming_scalar_kernel",
     "hamming_pairwise_kernel",
@@ -26,24 +27,43 @@ __all__ = [
 ]
 
 
-@intrinsic
-def _ctpop_u64(typingctx, x):
-    """LLVM's ``ctpop`` on a uint64: one ``popcnt`` instruction on x86-64 with POPCNT."""
-    if x != types.uint64:
-        return None
-    sig = types.uint64(types.uint64)
+def _u64_intrinsic(llvm_name: str, zero_is_poison: bool | None = None):
+    """Numba intrinsic: LLVM's bit-counting ``llvm_name`` on a uint64, one instruction on x86-64
+    (``llvm.ctpop``: ``popcnt``; ``llvm.cttz``: ``tzcnt``, which gives 64 for 0)."""
+    i64 = ir.IntType(64)
 
-    def codegen(context, builder, signature, args):
-        fn = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
-        return builder.call(fn, [args[0]])
+    def count(typingctx, x):
+        if x != types.uint64:
+            return None
 
-    return sig, codegen
+        def codegen(context, builder, signature, args):
+            if zero_is_poison is None:
+                fn = builder.module.declare_intrinsic(llvm_name, [i64])
+                return builder.call(fn, [args[0]])
+            fn = builder.module.declare_intrinsic(llvm_name, [i64],
+                                                  ir.FunctionType(i64, [i64, ir.IntType(1)]))
+            return builder.call(fn, [args[0], ir.Constant(ir.IntType(1), int(zero_is_poison))])
+
+        return types.uint64(types.uint64), codegen
+
+    count.__name__ = count.__qualname__ = f"_{llvm_name.removeprefix('llvm.')}_u64"
+    return intrinsic(count)
+
+
+_ctpop_u64 = _u64_intrinsic("llvm.ctpop")
+_cttz_u64 = _u64_intrinsic("llvm.cttz", zero_is_poison=False)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def popcount(x):
     """Number of set bits of a uint64 (the POPCNT primitive every Hamming kernel uses)."""
     return _ctpop_u64(np.uint64(x))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def cttz(x):
+    """Trailing zero bits of a uint64 (64 for 0)."""
+    return _cttz_u64(np.uint64(x))
 
 
 @njit(cache=True, nogil=True)

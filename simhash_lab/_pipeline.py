@@ -21,10 +21,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ._bits import popcount
+from ._bits import cttz, popcount
 from ._hashes import (HASH_MD5_FIRST8, HASH_MD5_LAST8, HASH_XXH3, _read32, _read64, hash_span,
                       xxh3_1to3, xxh3_4to8, xxh3_9to16, xxh3_64)
-from ._strview import cttz, unit_bytes
+from ._strview import unit_bytes
 from ._unicode import PYSPACE, RUSTALNUM, RUSTSPACE, WORD
 
 # tokenizer kinds

@@ -19,7 +19,7 @@ from numba import carray, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["str_views", "unit_bytes", "cttz"]
+__all__ = ["str_views", "unit_bytes"]
 
 
 @intrinsic
@@ -58,28 +58,6 @@ def _u8_pointer(typingctx, addr):
         return builder.inttoptr(args[0], ir.IntType(8).as_pointer())
 
     return sig, codegen
-
-
-@intrinsic
-def _cttz_u64(typingctx, x):
-    """LLVM's ``cttz`` (count trailing zeros; 64 for 0): one ``tzcnt`` on x86-64 with BMI1."""
-    if x != types.uint64:
-        return None
-    sig = types.uint64(types.uint64)
-
-    def codegen(context, builder, signature, args):
-        i64 = ir.IntType(64)
-        fn = builder.module.declare_intrinsic("llvm.cttz", [i64],
-                                              ir.FunctionType(i64, [i64, ir.IntType(1)]))
-        return builder.call(fn, [args[0], ir.Constant(ir.IntType(1), 0)])
-
-    return sig, codegen
-
-
-@njit(cache=True, nogil=True, inline="always")
-def cttz(x):
-    """Trailing zero bits of a uint64 (64 for 0)."""
-    return _cttz_u64(np.uint64(x))
 
 
 @njit(cache=True)  # holds the GIL: the helper may ask CPython to ready a legacy string
