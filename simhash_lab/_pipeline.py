@@ -95,59 +95,40 @@ def _tokenize_branchless(b, start, end, table, sel, want, starts, ends):
 def tokenize_spans(b, start, end, table, mode, starts, ends):
     """Token byte spans of ``b[start:end]`` into ``starts``/``ends`` (int64, length >= nbytes // 2 + 2);
     returns the number of tokens."""
-    # a character is inside a token when ((class & sel) != 0) == want
     if mode == TOK_WORDS:
-        sel, want = WORD, True
-    elif mode == TOK_WHITESPACE:
-        sel, want = PYSPACE, False
-    else:
-        sel, want = RUSTSPACE, False
-    trim = mode == TOK_RUST
-    if not trim:
-        return _tokenize_branchless(b, start, end, table, sel, want, starts, ends)
+        return _tokenize_branchless(b, start, end, table, WORD, True, starts, ends)
+    if mode == TOK_WHITESPACE:
+        return _tokenize_branchless(b, start, end, table, PYSPACE, False, starts, ends)
+    return _tokenize_rust(b, start, end, table, starts, ends)
+
+
+@njit(cache=True, nogil=True)
+def _tokenize_rust(b, start, end, table, starts, ends):
+    """Rust's ``split_whitespace``, each word then trimmed of non-alphanumeric characters at both
+    ends (``trim_matches(|c: char| !c.is_alphanumeric())``); words left empty are dropped."""
     ntok = 0
+    first_an = -1  # start of the current word's first alphanumeric character (-1: none yet)
+    last_an = -1  # end of its last one
     p = start
-    in_tok = False
-    tok_start = 0
-    first_an = -1  # TOK_RUST: start of the first alphanumeric char of the current word
-    last_an = -1  # TOK_RUST: end of the last alphanumeric char of the current word
-    while p < end:
-        c = b[p]
-        if c < 0x80:  # ASCII: most of most texts
-            t = table[c]
-            ln = 1
+    while p <= end:
+        if p == end:  # a space after the text closes its last word
+            t, ln = RUSTSPACE, 1
+        elif b[p] < 0x80:  # ASCII: most of most texts
+            t, ln = table[b[p]], 1
         else:
             cp, ln = _decode(b, p)
             t = table[cp]
-        if ((t & sel) != 0) == want:
-            if not in_tok:
-                in_tok = True
-                tok_start = p
-                first_an = -1
-            if trim and (t & RUSTALNUM) != 0:
-                if first_an < 0:
-                    first_an = p
-                last_an = p + ln
-        elif in_tok:
-            in_tok = False
-            if not trim:
-                starts[ntok] = tok_start
-                ends[ntok] = p
-                ntok += 1
-            elif first_an >= 0:
+        if (t & RUSTSPACE) != 0:
+            if first_an >= 0:
                 starts[ntok] = first_an
                 ends[ntok] = last_an
                 ntok += 1
+                first_an = -1
+        elif (t & RUSTALNUM) != 0:
+            if first_an < 0:
+                first_an = p
+            last_an = p + ln
         p += ln
-    if in_tok:
-        if not trim:
-            starts[ntok] = tok_start
-            ends[ntok] = end
-            ntok += 1
-        elif first_an >= 0:
-            starts[ntok] = first_an
-            ends[ntok] = last_an
-            ntok += 1
     return ntok
 
 
