@@ -97,31 +97,43 @@ def execute(nb: nbformat.NotebookNode, timeout: int = 600) -> float:
     return time.perf_counter() - t0
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def cli(doc: str, sources_dir: Path, argv=None) -> tuple[argparse.Namespace, list[Path]]:
+    """The command line of both build scripts: its options, and the sources it selects."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("only", nargs="*", help="build only notebooks whose name starts with one of these")
     ap.add_argument("--no-execute", action="store_true", help="write the notebooks without running them")
     ap.add_argument("--budget", type=float, default=60.0, help="seconds a notebook may take (default 60)")
     args = ap.parse_args(argv)
-    NOTEBOOKS.mkdir(exist_ok=True)
-    sources = sorted(SOURCES.glob("[0-9][0-9]_*.py"))
+    sources = sorted(sources_dir.glob("[0-9][0-9]_*.py"))
     if args.only:
         sources = [s for s in sources if any(s.stem.startswith(o) for o in args.only)]
+    return args, sources
+
+
+def run_and_write(nb, out: Path, args: argparse.Namespace, failed: list) -> float:
+    """Execute ``nb`` (unless ``--no-execute``), note it in ``failed`` when over budget, validate
+    and write it to ``out``; print one line. Returns the seconds it ran."""
+    secs = 0.0
+    if not args.no_execute:
+        secs = execute(nb)
+        if secs > args.budget:
+            failed.append(f"{out.name} took {secs:.1f} s (budget {args.budget:.0f} s)")
+    nbformat.validate(nb)
+    nbformat.write(nb, out)
+    print(f"{out.relative_to(ROOT)}: {len(nb.cells)} cells" + ("" if args.no_execute else f", {secs:.1f} s"),
+          flush=True)
+    return secs
+
+
+def main(argv=None) -> int:
+    args, sources = cli(__doc__, SOURCES, argv)
+    NOTEBOOKS.mkdir(exist_ok=True)
     total, failed = 0.0, []
     for src in sources:
         nb = parse(src)
         out = NOTEBOOKS / f"{src.stem}.ipynb"
         add_navigation.add_navigation(nb, out.name, add_navigation.course_titles(extra={out.name: nb}))
-        secs = 0.0
-        if not args.no_execute:
-            secs = execute(nb)
-            total += secs
-            if secs > args.budget:
-                failed.append(f"{out.name} took {secs:.1f} s (budget {args.budget:.0f} s)")
-        nbformat.validate(nb)
-        nbformat.write(nb, out)
-        print(f"{out.relative_to(ROOT)}: {len(nb.cells)} cells" + ("" if args.no_execute else f", {secs:.1f} s"),
-              flush=True)
+        total += run_and_write(nb, out, args, failed)
     # navigation of every notebook (including ones this run did not build) follows the course map
     add_navigation.main([])
     if not args.no_execute:

@@ -17,7 +17,6 @@ the notebooks whose lines are out of date are listed at the end.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -33,29 +32,13 @@ import build_notebooks  # noqa: E402
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("only", nargs="*", help="build only notebooks whose name starts with one of these")
-    ap.add_argument("--no-execute", action="store_true", help="write the notebooks without running them")
-    ap.add_argument("--budget", type=float, default=60.0, help="seconds a notebook may take (default 60)")
-    args = ap.parse_args(argv)
-    sources = sorted(SOURCES.glob("[0-9][0-9]_*.py"))
-    if args.only:
-        sources = [s for s in sources if any(s.stem.startswith(o) for o in args.only)]
+    args, sources = build_notebooks.cli(__doc__, SOURCES, argv)
     built = {src.stem + ".ipynb": build_notebooks.parse(src) for src in sources}
     titles = add_navigation.course_titles(extra=built)
     failed = []
     for name, nb in built.items():
-        out = NOTEBOOKS / name
         add_navigation.add_navigation(nb, name, titles)
-        secs = 0.0
-        if not args.no_execute:
-            secs = build_notebooks.execute(nb)
-            if secs > args.budget:
-                failed.append(f"{name} took {secs:.1f} s (budget {args.budget:.0f} s)")
-        nbformat.validate(nb)
-        nbformat.write(nb, out)
-        print(f"{out.relative_to(ROOT)}: {len(nb.cells)} cells" + ("" if args.no_execute else f", {secs:.1f} s"),
-              flush=True)
+        build_notebooks.run_and_write(nb, NOTEBOOKS / name, args, failed)
     stale = []
     for name in titles:
         if name in built or not (NOTEBOOKS / name).exists():
