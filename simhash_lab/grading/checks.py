@@ -156,6 +156,13 @@ def _float(x: Any, what: str) -> float:
     return float(x)
 
 
+def _expect_close(x: Any, what: str, exp: float, expected: str, hint: str) -> None:
+    """``x`` must be a number within 1e-9 of ``exp``; else ``expected`` and ``hint`` say why not."""
+    got = _float(x, what)
+    if not math.isclose(got, exp, rel_tol=0, abs_tol=1e-9):
+        raise _Wrong(expected, got, hint)
+
+
 def _int_list(x: Any, n: int | None, what: str) -> list[int]:
     if isinstance(x, (str, bytes)) or not hasattr(x, "__iter__"):
         raise _Wrong(f"{what} as a list of ints", _show(x), f"Write {what} as a list, e.g. [1, 2, 3].")
@@ -237,10 +244,8 @@ def md5_64(fn: Any) -> None:
 
 @_checker("ideal avalanche", "An ideal 64-bit hash flips half its bits: 32 on average.")
 def ideal_flips(x: Any) -> None:
-    got = _float(x, "ideal_flips")
-    if abs(got - 32.0) > 1e-9:
-        raise _Wrong("the expected number of flipped bits out of 64", got,
-                     "Each bit flips independently with probability 1/2: expectation = 64 × 1/2.")
+    _expect_close(x, "ideal_flips", 32.0, "the expected number of flipped bits out of 64",
+                  "Each bit flips independently with probability 1/2: expectation = 64 × 1/2.")
 
 
 def _mean_flips(fp: Callable[[str], int]) -> float:
@@ -251,11 +256,10 @@ def _mean_flips(fp: Callable[[str], int]) -> float:
 @_checker("crypto_flips", "MD5's bits flip about half the time: the avalanche effect.")
 def crypto_flips(x: Any) -> None:
     exp = _mean_flips(_md5_64)
-    got = _float(x, "crypto_flips")
-    if not math.isclose(got, exp, rel_tol=0, abs_tol=1e-9):
-        raise _Wrong(f"{exp:.4f} (mean Hamming distance of md5_64 over all {len(data.avalanche_pairs())} pairs)",
-                     got, "For every (a, b) in pairs, count the bits of md5_64(a) ^ md5_64(b); "
-                          "then average over all pairs (divide by len(pairs)).")
+    _expect_close(x, "crypto_flips", exp,
+                  f"{exp:.4f} (mean Hamming distance of md5_64 over all {len(data.avalanche_pairs())} pairs)",
+                  "For every (a, b) in pairs, count the bits of md5_64(a) ^ md5_64(b); "
+                  "then average over all pairs (divide by len(pairs)).")
 
 
 @_checker("simhash_flips", "Simhash moves only a few bits for a one-letter edit: it is locality sensitive.")
@@ -263,11 +267,10 @@ def simhash_flips(x: Any) -> None:
     from ..presets import DEFAULT
 
     exp = _mean_flips(DEFAULT.fingerprint)
-    got = _float(x, "simhash_flips")
-    if not math.isclose(got, exp, rel_tol=0, abs_tol=1e-9):
-        raise _Wrong(f"{exp:.4f} (mean Hamming distance of Simhasher() fingerprints over all pairs)",
-                     got, "Use h = Simhasher() (the default) and hamming(h.fingerprint(a), "
-                          "h.fingerprint(b)) for every pair, then average.")
+    _expect_close(x, "simhash_flips", exp,
+                  f"{exp:.4f} (mean Hamming distance of Simhasher() fingerprints over all pairs)",
+                  "Use h = Simhasher() (the default) and hamming(h.fingerprint(a), "
+                  "h.fingerprint(b)) for every pair, then average.")
 
 
 # ================================================================================================
@@ -518,10 +521,8 @@ def mean_hamming(x: Any) -> None:
         s = hyperplane_signatures(X, 64, seed)
         ds.append(_popcount(int(s[0]) ^ int(s[1])))
     exp = sum(ds) / len(ds)
-    got = _float(x, "mean_d")
-    if not math.isclose(got, exp, rel_tol=0, abs_tol=1e-9):
-        raise _Wrong(f"{exp:.4f}", got, "For seed in range(200): signatures of u and v with 64 bits and "
-                                         "that seed, their Hamming distance; then the mean of the 200.")
+    _expect_close(x, "mean_d", exp, f"{exp:.4f}", "For seed in range(200): signatures of u and v with "
+                  "64 bits and that seed, their Hamming distance; then the mean of the 200.")
 
 
 # ================================================================================================
