@@ -5,11 +5,11 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
-EXTRAS := dev,chinese,compare,dask
+EXTRAS := course,grading,chinese,compare,dask,dev
 # nbval: run in this environment; sanitize what legitimately varies between runs
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:randomly
 
-.PHONY: lab test test-lib test-browser bench notebooks exercises clean
+.PHONY: lab test lint test-lib test-browser bench notebooks clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -19,31 +19,33 @@ $(STAMP): pyproject.toml
 
 # JupyterLab refuses to run as root unless told; containers often run as root
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
-# Installing the browser needs root: use sudo when we are not root
+# Installing system packages needs root: use sudo when we are not root
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/00_start_here.ipynb
 
-test: $(STAMP)
-	$(BIN)/python -m pytest tests
+test: $(STAMP) lint
+	$(BIN)/python -m pytest simhash_lab tests README.md --doctest-glob=README.md
 	$(BIN)/python -m pytest $(NBVAL) notebooks exercises/solutions
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 # The course in JupyterLab in headless Chromium (Debian's; no browser downloads by tools).
 # Screenshots go to artifacts/browser/. The whole run is capped; on SIGTERM server and browser stop.
 test-browser: $(STAMP)
 	@test -x /usr/bin/chromium || ($(SUDO) apt-get update && $(SUDO) apt-get install -y chromium fonts-wqy-microhei fonts-noto-color-emoji)
 	$(BIN)/python -m pip install --quiet -e ".[browser]"
-	timeout -k 60 1500 $(BIN)/python -m pytest tests/browser -p no:randomly -p no:cacheprovider -v
+	timeout -k 60 1500 $(BIN)/python -m pytest tests/browser -m browser -p no:randomly -p no:cacheprovider -v
 
 test-lib: $(STAMP)
-	$(BIN)/python -m pytest tests
+	$(BIN)/python -m pytest simhash_lab tests
 
+# Regenerate every notebook and exercise from course/ (and run them); --check only compares
 notebooks: $(STAMP)
 	$(BIN)/python tools/build_notebooks.py
-	$(BIN)/python tools/build_practice_notebooks.py
-
-exercises: $(STAMP)
 	$(BIN)/python tools/make_exercises.py
 
 bench: $(STAMP)

@@ -17,8 +17,8 @@ import time
 import numba
 import numpy as np
 import simhash as leonsim  # the `simhash` package on PyPI, the peer
-
 from _corpus import documents
+
 from simhash_lab import Simhasher, hamming, presets
 from simhash_lab.tokenize import words
 
@@ -46,8 +46,10 @@ def paired(ours, peer, repeat: int) -> tuple[float, float, float]:
 
 def cold_start() -> float:
     """Seconds for a new process to import simhash_lab and fingerprint one text (cache warm)."""
-    code = ("import time; t = time.perf_counter(); from simhash_lab import Simhasher; "
-            "Simhasher().fingerprint('hello world'); print(time.perf_counter() - t)")
+    code = (
+        "import time; t = time.perf_counter(); from simhash_lab import Simhasher; "
+        "Simhasher().fingerprint('hello world'); print(time.perf_counter() - t)"
+    )
     out = [float(subprocess.check_output([sys.executable, "-c", code], text=True)) for _ in range(3)]
     return statistics.median(out)
 
@@ -57,9 +59,11 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="smaller inputs, fewer repeats")
     args = ap.parse_args()
     n_docs, repeat = (2000, 5) if args.quick else (10000, 9)
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"Python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}, "
-          f"simhash (PyPI) {getattr(leonsim, '__version__', '2.x')}")
+    print(
+        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}, "
+        f"simhash (PyPI) {getattr(leonsim, '__version__', '2.x')}"
+    )
 
     docs = documents(n_docs, 200)
     feats = [words()(d) for d in docs]
@@ -72,8 +76,9 @@ def main() -> None:
     sub_tokens = sum(map(len, sub))
     scale = n_tokens / sub_tokens  # the peer runs on a slice; compare per token
     numba.set_num_threads(1)
-    t_one, t_peer, r_one = paired(lambda: h.fingerprints(docs, parallel=False),
-                                  lambda: [leonsim.Simhash(f).value for f in sub], repeat)
+    t_one, t_peer, r_one = paired(
+        lambda: h.fingerprints(docs, parallel=False), lambda: [leonsim.Simhash(f).value for f in sub], repeat
+    )
     numba.set_num_threads(threads)
     t_all = median_time(lambda: h.fingerprints(docs, parallel=True), repeat)
     peer_tps = sub_tokens / t_peer
@@ -81,24 +86,32 @@ def main() -> None:
     print(f"   ours, 1 thread : {n_tokens / t_one / 1e6:8.1f} M tokens/s   (target >= 30)")
     print(f"   ours, {threads} threads: {n_tokens / t_all / 1e6:8.1f} M tokens/s")
     print(f"   simhash package, same word features:    {peer_tps / 1e6:8.3f} M tokens/s")
-    print(f"   ratio (1 thread / package), median of {repeat} alternating pairs: "
-          f"{r_one * scale:6.1f}x   (target >= 40x)")
+    print(
+        f"   ratio (1 thread / package), median of {repeat} alternating pairs: "
+        f"{r_one * scale:6.1f}x   (target >= 40x)"
+    )
 
     ld = docs[: max(500, n_docs // 10)]
     ours = presets.LEONSIM.fingerprints(ld)
     theirs = np.array([leonsim.Simhash(d).value for d in ld], dtype=np.uint64)
     same = bool(np.array_equal(ours, theirs))
     numba.set_num_threads(1)
-    t_l1, t_lp, r_l = paired(lambda: presets.LEONSIM.fingerprints(ld, parallel=False),
-                             lambda: [leonsim.Simhash(d).value for d in ld], repeat)
+    t_l1, t_lp, r_l = paired(
+        lambda: presets.LEONSIM.fingerprints(ld, parallel=False),
+        lambda: [leonsim.Simhash(d).value for d in ld],
+        repeat,
+    )
     numba.set_num_threads(threads)
     t_la = median_time(lambda: presets.LEONSIM.fingerprints(ld, parallel=True), repeat)
     print(f"\n2. presets.LEONSIM.fingerprints vs simhash.Simhash(text).value, {len(ld)} docs")
     print(f"   identical values: {same}")
-    print(f"   ours 1 thread {len(ld) / t_l1:9.0f} docs/s, {threads} threads {len(ld) / t_la:9.0f} "
-          f"docs/s; package {len(ld) / t_lp:7.0f} docs/s")
-    print(f"   ratio (1 thread / package), median of {repeat} alternating pairs: {r_l:6.1f}x"
-          "   (target >= 10x)")
+    print(
+        f"   ours 1 thread {len(ld) / t_l1:9.0f} docs/s, {threads} threads {len(ld) / t_la:9.0f} "
+        f"docs/s; package {len(ld) / t_lp:7.0f} docs/s"
+    )
+    print(
+        f"   ratio (1 thread / package), median of {repeat} alternating pairs: {r_l:6.1f}x   (target >= 10x)"
+    )
 
     n = 10_000_000 if not args.quick else 2_000_000
     a = np.random.default_rng(0).integers(0, 2**64 - 1, n, dtype=np.uint64, endpoint=True)
@@ -109,12 +122,16 @@ def main() -> None:
     t_h1, _, r_h1 = paired(lambda: hamming(a, q), lambda: np.bitwise_count(a ^ q), repeat * 2)
     numba.set_num_threads(threads)
     print(f"\n3. hamming(array of {n:,}, scalar) vs np.bitwise_count(a ^ q)")
-    print(f"   ours {n / t_h / 1e9:5.2f} G/s ({threads} threads), {n / t_h1 / 1e9:5.2f} G/s (1 thread); "
-          f"numpy {n / t_np / 1e9:5.2f} G/s")
+    print(
+        f"   ours {n / t_h / 1e9:5.2f} G/s ({threads} threads), {n / t_h1 / 1e9:5.2f} G/s (1 thread); "
+        f"numpy {n / t_np / 1e9:5.2f} G/s"
+    )
     print(f"   ratio {r_h:5.1f}x with {threads} threads, {r_h1:5.1f}x with 1   (target >= 3x)")
 
-    print(f"\n4. new process, import + first fingerprint (Numba cache warm): {cold_start():.2f} s "
-          "(target < 2 s)")
+    print(
+        f"\n4. new process, import + first fingerprint (Numba cache warm): {cold_start():.2f} s "
+        "(target < 2 s)"
+    )
 
 
 if __name__ == "__main__":

@@ -43,9 +43,11 @@ def machine() -> str:
                     break
     except OSError:
         pass
-    return (f"{cpu}, {os.cpu_count()} logical cores, numba {numba.__version__} "
-            f"({numba.get_num_threads()} threads), numpy {np.__version__}, "
-            f"Python {platform.python_version()}")
+    return (
+        f"{cpu}, {os.cpu_count()} logical cores, numba {numba.__version__} "
+        f"({numba.get_num_threads()} threads), numpy {np.__version__}, "
+        f"Python {platform.python_version()}"
+    )
 
 
 def median_time(fn, repeats: int) -> float:
@@ -72,8 +74,7 @@ def random_fps(rng: np.random.Generator, n: int) -> np.ndarray:
     return rng.integers(0, 2**64, size=n, dtype=np.uint64, endpoint=False)
 
 
-def plant_near_dups(rng: np.random.Generator, fps: np.ndarray,
-                    n_near: int) -> tuple[np.ndarray, np.ndarray]:
+def plant_near_dups(rng: np.random.Generator, fps: np.ndarray, n_near: int) -> tuple[np.ndarray, np.ndarray]:
     """Replace the last ``n_near`` fingerprints by copies of others with 0..k bits flipped.
 
     Returns the fingerprints and, for each planted one, the id it was copied from.
@@ -127,13 +128,16 @@ def bench_query(rng, n: int, repeats: int) -> SimhashIndex:
         want = np.nonzero(np.bitwise_count(fps ^ np.uint64(q)) <= K)[0]
         assert sorted(i for i, _ in index.query(q)) == want.tolist()
     ratio = brute_s / ours_s
-    print(f"\n1. one query, {n:,} random fingerprints, k={K} (layout {index.layout}: "
-          f"{index.design.name})")
+    print(f"\n1. one query, {n:,} random fingerprints, k={K} (layout {index.layout}: {index.design.name})")
     print(f"   build (add_many + flush)       {build_s * 1e3:9.1f} ms")
-    print(f"   SimhashIndex.query             {ours_s * 1e6:9.2f} us  (median of {2 * repeats + 1} "
-          f"x {len(queries)} queries, half stored, half random)")
-    print(f"   NumPy brute force              {brute_s * 1e6:9.2f} us  "
-          "np.nonzero(np.bitwise_count(fps ^ q) <= 3)")
+    print(
+        f"   SimhashIndex.query             {ours_s * 1e6:9.2f} us  (median of {2 * repeats + 1} "
+        f"x {len(queries)} queries, half stored, half random)"
+    )
+    print(
+        f"   NumPy brute force              {brute_s * 1e6:9.2f} us  "
+        "np.nonzero(np.bitwise_count(fps ^ q) <= 3)"
+    )
     print(f"   ratio                          {ratio:9.0f}x   target >= 200x: {verdict(ratio >= 200)}")
     return index
 
@@ -152,8 +156,7 @@ def bench_pairs(rng, n: int, repeats: int) -> None:
     print(f"\n2. all pairs, {n:,} random fingerprints with {n_near:,} planted near-duplicates, k={K}")
     print(f"   build                          {build_s:9.3f} s")
     print(f"   pairs()                        {pairs_s:9.3f} s   ({pairs.shape[0]:,} pairs)")
-    print(f"   build + pairs()                {total_s:9.3f} s   target < 2 s: "
-          f"{verdict(total_s < 2.0)}")
+    print(f"   build + pairs()                {total_s:9.3f} s   target < 2 s: {verdict(total_s < 2.0)}")
 
 
 def bench_simhash_package(rng, n: int, repeats: int) -> None:
@@ -184,8 +187,10 @@ def bench_simhash_package(rng, n: int, repeats: int) -> None:
     assert theirs == mine, (len(theirs), len(mine))
     ratio = peer_s / ours_s
     print(f"\n3. build + all pairs, {n:,} fingerprints ({len(mine):,} pairs), k={K}")
-    print(f"   simhash.SimhashIndex           {peer_s * 1e3:9.1f} ms  (build from (str(i), Simhash(v)), "
-          f"then get_near_dups for each; median of {peer_repeats})")
+    print(
+        f"   simhash.SimhashIndex           {peer_s * 1e3:9.1f} ms  (build from (str(i), Simhash(v)), "
+        f"then get_near_dups for each; median of {peer_repeats})"
+    )
     print(f"   SimhashIndex add_many+pairs    {ours_s * 1e3:9.2f} ms  (median of {peer_repeats})")
     print(f"   ratio                          {ratio:9.0f}x   target >= 100x: {verdict(ratio >= 100)}")
 
@@ -197,8 +202,10 @@ def bench_memory(index: SimhashIndex) -> None:
     print(f"\n4. memory, {n:,} fingerprints, {t} tables ({index.design.name})")
     print(f"   per fingerprint per table      {rows:9.1f} B   (uint64 fingerprint + uint32 id)")
     print(f"   + bucket directory             {dirs:9.2f} B   (uint32 per bucket, 2**r buckets)")
-    print(f"   whole index per fingerprint    {index.nbytes / n:9.1f} B   "
-          "(tables + the uint64 fingerprint and alive flag by id)")
+    print(
+        f"   whole index per fingerprint    {index.nbytes / n:9.1f} B   "
+        "(tables + the uint64 fingerprint and alive flag by id)"
+    )
 
 
 def main() -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -13,9 +14,7 @@ def check_option(param: str, value: Any, options: Iterable[Any]) -> Any:
     """Return ``value`` if it is one of ``options``, else raise a ValueError naming ``param``."""
     options = list(options)
     if value not in options:
-        raise ValueError(
-            f"The value for `{param}` must be one of {options}, but {value!r} was passed."
-        )
+        raise ValueError(f"The value for `{param}` must be one of {options}, but {value!r} was passed.")
     return value
 
 

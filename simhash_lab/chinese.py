@@ -43,7 +43,9 @@ def _jieba(quiet: bool = True):
     try:
         import jieba
     except ImportError:
-        raise ImportError(f"Chinese segmentation needs jieba, part of the `chinese` extra: {EXTRA_HINT}") from None
+        raise ImportError(
+            f"Chinese segmentation needs jieba, part of the `chinese` extra: {EXTRA_HINT}"
+        ) from None
     if quiet:
         jieba.setLogLevel(logging.WARNING)
     return jieba
@@ -121,8 +123,14 @@ def jieba_simhasher(bits: int = 64, hash: str = "xxh3", hmm: bool = True, name: 
     from .simhasher import Simhasher
 
     table, median = _idf()
-    return Simhasher(bits=bits, tokenizer=jieba_words(hmm=hmm), hash=hash, weights=table,
-                     default_weight=median, name=name or f"jieba TF-IDF, {bits} bits")
+    return Simhasher(
+        bits=bits,
+        tokenizer=jieba_words(hmm=hmm),
+        hash=hash,
+        weights=table,
+        default_weight=median,
+        name=name or f"jieba TF-IDF, {bits} bits",
+    )
 
 
 def keywords(text: str, top_k: int = 20) -> list[tuple[str, float]]:

@@ -25,17 +25,14 @@ A progress bar (tqdm) goes to stderr when stderr is a terminal and the run takes
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import sys
-import time
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 
-__all__ = ["DedupResult", "add_dedup_parser", "dedup", "iter_files", "read_text"]
+__all__ = ["DedupResult", "dedup", "iter_files", "read_text"]
 
 _SNIFF = 8192
 _BATCH = 256
@@ -46,8 +43,7 @@ class Skip(Exception):
     """A file that is not text (reported, does not change the exit status)."""
 
 
-def iter_files(paths: Iterable[str], hidden: bool = False,
-               errors: list | None = None) -> Iterator[str]:
+def iter_files(paths: Iterable[str], hidden: bool = False, errors: list | None = None) -> Iterator[str]:
     """Regular files under ``paths``, each once (by real path), folders walked in sorted order.
 
     A path that does not exist is appended to ``errors`` as ``(path, reason)``.
@@ -61,13 +57,19 @@ def iter_files(paths: Iterable[str], hidden: bool = False,
         if not os.path.isdir(top):
             cands: Iterable[str] = [top]
         else:
+
             def walk(top=top):
-                for root, dirs, files in os.walk(top, onerror=lambda e: errors is not None and errors.append(
-                        (e.filename or top, e.strerror or str(e)))):
+                for root, dirs, files in os.walk(
+                    top,
+                    onerror=lambda e: (
+                        errors is not None and errors.append((e.filename or top, e.strerror or str(e)))
+                    ),
+                ):
                     dirs[:] = sorted(d for d in dirs if hidden or not d.startswith("."))
                     for f in sorted(files):
                         if hidden or not f.startswith("."):
                             yield os.path.join(root, f)
+
             cands = walk()
         for path in cands:
             if not os.path.isfile(path):  # FIFOs, sockets, devices, broken links
@@ -146,24 +148,40 @@ class DedupResult:
     def group_members(self, g: Sequence[int]) -> list[tuple[str, int, int]]:
         """``(path, fingerprint, distance to the group's first file)`` for each member."""
         first = int(self.fingerprints[g[0]])
-        return [(self.paths[i], int(self.fingerprints[i]), (int(self.fingerprints[i]) ^ first).bit_count())
-                for i in g]
+        return [
+            (self.paths[i], int(self.fingerprints[i]), (int(self.fingerprints[i]) ^ first).bit_count())
+            for i in g
+        ]
 
     def to_json(self) -> dict:
         width = (self.bits + 3) // 4
         return {
-            "k": self.k, "bits": self.bits, "preset": self.preset,
+            "k": self.k,
+            "bits": self.bits,
+            "preset": self.preset,
             "files": len(self.paths),
-            "groups": [[{"path": p, "fingerprint": f"{fp:0{width}x}", "distance": d}
-                        for p, fp, d in self.group_members(g)] for g in self.groups],
+            "groups": [
+                [
+                    {"path": p, "fingerprint": f"{fp:0{width}x}", "distance": d}
+                    for p, fp, d in self.group_members(g)
+                ]
+                for g in self.groups
+            ],
             "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
             "errors": [{"path": p, "reason": r} for p, r in self.errors],
             "empty": list(self.empty),
         }
 
 
-def dedup(paths: Sequence[str], k: int = 3, preset: str = "default", hidden: bool = False,
-          max_bytes: int = 64 << 20, progress: str = "never", report=None) -> DedupResult:
+def dedup(
+    paths: Sequence[str],
+    k: int = 3,
+    preset: str = "default",
+    hidden: bool = False,
+    max_bytes: int = 64 << 20,
+    progress: str = "never",
+    report=None,
+) -> DedupResult:
     """Fingerprint every text file under ``paths`` and group the near-duplicates within ``k``.
 
     Parameters
@@ -198,6 +216,7 @@ def dedup(paths: Sequence[str], k: int = 3, preset: str = "default", hidden: boo
         else:
             with bar.external_write_mode(file=sys.stderr):
                 report(path, reason)
+
     fps: list[np.ndarray] = []
     batch_paths: list[str] = []
     batch_texts: list[str] = []
@@ -249,72 +268,12 @@ def _progress_bar(total: int, mode: str):
         return None
     from tqdm import tqdm
 
-    return tqdm(total=total, unit="file", file=sys.stderr, delay=0 if mode == "always" else 1.0,
-                desc="fingerprinting", leave=False, dynamic_ncols=True)
-
-
-def _format_text(res: DedupResult) -> str:
-    width = (res.bits + 3) // 4
-    lines = []
-    for n, g in enumerate(res.groups, 1):
-        lines.append(f"group {n}: {len(g)} files (distance to the first, fingerprint, path)")
-        for path, fp, d in res.group_members(g):
-            lines.append(f"  {d:2d}  {fp:0{width}x}  {path}")
-        lines.append("")
-    return "\n".join(lines)
-
-
-def _dedup_command(args: argparse.Namespace) -> int:
-    def report(path, reason):
-        print(f"simhash-lab dedup: {path}: {reason}", file=sys.stderr)
-
-    t0 = time.perf_counter()
-    res = dedup(args.paths, k=args.k, preset=args.preset, hidden=args.hidden,
-                max_bytes=args.max_bytes, progress=args.progress, report=report)
-    if args.json:
-        json.dump(res.to_json(), sys.stdout, indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
-    else:
-        sys.stdout.write(_format_text(res))
-    if not args.quiet:
-        n_dup = sum(len(g) for g in res.groups)
-        print(f"simhash-lab dedup: {len(res.paths)} files fingerprinted, {len(res.groups)} group(s) "
-              f"({n_dup} files) within k = {res.k}; {len(res.skipped)} skipped, {len(res.empty)} empty, "
-              f"{len(res.errors)} errors ({time.perf_counter() - t0:.1f} s)", file=sys.stderr)
-    return res.exit_status
-
-
-def _k(value: str) -> int:
-    try:
-        k = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"k must be an int between 0 and 63, got {value!r}") from None
-    if not 0 <= k <= 63:
-        raise argparse.ArgumentTypeError(f"k must be between 0 and 63, got {k}")
-    return k
-
-
-def add_dedup_parser(subparsers) -> argparse.ArgumentParser:
-    """Add ``dedup`` to the ``simhash-lab`` command's subparsers."""
-    from .presets import ALL
-
-    p = subparsers.add_parser(
-        "dedup", help="group near-duplicate text files (exit 0: none, 1: found, 2: trouble)",
-        description="Fingerprint every text file under the paths (folders recursively) and print "
-                    "groups of near-duplicates: files within Hamming distance k of another member. "
-                    "Nothing is modified. Binary, non-UTF-8 and oversized files are reported on "
-                    "stderr and skipped.",
-        epilog="exit status: 0 no near-duplicates, 1 near-duplicates found, 2 a path was missing or "
-               "a file could not be read (groups among the other files are still printed)",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
-    p.add_argument("-k", "--k", type=_k, default=3, help="largest Hamming distance of a near-duplicate pair")
-    p.add_argument("--preset", default="default", choices=sorted(ALL), help="the Simhasher (64 bits)")
-    p.add_argument("--json", action="store_true", help="write the result as JSON to stdout")
-    p.add_argument("--hidden", action="store_true", help="also read hidden files and folders inside folders")
-    p.add_argument("--max-bytes", type=int, default=64 << 20, metavar="N", help="skip larger files")
-    p.add_argument("--progress", choices=["auto", "always", "never"], default="auto",
-                   help="progress bar on stderr (auto: when stderr is a terminal and the run is long)")
-    p.add_argument("-q", "--quiet", action="store_true", help="no summary line on stderr")
-    p.set_defaults(func=_dedup_command)
-    return p
+    return tqdm(
+        total=total,
+        unit="file",
+        file=sys.stderr,
+        delay=0 if mode == "always" else 1.0,
+        desc="fingerprinting",
+        leave=False,
+        dynamic_ncols=True,
+    )

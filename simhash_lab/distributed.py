@@ -24,7 +24,7 @@ where the data lives, e.g. ``dask.bag.read_text("s3://bucket/*.txt")``). Dask is
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -60,7 +60,9 @@ def table_masks(k: int = 3, bits: int = 64, layout: Any = "blocks") -> np.ndarra
     from .index import SimhashIndex
 
     if isinstance(layout, str) and layout in ("scan", "auto"):
-        raise ValueError(f"layout must give tables to join on (blocks, seed, permuted, nested), got {layout!r}")
+        raise ValueError(
+            f"layout must give tables to join on (blocks, seed, permuted, nested), got {layout!r}"
+        )
     index = SimhashIndex(k=k, bits=bits, layout=layout)
     return np.array(index.table_masks, dtype=np.uint64)
 
@@ -100,8 +102,10 @@ def _map_task(fps: np.ndarray, offset, masks: np.ndarray, n_reducers: int) -> li
     order = np.argsort(b, kind="stable")
     tt, ff, ii = (np.concatenate(p)[order] for p in (parts_t, parts_f, parts_i))
     cuts = np.searchsorted(b[order], np.arange(n_reducers + 1))
-    return [(tt[cuts[r]:cuts[r + 1]], ff[cuts[r]:cuts[r + 1]], ii[cuts[r]:cuts[r + 1]])
-            for r in range(n_reducers)]
+    return [
+        (tt[cuts[r] : cuts[r + 1]], ff[cuts[r] : cuts[r + 1]], ii[cuts[r] : cuts[r + 1]])
+        for r in range(n_reducers)
+    ]
 
 
 def _pick(buckets: list, r: int):
@@ -110,7 +114,7 @@ def _pick(buckets: list, r: int):
 
 def _reduce_task(pieces: list, masks: np.ndarray, k: int) -> np.ndarray:
     """Every pair in one bucket: per table, sort by (key, id), verify runs of equal keys."""
-    from ._index_kernels import pairs_table_kernel_serial
+    from .kernels.index import pairs_table_kernel_serial
 
     if not pieces:
         return np.empty((0, 3), np.int64)
@@ -160,7 +164,6 @@ def _fps_partitions(fps, npartitions: int | None):
     """Delayed uint64 arrays from a NumPy array, a dask array, or a list of delayed arrays."""
     dask = _dask()
     import dask.array as da
-
     from dask.delayed import Delayed
 
     if isinstance(fps, (list, tuple)) and fps and all(isinstance(p, Delayed) for p in fps):
@@ -186,8 +189,7 @@ def _pairs_graph(parts: list, k: int, bits: int, layout, n_reducers: int | None)
     check_int("n_reducers", R, 1, 1 << 20)
     lengths = [delayed(len)(p) for p in parts]
     offsets = delayed(_offsets)(lengths)
-    maps = [delayed(_map_task)(p, delayed(_take)(offsets, i), masks, R)
-            for i, p in enumerate(parts)]
+    maps = [delayed(_map_task)(p, delayed(_take)(offsets, i), masks, R) for i, p in enumerate(parts)]
     reduces = [delayed(_reduce_task)([delayed(_pick)(m, r) for m in maps], masks, k) for r in range(R)]
     return delayed(_sorted_pairs)(reduces)
 
@@ -212,12 +214,20 @@ def fingerprints(texts, hasher=None, npartitions: int | None = None):
         texts = list(texts)
         p = max(1, min(npartitions or 8, max(1, len(texts))))
         bounds = np.linspace(0, len(texts), p + 1).astype(int)
-        parts = [texts[bounds[i]:bounds[i + 1]] for i in range(p)]
+        parts = [texts[bounds[i] : bounds[i + 1]] for i in range(p)]
     return [dask.delayed(_fingerprint_task)(part, hasher) for part in parts]
 
 
-def pairs(fps, k: int = 3, bits: int = 64, *, layout: Any = "blocks", npartitions: int | None = None,
-          n_reducers: int | None = None, scheduler=None) -> np.ndarray:
+def pairs(
+    fps,
+    k: int = 3,
+    bits: int = 64,
+    *,
+    layout: Any = "blocks",
+    npartitions: int | None = None,
+    n_reducers: int | None = None,
+    scheduler=None,
+) -> np.ndarray:
     """Every pair of fingerprints within Hamming distance ``k``, computed on Dask.
 
     Parameters
@@ -248,9 +258,16 @@ def pairs(fps, k: int = 3, bits: int = 64, *, layout: Any = "blocks", npartition
     return out
 
 
-def near_duplicates(texts, k: int = 3, *, hasher=None, layout: Any = "blocks",
-                    npartitions: int | None = None, n_reducers: int | None = None,
-                    scheduler=None) -> tuple[np.ndarray, np.ndarray]:
+def near_duplicates(
+    texts,
+    k: int = 3,
+    *,
+    hasher=None,
+    layout: Any = "blocks",
+    npartitions: int | None = None,
+    n_reducers: int | None = None,
+    scheduler=None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Fingerprint ``texts`` and find every near-duplicate pair within ``k``, in one Dask graph.
 
     ``texts`` is a sequence of str or a ``dask.bag.Bag``; ``hasher`` defaults to ``Simhasher()``.

@@ -2,7 +2,8 @@
 
 >>> hamming(0b1001, 0b1010)
 2
->>> hamming(np.array([0b100111, 0b1011101], dtype=np.uint64), np.array([0b101010, 0b1001001], dtype=np.uint64))
+>>> a = np.array([0b100111, 0b1011101], dtype=np.uint64)
+>>> hamming(a, np.array([0b101010, 0b1001001], dtype=np.uint64))
 array([3, 2], dtype=uint8)
 >>> is_near(0b1011101, 0b1001001, k=2)
 True
@@ -12,12 +13,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _bits
 from ._validate import as_fingerprints, check_int
 
 __all__ = ["hamming", "is_near", "popcount"]
 
 _PARALLEL_MIN = 1 << 16  # below this, threads cost more than they save
+
+
+def _kernels():
+    """The Numba kernels, loaded on first use: ``import simhash_lab`` stays free of Numba."""
+    from .kernels import hamming
+
+    return hamming
 
 
 def popcount(x):
@@ -47,10 +54,10 @@ def hamming(a, b):
         a = np.ascontiguousarray(a)
         if a.ndim == 1 and a.size >= _PARALLEL_MIN:
             out = np.empty(a.shape, dtype=np.uint8)
-            _bits.hamming_scalar_kernel(a, np.uint64(int(b)), out)
+            _kernels().hamming_scalar_kernel(a, np.uint64(int(b)), out)
             return out
-        return _bits.hamming_ufunc(a, np.uint64(int(b)))
-    return _bits.hamming_ufunc(a, b)
+        return _kernels().hamming_ufunc(a, np.uint64(int(b)))
+    return _kernels().hamming_ufunc(a, b)
 
 
 def is_near(a: int, b: int, k: int = 3) -> bool:
@@ -64,4 +71,4 @@ def is_near(a: int, b: int, k: int = 3) -> bool:
     k = check_int("k", k, 0, 64)
     if not (isinstance(a, int) and isinstance(b, int)):
         raise TypeError("is_near takes two int fingerprints; use hamming(a, b) <= k for arrays")
-    return bool(_bits.is_near_kernel(np.uint64(a), np.uint64(b), k))
+    return bool(_kernels().is_near_kernel(np.uint64(a), np.uint64(b), k))

@@ -11,16 +11,19 @@ True
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping, Sequence, Union
+from typing import Any
 
 import numpy as np
 
-from . import _pipeline as P
-from . import _hashes as H
-from ._strview import str_views
 from ._unicode import lower_table, needs_python_lower
 from ._validate import as_text, check_int, check_option, check_weight, utf8
+from .kernels import fingerprint as F
+from .kernels import hashes as H
+from .kernels.strings import lower_utf8, str_views
+from .kernels.tokenize import FLAG_PYTHON_LOWER, FLAG_SURROGATE
+from .kernels.vote import WEIGHT_BINARY, WEIGHT_TF, fold_bits, vote_weighted
 from .tokenize import Tokenizer, words
 
 __all__ = ["Simhasher", "Trace"]
@@ -33,7 +36,7 @@ HASHES = {
     "siphash13-rust": H.HASH_SIP13_RUST_STR,
 }
 
-Features = Union[str, Sequence[str], Mapping[str, float], Sequence[tuple]]
+Features = str | Sequence[str] | Mapping[str, float] | Sequence[tuple]
 
 
 @dataclass
@@ -77,7 +80,8 @@ class Simhasher:
         A built-in :mod:`simhash_lab.tokenize` rule (runs in Numba), or any callable
         ``text -> iterable of str`` (runs in Python).
     hash : str, mapping or callable, default "xxh3"
-        "xxh3" (XXH3-64: fast on short tokens, full avalanche), "xxh64", "md5" (first 8 bytes, the seed's Python), "md5-last8"
+        "xxh3" (XXH3-64: fast on short tokens, full avalanche), "xxh64", "md5" (first 8 bytes,
+        the seed's Python), "md5-last8"
         (the `simhash` package), "siphash13-rust" (Rust's ``DefaultHasher`` on a ``&str``), a
         mapping ``feature -> int`` or a callable ``feature -> int`` (the course's made-up hashes).
     weights : "tf", "binary" or mapping, default "tf"
@@ -95,10 +99,15 @@ class Simhasher:
     an accumulator that is exactly 0 in real arithmetic may round to either side of 0.
     """
 
-    def __init__(self, bits: int = 64, tokenizer: Tokenizer | Callable | None = None,
-                 hash: str | Mapping[str, int] | Callable[[str], int] = "xxh3",
-                 weights: str | Mapping[str, float] = "tf", default_weight: float = 1.0,
-                 name: str | None = None) -> None:
+    def __init__(
+        self,
+        bits: int = 64,
+        tokenizer: Tokenizer | Callable | None = None,
+        hash: str | Mapping[str, int] | Callable[[str], int] = "xxh3",
+        weights: str | Mapping[str, float] = "tf",
+        default_weight: float = 1.0,
+        name: str | None = None,
+    ) -> None:
         self.bits = check_int("bits", bits, 1, 64)
         self.mask = (1 << self.bits) - 1
         if tokenizer is None:
@@ -144,12 +153,23 @@ class Simhasher:
 
     @property
     def _weighting(self) -> int:
-        return P.WEIGHT_BINARY if self.weights == "binary" else P.WEIGHT_TF
+        return WEIGHT_BINARY if self.weights == "binary" else WEIGHT_TF
 
     def _kernel_args(self, tok: Tokenizer):
-        return (tok.table, tok.kind, tok.features, tok.n, tok.joiner_byte, tok.empty_feature,
-                self._hash_kind, np.uint64(self.mask), self._weighting, self._wkeys, self._wvals,
-                self.default_weight)
+        return (
+            tok.table,
+            tok.kind,
+            tok.features,
+            tok.n,
+            tok.joiner_byte,
+            tok.empty_feature,
+            self._hash_kind,
+            np.uint64(self.mask),
+            self._weighting,
+            self._wkeys,
+            self._wvals,
+            self.default_weight,
+        )
 
     def _hash_features(self, feats: Sequence[str]) -> np.ndarray:
         """Hashes (uint64, masked) of feature strings."""
@@ -158,7 +178,7 @@ class Simhasher:
             offsets = np.zeros(len(enc) + 1, dtype=np.int64)
             np.cumsum(np.fromiter(map(len, enc), dtype=np.int64, count=len(enc)), out=offsets[1:])
             buf = np.frombuffer(b"".join(enc), dtype=np.uint8)
-            return P.hash_spans(buf, offsets, self._hash_kind, np.uint64(self.mask))
+            return F.hash_spans(buf, offsets, self._hash_kind, np.uint64(self.mask))
         out = np.empty(len(feats), dtype=np.uint64)
         fn = self._hash_fn
         for i, f in enumerate(feats):
@@ -187,8 +207,10 @@ class Simhasher:
             feats = self._text_features(as_text(x, param))
             given = None
         elif x is None:
-            raise TypeError(f"{param} must be a str, a list of tokens, a dict token -> weight or "
-                            "(token, weight) pairs, got None")
+            raise TypeError(
+                f"{param} must be a str, a list of tokens, a dict token -> weight or "
+                "(token, weight) pairs, got None"
+            )
         elif isinstance(x, Mapping):
             feats, given = list(x.keys()), list(x.values())
         elif isinstance(x, Iterable):
@@ -234,8 +256,8 @@ class Simhasher:
         return self._fold(self._hash_features(feats), w)
 
     def _fold(self, hs: np.ndarray, w: np.ndarray) -> int:
-        s = P.vote_weighted(hs, w, hs.shape[0])
-        return int(P.fold_bits(s, float(w.sum()), self.bits))
+        s = vote_weighted(hs, w, hs.shape[0])
+        return int(fold_bits(s, float(w.sum()), self.bits))
 
     def fingerprints(self, texts: Iterable[Features], parallel: bool | None = None) -> np.ndarray:
         """Fingerprints of many texts: uint64 array of shape (n,), equal item by item to
@@ -256,11 +278,11 @@ class Simhasher:
             return out
         par = bool(parallel or (parallel is None and n >= 64))
         tok = self.tokenizer
-        if P.is_fused(tok.kind, tok.features, self._weighting, self._wkeys.shape[0]):
+        if F.is_fused(tok.kind, tok.features, self._weighting, self._wkeys.shape[0]):
             self._fused(items, out, par)
             return out
         buf, offsets = _utf8_batch(items, tok.lowercase)
-        kernel = P.fingerprints_parallel if par else P.fingerprints_serial
+        kernel = F.fingerprints_parallel if par else F.fingerprints_serial
         kernel(buf, offsets, *self._kernel_args(tok), self.bits, out)
         return out
 
@@ -269,20 +291,32 @@ class Simhasher:
         tok = self.tokenizer
         sel, want, amap, ranges = tok.fused_tables
         lower = lower_table() if tok.lowercase else _NO_LOWER
-        kernel = P.fingerprints_str_parallel if parallel else P.fingerprints_str_serial
+        kernel = F.fingerprints_str_parallel if parallel else F.fingerprints_str_serial
 
         def run(strs: list, fps: np.ndarray) -> np.ndarray:
             flags = np.zeros(len(strs), dtype=np.int64)
-            kernel(*str_views(strs), ranges, tok.table, sel, want, lower, amap, self._hash_kind,
-                   np.uint64(self.mask), self.bits, fps, flags)
+            kernel(
+                *str_views(strs),
+                ranges,
+                tok.table,
+                sel,
+                want,
+                lower,
+                amap,
+                self._hash_kind,
+                np.uint64(self.mask),
+                self.bits,
+                fps,
+                flags,
+            )
             return flags
 
         flags = run(items, out)
         if not flags.any():
             return
-        for i in np.flatnonzero(flags & P.FLAG_SURROGATE):
+        for i in np.flatnonzero(flags & FLAG_SURROGATE):
             utf8(items[i], f"texts[{i}]")  # raises: a lone surrogate has no UTF-8 form
-        redo = np.flatnonzero(flags & P.FLAG_PYTHON_LOWER)
+        redo = np.flatnonzero(flags & FLAG_PYTHON_LOWER)
         sub = np.empty(len(redo), dtype=np.uint64)
         run([items[i].lower() for i in redo], sub)  # İ and Σ: their lowercase depends on context
         out[redo] = sub
@@ -342,5 +376,5 @@ def _utf8_batch(items: Sequence[str], lowercase: bool) -> tuple[np.ndarray, np.n
     joined = b"".join(enc)
     buf = np.frombuffer(joined, dtype=np.uint8) if joined else np.zeros(1, dtype=np.uint8)
     if lowercase:
-        buf, offsets = P.lower_utf8(buf, offsets, lower_table())
+        buf, offsets = lower_utf8(buf, offsets, lower_table())
     return buf, offsets

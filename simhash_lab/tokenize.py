@@ -17,16 +17,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _pipeline as P
-from ._hashes import HASH_XXH3
 from ._unicode import PYSPACE, RUSTALNUM, RUSTSPACE, WORD, char_table
 from ._validate import as_text, check_int, utf8
+from .kernels import tokenize as K
+from .kernels.hashes import HASH_XXH3
 
-__all__ = ["Tokenizer", "words", "whitespace", "rust_words", "char_ngrams", "word_shingles",
-           "leonsim_ngrams"]
+__all__ = ["Tokenizer", "words", "whitespace", "rust_words", "char_ngrams", "word_shingles", "leonsim_ngrams"]
 
 _FUSED: dict = {}
-_CLASSES = {P.TOK_WORDS: WORD, P.TOK_WHITESPACE: PYSPACE, P.TOK_RUST: RUSTSPACE | RUSTALNUM}
+_CLASSES = {K.TOK_WORDS: WORD, K.TOK_WHITESPACE: PYSPACE, K.TOK_RUST: RUSTSPACE | RUSTALNUM}
 
 
 @dataclass(frozen=True)
@@ -54,8 +53,8 @@ class Tokenizer:
     """
 
     name: str
-    kind: int = P.TOK_WORDS
-    features: int = P.FEAT_TOKENS
+    kind: int = K.TOK_WORDS
+    features: int = K.FEAT_TOKENS
     n: int = 1
     joiner: str = " "
     lowercase: bool = True
@@ -69,13 +68,13 @@ class Tokenizer:
     @property
     def fused_tables(self) -> tuple[int, bool, np.ndarray, np.ndarray]:
         """(class bit, wanted, ASCII map, ASCII ranges): what the fused kernel needs for this
-        word rule (``words``/``whitespace``; see ``_pipeline.lower_tokenize_str``)."""
+        word rule (``words``/``whitespace``; see ``kernels.tokenize.lower_tokenize_str``)."""
         key = (self.kind, self.lowercase)
         cached = _FUSED.get(key)
         if cached is None:
-            sel, want = (WORD, True) if self.kind == P.TOK_WORDS else (PYSPACE, False)
-            amap = P.ascii_map(self.table, sel, want, self.lowercase)
-            cached = _FUSED[key] = (sel, want, amap, P.ascii_ranges(amap, self.lowercase))
+            sel, want = (WORD, True) if self.kind == K.TOK_WORDS else (PYSPACE, False)
+            amap = K.ascii_map(self.table, sel, want, self.lowercase)
+            cached = _FUSED[key] = (sel, want, amap, K.ascii_ranges(amap, self.lowercase))
         return cached
 
     @property
@@ -90,11 +89,21 @@ class Tokenizer:
         """The features of ``text``, in order, as strings (repeats kept)."""
         text = as_text(text, "text")
         b = np.frombuffer(self.prepare(text), dtype=np.uint8)
-        _, rec, off = P.record_features(b, 0, b.size, self.table, self.kind, self.features, self.n,
-                                        self.joiner_byte, self.empty_feature, HASH_XXH3,
-                                        np.uint64(0xFFFFFFFFFFFFFFFF))
+        _, rec, off = K.record_features(
+            b,
+            0,
+            b.size,
+            self.table,
+            self.kind,
+            self.features,
+            self.n,
+            self.joiner_byte,
+            self.empty_feature,
+            HASH_XXH3,
+            np.uint64(0xFFFFFFFFFFFFFFFF),
+        )
         raw = rec.tobytes()
-        return [raw[off[i]:off[i + 1]].decode("utf-8") for i in range(off.size - 1)]
+        return [raw[off[i] : off[i + 1]].decode("utf-8") for i in range(off.size - 1)]
 
 
 def words(lowercase: bool = True) -> Tokenizer:
@@ -103,18 +112,19 @@ def words(lowercase: bool = True) -> Tokenizer:
     Equal to ``re.findall(r"\\w+", text.lower())``. Chinese has no spaces, so a run of Han
     characters is one token: use ``char_ngrams`` (or the ``chinese`` extra's jieba tokenizer) there.
     """
-    return Tokenizer("words" if lowercase else "words(cased)", P.TOK_WORDS, P.FEAT_TOKENS,
-                     lowercase=lowercase)
+    return Tokenizer(
+        "words" if lowercase else "words(cased)", K.TOK_WORDS, K.FEAT_TOKENS, lowercase=lowercase
+    )
 
 
 def whitespace(lowercase: bool = True) -> Tokenizer:
     """``text.lower().split()``: the seed's Python reference (punctuation stays on the words)."""
-    return Tokenizer("whitespace", P.TOK_WHITESPACE, P.FEAT_TOKENS, lowercase=lowercase)
+    return Tokenizer("whitespace", K.TOK_WHITESPACE, K.FEAT_TOKENS, lowercase=lowercase)
 
 
 def rust_words() -> Tokenizer:
     """The seed's Rust rule: ``split_whitespace``, trim non-alphanumerics at both ends, keep case."""
-    return Tokenizer("rust_words", P.TOK_RUST, P.FEAT_TOKENS, lowercase=False)
+    return Tokenizer("rust_words", K.TOK_RUST, K.FEAT_TOKENS, lowercase=False)
 
 
 def char_ngrams(n: int = 4, joiner: str = " ", lowercase: bool = True) -> Tokenizer:
@@ -125,16 +135,16 @@ def char_ngrams(n: int = 4, joiner: str = " ", lowercase: bool = True) -> Tokeni
     n = check_int("n", n, 1, 64)
     if joiner not in ("", " "):
         raise ValueError(f"joiner must be '' or ' ', got {joiner!r}")
-    return Tokenizer(f"char_ngrams({n})", P.TOK_WORDS, P.FEAT_CHARGRAMS, n, joiner, lowercase)
+    return Tokenizer(f"char_ngrams({n})", K.TOK_WORDS, K.FEAT_CHARGRAMS, n, joiner, lowercase)
 
 
 def word_shingles(n: int = 3, lowercase: bool = True) -> Tokenizer:
     """Word n-grams ("w-shingles"): n consecutive words joined by one space. Order-sensitive."""
     n = check_int("n", n, 1, 64)
-    return Tokenizer(f"word_shingles({n})", P.TOK_WORDS, P.FEAT_SHINGLES, n, " ", lowercase)
+    return Tokenizer(f"word_shingles({n})", K.TOK_WORDS, K.FEAT_SHINGLES, n, " ", lowercase)
 
 
 def leonsim_ngrams() -> Tokenizer:
     """The `simhash` package's features: lowercase, keep ``\\w`` runs joined with no separator,
     character 4-grams; a shorter string (even the empty one) is one feature."""
-    return Tokenizer("leonsim_ngrams", P.TOK_WORDS, P.FEAT_CHARGRAMS, 4, "", True, True)
+    return Tokenizer("leonsim_ngrams", K.TOK_WORDS, K.FEAT_CHARGRAMS, 4, "", True, True)

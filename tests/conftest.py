@@ -59,6 +59,7 @@ def leonsim_int64(monkeypatch):
     import simhash as leonsim
 
     orig = leonsim.Simhash._bitarray_from_bytes
-    monkeypatch.setattr(leonsim.Simhash, "_bitarray_from_bytes",
-                        staticmethod(lambda b: orig(b).astype(np.int64)))
+    monkeypatch.setattr(
+        leonsim.Simhash, "_bitarray_from_bytes", staticmethod(lambda b: orig(b).astype(np.int64))
+    )
     return leonsim

@@ -52,23 +52,33 @@ DEFAULT_OUT = ROOT / "artifacts" / "browser"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 # As this machine needs them: no sandbox as root, no GPU, and none of Chromium's own network calls.
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
     "--disable-dev-shm-usage",
 ]
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 # Text a widget shows when it did not render, and reprs of widgets shown as text instead.
-WIDGET_FAILURE_TEXT = ("Loading widget", "Error displaying widget", "Error rendering widget",
-                       "model not found", "Failed to load model class")
+WIDGET_FAILURE_TEXT = (
+    "Loading widget",
+    "Error displaying widget",
+    "Error rendering widget",
+    "model not found",
+    "Failed to load model class",
+)
 WIDGET_REPR = re.compile(
-    r"^\s*(Stepper: \d+ frames|[A-Z]\w*\((value|children|layout|options|description|index)=)")
+    r"^\s*(Stepper: \d+ frames|[A-Z]\w*\((value|children|layout|options|description|index)=)"
+)
 # User settings: no windowing (render every cell), no autosave, no restart dialog, no news.
 SETTINGS = {
     "@jupyterlab/notebook-extension/tracker": {"windowingMode": "none"},
     "@jupyterlab/docmanager-extension/plugin": {"autosave": False},
     "@jupyterlab/apputils-extension/sessionDialogs": {"skipKernelRestartDialog": True},
-    "@jupyterlab/apputils-extension/notification": {"fetchNews": "false",
-                                                     "checkForUpdates": False},
+    "@jupyterlab/apputils-extension/notification": {"fetchNews": "false", "checkForUpdates": False},
     "@jupyterlab/extensionmanager-extension/plugin": {"enabled": False},
 }
 
@@ -97,6 +107,7 @@ def _free_port() -> int:
 def _descendants(pid: int) -> list[int]:
     try:
         import psutil
+
         return [p.pid for p in psutil.Process(pid).children(recursive=True)]
     except Exception:
         return []
@@ -164,34 +175,50 @@ class LabServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> "LabServer":
+    def start(self) -> LabServer:
         served = self._prepare()
         self.port = _free_port()
-        env = dict(os.environ,
-                   JUPYTERLAB_SETTINGS_DIR=str(self.tmp / "settings"),
-                   JUPYTERLAB_WORKSPACES_DIR=str(self.tmp / "workspaces"),
-                   JUPYTER_CONFIG_DIR=str(self.tmp / "config"),
-                   JUPYTER_RUNTIME_DIR=str(self.tmp / "runtime"),
-                   PYDEVD_DISABLE_FILE_VALIDATION="1")
-        cmd = [self.python, "-m", "jupyterlab",
-               "--ip=127.0.0.1", f"--port={self.port}", "--ServerApp.port_retries=0",
-               f"--IdentityProvider.token={self.token}",
-               "--ServerApp.open_browser=False", "--no-browser",
-               f"--ServerApp.root_dir={served}",
-               "--LabApp.expose_app_in_browser=True",
-               "--LabApp.news_url=None",
-               "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-               "--LabApp.extension_manager=readonly",
-               "--ServerApp.terminals_enabled=False",
-               # a safety net: a server left behind ends itself
-               "--ServerApp.shutdown_no_activity_timeout=3600"]
+        env = dict(
+            os.environ,
+            JUPYTERLAB_SETTINGS_DIR=str(self.tmp / "settings"),
+            JUPYTERLAB_WORKSPACES_DIR=str(self.tmp / "workspaces"),
+            JUPYTER_CONFIG_DIR=str(self.tmp / "config"),
+            JUPYTER_RUNTIME_DIR=str(self.tmp / "runtime"),
+            PYDEVD_DISABLE_FILE_VALIDATION="1",
+        )
+        cmd = [
+            self.python,
+            "-m",
+            "jupyterlab",
+            "--ip=127.0.0.1",
+            f"--port={self.port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={self.token}",
+            "--ServerApp.open_browser=False",
+            "--no-browser",
+            f"--ServerApp.root_dir={served}",
+            "--LabApp.expose_app_in_browser=True",
+            "--LabApp.news_url=None",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            "--LabApp.extension_manager=readonly",
+            "--ServerApp.terminals_enabled=False",
+            # a safety net: a server left behind ends itself
+            "--ServerApp.shutdown_no_activity_timeout=3600",
+        ]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             cmd.append("--allow-root")
         self.log_path = self.tmp / "jupyter-lab.log"
         log = open(self.log_path, "wb")
         # A process group of its own, so stop() can end it with everything it started.
-        self.proc = subprocess.Popen(cmd, cwd=served, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL, start_new_session=True)
+        self.proc = subprocess.Popen(
+            cmd,
+            cwd=served,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         log.close()
         deadline = time.monotonic() + self.startup_timeout
         while True:
@@ -205,15 +232,17 @@ class LabServer:
             except (urllib.error.URLError, ConnectionError, OSError):
                 pass
             if time.monotonic() > deadline:
-                err = RuntimeError(f"jupyter lab did not answer in {self.startup_timeout:.0f} s:\n"
-                                   f"{self.log_tail()}")
+                err = RuntimeError(
+                    f"jupyter lab did not answer in {self.startup_timeout:.0f} s:\n{self.log_tail()}"
+                )
                 self.stop()
                 raise err
             time.sleep(0.5)
 
     def api(self, method: str, path: str, timeout: float = 10):
-        req = urllib.request.Request(self.url + path, method=method,
-                                     headers={"Authorization": f"token {self.token}"})
+        req = urllib.request.Request(
+            self.url + path, method=method, headers={"Authorization": f"token {self.token}"}
+        )
         with urllib.request.urlopen(req, timeout=timeout) as r:
             body = r.read()
         return json.loads(body) if body else None
@@ -261,8 +290,9 @@ def launch_browser(playwright, executable: str = CHROMIUM):
     """Debian's Chromium, headless, in a fresh profile (Playwright makes an empty one)."""
     if not Path(executable).exists():
         raise FileNotFoundError(f"{executable} is missing: apt-get install -y chromium")
-    return playwright.chromium.launch(executable_path=executable, headless=True,
-                                      chromium_sandbox=False, args=CHROMIUM_ARGS)
+    return playwright.chromium.launch(
+        executable_path=executable, headless=True, chromium_sandbox=False, args=CHROMIUM_ARGS
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -430,9 +460,11 @@ class Result:
         return not self.problems
 
     def summary(self) -> str:
-        head = (f"{'ok  ' if self.ok else 'FAIL'} {self.notebook}: {self.cells} code cells, "
-                f"{self.widgets} widgets, {self.animations} animations, {self.seconds:.0f} s"
-                f" -> {self.screenshot}")
+        head = (
+            f"{'ok  ' if self.ok else 'FAIL'} {self.notebook}: {self.cells} code cells, "
+            f"{self.widgets} widgets, {self.animations} animations, {self.seconds:.0f} s"
+            f" -> {self.screenshot}"
+        )
         lines = [head]
         if self.phases:
             lines.append("    seconds: " + ", ".join(f"{k} {v:g}" for k, v in self.phases.items()))
@@ -474,12 +506,12 @@ def _pixels_changed(before: bytes, after: bytes) -> float:
     return sum(diff.histogram()[255:]) / (a.size[0] * a.size[1])
 
 
-def _interact_widget(page, cell_index: int, out_index: int, at: float = 0.55
-                     ) -> tuple[str, str | None]:
+def _interact_widget(page, cell_index: int, out_index: int, at: float = 0.55) -> tuple[str, str | None]:
     """Click a widget's slider at fraction ``at`` of its track; the part of the output below the
     controls (the frame) must change. Returns (description, problem or None)."""
-    out = page.locator(f'[data-bc-index="{cell_index}"] [data-bc-out="{out_index}"] '
-                       f'.jp-OutputArea-output').first
+    out = page.locator(
+        f'[data-bc-index="{cell_index}"] [data-bc-out="{out_index}"] .jp-OutputArea-output'
+    ).first
     out.scroll_into_view_if_needed()
     track = out.locator(".widget-slider .noUi-target, .widget-slider .slider-container").first
     if track.count() == 0:
@@ -496,10 +528,13 @@ def _interact_widget(page, cell_index: int, out_index: int, at: float = 0.55
     # the frame may be taller or shorter now: compare the same clip
     after = page.screenshot(clip=clip)
     changed = _pixels_changed(before, after)
-    desc = (f"cell {cell_index}: clicked the slider at {at:.0%}: {changed:.1%} of the frame's "
-            f"pixels changed")
-    return desc, (None if changed > 0.002 else f"cell {cell_index}: moving the slider did not "
-                  f"change the widget's frame ({changed:.2%} of pixels)")
+    desc = f"cell {cell_index}: clicked the slider at {at:.0%}: {changed:.1%} of the frame's pixels changed"
+    return desc, (
+        None
+        if changed > 0.002
+        else f"cell {cell_index}: moving the slider did not "
+        f"change the widget's frame ({changed:.2%} of pixels)"
+    )
 
 
 def _interact_animation(page, cell_index: int) -> tuple[str, str | None]:
@@ -516,11 +551,14 @@ def _interact_animation(page, cell_index: int) -> tuple[str, str | None]:
     after = img.screenshot()
     changed = _pixels_changed(before, after)
     desc = f"cell {cell_index}: pressed Play for 2.5 s: {changed:.1%} of the animation's pixels changed"
-    return desc, (None if changed > 0.002 else f"cell {cell_index}: Play did not change the "
-                  f"animation's image ({changed:.2%} of pixels)")
+    return desc, (
+        None
+        if changed > 0.002
+        else f"cell {cell_index}: Play did not change the animation's image ({changed:.2%} of pixels)"
+    )
 
 
-def _wait_ready(page, rel: str, res: "Result", timeout: float = 120) -> None:
+def _wait_ready(page, rel: str, res: Result, timeout: float = 120) -> None:
     """Wait for the notebook's kernel to be idle; accept a dialog (kernel choice) if one shows."""
     deadline = time.monotonic() + timeout
     while not page.evaluate(_JS_READY, rel):
@@ -534,8 +572,15 @@ def _wait_ready(page, rel: str, res: "Result", timeout: float = 120) -> None:
         page.wait_for_timeout(250)
 
 
-def check_notebook(browser, server: LabServer, notebook: Path, out_dir: Path,
-                   run_timeout: float = 300, interact: bool = True, rel: str | None = None) -> Result:
+def check_notebook(
+    browser,
+    server: LabServer,
+    notebook: Path,
+    out_dir: Path,
+    run_timeout: float = 300,
+    interact: bool = True,
+    rel: str | None = None,
+) -> Result:
     """Open, restart and run all, check, interact, screenshot one notebook.
 
     ``notebook`` is a file under the server's root (``rel``, its served path, is derived), or one
@@ -555,8 +600,11 @@ def check_notebook(browser, server: LabServer, notebook: Path, out_dir: Path,
     console = []
     page.on("pageerror", lambda e: console.append(f"page error: {e}"))
     try:
-        page.goto(f"{server.url}/lab/tree/{rel}?reset&token={server.token}",
-                  wait_until="domcontentloaded", timeout=120_000)
+        page.goto(
+            f"{server.url}/lab/tree/{rel}?reset&token={server.token}",
+            wait_until="domcontentloaded",
+            timeout=120_000,
+        )
         _wait_ready(page, rel, res)
         page.evaluate(_JS_LAYOUT)
         phase("open")
@@ -565,8 +613,10 @@ def check_notebook(browser, server: LabServer, notebook: Path, out_dir: Path,
             before = page.evaluate(_JS_STORED_WIDGETS, sorted(want["widgets"]))
             for i, live, text in before:
                 if not live:
-                    res.notes.append(f"cell {i}: as opened (before running), its stored widget "
-                                     f"is not live and shows its fallback: {text[:70]!r}")
+                    res.notes.append(
+                        f"cell {i}: as opened (before running), its stored widget "
+                        f"is not live and shows its fallback: {text[:70]!r}"
+                    )
         page.evaluate(_JS_RUN)
         # a restart dialog would only appear if the setting were ignored: accept it
         dialog = page.locator(".jp-Dialog .jp-mod-accept")
@@ -576,19 +626,27 @@ def check_notebook(browser, server: LabServer, notebook: Path, out_dir: Path,
         page.wait_for_function(_JS_DONE, timeout=run_timeout * 1000, polling=500)
         phase("run all")
         with contextlib.suppress(Exception):
-            page.wait_for_function(_JS_WIDGETS_SETTLED, arg=list(WIDGET_FAILURE_TEXT),
-                                   timeout=30_000, polling=250)
+            page.wait_for_function(
+                _JS_WIDGETS_SETTLED, arg=list(WIDGET_FAILURE_TEXT), timeout=30_000, polling=250
+            )
         rep = page.evaluate(_JS_REPORT, list(WIDGET_FAILURE_TEXT))
         _judge(rep, want, res)
         phase("checks")
         widget_cells = []
         if interact:
-            widget_cells = [(c["index"], w["out"]) for c in rep["cells"] for w in c["widgets"]
-                            if w["live"] and not w["failed"]]
-            anim_cells = [(c["index"],) for c in rep["cells"] for a in c["anims"]
-                          if a["buttons"] >= 5 and a["frame"]]
-            for kind, cells, fn in (("widget", widget_cells, _interact_widget),
-                                    ("animation", anim_cells, _interact_animation)):
+            widget_cells = [
+                (c["index"], w["out"])
+                for c in rep["cells"]
+                for w in c["widgets"]
+                if w["live"] and not w["failed"]
+            ]
+            anim_cells = [
+                (c["index"],) for c in rep["cells"] for a in c["anims"] if a["buttons"] >= 5 and a["frame"]
+            ]
+            for kind, cells, fn in (
+                ("widget", widget_cells, _interact_widget),
+                ("animation", anim_cells, _interact_animation),
+            ):
                 if not cells:
                     continue
                 try:
@@ -610,8 +668,14 @@ def check_notebook(browser, server: LabServer, notebook: Path, out_dir: Path,
                 desc, problem = _interact_widget(page, *widget_cells[0], at=0.9)
             except Exception as e:
                 desc, problem = "", f"{type(e).__name__}: {str(e).splitlines()[0]}"
-            res.notes.append("without a kernel, " + (f"the slider still steps: {desc}" if problem is None
-                                                      else f"the widget is stuck: {problem}"))
+            res.notes.append(
+                "without a kernel, "
+                + (
+                    f"the slider still steps: {desc}"
+                    if problem is None
+                    else f"the widget is stuck: {problem}"
+                )
+            )
             phase("no kernel")
     except Exception as e:
         res.problems.append(f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
@@ -630,8 +694,10 @@ def _judge(rep: dict, want: dict, res: Result) -> None:
     cells = rep["cells"]
     res.cells = len(cells)
     if rep["nCellNodes"] != rep["nCells"]:
-        res.problems.append(f"only {rep['nCellNodes']} of {rep['nCells']} cells are in the page "
-                            f"(windowing mode {rep['windowing']!r})")
+        res.problems.append(
+            f"only {rep['nCellNodes']} of {rep['nCells']} cells are in the page "
+            f"(windowing mode {rep['windowing']!r})"
+        )
     by_index = {c["index"]: c for c in cells}
     for c in cells:
         where = f"cell {c['index']} (In [{c['count']}])"
@@ -649,8 +715,10 @@ def _judge(rep: dict, want: dict, res: Result) -> None:
         res.widgets += len(live)
         if len(live) < n_widget_outs:
             bad = [w for w in c["widgets"] if w not in live]
-            res.problems.append(f"{where}: {n_widget_outs - len(live)} widget output(s) not live: "
-                                f"{[b['failed'] or b['text'][:80] for b in bad]}")
+            res.problems.append(
+                f"{where}: {n_widget_outs - len(live)} widget output(s) not live: "
+                f"{[b['failed'] or b['text'][:80] for b in bad]}"
+            )
         for r in c["rendered"]:
             if WIDGET_REPR.search(r["text"]) and r["mime"] != WIDGET_MIME:
                 res.problems.append(f"{where}: widget shown as text: {r['text'][:80]!r}")
@@ -670,9 +738,11 @@ def _judge(rep: dict, want: dict, res: Result) -> None:
 def _screenshot(page, path: str, max_height: int = 16000) -> None:
     """The whole notebook: grow the viewport to the notebook's height, shoot, shrink back."""
     with contextlib.suppress(Exception):
-        page.evaluate("() => { const n = window.jupyterapp.shell.currentWidget.content;"
-                      " n.activeCellIndex = 0; n.node.querySelector('.jp-WindowedPanel-outer')"
-                      ".scrollTop = 0; document.activeElement && document.activeElement.blur(); }")
+        page.evaluate(
+            "() => { const n = window.jupyterapp.shell.currentWidget.content;"
+            " n.activeCellIndex = 0; n.node.querySelector('.jp-WindowedPanel-outer')"
+            ".scrollTop = 0; document.activeElement && document.activeElement.blur(); }"
+        )
     height = 900
     with contextlib.suppress(Exception):
         height = int(page.evaluate(_JS_SCROLL_HEIGHT)) + 140
@@ -704,8 +774,10 @@ def run(notebooks, out_dir: Path = DEFAULT_OUT, interact: bool = True) -> list[R
 
 def _terminate_cleanly() -> None:
     """SIGTERM (a CI timeout) raises KeyboardInterrupt, so servers and browsers are stopped."""
+
     def handler(signum, frame):
         raise KeyboardInterrupt(f"signal {signum}")
+
     with contextlib.suppress(ValueError):  # not in the main thread
         signal.signal(signal.SIGTERM, handler)
 
@@ -719,12 +791,13 @@ def main(argv=None) -> int:
     _terminate_cleanly()
     nbs = a.notebooks or discover()
     t0 = time.monotonic()
-    print(f"screenshots go to {a.out} (cell numbers below are 0-based positions in the file)",
-          flush=True)
+    print(f"screenshots go to {a.out} (cell numbers below are 0-based positions in the file)", flush=True)
     results = run(nbs, a.out, interact=not a.no_interact)
     bad = [r for r in results if not r.ok]
-    print(f"{len(results) - len(bad)}/{len(results)} notebooks passed in "
-          f"{time.monotonic() - t0:.0f} s; screenshots in {a.out}")
+    print(
+        f"{len(results) - len(bad)}/{len(results)} notebooks passed in "
+        f"{time.monotonic() - t0:.0f} s; screenshots in {a.out}"
+    )
     return 1 if bad else 0
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Build the course notebooks from their Python sources, then execute them with stored outputs.
 
-Sources live in ``tools/course/NN_name.py`` in the "percent" format that jupytext also reads:
+Sources live in ``course/notebooks/NN_name.py`` in the "percent" format that jupytext also reads:
 
     # %% [markdown]
     # # A heading
@@ -34,7 +34,7 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCES = ROOT / "tools" / "course"
+SOURCES = ROOT / "course" / "notebooks"
 NOTEBOOKS = ROOT / "notebooks"
 HEADER = re.compile(r"^# %%(?P<md> \[markdown\])?(?P<opts>.*)$")
 
@@ -77,8 +77,11 @@ def parse(path: Path) -> nbformat.NotebookNode:
     for i, c in enumerate(cells):
         c["id"] = f"{path.stem[:2]}-{i:03d}"  # stable ids: clean diffs between builds
     nb = new_notebook(cells=cells)
-    nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python",
-                                 "name": "python3"}
+    nb.metadata["kernelspec"] = {
+        "display_name": "Python 3 (ipykernel)",
+        "language": "python",
+        "name": "python3",
+    }
     nb.metadata["language_info"] = {"name": "python"}
     return nb
 
@@ -89,9 +92,15 @@ def execute(nb: nbformat.NotebookNode, timeout: int = 600) -> float:
 
     os.environ["PYTHONHASHSEED"] = "0"
     os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=False,
-                            record_timing=False, store_widget_state=True,
-                            resources={"metadata": {"path": str(NOTEBOOKS)}})
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        allow_errors=False,
+        record_timing=False,
+        store_widget_state=True,
+        resources={"metadata": {"path": str(NOTEBOOKS)}},
+    )
     t0 = time.perf_counter()
     client.execute()
     return time.perf_counter() - t0
@@ -120,8 +129,10 @@ def run_and_write(nb, out: Path, args: argparse.Namespace, failed: list) -> floa
             failed.append(f"{out.name} took {secs:.1f} s (budget {args.budget:.0f} s)")
     nbformat.validate(nb)
     nbformat.write(nb, out)
-    print(f"{out.relative_to(ROOT)}: {len(nb.cells)} cells" + ("" if args.no_execute else f", {secs:.1f} s"),
-          flush=True)
+    print(
+        f"{out.relative_to(ROOT)}: {len(nb.cells)} cells" + ("" if args.no_execute else f", {secs:.1f} s"),
+        flush=True,
+    )
     return secs
 
 

@@ -1,16 +1,16 @@
 #!/usr/bin/env python
-"""Generate the exercise notebooks from their sources in ``exercises/src/``.
+"""Generate the exercise notebooks from their sources in ``course/exercises/``.
 
     python tools/make_exercises.py              # write student versions, solutions (executed), pristine
     python tools/make_exercises.py --no-execute # skip running the solutions (outputs left empty)
     python tools/make_exercises.py --out DIR    # write under DIR instead of the repository
 
-For each ``exercises/src/NN_name.py`` it writes
+For each ``course/exercises/NN_name.py`` it writes
 
 * ``exercises/NN_name.ipynb``: the student version, where every ``### BEGIN SOLUTION`` ...
   ``### END SOLUTION`` region becomes ``raise NotImplementedError()``;
 * ``exercises/solutions/NN_name.ipynb``: the solution, executed, outputs stored;
-* ``simhash_lab/pristine/NN_name.ipynb``: a copy of the student version, shipped in the package;
+* ``simhash_lab/grading/pristine/NN_name.ipynb``: a copy of the student version, shipped in the package;
   ``simhash-lab grade`` restores every non-answer cell from it.
 
 Source format (jupytext-like "percent" cells, so a source is valid Python)::
@@ -36,7 +36,7 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
-SRC = ROOT / "exercises" / "src"
+SRC = ROOT / "course" / "exercises"
 META = "simhash_lab"
 COURSE = {  # exercise -> the course notebook it pairs with (notebooks/)
     "01_lsh_vs_crypto": "01_lsh_vs_crypto",
@@ -124,7 +124,7 @@ def _nav(name: str, names: list[str], solution: bool) -> str:
     parts.append(f"[course notebook {COURSE.get(name, name)}]({up}notebooks/{COURSE.get(name, name)}.ipynb)")
     if i + 1 < len(names):
         parts.append(f"[{names[i + 1]} →]({names[i + 1]}.ipynb)")
-    return (" · ".join(parts) + ("  \n*Solutions: every answer filled in and run.*" if solution else ""))
+    return " · ".join(parts) + ("  \n*Solutions: every answer filled in and run.*" if solution else "")
 
 
 def build(path: Path, names: list[str]) -> tuple[nbformat.NotebookNode, nbformat.NotebookNode]:
@@ -172,7 +172,9 @@ def build(path: Path, names: list[str]) -> tuple[nbformat.NotebookNode, nbformat
             if kind == "check":
                 calls = _CHECK_CALL.findall(s_src)
                 if len(calls) != 1 or calls[0] not in CHECKS or not s_src.lstrip().startswith("assert "):
-                    raise ValueError(f"{where}: a check cell is one `assert checks.NAME(...)` with a known NAME")
+                    raise ValueError(
+                        f"{where}: a check cell is one `assert checks.NAME(...)` with a known NAME"
+                    )
                 n_check += 1
                 tags = ["check"]
                 meta = {"role": "check", "check": calls[0], "expect": pass_line(calls[0])}
@@ -189,10 +191,12 @@ def build(path: Path, names: list[str]) -> tuple[nbformat.NotebookNode, nbformat
             if tags:
                 md["tags"] = list(tags)
             nb.cells.append(new_code_cell(src, id=cid, metadata=md))
-    done = (f"When every check above shows ✅, grade the whole notebook the way a teacher will:\n\n"
-            f"    simhash-lab grade exercises/{name}.ipynb\n\n"
-            f"It keeps only your `answer` cells and restores every other cell from a pristine copy, "
-            f"so the check cells must pass as they are.")
+    done = (
+        f"When every check above shows ✅, grade the whole notebook the way a teacher will:\n\n"
+        f"    simhash-lab grade exercises/{name}.ipynb\n\n"
+        f"It keeps only your `answer` cells and restores every other cell from a pristine copy, "
+        f"so the check cells must pass as they are."
+    )
     for nb, sol in ((student, False), (solution, True)):
         nb.cells.append(new_markdown_cell(done, id="grade-note"))
         nb.cells.append(new_markdown_cell(_nav(name, names, sol), id="nav-bottom"))
@@ -207,8 +211,9 @@ def execute(nb: nbformat.NotebookNode, cwd: Path, timeout: int = 600) -> nbforma
     from nbval.kernel import CURRENT_ENV_KERNEL_NAME, NbvalKernelspecManager
 
     km = KernelManager(kernel_name=CURRENT_ENV_KERNEL_NAME, kernel_spec_manager=NbvalKernelspecManager())
-    client = NotebookClient(nb, km=km, timeout=timeout, record_timing=False,
-                            resources={"metadata": {"path": str(cwd)}})
+    client = NotebookClient(
+        nb, km=km, timeout=timeout, record_timing=False, resources={"metadata": {"path": str(cwd)}}
+    )
     try:
         client.execute()
     finally:
@@ -222,12 +227,19 @@ def _check_outputs(nb: nbformat.NotebookNode, where: str) -> None:
     for c in nb.cells:
         meta = c.get("metadata", {}).get(META, {})
         if meta.get("role") == "check":
-            text = "".join(o.get("text", "") for o in c.outputs if o.get("output_type") == "stream"
-                           and o.get("name") == "stdout")
-            others = [o for o in c.outputs if not (o.get("output_type") == "stream" and o.get("name") == "stdout")]
+            text = "".join(
+                o.get("text", "")
+                for o in c.outputs
+                if o.get("output_type") == "stream" and o.get("name") == "stdout"
+            )
+            others = [
+                o for o in c.outputs if not (o.get("output_type") == "stream" and o.get("name") == "stdout")
+            ]
             if text != meta["expect"] or others:
-                raise RuntimeError(f"{where}: check {meta['check']} printed {text!r} (+{len(others)} other "
-                                   f"outputs), expected {meta['expect']!r}")
+                raise RuntimeError(
+                    f"{where}: check {meta['check']} printed {text!r} (+{len(others)} other "
+                    f"outputs), expected {meta['expect']!r}"
+                )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -242,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     names = [p.stem for p in sources]
     ex_dir = args.out / "exercises"
     sol_dir = ex_dir / "solutions"
-    pristine_dir = args.out / "simhash_lab" / "pristine"
+    pristine_dir = args.out / "simhash_lab" / "grading" / "pristine"
     for d in (ex_dir, sol_dir, pristine_dir):
         d.mkdir(parents=True, exist_ok=True)
     n_answers = 0
@@ -259,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
         nbformat.write(student, ex_dir / f"{path.stem}.ipynb")
         nbformat.write(student, pristine_dir / f"{path.stem}.ipynb")
         nbformat.write(solution, sol_dir / f"{path.stem}.ipynb")
-        print(f"wrote {path.stem}: exercises/, exercises/solutions/, simhash_lab/pristine/")
+        print(f"wrote {path.stem}: exercises/, exercises/solutions/, simhash_lab/grading/pristine/")
     print(f"{len(sources)} exercise notebooks, {n_answers} answer cells")
     return 0
 

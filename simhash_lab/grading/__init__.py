@@ -3,7 +3,7 @@
 * :mod:`simhash_lab.grading.checks`: the checkers that check cells call (``assert checks.NAME(x)``);
   each prints a ✅/❌ verdict with what was expected, what came back and a hint.
 * :func:`grade` / ``simhash-lab grade``: grade notebooks with nbval, trusting only their ``answer``
-  cells (every other cell is restored from the pristine copies in ``simhash_lab/pristine/``).
+  cells (every other cell is restored from the pristine copies in ``simhash_lab/grading/pristine/``).
 
 Importing this package is cheap (the notebooks' check cells import it); the grader and nbformat load
 on first use.
@@ -19,13 +19,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._cli import add_grade_parser
+__all__ = [
+    "CheckResult",
+    "GradeResult",
+    "format_detail",
+    "format_table",
+    "grade",
+    "grade_one",
+    "lint_answer",
+    "load_pristine",
+]
 
-__all__ = ["CheckResult", "GradeResult", "add_grade_parser", "format_detail", "format_table", "grade",
-           "grade_one", "lint_answer", "load_pristine"]
-
-_LAZY = {"CheckResult", "GradeResult", "format_detail", "format_table", "grade", "grade_one",
-         "lint_answer", "load_pristine"}
+_LAZY = {
+    "CheckResult",
+    "GradeResult",
+    "format_detail",
+    "format_table",
+    "grade",
+    "grade_one",
+    "lint_answer",
+    "load_pristine",
+}
 
 
 def __getattr__(name: str) -> Any:

@@ -3,7 +3,7 @@
 How a notebook is graded
 ------------------------
 1. Find its exercise (notebook metadata ``simhash_lab.exercise``, else the file name) and load the
-   pristine student notebook of that exercise shipped in ``simhash_lab/pristine/``.
+   pristine student notebook of that exercise shipped in ``simhash_lab/grading/pristine/``.
 2. Take the source of each ``answer`` cell from the graded file, matched by the stable key in the
    cell's metadata (``simhash_lab.answer``), then by cell id; a missing answer keeps the stub.
    Every other cell (setup, given data, check cells) comes from the pristine copy; nothing else in
@@ -35,28 +35,40 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import nbformat
 
-__all__ = ["GradeResult", "CheckResult", "grade", "grade_one", "lint_answer",
-           "assemble", "load_pristine", "format_table", "format_detail", "META"]
+__all__ = [
+    "GradeResult",
+    "CheckResult",
+    "grade",
+    "grade_one",
+    "lint_answer",
+    "assemble",
+    "load_pristine",
+    "format_table",
+    "format_detail",
+    "META",
+]
 
 META = "simhash_lab"  # key of our metadata on notebooks and cells
 _PKG = Path(__file__).resolve().parent
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-_EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Failed|Warning)\w*)"
-                       r"(?:\[\w+\])?: ?(.*)$")
+_EXC_LINE = re.compile(
+    r"^([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Failed|Warning)\w*)"
+    r"(?:\[\w+\])?: ?(.*)$"
+)
 _CHECK_FAILED = re.compile(r"CheckFailed\[(\w+)\]: ?(.*)")
 
 # -- pristine notebooks --------------------------------------------------------------------------
 
 
 def _pristine_dir() -> Path:
-    return Path(str(resources.files("simhash_lab") / "pristine"))
+    return Path(str(resources.files("simhash_lab.grading") / "pristine"))
 
 
 def load_pristine(directory: str | os.PathLike | None = None) -> dict[str, nbformat.NotebookNode]:
@@ -91,21 +103,96 @@ def _grading_files() -> list[Path]:
 # -- lint ----------------------------------------------------------------------------------------
 
 _ALLOWED_IMPORTS = {
-    "__future__", "array", "bisect", "cmath", "collections", "dataclasses", "decimal", "fractions",
-    "functools", "hashlib", "heapq", "itertools", "math", "numba", "numpy", "operator", "random",
-    "re", "simhash_lab", "statistics", "string", "struct", "time", "typing",
+    "__future__",
+    "array",
+    "bisect",
+    "cmath",
+    "collections",
+    "dataclasses",
+    "decimal",
+    "fractions",
+    "functools",
+    "hashlib",
+    "heapq",
+    "itertools",
+    "math",
+    "numba",
+    "numpy",
+    "operator",
+    "random",
+    "re",
+    "simhash_lab",
+    "statistics",
+    "string",
+    "struct",
+    "time",
+    "typing",
 }
 _DENIED_NAMES = {
-    "get_ipython", "__builtins__", "builtins", "globals", "locals", "vars", "exec", "eval", "compile",
-    "__import__", "open", "setattr", "delattr", "getattr", "breakpoint", "input", "checks", "grading",
-    "sys", "os", "importlib", "subprocess", "ctypes", "gc", "inspect", "signal", "IPython",
-    "ipykernel", "excepthook", "set_custom_exc", "showtraceback", "run_cell", "user_ns", "modules",
+    "get_ipython",
+    "__builtins__",
+    "builtins",
+    "globals",
+    "locals",
+    "vars",
+    "exec",
+    "eval",
+    "compile",
+    "__import__",
+    "open",
+    "setattr",
+    "delattr",
+    "getattr",
+    "breakpoint",
+    "input",
+    "checks",
+    "grading",
+    "sys",
+    "os",
+    "importlib",
+    "subprocess",
+    "ctypes",
+    "gc",
+    "inspect",
+    "signal",
+    "IPython",
+    "ipykernel",
+    "excepthook",
+    "set_custom_exc",
+    "showtraceback",
+    "run_cell",
+    "user_ns",
+    "modules",
     # stdlib modules keep private aliases of os/sys (random._os, collections._sys ...); frames leak globals
-    "_os", "_sys", "_builtins", "_imp", "_bootstrap", "_getframe", "f_globals", "f_locals", "f_back",
-    "f_builtins", "gi_frame", "cr_frame", "tb_frame", "ag_frame",
+    "_os",
+    "_sys",
+    "_builtins",
+    "_imp",
+    "_bootstrap",
+    "_getframe",
+    "f_globals",
+    "f_locals",
+    "f_back",
+    "f_builtins",
+    "gi_frame",
+    "cr_frame",
+    "tb_frame",
+    "ag_frame",
 }
-_ALLOWED_DUNDERS = {"__init__", "__name__", "__doc__", "__len__", "__iter__", "__next__",
-                    "__getitem__", "__eq__", "__hash__", "__repr__", "__str__", "__lt__"}
+_ALLOWED_DUNDERS = {
+    "__init__",
+    "__name__",
+    "__doc__",
+    "__len__",
+    "__iter__",
+    "__next__",
+    "__getitem__",
+    "__eq__",
+    "__hash__",
+    "__repr__",
+    "__str__",
+    "__lt__",
+}
 
 
 def lint_answer(source: str) -> list[str]:
@@ -121,8 +208,10 @@ def lint_answer(source: str) -> list[str]:
     try:
         tree = ast.parse(source)
     except SyntaxError as e:
-        return [f"line {e.lineno}: not plain Python ({e.msg}); IPython magics (%timeit, !cmd) and "
-                "experiments belong in a cell of your own, outside the answer cell"]
+        return [
+            f"line {e.lineno}: not plain Python ({e.msg}); IPython magics (%timeit, !cmd) and "
+            "experiments belong in a cell of your own, outside the answer cell"
+        ]
     problems: list[tuple[tuple[int, int, int], str]] = []
 
     def bad(node: ast.AST, what: str) -> None:
@@ -138,8 +227,13 @@ def lint_answer(source: str) -> list[str]:
         elif isinstance(node, ast.ImportFrom):
             mod = node.module or ""
             names = {a.name for a in node.names}
-            if (node.level or mod.split(".")[0] not in _ALLOWED_IMPORTS or mod.startswith("simhash_lab.grading")
-                    or (mod == "simhash_lab" and names & {"grading", "*"}) or "*" in names):
+            if (
+                node.level
+                or mod.split(".")[0] not in _ALLOWED_IMPORTS
+                or mod.startswith("simhash_lab.grading")
+                or (mod == "simhash_lab" and names & {"grading", "*"})
+                or "*" in names
+            ):
                 bad(node, f"`from {'.' * node.level}{mod} import ...` is not allowed in an answer cell")
         elif isinstance(node, ast.Name) and node.id in _DENIED_NAMES:
             bad(node, f"`{node.id}` is not allowed in an answer cell")
@@ -147,7 +241,10 @@ def lint_answer(source: str) -> list[str]:
             a = node.attr
             if a in _DENIED_NAMES or (a.startswith("__") and a.endswith("__") and a not in _ALLOWED_DUNDERS):
                 bad(node, f"`.{a}` is not allowed in an answer cell")
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in _DENIED_NAMES:
+        elif (
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and node.name in _DENIED_NAMES
+        ):
             bad(node, f"a definition named `{node.name}` is not allowed in an answer cell")
         elif isinstance(node, ast.alias) and (node.asname or "") in _DENIED_NAMES:
             bad(node, f"`as {node.asname}` is not allowed in an answer cell")
@@ -259,8 +356,13 @@ def _exception(text: str) -> tuple[str, str]:
 
 def _hint(role: dict, entry: dict, cell_timeout: float) -> str:
     text = _ANSI.sub("", entry.get("text", ""))
-    where = (f"answer `{role['answer']}`" if role["role"] == "answer"
-             else f"check `{role['check']}`" if role["role"] == "check" else "a given cell")
+    where = (
+        f"answer `{role['answer']}`"
+        if role["role"] == "answer"
+        else f"check `{role['check']}`"
+        if role["role"] == "check"
+        else "a given cell"
+    )
     if "Timeout of" in text or "timed out" in text.lower():
         return f"{where} ran longer than {cell_timeout:g} s and was stopped (an endless loop?)"
     if "Kernel dead" in text or "Kernel died" in text or "kernel died" in text:
@@ -269,8 +371,10 @@ def _hint(role: dict, entry: dict, cell_timeout: float) -> str:
     if m:
         return m.group(2).strip()
     if "Cell outputs differ" in text:
-        return (f"{where} printed something besides its ✅ line (remove prints from your functions, "
-                "and leave the check cells as they are)")
+        return (
+            f"{where} printed something besides its ✅ line (remove prints from your functions, "
+            "and leave the check cells as they are)"
+        )
     name, msg = _exception(text)
     if role["role"] == "answer" and name == "NotImplementedError":
         return f"answer `{role['answer']}` is not written yet (it still raises NotImplementedError)"
@@ -357,18 +461,47 @@ def _run_nbval(nb_path: Path, report: Path, cell_timeout: float, timeout: float)
     ini = nb_path.parent / "pytest.ini"
     ini.write_text("[pytest]\n")
     args = [
-        sys.executable, str(_PKG / "_report.py"), str(report), "--",
-        "-p", "nbval.plugin", "--nbval", "--nbval-current-env",
-        "--nbval-cell-timeout", f"{cell_timeout:g}", "--nbval-kernel-startup-timeout", "60",
-        "-p", "no:cacheprovider", "-p", "no:randomly", "--noconftest",
-        "-c", str(ini), "--rootdir", str(nb_path.parent), "-q", "-rN", "--color=no",
-        "-W", "ignore::DeprecationWarning", str(nb_path),
+        sys.executable,
+        str(_PKG / "_report.py"),
+        str(report),
+        "--",
+        "-p",
+        "nbval.plugin",
+        "--nbval",
+        "--nbval-current-env",
+        "--nbval-cell-timeout",
+        f"{cell_timeout:g}",
+        "--nbval-kernel-startup-timeout",
+        "60",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+        "--noconftest",
+        "-c",
+        str(ini),
+        "--rootdir",
+        str(nb_path.parent),
+        "-q",
+        "-rN",
+        "--color=no",
+        "-W",
+        "ignore::DeprecationWarning",
+        str(nb_path),
     ]
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     env.update(PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", MPLBACKEND="Agg", PYDEVD_DISABLE_FILE_VALIDATION="1")
-    proc = subprocess.Popen(args, cwd=nb_path.parent, env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            errors="replace", start_new_session=True)
+    proc = subprocess.Popen(
+        args,
+        cwd=nb_path.parent,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        errors="replace",
+        start_new_session=True,
+    )
     try:
         out, _ = proc.communicate(timeout=timeout)
         return proc.returncode, out, False
@@ -399,8 +532,14 @@ def _identify(nb, path: Path, pristine: dict, exercise: str | None) -> str | Non
     return None
 
 
-def grade_one(path: str | os.PathLike, *, pristine: dict | None = None, cell_timeout: float = 120,
-              timeout: float = 600, exercise: str | None = None) -> GradeResult:
+def grade_one(
+    path: str | os.PathLike,
+    *,
+    pristine: dict | None = None,
+    cell_timeout: float = 120,
+    timeout: float = 600,
+    exercise: str | None = None,
+) -> GradeResult:
     """Grade one notebook file; see the module docstring for how."""
     t0 = time.monotonic()
     path = Path(path)
@@ -413,14 +552,17 @@ def grade_one(path: str | os.PathLike, *, pristine: dict | None = None, cell_tim
         return res
     res.exercise = _identify(graded, path, pristine, exercise)
     if res.exercise is None:
-        res.first_hint = ("cannot tell which exercise this is (no simhash_lab metadata and an unknown "
-                          f"file name); known: {', '.join(sorted(pristine))}")
+        res.first_hint = (
+            "cannot tell which exercise this is (no simhash_lab metadata and an unknown "
+            f"file name); known: {', '.join(sorted(pristine))}"
+        )
         return res
     nb, roles, found = assemble(pristine[res.exercise], graded)
     res.checks = [CheckResult(r["check"], False) for r in roles if r["role"] == "check"]
     code = [c for c in nb.cells if c.cell_type == "code"]
-    problems = [(r["answer"], p) for r, c in zip(roles, code) if r["role"] == "answer"
-                for p in lint_answer(c.source)]
+    problems = [
+        (r["answer"], p) for r, c in zip(roles, code) if r["role"] == "answer" for p in lint_answer(c.source)
+    ]
     if problems:
         key, p = problems[0]
         res.first_hint = f"answer `{key}`, {p}"
@@ -448,8 +590,9 @@ def grade_one(path: str | os.PathLike, *, pristine: dict | None = None, cell_tim
         ok = entry is not None and entry["outcome"] == "passed" and not entry.get("xfail")
         if entry is not None and entry["outcome"] == "failed":
             h = _hint(role, entry, cell_timeout)
-            hints.append(f"check `{role['check']}`: {h}" if _CHECK_FAILED.search(_ANSI.sub("", entry["text"]))
-                         else h)
+            hints.append(
+                f"check `{role['check']}`: {h}" if _CHECK_FAILED.search(_ANSI.sub("", entry["text"])) else h
+            )
         elif entry is not None and entry.get("xfail") and not hints:
             hints.append(f"not run: an earlier cell timed out after {cell_timeout:g} s")
         if role["role"] == "check":
@@ -457,19 +600,28 @@ def grade_one(path: str | os.PathLike, *, pristine: dict | None = None, cell_tim
             ci += 1
             c.passed = ok and not killed
             if not c.passed:
-                c.hint = (_hint(role, entry, cell_timeout) if entry and entry["outcome"] == "failed"
-                          else "not run" if entry is None or entry.get("xfail") else "")
+                c.hint = (
+                    _hint(role, entry, cell_timeout)
+                    if entry and entry["outcome"] == "failed"
+                    else "not run"
+                    if entry is None or entry.get("xfail")
+                    else ""
+                )
     all_ran = all(str(i) in cells for i in range(len(roles)))
     res.passed = rc == 0 and not killed and all_ran and all(c.passed for c in res.checks)
     if killed:
-        res.first_hint = (f"grading took longer than {timeout:g} s and was stopped"
-                          + (f"; before that: {hints[0]}" if hints else ""))
+        res.first_hint = f"grading took longer than {timeout:g} s and was stopped" + (
+            f"; before that: {hints[0]}" if hints else ""
+        )
     elif hints:
         res.first_hint = hints[0]
     elif not res.passed:
         errs = report.get("errors") or []
-        res.first_hint = ("nbval could not run the notebook: " + _ANSI.sub("", errs[0]).strip()[-200:]
-                          if errs else f"pytest exited with status {rc} and no cell report")
+        res.first_hint = (
+            "nbval could not run the notebook: " + _ANSI.sub("", errs[0]).strip()[-200:]
+            if errs
+            else f"pytest exited with status {rc} and no cell report"
+        )
     res.seconds = time.monotonic() - t0
     return res
 
@@ -484,9 +636,15 @@ def _expand(paths: Iterable[str | os.PathLike]) -> list[Path]:
     return out
 
 
-def grade(paths: str | os.PathLike | Sequence[str | os.PathLike], *, cell_timeout: float = 120,
-          timeout: float = 600, jobs: int = 1, exercise: str | None = None,
-          pristine_dir: str | os.PathLike | None = None) -> list[GradeResult]:
+def grade(
+    paths: str | os.PathLike | Sequence[str | os.PathLike],
+    *,
+    cell_timeout: float = 120,
+    timeout: float = 600,
+    jobs: int = 1,
+    exercise: str | None = None,
+    pristine_dir: str | os.PathLike | None = None,
+) -> list[GradeResult]:
     """Grade notebooks (a directory means its ``*.ipynb``); one :class:`GradeResult` per file.
 
     Parameters
@@ -518,8 +676,10 @@ def grade(paths: str | os.PathLike | Sequence[str | os.PathLike], *, cell_timeou
             if tampered[0] or _digest(watched) != before:
                 tampered[0] = True
                 r.passed = False
-                r.first_hint = ("the grading files of simhash_lab changed on disk while this notebook was "
-                                "graded; reinstall simhash-lab and grade again")
+                r.first_hint = (
+                    "the grading files of simhash_lab changed on disk while this notebook was "
+                    "graded; reinstall simhash-lab and grade again"
+                )
         return r
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
@@ -533,8 +693,15 @@ def format_table(results: Sequence[GradeResult]) -> str:
     """A class table: file, exercise, result, checks passed, first hint."""
     rows = [("file", "exercise", "result", "checks", "first hint")]
     for r in results:
-        rows.append((r.path, r.exercise or "?", "passed" if r.passed else "FAILED",
-                     f"{r.checks_passed}/{len(r.checks)}", "" if r.passed else r.first_hint))
+        rows.append(
+            (
+                r.path,
+                r.exercise or "?",
+                "passed" if r.passed else "FAILED",
+                f"{r.checks_passed}/{len(r.checks)}",
+                "" if r.passed else r.first_hint,
+            )
+        )
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     lines = []
     for j, row in enumerate(rows):
@@ -550,8 +717,13 @@ def format_detail(r: GradeResult) -> str:
     """One notebook: each check with ✅/❌ and its hint, then the verdict."""
     lines = [f"{r.path} ({r.exercise or 'unknown exercise'})"]
     for c in r.checks:
-        lines.append(f"  {'✅' if c.passed else '❌'} {c.name}" + ("" if c.passed or not c.hint else f": {c.hint}"))
+        lines.append(
+            f"  {'✅' if c.passed else '❌'} {c.name}" + ("" if c.passed or not c.hint else f": {c.hint}")
+        )
     verdict = "PASSED" if r.passed else "FAILED"
-    lines.append(f"{verdict}: {r.checks_passed}/{len(r.checks)} checks passed"
-                 + ("" if r.passed else f"; first hint: {r.first_hint}") + f" ({r.seconds:.1f} s)")
+    lines.append(
+        f"{verdict}: {r.checks_passed}/{len(r.checks)} checks passed"
+        + ("" if r.passed else f"; first hint: {r.first_hint}")
+        + f" ({r.seconds:.1f} s)"
+    )
     return "\n".join(lines)

@@ -34,7 +34,8 @@ import operator
 import random
 import sys
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -98,10 +99,13 @@ def _checker(title: str, passed: str) -> Callable:
             if wrong is None:
                 print(pass_line(name), end="", flush=True)
                 return True
-            print(f"❌ {title}: not yet\n"
-                  f"   expected: {wrong.expected}\n"
-                  f"   got:      {_show(wrong.got) if not isinstance(wrong.got, _Raw) else wrong.got}\n"
-                  f"   hint:     {wrong.hint}", flush=True)
+            print(
+                f"❌ {title}: not yet\n"
+                f"   expected: {wrong.expected}\n"
+                f"   got:      {_show(wrong.got) if not isinstance(wrong.got, _Raw) else wrong.got}\n"
+                f"   hint:     {wrong.hint}",
+                flush=True,
+            )
             raise CheckFailed(name, wrong.hint)
 
         return wrapper
@@ -122,37 +126,44 @@ def _call(fn: Any, *args: Any, what: str) -> Any:
         raise _Wrong(f"a function {what}", _show(fn), f"Define {what} as a function (def ...).")
     out = io.StringIO()
     try:
-        with warnings.catch_warnings(), contextlib.redirect_stdout(out), \
-                contextlib.redirect_stderr(out):
+        with warnings.catch_warnings(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
             warnings.simplefilter("ignore")
             return fn(*args)
     except NotImplementedError:
-        raise _Wrong(f"{what} to return a value", _Raw("NotImplementedError"),
-                     "Write your code in the answer cell above (replace `raise NotImplementedError()`), "
-                     "run it, then run this check again.") from None
+        raise _Wrong(
+            f"{what} to return a value",
+            _Raw("NotImplementedError"),
+            "Write your code in the answer cell above (replace `raise NotImplementedError()`), "
+            "run it, then run this check again.",
+        ) from None
     except Exception as e:  # the learner's bug: report it, briefly
         msg = str(e).strip().splitlines()
         first = msg[0] if msg else ""
         hint = "Your function raised an exception; run it on this input yourself to see where."
         if type(e).__name__ == "TypingError":
-            hint = ("Numba could not compile your function. Mixing uint64 and int64 gives float64 "
-                    "in Numba: write np.uint64(1) and np.uint64(i) in shifts and masks.")
+            hint = (
+                "Numba could not compile your function. Mixing uint64 and int64 gives float64 "
+                "in Numba: write np.uint64(1) and np.uint64(i) in shifts and masks."
+            )
         args_s = ", ".join(_show(a, 60) for a in args)
-        raise _Wrong(f"{what}({args_s}) to return a value",
-                     _Raw(f"{type(e).__name__}: {first[:200]}"), hint) from None
+        raise _Wrong(
+            f"{what}({args_s}) to return a value", _Raw(f"{type(e).__name__}: {first[:200]}"), hint
+        ) from None
 
 
 def _int(x: Any, what: str, hint: str = "") -> int:
     if isinstance(x, bool) or not isinstance(x, (numbers.Integral, np.integer)):
-        raise _Wrong(f"{what} as an int", f"{type(x).__name__} {_show(x, 60)}",
-                     hint or f"{what} must be an int (write it as 0b..., 0x... or decimal).")
+        raise _Wrong(
+            f"{what} as an int",
+            f"{type(x).__name__} {_show(x, 60)}",
+            hint or f"{what} must be an int (write it as 0b..., 0x... or decimal).",
+        )
     return operator.index(x)
 
 
 def _float(x: Any, what: str) -> float:
     if isinstance(x, bool) or not isinstance(x, (numbers.Real, np.floating, np.integer)):
-        raise _Wrong(f"{what} as a number", f"{type(x).__name__} {_show(x, 60)}",
-                     f"{what} must be a number.")
+        raise _Wrong(f"{what} as a number", f"{type(x).__name__} {_show(x, 60)}", f"{what} must be a number.")
     return float(x)
 
 
@@ -168,8 +179,9 @@ def _int_list(x: Any, n: int | None, what: str) -> list[int]:
         raise _Wrong(f"{what} as a list of ints", _show(x), f"Write {what} as a list, e.g. [1, 2, 3].")
     items = list(x)
     if n is not None and len(items) != n:
-        raise _Wrong(f"{what}: a list of {n} ints", _show(items),
-                     f"{what} needs exactly {n} numbers, one per bit.")
+        raise _Wrong(
+            f"{what}: a list of {n} ints", _show(items), f"{what} needs exactly {n} numbers, one per bit."
+        )
     return [_int(v, f"each item of {what}") for v in items]
 
 
@@ -244,8 +256,13 @@ def md5_64(fn: Any) -> None:
 
 @_checker("ideal avalanche", "An ideal 64-bit hash flips half its bits: 32 on average.")
 def ideal_flips(x: Any) -> None:
-    _expect_close(x, "ideal_flips", 32.0, "the expected number of flipped bits out of 64",
-                  "Each bit flips independently with probability 1/2: expectation = 64 × 1/2.")
+    _expect_close(
+        x,
+        "ideal_flips",
+        32.0,
+        "the expected number of flipped bits out of 64",
+        "Each bit flips independently with probability 1/2: expectation = 64 × 1/2.",
+    )
 
 
 def _mean_flips(fp: Callable[[str], int]) -> float:
@@ -256,10 +273,14 @@ def _mean_flips(fp: Callable[[str], int]) -> float:
 @_checker("crypto_flips", "MD5's bits flip about half the time: the avalanche effect.")
 def crypto_flips(x: Any) -> None:
     exp = _mean_flips(_md5_64)
-    _expect_close(x, "crypto_flips", exp,
-                  f"{exp:.4f} (mean Hamming distance of md5_64 over all {len(data.avalanche_pairs())} pairs)",
-                  "For every (a, b) in pairs, count the bits of md5_64(a) ^ md5_64(b); "
-                  "then average over all pairs (divide by len(pairs)).")
+    _expect_close(
+        x,
+        "crypto_flips",
+        exp,
+        f"{exp:.4f} (mean Hamming distance of md5_64 over all {len(data.avalanche_pairs())} pairs)",
+        "For every (a, b) in pairs, count the bits of md5_64(a) ^ md5_64(b); "
+        "then average over all pairs (divide by len(pairs)).",
+    )
 
 
 @_checker("simhash_flips", "Simhash moves only a few bits for a one-letter edit: it is locality sensitive.")
@@ -267,10 +288,14 @@ def simhash_flips(x: Any) -> None:
     from ..presets import DEFAULT
 
     exp = _mean_flips(DEFAULT.fingerprint)
-    _expect_close(x, "simhash_flips", exp,
-                  f"{exp:.4f} (mean Hamming distance of Simhasher() fingerprints over all pairs)",
-                  "Use h = Simhasher() (the default) and hamming(h.fingerprint(a), "
-                  "h.fingerprint(b)) for every pair, then average.")
+    _expect_close(
+        x,
+        "simhash_flips",
+        exp,
+        f"{exp:.4f} (mean Hamming distance of Simhasher() fingerprints over all pairs)",
+        "Use h = Simhasher() (the default) and hamming(h.fingerprint(a), "
+        "h.fingerprint(b)) for every pair, then average.",
+    )
 
 
 # ================================================================================================
@@ -284,13 +309,19 @@ def rust_safe_fast_votes(V: Any) -> None:
     got = _int_list(V, 4, "V")
     if got != exp:
         if got == exp[::-1]:
-            hint = ("You listed the accumulators backwards: V[0] belongs to bit 0, the rightmost "
-                    "binary digit of 0b0011.")
+            hint = (
+                "You listed the accumulators backwards: V[0] belongs to bit 0, the rightmost "
+                "binary digit of 0b0011."
+            )
         else:
             bad = next(i for i in range(4) if got[i] != exp[i])
-            col = ", ".join(f"{w}: bit {bad} = {(h >> bad) & 1}" for w, h in data.RUST_SAFE_FAST_HASHES.items())
-            hint = (f"Look at V[{bad}] ({col}): a 1 bit votes +1, a 0 bit votes -1; "
-                    "start from 0 and add the three votes.")
+            col = ", ".join(
+                f"{w}: bit {bad} = {(h >> bad) & 1}" for w, h in data.RUST_SAFE_FAST_HASHES.items()
+            )
+            hint = (
+                f"Look at V[{bad}] ({col}): a 1 bit votes +1, a 0 bit votes -1; "
+                "start from 0 and add the three votes."
+            )
         raise _Wrong(exp, got, hint)
 
 
@@ -322,11 +353,15 @@ def six_bit_string(s: Any) -> None:
 def six_bit_int(x: Any) -> None:
     got = _int(x, "six_bit_fp")
     if got != 35:
-        hint = ("In the library (and the seed's Rust) bit i of the fingerprint comes from V[i], and bit 0 "
-                "is the least significant: sum 2**i over the i with V[i] > 0.")
+        hint = (
+            "In the library (and the seed's Rust) bit i of the fingerprint comes from V[i], and bit 0 "
+            "is the least significant: sum 2**i over the i with V[i] > 0."
+        )
         if got == 0b110001:
-            hint = ("0b110001 puts V[0] in the most significant place. Bit i comes from V[i] and bit 0 is "
-                    "the rightmost, so read the string backwards: 0b100011.")
+            hint = (
+                "0b110001 puts V[0] in the most significant place. Bit i comes from V[i] and bit 0 is "
+                "the rightmost, so read the string backwards: 0b100011."
+            )
         raise _Wrong("35 (0b100011)", got, hint)
 
 
@@ -348,17 +383,23 @@ def simhash_py(fn: Any) -> None:
         ([(0b1, 1), (0b0, 1)], 1, "a tie (V[0] == 0 gives bit 0)"),
         ([(2**64 - 1, 2), (0, 1)], 64, "64-bit hashes with weights"),
     ]
-    cases += [(_random_features(rng, rng.randint(1, 12), 64, i % 2 == 0), 64, "random 64-bit hashes")
-              for i in range(12)]
+    cases += [
+        (_random_features(rng, rng.randint(1, 12), 64, i % 2 == 0), 64, "random 64-bit hashes")
+        for i in range(12)
+    ]
     cases += [(_random_features(rng, 5, 16, False), 16, "16-bit hashes, float weights")]
     for feats, bits, label in cases:
         exp = _simhash_ref(feats, bits)
         got = _call(fn, list(feats), bits, what="simhash_py")
         got_i = _int(got, "simhash_py(...)", "Return the fingerprint as an int.")
         if got_i != exp:
-            hint = ("For each (h, w): V[i] += w if bit i of h is 1 else -= w, for i in range(bits); "
-                    "then set bit i where V[i] > 0 (not >= 0).")
-            if got_i == _simhash_ref(feats, bits) | sum(1 << i for i in range(bits) if _votes(feats, bits)[i] == 0):
+            hint = (
+                "For each (h, w): V[i] += w if bit i of h is 1 else -= w, for i in range(bits); "
+                "then set bit i where V[i] > 0 (not >= 0)."
+            )
+            if got_i == _simhash_ref(feats, bits) | sum(
+                1 << i for i in range(bits) if _votes(feats, bits)[i] == 0
+            ):
                 hint = "A tie (V[i] == 0) must give 0: use V[i] > 0, not >= 0."
             raise _Wrong(f"{exp} for {label}: simhash_py({_show(feats, 80)}, bits={bits})", got_i, hint)
 
@@ -374,8 +415,11 @@ def _votes(feats: list[tuple[int, float]], bits: int) -> list[float]:
 @_checker("simhash_numba", "Your Numba Simhash is compiled and exact, 64-bit hashes included.")
 def simhash_numba(fn: Any) -> None:
     if not _is_numba(fn):
-        raise _Wrong("a Numba-compiled function", f"a plain {type(fn).__name__}",
-                     "Decorate it with @njit (from numba import njit) so it compiles to machine code.")
+        raise _Wrong(
+            "a Numba-compiled function",
+            f"a plain {type(fn).__name__}",
+            "Decorate it with @njit (from numba import njit) so it compiles to machine code.",
+        )
     rng = random.Random(8)
     cases = [([(0b0011, 1), (0b0101, 1), (0b0111, 1)], 4), ([(2**63 + 5, 1.5), (2**64 - 1, 1.0)], 64)]
     cases += [(_random_features(rng, rng.randint(1, 20), 64, i % 2 == 0), 64) for i in range(10)]
@@ -387,13 +431,21 @@ def simhash_numba(fn: Any) -> None:
         got = _call(fn, hs, ws, bits, what="simhash_numba")
         got_i = _int(got, "simhash_numba(...)", "Return the fingerprint (a uint64 is fine).")
         if got_i != exp:
-            hint = ("Loop over features and bits as in simhash_py. Keep everything uint64: "
-                    "(h >> np.uint64(i)) & np.uint64(1), and fp |= np.uint64(1) << np.uint64(i).")
-            raise _Wrong(f"{exp} for hashes={_show(hs.tolist(), 80)}, weights={_show(ws.tolist(), 60)}, "
-                         f"bits={bits}", got_i, hint)
+            hint = (
+                "Loop over features and bits as in simhash_py. Keep everything uint64: "
+                "(h >> np.uint64(i)) & np.uint64(1), and fp |= np.uint64(1) << np.uint64(i)."
+            )
+            raise _Wrong(
+                f"{exp} for hashes={_show(hs.tolist(), 80)}, weights={_show(ws.tolist(), 60)}, bits={bits}",
+                got_i,
+                hint,
+            )
     if not getattr(fn, "nopython_signatures", None):
-        raise _Wrong("a function compiled in nopython mode", "object mode",
-                     "Use @njit (nopython mode), not @jit(forceobj=True).")
+        raise _Wrong(
+            "a function compiled in nopython mode",
+            "object mode",
+            "Use @njit (nopython mode), not @jit(forceobj=True).",
+        )
 
 
 # ================================================================================================
@@ -405,12 +457,18 @@ def simhash_numba(fn: Any) -> None:
 def hamming_by_hand(d_AB: Any, d_CD: Any) -> None:
     a = _int(d_AB, "d_AB")
     if a != 3:
-        raise _Wrong("3 for A = 100111, B = 101010", a,
-                     "Write A over B and mark the columns where the digits differ; count the marks.")
+        raise _Wrong(
+            "3 for A = 100111, B = 101010",
+            a,
+            "Write A over B and mark the columns where the digits differ; count the marks.",
+        )
     c = _int(d_CD, "d_CD")
     if c != 2:
-        raise _Wrong("2 for 1011101 and 1001001", c,
-                     "Compare the two strings column by column and count the columns that differ.")
+        raise _Wrong(
+            "2 for 1011101 and 1001001",
+            c,
+            "Compare the two strings column by column and count the columns that differ.",
+        )
 
 
 @_checker("xor_AB", "A ^ B = 0b001101: a 1 exactly where A and B differ.")
@@ -425,8 +483,18 @@ def xor_AB(x: Any) -> None:
         raise _Wrong("0b001101 (13)", f"{got:#08b} ({got})" if got >= 0 else got, hint)
 
 
-_POPCOUNT_VALUES = [0, 1, 2, 3, 0b1011101, 0b100111 ^ 0b101010, 2**63, 2**64 - 1, 2**32 - 1,
-                    0xF0F0F0F0F0F0F0F0]
+_POPCOUNT_VALUES = [
+    0,
+    1,
+    2,
+    3,
+    0b1011101,
+    0b100111 ^ 0b101010,
+    2**63,
+    2**64 - 1,
+    2**32 - 1,
+    0xF0F0F0F0F0F0F0F0,
+]
 
 
 @_checker("popcount_kernighan", "Kernighan's loop: one step per set bit, not one per bit.")
@@ -435,22 +503,35 @@ def popcount_kernighan(fn: Any) -> None:
     for x in _POPCOUNT_VALUES + [rng.getrandbits(64) for _ in range(40)]:
         got = _int(_call(fn, x, what="popcount_kernighan"), f"popcount_kernighan({x})")
         if got != _popcount(x):
-            raise _Wrong(f"{_popcount(x)} for x = {x:#x}", got,
-                         "Count steps of x &= x - 1 until x == 0: each step clears the lowest set bit.")
+            raise _Wrong(
+                f"{_popcount(x)} for x = {x:#x}",
+                got,
+                "Count steps of x &= x - 1 until x == 0: each step clears the lowest set bit.",
+            )
     one, high, full = (_trace_lines(fn, 1), _trace_lines(fn, 2**63), _trace_lines(fn, 2**64 - 1))
     if one >= 0 and not (high <= one + 2 and full >= one + 60):
-        raise _Wrong("about as many steps for x = 2**63 (one set bit) as for x = 1, and many more for "
-                     "2**64 - 1 (64 set bits)",
-                     _Raw(f"{one}, {high} and {full} lines executed for x = 1, 2**63, 2**64 - 1"),
-                     "Loop while x != 0 with x &= x - 1 (one iteration per set bit) instead of shifting "
-                     "through all 64 bits or calling bin(x).count('1').")
+        raise _Wrong(
+            "about as many steps for x = 2**63 (one set bit) as for x = 1, and many more for "
+            "2**64 - 1 (64 set bits)",
+            _Raw(f"{one}, {high} and {full} lines executed for x = 1, 2**63, 2**64 - 1"),
+            "Loop while x != 0 with x &= x - 1 (one iteration per set bit) instead of shifting "
+            "through all 64 bits or calling bin(x).count('1').",
+        )
 
 
 @_checker("is_near", "is_near stops after k + 1 differing bits, like the source's isEqual.")
 def is_near(fn: Any) -> None:
     rng = random.Random(4)
-    cases = [(0b1011101, 0b1001001, 3), (0b100111, 0b101010, 3), (0b100111, 0b101010, 2),
-             (0, 0, 0), (0, 1, 0), (0, 2**64 - 1, 63), (0, 2**64 - 1, 64), (5, 5, 3)]
+    cases = [
+        (0b1011101, 0b1001001, 3),
+        (0b100111, 0b101010, 3),
+        (0b100111, 0b101010, 2),
+        (0, 0, 0),
+        (0, 1, 0),
+        (0, 2**64 - 1, 63),
+        (0, 2**64 - 1, 64),
+        (5, 5, 3),
+    ]
     for _ in range(40):
         a = rng.getrandbits(64)
         b = a
@@ -463,13 +544,18 @@ def is_near(fn: Any) -> None:
         if isinstance(got, (bool, np.bool_)) is False:
             raise _Wrong(f"a bool for is_near({a:#x}, {b:#x}, k={k})", got, "Return True or False.")
         if bool(got) != exp:
-            raise _Wrong(f"{exp} for is_near({a:#x}, {b:#x}, k={k}) (distance {_popcount(a ^ b)})",
-                         got, "Near means distance <= k: True when at most k bits differ.")
+            raise _Wrong(
+                f"{exp} for is_near({a:#x}, {b:#x}, k={k}) (distance {_popcount(a ^ b)})",
+                got,
+                "Near means distance <= k: True when at most k bits differ.",
+            )
     few, many = _trace_lines(fn, 0, 0b1111, 3), _trace_lines(fn, 0, 2**64 - 1, 3)
     if few >= 0 and many > few + 6:
-        raise _Wrong("the same few steps for distance 4 and distance 64 when k = 3 (stop at k + 1 bits)",
-                     _Raw(f"{few} lines for distance 4, {many} for distance 64"),
-                     "Stop the loop as soon as the count exceeds k: while x and count <= k.")
+        raise _Wrong(
+            "the same few steps for distance 4 and distance 64 when k = 3 (stop at k + 1 bits)",
+            _Raw(f"{few} lines for distance 4, {many} for distance 64"),
+            "Stop the loop as soon as the count exceeds k: while x and count <= k.",
+        )
 
 
 # ================================================================================================
@@ -488,13 +574,18 @@ def signature(fn: Any) -> None:
     for u, bits, seed, label in cases:
         R = hyperplanes(u.shape[0], bits, seed)
         exp = int(hyperplane_signatures(u, bits, seed))
-        got = _int(_call(fn, u.copy(), R.copy(), what="signature"), "signature(u, R)",
-                   "Return the signature as a Python int (build it with 1 << i on ints).")
+        got = _int(
+            _call(fn, u.copy(), R.copy(), what="signature"),
+            "signature(u, R)",
+            "Return the signature as a Python int (build it with 1 << i on ints).",
+        )
         if got != exp:
             hint = "Bit i is 1 when R[i] @ u >= 0; the signature is the sum of 1 << i over those i."
             if got < 0:
-                hint = ("A negative number: 1 << 63 overflowed a signed int64. Build the signature with "
-                        "Python ints: int(1) << i.")
+                hint = (
+                    "A negative number: 1 << 63 overflowed a signed int64. Build the signature with "
+                    "Python ints: int(1) << i."
+                )
             raise _Wrong(f"{exp} for {label}", got, hint)
 
 
@@ -521,8 +612,14 @@ def mean_hamming(x: Any) -> None:
         s = hyperplane_signatures(X, 64, seed)
         ds.append(_popcount(int(s[0]) ^ int(s[1])))
     exp = sum(ds) / len(ds)
-    _expect_close(x, "mean_d", exp, f"{exp:.4f}", "For seed in range(200): signatures of u and v with "
-                  "64 bits and that seed, their Hamming distance; then the mean of the 200.")
+    _expect_close(
+        x,
+        "mean_d",
+        exp,
+        f"{exp:.4f}",
+        "For seed in range(200): signatures of u and v with "
+        "64 bits and that seed, their Hamming distance; then the mean of the 200.",
+    )
 
 
 # ================================================================================================
@@ -547,13 +644,17 @@ def blocks(fn: Any) -> None:
 def pigeonhole(min_equal: Any, k4_can_miss: Any) -> None:
     m = _int(min_equal, "min_equal_blocks")
     if m != 1:
-        raise _Wrong(1, m, "3 flipped bits land in at most 3 of the 4 blocks, so at least 4 - 3 blocks "
-                           "are untouched.")
+        raise _Wrong(
+            1, m, "3 flipped bits land in at most 3 of the 4 blocks, so at least 4 - 3 blocks are untouched."
+        )
     if not isinstance(k4_can_miss, (bool, np.bool_)):
         raise _Wrong("True or False", k4_can_miss, "Answer with a bool.")
     if not bool(k4_can_miss):
-        raise _Wrong(True, k4_can_miss, "Put one flipped bit in each block: every block differs, so no "
-                                        "table lookup finds the pair.")
+        raise _Wrong(
+            True,
+            k4_can_miss,
+            "Put one flipped bit in each block: every block differs, so no table lookup finds the pair.",
+        )
 
 
 class _SpyList:
@@ -594,19 +695,25 @@ def block_index(build: Any, query: Any) -> None:
             got_l = sorted(_int(i, "each id") for i in got)
             if got_l != exp:
                 missing = sorted(set(exp) - set(got_l))
-                hint = ("Look up each of the query's 4 blocks in its table, collect the ids found, then "
-                        "keep those with hamming(fps[id], q) <= k.")
+                hint = (
+                    "Look up each of the query's 4 blocks in its table, collect the ids found, then "
+                    "keep those with hamming(fps[id], q) <= k."
+                )
                 if missing and not set(got_l) - set(exp):
-                    hint = ("Some near fingerprints are missing: did you look up all 4 blocks, each in its "
-                            "own table (table j keyed by block j)?")
+                    hint = (
+                        "Some near fingerprints are missing: did you look up all 4 blocks, each in its "
+                        "own table (table j keyed by block j)?"
+                    )
                 elif set(got_l) - set(exp):
                     hint = "Some ids are too far: verify each candidate with hamming(fps[id], q) <= k."
                 raise _Wrong(f"{exp} for q = {q:#018x}, k = {k}", got_l, hint)
             if len(spy.seen) > len(fps) // 4:
-                raise _Wrong("a query that reads only its candidates' fingerprints",
-                             _Raw(f"it read {len(spy.seen)} of {len(fps)} fingerprints for one query"),
-                             "Get candidate ids from the tables first; read fps[id] only for those ids "
-                             "(no loop over all of fps).")
+                raise _Wrong(
+                    "a query that reads only its candidates' fingerprints",
+                    _Raw(f"it read {len(spy.seen)} of {len(fps)} fingerprints for one query"),
+                    "Get candidate ids from the tables first; read fps[id] only for those ids "
+                    "(no loop over all of fps).",
+                )
 
 
 # ================================================================================================
@@ -631,14 +738,20 @@ def pair_distances(d: Any) -> None:
     except Exception:
         got = None
     if got is None or got.shape != exp.shape or not np.issubdtype(got.dtype, np.number):
-        raise _Wrong(f"an array of {exp.shape[0]} distances", _show(d),
-                     "One distance per row of pairs: hamming(fps[pairs[:, 0]], fps[pairs[:, 1]]).")
+        raise _Wrong(
+            f"an array of {exp.shape[0]} distances",
+            _show(d),
+            "One distance per row of pairs: hamming(fps[pairs[:, 0]], fps[pairs[:, 1]]).",
+        )
     got = got.astype(np.float64)
     if not np.array_equal(got, exp.astype(np.float64)):
         i = int(np.flatnonzero(got != exp)[0])
-        raise _Wrong(f"{int(exp[i])} for pair {i}", got[i],
-                     "Fingerprint docs with Simhasher() (the default), then take the Hamming distance of "
-                     "the two documents of each pair.")
+        raise _Wrong(
+            f"{int(exp[i])} for pair {i}",
+            got[i],
+            "Fingerprint docs with Simhasher() (the default), then take the Hamming distance of "
+            "the two documents of each pair.",
+        )
 
 
 def _pr(d: np.ndarray, labels: np.ndarray, k: int) -> tuple[float, float]:
@@ -669,14 +782,20 @@ def precision_recall(fn: Any) -> None:
             raise _Wrong("a tuple (precision, recall)", got, "Return two numbers: precision, recall.")
         p, r = _float(got[0], "precision"), _float(got[1], "recall")
         if not (math.isclose(p, exp[0], abs_tol=1e-9) and math.isclose(r, exp[1], abs_tol=1e-9)):
-            hint = ("Predicted near = distance <= k. precision = TP / predicted (1.0 when nothing is "
-                    "predicted), recall = TP / actual near duplicates.")
+            hint = (
+                "Predicted near = distance <= k. precision = TP / predicted (1.0 when nothing is "
+                "predicted), recall = TP / actual near duplicates."
+            )
             if math.isclose(p, exp[1], abs_tol=1e-9) and math.isclose(r, exp[0], abs_tol=1e-9):
                 hint = "Precision and recall are swapped."
             elif _pr(d, labels, k - 1) == (p, r):
                 hint = "Use distance <= k (at most k bits), not < k."
-            raise _Wrong(f"({exp[0]:.4f}, {exp[1]:.4f}) for k={k}, distances={_show(d.tolist(), 50)}, "
-                         f"labels={_show(labels.astype(int).tolist(), 50)}", (p, r), hint)
+            raise _Wrong(
+                f"({exp[0]:.4f}, {exp[1]:.4f}) for k={k}, distances={_show(d.tolist(), 50)}, "
+                f"labels={_show(labels.astype(int).tolist(), 50)}",
+                (p, r),
+                hint,
+            )
 
 
 @_checker("best_k", "That k maximises F1 on this corpus.")
@@ -690,6 +809,10 @@ def best_k(k: Any) -> None:
     exp = int(np.argmax(f1))
     got = _int(k, "best_k")
     if got != exp:
-        raise _Wrong(exp, got, f"Compute F1 = 2PR / (P + R) for every k in range(65) and keep the k with "
-                               f"the largest F1 (the smallest such k on a tie). Yours gives F1 = "
-                               f"{f1[got] if 0 <= got <= 64 else float('nan'):.3f}.")
+        raise _Wrong(
+            exp,
+            got,
+            f"Compute F1 = 2PR / (P + R) for every k in range(65) and keep the k with "
+            f"the largest F1 (the smallest such k on a tie). Yours gives F1 = "
+            f"{f1[got] if 0 <= got <= 64 else float('nan'):.3f}.",
+        )

@@ -9,7 +9,7 @@ Python versions, unlike NumPy's ``Generator.choice``), so stored outputs stay tr
 from __future__ import annotations
 
 import random
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -48,10 +48,10 @@ def _edit_one_char(s: str, rng: random.Random) -> str:
     new = c
     while new == c:
         new = chr(ord("a") + rng.randrange(26))
-    return s[:i] + new + s[i + 1:]
+    return s[:i] + new + s[i + 1 :]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _avalanche_pairs() -> tuple:
     rng = random.Random(1)
     return tuple((s, _edit_one_char(s, rng)) for s in _SENTENCES for _ in range(5))
@@ -74,7 +74,7 @@ def hyperplane_pair() -> tuple[np.ndarray, np.ndarray]:
     return 2.0 * e1, 3.0 * (np.cos(t) * e1 + np.sin(t) * e2)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _block_fingerprints() -> tuple:
     rng = random.Random(5)
     fps = [rng.getrandbits(64) for _ in range(2000)]
@@ -100,15 +100,34 @@ def block_fingerprints() -> tuple[list[int], list[int]]:
     return list(fps), list(queries)
 
 
-_SYLLABLES = ("ka", "lo", "mi", "ne", "ru", "sa", "to", "vi", "ze", "po", "da", "fe", "gu",
-              "hi", "jo", "qua", "re", "si", "tu", "wa")
+_SYLLABLES = (
+    "ka",
+    "lo",
+    "mi",
+    "ne",
+    "ru",
+    "sa",
+    "to",
+    "vi",
+    "ze",
+    "po",
+    "da",
+    "fe",
+    "gu",
+    "hi",
+    "jo",
+    "qua",
+    "re",
+    "si",
+    "tu",
+    "wa",
+)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _near_dup_corpus() -> tuple:
     rng = random.Random(2024)
-    vocab = sorted({"".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(1, 3)))
-                    for _ in range(3000)})
+    vocab = sorted({"".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(1, 3))) for _ in range(3000)})
     cum = []
     total = 0.0
     for r in range(1, len(vocab) + 1):  # Zipf: common words are shared by unrelated documents

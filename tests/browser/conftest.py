@@ -1,8 +1,8 @@
 """The browser suite: JupyterLab in headless Chromium (``make test-browser``).
 
-It needs Debian's Chromium and Playwright (the ``browser`` extra), and takes minutes, so the plain
-``pytest tests`` run leaves it out: it is collected only when asked for by path
-(``pytest tests/browser``) or with ``SIMHASH_LAB_BROWSER=1``. Screenshots go to
+It needs Debian's Chromium and Playwright (the ``browser`` extra), and takes minutes, so its tests
+carry the ``browser`` marker, which the default options deselect (``-m "not browser"`` in
+``pyproject.toml``); ``make test-browser`` runs them with ``-m browser``. Screenshots go to
 ``artifacts/browser/`` (``SIMHASH_LAB_BROWSER_OUT`` overrides).
 """
 
@@ -18,21 +18,10 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 
 
-def _asked_for(config) -> bool:
-    if os.environ.get("SIMHASH_LAB_BROWSER") == "1":
-        return True
-    start = Path(config.invocation_params.dir)
-    for arg in config.args:
-        p = (start / arg.split("::")[0]).resolve()
-        if p == HERE or HERE in p.parents:
-            return True
-    return False
-
-
-def pytest_ignore_collect(collection_path, config):
-    if collection_path != HERE / "conftest.py" and not _asked_for(config):
-        return True
-    return None
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if HERE in Path(str(item.path)).parents:
+            item.add_marker(pytest.mark.browser)
 
 
 def _bc():

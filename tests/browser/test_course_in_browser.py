@@ -38,19 +38,25 @@ def test_notebook_in_jupyterlab(notebook, bc, lab, browser, out_dir, record):
 def test_the_checker_sees_failures(bc, lab, browser, tmp_path):
     """A notebook with a dead widget, a widget shown as text, a stopped animation player and an
     error must fail, each for its own reason (so a green run means something)."""
-    import nbformat
     from nbformat.v4 import new_code_cell, new_notebook
 
-    dead_widget = ("from IPython.display import display\n"
-                   "display({'application/vnd.jupyter.widget-view+json': {'model_id': 'nope', "
-                   "'version_major': 2, 'version_minor': 0}, 'text/plain': 'IntSlider(value=0)'}, "
-                   "raw=True)")
+    dead_widget = (
+        "from IPython.display import display\n"
+        "display({'application/vnd.jupyter.widget-view+json': {'model_id': 'nope', "
+        "'version_major': 2, 'version_minor': 0}, 'text/plain': 'IntSlider(value=0)'}, "
+        "raw=True)"
+    )
     as_text = "print('IntSlider(value=3, max=10)')"
-    no_player = ("from IPython.display import HTML\n"
-                 "HTML('<div class=\"animation\"><img id=\"x\"></div>')")
-    nb = new_notebook(cells=[new_code_cell(dead_widget), new_code_cell(as_text),
-                             new_code_cell(no_player), new_code_cell("1 / 0"),
-                             new_code_cell("print('never runs')")])
+    no_player = 'from IPython.display import HTML\nHTML(\'<div class="animation"><img id="x"></div>\')'
+    nb = new_notebook(
+        cells=[
+            new_code_cell(dead_widget),
+            new_code_cell(as_text),
+            new_code_cell(no_player),
+            new_code_cell("1 / 0"),
+            new_code_cell("print('never runs')"),
+        ]
+    )
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     path = lab.add_notebook(nb, "selftest/broken.ipynb")
     result = bc.check_notebook(browser, lab, path, tmp_path, rel="selftest/broken.ipynb")

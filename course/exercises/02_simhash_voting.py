@@ -1,0 +1,153 @@
+# %% [markdown]
+# # Exercises 02 · Simhash voting
+#
+# Simhash is a congress of 64 members, one per bit. Every feature (word) of a document votes on every
+# bit: **+w** on bit *i* when bit *i* of its hash is 1, **−w** when it is 0 (w is its weight, here
+# its count). Bit *i* of the fingerprint is 1 when the votes on it add up to more than 0.
+#
+# You need grid paper and a pencil for parts 1–2. Write answers in the `answer` cells, run the check
+# cell below each; add cells of your own to experiment.
+
+# %% [setup]
+import numpy as np
+from numba import njit
+
+from simhash_lab import Simhasher
+from simhash_lab.grading import checks, data
+
+# %% [markdown]
+# ## 1. "rust safe fast" by hand (4 bits)
+#
+# The session's trace uses made-up 4-bit hashes, each word with weight 1:
+#
+# | word | hash | bit 3 | bit 2 | bit 1 | bit 0 |
+# |------|------|:-----:|:-----:|:-----:|:-----:|
+# | rust | `0b0011` | 0 | 0 | 1 | 1 |
+# | safe | `0b0101` | 0 | 1 | 0 | 1 |
+# | fast | `0b0111` | 0 | 1 | 1 | 1 |
+#
+# Bit 0 is the **rightmost** digit. Start from `V = [0, 0, 0, 0]` and let the three words vote.
+# Write the accumulators as a list in index order, `[V[0], V[1], V[2], V[3]]`.
+
+# %% [answer] rust_safe_fast_votes
+# Set `V_rust_safe_fast` in place of `raise NotImplementedError()`.
+### BEGIN SOLUTION
+V_rust_safe_fast = [3, 1, 1, -3]
+### END SOLUTION
+
+# %% [check]
+assert checks.rust_safe_fast_votes(V_rust_safe_fast)
+
+# %% [markdown]
+# Now the fingerprint: bit *i* is 1 where `V[i] > 0`. Write it as a binary literal (`0b....`).
+
+# %% [answer] rust_safe_fast_fingerprint
+# Set `fp_rust_safe_fast` in place of `raise NotImplementedError()`.
+### BEGIN SOLUTION
+fp_rust_safe_fast = 0b0111
+### END SOLUTION
+
+# %% [check]
+assert checks.rust_safe_fast_fingerprint(fp_rust_safe_fast)
+
+# %% [markdown]
+# The library reproduces the session's trace when you give it the same made-up hashes:
+
+# %%
+seed4 = Simhasher(bits=4, hash=data.RUST_SAFE_FAST_HASHES)
+print(seed4.accumulators("rust safe fast"), bin(seed4.fingerprint("rust safe fast")))
+
+# %% [markdown]
+# ## 2. Six accumulators to bits
+#
+# The Chinese source (004) ends a 6-bit example with the accumulators `[13, 108, -22, -5, -32, 55]`
+# and writes the result as `110001`: "positive → 1, negative → 0".
+#
+# First write that bit string yourself, **in the list's order** (a `str`).
+
+# %% [answer] six_bit_string
+# Set `six_bits` in place of `raise NotImplementedError()`.
+### BEGIN SOLUTION
+six_bits = "110001"
+### END SOLUTION
+
+# %% [check]
+assert checks.six_bit_string(six_bits)
+
+# %% [markdown]
+# The junior mistake: the string above lists V[0] first, but in a number the first digit you write is
+# the *most* significant. In the library (and the seed's Rust, `fingerprint |= 1 << i`) bit *i* comes
+# from `V[i]` and bit 0 is the least significant. **Which int is the fingerprint?**
+
+# %% [answer] six_bit_int
+# Set `six_bit_fp` in place of `raise NotImplementedError()`.
+### BEGIN SOLUTION
+six_bit_fp = 0b100011
+### END SOLUTION
+
+# %% [check]
+assert checks.six_bit_int(six_bit_fp)
+
+# %% [markdown]
+# ## 3. Simhash in plain Python
+#
+# Write `simhash_py(features, bits)`: `features` is a list of `(hash, weight)` pairs (hash an int of
+# `bits` bits, weight a positive number). Return the fingerprint as an int. A tie (`V[i] == 0`) gives
+# 0, and no features at all give 0.
+
+
+# %% [answer] simhash_py
+def simhash_py(features, bits=64):
+    ### BEGIN SOLUTION
+    V = [0.0] * bits
+    for h, w in features:
+        for i in range(bits):
+            V[i] += w if (h >> i) & 1 else -w
+    fp = 0
+    for i in range(bits):
+        if V[i] > 0:
+            fp |= 1 << i
+    return fp
+    ### END SOLUTION
+
+
+# %% [check]
+assert checks.simhash_py(simhash_py)
+
+# %% [markdown]
+# ## 4. The same loop in Numba
+#
+# Python ints never overflow; machine words do. Write `simhash_numba(hashes, weights, bits)` with
+# `@njit`: `hashes` is a `uint64` array, `weights` a `float64` array of the same length. Keep the bit
+# arithmetic in `uint64`: in Numba, `uint64 >> int64` is computed in **float64** (NumPy's promotion
+# rule), so write `np.uint64(i)` and `np.uint64(1)`. The accumulators fit in a small array on the
+# stack, like the session's `[i64; 64]`.
+
+
+# %% [answer] simhash_numba
+@njit
+def simhash_numba(hashes, weights, bits):
+    ### BEGIN SOLUTION
+    V = np.zeros(64, dtype=np.float64)
+    one = np.uint64(1)
+    for j in range(hashes.shape[0]):
+        h, w = hashes[j], weights[j]
+        for i in range(bits):
+            if (h >> np.uint64(i)) & one:
+                V[i] += w
+            else:
+                V[i] -= w
+    fp = np.uint64(0)
+    for i in range(bits):
+        if V[i] > 0:
+            fp |= one << np.uint64(i)
+    return fp
+    ### END SOLUTION
+
+
+# %% [check]
+assert checks.simhash_numba(simhash_numba)
+
+# %% [markdown]
+# **Think.** Your Numba loop and the library's kernel agree bit for bit. Time both against
+# `simhash_py` on 10 000 features in a cell of your own (`%timeit`): where does the speed come from?

@@ -1,0 +1,103 @@
+# %% [markdown]
+# # Exercises 03 · Hamming distance and POPCNT
+#
+# Two fingerprints are near when few of their bits differ. XOR marks the differing bits with a 1;
+# counting the ones (the **population count**, one `popcnt` instruction on a modern CPU) gives the
+# Hamming distance. Pencil first, then code.
+
+# %% [setup]
+from simhash_lab.grading import checks
+
+# %% [markdown]
+# ## 1. By hand
+#
+# The Chinese sources give two examples. Write each pair one above the other on grid paper and mark
+# the columns that differ.
+#
+# * `A = 100111`, `B = 101010` (source 004)
+# * `1011101` and `1001001` (source 001)
+
+# %% [answer] hamming_by_hand
+# Set `d_AB` and `d_CD` in place of `raise NotImplementedError()`.
+### BEGIN SOLUTION
+d_AB = 3
+d_CD = 2
+### END SOLUTION
+
+# %% [check]
+assert checks.hamming_by_hand(d_AB, d_CD)
+
+# %% [markdown]
+# Now the XOR itself: write `A ^ B` as a binary literal, worked out by hand (`0b......`).
+
+# %% [answer] xor_AB
+# Set `xor_AB` in place of `raise NotImplementedError()`.
+### BEGIN SOLUTION
+xor_AB = 0b001101
+### END SOLUTION
+
+# %% [check]
+assert checks.xor_AB(xor_AB)
+
+# %% [markdown]
+# ## 2. Kernighan's popcount
+#
+# The junior way counts ones by shifting through all 64 bits. Kernighan's trick: `x & (x - 1)` is
+# `x` with its **lowest set bit cleared** (try it on `0b101100`: `x - 1 = 0b101011`). So a loop of
+# `x &= x - 1` runs once per *set* bit, not once per bit.
+#
+# Write `popcount_kernighan(x)` for a non-negative int `x < 2**64` with that loop. The check also
+# counts your loop's steps: one step per set bit.
+
+
+# %% [answer] popcount_kernighan
+def popcount_kernighan(x: int) -> int:
+    ### BEGIN SOLUTION
+    count = 0
+    while x:
+        x &= x - 1
+        count += 1
+    return count
+    ### END SOLUTION
+
+
+# %% [check]
+assert checks.popcount_kernighan(popcount_kernighan)
+
+# %% [markdown]
+# ## 3. Stop early: the source's `isEqual`
+#
+# To decide "near or not" with threshold k you do not need the exact distance: stop as soon as you
+# have seen k + 1 differing bits. Source 004's C++:
+#
+# ```cpp
+# bool isEqual(uint64_t lhs, uint64_t rhs, unsigned short n = 3) {
+#     unsigned short cnt = 0;
+#     lhs ^= rhs;
+#     while (lhs && cnt <= n) { lhs &= lhs - 1; cnt++; }
+#     return cnt <= n;
+# }
+# ```
+#
+# Write `is_near(a, b, k=3)` in Python: True when `hamming(a, b) <= k`, taking at most k + 1 steps
+# however far apart `a` and `b` are.
+
+
+# %% [answer] is_near
+def is_near(a: int, b: int, k: int = 3) -> bool:
+    ### BEGIN SOLUTION
+    x = a ^ b
+    count = 0
+    while x and count <= k:
+        x &= x - 1
+        count += 1
+    return count <= k
+    ### END SOLUTION
+
+
+# %% [check]
+assert checks.is_near(is_near)
+
+# %% [markdown]
+# **Think.** For k = 3, how many steps does `is_near` take on two random 64-bit fingerprints
+# (about 32 bits apart)? How many does a full popcount take? When does the early exit stop mattering?

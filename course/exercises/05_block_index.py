@@ -1,0 +1,98 @@
+# %% [markdown]
+# # Exercises 05 · The pigeonhole block index
+#
+# Comparing a query with every stored fingerprint is a linear scan. The seed's `SimhashLshIndex`
+# avoids it: cut each 64-bit fingerprint into 4 blocks of 16 bits and keep one hash table per block.
+# If two fingerprints differ in at most 3 bits, those 3 bits fall into at most 3 blocks, so **at
+# least one block is identical** (the pigeonhole principle) and that table finds the pair.
+
+# %% [setup]
+from simhash_lab import hamming
+from simhash_lab.grading import checks, data
+
+# %% [markdown]
+# ## 1. Blocks
+#
+# The seed's Rust: `extract_chunk(fp, j) = (fp >> (j * 16)) & 0xFFFF`. Write `blocks(fp)` returning
+# the list `[block 0, block 1, block 2, block 3]` of a 64-bit int (block 0 holds the lowest bits).
+
+
+# %% [answer] blocks
+def blocks(fp: int) -> list[int]:
+    ### BEGIN SOLUTION
+    return [(fp >> (16 * j)) & 0xFFFF for j in range(4)]
+    ### END SOLUTION
+
+
+# %% [check]
+assert checks.blocks(blocks)
+
+# %% [markdown]
+# ## 2. Pigeonhole, on paper
+#
+# Two fingerprints differ in exactly 3 bits. Draw the 64 bits as 4 boxes of 16.
+#
+# * `min_equal_blocks`: at least how many of the 4 blocks are identical, wherever the 3 bits land?
+# * `k4_can_miss`: with **4** differing bits, can it happen that no block is identical (so the
+#   index misses the pair)? `True` or `False`.
+
+# %% [answer] pigeonhole
+# Set `min_equal_blocks` and `k4_can_miss` in place of `raise NotImplementedError()`.
+### BEGIN SOLUTION
+min_equal_blocks = 1
+k4_can_miss = True
+### END SOLUTION
+
+# %% [check]
+assert checks.pigeonhole(min_equal_blocks, k4_can_miss)
+
+# %% [markdown]
+# ## 3. Build the index, answer a query
+#
+# Write two functions, with plain dicts and lists:
+#
+# * `build_tables(fps)`: 4 tables; table *j* maps a block-*j* value to the list of ids (indices into
+#   `fps`) whose block *j* has that value.
+# * `query(tables, fps, q, k)`: the sorted ids `i` with `hamming(fps[i], q) <= k`, for k ≤ 3.
+#   Collect **candidates** from the 4 tables (block *j* of `q` looked up in table *j*), then keep the
+#   candidates within distance k. Read `fps[i]` only for candidates: the check counts how many
+#   fingerprints a query looks at.
+
+
+# %% [answer] block_index
+def build_tables(fps):
+    ### BEGIN SOLUTION
+    tables = [{} for _ in range(4)]
+    for i, fp in enumerate(fps):
+        for j, b in enumerate(blocks(fp)):
+            tables[j].setdefault(b, []).append(i)
+    return tables
+    ### END SOLUTION
+
+
+def query(tables, fps, q, k):
+    ### BEGIN SOLUTION
+    candidates = set()
+    for j, b in enumerate(blocks(q)):
+        candidates.update(tables[j].get(b, []))
+    return sorted(i for i in candidates if hamming(fps[i], q) <= k)
+    ### END SOLUTION
+
+
+# %% [check]
+assert checks.block_index(build_tables, query)
+
+# %% [markdown]
+# Try it on the exercise's data: 2000 fingerprints, with near copies planted among the first 400.
+
+# %%
+fps, queries = data.block_fingerprints()
+tables = build_tables(fps)
+q = queries[0]
+candidates = {i for j, b in enumerate(blocks(q)) for i in tables[j].get(b, [])}
+print(f"{len(candidates)} candidates out of {len(fps)}; near (k=3): {query(tables, fps, q, 3)}")
+
+# %% [markdown]
+# **Think.** Why is this index exact for k ≤ 3 but not for k = 4? How would you make it exact for
+# k = 7 (hint: how many blocks do you need)? Manku et al.'s permuted tables are the answer the course
+# notebook and `simhash_lab.SimhashIndex` develop.

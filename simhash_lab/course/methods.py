@@ -1,0 +1,442 @@
+"""Near-duplicate detection methods side by side, and how to score them against labels.
+
+Every method here takes a list of texts and returns the pairs it calls near-duplicates as an int64
+array of shape (m, 2), rows ``(i, j)`` with ``i < j``, sorted (methods with a similarity also return
+it, so one run can be thresholded many ways):
+
+* :func:`simhash_pairs`: Simhash fingerprints and :class:`~simhash_lab.SimhashIndex` (Hamming
+  distance <= k);
+* :func:`minhash_lsh_pairs`: MinHash signatures of word shingles, candidates from LSH banding,
+  kept when the estimated Jaccard similarity reaches the threshold (the ``datasketch`` package,
+  ``pip install simhash-lab[compare]``);
+* :func:`key_pairs` over :func:`longest_sentences_key`: the signature the Chinese source attributes
+  to Baidu, an MD5 of the document's n longest sentences (n = 3);
+* :func:`key_pairs` over :func:`md5_key`: exact duplicates after normalisation;
+* :func:`jaccard_all_pairs`: exact Jaccard similarity of word-shingle sets over all pairs, the
+  reference the approximate methods estimate (sparse matrix product, quadratic in the worst case).
+
+:func:`pair_scores` and :func:`sweep` score found pairs against true ones; :func:`compare` runs all
+methods on a :class:`~simhash_lab.corpus.LabelledSet` with the same metrics and wall-clock times.
+
+>>> texts = ["a b c d e f", "a b c d e g", "x y z"]
+>>> key_pairs([md5_key(t) for t in ["Hi  there", "hi there", "bye"]]).tolist()
+[[0, 1]]
+>>> pairs, sim = jaccard_all_pairs(texts, n=1, min_similarity=0.5)
+>>> pairs.tolist(), sim.round(3).tolist()
+([[0, 1]], [0.714])
+>>> pair_scores(pairs, np.array([[0, 1], [1, 2]]))
+Scores(precision=1.0, recall=0.5, f1=0.6667, tp=1, fp=0, fn=1)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+import unicodedata
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from .._validate import check_int
+
+__all__ = [
+    "Scores",
+    "MethodResult",
+    "normalize",
+    "md5_key",
+    "sentences",
+    "longest_sentences_key",
+    "key_pairs",
+    "shingle_sets",
+    "jaccard_all_pairs",
+    "minhash_lsh_pairs",
+    "simhash_pairs",
+    "simhash_distances",
+    "pair_scores",
+    "sweep",
+    "best_threshold",
+    "compare",
+    "format_table",
+]
+
+
+# --------------------------------------------------------------------------------------------
+# Scoring
+# --------------------------------------------------------------------------------------------
+
+
+class Scores(NamedTuple):
+    """Pairwise scores: precision = tp / (tp + fp) (1.0 when nothing is found), recall =
+    tp / (tp + fn) (1.0 when there is nothing to find), F1 their harmonic mean (rounded to 4
+    places for readable reprs; the counts are exact)."""
+
+    precision: float
+    recall: float
+    f1: float
+    tp: int
+    fp: int
+    fn: int
+
+
+def _keys(pairs: np.ndarray) -> np.ndarray:
+    p = np.asarray(pairs, dtype=np.int64)
+    if p.size == 0:
+        return np.empty(0, np.int64)
+    p = p.reshape(p.shape[0], -1)
+    lo = np.minimum(p[:, 0], p[:, 1])
+    hi = np.maximum(p[:, 0], p[:, 1])
+    return np.unique(lo * np.int64(1 << 31) + hi)
+
+
+def pair_scores(found, truth) -> Scores:
+    """Precision, recall and F1 of ``found`` pairs against ``truth`` pairs.
+
+    Parameters
+    ----------
+    found, truth : array_like of shape (m, 2) or (m, 3), int
+        Pairs ``(i, j)`` (any order within a row; duplicates count once; a third column, such as
+        a distance, is ignored). Ids must be below 2**31.
+    """
+    f, t = _keys(found), _keys(truth)
+    tp = int(np.intersect1d(f, t, assume_unique=True).size)
+    fp, fn = int(f.size - tp), int(t.size - tp)
+    p = tp / (tp + fp) if tp + fp else 1.0
+    r = tp / (tp + fn) if tp + fn else 1.0
+    f1 = 2 * p * r / (p + r) if p + r else 0.0
+    return Scores(round(p, 4), round(r, 4), round(f1, 4), tp, fp, fn)
+
+
+def sweep(pairs, score, truth, thresholds, *, higher_is_closer: bool = False) -> np.ndarray:
+    """Precision, recall and F1 for each threshold, from one run that returned a score per pair.
+
+    A pair is found at threshold ``t`` when ``score <= t`` (a distance; default) or
+    ``score >= t`` (a similarity, ``higher_is_closer=True``).
+
+    Returns
+    -------
+    array of shape (len(thresholds), 3), float64
+        Columns precision, recall, F1.
+    """
+    pairs = np.asarray(pairs, dtype=np.int64)
+    score = np.asarray(score)
+    out = np.empty((len(thresholds), 3))
+    for r, t in enumerate(thresholds):
+        sel = score >= t if higher_is_closer else score <= t
+        s = pair_scores(pairs[sel], truth)
+        out[r] = s.precision, s.recall, s.f1
+    return out
+
+
+def best_threshold(thresholds, prf: np.ndarray):
+    """The threshold with the highest F1 (the first such one), and its (precision, recall, F1)."""
+    i = int(np.argmax(prf[:, 2]))
+    return thresholds[i], tuple(float(x) for x in prf[i])
+
+
+# --------------------------------------------------------------------------------------------
+# Exact keys: MD5 of normalised text, Baidu's longest sentences
+# --------------------------------------------------------------------------------------------
+
+_WS = re.compile(r"\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?;。！？；])\s*|\n\s*\n")
+
+
+def normalize(text: str) -> str:
+    """NFKC, case-folded, runs of whitespace collapsed to one space, stripped."""
+    return _WS.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+
+
+def md5_key(text: str) -> str:
+    """Hex MD5 of :func:`normalize` (``text``): equal only for texts that differ in nothing but
+    case, Unicode form and whitespace."""
+    return hashlib.md5(normalize(text).encode("utf-8")).hexdigest()
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` split after ``. ! ? ;`` (and their full-width Chinese forms) and at blank lines,
+    each sentence normalised, empty ones dropped."""
+    return [s for s in (normalize(p) for p in _SENTENCE_END.split(text)) if s]
+
+
+def longest_sentences_key(text: str, n: int = 3) -> str:
+    """The signature the Chinese source (004) attributes to Baidu: "find the n longest sentences
+    of the article and hash them" (n = 3).
+
+    The ``n`` longest of :func:`sentences` (by characters; ties to the earlier one), in document
+    order, joined by newlines, MD5 in hex. Two documents match when the signatures are equal.
+    """
+    n = check_int("n", n, 1, 1_000_000)
+    s = sentences(text)
+    top = sorted(sorted(range(len(s)), key=lambda i: (-len(s[i]), i))[:n])
+    return hashlib.md5("\n".join(s[i] for i in top).encode("utf-8")).hexdigest()
+
+
+def key_pairs(keys: Sequence) -> np.ndarray:
+    """All pairs of positions with equal keys: int64 (m, 2), ``i < j``, sorted."""
+    groups: dict = {}
+    for i, k in enumerate(keys):
+        groups.setdefault(k, []).append(i)
+    rows = [(a, b) for g in groups.values() if len(g) > 1 for x, a in enumerate(g) for b in g[x + 1 :]]
+    out = np.array(rows, dtype=np.int64).reshape(-1, 2)
+    return out[np.lexsort((out[:, 1], out[:, 0]))] if out.size else out
+
+
+# --------------------------------------------------------------------------------------------
+# Shingles: exact Jaccard and MinHash
+# --------------------------------------------------------------------------------------------
+
+
+def shingle_sets(texts: Sequence[str], n: int = 3) -> list[set]:
+    """Each text's set of word n-shingles (:func:`simhash_lab.tokenize.word_shingles`: lowercased
+    ``\\w+`` words, n at a time, joined by one space)."""
+    from ..tokenize import word_shingles
+
+    tok = word_shingles(check_int("n", n, 1, 64))
+    return [set(tok(t)) for t in texts]
+
+
+def jaccard_all_pairs(
+    texts: Sequence[str], n: int = 3, min_similarity: float = 0.0, sets: Sequence[set] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Exact Jaccard similarity |A ∩ B| / |A ∪ B| of the shingle sets of every pair of texts.
+
+    One sparse product ``X Xᵀ`` of the binary document-by-shingle matrix gives every intersection
+    at once; pairs that share no shingle are never touched.
+
+    Parameters
+    ----------
+    min_similarity : float
+        Keep pairs with similarity >= this (pairs with similarity 0 are never returned).
+    sets : list of set, optional
+        Precomputed :func:`shingle_sets` (then ``texts`` is not read).
+
+    Returns
+    -------
+    pairs : array of shape (m, 2), int64, rows i < j, sorted
+    similarity : array of shape (m,), float64
+    """
+    from scipy.sparse import csr_matrix, triu
+
+    sets = shingle_sets(texts, n) if sets is None else sets
+    vocab: dict = {}
+    indptr = [0]
+    indices: list[int] = []
+    for s in sets:
+        indices.extend(vocab.setdefault(x, len(vocab)) for x in s)
+        indptr.append(len(indices))
+    nd = len(sets)
+    X = csr_matrix(
+        (np.ones(len(indices), np.int32), np.array(indices, np.int64), np.array(indptr)),
+        shape=(nd, max(1, len(vocab))),
+    )
+    inter = triu(X @ X.T, k=1).tocoo()
+    sizes = np.diff(np.array(indptr))
+    i, j, c = inter.row.astype(np.int64), inter.col.astype(np.int64), inter.data.astype(np.float64)
+    sim = c / (sizes[i] + sizes[j] - c)
+    keep = (sim >= min_similarity) & (c > 0)
+    i, j, sim = i[keep], j[keep], sim[keep]
+    order = np.lexsort((j, i))
+    return np.stack([i[order], j[order]], axis=1).reshape(-1, 2), sim[order]
+
+
+def _datasketch():
+    try:
+        import datasketch
+    except ImportError:
+        raise ImportError(
+            "MinHash needs the datasketch package, part of the `compare` extra: "
+            "pip install 'simhash-lab[compare]'"
+        ) from None
+    return datasketch
+
+
+def minhash_lsh_pairs(
+    texts: Sequence[str],
+    threshold: float = 0.5,
+    num_perm: int = 128,
+    n: int = 3,
+    seed: int = 1,
+    sets: Sequence[set] | None = None,
+    params: tuple[int, int] | None = None,
+):
+    """MinHash signatures of word n-shingles, LSH banding for candidates, estimated Jaccard to keep.
+
+    ``datasketch.MinHashLSH`` picks the banding (b bands of r rows, b * r <= ``num_perm``) that
+    minimises the weighted false positive and negative probabilities at ``threshold`` unless
+    ``params=(b, r)`` is given. Candidates (pairs sharing a band) are kept when their estimated
+    Jaccard similarity (matching MinHash values / ``num_perm``) is >= ``threshold``.
+
+    Returns
+    -------
+    pairs : array of shape (m, 2), int64, rows i < j, sorted
+    estimate : array of shape (m,), float64
+    info : dict
+        ``b``, ``r`` and ``candidates`` (pairs that shared a band, before the check).
+    """
+    ds = _datasketch()
+    sets = shingle_sets(texts, n) if sets is None else sets
+    mhs = ds.MinHash.bulk([[s.encode("utf-8") for s in x] for x in sets], num_perm=num_perm, seed=seed)
+    lsh = ds.MinHashLSH(threshold=threshold, num_perm=num_perm, params=params)
+    with lsh.insertion_session() as sess:
+        for i, m in enumerate(mhs):
+            sess.insert(i, m, check_duplication=False)
+    hv = np.stack([m.hashvalues for m in mhs]) if mhs else np.empty((0, num_perm), np.uint64)
+    cand = set()
+    for i, m in enumerate(mhs):
+        for j in lsh.query(m):
+            if j > i:
+                cand.add((i, j))
+    c = np.array(sorted(cand), dtype=np.int64).reshape(-1, 2)
+    est = (hv[c[:, 0]] == hv[c[:, 1]]).mean(axis=1) if c.size else np.empty(0)
+    keep = est >= threshold
+    return c[keep], est[keep], {"b": lsh.b, "r": lsh.r, "candidates": int(c.shape[0])}
+
+
+# --------------------------------------------------------------------------------------------
+# Simhash
+# --------------------------------------------------------------------------------------------
+
+
+def simhash_pairs(texts: Sequence[str], k: int = 3, hasher=None, fps=None) -> np.ndarray:
+    """Pairs within Hamming distance ``k``: :meth:`SimhashIndex.pairs`, rows ``(i, j, d)``.
+
+    ``hasher`` defaults to ``Simhasher()`` (64 bits, words, TF); pass ``fps`` to skip hashing.
+    """
+    from ..index import SimhashIndex
+    from ..simhasher import Simhasher
+
+    hasher = Simhasher() if hasher is None else hasher
+    fps = hasher.fingerprints(texts) if fps is None else np.asarray(fps, dtype=np.uint64)
+    index = SimhashIndex(k=k, bits=hasher.bits)
+    index.add_many(fps)
+    return index.pairs()
+
+
+def simhash_distances(fps, max_k: int = 64) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair within ``max_k`` and its Hamming distance, for sweeping k: ``(pairs (m, 2),
+    d (m,))``. With ``max_k`` >= bits this is all pairs (quadratic memory: small sets only)."""
+    from ..hamming import hamming
+
+    fps = np.asarray(fps, dtype=np.uint64)
+    i, j = np.triu_indices(fps.size, 1)
+    d = hamming(fps[i], fps[j]).astype(np.int64)
+    keep = d <= max_k
+    return np.stack([i[keep], j[keep]], axis=1).astype(np.int64), d[keep]
+
+
+# --------------------------------------------------------------------------------------------
+# Side by side
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class MethodResult:
+    """One method's run: its name and settings, scores against the labels, and wall time."""
+
+    method: str
+    setting: str
+    scores: Scores
+    seconds: float
+    found: int
+
+    def row(self, times: bool = True) -> str:
+        s = self.scores
+        t = f"  {self.seconds * 1e3:9.1f}" if times else ""
+        return (
+            f"{self.method:<30} {self.setting:<30} {s.precision:9.3f} {s.recall:6.3f} "
+            f"{s.f1:6.3f} {self.found:7d}{t}"
+        )
+
+
+def format_table(results: Sequence[MethodResult], times: bool = True) -> str:
+    """A fixed-width table of results, one method per line."""
+    head = f"{'method':<30} {'setting':<30} {'precision':>9} {'recall':>6} {'F1':>6} {'pairs':>7}" + (
+        f"  {'time (ms)':>9}" if times else ""
+    )
+    return "\n".join([head, "-" * len(head)] + [r.row(times) for r in results])
+
+
+def _timed(fn: Callable, repeat: int):
+    best, out = float("inf"), None
+    for _ in range(max(1, repeat)):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return out, best
+
+
+def compare(
+    labelled,
+    *,
+    k: int = 3,
+    hasher=None,
+    jaccard: float = 0.5,
+    minhash: float = 0.5,
+    num_perm: int = 128,
+    shingle: int = 3,
+    sentences_n: int = 3,
+    repeat: int = 1,
+) -> list[MethodResult]:
+    """Run every method on ``labelled.docs`` and score it against ``labelled.truth()``.
+
+    Times are end to end, texts to pairs (tokenizing, hashing, indexing, verifying), best of
+    ``repeat`` runs, after one warm-up call of Simhash's compiled kernels. MinHash is left out
+    (with a note in its row) when datasketch is missing.
+
+    Returns
+    -------
+    list of MethodResult
+        Simhash, MinHash + LSH, Baidu's longest sentences, MD5 of normalised text, exact Jaccard.
+    """
+    from ..simhasher import Simhasher
+
+    texts, truth = list(labelled.docs), labelled.truth()
+    hasher = Simhasher() if hasher is None else hasher
+    simhash_pairs(texts[:2], k=k, hasher=hasher)  # warm-up: load compiled kernels
+    out = []
+
+    found, t = _timed(lambda: simhash_pairs(texts, k=k, hasher=hasher), repeat)
+    out.append(
+        MethodResult(
+            "Simhash + SimhashIndex", f"{hasher.bits} bits, k={k}", pair_scores(found, truth), t, len(found)
+        )
+    )
+    try:
+        _datasketch()
+    except ImportError:
+        pass
+    else:
+        (found, _, info), t = _timed(
+            lambda: minhash_lsh_pairs(texts, threshold=minhash, num_perm=num_perm, n=shingle), repeat
+        )
+        out.append(
+            MethodResult(
+                "MinHash + LSH banding",
+                f"{num_perm} perm, b={info['b']} r={info['r']}, J>={minhash}",
+                pair_scores(found, truth),
+                t,
+                len(found),
+            )
+        )
+    found, t = _timed(lambda: key_pairs([longest_sentences_key(x, sentences_n) for x in texts]), repeat)
+    out.append(
+        MethodResult(
+            "Baidu: longest sentences", f"n={sentences_n}, MD5", pair_scores(found, truth), t, len(found)
+        )
+    )
+    found, t = _timed(lambda: key_pairs([md5_key(x) for x in texts]), repeat)
+    out.append(MethodResult("MD5 of normalised text", "exact", pair_scores(found, truth), t, len(found)))
+    (found, _), t = _timed(lambda: jaccard_all_pairs(texts, n=shingle, min_similarity=jaccard), repeat)
+    out.append(
+        MethodResult(
+            "Shingles, exact Jaccard",
+            f"{shingle}-word, J>={jaccard}",
+            pair_scores(found, truth),
+            t,
+            len(found),
+        )
+    )
+    return out

@@ -1,0 +1,74 @@
+"""Hamming distance kernels: ``popcount(a ^ b)`` over scalars, arrays and pairs, and the
+early-exit ``is_near`` (Kernighan's loop, the seed's ``isEqual``)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange, vectorize
+
+from .bits import popcount
+
+__all__ = [
+    "hamming_asm",
+    "hamming_pairwise_kernel",
+    "hamming_scalar_kernel",
+    "hamming_ufunc",
+    "is_near_kernel",
+    "popcount_kernighan",
+]
+
+
+@njit(cache=True, nogil=True)
+def popcount_kernighan(x, limit):
+    """Count set bits with Kernighan's ``x &= x - 1``, stopping once the count exceeds ``limit``.
+
+    Returns the exact popcount when it is <= ``limit``, else ``limit + 1``. This is the seed's
+    ``isEqual`` loop (source 004): at most ``limit + 1`` iterations whatever the popcount.
+    """
+    x = np.uint64(x)
+    count = 0
+    while x != 0 and count <= limit:
+        x &= x - np.uint64(1)
+        count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def is_near_kernel(a, b, k):
+    return popcount_kernighan(np.uint64(a) ^ np.uint64(b), k) <= k
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def hamming_scalar_kernel(fps, q, out):
+    """out[i] = popcount(fps[i] ^ q); fps uint64 (n,), out uint8 (n,)."""
+    for i in prange(fps.shape[0]):
+        out[i] = np.uint8(popcount(fps[i] ^ q))
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def hamming_pairwise_kernel(a, b, out):
+    """out[i, j] = popcount(a[i] ^ b[j]); a (n,), b (m,) uint64, out uint8 (n, m)."""
+    for i in prange(a.shape[0]):
+        ai = a[i]
+        for j in range(b.shape[0]):
+            out[i, j] = np.uint8(popcount(ai ^ b[j]))
+
+
+@vectorize(["uint8(uint64, uint64)"], cache=True, nopython=True)
+def hamming_ufunc(a, b):
+    """A NumPy ufunc: broadcasting Hamming distance of uint64 arrays, uint8 result."""
+    return np.uint8(popcount(a ^ b))
+
+
+def hamming_asm() -> str:
+    """The machine code of a freshly compiled scalar ``popcount(a ^ b)``, to show the ``popcnt``.
+
+    Compiled here without the on-disk cache, since Numba cannot show the assembly of cached code.
+    """
+
+    @njit(cache=False)
+    def hamming_u64(a, b):
+        return popcount(a ^ b)
+
+    hamming_u64(np.uint64(1), np.uint64(2))
+    return next(iter(hamming_u64.inspect_asm().values()))

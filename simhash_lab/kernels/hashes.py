@@ -1,0 +1,517 @@
+"""Token hash kernels: XXH3-64 (the default), XXH64, MD5 (first or last 8 bytes) and SipHash-1-3.
+
+Every hash here is a pure function of the token's UTF-8 bytes, so fingerprints are the same in every
+process and on every machine (never Python's salted ``hash()``).
+
+Why XXH3-64 (seed 0) is the default: Simhash needs each of the 64 output bits of the token hash to
+behave like an independent fair coin (each bit is one random hyperplane, see notebook 04). XXH3 passes
+SMHasher's avalanche and bit-independence tests, has a published specification and a reference
+implementation on PyPI (``xxhash``) that the tests compare against bit for bit, and is built for short
+inputs: a word of 4 to 8 bytes costs two loads, two multiplies and no loop or length-dependent branch
+beyond its size class, about three times faster than XXH64 on words. MD5 and SipHash-1-3 are here
+only because the presets must reproduce the programs that use them.
+
+All arithmetic is on uint64 with explicit casts: in Numba, mixing uint64 and a plain int literal
+would silently produce a float64.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
+
+__all__ = [
+    "HASH_XXH3",
+    "HASH_XXH64",
+    "HASH_MD5_FIRST8",
+    "HASH_MD5_LAST8",
+    "HASH_SIP13_RUST_STR",
+    "hash_span",
+    "xxh3_64",
+    "xxh64",
+    "md5_pair",
+    "siphash13",
+]
+
+# hash kinds (integers so that one compiled kernel serves them all)
+HASH_XXH64 = 0  # XXH64, seed 0, over the UTF-8 bytes
+HASH_MD5_FIRST8 = 1  # int(md5(b).hexdigest()[:16], 16): the seed's SimhashPython
+HASH_MD5_LAST8 = 2  # int.from_bytes(md5(b).digest()[-8:], "big"): the `simhash` package
+HASH_SIP13_RUST_STR = 3  # Rust DefaultHasher over a &str: SipHash-1-3, keys (0, 0), bytes + 0xFF
+HASH_XXH3 = 4  # XXH3-64, seed 0, default secret, over the UTF-8 bytes
+
+_U64 = np.uint64
+_M32 = _U64(0xFFFFFFFF)
+
+# ---------------------------------------------------------------------------------------- XXH64
+_P1 = _U64(0x9E3779B185EBCA87)
+_P2 = _U64(0xC2B2AE3D27D4EB4F)
+_P3 = _U64(0x165667B19E3779F9)
+_P4 = _U64(0x85EBCA77C2B2AE63)
+_P5 = _U64(0x27D4EB2F165667C5)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _rotl64(x, r):
+    return (x << _U64(r)) | (x >> _U64(64 - r))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _read64(b, p):
+    # unsigned indices: Numba adds no negative-index wraparound, so LLVM fuses the 8 loads into one
+    q = np.uintp(p)
+    return (
+        _U64(b[q])
+        | (_U64(b[q + np.uintp(1)]) << _U64(8))
+        | (_U64(b[q + np.uintp(2)]) << _U64(16))
+        | (_U64(b[q + np.uintp(3)]) << _U64(24))
+        | (_U64(b[q + np.uintp(4)]) << _U64(32))
+        | (_U64(b[q + np.uintp(5)]) << _U64(40))
+        | (_U64(b[q + np.uintp(6)]) << _U64(48))
+        | (_U64(b[q + np.uintp(7)]) << _U64(56))
+    )
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _read32(b, p):
+    q = np.uintp(p)
+    return (
+        _U64(b[q])
+        | (_U64(b[q + np.uintp(1)]) << _U64(8))
+        | (_U64(b[q + np.uintp(2)]) << _U64(16))
+        | (_U64(b[q + np.uintp(3)]) << _U64(24))
+    )
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _xxh_round(acc, lane):
+    acc = acc + lane * _P2
+    acc = _rotl64(acc, 31)
+    return acc * _P1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _xxh_merge(h, v):
+    h = h ^ _xxh_round(_U64(0), v)
+    return h * _P1 + _P4
+
+
+@njit(cache=True, nogil=True)
+def xxh64(b, start, end, seed):
+    """XXH64 of ``b[start:end]`` (uint8 array) with a uint64 ``seed``."""
+    n = end - start
+    p = start
+    seed = _U64(seed)
+    if n >= 32:
+        v1 = seed + _P1 + _P2
+        v2 = seed + _P2
+        v3 = seed
+        v4 = seed - _P1
+        limit = end - 32
+        while p <= limit:
+            v1 = _xxh_round(v1, _read64(b, p))
+            v2 = _xxh_round(v2, _read64(b, p + 8))
+            v3 = _xxh_round(v3, _read64(b, p + 16))
+            v4 = _xxh_round(v4, _read64(b, p + 24))
+            p += 32
+        h = _rotl64(v1, 1) + _rotl64(v2, 7) + _rotl64(v3, 12) + _rotl64(v4, 18)
+        h = _xxh_merge(h, v1)
+        h = _xxh_merge(h, v2)
+        h = _xxh_merge(h, v3)
+        h = _xxh_merge(h, v4)
+    else:
+        h = seed + _P5
+    h = h + _U64(n)
+    while p + 8 <= end:
+        h = h ^ _xxh_round(_U64(0), _read64(b, p))
+        h = _rotl64(h, 27) * _P1 + _P4
+        p += 8
+    if p + 4 <= end:
+        h = h ^ (_read32(b, p) * _P1)
+        h = _rotl64(h, 23) * _P2 + _P3
+        p += 4
+    while p < end:
+        h = h ^ (_U64(b[p]) * _P5)
+        h = _rotl64(h, 11) * _P1
+        p += 1
+    h = h ^ (h >> _U64(33))
+    h = h * _P2
+    h = h ^ (h >> _U64(29))
+    h = h * _P3
+    h = h ^ (h >> _U64(32))
+    return h
+
+
+# ----------------------------------------------------------------------------------------- XXH3
+# the default 192-byte secret of the XXH3 specification
+_XXH3_SECRET = np.frombuffer(
+    bytes.fromhex(
+        "b8fe6c3923a44bbe7c01812cf721ad1cded46de9839097db7240a4a4b7b3671f"
+        "cb79e64eccc0e578825ad07dccff7221b8084674f743248ee03590e6813a264c"
+        "3c2852bb91c300cb88d0658b1b532ea371644897a20df94e3819ef46a9deacd8"
+        "a8fa763fe39c343ff9dcbbc7c70b4f1d8a51e04bcdb45931c89f7ec9d9787364"
+        "eac5ac8334d3ebc3c581a0fffa1363eb170ddd51b7f0da49d316552629d4689e"
+        "2b16be587d47a1fc8ff8b8d17ad031ce45cb3a8f95160428afd7fbcabb4b407e"
+    ),
+    dtype=np.uint8,
+)
+
+
+def _sw(offset: int, nbytes: int = 8) -> int:
+    return int.from_bytes(_XXH3_SECRET[offset : offset + nbytes].tobytes(), "little")
+
+
+_X3_FLIP_0 = _U64(_sw(56) ^ _sw(64))
+_X3_FLIP_1TO3 = _U64(_sw(0, 4) ^ _sw(4, 4))
+_X3_FLIP_4TO8 = _U64(_sw(8) ^ _sw(16))
+_X3_FLIP_9TO16_LO = _U64(_sw(24) ^ _sw(32))
+_X3_FLIP_9TO16_HI = _U64(_sw(40) ^ _sw(48))
+_PMX1 = _U64(0x165667919E3779F9)
+_PMX2 = _U64(0x9FB21C651E98DF25)
+_P32_1 = _U64(0x9E3779B1)
+_P32_2 = _U64(0x85EBCA77)
+_P32_3 = _U64(0xC2B2AE3D)
+
+
+@intrinsic
+def _mul128_fold64(typingctx, a, b):
+    """The 128-bit product of two uint64, folded: low half XOR high half (one ``mul`` on x86-64)."""
+    if a != types.uint64 or b != types.uint64:
+        return None
+    sig = types.uint64(types.uint64, types.uint64)
+
+    def codegen(context, builder, signature, args):
+        i128 = ir.IntType(128)
+        p = builder.mul(builder.zext(args[0], i128), builder.zext(args[1], i128))
+        lo = builder.trunc(p, ir.IntType(64))
+        hi = builder.trunc(builder.lshr(p, ir.Constant(i128, 64)), ir.IntType(64))
+        return builder.xor(lo, hi)
+
+    return sig, codegen
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _xxh64_avalanche(h):
+    h = h ^ (h >> _U64(33))
+    h = h * _P2
+    h = h ^ (h >> _U64(29))
+    h = h * _P3
+    return h ^ (h >> _U64(32))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _xxh3_avalanche(h):
+    h = h ^ (h >> _U64(37))
+    h = h * _PMX1
+    return h ^ (h >> _U64(32))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _mix16(b, p, so):
+    return _mul128_fold64(
+        _read64(b, p) ^ _read64(_XXH3_SECRET, so), _read64(b, p + 8) ^ _read64(_XXH3_SECRET, so + 8)
+    )
+
+
+@njit(cache=True, nogil=True)
+def _xxh3_accumulate(acc, b, p, so):
+    """One 64-byte stripe b[p:p+64] into the 8 accumulators, with the secret from offset so."""
+    for i in range(8):
+        v = _read64(b, p + 8 * i)
+        k = v ^ _read64(_XXH3_SECRET, so + 8 * i)
+        acc[i ^ 1] += v
+        acc[i] += (k & _M32) * (k >> _U64(32))
+
+
+@njit(cache=True, nogil=True)
+def _xxh3_long(b, start, n):
+    acc = np.empty(8, dtype=np.uint64)
+    acc[0] = _P32_3
+    acc[1] = _P1
+    acc[2] = _P2
+    acc[3] = _P3
+    acc[4] = _P4
+    acc[5] = _P32_2
+    acc[6] = _P5
+    acc[7] = _P32_1
+    block = 1024  # 16 stripes of 64 bytes: (192 - 64) / 8 stripes per block
+    nblocks = (n - 1) // block
+    for blk in range(nblocks):
+        q = start + blk * block
+        for s in range(16):
+            _xxh3_accumulate(acc, b, q + 64 * s, 8 * s)
+        for i in range(8):  # scramble
+            a = acc[i]
+            a = a ^ (a >> _U64(47))
+            a = a ^ _read64(_XXH3_SECRET, 128 + 8 * i)
+            acc[i] = a * _P32_1
+    q = start + nblocks * block
+    nstripes = ((n - 1) - block * nblocks) // 64
+    for s in range(nstripes):
+        _xxh3_accumulate(acc, b, q + 64 * s, 8 * s)
+    _xxh3_accumulate(acc, b, start + n - 64, 192 - 64 - 7)
+    h = _U64(n) * _P1
+    for i in range(4):
+        h += _mul128_fold64(
+            acc[2 * i] ^ _read64(_XXH3_SECRET, 11 + 16 * i),
+            acc[2 * i + 1] ^ _read64(_XXH3_SECRET, 19 + 16 * i),
+        )
+    return _xxh3_avalanche(h)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def xxh3_1to3(b, start, end):
+    """XXH3-64 of b[start:end] for 1 to 3 bytes."""
+    n = end - start
+    c = (
+        _U64(b[np.uintp(end - 1)])
+        | (_U64(n) << _U64(8))
+        | (_U64(b[np.uintp(start)]) << _U64(16))
+        | (_U64(b[np.uintp(start + (n >> 1))]) << _U64(24))
+    )
+    return _xxh64_avalanche(c ^ _X3_FLIP_1TO3)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def xxh3_4to8(b, start, end):
+    """XXH3-64 of b[start:end] for 4 to 8 bytes."""
+    x = (_read32(b, end - 4) | (_read32(b, start) << _U64(32))) ^ _X3_FLIP_4TO8
+    x = x ^ (_rotl64(x, 49) ^ _rotl64(x, 24))
+    x = x * _PMX2
+    x = x ^ ((x >> _U64(35)) + _U64(end - start))
+    x = x * _PMX2
+    return x ^ (x >> _U64(28))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def xxh3_9to16(b, start, end):
+    """XXH3-64 of b[start:end] for 9 to 16 bytes."""
+    lo = _read64(b, start) ^ _X3_FLIP_9TO16_LO
+    hi = _read64(b, end - 8) ^ _X3_FLIP_9TO16_HI
+    sw = (
+        ((lo & _U64(0xFF)) << _U64(56))
+        | ((lo & _U64(0xFF00)) << _U64(40))
+        | ((lo & _U64(0xFF0000)) << _U64(24))
+        | ((lo & _U64(0xFF000000)) << _U64(8))
+        | ((lo >> _U64(8)) & _U64(0xFF000000))
+        | ((lo >> _U64(24)) & _U64(0xFF0000))
+        | ((lo >> _U64(40)) & _U64(0xFF00))
+        | (lo >> _U64(56))
+    )
+    return _xxh3_avalanche(_U64(end - start) + sw + hi + _mul128_fold64(lo, hi))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def xxh3_64(b, start, end):
+    """XXH3-64 (seed 0, default secret) of ``b[start:end]`` (uint8 array)."""
+    n = end - start
+    if n <= 16:
+        if n > 8:
+            return xxh3_9to16(b, start, end)
+        if n >= 4:
+            return xxh3_4to8(b, start, end)
+        if n > 0:
+            return xxh3_1to3(b, start, end)
+        return _xxh64_avalanche(_X3_FLIP_0)
+    if n <= 128:
+        acc = _U64(n) * _P1
+        rounds = ((n - 1) >> 5) + 1
+        for i in range(rounds):
+            acc += _mix16(b, start + 16 * i, 32 * i)
+            acc += _mix16(b, end - 16 * (i + 1), 32 * i + 16)
+        return _xxh3_avalanche(acc)
+    if n <= 240:
+        acc = _U64(n) * _P1
+        for i in range(8):
+            acc += _mix16(b, start + 16 * i, 16 * i)
+        acc = _xxh3_avalanche(acc)
+        for i in range(8, n // 16):
+            acc += _mix16(b, start + 16 * i, 16 * (i - 8) + 3)
+        acc += _mix16(b, end - 16, 119)
+        return _xxh3_avalanche(acc)
+    return _xxh3_long(b, start, n)
+
+
+# ------------------------------------------------------------------------------------------ MD5
+_MD5_K = np.array(
+    [int(abs(__import__("math").sin(i + 1)) * 2**32) & 0xFFFFFFFF for i in range(64)], dtype=np.uint64
+)
+_MD5_S = np.array(
+    [7, 12, 17, 22] * 4 + [5, 9, 14, 20] * 4 + [4, 11, 16, 23] * 4 + [6, 10, 15, 21] * 4, dtype=np.int64
+)
+_MD5_G = np.array(
+    [i for i in range(16)]
+    + [(5 * i + 1) % 16 for i in range(16, 32)]
+    + [(3 * i + 5) % 16 for i in range(32, 48)]
+    + [(7 * i) % 16 for i in range(48, 64)],
+    dtype=np.int64,
+)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _rotl32(x, s):
+    return ((x << _U64(s)) | (x >> _U64(32 - s))) & _M32
+
+
+@njit(cache=True, nogil=True)
+def _md5_block(blk, q, a0, b0, c0, d0):
+    """One MD5 compression of the 64 bytes ``blk[q:q+64]``; state as four uint64 holding u32."""
+    a = a0
+    b = b0
+    c = c0
+    d = d0
+    for i in range(16):
+        f = (b & c) | ((~b) & d)
+        f = (f + a + _MD5_K[i] + _read32(blk, q + 4 * _MD5_G[i])) & _M32
+        a, d, c, b = d, c, b, (b + _rotl32(f, _MD5_S[i])) & _M32
+    for i in range(16, 32):
+        f = (d & b) | ((~d) & c)
+        f = (f + a + _MD5_K[i] + _read32(blk, q + 4 * _MD5_G[i])) & _M32
+        a, d, c, b = d, c, b, (b + _rotl32(f, _MD5_S[i])) & _M32
+    for i in range(32, 48):
+        f = b ^ c ^ d
+        f = (f + a + _MD5_K[i] + _read32(blk, q + 4 * _MD5_G[i])) & _M32
+        a, d, c, b = d, c, b, (b + _rotl32(f, _MD5_S[i])) & _M32
+    for i in range(48, 64):
+        f = c ^ (b | ((~d) & _M32))
+        f = (f + a + _MD5_K[i] + _read32(blk, q + 4 * _MD5_G[i])) & _M32
+        a, d, c, b = d, c, b, (b + _rotl32(f, _MD5_S[i])) & _M32
+    return (a0 + a) & _M32, (b0 + b) & _M32, (c0 + c) & _M32, (d0 + d) & _M32
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _bswap32(x):
+    return (
+        ((x & _U64(0xFF)) << _U64(24))
+        | ((x & _U64(0xFF00)) << _U64(8))
+        | ((x >> _U64(8)) & _U64(0xFF00))
+        | ((x >> _U64(24)) & _U64(0xFF))
+    )
+
+
+@njit(cache=True, nogil=True)
+def md5_pair(b, start, end, tail):
+    """MD5 of ``b[start:end]``; returns (first 8 bytes, last 8 bytes), each as a big-endian uint64.
+
+    ``tail`` is a scratch uint8 array of at least 128 bytes (for the padded last block), passed in
+    so that hashing millions of short features allocates nothing.
+    """
+    a = _U64(0x67452301)
+    bb = _U64(0xEFCDAB89)
+    c = _U64(0x98BADCFE)
+    d = _U64(0x10325476)
+    n = end - start
+    p = start
+    while p + 64 <= end:
+        a, bb, c, d = _md5_block(b, p, a, bb, c, d)
+        p += 64
+    r = end - p
+    total = 64 if r < 56 else 128
+    # the padded last block(s), written as 32-bit words (little-endian hosts): the block function
+    # reads them back as words, which store-to-load forwarding serves at once (byte stores read
+    # back as words would stall)
+    tw = tail.view(np.uint32)
+    full = r // 4
+    for i in range(full):
+        tw[i] = np.uint32(_read32(b, p + 4 * i))
+    x = _U64(0x80) << _U64(8 * (r % 4))
+    for k in range(r % 4):
+        x |= _U64(b[p + 4 * full + k]) << _U64(8 * k)
+    tw[full] = np.uint32(x)
+    for i in range(full + 1, total // 4 - 2):
+        tw[i] = 0
+    bitlen = _U64(n) * _U64(8)
+    tw[total // 4 - 2] = np.uint32(bitlen & _M32)
+    tw[total // 4 - 1] = np.uint32(bitlen >> _U64(32))
+    a, bb, c, d = _md5_block(tail, 0, a, bb, c, d)
+    if total == 128:
+        a, bb, c, d = _md5_block(tail, 64, a, bb, c, d)
+    first = (_bswap32(a) << _U64(32)) | _bswap32(bb)
+    last = (_bswap32(c) << _U64(32)) | _bswap32(d)
+    return first, last
+
+
+# ----------------------------------------------------------------------------------- SipHash-1-3
+@njit(cache=True, nogil=True, inline="always")
+def _sipround(v0, v1, v2, v3):
+    v0 = v0 + v1
+    v1 = _rotl64(v1, 13)
+    v1 = v1 ^ v0
+    v0 = _rotl64(v0, 32)
+    v2 = v2 + v3
+    v3 = _rotl64(v3, 16)
+    v3 = v3 ^ v2
+    v0 = v0 + v3
+    v3 = _rotl64(v3, 21)
+    v3 = v3 ^ v0
+    v2 = v2 + v1
+    v1 = _rotl64(v1, 17)
+    v1 = v1 ^ v2
+    v2 = _rotl64(v2, 32)
+    return v0, v1, v2, v3
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _byte_or_ff(b, i, end):
+    # the message is b[start:end] followed by one virtual byte (0xFF when `ff`)
+    return _U64(b[i]) if i < end else _U64(0xFF)
+
+
+@njit(cache=True, nogil=True)
+def siphash13(b, start, end, k0, k1, append_ff):
+    """SipHash-1-3 of ``b[start:end]`` (plus one 0xFF byte when ``append_ff``) with keys k0, k1.
+
+    ``append_ff=True`` with keys (0, 0) is Rust's ``DefaultHasher::new()`` fed a ``&str``.
+    """
+    k0 = _U64(k0)
+    k1 = _U64(k1)
+    v0 = k0 ^ _U64(0x736F6D6570736575)
+    v1 = k1 ^ _U64(0x646F72616E646F6D)
+    v2 = k0 ^ _U64(0x6C7967656E657261)
+    v3 = k1 ^ _U64(0x7465646279746573)
+    vend = end + (1 if append_ff else 0)
+    n = vend - start
+    p = start
+    while p + 8 <= vend:
+        if p + 8 <= end:
+            m = _read64(b, p)
+        else:
+            m = _U64(0)
+            for i in range(8):
+                m |= _byte_or_ff(b, p + i, end) << _U64(8 * i)
+        v3 = v3 ^ m
+        v0, v1, v2, v3 = _sipround(v0, v1, v2, v3)
+        v0 = v0 ^ m
+        p += 8
+    m = _U64(n & 0xFF) << _U64(56)
+    i = 0
+    while p < vend:
+        m |= _byte_or_ff(b, p, end) << _U64(8 * i)
+        p += 1
+        i += 1
+    v3 = v3 ^ m
+    v0, v1, v2, v3 = _sipround(v0, v1, v2, v3)
+    v0 = v0 ^ m
+    v2 = v2 ^ _U64(0xFF)
+    v0, v1, v2, v3 = _sipround(v0, v1, v2, v3)
+    v0, v1, v2, v3 = _sipround(v0, v1, v2, v3)
+    v0, v1, v2, v3 = _sipround(v0, v1, v2, v3)
+    return v0 ^ v1 ^ v2 ^ v3
+
+
+@njit(cache=True, nogil=True, inline="always")
+def hash_span(b, start, end, kind, tail):
+    """Hash ``b[start:end]`` (UTF-8 bytes of one feature) with the hash ``kind`` (a HASH_* constant).
+
+    ``tail``: uint8 scratch of >= 128 bytes, used by MD5 only."""
+    if kind == HASH_XXH3:
+        return xxh3_64(b, start, end)
+    if kind == HASH_XXH64:
+        return xxh64(b, start, end, 0)
+    if kind == HASH_MD5_FIRST8:
+        return md5_pair(b, start, end, tail)[0]
+    if kind == HASH_MD5_LAST8:
+        return md5_pair(b, start, end, tail)[1]
+    return siphash13(b, start, end, 0, 0, True)

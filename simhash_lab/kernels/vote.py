@@ -1,0 +1,167 @@
+"""Voting kernels: feature hashes -> the accumulators -> the fingerprint.
+
+Votes are counted as in the `simhash` package: ``S[i] = sum of w over features whose hash has bit i``
+and ``T = sum of all w``; then the accumulator of the session, ``V[i] = sum of (+w or -w)``, is
+``2 S[i] - T`` and bit i of the fingerprint is ``V[i] > 0``. With unit weights the sums are integers
+(exact, and the inner loop is a vectorised add of 64 bit-lanes: ``count_bits``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .bits import BYTE_LANES as _LANES
+from .hashes import HASH_XXH3, hash_span, xxh3_1to3, xxh3_4to8, xxh3_9to16, xxh3_64
+
+_U64 = np.uint64
+
+# weighting
+WEIGHT_TF = 0  # every occurrence votes (weight = count)
+
+
+WEIGHT_BINARY = 1  # every distinct feature votes once
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _swar_add(h, c0, c1, c2, c3, c4, c5, c6, c7):
+    """Count the bits of ``h`` into byte-lane counters: lane L of c_j counts bit 8L + j."""
+    return (
+        c0 + (h & _LANES),
+        c1 + ((h >> _U64(1)) & _LANES),
+        c2 + ((h >> _U64(2)) & _LANES),
+        c3 + ((h >> _U64(3)) & _LANES),
+        c4 + ((h >> _U64(4)) & _LANES),
+        c5 + ((h >> _U64(5)) & _LANES),
+        c6 + ((h >> _U64(6)) & _LANES),
+        c7 + ((h >> _U64(7)) & _LANES),
+    )
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _flush_lanes(acc, c0, c1, c2, c3, c4, c5, c6, c7):
+    """Add the byte-lane counters to acc: lane L of c_j counts bit 8L + j."""
+    for lane in range(8):
+        sh = _U64(8 * lane)
+        acc[8 * lane + 0] += np.int64((c0 >> sh) & _U64(0xFF))
+        acc[8 * lane + 1] += np.int64((c1 >> sh) & _U64(0xFF))
+        acc[8 * lane + 2] += np.int64((c2 >> sh) & _U64(0xFF))
+        acc[8 * lane + 3] += np.int64((c3 >> sh) & _U64(0xFF))
+        acc[8 * lane + 4] += np.int64((c4 >> sh) & _U64(0xFF))
+        acc[8 * lane + 5] += np.int64((c5 >> sh) & _U64(0xFF))
+        acc[8 * lane + 6] += np.int64((c6 >> sh) & _U64(0xFF))
+        acc[8 * lane + 7] += np.int64((c7 >> sh) & _U64(0xFF))
+
+
+@njit(cache=True, nogil=True)
+def count_bits(hs, nf, acc):
+    """acc[i] += how many of hs[:nf] have bit i set (acc: int64 (64,)).
+
+    SWAR vertical counters: ``c_j += (h >> j) & 0x0101...01`` counts, in byte lane L of c_j, the
+    bit 8L + j of every hash, so 8 shift-and-add steps cover all 64 bits of one hash. Lanes are
+    flushed every 255 hashes, before a byte can overflow.
+    """
+    j = 0
+    while j < nf:
+        stop = min(j + 255, nf)
+        c0 = c1 = c2 = c3 = c4 = c5 = c6 = c7 = _U64(0)
+        for q in range(j, stop):
+            c0, c1, c2, c3, c4, c5, c6, c7 = _swar_add(hs[q], c0, c1, c2, c3, c4, c5, c6, c7)
+        _flush_lanes(acc, c0, c1, c2, c3, c4, c5, c6, c7)
+        j = stop
+
+
+@njit(cache=True, nogil=True)
+def vote_unit(hs, nf):
+    """Counts S[i] of set bit i over hs[:nf] (unit weights); returns int64 (64,)."""
+    acc = np.zeros(64, dtype=np.int64)
+    count_bits(hs, nf, acc)
+    return acc
+
+
+_TOKEN_BATCH = 16 * 255  # tokens hashed per batch: a whole number of SWAR flushes
+
+
+@njit(cache=True, nogil=True)
+def hash_vote_tokens(tok, pos, ntok, hash_kind, mask, hs, order, tail, acc):
+    """acc[i] = how many of the ``ntok`` tokens ``tok[pos[2t]:pos[2t+1]]`` hash with bit i set.
+
+    Tokens go in batches of ``_TOKEN_BATCH`` (``hs`` and ``order`` hold one batch, ``order`` four
+    times over). With XXH3 a batch is first sorted by XXH3's size class (1-3, 4-8, 9-16, more
+    bytes), so that each class's loop runs without a mispredicted branch per token; votes are
+    sums, so the order does not change them.
+    """
+    acc[:] = 0
+    for b0 in range(0, ntok, _TOKEN_BATCH):
+        b1 = min(b0 + _TOKEN_BATCH, ntok)
+        nb = b1 - b0
+        if hash_kind == HASH_XXH3:
+            c0, c1, c2, c3 = 0, nb, 2 * nb, 3 * nb
+            for t in range(b0, b1):  # branch-free scatter into four lists
+                ln = pos[2 * t + 1] - pos[2 * t]
+                order[c0] = t
+                order[c1] = t
+                order[c2] = t
+                order[c3] = t
+                c0 += ln <= 3
+                c1 += (ln > 3) & (ln <= 8)
+                c2 += (ln > 8) & (ln <= 16)
+                c3 += ln > 16
+            w = 0
+            for k in range(0, c0):
+                t = order[k]
+                hs[w] = xxh3_1to3(tok, pos[2 * t], pos[2 * t + 1]) & mask
+                w += 1
+            for k in range(nb, c1):
+                t = order[k]
+                hs[w] = xxh3_4to8(tok, pos[2 * t], pos[2 * t + 1]) & mask
+                w += 1
+            for k in range(2 * nb, c2):
+                t = order[k]
+                hs[w] = xxh3_9to16(tok, pos[2 * t], pos[2 * t + 1]) & mask
+                w += 1
+            for k in range(3 * nb, c3):
+                t = order[k]
+                hs[w] = xxh3_64(tok, pos[2 * t], pos[2 * t + 1]) & mask
+                w += 1
+        else:
+            for t in range(b0, b1):
+                hs[t - b0] = hash_span(tok, pos[2 * t], pos[2 * t + 1], hash_kind, tail) & mask
+        count_bits(hs, nb, acc)
+
+
+@njit(cache=True, nogil=True)
+def vote_weighted(hs, ws, nf):
+    """Weighted sums S[i] = sum(ws[j] for j with bit i of hs[j] set); returns float64 (64,)."""
+    acc = np.zeros(64, dtype=np.float64)
+    for j in range(nf):
+        h = hs[j]
+        w = ws[j]
+        for i in range(64):
+            if (h >> _U64(i)) & _U64(1):
+                acc[i] += w
+    return acc
+
+
+@njit(cache=True, nogil=True)
+def fold_bits(s, total, bits):
+    """Fingerprint from sums: bit i set when V[i] = 2 S[i] - total > 0, for i < bits."""
+    fp = _U64(0)
+    for i in range(bits):
+        if 2 * s[i] - total > 0:
+            fp |= _U64(1) << _U64(i)
+    return fp
+
+
+@njit(cache=True, nogil=True)
+def _dedupe_sorted(hs, nf):
+    """Sort hs[:nf] in place and move the distinct values to the front; return their count."""
+    hs[:nf].sort()
+    if nf == 0:
+        return 0
+    u = 1
+    for j in range(1, nf):
+        if hs[j] != hs[u - 1]:
+            hs[u] = hs[j]
+            u += 1
+    return u

@@ -1,0 +1,256 @@
+"""Tests for ``simhash-lab dedup``: groups, JSON, skipped and unreadable files, exit status,
+progress, and that nothing is modified."""
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from simhash_lab import Simhasher, hamming
+from simhash_lab import dedup as dedup_mod
+from simhash_lab.cli import main
+from simhash_lab.course.corpus import python_docs
+
+
+@pytest.fixture(scope="module")
+def texts():
+    return [d.text for d in python_docs()[:6]]
+
+
+@pytest.fixture
+def tree(tmp_path, texts):
+    """a.txt, its copy sub/a_copy.txt, a one-word edit sub/deeper/a_edit.md, three unrelated files,
+    a binary, a Latin-1 file, an empty file and a hidden copy."""
+    (tmp_path / "sub" / "deeper").mkdir(parents=True)
+    (tmp_path / "a.txt").write_text(texts[0])
+    (tmp_path / "sub" / "a_copy.txt").write_text(texts[0])
+    (tmp_path / "sub" / "deeper" / "a_edit.md").write_text(texts[0].replace(" the ", " a ", 1))
+    for i in (1, 2, 3):
+        (tmp_path / f"other{i}.txt").write_text(texts[i])
+    (tmp_path / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR")
+    (tmp_path / "latin1.txt").write_bytes("caf\xe9 cr\xe8me".encode("latin-1"))
+    (tmp_path / "empty.txt").write_text("  \n")
+    (tmp_path / ".hidden").mkdir()
+    (tmp_path / ".hidden" / "b.txt").write_text(texts[4])
+    (tmp_path / ".b_copy.txt").write_text(texts[4])
+    return tmp_path
+
+
+def run(capsys, *args):
+    code = main(["dedup", *map(str, args)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def snapshot(root):
+    return {
+        str(p): (p.stat().st_mtime_ns, hashlib.md5(p.read_bytes()).hexdigest())
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_groups_copies_and_edits(tree, capsys):
+    before = snapshot(tree)
+    code, out, err = run(capsys, tree, "-k", "3")
+    assert code == 1
+    groups = [g for g in out.split("\n\n") if g.strip()]
+    assert len(groups) == 1
+    lines = groups[0].splitlines()
+    assert lines[0].startswith("group 1: 3 files")
+    paths = [line.split()[-1] for line in lines[1:]]
+    assert paths == [
+        str(tree / "a.txt"),
+        str(tree / "sub" / "a_copy.txt"),
+        str(tree / "sub" / "deeper" / "a_edit.md"),
+    ]
+    d = [int(line.split()[0]) for line in lines[1:]]
+    assert d[:2] == [0, 0] and 0 <= d[2] <= 3
+    fp = Simhasher().fingerprint((tree / "a.txt").read_text())
+    assert lines[1].split()[1] == f"{fp:016x}"
+    # skipped files are named on stderr, with a reason; the summary line counts them
+    assert f"{tree / 'image.png'}: binary" in err
+    assert f"{tree / 'latin1.txt'}: not UTF-8" in err
+    assert "6 files fingerprinted, 1 group(s) (3 files) within k = 3; 2 skipped, 1 empty, 0 errors" in err
+    assert ".hidden" not in out + err and ".b_copy" not in out + err
+    assert snapshot(tree) == before  # nothing modified
+
+
+def test_json_output(tree, capsys):
+    code, out, err = run(capsys, tree, "--json", "-q")
+    assert code == 1 and "fingerprinted" not in err
+    doc = json.loads(out)
+    assert doc["k"] == 3 and doc["bits"] == 64 and doc["preset"] == "default" and doc["files"] == 6
+    (group,) = doc["groups"]
+    assert [m["path"] for m in group][0] == str(tree / "a.txt")
+    assert all(len(m["fingerprint"]) == 16 and m["distance"] <= 3 for m in group)
+    assert sorted(s["path"] for s in doc["skipped"]) == [str(tree / "image.png"), str(tree / "latin1.txt")]
+    assert doc["errors"] == [] and doc["empty"] == [str(tree / "empty.txt")]
+
+
+def test_hidden_files(tree, capsys):
+    code, out, _ = run(capsys, tree, "--hidden", "--json", "-q")
+    doc = json.loads(out)
+    assert code == 1 and len(doc["groups"]) == 2
+    assert {m["path"] for m in doc["groups"][0]} == {
+        str(tree / ".b_copy.txt"),
+        str(tree / ".hidden" / "b.txt"),
+    }
+    # a hidden file named on the command line is read
+    code, out, _ = run(capsys, tree / ".b_copy.txt", tree / ".hidden" / "b.txt", "-q")
+    assert code == 1 and ".b_copy.txt" in out
+
+
+def test_no_duplicates_exit_zero(tree, capsys):
+    code, out, err = run(capsys, tree / "other1.txt", tree / "other2.txt", tree / "other3.txt")
+    assert (code, out) == (0, "")
+    assert "3 files fingerprinted, 0 group(s)" in err
+    code, out, _ = run(capsys, tree / "sub" / "deeper", "-q")  # a folder with one file
+    assert (code, out) == (0, "")
+
+
+def test_empty_folder(tmp_path, capsys):
+    assert run(capsys, tmp_path, "--json", "-q")[:2] == (
+        0,
+        json.dumps(
+            {
+                "k": 3,
+                "bits": 64,
+                "preset": "default",
+                "files": 0,
+                "groups": [],
+                "skipped": [],
+                "errors": [],
+                "empty": [],
+            },
+            indent=2,
+        )
+        + "\n",
+    )
+
+
+def test_missing_path_is_trouble_but_groups_still_print(tree, capsys):
+    code, out, err = run(capsys, tree, tree / "nope.txt")
+    assert code == 2
+    assert f"{tree / 'nope.txt'}: No such file or directory" in err
+    assert "group 1: 3 files" in out
+
+
+def test_unreadable_file_is_reported_and_skipped(tree, capsys, monkeypatch):
+    real = dedup_mod.read_text
+    locked = str(tree / "other2.txt")
+
+    def read_text(path, max_bytes):
+        if path == locked:
+            raise PermissionError(13, "Permission denied", path)
+        return real(path, max_bytes)
+
+    monkeypatch.setattr(dedup_mod, "read_text", read_text)
+    code, out, err = run(capsys, tree, "--json")
+    doc = json.loads(out)
+    assert code == 2
+    assert doc["errors"] == [{"path": locked, "reason": "Permission denied"}]
+    assert f"{locked}: Permission denied" in err
+    assert len(doc["groups"]) == 1 and doc["files"] == 5
+
+
+@pytest.mark.skipif(
+    os.geteuid() == 0 if hasattr(os, "geteuid") else True, reason="root reads files whatever their mode"
+)
+def test_really_unreadable_file(tree, capsys):
+    p = tree / "other2.txt"
+    p.chmod(0)
+    try:
+        code, _, err = run(capsys, tree)
+    finally:
+        p.chmod(0o644)
+    assert code == 2 and "Permission denied" in err
+
+
+def test_same_file_twice_and_symlinks_count_once(tree, capsys):
+    (tree / "link.txt").symlink_to(tree / "other1.txt")
+    (tree / "broken.txt").symlink_to(tree / "does-not-exist")
+    code, out, err = run(capsys, tree / "other1.txt", tree / "other1.txt", tree / "link.txt", "-q")
+    assert (code, out) == (0, "")
+    code, out, err = run(capsys, tree / "broken.txt")
+    assert code == 2 and "broken symbolic link" in err
+
+
+def test_max_bytes(tree, capsys):
+    code, out, err = run(capsys, tree, "--max-bytes", "100", "--json", "-q")
+    doc = json.loads(out)
+    assert code == 0 and doc["files"] == 0
+    assert all(
+        "larger than --max-bytes" in s["reason"] or "binary" in s["reason"] or "UTF-8" in s["reason"]
+        for s in doc["skipped"]
+    )
+
+
+def test_k_controls_the_groups(tree, texts, capsys):
+    fa = Simhasher().fingerprint(texts[0])
+    fe = Simhasher().fingerprint((tree / "sub" / "deeper" / "a_edit.md").read_text())
+    d = hamming(fa, fe)
+    doc = json.loads(run(capsys, tree, "-k", "0", "--json", "-q")[1])
+    assert len(doc["groups"][0]) == (3 if d == 0 else 2)
+    doc = json.loads(run(capsys, tree, "-k", "40", "--json", "-q")[1])
+    assert len(doc["groups"]) == 1 and len(doc["groups"][0]) == 6  # every file within 40 bits: one group
+
+
+@pytest.mark.parametrize("bad", ["64", "-1", "three"])
+def test_bad_k_is_a_usage_error(tree, bad, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["dedup", str(tree), "-k", bad])
+    assert e.value.code == 2
+    assert "k must be" in capsys.readouterr().err
+
+
+def test_presets(tree, capsys):
+    for preset in ("seed_python", "seed_rust", "leonsim"):
+        code, out, _ = run(capsys, tree / "a.txt", tree / "sub" / "a_copy.txt", "--preset", preset, "-q")
+        assert code == 1 and "group 1: 2 files" in out
+    with pytest.raises(SystemExit):
+        main(["dedup", str(tree), "--preset", "nope"])
+
+
+def test_progress_bar(tree, capsys):
+    _, _, err = run(capsys, tree, "--progress", "always")
+    assert "fingerprinting" in err and "file" in err
+    _, _, err = run(capsys, tree)  # auto: stderr is not a terminal here
+    assert "fingerprinting" not in err
+    _, _, err = run(capsys, tree, "--progress", "never")
+    assert "fingerprinting" not in err
+
+
+def test_library_function(tree):
+    res = dedup_mod.dedup([str(tree)], k=3)
+    assert res.exit_status == 1 and len(res.paths) == 6 and res.fingerprints.dtype.name == "uint64"
+    assert res.pairs.shape[1] == 3 and res.groups == [
+        [0, 4, 5]
+    ]  # a.txt, sub/a_copy.txt, sub/deeper/a_edit.md
+    with pytest.raises(ValueError, match="preset"):
+        dedup_mod.dedup([str(tree)], preset="nope")
+    with pytest.raises(ValueError, match="k"):
+        dedup_mod.dedup([str(tree)], k=64)
+
+
+def test_help_documents_exit_status(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["dedup", "--help"])
+    assert e.value.code == 0
+    out = capsys.readouterr().out
+    assert "exit status" in out and "1 near-duplicates found" in out
+
+
+def test_console_script_in_a_subprocess(tree):
+    out = subprocess.run(
+        [sys.executable, "-m", "simhash_lab.cli", "dedup", str(tree), "--json", "-q"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 1
+    assert len(json.loads(out.stdout)["groups"]) == 1
+    assert "fingerprinting" not in out.stderr  # no bar when stderr is a pipe

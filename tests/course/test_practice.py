@@ -1,0 +1,393 @@
+"""Tests for near-duplicates in practice: corpora, the labelled set, the methods and their scores,
+and the Chinese tokenizer."""
+
+import importlib
+import random
+import sys
+
+import numpy as np
+import pytest
+
+from simhash_lab import Simhasher, hamming
+from simhash_lab.course import corpus, methods
+
+
+@pytest.fixture(scope="module")
+def docs():
+    return corpus.python_docs()
+
+
+@pytest.fixture(scope="module")
+def lab(docs):
+    return corpus.labelled_set(docs[:80], seed=3)
+
+
+# -- corpora ------------------------------------------------------------------------------------
+
+
+def test_python_docs_are_chunked_at_paragraphs(docs):
+    assert len(docs) > 200
+    assert all(80 <= len(d.text.split()) for d in docs)
+    assert len({d.name for d in docs}) == len(docs)
+    # every chunk is a run of whole paragraphs of its topic
+    from pydoc_data.topics import topics
+
+    for d in docs[:50]:
+        topic = topics[d.name.split("#")[0]]
+        for para in d.text.split("\n\n"):
+            assert para in topic
+
+
+def test_python_docs_validates():
+    with pytest.raises(ValueError, match="max_words"):
+        corpus.python_docs(min_words=100, max_words=50)
+    with pytest.raises(TypeError, match="min_words"):
+        corpus.python_docs(min_words=1.5)
+
+
+class _Meta(dict):
+    """A stand-in for an email.message.Message: get() and get_all()."""
+
+    def get_all(self, key):
+        v = self.get(key)
+        return None if v is None else list(v)
+
+
+@pytest.mark.parametrize(
+    "meta, family",
+    [
+        ({"License-Expression": "MIT"}, "MIT"),
+        ({"License-Expression": "BSD-3-Clause"}, "BSD"),
+        ({"License-Expression": "Apache-2.0"}, "Apache"),
+        ({"License-Expression": "MPL-2.0"}, "other"),
+        ({"License-Expression": "Apache-2.0 OR BSD-2-Clause"}, "mixed"),
+        ({"Classifier": ["License :: OSI Approved :: MIT License"]}, "MIT"),
+        ({"Classifier": ["License :: OSI Approved :: BSD License", "Programming Language :: Python"]}, "BSD"),
+        (
+            {
+                "Classifier": [
+                    "License :: OSI Approved :: BSD License",
+                    "License :: OSI Approved :: MIT License",
+                ]
+            },
+            "mixed",
+        ),
+        ({"License": "BSD 3-Clause License\n\nCopyright (c) 2022, someone"}, "BSD"),
+        ({"License": "Apache 2.0"}, "Apache"),
+        (
+            {
+                "License-Expression": "MIT",
+                "Classifier": ["License :: OSI Approved :: Apache Software License"],
+            },
+            "mixed",
+        ),
+        ({}, "unknown"),
+        ({"License": "UNKNOWN"}, "unknown"),
+    ],
+)
+def test_license_family(meta, family):
+    assert corpus.license_family(_Meta(meta)) == family
+
+
+def test_license_files_come_from_dist_info():
+    files = corpus.license_files()
+    assert files, "the test environment has packages with license files"
+    assert all(".dist-info/" in lf.path for lf in files)
+    assert all(len(lf.text.split()) >= 20 for lf in files)
+    assert files == sorted(files, key=lambda lf: (lf.package.lower(), lf.path))
+    numpy_files = [lf for lf in files if lf.package.lower() == "numpy"]
+    assert numpy_files and numpy_files[0].n_files == len(numpy_files)
+
+
+# -- the labelled set ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("op", sorted(corpus.EDIT_OPERATIONS))
+def test_each_edit_operation(op):
+    text = "Alpha beta gamma delta.  Epsilon zeta eta!\nTheta iota kappa."
+    out = corpus.edit(text, op, random.Random(1), vocab=["NEW"])
+    assert out != text
+    wa, wb = text.split(), out.split()
+    if op in ("typo", "replace", "case"):
+        assert len(wa) == len(wb) and sum(a != b for a, b in zip(wa, wb)) == 1
+    elif op == "delete":
+        assert len(wb) == len(wa) - 1
+    elif op == "insert":
+        assert len(wb) == len(wa) + 1 and "NEW" in wb
+    elif op in ("swap", "reflow"):
+        assert sorted(wa) == sorted(wb)
+    elif op == "truncate":
+        assert wb == wa[:-3]
+    else:
+        assert len(wb) > len(wa)
+
+
+def test_edit_keeps_whitespace_and_validates():
+    rng = random.Random(0)
+    out = corpus.edit("  one  two\n", "replace", rng, vocab=["X"])
+    assert out.startswith("  ") and out.endswith("\n") and "X" in out
+    assert corpus.edit("", "delete", rng) == ""
+    assert corpus.edit("one", "delete", rng) == ""
+    with pytest.raises(ValueError, match="`op`"):
+        corpus.edit("text", "shuffle", rng)
+
+
+def test_labelled_set_is_deterministic(docs):
+    a = corpus.labelled_set(docs[:60], seed=5)
+    b = corpus.labelled_set(docs[:60], seed=5)
+    c = corpus.labelled_set(docs[:60], seed=6)
+    assert a.docs == b.docs and a.edits == b.edits
+    assert a.docs != c.docs
+
+
+def test_labelled_set_structure(lab):
+    n = len(lab)
+    assert len(lab.names) == len(lab.kind) == len(lab.edits) == lab.source.size == lab.edit_rate.size == n
+    for i in range(n):
+        s = lab.source[i]
+        assert lab.kind[s] == "original"
+        if lab.kind[i] == "original":
+            assert s == i and lab.edits[i] == ()
+        else:
+            assert lab.edits[i] and lab.names[i].startswith(lab.names[s] + "~")
+    near = np.array([k == "near" for k in lab.kind])
+    rew = np.array([k == "rewrite" for k in lab.kind])
+    assert near.any() and rew.any()
+    assert lab.edit_rate[near].max() <= 0.08 + 1 / 80  # rounded to whole operations, >= 80 words
+    assert lab.edit_rate[rew].min() >= 0.25
+
+
+def test_truth_pairs(lab):
+    t = lab.truth()
+    assert t.dtype == np.int64 and t.shape[1] == 2
+    assert np.all(t[:, 0] < t[:, 1])
+    assert np.array_equal(t, t[np.lexsort((t[:, 1], t[:, 0]))])
+    # brute force: same source, neither a rewrite
+    ok = [
+        (i, j)
+        for i in range(len(lab))
+        for j in range(i + 1, len(lab))
+        if lab.source[i] == lab.source[j] and "rewrite" not in (lab.kind[i], lab.kind[j])
+    ]
+    assert t.tolist() == [list(p) for p in ok]
+    assert "near-duplicates" in lab.summary()
+
+
+def test_originals_that_overlap_are_dropped(docs):
+    dup = corpus.Doc("copy", docs[0].text)
+    s = corpus.labelled_set([docs[0], dup, docs[1]], near=(0,), rewrite_p=0.0)
+    assert s.names == [docs[0].name, docs[1].name]
+
+
+def test_labelled_set_validates(docs):
+    with pytest.raises(ValueError, match="near_rate"):
+        corpus.labelled_set(docs[:5], near_rate=(0.5, 0.1))
+    with pytest.raises(ValueError, match="docs"):
+        corpus.labelled_set([])
+
+
+def test_word_diff():
+    assert corpus.word_diff("a b c d", "a b x d", context=1) == "b [-c-]{+x+} d"
+    assert corpus.word_diff("same", "same") == ""
+
+
+# -- scores -------------------------------------------------------------------------------------
+
+
+def test_pair_scores_by_hand():
+    truth = np.array([[0, 1], [2, 3], [4, 5]])
+    s = methods.pair_scores(np.array([[1, 0, 7], [2, 3, 1], [0, 9, 2], [2, 3, 1]]), truth)
+    assert (s.tp, s.fp, s.fn) == (2, 1, 1)
+    assert s.precision == round(2 / 3, 4) and s.recall == round(2 / 3, 4) and s.f1 == round(2 / 3, 4)
+    empty = methods.pair_scores(np.empty((0, 2)), truth)
+    assert (empty.precision, empty.recall, empty.f1) == (1.0, 0.0, 0.0)
+    assert methods.pair_scores(np.empty((0, 2)), np.empty((0, 2))).f1 == 1.0
+
+
+def test_sweep_matches_pair_scores():
+    rng = np.random.default_rng(0)
+    pairs = np.array([(i, j) for i in range(20) for j in range(i + 1, 20)])
+    d = rng.integers(0, 10, len(pairs))
+    truth = pairs[rng.random(len(pairs)) < 0.2]
+    ks = [0, 3, 5, 9]
+    prf = methods.sweep(pairs, d, truth, ks)
+    for row, k in zip(prf, ks):
+        s = methods.pair_scores(pairs[d <= k], truth)
+        assert tuple(row) == (s.precision, s.recall, s.f1)
+    sim = rng.random(len(pairs))
+    prf = methods.sweep(pairs, sim, truth, [0.5], higher_is_closer=True)
+    assert tuple(prf[0])[:2] == methods.pair_scores(pairs[sim >= 0.5], truth)[:2]
+    assert methods.best_threshold(ks, methods.sweep(pairs, d, truth, ks))[0] in ks
+
+
+# -- methods ------------------------------------------------------------------------------------
+
+
+def test_normalize_and_md5():
+    assert methods.normalize("  Ｈｅｌｌｏ\n\tWORLD  ") == "hello world"
+    assert methods.md5_key("Hello   world") == methods.md5_key("hello world")
+    assert methods.md5_key("hello world") != methods.md5_key("hello world!")
+
+
+def test_longest_sentences_key():
+    text = "Short one. This is the longest sentence of them all. A medium sentence here. Tiny!"
+    edited_short = text.replace("Tiny!", "Small!")
+    edited_long = text.replace("longest", "longer")
+    k = methods.longest_sentences_key
+    assert k(text) == k(edited_short)  # only the 3 longest count
+    assert k(text) != k(edited_long)
+    assert k(text, n=4) != k(edited_short, n=4)
+    assert methods.sentences("一句话。第二句话！三") == ["一句话。", "第二句话!", "三"]  # NFKC
+    with pytest.raises(ValueError, match="n"):
+        k(text, n=0)
+
+
+def test_key_pairs():
+    assert methods.key_pairs(["a", "b", "a", "c", "a", "b"]).tolist() == [[0, 2], [0, 4], [1, 5], [2, 4]]
+    assert methods.key_pairs([]).shape == (0, 2)
+
+
+def test_jaccard_all_pairs_against_python_sets(docs):
+    texts = [d.text for d in docs[:40]] + [docs[0].text + " extra words here"]
+    pairs, sim = methods.jaccard_all_pairs(texts, n=2)
+    sets = methods.shingle_sets(texts, 2)
+    ref = {}
+    for i in range(len(texts)):
+        for j in range(i + 1, len(texts)):
+            inter = len(sets[i] & sets[j])
+            if inter:
+                ref[(i, j)] = inter / len(sets[i] | sets[j])
+    assert [tuple(p) for p in pairs.tolist()] == sorted(ref)
+    assert np.allclose(sim, [ref[tuple(p)] for p in pairs.tolist()])
+    p5, s5 = methods.jaccard_all_pairs(texts, n=2, min_similarity=0.5)
+    assert [0, len(texts) - 1] in p5.tolist() and np.all(s5 >= 0.5)
+
+
+def test_minhash_lsh_estimates_jaccard(lab):
+    pytest.importorskip("datasketch")
+    pairs, est, info = methods.minhash_lsh_pairs(lab.docs, threshold=0.5, num_perm=128)
+    assert info["b"] * info["r"] <= 128 and info["candidates"] >= len(pairs)
+    assert np.all(est >= 0.5)
+    ref, sim = methods.jaccard_all_pairs(lab.docs, n=3)
+    exact = dict(zip(map(tuple, ref.tolist()), sim))
+    err = np.array([abs(exact.get(tuple(p), 0.0) - e) for p, e in zip(pairs.tolist(), est)])
+    assert err.mean() < 0.05  # standard error of 128 permutations is about 0.044 at J = 0.5
+    s = methods.pair_scores(pairs, lab.truth())
+    assert s.precision > 0.9 and s.recall > 0.8
+
+
+def test_minhash_without_datasketch_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "datasketch", None)
+    with pytest.raises(ImportError, match=r"simhash-lab\[compare\]"):
+        methods.minhash_lsh_pairs(["a b c"])
+
+
+def test_simhash_pairs_and_distances(lab):
+    h = Simhasher()
+    fps = h.fingerprints(lab.docs)
+    got = methods.simhash_pairs(lab.docs, k=5, hasher=h)
+    p, d = methods.simhash_distances(fps, max_k=5)
+    assert np.array_equal(got[:, :2], p) and np.array_equal(got[:, 2], d)
+    assert np.array_equal(d, hamming(fps[p[:, 0]], fps[p[:, 1]]))
+    assert np.array_equal(methods.simhash_pairs(None, k=5, fps=fps), got)
+
+
+def test_compare_runs_every_method(lab):
+    res = methods.compare(lab, k=6)
+    names = [r.method for r in res]
+    assert names[0].startswith("Simhash") and names[-1].startswith("Shingles")
+    by = {r.method: r for r in res}
+    assert by["MD5 of normalised text"].scores.precision == 1.0
+    assert by["Shingles, exact Jaccard"].scores.f1 > 0.9
+    assert by["Simhash + SimhashIndex"].scores.f1 > 0.7
+    assert all(r.seconds >= 0 and r.found >= 0 for r in res)
+    table = methods.format_table(res)
+    assert table.count("\n") == len(res) + 1 and "time (ms)" in table
+    assert "time" not in methods.format_table(res, times=False)
+
+
+# -- Chinese ------------------------------------------------------------------------------------
+
+LSH = (
+    "LSH的基本思想是将空间中原始数据相邻的2个数据点通过映射或者投影变换后,这两个数据点在新的空间中的相邻概率很大,"
+    "不相邻的点映射到同一个桶的概率小。"
+)
+LSH_REWORDED = (
+    "LSH的基本思想是把空间中原始数据相邻的两个数据点通过映射或投影变换后,这两个数据点在新空间中的相邻概率很大,"
+    "不相邻的点映射到同一个桶的概率很小。"
+)
+OTHER = (
+    "SimHash 算法的输入是一个向量,输出是一个f位的签名值。设输入的是一个文档的特征集合,每个特征有一定的权重。"
+)
+
+
+def test_jieba_words_tokenizer(capfd):
+    chinese = pytest.importorskip("simhash_lab.chinese")
+    pytest.importorskip("jieba")
+    tok = chinese.jieba_words()
+    words = tok("Simhash是Google用来处理海量文本去重的算法。")
+    assert words[:4] == ["simhash", "是", "google", "用来"] and "。" not in words
+    assert tok("") == [] and tok("，。！") == []
+    assert chinese.jieba_words(lowercase=False)("Google")[0] == "Google"
+    with pytest.raises(TypeError, match="text"):
+        tok(None)
+    h = Simhasher(tokenizer=tok)
+    assert h.fingerprint(LSH) == h.fingerprints([LSH])[0]
+    assert "Building prefix dict" not in capfd.readouterr().err
+    import pickle
+
+    assert pickle.loads(pickle.dumps(tok)) == tok
+
+
+def test_jieba_tfidf_simhasher_separates_rewording_from_other_text():
+    chinese = pytest.importorskip("simhash_lab.chinese")
+    pytest.importorskip("jieba")
+    h = chinese.jieba_simhasher()
+    a, b, c = h.fingerprints([LSH, LSH_REWORDED, OTHER])
+    assert hamming(a, b) <= 8 < 20 <= hamming(a, c)
+    # TF x IDF: every occurrence votes the word's IDF
+    table, median = chinese.idf_table()
+    feats = chinese.jieba_words()(LSH)
+    tf = {}
+    for w in feats:
+        tf[w] = tf.get(w, 0) + table.get(w, median)
+    assert h.fingerprint(LSH) == Simhasher(hash=h.hash).fingerprint(tf)
+    # words (\w runs) cannot tell the rewording from the other passage
+    w = Simhasher().fingerprints([LSH, LSH_REWORDED, OTHER])
+    assert hamming(w[0], w[1]) > 15
+
+
+def test_keywords_feed_fingerprint():
+    chinese = pytest.importorskip("simhash_lab.chinese")
+    pytest.importorskip("jieba")
+    kw = chinese.keywords(LSH, 5)
+    assert len(kw) == 5 and kw[0][0] == "相邻" and all(isinstance(x, float) for _, x in kw)
+    assert kw == sorted(kw, key=lambda t: -t[1])
+    assert isinstance(Simhasher().fingerprint(kw), int)
+    with pytest.raises(ValueError, match="top_k"):
+        chinese.keywords(LSH, 0)
+
+
+def test_chinese_without_jieba_names_the_extra(monkeypatch):
+    chinese = importlib.import_module("simhash_lab.chinese")
+    monkeypatch.setitem(sys.modules, "jieba", None)
+    monkeypatch.setitem(sys.modules, "jieba.analyse", None)
+    chinese._idf.cache_clear()
+    try:
+        with pytest.raises(ImportError, match=r"simhash-lab\[chinese\]"):
+            chinese.jieba_words()
+        with pytest.raises(ImportError, match=r"simhash-lab\[chinese\]"):
+            chinese.jieba_simhasher()
+    finally:
+        chinese._idf.cache_clear()
+
+
+def test_importing_chinese_does_not_import_jieba():
+    import subprocess
+
+    code = (
+        "import sys, simhash_lab.chinese, simhash_lab.course.corpus, simhash_lab.course.methods; "
+        "print('jieba' in sys.modules, 'datasketch' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False False"

@@ -1,0 +1,132 @@
+"""The fused kernel (word or whitespace tokens, TF weights) read straight from Python strings,
+against plain Python: ``re``/``str.split``, ``str.lower`` and the ``xxhash`` package.
+
+The kernel takes eight code units at a time while they are ASCII and one at a time otherwise, for
+strings of every width (1-, 2- and 4-byte code units), so the texts here mix ASCII runs with
+non-ASCII characters at every offset and in every width."""
+
+import random
+import re
+
+import numpy as np
+import pytest
+import xxhash
+
+from simhash_lab import Simhasher
+from simhash_lab.kernels import tokenize as P
+from simhash_lab.tokenize import whitespace, words
+
+ASCII = [chr(c) for c in range(128)]
+LATIN1 = list("\u00e9\u00df\u00c9\u00a0\u00b5\u00bd\u00aa\u00d7\u00ff")  # 1-byte units
+BMP = list("\u2019\u2014\u4f60\u597d\u0130\u03a3\u03c3\u3000\u0301\u212a\u1e9e\u2163\u00e0")
+ASTRAL = ["\U0001f389", "\U0001d400", "\U00010400", "\U0002070e"]  # emoji, math A, Deseret, CJK
+
+
+def reference(text: str, bits: int, lowercase: bool, rule: str) -> int:
+    t = text.lower() if lowercase else text
+    tokens = re.findall(r"\w+", t) if rule == "words" else t.split()
+    v = [0] * bits
+    for tok in tokens:
+        h = xxhash.xxh3_64_intdigest(tok.encode())
+        for i in range(bits):
+            v[i] += 1 if (h >> i) & 1 else -1
+    return sum(1 << i for i in range(bits) if v[i] > 0)
+
+
+def mixed_texts(seed: int, n: int) -> list[str]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        width = rng.choice([None, LATIN1, BMP, ASTRAL])  # the widest character decides the kind
+        length = rng.choice([0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, rng.randrange(300)])
+        chars = []
+        for _ in range(length):
+            r = rng.random()
+            if width is not None and r < 0.08:
+                chars.append(rng.choice(width))
+            elif r < 0.3:
+                chars.append(rng.choice(ASCII))
+            elif r < 0.45:
+                chars.append(" ")
+            else:
+                chars.append(rng.choice("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"))
+        out.append("".join(chars))
+    return out
+
+
+EXTRA = [
+    "a b c d e f g h i j k l m n o p",  # eight flips in one block of eight
+    "a.b.c.d.e.f.g.h.i.j",
+    "x" * 8,
+    "x" * 16,
+    "y" * 17,
+    "word " * 40,
+    "Z" * 300,
+    "\u2019" + "abcdefgh" * 3,
+    "abcdefg\u2019" + "h" * 20,
+    "\U0001f389abcdefgh ijklmnop",
+    "\u0130stanbul ISTANBUL \u03a3\u039f\u03a3 abcdefgh",  # Python lowers these texts itself
+    "tab\tsep\x1cfile\x1dgroup\x1erec\x1funit\x0bvt\x0cff",
+]
+
+
+@pytest.mark.parametrize(
+    "rule, lowercase, bits",
+    [
+        ("words", True, 64),
+        ("words", False, 64),
+        ("whitespace", True, 64),
+        ("whitespace", False, 13),
+        ("words", True, 1),
+    ],
+)
+def test_fused_kernel_equals_plain_python(rule, lowercase, bits):
+    tok = words(lowercase) if rule == "words" else whitespace(lowercase)
+    h = Simhasher(bits=bits, tokenizer=tok)
+    texts = EXTRA + mixed_texts(len(rule) + 10 * bits + lowercase, 400)
+    want = [reference(t, bits, lowercase, rule) for t in texts]
+    assert [int(x) for x in h.fingerprints(texts, parallel=False)] == want
+    assert [int(x) for x in h.fingerprints(texts, parallel=True)] == want
+
+
+def test_ascii_ranges_classify_every_ascii_byte():
+    """The SWAR ranges say "inside a token" for exactly the bytes the ASCII map keeps."""
+    lanes = np.uint64(0x0101010101010101)
+    for rule in (words, whitespace):
+        for lowercase in (True, False):
+            sel, want, amap, r = rule(lowercase).fused_tables
+            for c in range(128):
+                x = np.uint64(c | 32 if lowercase and 65 <= c <= 90 else c) * lanes
+                with np.errstate(over="ignore"):
+                    ins = np.uint64(0)
+                    for k in range(4):
+                        ins |= (x + r[2 * k]) & ~(x + r[2 * k + 1])
+                    ins = (ins ^ r[8]) & np.uint64(0x8080808080808080)
+                assert (ins == np.uint64(0x8080808080808080)) == (amap[c] >= 0), (rule, c)
+                assert ins in (0, 0x8080808080808080)
+
+
+def test_lowered_utf8_fits_the_scratch_bound():
+    """The kernel sizes its UTF-8 scratch as min(kind + 1, 4) bytes per code unit."""
+    from simhash_lab._unicode import lower_table
+
+    low = lower_table()
+    size = np.where(low < 0x80, 1, np.where(low < 0x800, 2, np.where(low < 0x10000, 3, 4)))
+    assert size[:256].max() <= 2 and size[:0x10000].max() <= 3
+
+
+def test_str_subclasses_take_the_fast_path():
+    class Text(str):
+        pass
+
+    h = Simhasher()
+    want = h.fingerprint("hello world")
+    assert h.fingerprint(np.str_("hello world")) == want == h.fingerprint(Text("hello world"))
+    assert [int(x) for x in h.fingerprints(np.array(["hello world", "x"]))] == [want, h.fingerprint("x")]
+
+
+def test_flags_send_context_lowering_back_to_python():
+    texts = ["plain", "\u0130I\u0307 \u03a3\u03a3\u03a3 \u039f\u0394\u039f\u03a3"]
+    fps = Simhasher().fingerprints(texts)
+    assert int(fps[1]) == reference(texts[1], 64, True, "words")
+    assert P.FLAG_PYTHON_LOWER != P.FLAG_SURROGATE
