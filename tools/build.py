@@ -457,11 +457,14 @@ def difference(fresh, committed) -> str | None:
 
 
 def _first_difference(fresh: str, committed: str) -> str:
-    """The first line where two texts differ, shown from both."""
+    """Where two texts first differ: the line, and both texts around that place."""
     a, b = fresh.splitlines(), committed.splitlines()
     n = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-    show = [(lines[n] if n < len(lines) else "<end>")[:100] for lines in (a, b)]
-    return f"line {n + 1}: source gives {show[0]!r}, file has {show[1]!r}"
+    x, y = (lines[n] if n < len(lines) else "<end>" for lines in (a, b))
+    col = next((k for k, (p, q) in enumerate(zip(x, y)) if p != q), min(len(x), len(y)))
+    start = max(0, col - 40)
+    cut = "..." if start else ""
+    return f"line {n + 1}: source gives {cut + x[start : col + 60]!r}, file has {cut + y[start : col + 60]!r}"
 
 
 def stale(layout: Layout, targets: list[Target], complete: bool = True) -> list[str]:

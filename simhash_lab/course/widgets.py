@@ -3,7 +3,7 @@
 Every widget here is a *stepper*: all its frames are computed up front (HTML, or figures embedded as
 PNG), put in an ``ipywidgets.Stack``, and a ``Play`` button and a slider drive it through
 ``jslink``, which runs in the browser. So a saved notebook (with widget state, as
-``tools/build_notebooks.py`` stores it) shows the first frame and still steps through the others in
+``tools/build.py`` stores it) shows the first frame and still steps through the others in
 a static render, and a learner never sees a blank widget.
 
 >>> from simhash_lab import widgets
