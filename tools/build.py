@@ -21,7 +21,7 @@ a role is adding one entry there)::
     # %% [markdown]                                          text
     # %% tags=["setup"]                                      imports; locked in JupyterLab
     # %%                                                     a given cell (data, helpers); locked
-    # %% tags=["answer"] simhash_lab={"answer": "is_near"}   the learner's cell, found by its key
+    # %% simhash_lab={"answer": "is_near"} tags=["answer"]   the learner's cell, found by its key
     # %% tags=["check"]                                      one `assert checks.NAME(...)`; locked
 
 Other tags pass through (``nbval-ignore-output``: nbval does not compare that cell's output). The
@@ -33,8 +33,8 @@ here, never typed): previous, the map or the paired notebook, next, in file-name
 
 Execution: one notebook at a time, with nbclient, in a kernel of *this* Python (``sys.executable``,
 whatever kernelspec is installed as ``python3``), this repository first on ``PYTHONPATH``, fixed
-``PYTHONHASHSEED``, widget state stored (widgets render without a kernel), in the folder the
-notebook is written to. A notebook that takes longer than ``--budget`` seconds fails the build.
+``PYTHONHASHSEED``, widget state stored (widgets render without a kernel), each cell's stream output
+merged into one (as nbval compares them), in the folder the notebook is written to. A notebook that takes longer than ``--budget`` seconds fails the build.
 
     python tools/build.py                 # everything (minutes: every notebook runs)
     python tools/build.py 02 04           # the files whose source name starts with 02 or 04
@@ -534,6 +534,7 @@ def execute(nb: nbformat.NotebookNode, cwd: Path, root: Path, cell_timeout: floa
         allow_errors=False,
         record_timing=False,
         store_widget_state=True,
+        coalesce_streams=True,  # one stdout output per cell, however the kernel chunked it
         resources={"metadata": {"path": str(cwd)}},
     )
     t0 = time.perf_counter()

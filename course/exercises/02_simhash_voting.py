@@ -29,7 +29,7 @@ from simhash_lab.grading import checks, data
 # Bit 0 is the **rightmost** digit. Start from `V = [0, 0, 0, 0]` and let the three words vote.
 # Write the accumulators as a list in index order, `[V[0], V[1], V[2], V[3]]`.
 
-# %% tags=["answer"] simhash_lab={"answer": "rust_safe_fast_votes"}
+# %% simhash_lab={"answer": "rust_safe_fast_votes"} tags=["answer"]
 # Set `V_rust_safe_fast` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 V_rust_safe_fast = [3, 1, 1, -3]
@@ -41,7 +41,7 @@ assert checks.rust_safe_fast_votes(V_rust_safe_fast)
 # %% [markdown]
 # Now the fingerprint: bit *i* is 1 where `V[i] > 0`. Write it as a binary literal (`0b....`).
 
-# %% tags=["answer"] simhash_lab={"answer": "rust_safe_fast_fingerprint"}
+# %% simhash_lab={"answer": "rust_safe_fast_fingerprint"} tags=["answer"]
 # Set `fp_rust_safe_fast` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 fp_rust_safe_fast = 0b0111
@@ -65,7 +65,7 @@ print(seed4.accumulators("rust safe fast"), bin(seed4.fingerprint("rust safe fas
 #
 # First write that bit string yourself, **in the list's order** (a `str`).
 
-# %% tags=["answer"] simhash_lab={"answer": "six_bit_string"}
+# %% simhash_lab={"answer": "six_bit_string"} tags=["answer"]
 # Set `six_bits` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 six_bits = "110001"
@@ -79,7 +79,7 @@ assert checks.six_bit_string(six_bits)
 # the *most* significant. In the library (and the seed's Rust, `fingerprint |= 1 << i`) bit *i* comes
 # from `V[i]` and bit 0 is the least significant. **Which int is the fingerprint?**
 
-# %% tags=["answer"] simhash_lab={"answer": "six_bit_int"}
+# %% simhash_lab={"answer": "six_bit_int"} tags=["answer"]
 # Set `six_bit_fp` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 six_bit_fp = 0b100011
@@ -96,7 +96,7 @@ assert checks.six_bit_int(six_bit_fp)
 # 0, and no features at all give 0.
 
 
-# %% tags=["answer"] simhash_lab={"answer": "simhash_py"}
+# %% simhash_lab={"answer": "simhash_py"} tags=["answer"]
 def simhash_py(features, bits=64):
     ### BEGIN SOLUTION
     V = [0.0] * bits
@@ -124,7 +124,7 @@ assert checks.simhash_py(simhash_py)
 # stack, like the session's `[i64; 64]`.
 
 
-# %% tags=["answer"] simhash_lab={"answer": "simhash_numba"}
+# %% simhash_lab={"answer": "simhash_numba"} tags=["answer"]
 @njit
 def simhash_numba(hashes, weights, bits):
     ### BEGIN SOLUTION

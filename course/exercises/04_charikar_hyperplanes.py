@@ -22,7 +22,7 @@ from simhash_lab.grading import checks, data
 # Return a Python int. Careful: `np.int64(1) << 63` is negative; build the int with Python ints.
 
 
-# %% tags=["answer"] simhash_lab={"answer": "signature"}
+# %% simhash_lab={"answer": "signature"} tags=["answer"]
 def signature(u, R) -> int:
     ### BEGIN SOLUTION
     sig = 0
@@ -43,7 +43,7 @@ assert checks.signature(signature)
 # use it on two vectors:
 
 
-# %% tags=["answer"] simhash_lab={"answer": "estimate_theta"}
+# %% simhash_lab={"answer": "estimate_theta"} tags=["answer"]
 def estimate_theta(d, bits=64):
     ### BEGIN SOLUTION
     return np.pi * d / bits
@@ -70,7 +70,7 @@ print(
 # `hyperplane_signatures(np.stack([u, v]), 64, seed)`), their Hamming distance, and the mean of the
 # 200 distances as `mean_d`.
 
-# %% tags=["answer"] simhash_lab={"answer": "mean_hamming"}
+# %% simhash_lab={"answer": "mean_hamming"} tags=["answer"]
 # Set `mean_d` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 ds = []

@@ -17,7 +17,7 @@ from simhash_lab.grading import checks, data
 # the list `[block 0, block 1, block 2, block 3]` of a 64-bit int (block 0 holds the lowest bits).
 
 
-# %% tags=["answer"] simhash_lab={"answer": "blocks"}
+# %% simhash_lab={"answer": "blocks"} tags=["answer"]
 def blocks(fp: int) -> list[int]:
     ### BEGIN SOLUTION
     return [(fp >> (16 * j)) & 0xFFFF for j in range(4)]
@@ -36,7 +36,7 @@ assert checks.blocks(blocks)
 # * `k4_can_miss`: with **4** differing bits, can it happen that no block is identical (so the
 #   index misses the pair)? `True` or `False`.
 
-# %% tags=["answer"] simhash_lab={"answer": "pigeonhole"}
+# %% simhash_lab={"answer": "pigeonhole"} tags=["answer"]
 # Set `min_equal_blocks` and `k4_can_miss` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 min_equal_blocks = 1
@@ -59,7 +59,7 @@ assert checks.pigeonhole(min_equal_blocks, k4_can_miss)
 #   fingerprints a query looks at.
 
 
-# %% tags=["answer"] simhash_lab={"answer": "block_index"}
+# %% simhash_lab={"answer": "block_index"} tags=["answer"]
 def build_tables(fps):
     ### BEGIN SOLUTION
     tables = [{} for _ in range(4)]

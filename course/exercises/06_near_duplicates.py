@@ -28,7 +28,7 @@ print(docs[0][:70], "...")
 # Fingerprint every document with `Simhasher()` (use `fingerprints`, the batch form) and compute
 # `distances`: one Hamming distance per row of `pairs` (an array of 450 ints).
 
-# %% tags=["answer"] simhash_lab={"answer": "pair_distances"}
+# %% simhash_lab={"answer": "pair_distances"} tags=["answer"]
 # Set `distances` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 fps = Simhasher().fingerprints(docs)
@@ -45,7 +45,7 @@ assert checks.pair_distances(distances)
 # distance ≤ k is flagged as a near duplicate. When nothing is flagged, precision is 1.0.
 
 
-# %% tags=["answer"] simhash_lab={"answer": "precision_recall"}
+# %% simhash_lab={"answer": "precision_recall"} tags=["answer"]
 def precision_recall(distances, labels, k):
     ### BEGIN SOLUTION
     flagged = np.asarray(distances) <= k
@@ -72,7 +72,7 @@ for k in range(0, 13, 2):
 # F1 = 2·P·R / (P + R) balances the two. Compute it for every k in `range(65)` and set `best_k` to
 # the k with the largest F1 (the smallest such k on a tie).
 
-# %% tags=["answer"] simhash_lab={"answer": "best_k"}
+# %% simhash_lab={"answer": "best_k"} tags=["answer"]
 # Set `best_k` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 f1 = []
