@@ -32,9 +32,10 @@ Every notebook gets a navigation line at its top and bottom (cells tagged ``navi
 here, never typed): previous, the map or the paired notebook, next, in file-name order.
 
 Execution: one notebook at a time, with nbclient, in a kernel of *this* Python (``sys.executable``,
-whatever kernelspec is installed as ``python3``), this repository first on ``PYTHONPATH``, fixed
-``PYTHONHASHSEED``, widget state stored (widgets render without a kernel), each cell's stream output
-merged into one (as nbval compares them), in the folder the notebook is written to. A notebook that takes longer than ``--budget`` seconds fails the build.
+not whatever kernelspec is installed as ``python3``), this repository first on ``PYTHONPATH``,
+fixed ``PYTHONHASHSEED``, widget state stored (widgets render without a kernel), each cell's stream
+outputs merged into one (as nbval compares them), in the folder the notebook is written to. A
+notebook that takes longer than ``--budget`` seconds fails the build.
 
     python tools/build.py                 # everything (minutes: every notebook runs)
     python tools/build.py 02 04           # the files whose source name starts with 02 or 04
