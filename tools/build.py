@@ -287,7 +287,7 @@ def exercise_notebooks(src: Source) -> tuple[nbformat.NotebookNode, nbformat.Not
     """The ``(student, solution)`` notebooks of an exercise, unexecuted (see :data:`ROLES`)."""
     student, solution = [], []
     counters: dict[str, int] = {}
-    answers: set[str] = set()
+    ids: dict[str, int] = {}
     for i, cell in enumerate(src.cells):
         where = f"{src.path.name} cell {i}"
         if cell.cell_type != "code":
@@ -314,12 +314,11 @@ def exercise_notebooks(src: Source) -> tuple[nbformat.NotebookNode, nbformat.Not
                 + ("needs a BEGIN/END SOLUTION region" if role.solution else "holds a solution region")
             )
         meta = {"role": name, **given, **(role.derive(s_src, where) if role.derive else {})}
-        if name == "answer":
-            if meta["answer"] in answers:
-                raise ValueError(f"{where}: answer key {meta['answer']!r} used twice")
-            answers.add(meta["answer"])
         counters[role.counter] = n = counters.get(role.counter, 0) + 1
         cid = role.cell_id.format(n=n, **meta).replace("_", "-")[:64]
+        if cid in ids:  # the grader finds answers by key, then by id: both must be unique
+            raise ValueError(f"{where}: cell id {cid!r} is used twice (cells {ids[cid]} and {i}: {given})")
+        ids[cid] = i
         tags = list(cell.metadata.get("tags", []))
         tags += [t for t in role.extra_tags if t not in tags]
         md = {k: copy.deepcopy(v) for k, v in cell.metadata.items() if k not in ("tags", META)}
@@ -330,7 +329,7 @@ def exercise_notebooks(src: Source) -> tuple[nbformat.NotebookNode, nbformat.Not
             md["tags"] = tags
         for out, text in ((student, s_src), (solution, sol_src)):
             out.append(new_code_cell(text, id=cid, metadata=copy.deepcopy(md)))
-    if not answers:
+    if not counters.get(ROLES["answer"].counter):
         raise ValueError(f"{src.path.name}: an exercise needs at least one answer cell")
     note = (
         "When every check above shows ✅, grade the whole notebook the way a teacher will:\n\n"
@@ -574,7 +573,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.budget <= 0:
         ap.error(f"--budget must be positive, got {args.budget}")
     layout = Layout(args.root.resolve())
-    targets = plan(layout)
+    try:
+        targets = plan(layout)
+    except ValueError as e:  # a source the build cannot read: say where, write nothing
+        print(f"tools/build.py: {e}", file=sys.stderr)
+        return 2
     chosen = select(targets, args.only)
     if args.only and not chosen:
         ap.error(f"no source in course/ starts with {' or '.join(args.only)}")
@@ -588,7 +591,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 1 if problems else 0
     status = _build(layout, chosen, args)
-    _refresh_navigation(layout, [t for t in targets if t not in chosen])
+    built = {t.path for t in chosen}
+    _refresh_navigation(layout, [t for t in targets if t.path not in built])
     return status
 
 

@@ -242,7 +242,10 @@ def test_exercise_roles_become_the_metadata_the_grader_reads(build, tmp_path):
             ("ideal_flips = bits // 2\n", "ideal_flips = bits // 2\n### END SOLUTION\n"),
             "END SOLUTION without BEGIN",
         ),
-        (('simhash_lab={"answer": "near"}', 'simhash_lab={"answer": "ideal"}'), "used twice"),
+        (
+            ('simhash_lab={"answer": "near"}', 'simhash_lab={"answer": "ideal"}'),
+            "'answer-ideal' is used twice",
+        ),
         (('simhash_lab={"answer": "near"} ', ""), r"must have the keys \['answer'\]"),
         (("# %%\nbits", '# %% simhash_lab={"answer": "x"}\nbits'), r"must have the keys \[\]"),
         (('tags=["setup"]', 'tags=["setup", "check"]'), "a cell has one role"),
@@ -258,6 +261,18 @@ def test_bad_exercise_sources_say_what_is_wrong(build, tmp_path, change, message
     with pytest.raises(ValueError, match=message) as e:
         _demo(build, tmp_path, _DEMO.replace(old, new, 1))
     assert "99_demo.py cell " in str(e.value)
+
+
+def test_a_bad_source_stops_the_build_before_it_writes(build, tmp_path):
+    root = _copy_repo(tmp_path)
+    src = root / "course" / "exercises" / "03_hamming_popcount.py"
+    src.write_text(src.read_text(encoding="utf-8").replace("### END SOLUTION", "", 1), encoding="utf-8")
+    before = {p: p.read_bytes() for p in root.rglob("*.ipynb")}
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        assert _run(build, "--no-execute", "--root", str(root))[0] == 2
+    assert "03_hamming_popcount.py cell " in err.getvalue() and "without END" in err.getvalue()
+    assert {p: p.read_bytes() for p in root.rglob("*.ipynb")} == before
 
 
 def test_an_exercise_without_answers_is_refused(build, tmp_path):
