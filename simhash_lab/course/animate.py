@@ -9,7 +9,7 @@ re-run produces the same HTML.
 >>> import matplotlib
 >>> matplotlib.use("Agg")
 >>> from simhash_lab import Simhasher
->>> from simhash_lab import animate
+>>> from simhash_lab.course import animate
 >>> t = Simhasher(bits=4, hash={"rust": 3, "safe": 5, "fast": 7}).trace("rust safe fast")
 >>> anim = animate.accumulators(t)
 >>> anim._save_count  # empty, one frame per feature, then the final bits held

@@ -15,7 +15,7 @@ Importing this module imports matplotlib; ``import simhash_lab`` does not.
 
 >>> import matplotlib
 >>> matplotlib.use("Agg")
->>> from simhash_lab import plot
+>>> from simhash_lab.course import plot
 >>> ax = plot.bit_rows([("a", 0b1001), ("b", 0b1010)], bits=4)
 >>> [t.get_text() for t in ax.get_yticklabels()]
 ['a', 'b']

@@ -6,7 +6,7 @@ PNG), put in an ``ipywidgets.Stack``, and a ``Play`` button and a slider drive i
 ``tools/build.py`` stores it) shows the first frame and still steps through the others in
 a static render, and a learner never sees a blank widget.
 
->>> from simhash_lab import widgets
+>>> from simhash_lab.course import widgets
 >>> w = widgets.stepper(["<b>one</b>", "<b>two</b>"], labels=["1", "2"])
 >>> w
 Stepper: 2 frames (press ▶ or drag the slider)
