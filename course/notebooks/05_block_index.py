@@ -2,19 +2,22 @@
 # # 05 · The pigeonhole block index
 #
 # **Concept 4 of 4: LSH indexing by block partition.** Comparing a new fingerprint with every stored
-# one is O(N). The pigeonhole principle lets us look at only a handful. We draw the proof, build the
-# session's 4 × 16-bit index with NumPy, measure it against a linear scan as N grows, and meet Manku et
-# al.'s permuted tables, which trade memory for fewer candidates.
+# one costs $O(N)$. The pigeonhole principle lets us look at only a handful. We draw the proof, read
+# the session's 4 × 16-bit index written out in NumPy, connect it with notebook 01's amplification
+# formula, measure it against a linear scan as $N$ grows, and meet Manku et al.'s permuted tables,
+# which trade memory for fewer candidates.
 
 # %%
-import timeit
+import inspect
+import math
 
 import matplotlib.pyplot as plt
 import numpy as np
+from IPython.display import Code
+from scipy.stats import binom
 
-from simhash_lab import hamming
-from simhash_lab.course import plot, widgets
-from simhash_lab.index import SimhashIndex, design_tables, manku_example_3_1
+from simhash_lab import SimhashIndex, design_tables, hamming, manku_example_3_1
+from simhash_lab.course import methods, pigeonhole, plot, widgets
 
 plot.use_course_style()
 rng = np.random.default_rng(60)
@@ -45,13 +48,9 @@ plt.show()
 frames = []
 for n_flips in range(5):
     fig, ax = plt.subplots(figsize=(14, 2.6))
+    verdict = "an intact block remains" if n_flips < 4 else "no block is intact: the index can miss this pair"
     plot.pigeonhole(
-        64,
-        3,
-        [5, 21, 37, 53][:n_flips],
-        ax=ax,
-        title=f"{n_flips} flips, one per block: "
-        + ("an intact block remains" if n_flips < 4 else "no block is intact, the index can miss this pair"),
+        64, 3, [5, 21, 37, 53][:n_flips], ax=ax, title=f"{n_flips} flips, one per block: {verdict}"
     )
     frames.append(widgets.figure_html(fig, dpi=72))
 widgets.stepper(frames, labels=[f"{i} flips" for i in range(5)], description="adversary")
@@ -59,149 +58,173 @@ widgets.stepper(frames, labels=[f"{i} flips" for i in range(5)], description="ad
 # %% [markdown]
 # ## (b) Definition
 #
-# To find every stored fingerprint at Hamming distance d_H ≤ k from a query:
+# To find every stored fingerprint at Hamming distance $d_H \le k$ from a query:
 #
-# 1. Split the 64 bits into **m = k + 1 disjoint blocks**.
-# 2. If two fingerprints differ in at most k bits, at least one of the k + 1 blocks is exactly equal.
-# 3. Keep m hash tables, table c maps the value of block c to the ids having it
-#    (`HashMap<u16, Vec<usize>>` in the session). A query looks up its own block c in table c, for each
-#    c, and verifies only those **candidates** with one popcount each.
+# 1. Split the 64 bits into $m = k + 1$ **disjoint blocks**.
+# 2. If two fingerprints differ in at most $k$ bits, at least one of the $k + 1$ blocks is exactly equal.
+# 3. Keep $m$ hash tables: table $c$ maps the value of block $c$ to the ids having it
+#    (`HashMap<u16, Vec<usize>>` in the session). A query looks up its own block $c$ in table $c$, for
+#    each $c$, and verifies only those **candidates**, with one popcount each.
 #
-# It is **exact**: no near-duplicate within k is missed (step 2 is a proof, not a probability). The
-# session extracts block c with a shift and a mask, `((fp >> (chunk * 16)) & 0xFFFF) as u16`. In NumPy,
-# for a whole array at once:
-
+# Step 2 is a proof, not a probability: **no pair within $k$ is missed**. The session extracts block
+# $c$ with a shift and a mask, `((fp >> (chunk * 16)) & 0xFFFF) as u16`; `pigeonhole.blocks_of` does it
+# for a whole NumPy array at once:
 
 # %%
-def blocks_of(fps):
-    """The seed's extract_chunk for every fingerprint: shape (n, 4), uint16 values."""
-    shifts = np.arange(4, dtype=np.uint64) * np.uint64(16)
-    return ((fps[:, None] >> shifts) & np.uint64(0xFFFF)).astype(np.uint16)
-
-
 fp = np.uint64(0x0123_4567_89AB_CDEF)
-print([f"{b:#06x}" for b in blocks_of(np.array([fp]))[0]], "(block 0 is the lowest 16 bits)")
+print([f"{b:#06x}" for b in pigeonhole.blocks_of([fp])[0]], "(block 0 is the lowest 16 bits)")
 
 # %% [markdown]
-# A story-sized version of the session's `SimhashLshIndex`, with NumPy: instead of a HashMap per block,
-# each table is the ids sorted by that block's value, so equal values sit together and `searchsorted`
-# finds them.
-
+# `pigeonhole.SeedIndex` is the session's `SimhashLshIndex`, story-sized, in NumPy. Instead of a
+# HashMap per block, table $c$ is the ids sorted by block $c$, so equal values sit together and
+# `np.searchsorted` finds them. Its whole code:
 
 # %%
-class SeedIndex:
-    """The session's 4 x 16-bit pigeonhole index (k <= 3), in NumPy, for the story."""
-
-    def __init__(self, fps, k=3):
-        assert k <= 3, "Threshold > 3 requires more than 4 tables"  # as the seed asserts
-        self.fps, self.k = fps, k
-        self.keys = blocks_of(fps)  # (n, 4)
-        self.order = np.argsort(self.keys, axis=0, kind="stable")  # table c: ids sorted by block c
-        self.sorted = np.take_along_axis(self.keys, self.order, axis=0)
-
-    def candidates(self, q):
-        qb = blocks_of(np.array([q], dtype=np.uint64))[0]
-        found = [
-            self.order[
-                np.searchsorted(self.sorted[:, c], qb[c]) : np.searchsorted(
-                    self.sorted[:, c], qb[c], side="right"
-                ),
-                c,
-            ]
-            for c in range(4)
-        ]
-        return np.unique(np.concatenate(found))
-
-    def query(self, q):
-        cand = self.candidates(q)
-        d = hamming(self.fps[cand], q)
-        return sorted(zip(cand[d <= self.k].tolist(), d[d <= self.k].tolist()), key=lambda t: (t[1], t[0]))
-
+Code(inspect.getsource(pigeonhole.SeedIndex), language="python")
 
 # %% [markdown]
-# Test it on 100,000 random fingerprints with planted near-duplicates (copies of some with 1–3 bits
-# flipped), against a brute-force scan, and against the library's `SimhashIndex` with the seed's layout:
-
+# Test it on 100,000 random fingerprints with 200 planted near-duplicates (copies with 1–3 bits
+# flipped), against a brute-force scan and against the library's `SimhashIndex` with the seed's layout:
 
 # %%
-def with_near_duplicates(n, n_planted=200):
-    fps = rng.integers(0, 2**64, size=n, dtype=np.uint64)
-    src = rng.choice(n, n_planted, replace=False)
-    dst = rng.choice(np.setdiff1d(np.arange(n), src), n_planted, replace=False)
-    for s, t in zip(src, dst):
-        fps[t] = fps[s] ^ np.uint64(
-            sum(1 << int(b) for b in rng.choice(64, rng.integers(1, 4), replace=False))
-        )
-    return fps, src
-
-
-fps, planted = with_near_duplicates(100_000)
-story = SeedIndex(fps)
+fps, src, dst = pigeonhole.planted(100_000, n_planted=200, seed=60)
+story = pigeonhole.SeedIndex(fps)
 lib = SimhashIndex(k=3, bits=64, layout="seed")
 lib.add_many(fps)
-for q in fps[planted[:50]]:
+for q in fps[src[:50]]:
     d = hamming(fps, q)
     brute = sorted(zip(np.flatnonzero(d <= 3).tolist(), d[d <= 3].tolist()), key=lambda t: (t[1], t[0]))
     assert story.query(q) == brute == lib.query(int(q))
-print("50 queries: NumPy story index == brute-force scan == SimhashIndex(layout='seed')")
-print("example:", lib.query(int(fps[planted[0]])), " (id, distance)")
+print("50 queries: SeedIndex == brute-force scan == SimhashIndex(layout='seed')")
+print("example:", lib.query(int(fps[src[0]])), " (id, distance)")
+
+# %% [markdown]
+# A query verifies the candidates of 4 tables. For random fingerprints a 16-bit block matches by
+# chance with probability $2^{-16}$, so a query expects $4 \cdot N / 2^{16}$ chance candidates, plus
+# its true matches:
 
 # %%
-n_cand = [len(story.candidates(q)) for q in fps[planted[:200]]]
+n_cand = [len(story.candidates(q)) for q in fps[src]]
 print(
-    f"candidates verified per query: mean {np.mean(n_cand):.1f} of {len(fps):,} "
-    f"(random fingerprints: expected about 4 x n / 2^16 = {4 * len(fps) / 2**16:.1f}, plus the true matches)"
+    f"candidates verified per query: mean {np.mean(n_cand):.1f} of {len(fps):,}; "
+    f"chance candidates expected 4 · N / 2^16 = {4 * len(fps) / 2**16:.1f}, plus the query itself and its copy"
 )
 
 # %% [markdown]
-# ## Index vs linear scan as N grows
+# ## Exact here, probabilistic in notebook 01: two questions
 #
-# Per-query time for N from 1,000 to 1,000,000 fingerprints: the linear scan (the library's Numba
-# popcount over the whole array) against the seed layout and the library's automatic layout. Timings
-# depend on the machine, so the next two cells are not checked by the tests.
+# Notebook 01 drew this index as **amplification**: 16 bits must all agree (AND, $p \mapsto p^{16}$)
+# in at least one of 4 blocks (OR, $q \mapsto 1 - (1 - q)^4$), so a pair becomes a candidate with
+# probability $1 - (1 - p^{16})^4$, where $p$ is the chance that one bit agrees. Here we just called the
+# same index exact. Both are right, because they answer different questions:
+#
+# - **Given the distance.** A pair exactly $d$ bits apart has its $d$ differing bits at $d$ distinct
+#   positions. Counting every placement (inclusion–exclusion over the blocks left untouched) gives the
+#   exact chance of a shared block, `pigeonhole.candidate_probability(d)`; it is exactly 1 for
+#   $d \le 3$. The formula $1 - (1 - p^{16})^4$ with $p = 1 - d/64$ treats the 64 bits as independent
+#   coin flips, which a fixed count of $d$ differences is not, and says less than 1.
+# - **Given the angle.** Two documents at angle $\theta$ have random hyperplane bits (notebook 04):
+#   each bit differs independently with probability $\theta/\pi$. Then the bits *are* independent,
+#   the distance itself is random, $d_H \sim \mathrm{Binomial}(64, \theta/\pi)$, and notebook 01's
+#   $1 - (1 - p^{16})^4$ with $p = 1 - \theta/\pi$ is the exact chance of becoming a candidate. The
+#   index reports the pair when $d_H \le 3$, with probability $P(d_H \le 3)$.
+#
+# Both measured on random pairs:
 
+# %%
+ds = np.arange(0, 17)
+exact = pigeonhole.candidate_probability(ds)
+measured_d = [pigeonhole.candidate_rate(int(d), 20_000, seed=int(d)) for d in ds]
+deg = np.linspace(0, 45, 91)
+p = 1 - np.radians(deg) / np.pi
+m_deg = np.array([2, 5, 10, 15, 20, 30, 40])
+m_rates = np.array([pigeonhole.rates_at_angle(math.radians(x), 3, 20_000, seed=int(x)) for x in m_deg])
+assert np.all(exact[:4] == 1.0) and np.allclose(measured_d, exact, atol=0.015)
+assert np.allclose(m_rates[:, 0], methods.s_curve(1 - np.radians(m_deg) / np.pi, 16, 4), atol=0.015)
+
+fig, (a1, a2) = plt.subplots(1, 2, figsize=(15, 5.2))
+plot.candidates_by_distance(
+    ds,
+    exact,
+    ax=a1,
+    measured=measured_d,
+    independent=methods.s_curve(1 - ds / 64, 16, 4),
+    k=3,
+    title="Given the distance: exact",
+)
+plot.detection_by_angle(
+    deg,
+    methods.s_curve(p, 16, 4),
+    binom.cdf(3, 64, np.radians(deg) / np.pi),
+    ax=a2,
+    measured=(m_deg, m_rates[:, 0], m_rates[:, 1]),
+    title="Given the angle: probabilistic",
+)
+fig.tight_layout()
+plt.show()
+print(
+    f"θ = 5°: candidate with probability {methods.s_curve(1 - 5 / 180, 16, 4):.3f}, "
+    f"reported (d_H ≤ 3) with probability {binom.cdf(3, 64, 5 / 180):.3f}"
+)
+
+# %% [markdown]
+# On the left, every pair within 3 bits is a candidate, whatever the positions of its differences:
+# the index is **exact** for the question it is asked, "which stored fingerprints are within $k$
+# bits?". On the right, the question a user cares about, "which documents are similar?", is
+# **probabilistic**: a pair at 5° (the session's near-duplicate example) is a candidate almost
+# always, but lands within 3 bits only about 9 times in 10, because its distance is random. The
+# amplification of notebook 01 is the first, wider curve; the popcount that verifies the candidates
+# cuts it down to the second.
+#
+# ## Index vs linear scan as $N$ grows
+#
+# Per-query time for $N$ from 1,000 to 1,000,000 fingerprints: the library's linear scan
+# (`SimhashIndex(layout="scan")`: one popcount per stored fingerprint, in a Numba loop) against the
+# seed layout and the automatic layout (`pigeonhole.time_queries` checks each against a brute-force
+# scan, then times 200 queries, best of 3). Timings depend on the machine, so the next two cells are not checked by the tests.
 
 # %% tags=["nbval-ignore-output"]
-def per_query(f, queries):
-    return min(timeit.repeat(lambda: [f(q) for q in queries], number=1, repeat=3)) / len(queries)
-
-
 sizes = [1_000, 10_000, 100_000, 1_000_000]
-times = {"linear scan (Numba popcount)": [], "4 × 16 index (seed)": [], "SimhashIndex auto layout": []}
-for n in sizes:
-    fps_n, _ = with_near_duplicates(n, n_planted=min(200, n // 10))
-    queries = [int(q) for q in fps_n[rng.choice(n, 200, replace=False)]]
-    seed_ix = SimhashIndex(k=3, layout="seed")
-    seed_ix.add_many(fps_n)
-    seed_ix.flush()
-    auto_ix = SimhashIndex(k=3)
-    auto_ix.add_many(fps_n)
-    auto_ix.flush()
-    times["linear scan (Numba popcount)"].append(
-        per_query(lambda q, fps_n=fps_n: np.flatnonzero(hamming(fps_n, q) <= 3), queries)
-    )
-    times["4 × 16 index (seed)"].append(per_query(seed_ix.query, queries))
-    times["SimhashIndex auto layout"].append(per_query(auto_ix.query, queries))
+times = pigeonhole.time_queries(sizes, k=3, seed=60)
 for name, t in times.items():
-    print(f"{name:30s}", "  ".join(f"{x * 1e6:9.1f} µs" for x in t))
+    print(f"{name:27s}", "  ".join(f"{x * 1e6:9.1f} µs" for x in t))
+scan, seed_ix = times["linear scan"], times["4 × 16 index (seed)"]
+print(
+    f"\nfrom N = 10^5 to 10^6 (×10): the scan took ×{scan[-1] / scan[-2]:.1f}, "
+    f"the seed index ×{seed_ix[-1] / seed_ix[-2]:.2f}; "
+    f"from 10^3 to 10^4 the scan took only ×{scan[1] / scan[0]:.1f}"
+)
 
 # %% tags=["nbval-ignore-output"]
-fig, ax = plt.subplots(figsize=(9, 5.5))
-plot.scaling(sizes, times, ax=ax, title="Per-query time, k = 3 (measured)")
+fig, ax = plt.subplots(figsize=(10, 5.5))
+plot.query_scaling(sizes, times, ax=ax, title="Per-query time, k = 3 (measured)")
 plt.show()
 
 # %% [markdown]
-# The scan grows in proportion to N (parallel to the dotted ∝ n line). The index grows much more
-# slowly: with the seed's 16-bit blocks a query verifies about 4·N/65,536 random candidates, which is
-# nothing at N = 10⁶ (about 60) but becomes 65,536 per query at N = 10⁹. That is what the next idea fixes.
+# Reading the plot: at large $N$ the scan follows the dotted $\propto N$ line, ten times the
+# fingerprints, about ten times the time. At small $N$ it is flatter than that, because a call has a
+# fixed cost (entering Numba, allocating the result) that a scan of 1,000 fingerprints does not
+# exceed. The index stays nearly flat over the whole range: its time is 4 probes plus a handful of
+# candidates. That handful grows with $N$, though: the seed's 16-bit blocks give
+# $4 \cdot N / 2^{16}$ chance candidates per query, which the library's design for the seed layout
+# computes:
+
+# %%
+for n in (10**6, 10**9):
+    seed_design = next(d for d in design_tables(n, 3) if d.layout == ("permuted", 4))
+    print(f"N = {n:>13,}: {seed_design.expected_candidates:>9,.0f} candidates expected per query")
+
+# %% [markdown]
+# About 61 at a million fingerprints, about 61,000 at a billion: at web scale every query would
+# verify tens of thousands of candidates. That is what the next idea fixes.
 #
 # ## Manku et al.'s permuted tables: the design trade-off
 #
 # Manku, Jain and Das Sarma (Google, WWW 2007, the system behind "n = 3" in source 004) generalise the
-# pigeonhole: split into **m > k + 1** blocks. At most k are dirty, so at least m − k are clean; keep
-# one table for every choice of m − k blocks held exact: **C(m, k) tables**, each keyed on more bits,
-# so each probe returns far fewer candidates. Their Example 3.1 (N = 2³⁴ ≈ 8 billion fingerprints,
-# k = 3), computed by the library:
+# pigeonhole: split into $m > k + 1$ blocks. At most $k$ are dirty, so at least $m - k$ are clean;
+# keep one table for every choice of $m - k$ blocks held exact: $\binom{m}{k}$ **tables**, each keyed
+# on more bits, so each probe returns far fewer candidates. Their Example 3.1 ($N = 2^{34} \approx$ 17
+# billion fingerprints, $k = 3$), computed by the library:
 
 # %%
 example = manku_example_3_1()
@@ -209,37 +232,34 @@ W = max(len(d.name) for d in example)
 print(f"{'design':{W}s} {'tables':>6s} {'bits kept':>9s} {'≤ candidates/probe':>19s} {'bytes/fp':>8s}")
 for d in example:
     print(
-        f"{d.name:{W}s} {d.tables:6d} {min(d.key_bits):9d} {d.max_candidates_per_probe:19,.0f} {d.bytes_per_fingerprint:8d}"
+        f"{d.name:{W}s} {d.tables:6d} {min(d.key_bits):9d} {d.max_candidates_per_probe:19,.0f} "
+        f"{d.bytes_per_fingerprint:8d}"
     )
 
 # %% [markdown]
 # Every table stores every fingerprint (here 12 bytes each: a `uint64` copy and a `uint32` id), so
-# memory grows with the number of tables while the work per query shrinks. For k = 3, all the designs
-# the library considers:
+# memory grows with the number of tables while the work per query shrinks. For $k = 3$ and
+# $N = 2^{34}$, every design the library considers up to 64 tables:
 
 # %%
-designs = [d for d in design_tables(2**34, 3, max_tables=64) if d.tables > 0]
-fig, ax = plt.subplots(figsize=(10, 5.5))
-ax.scatter([d.tables for d in designs], [d.expected_candidates for d in designs], s=60, color=plot.POS)
-for d in designs:
-    if d.tables in (4, 10, 16, 20):
-        ax.annotate(
-            f"{d.tables} tables\n{d.bytes_per_fingerprint} B/fp",
-            (d.tables, d.expected_candidates),
-            textcoords="offset points",
-            xytext=(10, 5),
-            fontsize=12,
-        )
-ax.set_yscale("log")
-ax.set_xlabel("tables (memory: 12 bytes per fingerprint each)")
-ax.set_ylabel("expected candidates per query")
-ax.set_title("N = 2³⁴, k = 3: more tables, fewer candidates")
+designs = design_tables(2**34, 3, max_tables=64)
+fig, ax = plt.subplots(figsize=(12, 7))
+plot.table_designs(designs, ax=ax, title="Memory against work, N = 2³⁴, k = 3")
 plt.show()
+off = [
+    d
+    for d in designs
+    if any(e.tables < d.tables and e.expected_candidates < d.expected_candidates for e in designs)
+]
+print("off the frontier:", ", ".join(f"{d.layout} ({d.tables} tables)" for d in off))
 
 # %% [markdown]
-# Choosing a design is choosing a point on this curve: as many tables as memory allows, then the one
-# with the fewest candidates. `SimhashIndex(k, bits)` picks one for the current N by a cost model
-# (`layout="auto"`), and any design can be forced, e.g. `layout=("permuted", 6)` for the 20-table one.
+# More tables do not always mean fewer candidates: the two-level designs with 40 tables expect more
+# candidates than the 35 tables of `("permuted", 7)`, so nobody should choose them. Choosing a design
+# is choosing a point on the blue **frontier**: as many tables as memory allows, then the one with
+# the fewest candidates (more tables also cost more probes, so past some point a query gets slower
+# again). `SimhashIndex(k, bits)` picks one for the current $N$ by a cost model (`layout="auto"`),
+# and any design can be forced, e.g. `layout=("permuted", 6)` for the 20-table one.
 #
 # ## (c) Memory and types
 #
@@ -253,10 +273,11 @@ plt.show()
 
 # %%
 print(f"{lib!r}: {lib.nbytes / len(lib):.1f} bytes per fingerprint in all")
+by_tables = {d.tables: d for d in design_tables(10**9, 3)}
 for n in (10**6, 10**9):
     print(
-        f"N = {n:>13,}: the seed's 4 tables need about {n * (9 + 4 * 12) / 2**30:8.2f} GiB; "
-        f"20 tables {n * (9 + 20 * 12) / 2**30:8.2f} GiB"
+        f"N = {n:>13,}: the seed's 4 tables need about {n * by_tables[4].bytes_per_fingerprint / 2**30:8.2f} GiB; "
+        f"20 tables {n * by_tables[20].bytes_per_fingerprint / 2**30:8.2f} GiB"
     )
 
 # %% [markdown]
@@ -265,12 +286,13 @@ for n in (10**6, 10**9):
 # > *Comparar la huella entrante contra los 1,000 millones de huellas existentes en un bucle lineal
 # > O(N), saturando la CPU.* (the session)
 #
-# Even at one nanosecond per popcount, a scan of 10⁹ fingerprints costs a full second of CPU per query,
-# and a crawler sees thousands of new pages a second. The index turns the second into microseconds.
+# Even at one nanosecond per popcount, a scan of $10^9$ fingerprints costs a full second of CPU per
+# query, and a crawler sees thousands of new pages a second. The index turns the second into
+# microseconds.
 #
-# A second mistake: using the 4-block index for k = 4. Four flips can dirty all four blocks (the
-# stepper's last frame), so the index would **silently miss** pairs. The seed asserts `threshold <= 3`;
-# the library refuses too:
+# A second mistake: using the 4-block index for $k = 4$. Four flips can dirty all four blocks (the
+# stepper's last frame; on the left plot above, 10 % of the pairs at $d = 4$), so the index would
+# **silently miss** pairs. The seed asserts `threshold <= 3`; the library refuses too:
 
 # %%
 try:
@@ -281,16 +303,61 @@ except ValueError as e:
 # %% [markdown]
 # ## Summary
 #
-# - Pigeonhole: k flips cannot touch all k + 1 blocks, so some block matches exactly; the index is
-#   exact, not probabilistic.
+# - Pigeonhole: $k$ flips cannot touch all $k + 1$ blocks, so some block matches exactly; the index
+#   finds every pair within $k$ bits, a certainty, not a probability.
+# - Over documents at angle $\theta$, the same index is notebook 01's amplification: a candidate with
+#   probability $1 - (1 - p^{16})^4$, reported with probability $P(d_H \le k)$.
 # - The seed's index: 4 tables keyed by 16-bit blocks, a lookup per block, candidates verified with
-#   `POPCNT`; measured above against a linear scan as N grows.
-# - Manku's permuted tables: C(m, k) tables with more bits kept exact; memory for speed.
+#   `POPCNT`; measured above against a linear scan as $N$ grows. Its chance candidates grow as
+#   $4N/2^{16}$: about 61,000 per query at $N = 10^9$.
+# - Manku's permuted tables: $\binom{m}{k}$ tables with more bits kept exact; memory for speed, on a
+#   frontier of designs.
 #
 # ## Questions (answer in your own words)
 #
-# 1. Why is the block index exact, while LSH in general is probabilistic?
-# 2. With 4 blocks of 16 bits and random fingerprints, how many candidates does a probe return at
-#    N = 2³⁴? Why does that make the 4-table design poor at web scale?
-# 3. How many tables does ("permuted", 6) need for k = 3, and why C(6, 3)?
-# 4. What would you change to support k = 5 with the pigeonhole layout?
+# <details><summary><b>1.</b> Why is the block index exact, while LSH in general is probabilistic?
+# </summary>
+#
+# Because it answers a question about the fingerprints, not about the documents. If two fingerprints
+# differ in at most $k$ bits, those $k$ bits lie in at most $k$ of the $k + 1$ disjoint blocks, so
+# one block is identical and the pair is a candidate: no randomness is involved, and the candidates
+# are verified exactly with popcount. LSH in general hashes *documents*, and whether two similar
+# documents collide depends on random hash functions (here: on where the random hyperplanes fall,
+# which makes $d_H$ itself random; see the right-hand plot).
+# </details>
+#
+# <details><summary><b>2.</b> With 4 blocks of 16 bits and random fingerprints, how many candidates does a
+# probe return at $N = 2^{34}$? Why does that make the 4-table design poor at web scale?</summary>
+#
+# A block matches by chance with probability $2^{-16}$, so one probe returns about
+# $2^{34}/2^{16} = 2^{18} = 262{,}144$ fingerprints, and a query (4 probes) about a million, each to
+# be fetched and popcounted. At a thousand queries a second that is a billion popcounts a second,
+# scattered over memory: most of the work a linear scan would do.
+# </details>
+#
+# <details><summary><b>3.</b> How many tables does <code>("permuted", 6)</code> need for $k = 3$, and why
+# $\binom{6}{3}$?</summary>
+#
+# 20. With 6 blocks and at most 3 dirty ones, at least 3 blocks are clean; the index does not know
+# which, so it keeps one table for every choice of 3 blocks held exact: $\binom{6}{3} = 20$. Each
+# table keys on 31 to 33 bits, so a probe returns at most $2^{34-31} = 8$ chance candidates at
+# $N = 2^{34}$.
+# </details>
+#
+# <details><summary><b>4.</b> What would you change to support $k = 5$ with the pigeonhole layout?
+# </summary>
+#
+# Split into $k + 1 = 6$ blocks (of 11, 11, 11, 11, 10, 10 bits) and keep 6 tables; 5 flips cannot
+# dirty 6 blocks. The keys are shorter (10–11 bits instead of 16), so each probe returns about
+# $N/2^{10}$ chance candidates: for large $N$ use more blocks and $\binom{m}{5}$ tables instead
+# (`SimhashIndex(k=5)` chooses). The library's name for it is `layout="blocks"`.
+# </details>
+#
+# <details><summary><b>5.</b> A pair of documents at 5° is not reported by the index, although it is
+# exact. Is that a bug?</summary>
+#
+# No. At 5° each bit differs with probability $5/180$, so $d_H \sim \mathrm{Binomial}(64, 5/180)$ has
+# mean 1.8 but exceeds 3 about one time in ten. Those pairs are more than 3 bits apart, and the
+# index correctly does not report them. To catch more of them, raise $k$ (and use a layout for it),
+# or use more bits.
+# </details>

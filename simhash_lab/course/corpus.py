@@ -435,6 +435,33 @@ class LabelledSet:
         out = np.concatenate(rows).astype(np.int64)
         return out[np.lexsort((out[:, 1], out[:, 0]))]
 
+    def pair_kinds(self, pairs) -> np.ndarray:
+        """What each pair ``(i, j)`` is: ``"near-duplicate"`` (a pair of :meth:`truth`),
+        ``"rewrite"`` (same original, one of them a rewrite) or ``"unrelated"``.
+
+        Parameters
+        ----------
+        pairs : array_like of shape (m, 2) or (m, 3), int
+            Any order within a row; a third column (a distance) is ignored.
+
+        Returns
+        -------
+        array of shape (m,), str
+        """
+        p = np.asarray(pairs, dtype=np.int64).reshape(-1, np.shape(pairs)[-1] if np.size(pairs) else 2)
+        if p.shape[0] and (p[:, :2].min() < 0 or p[:, :2].max() >= len(self)):
+            raise ValueError(f"pairs must hold document indices 0..{len(self) - 1}")
+        i, j = p[:, 0], p[:, 1]
+        t = self.truth()
+        n = np.int64(len(self))
+        key = np.minimum(i, j) * n + np.maximum(i, j)
+        dup = np.isin(key, t[:, 0] * n + t[:, 1])
+        same = self.source[i] == self.source[j]
+        out = np.full(p.shape[0], "unrelated", dtype="<U14")
+        out[same & ~dup] = "rewrite"
+        out[dup] = "near-duplicate"
+        return out
+
     def summary(self) -> str:
         n_near = sum(k == "near" for k in self.kind)
         n_rw = sum(k == "rewrite" for k in self.kind)

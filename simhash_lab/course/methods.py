@@ -53,8 +53,22 @@ __all__ = [
     "shingle_sets",
     "jaccard_all_pairs",
     "minhash_lsh_pairs",
+    "s_curve",
+    "s_curve_threshold",
     "simhash_pairs",
     "simhash_distances",
+    "tf_matrix",
+    "cosines",
+    "dot_shares",
+    "idf_weights",
+    "threshold_counts",
+    "pair_values",
+    "minhash_signatures",
+    "minhash_estimates",
+    "band_candidates",
+    "set_at_jaccard",
+    "banding_experiment",
+    "datasketch_bands",
     "pair_scores",
     "sweep",
     "best_threshold",
@@ -242,6 +256,34 @@ def jaccard_all_pairs(
     return np.stack([i[order], j[order]], axis=1).reshape(-1, 2), sim[order]
 
 
+def s_curve(s, r: int, b: int):
+    """AND-then-OR amplification: the chance that at least one of ``b`` bands of ``r`` rows agrees
+    in every row, when each row agrees independently with probability ``s``:
+    ``1 - (1 - s**r)**b``.
+
+    With MinHash rows ``s`` is the Jaccard similarity (Mining of Massive Datasets, 3.4.2); with
+    Simhash bits it is ``1 - theta/pi`` and ``r = 16, b = 4`` is the seed's block index.
+
+    >>> round(float(s_curve(0.8, 5, 25)), 4)
+    0.9996
+    """
+    r = check_int("r", r, 1, 1 << 20)
+    b = check_int("b", b, 1, 1 << 20)
+    s = np.asarray(s, dtype=np.float64)
+    return 1.0 - (1.0 - s**r) ** b
+
+
+def s_curve_threshold(r: int, b: int) -> float:
+    """Where the S-curve rises steepest, approximately: ``(1/b)**(1/r)`` (MMDS 3.4.2).
+
+    >>> round(s_curve_threshold(5, 25), 3)
+    0.525
+    """
+    r = check_int("r", r, 1, 1 << 20)
+    b = check_int("b", b, 1, 1 << 20)
+    return (1.0 / b) ** (1.0 / r)
+
+
 def _datasketch():
     try:
         import datasketch
@@ -325,6 +367,268 @@ def simhash_distances(fps, max_k: int = 64) -> tuple[np.ndarray, np.ndarray]:
     d = hamming(fps[i], fps[j]).astype(np.int64)
     keep = d <= max_k
     return np.stack([i[keep], j[keep]], axis=1).astype(np.int64), d[keep]
+
+
+def pair_values(pairs, values, query, fill: float = 0.0) -> np.ndarray:
+    """Look up a value per pair: ``values[r]`` belongs to ``pairs[r]``; for each row of ``query``
+    return the value of the same pair (either order), or ``fill`` where ``pairs`` does not hold it.
+
+    >>> pair_values([[0, 1], [2, 5]], [0.9, 0.4], [[5, 2], [0, 3], [1, 0]]).tolist()
+    [0.4, 0.0, 0.9]
+    """
+    known, vals = _keys_in_order(pairs), np.asarray(values, dtype=np.float64)
+    if known.size != vals.size:
+        raise ValueError(f"values must have one entry per pair ({known.size}), got {vals.size}")
+    order = np.argsort(known, kind="stable")
+    known, vals = known[order], vals[order]
+    q = _keys_in_order(query)
+    at = np.clip(np.searchsorted(known, q), 0, max(known.size - 1, 0))
+    hit = (known.size > 0) & (known[at] == q) if known.size else np.zeros(q.size, bool)
+    out = np.full(q.size, float(fill))
+    out[hit] = vals[at[hit]]
+    return out
+
+
+def _keys_in_order(pairs) -> np.ndarray:
+    """One int64 key per row (``min * 2**31 + max``), in the rows' order (no de-duplication)."""
+    p = np.asarray(pairs, dtype=np.int64)
+    if p.size == 0:
+        return np.empty(0, np.int64)
+    p = p.reshape(p.shape[0], -1)
+    return np.minimum(p[:, 0], p[:, 1]) * np.int64(1 << 31) + np.maximum(p[:, 0], p[:, 1])
+
+
+def threshold_counts(dist, is_dup, ks) -> np.ndarray:
+    """For each threshold k, the pairs flagged at distance ``<= k`` counted against the labels.
+
+    Parameters
+    ----------
+    dist : array_like of shape (m,), int
+        Every pair's distance (all pairs of the set, so that the misses can be counted).
+    is_dup : array_like of shape (m,), bool
+        Whether each pair is a near-duplicate.
+    ks : sequence of int
+
+    Returns
+    -------
+    array of shape (len(ks), 3), int64
+        Columns: true positives, false positives, false negatives (copies missed).
+    """
+    dist = np.asarray(dist)
+    is_dup = np.asarray(is_dup, dtype=bool)
+    if dist.shape != is_dup.shape:
+        raise ValueError(f"dist and is_dup must have the same shape, got {dist.shape} and {is_dup.shape}")
+    out = np.empty((len(ks), 3), dtype=np.int64)
+    total = int(is_dup.sum())
+    for row, k in enumerate(ks):
+        flagged = dist <= k
+        tp = int((flagged & is_dup).sum())
+        out[row] = tp, int(flagged.sum()) - tp, total - tp
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# TF vectors: what Simhash's angle is measured on
+# --------------------------------------------------------------------------------------------
+
+
+def tf_matrix(texts: Sequence[str], tokenizer=None):
+    """The documents' term-frequency vectors, each scaled to length 1.
+
+    Parameters
+    ----------
+    tokenizer : callable, optional
+        ``text -> list of str``; default :func:`simhash_lab.tokenize.words` (what ``Simhasher()``
+        votes with).
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix of shape (n, vocabulary), float64
+        Row i is document i's counts divided by their Euclidean norm (a zero row for a text with
+        no tokens).
+    vocab : list of str
+        The column of each token.
+    """
+    from collections import Counter
+
+    from scipy.sparse import csr_matrix
+
+    from ..tokenize import words
+
+    tok = words() if tokenizer is None else tokenizer
+    index: dict[str, int] = {}
+    indptr, indices, data = [0], [], []
+    for t in texts:
+        c = Counter(tok(t))
+        indices.extend(index.setdefault(w, len(index)) for w in c)
+        data.extend(c.values())
+        indptr.append(len(indices))
+    X = csr_matrix(
+        (np.array(data, np.float64), np.array(indices, np.int64), np.array(indptr, np.int64)),
+        shape=(len(indptr) - 1, max(1, len(index))),
+    )
+    norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+    scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+    X = csr_matrix(X.multiply(scale[:, None]))
+    return X, sorted(index, key=index.get)
+
+
+def cosines(X, pairs) -> np.ndarray:
+    """Cosine similarity of rows ``i`` and ``j`` of a row-normalised matrix (:func:`tf_matrix`) for
+    each pair: array of shape (m,), float64 (0 for an empty row)."""
+    p = np.asarray(pairs, dtype=np.int64).reshape(-1, np.shape(pairs)[-1] if np.size(pairs) else 2)
+    return np.asarray(X[p[:, 0]].multiply(X[p[:, 1]]).sum(axis=1)).ravel()
+
+
+def dot_shares(X, vocab: Sequence[str], pairs, top: int = 10) -> list[tuple[str, float]]:
+    """The tokens that contribute most to the pairs' dot products: ``(token, share)`` where share is
+    the token's part of ``sum over pairs of u · v``, largest first (``top`` of them)."""
+    p = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    contrib = np.asarray(X[p[:, 0]].multiply(X[p[:, 1]]).sum(axis=0)).ravel()
+    total = contrib.sum()
+    order = np.argsort(-contrib)[: check_int("top", top, 1, 1 << 30)]
+    return [(vocab[c], float(contrib[c] / total) if total else 0.0) for c in order]
+
+
+def idf_weights(texts: Sequence[str], tokenizer=None) -> dict:
+    """Inverse document frequency of every token: ``log(n / df)``, where ``df`` is the number of
+    the ``n`` texts that contain it. Pass it as ``Simhasher(weights=...)``: each occurrence then
+    votes its IDF (TF x IDF), and a token found in every text votes 0."""
+    import math
+    from collections import Counter
+
+    from ..tokenize import words
+
+    tok = words() if tokenizer is None else tokenizer
+    df: Counter = Counter()
+    for t in texts:
+        df.update(set(tok(t)))
+    n = len(texts)
+    return {w: math.log(n / c) for w, c in df.items()}
+
+
+# --------------------------------------------------------------------------------------------
+# MinHash and banding, step by step
+# --------------------------------------------------------------------------------------------
+
+
+def minhash_signatures(sets: Sequence[set], num_perm: int = 128, seed: int = 1) -> np.ndarray:
+    """MinHash signatures of shingle sets (:func:`shingle_sets`), from datasketch.
+
+    Row ``i``, column ``c``: the smallest value of the ``c``-th random hash function
+    ``h_c(x) = (a_c x + b_c) mod (2^61 - 1)`` (truncated to 32 bits) over the elements of set ``i``,
+    as ``datasketch.MinHash.bulk`` computes it, so that two rows agree in column ``c`` with
+    probability equal to the sets' Jaccard similarity.
+
+    Returns
+    -------
+    array of shape (len(sets), num_perm), uint64
+    """
+    ds = _datasketch()
+    num_perm = check_int("num_perm", num_perm, 1, 1 << 16)
+    mhs = ds.MinHash.bulk([[x.encode("utf-8") for x in s] for s in sets], num_perm=num_perm, seed=seed)
+    if not mhs:
+        return np.empty((0, num_perm), np.uint64)
+    return np.stack([m.hashvalues for m in mhs]).astype(np.uint64)
+
+
+def minhash_estimates(sig: np.ndarray, pairs) -> np.ndarray:
+    """The MinHash estimate of each pair's Jaccard similarity: the share of signature columns in which
+    rows ``i`` and ``j`` agree. Array of shape (m,), float64."""
+    p = np.asarray(pairs, dtype=np.int64).reshape(-1, np.shape(pairs)[-1] if np.size(pairs) else 2)
+    return (sig[p[:, 0]] == sig[p[:, 1]]).mean(axis=1)
+
+
+def band_candidates(sig: np.ndarray, b: int, r: int) -> np.ndarray:
+    """LSH banding: the pairs of rows that agree on every column of at least one band.
+
+    The first ``b * r`` columns of ``sig`` are cut into ``b`` bands of ``r`` columns; each band's
+    columns, taken together, are a key, and rows with equal keys in some band are candidates
+    (Mining of Massive Datasets, 3.4.1). Found by sorting the keys, never by looking at all pairs.
+
+    Returns
+    -------
+    array of shape (m, 2), int64
+        Rows ``i < j``, sorted, each once.
+    """
+    sig = np.asarray(sig)
+    b = check_int("b", b, 1, 1 << 20)
+    r = check_int("r", r, 1, 1 << 20)
+    if b * r > sig.shape[1]:
+        raise ValueError(f"b * r must be at most the signature length {sig.shape[1]}, got {b} * {r}")
+    found = []
+    for band in range(b):
+        block = np.ascontiguousarray(sig[:, band * r : (band + 1) * r])
+        keys = block.view(np.dtype((np.void, block.dtype.itemsize * r))).ravel()
+        _, inv = np.unique(keys, return_inverse=True)
+        order = np.argsort(inv, kind="stable")
+        starts = np.flatnonzero(np.r_[True, np.diff(inv[order]) != 0])
+        sizes = np.diff(np.r_[starts, order.size])
+        for st, sz in zip(starts[sizes > 1], sizes[sizes > 1]):
+            g = np.sort(order[st : st + sz])
+            i, j = np.triu_indices(sz, 1)
+            found.append(g[i] * np.int64(1 << 31) + g[j])
+    if not found:
+        return np.empty((0, 2), np.int64)
+    keys = np.unique(np.concatenate(found))
+    return np.stack([keys >> 31, keys & ((1 << 31) - 1)], axis=1).astype(np.int64)
+
+
+def set_at_jaccard(base: set, j: float, rng, *, tag: str = "new") -> set:
+    """A set whose Jaccard similarity with ``base`` is ``j`` (as near as whole elements allow): it
+    keeps ``m = round(2 |A| j / (1 + j))`` elements of ``A = base`` and adds ``|A| - m`` elements
+    that are not in ``A``, so ``|A ∩ B| = m`` and ``|A ∪ B| = 2 |A| - m``.
+
+    ``rng`` is a :class:`numpy.random.Generator`; new elements are ``f"{tag}:{i}"`` strings.
+    """
+    if not 0.0 <= j <= 1.0:
+        raise ValueError(f"j must be between 0 and 1, got {j!r}")
+    a = sorted(base)
+    m = round(2 * len(a) * j / (1 + j))
+    kept = [a[i] for i in rng.choice(len(a), m, replace=False)] if m else []
+    return set(kept) | {f"{tag}:{i}" for i in range(len(a) - m)}
+
+
+def banding_experiment(
+    sets: Sequence[set], b: int, r: int, *, n_pairs: int = 2000, num_perm: int = 128, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """Measure LSH banding on pairs of known Jaccard similarity spread evenly over [0, 1].
+
+    Each pair is one of ``sets`` (drawn at random, non-empty) and :func:`set_at_jaccard` of it at a
+    similarity drawn uniformly from [0, 1]; both get MinHash signatures (:func:`minhash_signatures`)
+    and the pair is a candidate when some band of ``r`` rows (of ``b``) agrees entirely.
+
+    Returns
+    -------
+    jaccard : array of shape (n_pairs,), float64
+        The exact Jaccard similarity of each pair.
+    candidate : array of shape (n_pairs,), bool
+    """
+    rng = np.random.default_rng(seed)
+    n_pairs = check_int("n_pairs", n_pairs, 1, 10**7)
+    pool = [s for s in sets if s]
+    if not pool:
+        raise ValueError("sets must hold at least one non-empty set")
+    left, right, jac = [], [], []
+    for p in range(n_pairs):
+        a = pool[rng.integers(len(pool))]
+        bset = set_at_jaccard(a, float(rng.random()), rng, tag=f"pair{p}")
+        left.append(a)
+        right.append(bset)
+        jac.append(len(a & bset) / len(a | bset))
+    sig = minhash_signatures(left + right, num_perm=num_perm, seed=int(rng.integers(1, 2**31)))
+    x, y = sig[:n_pairs, : b * r], sig[n_pairs:, : b * r]
+    agree = (x == y).reshape(n_pairs, b, r).all(axis=2).any(axis=1)
+    return np.array(jac), agree
+
+
+def datasketch_bands(threshold: float, num_perm: int = 128) -> tuple[int, int]:
+    """The ``(b, r)`` that ``datasketch.MinHashLSH(threshold, num_perm)`` chooses: the banding whose
+    S-curve has the smallest sum of false-positive area (below the threshold) and false-negative
+    area (above it)."""
+    ds = _datasketch()
+    lsh = ds.MinHashLSH(threshold=threshold, num_perm=check_int("num_perm", num_perm, 2, 1 << 16))
+    return int(lsh.b), int(lsh.r)
 
 
 # --------------------------------------------------------------------------------------------

@@ -50,6 +50,18 @@ __all__ = [
     "hamming_vs_angle",
     "pigeonhole",
     "scaling",
+    "query_scaling",
+    "table_designs",
+    "candidates_by_distance",
+    "detection_by_angle",
+    "PAIR_COLORS",
+    "distance_hist",
+    "prf_curve",
+    "k_threshold_frame",
+    "method_bars",
+    "minhash_scatter",
+    "banding_curve",
+    "f1_curves",
 ]
 
 OKABE_ITO = {
@@ -579,6 +591,419 @@ def scaling(n, times: Mapping[str, np.ndarray], ax=None, *, unit: str = "seconds
     ax.set_xlabel("fingerprints stored, n")
     ax.set_ylabel(unit)
     ax.legend(loc="upper left")
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+# --------------------------------------------------------------------------------------------
+# Notebook 05: the block index
+# --------------------------------------------------------------------------------------------
+
+
+def query_scaling(
+    n,
+    times: Mapping[str, Sequence[float]],
+    ax=None,
+    *,
+    scan: str | None = None,
+    unit: str = "µs per query",
+    scale: float = 1e6,
+    title: str = "",
+):
+    """Measured per-query time against the number of stored fingerprints, log-log.
+
+    The guide line ``∝ n`` passes through the last point of the ``scan`` series (default: the
+    first series), where a linear scan's fixed cost per call no longer matters; the legend gives
+    each series' last value.
+
+    Parameters
+    ----------
+    n : array_like of shape (m,)
+    times : mapping name -> array_like of shape (m,), seconds
+    scale : float
+        Seconds are multiplied by this for the axis (1e6: microseconds).
+    """
+    ax = _ax(ax)
+    n = np.asarray(n, dtype=float)
+    markers = ["o", "s", "^", "D", "v"]
+    colors = [NEG, POS, ACCENT, HIGHLIGHT, OKABE_ITO["purple"]]
+    scan = next(iter(times)) if scan is None else scan
+    for (name, t), mk, c in zip(times.items(), markers, colors):
+        t = np.asarray(t, dtype=float) * scale
+        last = f"{t[-1]:,.0f}" if t[-1] >= 100 else f"{t[-1]:.3g}"
+        ax.plot(n, t, marker=mk, color=c, label=f"{name}: {last} at n = {n[-1]:,.0f}", markersize=7)
+    s = np.asarray(times[scan], dtype=float) * scale
+    ax.plot(n, s[-1] * n / n[-1], ":", color=MUTED, label="∝ n (through the last scan point)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(n[0] / 1.6, n[-1] * 1.6)
+    ax.set_xlabel("fingerprints stored, n")
+    ax.set_ylabel(unit)
+    ax.legend(loc="upper left", fontsize=12)
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def table_designs(designs, ax=None, *, title: str = ""):
+    """Each table design as a point: tables (memory) against expected candidates per query (work).
+
+    ``designs`` are :class:`~simhash_lab.TableDesign` objects (``design_tables(...)``). The
+    frontier (for each number of tables, no design with as many tables or fewer has fewer
+    candidates) is joined by a line, blue; a design off it (more tables *and* more candidates than
+    a frontier design) is grey. Every point is labelled on one line, above and to the right of it
+    or, where a grey point sits there, below and to the left (either way off a falling line):
+    tables, bytes per fingerprint, expected candidates; designs with the same tables and
+    candidates share one label.
+    """
+    ax = _ax(ax)
+    pts: dict[tuple, list] = {}
+    for d in designs:
+        pts.setdefault((d.tables, float(d.expected_candidates)), []).append(d)
+    keys = sorted(pts)
+    frontier, best = [], float("inf")
+    for t, c in keys:
+        if c < best:
+            frontier.append((t, c))
+            best = c
+    ax.plot([t for t, _ in frontier], [c for _, c in frontier], "-", color=POS, alpha=0.5, zorder=1)
+    for t, c in keys:
+        on = (t, c) in frontier
+        ax.scatter([t], [c], s=70, color=POS if on else MUTED, zorder=2)
+        d = pts[(t, c)][0]
+        many = f" ({len(pts[(t, c)])} designs)" if len(pts[(t, c)]) > 1 else ""
+        head = "linear scan" if t == 0 else f"{t} tables{many}"
+        cand = f"{c:,.0f}" if c >= 10 else f"{c:.2g}"
+        # above and right of the point, unless a point off the frontier sits there: then below, left
+        below = on and any(
+            (t2, c2) not in frontier and t < t2 <= t + 25 and 1 <= c2 / c <= 5 for t2, c2 in keys
+        )
+        ax.annotate(
+            f"{head} · {d.bytes_per_fingerprint} B/fp · ≈ {cand}" + ("" if on else " (off the frontier)"),
+            (t, c),
+            textcoords="offset points",
+            xytext=(-8, -6) if below else (8, 3),  # below a falling line: to the left
+            ha="right" if below else "left",
+            va="top" if below else "bottom",
+            fontsize=11,
+            color="#222222" if on else "#666666",
+        )
+    ax.set_yscale("log")
+    ys = [c for _, c in keys]
+    ax.set_ylim(min(ys) / 8, max(ys) * 30)
+    ax.set_xlim(-2, max(t for t, _ in keys) * 1.6 + 2)
+    ax.set_xlabel("tables (each stores every fingerprint: 12 bytes per fingerprint)")
+    ax.set_ylabel("expected candidates per query")
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def candidates_by_distance(
+    d, exact, ax=None, *, measured=None, independent=None, k: int = 3, title: str = ""
+):
+    """The chance that a pair ``d`` bits apart becomes a candidate of the 4 x 16 index.
+
+    Parameters
+    ----------
+    d : array_like of int
+    exact : array_like
+        The exact probability (:func:`simhash_lab.course.pigeonhole.candidate_probability`): bars.
+    measured : array_like, optional
+        Measured shares (dots).
+    independent : array_like, optional
+        The amplification formula with independent bits, ``1 - (1 - (1 - d/64)**16)**4`` (dashed).
+    k : int
+        Distances ``<= k`` are shaded: there the index must (and does) find every pair.
+    """
+    ax = _ax(ax)
+    d = np.asarray(d)
+    ax.axvspan(-0.5, k + 0.5, color=ACCENT, alpha=0.12)
+    ax.text(k / 2, 1.05, f"d ≤ {k}: always", ha="center", va="bottom", color=ACCENT, fontsize=12)
+    ax.bar(d, exact, width=0.7, color=POS, alpha=0.8, label="exact (pigeonhole, counted)")
+    if independent is not None:
+        ax.plot(d, independent, "--", color=OKABE_ITO["black"], label="1 − (1 − p¹⁶)⁴, p = 1 − d/64")
+    if measured is not None:
+        ax.plot(d, measured, "o", color=HIGHLIGHT, markersize=7, label="measured")
+    ax.set_ylim(0, 1.15)
+    ax.set_xticks(d[:: max(1, len(d) // 10)])
+    ax.set_xlabel("Hamming distance d of the pair")
+    ax.set_ylabel("P(shares a 16-bit block)")
+    ax.legend(loc="upper right", fontsize=11)
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def detection_by_angle(degrees, candidate, reported, ax=None, *, measured=None, k: int = 3, title: str = ""):
+    """Over the angle θ between two documents' vectors: the chance the 4 x 16 index makes them
+    candidates (``candidate``), and the chance it reports them, within ``k`` bits (``reported``).
+
+    ``measured`` is an optional ``(degrees, candidate, reported)`` triple of measured rates (dots).
+    """
+    ax = _ax(ax)
+    ax.plot(degrees, candidate, color=POS, label="candidate: 1 − (1 − p¹⁶)⁴")
+    ax.plot(degrees, reported, color=NEG, label=f"reported: P(d_H ≤ {k}), d_H ~ Bin(64, θ/π)")
+    if measured is not None:
+        md, mc, mr = measured
+        ax.plot(md, mc, "o", color=POS, markersize=7)
+        ax.plot(md, mr, "o", color=NEG, markersize=7, label="measured (dots)")
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel("angle θ between the two documents (degrees)")
+    ax.set_ylabel("probability")
+    ax.legend(loc="upper right", fontsize=11)
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+# --------------------------------------------------------------------------------------------
+# Notebook 06: near-duplicates in practice
+# --------------------------------------------------------------------------------------------
+
+#: The colour of each kind of labelled pair in notebook 06 (one meaning each, as above).
+PAIR_COLORS = {"unrelated": MUTED, "rewrite": HIGHLIGHT, "near-duplicate": POS}
+PAIR_LABELS = {
+    "unrelated": "unrelated",
+    "rewrite": "rewrite of the same original",
+    "near-duplicate": "near-duplicate",
+}
+
+
+def _integer_ticks(axis) -> None:
+    from matplotlib.ticker import MaxNLocator
+
+    axis.set_major_locator(MaxNLocator(integer=True))
+
+
+def distance_hist(dist, kinds, ax=None, *, k: int | None = None, bits: int = 64, title: str = ""):
+    """Histograms of the pairs' Hamming distances, one per kind of pair, each scaled to its own
+    total (a share of its pairs), with each kind's mean marked and written.
+
+    Parameters
+    ----------
+    dist : array_like of shape (m,), int
+    kinds : array_like of shape (m,), str
+        ``"unrelated"``, ``"rewrite"`` or ``"near-duplicate"`` per pair
+        (:meth:`~simhash_lab.course.corpus.LabelledSet.pair_kinds`).
+    k : int, optional
+        Draw the threshold ``d <= k`` as a dashed line.
+    """
+    ax = _ax(ax)
+    dist = np.asarray(dist)
+    kinds = np.asarray(kinds)
+    bins = np.arange(0, bits // 2 + 17) - 0.5
+    top = 0.0
+    for kind, color in PAIR_COLORS.items():
+        sel = kinds == kind
+        if not sel.any():
+            continue
+        h, _, _ = ax.hist(
+            dist[sel],
+            bins=bins,
+            density=True,
+            alpha=0.7,
+            color=color,
+            label=f"{PAIR_LABELS[kind]} ({sel.sum():,} pairs): mean {dist[sel].mean():.1f}",
+        )
+        top = max(top, h.max())
+    for kind, color in PAIR_COLORS.items():
+        sel = kinds == kind
+        if sel.any():
+            ax.axvline(dist[sel].mean(), color=color, lw=2.5, ymax=0.93)
+    if k is not None:
+        ax.axvline(k + 0.5, color=NEG, ls="--", label=f"k = {k}")
+    ax.axvline(
+        bits / 2, color="#333333", ls=":", lw=1.5, label=f"{bits // 2} = {bits}/2 (orthogonal vectors)"
+    )
+    ax.set_ylim(0, top * 1.45)
+    ax.set_xlim(-0.5, bins[-1])
+    _integer_ticks(ax.xaxis)
+    ax.set_xlabel(f"Hamming distance between the two fingerprints ({bits} bits)")
+    ax.set_ylabel("share of the pairs of that kind")
+    ax.legend(loc="upper right", fontsize=12)
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def prf_curve(ks, prf, ax=None, *, marks: Mapping[str, int] | None = None, title: str = ""):
+    """Precision, recall and F1 (columns of ``prf``, :func:`~simhash_lab.course.methods.sweep`)
+    against the threshold k, integer ticks; ``marks`` draws labelled vertical lines
+    (``{"k = 3 (Google's)": 3}``)."""
+    ax = _ax(ax)
+    ks = np.asarray(ks)
+    for col, name, color in ((0, "precision", POS), (1, "recall", NEG), (2, "F1", ACCENT)):
+        ax.plot(ks, prf[:, col], marker="o", color=color, label=name)
+    styles = [(MUTED, ":"), (ACCENT, "--"), (HIGHLIGHT, "-.")]
+    for (name, x), (c, ls) in zip((marks or {}).items(), styles):
+        ax.axvline(x, color=c, ls=ls, label=name)
+    _integer_ticks(ax.xaxis)
+    ax.set_xlabel("k: flag pairs with Hamming distance ≤ k")
+    ax.set_ylim(0, 1.02)
+    ax.legend(loc="lower right", fontsize=12)
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def k_threshold_frame(dist, kinds, ks, prf, k: int, counts, *, d_max: int = 40, figsize=(12, 5.2)):
+    """One frame of notebook 06's k stepper, as a new figure: every pair by distance (log count,
+    one bar colour per kind) with the flagged region ``d <= k`` shaded, and precision/recall/F1
+    with the current k marked. Text is at least 12 points (the course style).
+
+    Parameters
+    ----------
+    counts : array_like of shape (len(ks), 3)
+        ``(tp, fp, fn)`` per threshold (:func:`~simhash_lab.course.methods.threshold_counts`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    dist = np.asarray(dist)
+    kinds = np.asarray(kinds)
+    ks = np.asarray(ks)
+    row = int(np.flatnonzero(ks == k)[0])
+    tp, fp, fn = (int(x) for x in counts[row])
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=figsize, gridspec_kw={"width_ratios": [3, 2]})
+    x = np.arange(d_max)
+    for off, (kind, color) in zip((-0.3, 0.0, 0.3), PAIR_COLORS.items()):
+        c = np.bincount(dist[kinds == kind], minlength=d_max)[:d_max]
+        ax1.bar(x + off, c, width=0.3, color=color, label=PAIR_LABELS[kind], log=True, bottom=0.8)
+    ax1.axvspan(-0.5, k + 0.5, color=ACCENT, alpha=0.1)
+    ax1.axvline(k + 0.5, color=NEG, ls="--")
+    ax1.set_xlim(-0.5, d_max - 0.5)
+    ax1.set_ylim(0.8, max(1.0, float(np.bincount(dist).max())) * 8)
+    _integer_ticks(ax1.xaxis)
+    ax1.set_xlabel("Hamming distance")
+    ax1.set_ylabel("pairs (log scale)")
+    missed = f"{fn} cop{'y' if fn == 1 else 'ies'} missed"
+    ax1.set_title(f"k = {k}: {tp + fp:,} flagged ({tp} copies, {fp:,} false alarms), {missed}", fontsize=14)
+    for col, name, color in ((0, "precision", POS), (1, "recall", NEG), (2, "F1", ACCENT)):
+        ax2.plot(ks, prf[:, col], color=color, alpha=0.35)
+        ax2.plot([k], [prf[row, col]], marker="o", ms=10, color=color, label=name)
+    ax2.set_ylim(0, 1.05)
+    _integer_ticks(ax2.xaxis)
+    ax2.set_xlabel("k")
+    ax2.set_title(
+        f"precision {prf[row, 0]:.2f} · recall {prf[row, 1]:.2f} · F1 {prf[row, 2]:.2f}", fontsize=14
+    )
+    h1, l1 = ax1.get_legend_handles_labels()
+    h2, l2 = ax2.get_legend_handles_labels()
+    fig.legend(h1 + h2, l1 + l2, loc="lower center", ncol=6, fontsize=12, frameon=False)
+    fig.tight_layout(rect=(0, 0.09, 1, 1))
+    return fig
+
+
+def method_bars(results, ax=None, *, title: str = ""):
+    """Precision and recall of each method (:class:`~simhash_lab.course.methods.MethodResult`) as
+    paired horizontal bars, the values written at their ends, the legend below the axes (never over
+    a bar)."""
+    ax = _ax(ax)
+    names = [r.method for r in results]
+    y = np.arange(len(results))[::-1]
+    for off, field, color in ((-0.2, "precision", POS), (0.2, "recall", NEG)):
+        vals = [getattr(r.scores, field) for r in results]
+        ax.barh(y + off, vals, 0.4, color=color, label=field)
+        for yy, v in zip(y + off, vals):
+            ax.text(v + 0.01, yy, f"{v:.2f}", va="center", fontsize=11)
+    ax.set_yticks(y, names)
+    ax.set_xlim(0, 1.12)
+    ax.set_xticks([0, 0.25, 0.5, 0.75, 1])
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2, frameon=False)
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def minhash_scatter(exact, estimate, num_perm: int, ax=None, *, title: str = ""):
+    """MinHash estimates against exact Jaccard similarities, with the band ``J ± 2 sqrt(J (1 - J) /
+    num_perm)`` (two standard errors of a share of ``num_perm`` agreements)."""
+    ax = _ax(ax)
+    exact = np.asarray(exact, dtype=float)
+    estimate = np.asarray(estimate, dtype=float)
+    j = np.linspace(0, 1, 201)
+    se = np.sqrt(j * (1 - j) / num_perm)
+    ax.fill_between(j, j - 2 * se, j + 2 * se, color=ACCENT, alpha=0.2, label="J ± 2 standard errors")
+    ax.plot(j, j, color=ACCENT)
+    ax.scatter(exact, estimate, s=9, alpha=0.35, color=POS, linewidths=0, label=f"pairs ({exact.size:,})")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_aspect("equal")
+    ax.set_xlabel("exact Jaccard similarity of the shingle sets")
+    ax.set_ylabel(f"MinHash estimate ({num_perm} hashes)")
+    ax.legend(loc="upper left", fontsize=12)
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def banding_curve(
+    jaccard, candidate, b: int, r: int, ax=None, *, bins: int = 20, others=(), rug=None, title: str = ""
+):
+    """LSH banding measured against its S-curve ``1 - (1 - s^r)^b``: for pairs binned by exact
+    Jaccard ``s``, the share that became candidates (dots, sized by how many pairs the bin holds),
+    the theory line, and the threshold ``(1/b)^(1/r)``. ``others`` adds theory lines for other
+    ``(b, r)`` (thin, grey); ``rug`` (a mapping kind -> Jaccard values, kinds of
+    :data:`PAIR_COLORS`) marks where labelled pairs fall, as ticks under the curve."""
+    ax = _ax(ax)
+    if rug:
+        for row, (kind, vals) in enumerate(rug.items()):
+            y = -0.05 - 0.05 * row
+            ax.plot(np.asarray(vals), np.full(len(vals), y), "|", color=PAIR_COLORS[kind], ms=12, alpha=0.6)
+            ax.text(1.01, y, PAIR_LABELS[kind], va="center", fontsize=11, color=PAIR_COLORS[kind])
+    jaccard = np.asarray(jaccard, dtype=float)
+    candidate = np.asarray(candidate, dtype=bool)
+    s = np.linspace(0, 1, 201)
+    for bb, rr in others:
+        ax.plot(s, 1 - (1 - s**rr) ** bb, color=MUTED, lw=1.3)
+        t = (1 / bb) ** (1 / rr)
+        ax.text(t + 0.01, 0.5, f"b={bb}, r={rr}", color="#666666", fontsize=11, rotation=72, va="center")
+    ax.plot(s, 1 - (1 - s**r) ** b, color=POS, label=f"theory, b = {b}, r = {r}: $1 - (1 - s^{{{r}}})^{{{b}}}$")
+    t = (1 / b) ** (1 / r)
+    ax.axvline(t, color=POS, ls=":", label=f"threshold $(1/b)^{{1/r}}$ = {t:.3f}")
+    edges = np.linspace(0, 1, bins + 1)
+    which = np.clip(np.digitize(jaccard, edges) - 1, 0, bins - 1)
+    n = np.bincount(which, minlength=bins)
+    share = np.bincount(which, weights=candidate, minlength=bins) / np.maximum(n, 1)
+    mids = (edges[:-1] + edges[1:]) / 2
+    ok = n > 0
+    ax.scatter(
+        mids[ok],
+        share[ok],
+        s=np.clip(12 * np.log10(n[ok] + 1) ** 2, 15, 300),
+        color=HIGHLIGHT,
+        edgecolor="#333333",
+        zorder=3,
+        label="measured share of candidates (size: pairs in the bin)",
+    )
+    ax.set_xlim(0, 1)
+    ax.set_ylim(-0.07 - 0.05 * len(rug or {}), 1.05)
+    ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
+    ax.set_xlabel("Jaccard similarity s of the pair's shingle sets")
+    ax.set_ylabel("P(candidate)")
+    ax.legend(loc="upper left", fontsize=11)
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def f1_curves(ks, curves: Mapping[str, np.ndarray], ax=None, *, title: str = ""):
+    """F1 against k for several feature choices (``curves``: name -> :func:`sweep` result), each
+    best k marked with a dot, the legend outside the axes on the right (it covers no line)."""
+    ax = _ax(ax)
+    ks = np.asarray(ks)
+    for name, c in curves.items():
+        (line,) = ax.plot(ks, c[:, 2], marker=".", label=name)
+        i = int(np.argmax(c[:, 2]))
+        ax.plot([ks[i]], [c[i, 2]], "o", ms=10, color=line.get_color())
+    _integer_ticks(ax.xaxis)
+    ax.set_xlabel("k")
+    ax.set_ylabel("F1")
+    ax.set_ylim(0, 1.02)
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=12, frameon=False)
     if title:
         ax.set_title(title)
     return ax
