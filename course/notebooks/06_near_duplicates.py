@@ -240,11 +240,13 @@ print(f"k = 3 misses {1 - prf[3, 1]:.0%} of the near-duplicate pairs; k = {best_
 
 # %%
 k_steps = np.arange(0, 15)
-counted = methods.threshold_counts(dist, is_dup, k_steps)  # (tp, fp, fn) per k
-frames = [
-    widgets.figure_html(plot.k_threshold_frame(dist, kinds, ks, prf, int(k), counted), dpi=80)
-    for k in k_steps
-]
+counted = methods.threshold_counts(dist, is_dup, ks)  # (tp, fp, fn) per k
+fig, show_k = plot.k_threshold_figure(dist, kinds, ks, prf, counted)  # drawn once, moved per frame
+frames = []
+for k in k_steps:
+    show_k(k)
+    frames.append(widgets.figure_html(fig, dpi=80, close=False))
+plt.close(fig)
 widgets.stepper(frames, labels=[f"k = {k}" for k in k_steps], description="threshold k")
 
 # %% [markdown]
@@ -254,7 +256,7 @@ widgets.stepper(frames, labels=[f"k = {k}" for k in k_steps], description="thres
 for (tp, fp, fn), row in zip(counted, prf):
     assert abs(row[0] - (tp / (tp + fp) if tp + fp else 1.0)) < 1e-4  # sweep rounds to 4 places
     assert abs(row[1] - tp / (tp + fn)) < 1e-4
-print(f"k = 0 flags {counted[0, :2].sum()} pairs, k = {k_steps[-1]} flags {counted[-1, :2].sum():,}")
+print(f"k = 0 flags {counted[0, :2].sum()} pairs, k = {k_steps[-1]} flags {counted[k_steps[-1], :2].sum():,}")
 
 # %% [markdown]
 # ### Tokenizer and weighting

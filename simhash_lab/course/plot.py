@@ -57,7 +57,7 @@ __all__ = [
     "PAIR_COLORS",
     "distance_hist",
     "prf_curve",
-    "k_threshold_frame",
+    "k_threshold_figure",
     "method_bars",
     "minhash_scatter",
     "banding_curve",
@@ -848,53 +848,80 @@ def prf_curve(ks, prf, ax=None, *, marks: Mapping[str, int] | None = None, title
     return ax
 
 
-def k_threshold_frame(dist, kinds, ks, prf, k: int, counts, *, d_max: int = 40, figsize=(12, 5.2)):
-    """One frame of notebook 06's k stepper, as a new figure: every pair by distance (log count,
-    one bar colour per kind) with the flagged region ``d <= k`` shaded, and precision/recall/F1
-    with the current k marked. Text is at least 12 points (the course style).
+def k_threshold_figure(dist, kinds, ks, prf, counts, *, d_max: int = 40, figsize=(12, 5.2)):
+    """The figure of notebook 06's k stepper, drawn once, and a function that moves it to a threshold.
+
+    Left: every pair by distance (log count, one bar colour per kind) with the flagged region
+    ``d <= k`` shaded; right: precision, recall and F1 against k with the current k marked. Text is
+    at least 12 points (the course style). ``update(k)`` moves only the shading, the line, the
+    markers and the titles (artists made once, as an animation does), so a frame costs one render.
 
     Parameters
     ----------
+    dist : array_like of shape (m,), int
+    kinds : array_like of shape (m,), str
+        Kinds of :data:`PAIR_COLORS`.
+    ks : array_like of int
+        The thresholds ``prf`` and ``counts`` have a row for.
+    prf : array of shape (len(ks), 3)
+        Precision, recall, F1 (:func:`~simhash_lab.course.methods.sweep`).
     counts : array_like of shape (len(ks), 3)
         ``(tp, fp, fn)`` per threshold (:func:`~simhash_lab.course.methods.threshold_counts`).
 
     Returns
     -------
-    matplotlib.figure.Figure
+    fig : matplotlib.figure.Figure
+    update : callable ``k -> None``
+        Shows threshold ``k`` (one of ``ks``); the figure starts at ``ks[0]``.
     """
     dist = np.asarray(dist)
     kinds = np.asarray(kinds)
     ks = np.asarray(ks)
-    row = int(np.flatnonzero(ks == k)[0])
-    tp, fp, fn = (int(x) for x in counts[row])
+    counts = np.asarray(counts)
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=figsize, gridspec_kw={"width_ratios": [3, 2]})
     x = np.arange(d_max)
     for off, (kind, color) in zip((-0.3, 0.0, 0.3), PAIR_COLORS.items()):
         c = np.bincount(dist[kinds == kind], minlength=d_max)[:d_max]
         ax1.bar(x + off, c, width=0.3, color=color, label=PAIR_LABELS[kind], log=True, bottom=0.8)
-    ax1.axvspan(-0.5, k + 0.5, color=ACCENT, alpha=0.1)
-    ax1.axvline(k + 0.5, color=NEG, ls="--")
+    span = ax1.add_patch(  # x in data units, y across the whole axes
+        Rectangle((-0.5, 0), ks[0] + 1, 1, transform=ax1.get_xaxis_transform(), color=ACCENT, alpha=0.1)
+    )
+    line = ax1.axvline(ks[0] + 0.5, color=NEG, ls="--")
     ax1.set_xlim(-0.5, d_max - 0.5)
     ax1.set_ylim(0.8, max(1.0, float(np.bincount(dist).max())) * 8)
     _integer_ticks(ax1.xaxis)
     ax1.set_xlabel("Hamming distance")
     ax1.set_ylabel("pairs (log scale)")
-    missed = f"{fn} cop{'y' if fn == 1 else 'ies'} missed"
-    ax1.set_title(f"k = {k}: {tp + fp:,} flagged ({tp} copies, {fp:,} false alarms), {missed}", fontsize=14)
+    marks = []
     for col, name, color in ((0, "precision", POS), (1, "recall", NEG), (2, "F1", ACCENT)):
         ax2.plot(ks, prf[:, col], color=color, alpha=0.35)
-        ax2.plot([k], [prf[row, col]], marker="o", ms=10, color=color, label=name)
+        (m,) = ax2.plot([ks[0]], [prf[0, col]], marker="o", ms=10, color=color, label=name)
+        marks.append(m)
     ax2.set_ylim(0, 1.05)
     _integer_ticks(ax2.xaxis)
     ax2.set_xlabel("k")
-    ax2.set_title(
-        f"precision {prf[row, 0]:.2f} · recall {prf[row, 1]:.2f} · F1 {prf[row, 2]:.2f}", fontsize=14
-    )
     h1, l1 = ax1.get_legend_handles_labels()
     h2, l2 = ax2.get_legend_handles_labels()
     fig.legend(h1 + h2, l1 + l2, loc="lower center", ncol=6, fontsize=12, frameon=False)
+
+    def update(k) -> None:
+        row = int(np.flatnonzero(ks == k)[0])
+        tp, fp, fn = (int(v) for v in counts[row])
+        span.set_width(k + 1)
+        line.set_xdata([k + 0.5, k + 0.5])
+        for col, m in enumerate(marks):
+            m.set_data([k], [prf[row, col]])
+        missed = f"{fn} cop{'y' if fn == 1 else 'ies'} missed"
+        ax1.set_title(
+            f"k = {k}: {tp + fp:,} flagged ({tp} copies, {fp:,} false alarms), {missed}", fontsize=14
+        )
+        ax2.set_title(
+            f"precision {prf[row, 0]:.2f} · recall {prf[row, 1]:.2f} · F1 {prf[row, 2]:.2f}", fontsize=14
+        )
+
+    update(ks[0])
     fig.tight_layout(rect=(0, 0.09, 1, 1))
-    return fig
+    return fig, update
 
 
 def method_bars(results, ax=None, *, title: str = ""):
@@ -961,7 +988,9 @@ def banding_curve(
         ax.plot(s, 1 - (1 - s**rr) ** bb, color=MUTED, lw=1.3)
         t = (1 / bb) ** (1 / rr)
         ax.text(t + 0.01, 0.5, f"b={bb}, r={rr}", color="#666666", fontsize=11, rotation=72, va="center")
-    ax.plot(s, 1 - (1 - s**r) ** b, color=POS, label=f"theory, b = {b}, r = {r}: $1 - (1 - s^{{{r}}})^{{{b}}}$")
+    ax.plot(
+        s, 1 - (1 - s**r) ** b, color=POS, label=f"theory, b = {b}, r = {r}: $1 - (1 - s^{{{r}}})^{{{b}}}$"
+    )
     t = (1 / b) ** (1 / r)
     ax.axvline(t, color=POS, ls=":", label=f"threshold $(1/b)^{{1/r}}$ = {t:.3f}")
     edges = np.linspace(0, 1, bins + 1)
