@@ -254,11 +254,12 @@ def _read_bounded(f: BinaryIO, max_bytes: int, limit_name: str, head: bytes = b"
     got = len(head)
     want = max(size - got, 0) + 1  # one byte past the end: EOF, or a file that grew
     while got <= max_bytes:
-        chunk = f.read(min(want, max_bytes + 1 - got))
-        if not chunk:
-            break
+        ask = min(want, max_bytes + 1 - got)
+        chunk = f.read(ask)  # a buffered read: shorter than asked only at the end of the file
         parts.append(chunk)
         got += len(chunk)
+        if len(chunk) < ask:
+            break
         want = 1 << 20
     if got > max_bytes:
         raise TooLarge(f"larger than {limit_name} ({max_bytes:,} bytes; it grew while being read)")

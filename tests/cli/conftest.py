@@ -32,21 +32,24 @@ class Run:
         assert "Traceback" not in err and "Exception ignored" not in err, err
 
 
-def run_cli(*args, env=None, shell_suffix: str | None = None, timeout: int = TIMEOUT) -> Run:
-    """``python -m simhash_lab.cli ARGS`` in a subprocess (bytes in, bytes out).
+MEMORY_KIB = 4 << 20  # address space of one command: a run that reads /dev/zero fails, alone
 
-    ``shell_suffix`` runs it through ``sh -c`` with that text after the command (``">&-"``,
-    ``"| head -0"``); the exit status is then the command's own (``set -o pipefail`` is not POSIX,
-    so a pipeline writes it to stderr as ``STATUS=N``).
+
+def run_cli(*args, env=None, shell_suffix: str = "", timeout: int = TIMEOUT) -> Run:
+    """``python -m simhash_lab.cli ARGS`` in a subprocess (bytes in, bytes out), under a timeout
+    and a 4 GiB address-space limit (``ulimit -v``), so that a run that would hang or read without
+    bound fails alone instead of hanging the suite or taking the machine's memory.
+
+    ``shell_suffix`` is shell text after the command (``">&-"``, ``"| head -0"``); the exit status
+    is the command's own (``set -o pipefail`` is not POSIX: a pipeline reports it on stderr as
+    ``STATUS=N``, which :attr:`Run.errors` leaves out).
     """
     argv = [sys.executable, "-m", "simhash_lab.cli", *[os.fsencode(a) for a in args]]
     full_env = {**os.environ, **(env or {})}
-    if shell_suffix is None:
-        p = subprocess.run(argv, capture_output=True, timeout=timeout, env=full_env, stdin=subprocess.DEVNULL)
-        return Run(p.returncode, p.stdout, p.stderr)
-    script = b'"$@" ' + shell_suffix.encode()
+    command = b'"$@" ' + shell_suffix.encode()
     if "|" in shell_suffix:  # the status of the first command of the pipeline
-        script = b'{ "$@"; echo "STATUS=$?" >&2; } ' + shell_suffix.encode()
+        command = b'{ "$@"; echo "STATUS=$?" >&2; } ' + shell_suffix.encode()
+    script = b"ulimit -v %d || exit 99; " % MEMORY_KIB + command
     p = subprocess.run(
         [b"sh", b"-c", script, b"sh", *argv],
         capture_output=True,
@@ -55,8 +58,7 @@ def run_cli(*args, env=None, shell_suffix: str | None = None, timeout: int = TIM
         stdin=subprocess.DEVNULL,
     )
     code = p.returncode
-    lines = p.stderr.decode("utf-8", "replace").splitlines()
-    status = [ln for ln in lines if ln.startswith("STATUS=")]
+    status = [ln for ln in p.stderr.decode("utf-8", "replace").splitlines() if ln.startswith("STATUS=")]
     if status:
         code = int(status[-1].split("=")[1])
     return Run(code, p.stdout, p.stderr)

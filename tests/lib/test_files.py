@@ -103,14 +103,14 @@ def odd(tmp_path):
     ],
 )
 @pytest.mark.parametrize("read", [read_text, read_bytes, open_regular])
-def test_not_regular_files_are_refused(odd, name, reason, read):
+def test_not_regular_files_are_refused(odd, name, reason, read, memory_cap):
     with pytest.raises(NotRegularFile) as e:
         read(odd / name)
     assert str(e.value) == reason.format(root=odd)
     assert isinstance(e.value, ValueError)
 
 
-def test_dev_null_and_missing(odd):
+def test_dev_null_and_missing(odd, memory_cap):
     with pytest.raises(NotRegularFile, match="not a regular file: a character device"):
         read_text("/dev/null")
     with pytest.raises(FileNotFoundError):
@@ -165,7 +165,7 @@ def traced_peak(fn, *args, **kw):
         tracemalloc.stop()
 
 
-def test_sparse_gigabyte_is_called_binary_after_8_kib(tmp_path):
+def test_sparse_gigabyte_is_called_binary_after_8_kib(tmp_path, memory_cap):
     p = tmp_path / "sparse"
     with open(p, "wb") as f:
         f.truncate(1 << 30)
@@ -175,7 +175,7 @@ def test_sparse_gigabyte_is_called_binary_after_8_kib(tmp_path):
         assert peak < 1 << 20
 
 
-def test_too_large_is_refused_before_reading(tmp_path):
+def test_too_large_is_refused_before_reading(tmp_path, memory_cap):
     p = tmp_path / "sparse.txt"
     with open(p, "wb") as f:
         f.write(b"text " * 4000)

@@ -96,7 +96,7 @@ def test_fifo_is_refused_without_blocking(tmp_path):
         SimhashIndex.load(path)
 
 
-def test_dev_zero_link_is_refused_without_reading(tmp_path):
+def test_dev_zero_link_is_refused_without_reading(tmp_path, memory_cap):
     path = tmp_path / "zero.idx"
     path.symlink_to("/dev/zero")  # before: read until MemoryError
     tracemalloc.start()
@@ -118,7 +118,7 @@ def test_folder_is_a_value_error_and_missing_file_an_os_error(tmp_path):
         SimhashIndex.load(tmp_path / "missing.idx")
 
 
-def test_sparse_file_is_refused_after_its_header(tmp_path):
+def test_sparse_file_is_refused_after_its_header(tmp_path, memory_cap):
     path = tmp_path / "sparse.idx"
     with open(path, "wb") as f:
         f.truncate(1 << 30)
@@ -158,7 +158,7 @@ def deflated_bomb(n: int) -> bytes:
     return buf.getvalue()
 
 
-def test_zip_bomb_is_refused_before_allocating(tmp_path):
+def test_zip_bomb_is_refused_before_allocating(tmp_path, memory_cap):
     """A 2 MB file with a valid checksum whose members decompress to 450 MB (before: loaded, with
     about twice that in RSS; the issue's 2.3 MB -> 2.4 GB took 4.8 GB)."""
     n = 50_000_000
