@@ -233,37 +233,56 @@ def open_regular(path: PathLike) -> BinaryIO:
     OSError
         The system's own errors: no such file, permission denied, ...
     """
-    p = _fspath(path)
-    _stat_regular(p)
-    return open(p, "rb", opener=_opener)
+    return _open(path, buffering=-1)
 
 
 # -- reading ---------------------------------------------------------------------------------------
+
+
+def _open(path: PathLike, buffering: int) -> BinaryIO:
+    p = _fspath(path)
+    _stat_regular(p)
+    return open(p, "rb", buffering=buffering, opener=_opener)
 
 
 def _too_large(size: int, max_bytes: int, limit_name: str) -> TooLarge:
     return TooLarge(f"larger than {limit_name} ({size:,} > {max_bytes:,} bytes)")
 
 
-def _read_bounded(f: BinaryIO, max_bytes: int, limit_name: str, head: bytes = b"") -> bytes:
-    """The rest of ``f`` after ``head``, at most ``max_bytes`` in all (one byte more is refused)."""
+def _fill(f, buf: bytearray, got: int) -> int:
+    """Read from the unbuffered ``f`` into ``buf[got:]`` until it is full or the file ends."""
+    with memoryview(buf) as view:
+        while got < len(buf):
+            n = f.readinto(view[got:])
+            if not n:
+                break
+            got += n
+    return got
+
+
+def _read(f, max_bytes: int, limit_name: str, sniff: bool) -> bytearray:
+    """At most ``max_bytes`` of the unbuffered ``f`` (one byte more is :class:`TooLarge`), after
+    :func:`_sniff` of the first 8 KiB when ``sniff``; fstat's size is only a hint (files grow,
+    /proc files say 0), so the read is bounded by ``max_bytes`` whatever it says."""
     size = os.fstat(f.fileno()).st_size
+    head = bytearray()
+    if sniff:
+        head = bytearray(min(SNIFF_BYTES, max_bytes + 1))
+        del head[_fill(f, head, 0) :]
+        _sniff(head)
     if size > max_bytes:
         raise _too_large(size, max_bytes, limit_name)
-    parts = [head]
     got = len(head)
-    want = max(size - got, 0) + 1  # one byte past the end: EOF, or a file that grew
-    while got <= max_bytes:
-        ask = min(want, max_bytes + 1 - got)
-        chunk = f.read(ask)  # a buffered read: shorter than asked only at the end of the file
-        parts.append(chunk)
-        got += len(chunk)
-        if len(chunk) < ask:
-            break
-        want = 1 << 20
+    buf = bytearray(max(size, got) + 1)  # one byte past the end: EOF, or a file that grew
+    buf[:got] = head
+    got = _fill(f, buf, got)
+    while got == len(buf) and got <= max_bytes:  # it grew: on, a MiB at a time
+        buf.extend(bytes(min(1 << 20, max_bytes + 1 - got)))
+        got = _fill(f, buf, got)
     if got > max_bytes:
         raise TooLarge(f"larger than {limit_name} ({max_bytes:,} bytes; it grew while being read)")
-    return b"".join(parts)
+    del buf[got:]
+    return buf
 
 
 def _check_limit(max_bytes: int, limit_name: str) -> int:
@@ -291,11 +310,14 @@ def read_bytes(path: PathLike, max_bytes: int = DEFAULT_MAX_BYTES, *, limit_name
         The file could not be opened or read.
     """
     _check_limit(max_bytes, limit_name)
-    with open_regular(path) as f:
-        return _read_bounded(f, max_bytes, limit_name)
+    with _open(path, buffering=0) as f:
+        return bytes(_read(f, max_bytes, limit_name, sniff=False))
 
 
-def decode_text(raw: bytes) -> str:
+_BOM = b"\xef\xbb\xbf"
+
+
+def decode_text(raw: bytes | bytearray) -> str:
     """The text of a file's bytes: UTF-8, a leading byte-order mark dropped (``utf-8-sig``).
 
     Raises
@@ -303,13 +325,16 @@ def decode_text(raw: bytes) -> str:
     NotText
         Not valid UTF-8 (the reason gives the first bad byte and its offset).
     """
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise NotText(f"not UTF-8 text (byte {raw[e.start]:#04x} at offset {e.start})") from None
+    start = 3 if raw[:3] == _BOM else 0
+    with memoryview(raw) as view:
+        try:
+            return str(view[start:], "utf-8")
+        except UnicodeDecodeError as e:
+            at = start + e.start
+            raise NotText(f"not UTF-8 text (byte {raw[at]:#04x} at offset {at})") from None
 
 
-def _sniff(head: bytes) -> None:
+def _sniff(head: bytes | bytearray) -> None:
     if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
         raise NotText("UTF-16 text (it starts with a UTF-16 byte-order mark); only UTF-8 is read")
     nul = head.find(b"\0")
@@ -342,10 +367,8 @@ def read_text(path: PathLike, max_bytes: int = DEFAULT_MAX_BYTES, *, limit_name:
         The file could not be opened or read.
     """
     _check_limit(max_bytes, limit_name)
-    with open_regular(path) as f:
-        head = f.read(min(SNIFF_BYTES, max_bytes + 1))
-        _sniff(head)
-        raw = _read_bounded(f, max_bytes, limit_name, head)
+    with _open(path, buffering=0) as f:
+        raw = _read(f, max_bytes, limit_name, sniff=True)
     return decode_text(raw)
 
 
