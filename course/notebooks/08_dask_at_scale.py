@@ -44,8 +44,8 @@ def local_cluster(workers):
 # %% [markdown]
 # ## (a) Intuition: the pigeonhole, as a join
 #
-# Notebook 05's index keeps k + 1 tables; a fingerprint sits in table t under its key, the bits of
-# block t. Two fingerprints within k bits share at least one key (pigeonhole). A batch does not need
+# Notebook 05's index keeps $k + 1$ tables; a fingerprint sits in table $t$ under its key, the bits
+# of block $t$. Two fingerprints within $k$ bits share at least one key (pigeonhole). A batch does not need
 # queries: **emit every fingerprint under every key and group by key**. Each group is small, and only
 # its members need a popcount. That is a join, and joins are what MapReduce and Dask do well:
 #
@@ -174,7 +174,7 @@ plt.show()
 # ## (c) Memory and types
 #
 # What crosses the network: per fingerprint and table, one `(int32 table, uint64 fp, int64 id)` row,
-# 20 bytes, so k + 1 = 4 tables shuffle 80 bytes per document, whatever the document's length. A
+# 20 bytes, so $k + 1 = 4$ tables shuffle 80 bytes per document, whatever the document's length. A
 # billion documents shuffle 80 GB; the texts never leave the worker that read them.
 #
 # ## (d) The junior mistake
@@ -182,8 +182,8 @@ plt.show()
 # Sending the texts to one machine to "just build the index there": the texts are terabytes, the
 # fingerprints gigabytes. Fingerprint where the data lives, and move only the 8-byte fingerprints.
 # A second one: running the Numba kernels' own thread pool inside every Dask task, so that on a
-# machine of c cores each of c workers starts c threads: c² threads fighting for c cores. Inside a task, `Simhasher.fingerprints(..., parallel=False)`:
-# Dask provides the parallelism.
+# machine of $c$ cores each of $c$ workers starts $c$ threads: $c^2$ threads fighting for $c$ cores.
+# Inside a task, `Simhasher.fingerprints(..., parallel=False)`: Dask provides the parallelism.
 #
 # ## Summary
 #

@@ -264,8 +264,8 @@ def s_curve(s, r: int, b: int):
     With MinHash rows ``s`` is the Jaccard similarity (Mining of Massive Datasets, 3.4.2); with
     Simhash bits it is ``1 - theta/pi`` and ``r = 16, b = 4`` is the seed's block index.
 
-    >>> round(float(s_curve(0.8, 5, 25)), 4)
-    0.9996
+    >>> round(float(s_curve(0.5, 5, 25)), 4)  # 1 - (31/32)**25
+    0.5478
     """
     r = check_int("r", r, 1, 1 << 20)
     b = check_int("b", b, 1, 1 << 20)

@@ -15,7 +15,7 @@ that a learner can read it in one screen, and is checked against both a brute-fo
 >>> (int(src[0]), 0) in d and any(i == dst[0] for i, _ in d)
 True
 >>> [round(float(p), 4) for p in candidate_probability([0, 3, 4, 5])]
-[1.0, 1.0, 0.9636, 0.8757]
+[1.0, 1.0, 0.8969, 0.7421]
 """
 
 from __future__ import annotations

@@ -874,6 +874,11 @@ def k_threshold_figure(dist, kinds, ks, prf, counts, *, d_max: int = 40, figsize
     update : callable ``k -> None``
         Shows threshold ``k`` (one of ``ks``); the figure starts at ``ks[0]``.
     """
+    with plt.rc_context(course_style()):  # readable sizes whatever the caller's style
+        return _k_threshold_figure(dist, kinds, ks, prf, counts, d_max, figsize)
+
+
+def _k_threshold_figure(dist, kinds, ks, prf, counts, d_max, figsize):
     dist = np.asarray(dist)
     kinds = np.asarray(kinds)
     ks = np.asarray(ks)

@@ -2,6 +2,7 @@
 and the Chinese tokenizer."""
 
 import importlib
+import math
 import random
 import sys
 
@@ -391,3 +392,176 @@ def test_importing_chinese_does_not_import_jieba():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False False"
+
+
+# -- the labelled set's pair kinds ---------------------------------------------------------------
+
+
+def test_pair_kinds_against_the_definition(lab):
+    n = len(lab)
+    i, j = np.triu_indices(n, 1)
+    pairs = np.stack([i, j], axis=1)
+    kinds = lab.pair_kinds(pairs)
+    truth = {tuple(p) for p in lab.truth().tolist()}
+    for (a, b), kind in zip(pairs.tolist(), kinds):
+        if (a, b) in truth:
+            assert kind == "near-duplicate"
+        elif lab.source[a] == lab.source[b]:
+            assert kind == "rewrite" and "rewrite" in (lab.kind[a], lab.kind[b])
+        else:
+            assert kind == "unrelated"
+    # order within a row and a third column do not matter
+    swapped = np.stack([j, i, np.zeros_like(i)], axis=1)
+    assert np.array_equal(lab.pair_kinds(swapped), kinds)
+    with pytest.raises(ValueError, match="pairs"):
+        lab.pair_kinds([[0, n]])
+
+
+# -- thresholds, lookups, amplification -----------------------------------------------------------
+
+
+def test_threshold_counts_by_hand():
+    dist = np.array([0, 1, 1, 3, 5, 9])
+    dup = np.array([True, True, False, True, False, True])
+    got = methods.threshold_counts(dist, dup, [0, 1, 4, 9])
+    assert got.tolist() == [[1, 0, 3], [2, 1, 2], [3, 1, 1], [4, 2, 0]]
+    with pytest.raises(ValueError, match="same shape"):
+        methods.threshold_counts(dist, dup[:3], [0])
+
+
+def test_pair_values_looks_up_either_order():
+    got = methods.pair_values([[3, 1], [0, 2]], [0.5, 0.25], [[1, 3], [2, 0], [0, 1], [3, 1]], fill=-1)
+    assert got.tolist() == [0.5, 0.25, -1.0, 0.5]
+    assert methods.pair_values(np.empty((0, 2)), [], [[0, 1]]).tolist() == [0.0]
+    with pytest.raises(ValueError, match="one entry per pair"):
+        methods.pair_values([[0, 1]], [1.0, 2.0], [[0, 1]])
+
+
+def test_s_curve_and_its_threshold():
+    s = np.linspace(0, 1, 11)
+    for r, b in ((5, 25), (16, 4), (1, 1)):
+        ref = np.array([1 - (1 - x**r) ** b for x in s])
+        assert np.allclose(methods.s_curve(s, r, b), ref)
+        assert math.isclose(methods.s_curve_threshold(r, b), (1 / b) ** (1 / r))
+    # the threshold sits where the curve is steepest, approximately
+    grid = np.linspace(0, 1, 10_001)
+    steepest = grid[np.argmax(np.gradient(methods.s_curve(grid, 5, 25)))]
+    assert abs(steepest - methods.s_curve_threshold(5, 25)) < 0.05
+    with pytest.raises(ValueError, match="r"):
+        methods.s_curve(0.5, 0, 3)
+
+
+# -- TF vectors ----------------------------------------------------------------------------------
+
+
+def test_tf_matrix_and_cosines_against_counters():
+    from collections import Counter
+
+    from simhash_lab.tokenize import words
+
+    texts = ["the cat sat on the mat", "the dog sat", "a b c", "", "the the the"]
+    X, vocab = methods.tf_matrix(texts)
+    assert X.shape == (5, len(vocab)) and len(set(vocab)) == len(vocab)
+    norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+    assert np.allclose(norms, [1, 1, 1, 0, 1])
+    tok = words()
+    vec = [Counter(tok(t)) for t in texts]
+    pairs = np.array([[0, 1], [0, 2], [1, 4], [0, 3]])
+    want = []
+    for a, b in pairs:
+        dot = sum(vec[a][w] * vec[b][w] for w in vec[a])
+        na, nb = (
+            math.sqrt(sum(v * v for v in vec[a].values())),
+            math.sqrt(sum(v * v for v in vec[b].values())),
+        )
+        want.append(dot / (na * nb) if na and nb else 0.0)
+    assert np.allclose(methods.cosines(X, pairs), want)
+
+
+def test_dot_shares_names_the_shared_heavy_word():
+    texts = ["the the the alpha", "the the the beta", "the gamma"]
+    X, vocab = methods.tf_matrix(texts)
+    shares = methods.dot_shares(X, vocab, [[0, 1], [0, 2], [1, 2]], top=3)
+    assert shares[0][0] == "the" and shares[0][1] == pytest.approx(1.0)
+    assert all(s >= 0 for _, s in shares)
+
+
+def test_idf_weights():
+    texts = ["a b", "a c", "a b d"]
+    idf = methods.idf_weights(texts)
+    assert idf["a"] == 0.0
+    assert idf["b"] == pytest.approx(math.log(3 / 2)) and idf["d"] == pytest.approx(math.log(3))
+    assert Simhasher(weights=idf).fingerprint("a a a") == 0  # a word in every text votes nothing
+
+
+# -- MinHash and banding -------------------------------------------------------------------------
+
+
+def test_minhash_estimates_jaccard_of_constructed_sets():
+    pytest.importorskip("datasketch")
+    rng = np.random.default_rng(0)
+    base = {f"s{i}" for i in range(400)}
+    sets, js = [], []
+    for j in (0.0, 0.2, 0.5, 0.8, 1.0):
+        other = methods.set_at_jaccard(base, j, rng, tag=f"j{j}")
+        assert len(other) == len(base)
+        js.append(len(base & other) / len(base | other))
+        assert abs(js[-1] - j) < 0.01
+        sets += [base, other]
+    sig = methods.minhash_signatures(sets, num_perm=256)
+    assert sig.shape == (10, 256) and sig.dtype == np.uint64
+    est = methods.minhash_estimates(sig, np.arange(10).reshape(5, 2))
+    se = np.sqrt(np.array(js) * (1 - np.array(js)) / 256)
+    assert np.all(np.abs(est - js) <= 4 * se + 1e-9)
+    assert est[-1] == 1.0 and np.array_equal(sig[0], sig[2])  # equal sets, equal signatures
+
+
+def test_set_at_jaccard_validates():
+    with pytest.raises(ValueError, match="j must be"):
+        methods.set_at_jaccard({"a"}, 1.5, np.random.default_rng(0))
+
+
+def test_band_candidates_against_all_pairs():
+    rng = np.random.default_rng(3)
+    sig = rng.integers(0, 4, size=(60, 12), dtype=np.uint64)  # small values: many bands collide
+    for b, r in ((3, 4), (6, 2), (4, 3), (2, 5)):
+        got = methods.band_candidates(sig, b, r)
+        want = [
+            [i, j]
+            for i in range(60)
+            for j in range(i + 1, 60)
+            if any(np.array_equal(sig[i, c * r : (c + 1) * r], sig[j, c * r : (c + 1) * r]) for c in range(b))
+        ]
+        assert got.tolist() == want
+    assert methods.band_candidates(np.arange(12, dtype=np.uint64).reshape(3, 4), 2, 2).shape == (0, 2)
+    with pytest.raises(ValueError, match="b \\* r"):
+        methods.band_candidates(sig, 5, 3)
+
+
+def test_banding_experiment_follows_the_s_curve(docs):
+    pytest.importorskip("datasketch")
+    sets = methods.shingle_sets([d.text for d in docs[:50]], 3)
+    s, cand = methods.banding_experiment(sets, 25, 5, n_pairs=1500, seed=2)
+    assert s.shape == cand.shape == (1500,) and 0 <= s.min() and s.max() <= 1
+    edges = np.linspace(0, 1, 6)
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        sel = (s >= lo) & (s < hi)
+        p = methods.s_curve(s[sel], 5, 25).mean()
+        assert abs(cand[sel].mean() - p) < 4 * math.sqrt(max(p * (1 - p), 0.01) / sel.sum())
+    with pytest.raises(ValueError, match="non-empty"):
+        methods.banding_experiment([set()], 2, 2)
+
+
+def test_datasketch_bands_minimise_the_error_areas():
+    pytest.importorskip("datasketch")
+    from scipy.integrate import quad
+
+    for t in (0.5, 0.8):
+        best, best_err = None, float("inf")
+        for b in range(1, 129):
+            for r in range(1, 128 // b + 1):
+                fp = quad(lambda s, r=r, b=b: methods.s_curve(s, r, b), 0, t)[0]
+                fn = quad(lambda s, r=r, b=b: 1 - methods.s_curve(s, r, b), t, 1)[0]
+                if fp + fn < best_err:
+                    best, best_err = (b, r), fp + fn
+        assert methods.datasketch_bands(t, 128) == best

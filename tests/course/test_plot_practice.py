@@ -1,0 +1,133 @@
+"""Tests for the figures of notebooks 05 and 06 in simhash_lab.course.plot: every helper draws on the
+axes it is given (or the current one) and returns it; labels, frontiers, legends and stepper frames
+show what the notebooks say they show."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from simhash_lab import design_tables  # noqa: E402
+from simhash_lab.course import methods, plot  # noqa: E402
+from simhash_lab.course.methods import MethodResult, Scores  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+_rng = np.random.default_rng(0)
+_DIST = np.concatenate([_rng.integers(0, 6, 50), _rng.integers(5, 15, 20), _rng.integers(10, 40, 500)])
+_KINDS = np.array(["near-duplicate"] * 50 + ["rewrite"] * 20 + ["unrelated"] * 500)
+_KS = np.arange(0, 21)
+_PRF = np.clip(np.stack([1 - _KS / 25, _KS / 20, 0.5 + 0 * _KS], axis=1), 0, 1)
+_RESULTS = [
+    MethodResult("Simhash + SimhashIndex", "k=6", Scores(0.9, 0.93, 0.91, 1, 0, 0), 0.002, 10),
+    MethodResult("MD5 of normalised text", "exact", Scores(1.0, 0.0, 0.0, 0, 0, 1), 0.02, 1),
+]
+
+HELPERS = {
+    "query_scaling": lambda ax: plot.query_scaling(
+        [10, 100, 1000], {"linear scan": [1e-6, 1e-5, 1e-4], "index": [1e-6, 1e-6, 1.1e-6]}, ax=ax
+    ),
+    "table_designs": lambda ax: plot.table_designs(design_tables(2**34, 3, max_tables=64), ax=ax),
+    "candidates_by_distance": lambda ax: plot.candidates_by_distance(
+        np.arange(8), np.linspace(1, 0.3, 8), ax=ax, measured=np.linspace(1, 0.3, 8), independent=np.ones(8)
+    ),
+    "detection_by_angle": lambda ax: plot.detection_by_angle(
+        np.arange(0, 45),
+        np.linspace(1, 0, 45),
+        np.linspace(1, 0, 45) ** 2,
+        ax=ax,
+        measured=([5], [0.9], [0.8]),
+    ),
+    "distance_hist": lambda ax: plot.distance_hist(_DIST, _KINDS, ax=ax, k=3),
+    "prf_curve": lambda ax: plot.prf_curve(_KS, _PRF, ax=ax, marks={"k = 3": 3}),
+    "method_bars": lambda ax: plot.method_bars(_RESULTS, ax=ax),
+    "minhash_scatter": lambda ax: plot.minhash_scatter([0.1, 0.5, 0.9], [0.12, 0.48, 0.91], 128, ax=ax),
+    "banding_curve": lambda ax: plot.banding_curve(
+        np.linspace(0, 1, 200),
+        np.linspace(0, 1, 200) > 0.5,
+        25,
+        5,
+        ax=ax,
+        others=[(9, 13)],
+        rug={"near-duplicate": [0.8, 0.9]},
+    ),
+    "f1_curves": lambda ax: plot.f1_curves(_KS, {"a": _PRF, "b": _PRF[::-1]}, ax=ax),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HELPERS))
+def test_helper_returns_the_axes_it_drew_on(name):
+    fig, ax = plt.subplots()
+    assert HELPERS[name](ax) is ax
+    assert ax.has_data() or ax.patches or ax.texts
+    fig2 = plt.figure()
+    got = HELPERS[name](None)
+    assert got is plt.gca() and got.figure is fig2
+
+
+def test_table_designs_labels_every_point_and_greys_the_dominated():
+    designs = design_tables(2**34, 3, max_tables=64)
+    ax = plot.table_designs(designs)
+    texts = [t.get_text() for t in ax.texts]
+    distinct = {(d.tables, d.expected_candidates) for d in designs}
+    assert len(texts) == len(distinct)  # one label per point
+    off = [t for t in texts if "off the frontier" in t]
+    dominated = {
+        (d.tables, d.expected_candidates)
+        for d in designs
+        if any(e.tables <= d.tables and e.expected_candidates < d.expected_candidates for e in designs)
+    }
+    assert len(off) == len(dominated) >= 1
+
+
+def test_query_scaling_guide_passes_through_the_last_scan_point():
+    ax = plot.query_scaling([10, 100, 1000], {"scan": [3e-6, 1e-5, 1e-4], "index": [1e-6, 1e-6, 1e-6]})
+    guide = [ln for ln in ax.lines if ln.get_linestyle() == ":"][0]
+    assert guide.get_ydata()[-1] == pytest.approx(100.0)  # µs
+    assert guide.get_ydata()[0] == pytest.approx(1.0)
+
+
+def test_distance_hist_writes_each_kinds_mean():
+    ax = plot.distance_hist(_DIST, _KINDS)
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    for kind in ("near-duplicate", "unrelated"):
+        mean = _DIST[_KINDS == kind].mean()
+        assert any(f"mean {mean:.1f}" in lab for lab in labels)
+    ticks = ax.get_xticks()
+    assert np.allclose(ticks, np.round(ticks))  # whole distances only
+
+
+def test_k_threshold_figure_moves_one_threshold_and_stays_readable():
+    counts = methods.threshold_counts(_DIST, _KINDS == "near-duplicate", _KS)
+    fig, update = plot.k_threshold_figure(_DIST, _KINDS, _KS, _PRF, counts)
+    ax1, ax2 = fig.axes
+    n_artists = len(ax1.patches) + len(ax2.lines)
+    update(7)
+    tp, fp, fn = counts[7]
+    assert ax1.get_title().startswith(f"k = 7: {tp + fp:,} flagged ({tp} copies")
+    assert f"{fn} cop" in ax1.get_title()
+    assert len(ax1.patches) + len(ax2.lines) == n_artists  # moved, not redrawn
+    marker = [ln for ln in ax2.lines if ln.get_marker() == "o"][0]
+    assert marker.get_xdata()[0] == 7
+    for ax in (ax1, ax2):
+        ticks = ax.get_xticks()
+        assert np.allclose(ticks, np.round(ticks))  # no k = 2.5
+    fig.canvas.draw()
+    sizes = [t.get_fontsize() for t in fig.findobj(matplotlib.text.Text) if t.get_text() and t.get_visible()]
+    assert min(sizes) >= 12  # readable on a projector at the frame's 80 dpi
+
+
+def test_method_bars_legend_sits_below_the_bars():
+    fig, ax = plt.subplots()
+    plot.method_bars(_RESULTS, ax=ax)
+    fig.canvas.draw()
+    legend = ax.get_legend().get_window_extent()
+    assert legend.y1 <= ax.get_window_extent().y0  # outside the axes: it covers no bar
