@@ -133,39 +133,26 @@ print(
 
 # %%
 ds = np.arange(0, 17)
-exact = pigeonhole.candidate_probability(ds)
-measured_d = [pigeonhole.candidate_rate(int(d), 20_000, seed=int(d)) for d in ds]
-deg = np.linspace(0, 45, 91)
-p = 1 - np.radians(deg) / np.pi
-m_deg = np.array([2, 5, 10, 15, 20, 30, 40])
-m_rates = np.array([pigeonhole.rates_at_angle(math.radians(x), 3, 20_000, seed=int(x)) for x in m_deg])
-assert np.all(exact[:4] == 1.0) and np.allclose(measured_d, exact, atol=0.015)
-assert np.allclose(m_rates[:, 0], methods.s_curve(1 - np.radians(m_deg) / np.pi, 16, 4), atol=0.015)
+exact = pigeonhole.candidate_probability(ds)  # counted over every placement of the d differences
+measured = [pigeonhole.candidate_rate(int(d), trials=20_000, seed=int(d)) for d in ds]
+degrees = np.array([2, 5, 10, 15, 20, 30, 40])
+rates = np.array(
+    [pigeonhole.rates_at_angle(math.radians(x), k=3, trials=20_000, seed=int(x)) for x in degrees]
+)
+assert np.all(exact[:4] == 1.0) and np.allclose(measured, exact, atol=0.015)
+assert np.allclose(rates[:, 0], methods.s_curve(1 - degrees / 180, 16, 4), atol=0.015)  # 01's formula
+print(f"d = 4: {1 - exact[4]:.1%} of the pairs share no block (all four blocks touched)")
+p5 = 1 - 5 / 180
+print(
+    f"θ = 5°: candidate with probability {methods.s_curve(p5, 16, 4):.3f}, reported with {binom.cdf(3, 64, 5 / 180):.3f}"
+)
 
+# %%
 fig, (a1, a2) = plt.subplots(1, 2, figsize=(15, 5.2))
-plot.candidates_by_distance(
-    ds,
-    exact,
-    ax=a1,
-    measured=measured_d,
-    independent=methods.s_curve(1 - ds / 64, 16, 4),
-    k=3,
-    title="Given the distance: exact",
-)
-plot.detection_by_angle(
-    deg,
-    methods.s_curve(p, 16, 4),
-    binom.cdf(3, 64, np.radians(deg) / np.pi),
-    ax=a2,
-    measured=(m_deg, m_rates[:, 0], m_rates[:, 1]),
-    title="Given the angle: probabilistic",
-)
+plot.candidates_by_distance(ds, exact, measured=measured, k=3, ax=a1, title="Given the distance: exact")
+plot.detection_by_angle(measured=(degrees, *rates.T), k=3, ax=a2, title="Given the angle: probabilistic")
 fig.tight_layout()
 plt.show()
-print(
-    f"θ = 5°: candidate with probability {methods.s_curve(1 - 5 / 180, 16, 4):.3f}, "
-    f"reported (d_H ≤ 3) with probability {binom.cdf(3, 64, 5 / 180):.3f}"
-)
 
 # %% [markdown]
 # On the left, every pair within 3 bits is a candidate, whatever the positions of its differences:
@@ -223,8 +210,8 @@ for n in (10**6, 10**9):
 # Manku, Jain and Das Sarma (Google, WWW 2007, the system behind "n = 3" in source 004) generalise the
 # pigeonhole: split into $m > k + 1$ blocks. At most $k$ are dirty, so at least $m - k$ are clean;
 # keep one table for every choice of $m - k$ blocks held exact: $\binom{m}{k}$ **tables**, each keyed
-# on more bits, so each probe returns far fewer candidates. Their Example 3.1 ($N = 2^{34} \approx$ 17
-# billion fingerprints, $k = 3$), computed by the library:
+# on more bits, so each probe returns far fewer candidates. Their Example 3.1
+# ($N = 2^{34} \approx 1.7 \cdot 10^{10}$ fingerprints, $k = 3$), computed by the library:
 
 # %%
 example = manku_example_3_1()
@@ -291,7 +278,7 @@ for n in (10**6, 10**9):
 # microseconds.
 #
 # A second mistake: using the 4-block index for $k = 4$. Four flips can dirty all four blocks (the
-# stepper's last frame; on the left plot above, 10 % of the pairs at $d = 4$), so the index would
+# stepper's last frame; on the left plot above, one pair in ten at $d = 4$), so the index would
 # **silently miss** pairs. The seed asserts `threshold <= 3`; the library refuses too:
 
 # %%

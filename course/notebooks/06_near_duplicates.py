@@ -109,23 +109,14 @@ all_pairs, dist = methods.simhash_distances(fps)  # every pair and its distance
 kinds = lab.pair_kinds(all_pairs)  # "near-duplicate", "rewrite" or "unrelated"
 is_dup = kinds == "near-duplicate"
 peak = int(np.bincount(dist[kinds == "unrelated"]).argmax())
-print(
-    {
-        kind: f"{(kinds == kind).sum():,} pairs, mean distance {dist[kinds == kind].mean():.1f}"
-        for kind in plot.PAIR_COLORS
-    }
-)
+for kind in plot.PAIR_COLORS:
+    print(f"{kind:15s} {(kinds == kind).sum():7,} pairs, mean distance {dist[kinds == kind].mean():4.1f}")
 print("most common distance of unrelated pairs:", peak)
 
 # %% tags=["nbval-ignore-output"]
+title = f"Where the pairs fall: copies within a few bits, unrelated pairs near {peak}"
 fig, ax = plt.subplots(figsize=(12, 5.5))
-plot.distance_hist(
-    dist,
-    kinds,
-    ax=ax,
-    k=3,
-    title=f"Where the pairs fall: copies within a few bits, unrelated pairs near {peak}",
-)
+plot.distance_hist(dist, kinds, ax=ax, k=3, title=title)
 plt.show()
 
 # %% [markdown]

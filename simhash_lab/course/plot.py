@@ -701,9 +701,10 @@ def table_designs(designs, ax=None, *, title: str = ""):
 
 
 def candidates_by_distance(
-    d, exact, ax=None, *, measured=None, independent=None, k: int = 3, title: str = ""
+    d, exact, ax=None, *, measured=None, k: int = 3, bits: int = 64, blocks: int = 4, title: str = ""
 ):
-    """The chance that a pair ``d`` bits apart becomes a candidate of the 4 x 16 index.
+    """The chance that a pair ``d`` bits apart becomes a candidate of a block index (``blocks`` blocks
+    of ``bits / blocks`` bits), exact against the amplification formula with independent bits.
 
     Parameters
     ----------
@@ -712,43 +713,78 @@ def candidates_by_distance(
         The exact probability (:func:`simhash_lab.course.pigeonhole.candidate_probability`): bars.
     measured : array_like, optional
         Measured shares (dots).
-    independent : array_like, optional
-        The amplification formula with independent bits, ``1 - (1 - (1 - d/64)**16)**4`` (dashed).
     k : int
         Distances ``<= k`` are shaded: there the index must (and does) find every pair.
+
+    The dashed line is ``1 - (1 - p**r)**blocks`` with ``p = 1 - d/bits`` and ``r = bits/blocks``:
+    what the same index gives when every bit differs independently with probability ``d/bits``.
     """
     ax = _ax(ax)
     d = np.asarray(d)
+    r = bits // blocks
     ax.axvspan(-0.5, k + 0.5, color=ACCENT, alpha=0.12)
     ax.text(k / 2, 1.05, f"d ≤ {k}: always", ha="center", va="bottom", color=ACCENT, fontsize=12)
     ax.bar(d, exact, width=0.7, color=POS, alpha=0.8, label="exact (pigeonhole, counted)")
-    if independent is not None:
-        ax.plot(d, independent, "--", color=OKABE_ITO["black"], label="1 − (1 − p¹⁶)⁴, p = 1 − d/64")
+    p = 1 - d / bits
+    ax.plot(
+        d,
+        1 - (1 - p**r) ** blocks,
+        "--",
+        color=OKABE_ITO["black"],
+        label=f"$1 - (1 - p^{{{r}}})^{{{blocks}}}$, $p = 1 - d/{bits}$",
+    )
     if measured is not None:
         ax.plot(d, measured, "o", color=HIGHLIGHT, markersize=7, label="measured")
     ax.set_ylim(0, 1.15)
     ax.set_xticks(d[:: max(1, len(d) // 10)])
     ax.set_xlabel("Hamming distance d of the pair")
-    ax.set_ylabel("P(shares a 16-bit block)")
+    ax.set_ylabel(f"P(shares a {r}-bit block)")
     ax.legend(loc="upper right", fontsize=11)
     if title:
         ax.set_title(title)
     return ax
 
 
-def detection_by_angle(degrees, candidate, reported, ax=None, *, measured=None, k: int = 3, title: str = ""):
-    """Over the angle θ between two documents' vectors: the chance the 4 x 16 index makes them
-    candidates (``candidate``), and the chance it reports them, within ``k`` bits (``reported``).
+def detection_by_angle(
+    ax=None,
+    *,
+    measured=None,
+    k: int = 3,
+    bits: int = 64,
+    blocks: int = 4,
+    max_degrees: float = 45,
+    title: str = "",
+):
+    """Over the angle θ between two documents' vectors, where each of ``bits`` bits differs
+    independently with probability θ/π: the chance that a block index makes them candidates,
+    ``1 - (1 - p**r)**blocks`` with ``p = 1 - θ/π``, and the chance it reports them,
+    ``P(d_H <= k)`` with ``d_H ~ Binomial(bits, θ/π)``.
 
     ``measured`` is an optional ``(degrees, candidate, reported)`` triple of measured rates (dots).
     """
+    from scipy.stats import binom
+
     ax = _ax(ax)
-    ax.plot(degrees, candidate, color=POS, label="candidate: 1 − (1 − p¹⁶)⁴")
-    ax.plot(degrees, reported, color=NEG, label=f"reported: P(d_H ≤ {k}), d_H ~ Bin(64, θ/π)")
+    deg = np.linspace(0, max_degrees, 181)
+    q = np.radians(deg) / np.pi
+    r = bits // blocks
+    ax.plot(
+        deg,
+        1 - (1 - (1 - q) ** r) ** blocks,
+        color=POS,
+        label=f"candidate: $1 - (1 - p^{{{r}}})^{{{blocks}}}$",
+    )
+    ax.plot(
+        deg,
+        binom.cdf(k, bits, q),
+        color=NEG,
+        label=f"reported: $P(d_H \\leq {k})$, $d_H \\sim$ Bin({bits}, θ/π)",
+    )
     if measured is not None:
         md, mc, mr = measured
         ax.plot(md, mc, "o", color=POS, markersize=7)
         ax.plot(md, mr, "o", color=NEG, markersize=7, label="measured (dots)")
+    ax.set_xlim(0, max_degrees)
     ax.set_ylim(0, 1.05)
     ax.set_xlabel("angle θ between the two documents (degrees)")
     ax.set_ylabel("probability")

@@ -37,15 +37,9 @@ HELPERS = {
     ),
     "table_designs": lambda ax: plot.table_designs(design_tables(2**34, 3, max_tables=64), ax=ax),
     "candidates_by_distance": lambda ax: plot.candidates_by_distance(
-        np.arange(8), np.linspace(1, 0.3, 8), ax=ax, measured=np.linspace(1, 0.3, 8), independent=np.ones(8)
+        np.arange(8), np.linspace(1, 0.3, 8), ax=ax, measured=np.linspace(1, 0.3, 8)
     ),
-    "detection_by_angle": lambda ax: plot.detection_by_angle(
-        np.arange(0, 45),
-        np.linspace(1, 0, 45),
-        np.linspace(1, 0, 45) ** 2,
-        ax=ax,
-        measured=([5], [0.9], [0.8]),
-    ),
+    "detection_by_angle": lambda ax: plot.detection_by_angle(ax=ax, measured=([5], [0.9], [0.8])),
     "distance_hist": lambda ax: plot.distance_hist(_DIST, _KINDS, ax=ax, k=3),
     "prf_curve": lambda ax: plot.prf_curve(_KS, _PRF, ax=ax, marks={"k = 3": 3}),
     "method_bars": lambda ax: plot.method_bars(_RESULTS, ax=ax),
@@ -86,6 +80,17 @@ def test_table_designs_labels_every_point_and_greys_the_dominated():
         if any(e.tables <= d.tables and e.expected_candidates < d.expected_candidates for e in designs)
     }
     assert len(off) == len(dominated) >= 1
+
+
+def test_detection_by_angle_draws_amplification_and_the_binomial():
+    from scipy.stats import binom
+
+    ax = plot.detection_by_angle(k=3, max_degrees=30)
+    cand, rep = ax.lines[0], ax.lines[1]
+    q = np.radians(cand.get_xdata()) / np.pi
+    assert np.allclose(cand.get_ydata(), 1 - (1 - (1 - q) ** 16) ** 4)
+    assert np.allclose(rep.get_ydata(), binom.cdf(3, 64, q))
+    assert np.all(cand.get_ydata() >= rep.get_ydata())
 
 
 def test_query_scaling_guide_passes_through_the_last_scan_point():
