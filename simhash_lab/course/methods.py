@@ -477,14 +477,21 @@ def cosines(X, pairs) -> np.ndarray:
     """Cosine similarity of rows ``i`` and ``j`` of a row-normalised matrix (:func:`tf_matrix`) for
     each pair: array of shape (m,), float64 (0 for an empty row)."""
     p = np.asarray(pairs, dtype=np.int64).reshape(-1, np.shape(pairs)[-1] if np.size(pairs) else 2)
+    if X.shape[0] <= 4096:  # a dense Gram matrix is small: one product, then a lookup per pair
+        G = (X @ X.T).toarray()
+        return G[p[:, 0], p[:, 1]]
     return np.asarray(X[p[:, 0]].multiply(X[p[:, 1]]).sum(axis=1)).ravel()
 
 
 def dot_shares(X, vocab: Sequence[str], pairs, top: int = 10) -> list[tuple[str, float]]:
     """The tokens that contribute most to the pairs' dot products: ``(token, share)`` where share is
     the token's part of ``sum over pairs of u · v``, largest first (``top`` of them)."""
+    from scipy.sparse import csr_matrix
+
     p = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    contrib = np.asarray(X[p[:, 0]].multiply(X[p[:, 1]]).sum(axis=0)).ravel()
+    n = X.shape[0]
+    A = csr_matrix((np.ones(len(p)), (p[:, 0], p[:, 1])), shape=(n, n))  # A[i, j] = 1 for each pair
+    contrib = np.asarray(X.multiply(A @ X).sum(axis=0)).ravel()  # sum over pairs of X[i, w] X[j, w]
     total = contrib.sum()
     order = np.argsort(-contrib)[: check_int("top", top, 1, 1 << 30)]
     return [(vocab[c], float(contrib[c] / total) if total else 0.0) for c in order]
