@@ -112,6 +112,7 @@ peak = int(np.bincount(dist[kinds == "unrelated"]).argmax())
 for kind in plot.PAIR_COLORS:
     print(f"{kind:15s} {(kinds == kind).sum():7,} pairs, mean distance {dist[kinds == kind].mean():4.1f}")
 print("most common distance of unrelated pairs:", peak)
+assert 19 <= peak <= 25 and dist[kinds == "near-duplicate"].mean() < 6  # what the text below says
 
 # %% tags=["nbval-ignore-output"]
 title = f"Where the pairs fall: copies within a few bits, unrelated pairs near {peak}"
@@ -120,10 +121,9 @@ plot.distance_hist(dist, kinds, ax=ax, k=3, title=title)
 plt.show()
 
 # %% [markdown]
-# The near-duplicates sit at small distances, but with a tail: a 200-word document with 8 % of its
-# words changed has cosine similarity about 0.9, $\theta \approx 0.4$ rad, so
-# $E[d_H] = 64\theta/\pi \approx 8$. Rewrites sit in between. And the unrelated pairs peak well below
-# 32, which deserves a look before we draw any line.
+# The near-duplicates sit at small distances, but with a tail of copies many bits apart (a few
+# edits in a short document turn its vector by more than 10°, below); rewrites sit in between. And the unrelated pairs peak well below 32, which deserves a look before we draw any
+# line.
 #
 # ### Why unrelated text is not 32 bits apart
 #
@@ -147,8 +147,14 @@ print(
     f"predicted mean distance 64·θ/π = {(64 * theta[unrel] / np.pi).mean():.1f} bits; "
     f"measured {dist[unrel].mean():.1f} bits"
 )
+far = np.percentile(theta[is_dup], 90)
+print(
+    f"near-duplicates: mean angle {np.degrees(theta[is_dup]).mean():.0f}°; a tenth beyond {np.degrees(far):.0f}° "
+    f"(64·θ/π = {64 * far / np.pi:.1f} bits), the largest {np.degrees(theta[is_dup].max()):.0f}°"
+)
 assert abs((64 * theta[unrel] / np.pi).mean() - dist[unrel].mean()) < 1.5  # the angle predicts the distance
 assert theta.max() <= np.pi / 2 + 1e-9  # no pair of TF vectors is more than 90° apart
+assert 0.35 < np.cos(theta[unrel]).mean() < 0.55  # the answer to question 1 quotes it
 
 # %% tags=["nbval-ignore-output"]
 pick = np.random.default_rng(6).choice(len(all_pairs), 6000, replace=False)
@@ -225,12 +231,12 @@ print(f"k = 3 misses {1 - prf[3, 1]:.0%} of the near-duplicate pairs; k = {best_
 # ### Play with k
 #
 # Press play, or drag the slider: each frame moves the threshold one bit. On the left, every pair of
-# the labelled set by distance (a log scale: there are a few hundred copies among 150,000 pairs); the
+# the labelled set by distance (a log scale: a few hundred copies among well over 100,000 pairs); the
 # pairs left of the dashed line are flagged. On the right, what that costs. Watch the first false
 # alarms arrive from the rewrites, and the flood once the line reaches the unrelated pairs.
 
 # %%
-k_steps = np.arange(0, 15)
+k_steps = np.arange(0, 13)
 counted = methods.threshold_counts(dist, is_dup, ks)  # (tp, fp, fn) per k
 fig, show_k = plot.k_threshold_figure(dist, kinds, ks, prf, counted)  # drawn once, moved per frame
 frames = []
@@ -359,7 +365,7 @@ print(f"b = {b}, r = {r}: {len(cand):,} candidate pairs of {len(all_pairs):,}")
 
 # %% [markdown]
 # To see the whole S-curve we need pairs at every similarity, which the labelled set lacks (it has
-# few pairs between 0.35 and 0.55). `methods.banding_experiment` makes 2,000 of them from the
+# few pairs between its rewrites and its near-duplicates). `methods.banding_experiment` makes 2,000 of them from the
 # documents' own shingle sets, each pair at a Jaccard similarity drawn uniformly from 0 to 1, and
 # bands their MinHash signatures the same way; the ticks underneath show where the labelled pairs fall:
 
@@ -393,7 +399,7 @@ print(f"unrelated       Jaccard at most {j_exact[other].max():.2f}; {is_cand[oth
 assert is_cand[kind_of_j == "near-duplicate"].mean() > 0.9 and is_cand[other].mean() < 0.01
 
 # %% [markdown]
-# A threshold of 0.5 sits between the rewrites (below 0.35) and most near-duplicates; the candidates
+# A threshold of 0.5 sits between the rewrites and the near-duplicates (printed above); the candidates
 # are then checked with their estimated Jaccard. MinHash keeps 128 numbers per document where
 # Simhash keeps 64 bits, and it measures a different thing: the overlap of *sets* of shingles, where
 # Simhash measures the angle of *weighted* word vectors.
@@ -411,7 +417,7 @@ assert is_cand[kind_of_j == "near-duplicate"].mean() > 0.9 and is_cand[other].me
 # | Shingles, exact Jaccard (the reference) | the set of 3-word shingles | $J(A, B) \ge t$, over all pairs |
 
 # %%
-results = methods.compare(lab, k=best_k, jaccard=0.5, minhash=0.5, repeat=3)
+results = methods.compare(lab, k=best_k, jaccard=0.5, minhash=0.5, repeat=2)
 by_method = {r.method: r for r in results}
 
 # %% tags=["nbval-ignore-output"]
@@ -642,7 +648,7 @@ print(jieba_words()(titles[1]), jieba_words()(titles[2]), "distance", hamming(ph
 # ## Summary
 #
 # - On real text, near-duplicate pairs fall at small Hamming distances and heavy rewrites in between;
-#   unrelated pairs peak well below 32 (at 22 with TF weights here), because TF vectors are
+#   unrelated pairs peak well below 32 (near 22 with TF weights here), because TF vectors are
 #   never more than 90° apart and every English text shares the function words. k is the line you
 #   draw, and precision and recall say what it costs.
 # - The best k grows with how many features an edit touches (shingles > words) and with weights that
@@ -675,7 +681,7 @@ print(jieba_words()(titles[1]), jieba_words()(titles[2]), "distance", hamming(ph
 # pairs cause the fall?</summary>
 #
 # First the rewrites (same original, 30–50 % of the words changed), which sit between the copies and
-# the unrelated pairs; then the near tail of the unrelated pairs, which are so many (over 150,000
+# the unrelated pairs; then the near tail of the unrelated pairs, which are so many (over 100,000
 # pairs against a few hundred copies) that even a small share of them swamps the true pairs. The
 # stepper's left panel shows both arriving.
 # </details>

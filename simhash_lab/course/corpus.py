@@ -256,7 +256,7 @@ EDIT_OPERATIONS = {
     "swap": "two adjacent sentences exchanged",
     "reflow": "line breaks re-wrapped at another width (no word changes)",
     "boilerplate": "a header or footer line added ('Source: Python documentation.' and the like)",
-    "truncate": "the last sentence removed",
+    "truncate": "the last sentence removed (when it holds at most a third of the words)",
 }
 _WORD_OPS = ("typo", "delete", "insert", "replace", "case")
 _STRUCT_OPS = ("swap", "reflow", "boilerplate", "truncate")
@@ -374,6 +374,8 @@ def _structural(text: str, op: str, rng: random.Random) -> str:
     if len(parts) < 2:
         return text
     if op == "truncate":
+        if 3 * len(parts[-1].split()) > len(text.split()):
+            return text  # the last "sentence" is most of the text (a table, a grammar): not a light edit
         return " ".join(parts[:-1])
     i = rng.randrange(len(parts) - 1)  # swap
     parts[i], parts[i + 1] = parts[i + 1], parts[i]

@@ -565,3 +565,32 @@ def test_datasketch_bands_minimise_the_error_areas():
                 if fp + fn < best_err:
                     best, best_err = (b, r), fp + fn
         assert methods.datasketch_bands(t, 128) == best
+
+
+def test_truncate_never_removes_most_of_a_document():
+    table = "Operator Description " + " ".join(f"op{i} meaning{i}" for i in range(60))  # one "sentence"
+    text = "A short first sentence. " + table
+    assert corpus.edit(text, "truncate", random.Random(0)) == text
+    # every near-duplicate of the labelled set keeps most of its original's 3-shingles
+    s = corpus.labelled_set(seed=0)
+    pairs, sim = methods.jaccard_all_pairs(s.docs, n=3)
+    kinds = s.pair_kinds(pairs)
+    orig_near = np.array([s.kind[a] == "original" or s.kind[b] == "original" for a, b in pairs.tolist()])
+    assert sim[(kinds == "near-duplicate") & orig_near].min() > 0.3
+
+
+def test_sweep_counts_a_repeated_pair_once_at_its_closest_score():
+    rng = np.random.default_rng(5)
+    pairs = rng.integers(0, 15, size=(400, 2))
+    pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+    score = rng.integers(0, 12, len(pairs)).astype(float)
+    truth = pairs[::7]
+    ts = np.arange(-1, 13)
+    for hic in (False, True):
+        got = methods.sweep(pairs, score, truth, ts, higher_is_closer=hic)
+        for row, t in zip(got, ts):
+            sel = score >= t if hic else score <= t
+            s = methods.pair_scores(pairs[sel], truth)
+            assert tuple(row) == (s.precision, s.recall, s.f1)
+    with pytest.raises(ValueError, match="one entry per pair"):
+        methods.sweep(pairs, score[:-1], truth, ts)
