@@ -37,7 +37,7 @@
 # |---|---|
 # | **Grid (squared) paper** | One square per bit: write the 4-bit hashes of "rust safe fast" and the accumulators under them, then the 4 × 16 blocks of a fingerprint. |
 # | **Pencil** | The running sums `V[i]`, which change with every word. |
-# | **Two colours of pen** | One colour for +w votes (bit is 1) and one for −w votes (bit is 0). The figures use the same two: **blue = +, 1, same** and **vermillion = −, 0→flipped, different** (a palette that colour-blind readers can tell apart). |
+# | **Two colours of pen** | One colour for +w votes (bit is 1) and one for −w votes (bit is 0). The figures use the same two: **blue = +, 1, same** and **vermillion = −, 0→flipped, different** (a palette that colour-blind readers can tell apart). Pairs of documents get two more: **green = near-duplicates**, **purple = unrelated**. |
 # | **Calculator** | $64 \times 5 / 180 \approx 1.78$: the expected Hamming distance of two documents 5° apart; $\theta = \arccos(\cos\theta)$. |
 #
 # Whenever a notebook says **✏️ On paper**, do it by hand before running the next cell.
@@ -52,7 +52,7 @@
 #
 # | # | Notebook | You will see | You will measure |
 # |---|---|---|---|
-# | 00 | Start here (this page) | the pipeline, the tools | two fingerprints |
+# | 00 | Start here (this page) | the pipeline, the tools | one changed word, in a sentence and in real paragraphs |
 # | 01 | [LSH vs cryptographic hashes](01_lsh_vs_crypto.ipynb) | the $(d_1, d_2, p_1, p_2)$ picture; amplification | the avalanche: bits flipped by MD5, SHA-256 and Simhash over hundreds of real edits |
 # | 02 | [Simhash voting](02_simhash_voting.ipynb) | **animations** of the accumulators filling (the session's 4 bits, then 64) | "rust safe fast" exactly as the session; which bits one word can flip; TF vs IDF; a Python list loop vs the compiled loop |
 # | 03 | [Hamming distance and POPCNT](03_hamming_popcount.ipynb) | the `popcnt` instruction in Numba's machine code | seven ways to count bits, as a bar chart |

@@ -394,8 +394,8 @@ print(f"allocating per token cost {t_each / t_once:.1f}x the one allocation per 
 # <details><summary><b>1.</b> Why does a tie (<code>V[i] = 0</code>) give 0, and would it matter if it
 # gave 1?</summary>
 #
-# A rule is needed because an even total weight can leave a seat at exactly 0; the session (and
-# Charikar's $\mathrm{sign}$ with $> 0$) picks 0. Either choice works if everyone uses the same one:
+# A rule is needed because an even total weight can leave a seat at exactly 0; the session picks 0
+# ("si es negativa o cero, se queda con un 0"). Either choice works if everyone uses the same one:
 # a tie is a coin flip about that bit. It matters for compatibility (fingerprints made with the other
 # rule differ in every tied bit, so they are not comparable) and, slightly, for which seats are
 # fragile: with "0 gives 0" one replaced word can flip the seats at $-1, 0, 1, 2$; with "0 gives 1",

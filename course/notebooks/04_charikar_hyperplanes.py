@@ -231,7 +231,7 @@ widgets.theta_slider(bits=64, trials=2000, seed=0)
 # index **dense** ones (embeddings of text or images, a few hundred dimensions): draw $b$ Gaussian
 # normals, keep each vector's $b$-bit signature, put it in a hash table keyed on the signature. A
 # query looks only at its own bucket. How many bits? Pinecone's article on random projection shows
-# the trade-off on real embeddings; here it is measured on 20,000 clustered vectors in 128 dimensions,
+# the trade-off on a real data set; here it is measured on 20,000 clustered vectors in 128 dimensions,
 # with 100 queries that each have 10 true neighbours at 5°–30° (`experiments.dense_tradeoff`).
 #
 # - **Buckets** (one table keyed on all $b$ bits): a true neighbour at angle $\theta$ lands in the
