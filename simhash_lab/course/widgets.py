@@ -266,7 +266,7 @@ def stepper(
         fallback = (
             "<div>"
             + frames[0]
-            + _NOTE.format(f"Frame 1 of {n}. Run this cell to step through all {n} (▶ or the slider).")
+            + _NOTE.format(f"Frame 1 of {n}: run this cell to play them all (▶ or the slider).")
             + "</div>"
         )
         anim = None
