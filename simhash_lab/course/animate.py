@@ -121,7 +121,7 @@ def accumulators(
     figsize = figsize or ((11, 6.4) if bits > 16 else (8.5, 6.2))
     lim = max(1.0, float(np.abs(votes).max()) * (1.3 if values else 1.15))
     fig = plt.figure(figsize=figsize, dpi=dpi)
-    gs = fig.add_gridspec(3, 1, height_ratios=[1, 5, 1], hspace=0.55)
+    gs = fig.add_gridspec(3, 1, height_ratios=[1, 5, 1], hspace=0.8)  # room for a two-line status
     ax_h, ax_v, ax_f = (fig.add_subplot(g) for g in gs)
     x = np.arange(bits)
 
@@ -191,8 +191,8 @@ def accumulators(
             im_h.set_data(2 * row_of(trace.hashes[frame - 1])[None, :])
             n_flip = int(flipped.sum())
             status.set_text(
-                f"bit 1: V[i] += {w:g}, bit 0: V[i] −= {w:g} (orange box: the move);  "
-                f"{n_flip} fingerprint bit{'s' if n_flip != 1 else ''} changed (orange frame)"
+                f"bit 1: V[i] += {w:g}, bit 0: V[i] −= {w:g} (orange box: the move)\n"
+                f"{n_flip} fingerprint bit{'s' if n_flip != 1 else ''} flipped (orange frame)"
             )
             im_f.set_data(sign[None, :])  # pale: the fingerprint so far
         elif frame == 0:
