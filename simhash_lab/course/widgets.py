@@ -276,7 +276,8 @@ def stepper(
         images = _shared_palette(_same_size([_as_image(f, dpi) for f in frames]), int(colors))
         pngs = [_png(i) for i in images]
         width = images[0].width
-        views = [W.Image(value=p, format="png", layout=W.Layout(max_width="100%")) for p in pngs]
+        fit = W.Layout(max_width="100%")  # one layout model shared by every frame
+        views = [W.Image(value=p, format="png", layout=fit) for p in pngs]
         anim = animated_png(images, durations) if n > 1 else pngs[0]
         what = (
             f"An animated picture of {n} frames: it plays by itself. Run this cell for ▶ and a "
