@@ -52,7 +52,7 @@ for n_flips in range(5):
     plot.pigeonhole(
         64, 3, [5, 21, 37, 53][:n_flips], ax=ax, title=f"{n_flips} flips, one per block: {verdict}"
     )
-    frames.append(widgets.figure_html(fig, dpi=72))
+    frames.append(widgets.figure_png(fig, dpi=80))
 widgets.stepper(frames, labels=[f"{i} flips" for i in range(5)], description="adversary")
 
 # %% [markdown]

@@ -40,7 +40,7 @@ HELPERS = {
         np.arange(8), np.linspace(1, 0.3, 8), ax=ax, measured=np.linspace(1, 0.3, 8)
     ),
     "detection_by_angle": lambda ax: plot.detection_by_angle(ax=ax, measured=([5], [0.9], [0.8])),
-    "distance_hist": lambda ax: plot.distance_hist(_DIST, _KINDS, ax=ax, k=3),
+    "pair_distance_hist": lambda ax: plot.pair_distance_hist(_DIST, _KINDS, ax=ax, k=3),
     "prf_curve": lambda ax: plot.prf_curve(_KS, _PRF, ax=ax, marks={"k = 3": 3}),
     "method_bars": lambda ax: plot.method_bars(_RESULTS, ax=ax),
     "minhash_scatter": lambda ax: plot.minhash_scatter([0.1, 0.5, 0.9], [0.12, 0.48, 0.91], 128, ax=ax),
@@ -82,15 +82,20 @@ def test_table_designs_labels_every_point_and_greys_the_dominated():
     assert len(off) == len(dominated) >= 1
 
 
-def test_detection_by_angle_draws_amplification_and_the_binomial():
+def test_detection_by_angle_draws_amplification_and_the_measured_rates():
     from scipy.stats import binom
 
-    ax = plot.detection_by_angle(k=3, max_degrees=30)
-    cand, rep = ax.lines[0], ax.lines[1]
-    q = np.radians(cand.get_xdata()) / np.pi
+    ax = plot.detection_by_angle(k=3, max_degrees=30, measured=([5, 10], [0.98, 0.87], [0.9, 0.52]))
+    by = {ln.get_label(): ln for ln in ax.lines}
+    cand = next(ln for name, ln in by.items() if name.startswith("candidate"))
+    rep = next(ln for name, ln in by.items() if name.startswith("reported"))
+    q = cand.get_xdata() / 180
     assert np.allclose(cand.get_ydata(), 1 - (1 - (1 - q) ** 16) ** 4)
     assert np.allclose(rep.get_ydata(), binom.cdf(3, 64, q))
-    assert np.all(cand.get_ydata() >= rep.get_ydata())
+    assert np.all(cand.get_ydata() >= rep.get_ydata() - 1e-12)  # every reported pair is a candidate
+    dots = [ln for ln in ax.lines if ln.get_marker() == "o"]
+    assert [ln.get_color() for ln in dots] == [cand.get_color(), rep.get_color()]  # dots match their curves
+    assert ax.get_xlim() == (0, 30)
 
 
 def test_query_scaling_guide_passes_through_the_last_scan_point():
@@ -100,8 +105,8 @@ def test_query_scaling_guide_passes_through_the_last_scan_point():
     assert guide.get_ydata()[0] == pytest.approx(1.0)
 
 
-def test_distance_hist_writes_each_kinds_mean():
-    ax = plot.distance_hist(_DIST, _KINDS)
+def test_pair_distance_hist_writes_each_kinds_mean():
+    ax = plot.pair_distance_hist(_DIST, _KINDS)
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     for kind in ("near-duplicate", "unrelated"):
         mean = _DIST[_KINDS == kind].mean()
