@@ -1118,7 +1118,7 @@ def prf_curve(ks, prf, ax=None, *, marks: Mapping[str, int] | None = None, title
     _integer_ticks(ax.xaxis)
     ax.set_xlabel("k: flag pairs with Hamming distance ≤ k")
     ax.set_ylim(0, 1.02)
-    ax.legend(loc="lower right", fontsize=12)
+    ax.legend(loc="center right", fontsize=12)  # between recall near 1 and precision near 0
     if title:
         ax.set_title(title)
     return ax
@@ -1212,7 +1212,7 @@ def method_bars(results, ax=None, *, title: str = ""):
     ax = _ax(ax)
     names = [r.method for r in results]
     y = np.arange(len(results))[::-1]
-    for off, field, color in ((-0.2, "precision", POS), (0.2, "recall", NEG)):
+    for off, field, color in ((0.2, "precision", POS), (-0.2, "recall", NEG)):  # precision above
         vals = [getattr(r.scores, field) for r in results]
         ax.barh(y + off, vals, 0.4, color=color, label=field)
         for yy, v in zip(y + off, vals):
