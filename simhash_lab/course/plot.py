@@ -76,6 +76,8 @@ __all__ = [
     "minhash_scatter",
     "banding_curve",
     "f1_curves",
+    "calibration_curve",
+    "verification_hist",
 ]
 
 OKABE_ITO = {
@@ -1316,6 +1318,58 @@ def f1_curves(ks, curves: Mapping[str, np.ndarray], ax=None, *, title: str = "")
     ax.set_ylabel("F1")
     ax.set_ylim(0, 1.02)
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=12, frameon=False)
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def calibration_curve(cal, ax=None, *, title: str = ""):
+    """How k was chosen for a Jaccard threshold: the share of the measured near-duplicate pairs
+    within each distance (``cal.recall_by_k``), the recall asked for (``cal.target``) and the k
+    chosen (``cal.k``), from a :class:`simhash_lab.dedup.Calibration` (any object with those
+    attributes and ``threshold``, ``pairs``)."""
+    ax = _ax(ax)
+    r = np.asarray(cal.recall_by_k, dtype=float)
+    ks = np.arange(r.size)
+    ax.step(
+        ks,
+        r,
+        where="mid",
+        color=NEAR,
+        label=f"pairs with Jaccard ≥ {cal.threshold:g} within k ({cal.pairs} measured)",
+    )
+    ax.axhline(cal.target, color=MUTED, ls=":", label=f"recall asked for: {cal.target:g}")
+    ax.axvline(cal.k, color=HIGHLIGHT, ls="--", label=f"k = {cal.k}: recall {r[cal.k]:.3f}")
+    _integer_ticks(ax.xaxis)
+    ax.set_xlim(-0.5, ks[-1] + 0.5)
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel("k")
+    ax.set_ylabel("share of the near-duplicate pairs")
+    ax.legend(loc="lower right", fontsize=11)
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def verification_hist(distance, similarity, threshold: float, ax=None, *, title: str = ""):
+    """The candidate pairs by Hamming distance, stacked: those whose exact Jaccard similarity passes
+    ``threshold`` (kept, ``NEAR``) and those verification rejects (``FAR``)."""
+    ax = _ax(ax)
+    distance = np.asarray(distance)
+    ok = np.asarray(similarity, dtype=float) >= threshold
+    top = int(distance.max()) if distance.size else 0
+    bins = np.arange(-0.5, top + 1.5)
+    ax.hist(
+        [distance[ok], distance[~ok]],
+        bins=bins,
+        stacked=True,
+        color=[NEAR, FAR],
+        label=[f"verified: Jaccard ≥ {threshold:g} ({ok.sum():,})", f"rejected ({(~ok).sum():,})"],
+    )
+    _integer_ticks(ax.xaxis)
+    ax.set_xlabel("Hamming distance of the candidate pair")
+    ax.set_ylabel("candidate pairs")
+    ax.legend(loc="upper left", fontsize=11)
     if title:
         ax.set_title(title)
     return ax

@@ -2,6 +2,8 @@
 axes it is given (or the current one) and returns it; labels, frontiers, legends and stepper frames
 show what the notebooks say they show."""
 
+from types import SimpleNamespace
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -31,6 +33,8 @@ _RESULTS = [
     MethodResult("MD5 of normalised text", "exact", Scores(1.0, 0.0, 0.0, 0, 0, 1), 0.02, 1),
 ]
 
+_CAL = SimpleNamespace(recall_by_k=np.linspace(0.2, 1, 11), target=0.95, k=7, threshold=0.8, pairs=120)
+
 HELPERS = {
     "query_scaling": lambda ax: plot.query_scaling(
         [10, 100, 1000], {"linear scan": [1e-6, 1e-5, 1e-4], "index": [1e-6, 1e-6, 1.1e-6]}, ax=ax
@@ -53,6 +57,8 @@ HELPERS = {
         others=[(9, 13)],
         rug={"near-duplicate": [0.8, 0.9]},
     ),
+    "calibration_curve": lambda ax: plot.calibration_curve(_CAL, ax=ax),
+    "verification_hist": lambda ax: plot.verification_hist([0, 1, 1, 4], [0.9, 0.85, 0.2, 0.81], 0.8, ax=ax),
     "f1_curves": lambda ax: plot.f1_curves(_KS, {"a": _PRF, "b": _PRF[::-1]}, ax=ax),
 }
 
@@ -141,3 +147,17 @@ def test_method_bars_legend_sits_below_the_bars():
     fig.canvas.draw()
     legend = ax.get_legend().get_window_extent()
     assert legend.y1 <= ax.get_window_extent().y0  # outside the axes: it covers no bar
+
+
+def test_verification_hist_stacks_verified_over_rejected():
+    ax = plot.verification_hist([0, 1, 1, 4], [0.9, 0.85, 0.2, 0.81], 0.8)
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["verified: Jaccard ≥ 0.8 (3)", "rejected (1)"]
+    heights = [p.get_height() for p in ax.patches]
+    assert sum(heights) == 4
+
+
+def test_calibration_curve_marks_the_chosen_k():
+    ax = plot.calibration_curve(_CAL)
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any(lab.startswith("k = 7: recall 0.760") for lab in labels)
