@@ -28,8 +28,8 @@ import numba
 import numpy as np
 
 from simhash_lab.index import SimhashIndex
-from simhash_lab.index.design import _design, _layout_tables, dir_bits
-from simhash_lab.index.table import _dir_runs
+from simhash_lab.index.design import _design, _layout_tables, dir_bits, two_passes
+from simhash_lab.index.table import _dir_runs, _new_tables
 from simhash_lab.kernels import index as K
 
 
@@ -116,8 +116,13 @@ def calibrate_build(rng, sizes: list[int], repeats: int) -> None:
             r = dir_bits(n, min(int(m).bit_count() for m in masks))
             druns = _dir_runs(masks, r)
 
-            def run(fps=fps, ids=ids, druns=druns, r=r):
-                return K.build_tables_kernel_serial(fps, ids, druns, r, 0, 1)
+            out = _new_tables(1, n, r)
+            scratch = (np.empty((1, n), np.uint32), np.empty((1, n), np.uint32))
+
+            two = two_passes(n, r)
+
+            def run(fps=fps, ids=ids, druns=druns, r=r, out=out, scratch=scratch, two=two):
+                return K.build_tables_kernel_serial(fps, ids, druns, r, 0, *out, *scratch, two)
 
             run()
             ns = cpu_median(run, repeats) * 1e9

@@ -19,6 +19,7 @@ import numpy as np
 from .._validate import check_int
 from ..kernels import index as _k
 from ..kernels.index import _ID_BITS, _ID_MASK
+from . import design as _d
 from . import storage
 from .design import (
     _MAX_IDS,
@@ -352,19 +353,17 @@ class SimhashIndex:
         n_tables = self._masks.shape[0]
         if n_tables == 0:
             return
-        self._tfps = self._tids = None  # drop the old tables before building the new ones
+        self._tfps = self._tids = self._dirs = None  # drop the old tables before building new ones
         fps, ids = self._live()
         r = self._dir_bits(ids.shape[0])
-        build = (
-            _k.build_tables_kernel
-            if _parallel(n_tables, n_tables * ids.shape[0])
-            else _k.build_tables_kernel_serial
-        )
-        self._tfps, self._tids, self._dirs = build(fps, ids, self._druns, r, 0, n_tables)
+        self._tfps, self._tids, self._dirs = _new_tables(n_tables, ids.shape[0], r)
+        _build(fps, ids, self._druns, r, 0, self._tfps, self._tids, self._dirs)
         self._n_main = self._n
 
     def _live(self) -> tuple[np.ndarray, np.ndarray]:
-        """The live fingerprints and their ids (uint32), in id order."""
+        """The live fingerprints and their ids (uint32), in id order (a view when none was removed)."""
+        if self._n_alive == self._n:
+            return self._fps[: self._n], np.arange(self._n, dtype=np.uint32)
         ids = np.flatnonzero(self._alive[: self._n]).astype(np.uint32)
         return self._fps[ids], ids
 
@@ -571,15 +570,18 @@ class SimhashIndex:
         r = dir_bits(ids.shape[0], min(int(m).bit_count() for m in masks))
         druns = _dir_runs(masks, r)
         gmasks = _runs_mask(druns)
-        step = max(1, numba.get_num_threads())
+        # Tables built at once: one per thread, more while small (fewer parallel calls: each one
+        # wakes the threads and waits for the slowest).
+        per_table = 16 * ids.shape[0] + 8 * (1 << r)  # the row, the build's scratch, the directory
+        step = max(numba.get_num_threads(), min(self._budget() // 8, _STREAM_BYTES) // max(per_table, 1), 1)
         parts = []
+        tf, ti, dirs = _new_tables(min(step, masks.shape[0]), ids.shape[0], r)  # reused: no new pages
+        scratch = None
         for t0 in range(0, masks.shape[0], step):
             rows = min(step, masks.shape[0] - t0)
-            parallel = _parallel(rows, rows * ids.shape[0])
-            build = _k.build_tables_kernel if parallel else _k.build_tables_kernel_serial
-            tf, ti, _ = build(fps, ids, druns, r, t0, rows)
-            parts.append(self._pair_keys(tf, ti, masks, gmasks[t0 : t0 + rows], t0))
-            del tf, ti
+            scratch = _build(fps, ids, druns, r, t0, tf[:rows], ti[:rows], dirs[:rows], scratch)
+            parts.append(self._pair_keys(tf[:rows], ti[:rows], masks, gmasks[t0 : t0 + rows], t0))
+        del tf, ti, dirs, scratch
         return self._unpack(parts)
 
     def _pairs_stored(self) -> np.ndarray:
@@ -612,7 +614,8 @@ class SimhashIndex:
         kernel = _k.pairs_chunks_kernel if parallel else _k.pairs_chunks_kernel_serial
         k = self._k
         density = 1 / 16  # pairs per entry a chunk makes room for, raised by what chunks find
-        parts, c, wave = [], 0, 2 * threads
+        # Two waves: a few chunks to measure the density, then the rest with room to match.
+        parts, c, wave = [], 0, 2 * threads if ct.shape[0] > 8 * threads else ct.shape[0]
         while c < ct.shape[0]:
             sl = slice(c, min(c + wave, ct.shape[0]))
             cts, los, his = ct[sl], lo[sl], hi[sl]
@@ -631,7 +634,7 @@ class SimhashIndex:
                 parts.append(out2)
             density = max(density, 1.25 * float((counts / np.maximum(entries, 1)).max()))
             c = sl.stop
-            wave *= 2
+            wave = ct.shape[0]
         if not parts:
             return np.empty(0, np.uint64)
         return np.concatenate(parts) if len(parts) > 1 else parts[0]
@@ -694,6 +697,32 @@ class SimhashIndex:
             altered (its checksum does not match).
         """
         return storage.load(cls, path)
+
+
+#: Bytes of tables ``pairs()`` may build at once beyond one per thread (small tables go together).
+_STREAM_BYTES = 16 << 20
+
+
+def _new_tables(rows: int, n: int, r: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return (
+        np.empty((rows, n), np.uint64),
+        np.empty((rows, n), np.uint32),
+        np.empty((rows, (1 << r) + 1), np.uint32),
+    )
+
+
+def _build(fps, ids, druns, r, t0, out_f, out_i, dirs, scratch=None):
+    """Build tables ``t0 ..`` into ``out_f``/``out_i``/``dirs`` (parallel when large); returns the
+    scratch it used, for the next call."""
+    rows, n = out_f.shape
+    parallel = _parallel(rows, rows * n)
+    workers = min(rows, numba.get_num_threads()) if parallel else 1
+    if scratch is None or scratch[0].shape[0] < workers:
+        scratch = (np.empty((workers, n), np.uint32), np.empty((workers, n), np.uint32))
+    kernel = _k.build_tables_kernel if parallel else _k.build_tables_kernel_serial
+    two = _d.two_passes(n, r)
+    kernel(fps, ids, druns, r, t0, out_f, out_i, dirs, scratch[0][:workers], scratch[1][:workers], two)
+    return scratch
 
 
 def _parallel(n_tables: int, work: float) -> bool:

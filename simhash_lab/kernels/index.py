@@ -525,42 +525,50 @@ def _counting_sort(hs, shift, bits, src_f, src_i, src_h, lo, hi, dst_f, dst_i, d
 
 
 @njit(cache=True, nogil=True)
-def _build_row(fps, ids, druns, r, t, w, out_f, out_i, dirs):
-    """Fill row ``w`` with table ``t``, sorted by its ``r`` directory bits: one counting sort for a
-    small row, else two (the 6 highest bits, then the rest inside each first-level bucket, so that
-    both passes scatter into few enough places, or a small enough range, to stay in cache). Ids
-    stay ascending inside a bucket (the input is in ascending id order and both sorts are stable)."""
+def _build_row(fps, ids, druns, r, t, rf, ri, d, hs, th, two_pass):
+    """Fill ``rf``/``ri`` with table ``t`` sorted by its ``r`` directory bits, and its directory ``d``.
+
+    One counting sort for a small row; else (``two_pass``, and ``r > 6``) two, so that both scatter
+    into few enough places (or a small enough range) to stay in cache: by the 6 highest bits into
+    ``rf``/``ri``, then each of those 64 buckets, copied aside, by the rest. ``hs`` and ``th``
+    (uint32, length n) are scratch. Ids stay ascending inside a bucket (the input is in ascending id
+    order and both sorts are stable).
+    """
     n = fps.shape[0]
     size = 1 << r
-    d = dirs[w]
-    rf = out_f[w]
-    ri = out_i[w]
-    hs = np.empty(n, np.uint32)
     _bucket_ids(fps, druns, t, hs)
-    if r <= 6 or (r <= 18 and n <= 1 << 21):  # small enough for one scatter (design.two_passes)
+    if r <= 6 or not two_pass:
         starts = np.empty(size + 1, np.int64)
         _counting_sort(hs, 0, r, fps, ids, hs, 0, n, rf, ri, hs[:0], starts)
         for h in range(size + 1):
             d[h] = np.uint32(starts[h])
         return
-    r1 = 6  # 64 first-level buckets: a streaming scatter; then each one, in cache, on the rest
+    r1 = 6
     r2 = r - r1
-    tf = np.empty(n, np.uint64)
-    ti = np.empty(n, np.uint32)
-    th = np.empty(n, np.uint32)
     s1 = np.empty((1 << r1) + 1, np.int64)
-    _counting_sort(hs, r2, r1, fps, ids, hs, 0, n, tf, ti, th, s1)
+    _counting_sort(hs, r2, r1, fps, ids, hs, 0, n, rf, ri, th, s1)
+    big = 0
+    for g in range(1 << r1):
+        big = max(big, s1[g + 1] - s1[g])
+    tf = np.empty(big, np.uint64)
+    ti = np.empty(big, np.uint32)
+    tb = np.empty(big, np.uint32)
     s2 = np.empty((1 << r2) + 1, np.int64)
     for g in range(1 << r1):
-        _counting_sort(th, 0, r2, tf, ti, th, s1[g], s1[g + 1], rf, ri, th[:0], s2)
+        lo, hi = s1[g], s1[g + 1]
+        m = hi - lo
+        tf[:m] = rf[lo:hi]
+        ti[:m] = ri[lo:hi]
+        tb[:m] = th[lo:hi]
+        _counting_sort(tb, 0, r2, tf, ti, tb, 0, m, rf[lo:hi], ri[lo:hi], tb[:0], s2)
         base = g << r2
         for h in range(1 << r2):
-            d[base + h] = np.uint32(s2[h])
+            d[base + h] = np.uint32(lo + s2[h])
     d[size] = np.uint32(n)
 
 
-def _build_tables_kernel_impl(fps, ids, druns, r, t0, n_rows):
-    """Build tables ``t0 .. t0 + n_rows - 1`` from scratch (parallel over tables).
+def _build_tables_kernel_impl(fps, ids, druns, r, t0, out_f, out_i, dirs, hs, th, two_pass):
+    """Build tables ``t0 .. t0 + W - 1`` into ``out_f``, ``out_i``, ``dirs`` (parallel over tables).
 
     Parameters
     ----------
@@ -571,25 +579,26 @@ def _build_tables_kernel_impl(fps, ids, druns, r, t0, n_rows):
     druns : array of shape (T, R, 3), uint64
         Directory runs per table (see ``query_one_kernel``).
     r : int64
-        Directory bits, 0..24.
-    t0, n_rows : int64
-        Which tables to build (all of them: ``0, T``; ``pairs()`` streams a few at a time).
-
-    Returns
-    -------
-    tfps : array of shape (n_rows, n), uint64
-        Row ``w`` sorted by the directory bits of table ``t0 + w``, ids ascending in each bucket.
-    tids : array of shape (n_rows, n), uint32
-    dirs : array of shape (n_rows, 2**r + 1), uint32
-        Bucket ``h`` of row ``w`` is ``[dirs[w, h], dirs[w, h + 1])``.
+        Directory bits, 0..30.
+    t0 : int64
+        The first table built (all of them: 0; ``pairs()`` streams a few at a time).
+    out_f : array of shape (W, n), uint64
+        Receives row ``w``: table ``t0 + w``'s fingerprints sorted by its directory bits.
+    out_i : array of shape (W, n), uint32
+        Their ids, ascending inside each bucket.
+    dirs : array of shape (W, 2**r + 1), uint32
+        Receives the directories: bucket ``h`` of row ``w`` is ``[dirs[w, h], dirs[w, h + 1])``.
+    hs, th : arrays of shape (P, n), uint32
+        Scratch for ``P`` rows at a time: the rows are built round-robin by ``P`` workers, so the
+        scratch (and the memory it costs) does not grow with the number of tables.
+    two_pass : bool
+        Sort in two counting-sort passes (large rows; ``simhash_lab.index.design.two_passes``).
     """
-    n = fps.shape[0]
-    out_f = np.empty((n_rows, n), np.uint64)
-    out_i = np.empty((n_rows, n), np.uint32)
-    dirs = np.empty((n_rows, (1 << r) + 1), np.uint32)
-    for w in prange(n_rows):
-        _build_row(fps, ids, druns, r, t0 + w, w, out_f, out_i, dirs)
-    return out_f, out_i, dirs
+    n_rows = out_f.shape[0]
+    workers = hs.shape[0]
+    for slot in prange(workers):
+        for w in range(slot, n_rows, workers):
+            _build_row(fps, ids, druns, r, t0 + w, out_f[w], out_i[w], dirs[w], hs[slot], th[slot], two_pass)
 
 
 build_tables_kernel, build_tables_kernel_serial = twins(_build_tables_kernel_impl)

@@ -385,3 +385,27 @@ def test_warmup_steps_compile_every_index_kernel():
     for name in compiled:
         if name.endswith("_serial") and name != "pairs_table_kernel_serial":
             assert name.removesuffix("_serial") in compiled  # both twins
+
+
+@pytest.mark.parametrize("two", [False, True], ids=["one pass", "two passes"])
+def test_one_and_two_pass_builds_give_the_same_tables(monkeypatch, two, both_twins):
+    """Large rows are sorted in two counting-sort passes (design.two_passes); forced here on small
+    ones, the tables, queries and pairs are those of the one-pass build."""
+    fps = clustered(9, 2500, 3, 64, 4)
+    alive = np.ones(fps.shape[0], bool)
+    ref = {}
+    for layout in (("permuted", 4), ("permuted", 5), ("nested", 4, 4)):
+        monkeypatch.setattr(D, "two_passes", lambda n, r: False)
+        one = SimhashIndex(k=3, layout=layout)
+        one.add_many(fps)
+        one.flush()
+        ref[layout] = (one._tfps.copy(), one._tids.copy(), one._dirs.copy())
+        monkeypatch.setattr(D, "two_passes", lambda n, r, two=two: two)
+        index = SimhashIndex(k=3, layout=layout)
+        index.add_many(fps)
+        index.flush()
+        assert index._dirs.shape[1] - 1 > 64  # r > 6: the two-pass path applies
+        for got, want in zip((index._tfps, index._tids, index._dirs), ref[layout]):
+            np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(index._pairs_streamed(layout), brute_pairs(fps, alive, 3))
+        assert index.query_many(fps[:20]) == [brute_query(fps, alive, int(q), 3) for q in fps[:20]]
