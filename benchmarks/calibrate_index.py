@@ -10,8 +10,9 @@ way the model uses it (``b_t``: the mean bucket size of table ``t``, ``r``: the 
 
 * query (``query_many``'s serial kernel, per query): ``Q_CALL + T Q_TABLE + Q_CAND sum(b_t)``; a
   scan: ``Q_CALL + Q_SCAN n``;
-* build (one table): ``B_ENTRY n + B_PASS2 n [r > 16] + B_BUCKET 2**r``;
-* pairs over built tables: ``P_ENTRY T n + P_CMP sum(n b_t / 2)``; the scan: ``P_SCAN n (n - 1) / 2``;
+* build (one table): ``B_ENTRY n + B_BUCKET 2**r``;
+* pairs over built tables: ``sum_t n (P_ENTRY + P_GROUP g(b_t) + P_CMP b_t / 2)`` with
+  ``g(b) = (1 - exp(-b)) / b`` non-empty buckets per entry; the scan: ``P_SCAN n (n - 1) / 2``;
 * then the model's estimate of a streamed ``pairs()`` (build + pairs) against its measurement.
 
 It prints each fit and its residuals; the constants go into ``design.py`` with the date and load.
@@ -20,6 +21,7 @@ It prints each fit and its residuals; the constants go into ``design.py`` with t
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import statistics
 import time
@@ -127,8 +129,8 @@ def calibrate_build(rng, sizes: list[int], repeats: int) -> None:
             run()
             ns = cpu_median(run, repeats) * 1e9
             print(f"    n={n:>9,} {layout!s:16s} r={r:2d}: {ns / n:6.1f} ns/entry")
-            rows.append(([n, n if r > 16 else 0, 2.0**r], ns))
-    fit(rows, ["B_ENTRY", "B_PASS2", "B_BUCKET"])
+            rows.append(([n, 2.0**r], ns))
+    fit(rows, ["B_ENTRY", "B_BUCKET"])
 
 
 def calibrate_pairs(rng, sizes: list[int], repeats: int) -> None:
@@ -144,15 +146,19 @@ def calibrate_pairs(rng, sizes: list[int], repeats: int) -> None:
         ]:
             index = built(fps, k, layout)
             d = index.design
-            _, b = buckets(n, d.key_bits)
+            r, b = buckets(n, d.key_bits)
+            groups = 0.0
+            for p in d.key_bits:
+                bt = n / 2.0 ** min(p, r)
+                groups += n * -math.expm1(-bt) / bt
             index._pairs_stored()
             ns = cpu_median(index._pairs_stored, repeats) * 1e9
             per = ns / (d.tables * n)
             print(
                 f"    n={n:>9,} k={k} T={d.tables:2d} {per:6.1f} ns/entry/table, {n * b / 2:.3g} comparisons"
             )
-            rows.append(([d.tables * n, n * b / 2], ns))
-    fit(rows, ["P_ENTRY", "P_CMP"])
+            rows.append(([d.tables * n, groups, n * b / 2], ns))
+    fit(rows, ["P_ENTRY", "P_GROUP", "P_CMP"])
     rows = []
     for n in (5_000, 20_000, 40_000):
         fps = random_fps(rng, n)

@@ -12,10 +12,11 @@ buckets of ``b_t = n / 2**min(p_t, r)`` entries on average (``r``: the directory
 
 * a query: ``Q_CALL + T Q_TABLE + Q_CAND sum(b_t)`` (probe every table, check its bucket); a scan:
   ``Q_CALL + Q_SCAN n``;
-* the build: ``T (B_ENTRY n + B_BUCKET 2**r)``, plus ``B_PASS2 n`` per table when the row is too
-  large for one scatter to stay in cache (``n > 2**21`` or ``r > 18``: two counting-sort passes);
-* ``pairs()`` over built tables: ``T P_ENTRY n + P_CMP sum(n b_t / 2)`` (walk every bucket, compare
-  its entries with each other); a scan compares all ``n (n - 1) / 2`` pairs at ``P_SCAN`` each;
+* the build: ``T (B_ENTRY n + B_BUCKET 2**r)`` (one or two counting-sort passes, about the same per
+  entry: see :func:`two_passes`);
+* ``pairs()`` over built tables: ``sum_t n (P_ENTRY + P_GROUP g(b_t) + P_CMP b_t / 2)``, where
+  ``g(b) = (1 - exp(-b)) / b`` is the number of non-empty buckets per entry (walk every bucket,
+  compare its entries with each other); a scan compares all ``n (n - 1) / 2`` pairs at ``P_SCAN``;
 * memory: ``T (12 n + 4 * 2**r)`` bytes of tables, besides the 9 bytes per id every index keeps.
 
 Three jobs rank designs (``design_tables(job=...)``): ``"query"`` (one query, the tables built),
@@ -59,18 +60,25 @@ _DIR_SLACK = 2  # r = bit_length(n) - 2 leading key bits: 2 to 4 entries per buc
 _TWO_63, _TWO_64 = 1 << 63, 1 << 64
 
 # The cost model's constants: nanoseconds of one core, measured by benchmarks/calibrate_index.py on
-# this project's machine (AMD EPYC Zen 4, 2 cores shared with other work; least-squares fits over
-# 250K-4M random fingerprints). They rank designs; they never decide between right and wrong answers.
+# this project's machine on 2026-12-01 (AMD EPYC Zen 4, 2 cores shared with other work, load average
+# 2-6 during the runs; least-squares fits over 250K-4M random fingerprints; the fits' figures):
+#   query_many per query: Q_TABLE 119, Q_CAND 0.92 (intercept below 0: Q_CALL set to the sort's cost);
+#   scan of 250K: 0.85 ns per fingerprint;
+#   one table's build: 4.6-4.9 ns/entry at 250K, 8.0-15.4 at 1M-4M (fit: B_ENTRY 7.9; the second
+#   counting-sort pass measured no dearer per entry than one scatter into 2**r places at 4M);
+#   pairs over built tables: 6.7-407 ns/entry/table (fit: P_ENTRY 5.0, P_GROUP 19, P_CMP 0.10);
+#   the scan's pairs: 0.103-0.127 ns per comparison.
+# They rank designs; they never decide between right and wrong answers.
 Q_CALL = 50.0  # a query's fixed cost inside query_many (sorting its matches)
-Q_TABLE = 55.0  # per table probed (directory and bucket: two cache misses, overlapped)
-Q_CAND = 1.5  # per bucket entry checked (contiguous memory, one popcount)
-Q_SCAN = 0.3  # per fingerprint of a linear scan (vectorized popcount)
-B_ENTRY = 4.0  # per entry per table: bucket ids and one counting-sort pass
-B_PASS2 = 3.0  # per entry per table: the second pass of a large row (see two_passes)
-B_BUCKET = 1.0  # per directory bucket per table
-P_ENTRY = 8.0  # per entry per table: planning chunks, walking buckets
-P_CMP = 0.3  # per comparison inside a bucket
-P_SCAN = 0.1  # per comparison of the scan (one long group: the vectorized loop at full speed)
+Q_TABLE = 120.0  # per table probed (directory and bucket: two cache misses, overlapped)
+Q_CAND = 0.9  # per bucket entry checked (contiguous memory, one popcount)
+Q_SCAN = 0.85  # per fingerprint of a linear scan (vectorized popcount, from memory)
+B_ENTRY = 8.0  # per entry per table: bucket ids and the counting sort(s)
+B_BUCKET = 4.0  # per directory bucket per table
+P_ENTRY = 5.0  # per entry per table: planning chunks, walking buckets
+P_GROUP = 19.0  # per non-empty bucket: finding its end, starting its comparisons
+P_CMP = 0.10  # per comparison inside a bucket (vectorized popcount)
+P_SCAN = 0.10  # per comparison of the scan (one long group: the vectorized loop at full speed)
 
 
 def default_memory_budget() -> int:
@@ -274,8 +282,12 @@ def _estimates(hist: Sequence[tuple[int, int]], n: int) -> tuple[float, float, f
     r = dir_bits(n, min(p for p, _ in hist))
     bucket = sum(c * n / 2.0 ** min(p, r) for p, c in hist)  # sum of b_t
     query = Q_CALL + tables * Q_TABLE + Q_CAND * bucket
-    build = tables * ((B_ENTRY + (B_PASS2 if two_passes(n, r) else 0.0)) * n + B_BUCKET * 2.0**r)
-    pairs = tables * P_ENTRY * n + P_CMP * n * bucket / 2.0
+    build = tables * (B_ENTRY * n + B_BUCKET * 2.0**r)
+    pairs = 0.0
+    for p, c in hist:
+        b = n / 2.0 ** min(p, r)
+        groups = -math.expm1(-b) / b if b > 0 else 0.0  # non-empty buckets per entry
+        pairs += c * n * (P_ENTRY + P_GROUP * groups + P_CMP * b / 2.0)
     table_bytes = tables * (BYTES_PER_FINGERPRINT_PER_TABLE * n + BYTES_PER_BUCKET * ((1 << r) + 1))
     return query, build, pairs, r, table_bytes
 
