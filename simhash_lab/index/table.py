@@ -342,7 +342,7 @@ class SimhashIndex:
         self._dead_in_tables = 0
 
     def _dir_bits(self, n: int) -> int:
-        """Directory bits for tables of ``n`` entries (4 to 8 entries per bucket); sets the runs."""
+        """Directory bits for tables of ``n`` entries (2 to 4 entries per bucket); sets the runs."""
         r = dir_bits(n, self._min_key_bits)
         self._druns = _dir_runs(self._masks, r)
         return r
@@ -396,7 +396,7 @@ class SimhashIndex:
         self._qargs = None
 
     def flush(self) -> None:
-        """Merge pending adds and removals into the tables now (queries do it lazily when needed)."""
+        """Bring pending adds and removals into the tables now (queries do it lazily when needed)."""
         self._dirty = True
         self._qargs = None
         self._maybe_flush(force=True)
