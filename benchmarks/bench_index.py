@@ -454,6 +454,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--only", default="1,2,3,4,5,6,7,8", help="sections to run, e.g. 4,5")
     parser.add_argument("--max-n", type=int, default=16_000_000, help="largest n of section 4")
+    parser.add_argument(
+        "--blocks-k10",
+        type=lambda s: [int(b) for b in s.split(",")],
+        default=[13, 14],
+        help="find_all block counts at k = 10 (12 takes about half an hour here)",
+    )
     args = parser.parse_args()
     only = {int(s) for s in args.only.split(",")}
     n_big = 100_000 if args.quick else 1_000_000
@@ -474,8 +480,9 @@ def main() -> None:
             sizes.append(sizes[-1] * 2)
         bench_growth(rng, sizes, args.repeats)
     if 5 in only:
-        # the pigeonhole block counts (7 at k = 6, 11 at k = 10) take minutes: 237 s at k = 6 here
-        blocks = {6: [8, 9], 10: [12, 13]} if not args.quick else {6: [8], 10: [12]}
+        # Block counts tried: on 2026-12-01 here (1M, load 4-7) find_all took 237 s with 7 blocks and
+        # 12-24 s with 8 or 9 at k = 6; 1617 s with 12 blocks, 286 s with 13 at k = 10 (--blocks-k10).
+        blocks = {6: [8, 9], 10: args.blocks_k10} if not args.quick else {6: [8], 10: [12]}
         bench_large_k(rng, 50_000 if args.quick else n_big, args.repeats, blocks)
     if 6 in only:
         bench_dense(rng, n_big, args.repeats)

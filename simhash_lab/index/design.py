@@ -407,7 +407,7 @@ def design_tables(
     (20, True)
     >>> [d.tables for d in design_tables(10**6, 3, job="pairs")[:1]]
     [4]
-    >>> [d.tables for d in design_tables(16 * 10**6, 3, job="pairs")[:1]]
+    >>> [d.tables for d in design_tables(10**8, 3, job="pairs")[:1]]  # the key grows with n
     [10]
     """
     bits = check_int("bits", bits, 1, 64)
