@@ -191,7 +191,7 @@ def accumulators(
             im_h.set_data(2 * row_of(trace.hashes[frame - 1])[None, :])
             n_flip = int(flipped.sum())
             status.set_text(
-                f"bit 1: V[i] += {w:g}, bit 0: V[i] −= {w:g} (orange box: the move)\n"
+                f"hash bit i = 1: V[i] += {w:g}; = 0: V[i] −= {w:g} (orange box: the move)\n"
                 f"{n_flip} fingerprint bit{'s' if n_flip != 1 else ''} flipped (orange frame)"
             )
             im_f.set_data(sign[None, :])  # pale: the fingerprint so far
