@@ -189,10 +189,11 @@ plot.query_scaling(sizes, times, ax=ax, title="Per-query time, k = 3 (measured)"
 plt.show()
 
 # %% [markdown]
-# Reading the plot: at large $N$ the scan follows the dotted $\propto N$ line, ten times the
-# fingerprints, about ten times the time. At small $N$ it is flatter than that, because a call has a
-# fixed cost (entering Numba, allocating the result) that a scan of 1,000 fingerprints does not
-# exceed. The index stays nearly flat over the whole range: its time is 4 probes plus a handful of
+# Reading the plot: from $10^4$ fingerprints up, the scan grows along the dotted $\propto N$ line:
+# ten times the fingerprints, at least ten times the time (more where the array outgrows the
+# processor's caches, 8 MB at $N = 10^6$, or other programs share the cores; the ratios printed above
+# are this run's). At small $N$ it is flatter than that, because a call has a fixed cost (entering
+# Numba, allocating the result) that a scan of 1,000 fingerprints does not exceed. The index stays nearly flat over the whole range: its time is 4 probes plus a handful of
 # candidates. That handful grows with $N$, though: the seed's 16-bit blocks give
 # $4 \cdot N / 2^{16}$ chance candidates per query, which the library's design for the seed layout
 # computes:
