@@ -878,9 +878,9 @@ def query_scaling(
 ):
     """Measured per-query time against the number of stored fingerprints, log-log.
 
-    The guide line ``∝ n`` passes through the last point of the ``scan`` series (default: the
-    first series), where a linear scan's fixed cost per call no longer matters; the legend gives
-    each series' last value.
+    The guide line ``∝ n`` is the line of slope 1 (on log-log axes) closest to the ``scan`` series
+    (default: the first series) from ten times the smallest n on, where a linear scan's fixed cost
+    per call no longer matters; the legend gives each series' last value.
 
     Parameters
     ----------
@@ -899,7 +899,9 @@ def query_scaling(
         last = f"{t[-1]:,.0f}" if t[-1] >= 100 else f"{t[-1]:.3g}"
         ax.plot(n, t, marker=mk, color=c, label=f"{name}: {last} at n = {n[-1]:,.0f}", markersize=7)
     s = np.asarray(times[scan], dtype=float) * scale
-    ax.plot(n, s[-1] * n / n[-1], ":", color=MUTED, label="∝ n (through the last scan point)")
+    fit = n >= 10 * n[0] if n.size > 2 else np.ones(n.size, bool)  # past the fixed cost of a call
+    c = float(np.exp(np.mean(np.log(s[fit] / n[fit]))))  # the best line of slope 1 on log-log axes
+    ax.plot(n, c * n, ":", color=MUTED, label=f"∝ n (fitted to the scan from n = {n[fit][0]:,.0f})")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(n[0] / 1.6, n[-1] * 1.6)
