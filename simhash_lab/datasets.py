@@ -349,8 +349,8 @@ class CsvSource(_FileSource):
 
     format = "csv"
 
-    def __init__(self, path, column, id_column):
-        super().__init__(path, column, id_column)
+    def __init__(self, path, column, id_column, priority_column=None):
+        super().__init__(path, column, id_column, priority_column)
         self.delimiter = "\t" if self.path.lower().endswith(".tsv") else ","
 
     def _records(self):

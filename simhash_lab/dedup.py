@@ -418,7 +418,8 @@ class DedupResult:
             "jaccard": self.jaccard,
             "settings": self.settings,
             "calibration": None if self.calibration is None else self.calibration.to_json(),
-            ("files" if self.format == "files" else "rows"): len(self.ids),
+            # files: those fingerprinted, as before (featureless ones are listed apart, in "empty")
+            **({"files": len(self.ids) - self.featureless.size} if self.format == "files" else {"rows": len(self.ids)}),
             "candidates": int(self.pairs.shape[0]),
             "verified": self.verified,
             "dropped": len(self.duplicates),
