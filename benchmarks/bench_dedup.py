@@ -85,7 +85,10 @@ def planted(docs: list[C.Doc], seed: int = 0, share: float = 0.4) -> tuple[list[
             continue
         n = len(d.text.split())
         for v in range(rng.choice([1, 1, 2])):
-            ops = [rng.choice(("typo", "delete", "insert", "replace")) for _ in range(max(1, round(rng.uniform(0.01, 0.03) * n)))]
+            ops = [
+                rng.choice(("typo", "delete", "insert", "replace"))
+                for _ in range(max(1, round(rng.uniform(0.01, 0.03) * n)))
+            ]
             if rng.random() < 0.3:
                 ops.append(rng.choice(("swap", "boilerplate", "reflow")))
             texts.append(C.edits(d.text, ops, rng, vocab))
@@ -153,22 +156,30 @@ def part_labelled(repeats: int) -> None:
     s_mh = pair_scores(out["minhash"][0], tp)
     cal = ours.calibration
     print(f"calibration: {cal.summary()}")
-    print(f"{'method':<44} {'precision':>9} {'recall':>7} {'F1':>6} {'pairs':>7} {'time (s)':>9} {'vs MinHash':>10}")
+    print(
+        f"{'method':<44} {'precision':>9} {'recall':>7} {'F1':>6} {'pairs':>7} {'time (s)':>9} {'vs MinHash':>10}"
+    )
     for label, s, t in (
         (f"ours: word 3-shingles, binary, k={ours.k}, J>=0.8", s_ours, med["ours"]),
         ("ours, defaults: words, TF, k=3, unverified", s_def, med["defaults"]),
         (f"datasketch MinHash LSH (128 perm, b={out['minhash'][2]['b']}, r={out['minhash'][2]['r']})", s_mh, med["minhash"]),
     ):  # fmt: skip
-        print(f"{label:<44} {s.precision:9.3f} {s.recall:7.3f} {s.f1:6.3f} {s.tp + s.fp:7d} {t:9.3f} {med['minhash'] / t:9.1f}x")
+        print(
+            f"{label:<44} {s.precision:9.3f} {s.recall:7.3f} {s.f1:6.3f} {s.tp + s.fp:7d} {t:9.3f} {med['minhash'] / t:9.1f}x"
+        )
     print(f"times over {repeats} alternating runs: ours {[round(x, 3) for x in runs['ours']]}, "
           f"MinHash {[round(x, 3) for x in runs['minhash']]}; load after: {load():.2f}")  # fmt: skip
     lo_pair, lo_member, below = cluster_check(ours, texts)
-    print(f"clusters (star): {len(ours.groups)}, {len(ours.duplicates)} dropped; lowest dropped-to-kept "
-          f"similarity {lo_pair:.3f}; lowest member-member {lo_member:.3f} ({below} member pairs below {T})")
+    print(
+        f"clusters (star): {len(ours.groups)}, {len(ours.duplicates)} dropped; lowest dropped-to-kept "
+        f"similarity {lo_pair:.3f}; lowest member-member {lo_member:.3f} ({below} member pairs below {T})"
+    )
     full = dedup_texts(texts, jaccard=T, linkage="complete")
     lo_pair, lo_member, below = cluster_check(full, texts)
-    print(f"clusters (complete): {len(full.groups)}, {len(full.duplicates)} dropped; lowest member-member "
-          f"{lo_member:.3f} ({below} member pairs below {T})")
+    print(
+        f"clusters (complete): {len(full.groups)}, {len(full.duplicates)} dropped; lowest member-member "
+        f"{lo_member:.3f} ({below} member pairs below {T})"
+    )
     # the finding, on the copyright files alone
     lic = [d.text for d in debian_docs() if d.name.endswith("/copyright")]
     ltp, _ = jaccard_all_pairs(lic, n=3, min_similarity=T)
@@ -191,7 +202,9 @@ def make_million(path: str, n: int, seed: int = 0) -> None:
             if i > 1000 and rng.random() < 0.1:
                 src = made[int(rng.integers(len(made)))]
                 w = list(src)
-                for j in rng.choice(len(w), size=int(rng.integers(0, max(1, len(w) * 3 // 100) + 1)), replace=False):
+                for j in rng.choice(
+                    len(w), size=int(rng.integers(0, max(1, len(w) * 3 // 100) + 1)), replace=False
+                ):
                     w[j] = vocab[int(rng.integers(len(vocab)))]
             else:
                 w = list(vocab[rng.choice(len(vocab), size=int(lengths[i]), p=p)])
@@ -223,7 +236,9 @@ def part_million(n: int, data: str, memory_gib: float) -> None:
     wall = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(p.stderr.strip())
-    print(f"exit {p.returncode}; {wall:.1f} s wall; peak memory (max RSS) {peak:.0f} MiB; load after: {load():.2f}")
+    print(
+        f"exit {p.returncode}; {wall:.1f} s wall; peak memory (max RSS) {peak:.0f} MiB; load after: {load():.2f}"
+    )
 
 
 def main() -> None:
@@ -234,7 +249,9 @@ def main() -> None:
     ap.add_argument("--data", default="/tmp/simhash-lab-bench/docs.jsonl")
     ap.add_argument("--memory-gib", type=float, default=6.0)
     args = ap.parse_args()
-    print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    print(
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    )
     if args.part in ("labelled", "both"):
         part_labelled(args.repeats)
     if args.part in ("million", "both"):

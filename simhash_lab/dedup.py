@@ -75,6 +75,7 @@ EXIT_NONE, EXIT_FOUND, EXIT_TROUBLE = 0, 1, 2
 KEEP_ORDERS = ("first", "longest")
 LINKAGES = ("star", "complete")
 MIN_CALIBRATION_PAIRS = 50
+SETS_BUDGET = 256 << 20  # bytes of shingle sets kept from the first read (else read again)
 
 # A file that is not text, or too large (reported, does not change the exit status)
 Skip = (NotText, TooLarge)
@@ -133,6 +134,35 @@ class Shingler:
         tok = self.tokenizer
         return kernel(buf, offsets, tok.table, tok.kind, tok.n, HASH_XXH3)
 
+    def fingerprints_and_sets(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(fingerprints, indptr, data)``: the sets of :meth:`sets` and, from the same hashes, the
+        fingerprints of :func:`recommended_hasher` (``shingle`` = this ``n``), tokenized once."""
+        from .kernels import verify as V
+        from .kernels.hashes import HASH_XXH3
+        from .simhasher import _utf8_batch
+
+        fps = np.empty(len(texts), np.uint64)
+        if not texts:
+            return fps, np.zeros(1, np.int64), np.empty(0, np.uint64)
+        buf, offsets = _utf8_batch(list(texts), self.tokenizer.lowercase)
+        par = len(texts) >= 64
+        tok = self.tokenizer
+        sets = V.shingle_sets_parallel if par else V.shingle_sets_serial
+        indptr, data = sets(buf, offsets, tok.table, tok.kind, tok.n, HASH_XXH3)
+        (V.fold_sets_parallel if par else V.fold_sets_serial)(indptr, data, 64, fps)
+        return fps, indptr, data
+
+    def fuses(self, hasher) -> bool:
+        """True when ``hasher`` votes with exactly these shingles, binary weights, XXH3, 64 bits:
+        then :meth:`fingerprints_and_sets` gives its fingerprints."""
+        return (
+            hasher.tokenizer == self.tokenizer
+            and hasher.weights == "binary"
+            and hasher.hash == "xxh3"
+            and hasher.bits == 64
+            and hasher._wmap is None
+        )
+
     @staticmethod
     def jaccard(indptr: np.ndarray, data: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Jaccard similarity (float64) of the sets of CSR rows ``a[p]`` and ``b[p]``; 0 for two
@@ -170,7 +200,11 @@ class _SetStore:
         return np.searchsorted(self.rows, rows)
 
 
-def _gather_sets(source: Source, rows: np.ndarray, shingler: Shingler, bar=None) -> _SetStore:
+def _gather_sets(source: Source, rows: np.ndarray, shingler: Shingler, bar=None, have=None) -> _SetStore:
+    """The sets of ``rows``: from ``have`` (the sets of every row, kept from the first read) or read
+    again from ``source``."""
+    if have is not None:
+        return have
     store = _SetStore(rows)
     for _, texts in source.select(rows, CHUNK_ROWS):
         store.add(*shingler.sets(texts))
@@ -419,7 +453,11 @@ class DedupResult:
             "settings": self.settings,
             "calibration": None if self.calibration is None else self.calibration.to_json(),
             # files: those fingerprinted, as before (featureless ones are listed apart, in "empty")
-            **({"files": len(self.ids) - self.featureless.size} if self.format == "files" else {"rows": len(self.ids)}),
+            **(
+                {"files": len(self.ids) - self.featureless.size}
+                if self.format == "files"
+                else {"rows": len(self.ids)}
+            ),
             "candidates": int(self.pairs.shape[0]),
             "verified": self.verified,
             "dropped": len(self.duplicates),
@@ -455,7 +493,7 @@ def _random_within(k: int, bits: int) -> float:
     return sum(math.comb(bits, i) for i in range(k + 1)) / 2.0**bits
 
 
-def _k_max(n: int, bits: int, per_doc: float = 50.0, cap: int = 24) -> int:
+def _k_max(n: int, bits: int, per_doc: float = 2.0, cap: int = 24) -> int:
     """The farthest distance worth scanning from a sampled document: random fingerprints would put
     about ``per_doc`` of the ``n`` within it."""
     k = 0
@@ -522,14 +560,15 @@ def calibrate(
     seed: int = 0,
     valid: np.ndarray | None = None,
     bar=None,
+    sets=None,
 ) -> Calibration:
     """Choose ``k`` for a Jaccard threshold by measuring, on a sample of the corpus, where its
     near-duplicate pairs lie in Hamming distance.
 
     ``sample`` documents are drawn at random (``seed``) among those with features; every other
     document within ``k_max`` bits of one of them (a linear popcount scan; ``k_max`` is the farthest
-    distance at which random 64-bit fingerprints would still put only about 50 of the corpus, at
-    most 24) is compared with it by exact Jaccard; the pairs at or above ``threshold`` are the
+    distance at which random 64-bit fingerprints would still put only about 2 of the corpus, at
+    most 24: 18 for a million documents, 20 for ten thousand) is compared with it by exact Jaccard; the pairs at or above ``threshold`` are the
     measured ones, and ``k`` is the smallest distance that holds ``recall`` of them. Sampling
     documents samples pairs uniformly (a pair is seen when either end is drawn), so the fraction
     estimates the recall over all the corpus's pairs within ``k_max``. With fewer than 50 such
@@ -586,7 +625,7 @@ def calibrate(
             lo, hi, d = lo[sel], hi[sel], d[sel]
             k_max = int(cut) - 1
         need = np.unique(np.concatenate([picked, lo, hi]))
-        store = _gather_sets(source, need, shingler, bar)
+        store = _gather_sets(source, need, shingler, bar, sets)
         s = Shingler.jaccard(store.indptr, store.data, store.local(lo), store.local(hi))
         ok = s >= threshold
         dist, sims = d[ok].astype(np.int64), s[ok]
@@ -672,6 +711,20 @@ def _no_features(hasher, text: str) -> bool:
         return False
 
 
+def _fused_chunk(shingler: Shingler, texts: list, start: int, where: str):
+    try:
+        return shingler.fingerprints_and_sets(texts)
+    except ValueError:
+        for i, t in enumerate(texts):
+            try:
+                t.encode("utf-8")
+            except UnicodeEncodeError:
+                raise DatasetError(
+                    f"{where}: row {start + i}: the text holds a lone surrogate, not text"
+                ) from None
+        raise
+
+
 def _fingerprint_chunk(hasher, texts: list, start: int, where: str) -> np.ndarray:
     try:
         return hasher.fingerprints(texts)
@@ -713,11 +766,21 @@ def _run(
     fps_parts, lengths, prios = [], [], []
     featureless: list[int] = []
     unit = "file" if source.format == "files" else "row"
+    shingler = Shingler(shingle)
+    fused = jaccard is not None and shingler.fuses(hasher)
+    kept_sets = _SetStore(np.empty(0, np.int64)) if fused else None
     bar = bars.start("fingerprinting", getattr(source, "total", None), unit=unit)
     try:
         start = 0
         for texts, ids, prio in source.chunks(CHUNK_ROWS):
-            f = _fingerprint_chunk(hasher, texts, start, source.name)
+            if fused:  # one tokenization for the fingerprints and the sets
+                f, ind, dat = _fused_chunk(shingler, texts, start, source.name)
+                if kept_sets is not None:
+                    kept_sets.add(ind, dat)
+                    if 8 * kept_sets._nnz > SETS_BUDGET:
+                        kept_sets = None  # too many to keep: read again those needed
+            else:
+                f = _fingerprint_chunk(hasher, texts, start, source.name)
             for i in np.flatnonzero(f == 0).tolist():
                 if _no_features(hasher, texts[i]):
                     featureless.append(start + i)
@@ -733,6 +796,9 @@ def _run(
     finally:
         bars.close()
     n = len(res.ids)
+    if kept_sets is not None:
+        kept_sets.rows = np.arange(n)
+        kept_sets.finish()
     fps = np.concatenate(fps_parts) if fps_parts else np.empty(0, np.uint64)
     res.fingerprints = fps
     valid = np.ones(n, np.bool_)
@@ -750,7 +816,7 @@ def _run(
             try:
                 res.calibration = calibrate(
                     source, fps, jaccard, hasher=hasher, shingle=shingle, recall=recall, sample=sample,
-                    seed=seed, valid=valid, bar=bar,
+                    seed=seed, valid=valid, bar=bar, sets=kept_sets,
                 )  # fmt: skip
             finally:
                 bars.close()
@@ -779,12 +845,12 @@ def _run(
         need = np.unique(pairs[:, :2])
         bar = bars.start("verifying", int(need.size))
         try:
-            store = _gather_sets(source, need, Shingler(shingle), bar)
+            store = _gather_sets(source, need, shingler, bar, kept_sets)
         finally:
             bars.close()
         la, lb = store.local(pairs[:, 0]), store.local(pairs[:, 1])
         res.similarity = Shingler.jaccard(store.indptr, store.data, la, lb)
-        empty = need[np.diff(store.indptr) == 0]
+        empty = need[np.diff(store.indptr)[store.local(need)] == 0]
         if empty.size:  # features for the hasher, none for the shingles: featureless too
             featureless.extend(empty.tolist())
         ok = res.similarity >= jaccard

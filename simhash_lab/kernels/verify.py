@@ -21,6 +21,7 @@ from numba import njit, prange
 
 from ._jit import twins
 from .tokenize import FEAT_SHINGLES, doc_features
+from .vote import fold_bits, vote_unit
 
 _U64 = np.uint64
 _ALL_BITS = _U64(0xFFFFFFFFFFFFFFFF)
@@ -165,3 +166,17 @@ def star_clusters(order, adj_ptr, adj_nbr, adj_edge, complete, indptr, data, thr
                 via[v] = adj_edge[e]
                 members[nm] = v
                 nm += 1
+
+
+def _fold_sets_impl(indptr, data, bits, fps):
+    """fps[d] = the fingerprint of CSR row d's sorted distinct hashes with binary weights (every
+    hash votes once): what ``kernels.fingerprint.doc_sums`` computes for ``Simhasher(tokenizer=
+    word_shingles(n), weights="binary")`` after its dedupe (``vote_unit``, then ``fold_bits``), so
+    the shingles of :func:`shingle_sets_parallel` give the fingerprints too, tokenized once."""
+    for d in prange(indptr.shape[0] - 1):
+        nf = indptr[d + 1] - indptr[d]
+        acc = vote_unit(data[indptr[d] : indptr[d + 1]], nf)
+        fps[d] = fold_bits(acc.astype(np.float64), np.float64(nf), bits)
+
+
+fold_sets_parallel, fold_sets_serial = twins(_fold_sets_impl)

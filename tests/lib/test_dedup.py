@@ -51,6 +51,21 @@ def test_jaccard_equals_the_sparse_reference(labelled):
     assert Shingler.jaccard(indptr, data, np.array([0]), np.array([0])).tolist() == [1.0]
 
 
+@pytest.mark.parametrize("n", [1, 2, 3, 5])
+def test_fused_fingerprints_equal_the_simhasher(labelled, n):
+    texts = labelled.docs[:100] + ["", "one", "Ünïcödé wörds, ünïcödé WÖRDS!", "İstanbul ΣΑΣ", "a " * 300]
+    sh = Shingler(n)
+    fps, indptr, data = sh.fingerprints_and_sets(texts)
+    assert np.array_equal(fps, recommended_hasher(n).fingerprints(texts))
+    ind2, dat2 = sh.sets(texts)
+    assert np.array_equal(indptr, ind2) and np.array_equal(data, dat2)
+    assert (
+        sh.fuses(recommended_hasher(n))
+        and not sh.fuses(Simhasher())
+        and not Shingler(n + 1).fuses(recommended_hasher(n))
+    )
+
+
 def test_recommended_hasher_votes_with_the_verification_shingles():
     h = recommended_hasher(3)
     text = "a b c a b c a b c d"
