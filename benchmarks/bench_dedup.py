@@ -42,7 +42,6 @@ import time
 
 import numpy as np
 
-from simhash_lab import Simhasher
 from simhash_lab.course import corpus as C
 from simhash_lab.course.methods import jaccard_all_pairs, minhash_lsh_pairs, pair_scores
 from simhash_lab.dedup import dedup_texts
@@ -155,17 +154,20 @@ def part_labelled(repeats: int) -> None:
     s_def = pair_scores(out["defaults"].pairs[:, :2], tp)
     s_mh = pair_scores(out["minhash"][0], tp)
     cal = ours.calibration
+    info = out["minhash"][2]
     print(f"calibration: {cal.summary()}")
     print(
-        f"{'method':<44} {'precision':>9} {'recall':>7} {'F1':>6} {'pairs':>7} {'time (s)':>9} {'vs MinHash':>10}"
+        f"{'method':<44} {'precision':>9} {'recall':>7} {'F1':>6} {'pairs':>7} "
+        f"{'time (s)':>9} {'vs MinHash':>10}"
     )
     for label, s, t in (
         (f"ours: word 3-shingles, binary, k={ours.k}, J>=0.8", s_ours, med["ours"]),
         ("ours, defaults: words, TF, k=3, unverified", s_def, med["defaults"]),
-        (f"datasketch MinHash LSH (128 perm, b={out['minhash'][2]['b']}, r={out['minhash'][2]['r']})", s_mh, med["minhash"]),
+        (f"datasketch MinHash LSH (128 perm, b={info['b']}, r={info['r']})", s_mh, med["minhash"]),
     ):  # fmt: skip
         print(
-            f"{label:<44} {s.precision:9.3f} {s.recall:7.3f} {s.f1:6.3f} {s.tp + s.fp:7d} {t:9.3f} {med['minhash'] / t:9.1f}x"
+            f"{label:<44} {s.precision:9.3f} {s.recall:7.3f} {s.f1:6.3f} {s.tp + s.fp:7d} {t:9.3f} "
+            f"{med['minhash'] / t:9.1f}x"
         )
     print(f"times over {repeats} alternating runs: ours {[round(x, 3) for x in runs['ours']]}, "
           f"MinHash {[round(x, 3) for x in runs['minhash']]}; load after: {load():.2f}")  # fmt: skip
@@ -185,7 +187,8 @@ def part_labelled(repeats: int) -> None:
     ltp, _ = jaccard_all_pairs(lic, n=3, min_similarity=T)
     d = dedup_texts(lic)
     o = dedup_texts(lic, jaccard=T)
-    print(f"Debian copyright files ({len(lic)}, {len(ltp)} true pairs): defaults {pair_scores(d.pairs[:, :2], ltp)}; "
+    print(f"Debian copyright files ({len(lic)}, {len(ltp)} true pairs): "
+          f"defaults {pair_scores(d.pairs[:, :2], ltp)}; "
           f"ours (k={o.k}) {pair_scores(o.pairs[o.similarity >= T, :2], ltp)}")  # fmt: skip
 
 
@@ -237,7 +240,8 @@ def part_million(n: int, data: str, memory_gib: float) -> None:
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(p.stderr.strip())
     print(
-        f"exit {p.returncode}; {wall:.1f} s wall; peak memory (max RSS) {peak:.0f} MiB; load after: {load():.2f}"
+        f"exit {p.returncode}; {wall:.1f} s wall; peak memory (max RSS) {peak:.0f} MiB; "
+        f"load after: {load():.2f}"
     )
 
 
@@ -250,7 +254,8 @@ def main() -> None:
     ap.add_argument("--memory-gib", type=float, default=6.0)
     args = ap.parse_args()
     print(
-        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}"
     )
     if args.part in ("labelled", "both"):
         part_labelled(args.repeats)

@@ -568,7 +568,8 @@ def calibrate(
     ``sample`` documents are drawn at random (``seed``) among those with features; every other
     document within ``k_max`` bits of one of them (a linear popcount scan; ``k_max`` is the farthest
     distance at which random 64-bit fingerprints would still put only about 2 of the corpus, at
-    most 24: 18 for a million documents, 20 for ten thousand) is compared with it by exact Jaccard; the pairs at or above ``threshold`` are the
+    most 24: 18 for a million documents, 20 for ten thousand) is compared with it by exact Jaccard;
+    the pairs at or above ``threshold`` are the
     measured ones, and ``k`` is the smallest distance that holds ``recall`` of them. Sampling
     documents samples pairs uniformly (a pair is seen when either end is drawn), so the fraction
     estimates the recall over all the corpus's pairs within ``k_max``. With fewer than 50 such

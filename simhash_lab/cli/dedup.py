@@ -166,21 +166,24 @@ def _dedup_command(args: argparse.Namespace) -> int:
         n_groups = len(res.groups)
         n_members = sum(len(g) for g in res.groups)
         checked = (
-            f"; verified at Jaccard >= {res.jaccard:g}: {res.verified} of {res.pairs.shape[0]} candidate pairs"
+            f"; verified at Jaccard >= {res.jaccard:g}: "
+            f"{res.verified} of {res.pairs.shape[0]} candidate pairs"
             if res.jaccard is not None
             else ""
         )
         secs = f"({time.perf_counter() - t0:.1f} s)"
         if res.format == "files":
             err(
-                f"simhash-lab dedup: {len(res.ids) - len(res.empty)} files fingerprinted, {n_groups} group(s) ({n_members} files) "
+                f"simhash-lab dedup: {len(res.ids) - len(res.empty)} files fingerprinted, "
+                f"{n_groups} group(s) ({n_members} files) "
                 f"within k = {res.k}{checked}; {len(res.skipped)} skipped, {len(res.empty)} empty, "
                 f"{len(res.errors)} errors {secs}"
             )
         else:
             wrote = f"; {res.written} kept rows written to {show_name(args.output)}" if args.output else ""
             err(
-                f"simhash-lab dedup: {len(res.ids)} rows, {len(res.duplicates)} dropped in {n_groups} group(s) "
+                f"simhash-lab dedup: {len(res.ids)} rows, {len(res.duplicates)} dropped "
+                f"in {n_groups} group(s) "
                 f"within k = {res.k}{checked}; {res.featureless.size} featureless (kept){wrote} {secs}"
             )
     return res.exit_status
@@ -249,7 +252,8 @@ def add_dedup_parser(subparsers) -> argparse.ArgumentParser:
         "verified-near the kept one. Input files are never modified.",
         epilog="exit status: 0 no near-duplicates, 1 near-duplicates found, 2 trouble: an input could not be "
         "read (a PATH missing or not a regular file or folder, a file or folder unreadable; groups among the "
-        "other files are still printed) or a dataset was refused (a missing column, a value that is not text, "
+        "other files are still printed) or a dataset was refused (a missing column, a value that is not "
+        "text, "
         "a corrupt or empty file). Example: simhash-lab dedup docs.jsonl --column text --id-column id "
         "--jaccard 0.8 --output kept.jsonl --duplicates dups.csv",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
@@ -285,18 +289,20 @@ def add_dedup_parser(subparsers) -> argparse.ArgumentParser:
         help="the hasher's features: words, whitespace, rust_words, word_shingles:N, char_ngrams:N "
         "(default: word_shingles:3 with --jaccard, else words)",
     )
-    g.add_argument("--weights", choices=["tf", "binary"], default=None, help="tf: each occurrence votes; binary: "
-                   "each distinct feature votes once (default: binary with --jaccard, else tf)")  # fmt: skip
+    weights = (
+        "tf: each occurrence votes; binary: each distinct feature votes once (default: binary with --jaccard)"
+    )
+    g.add_argument("--weights", choices=["tf", "binary"], default=None, help=weights)
     g.add_argument("--preset", default=None, choices=sorted(ALL), help="a preset hasher instead (64 bits)")
-    g.add_argument("--max-tables", type=_positive("--max-tables"), default=None, metavar="N",
-                   help="the most tables the index may build (memory: 12 bytes per document per table)")  # fmt: skip
+    tables = "the most tables the index may build (memory: 12 bytes per document per table)"
+    g.add_argument("--max-tables", type=_positive("--max-tables"), default=None, metavar="N", help=tables)
     g = p.add_argument_group("which one is kept")
     g.add_argument(
         "--keep", choices=["first", "longest"], default="first", help="keep the first or the longest"
     )
     g.add_argument("--priority-column", metavar="COLUMN", help="keep the row with the highest value first")
-    g.add_argument("--linkage", choices=["star", "complete"], default="star",
-                   help="star: each dropped document is near its kept one; complete: near every member")  # fmt: skip
+    linkage = "star: each dropped document is near its kept one; complete: near every member"
+    g.add_argument("--linkage", choices=["star", "complete"], default="star", help=linkage)
     g = p.add_argument_group("datasets")
     g.add_argument("--column", metavar="COLUMN", help="the column holding the text (default: text)")
     g.add_argument("--id-column", metavar="COLUMN", help="the column of ids (default: row numbers from 0)")

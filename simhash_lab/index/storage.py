@@ -250,7 +250,8 @@ def _parse(header: bytes, payload: bytes) -> tuple[dict, np.ndarray, np.ndarray]
     has_keys = meta.get("keys", False)
     if has_keys != ("keys.npy" in names):
         raise _Bad(
-            f"{bad}: field 'keys' is {json.dumps(has_keys)} but the keys member is {'missing' if has_keys else 'there'}"
+            f"{bad}: field 'keys' is {json.dumps(has_keys)} but the keys member is "
+            f"{'missing' if has_keys else 'there'}"
         )
     meta["keys"] = _parse_keys(member("keys.npy", None).tobytes(), n) if has_keys else None
     if meta.get("hasher") is not None:

@@ -10,8 +10,8 @@ import pytest
 
 from simhash_lab import Simhasher, hamming
 from simhash_lab.course.methods import jaccard_all_pairs, shingle_sets
-from simhash_lab.dedup import Shingler, calibrate, dedup_table, dedup_texts, recommended_hasher
 from simhash_lab.datasets import DatasetError
+from simhash_lab.dedup import Shingler, calibrate, dedup_table, dedup_texts, recommended_hasher
 
 
 @pytest.fixture(scope="module")
