@@ -124,7 +124,6 @@ class Shingler:
         """``(indptr (n + 1,) int64, data (nnz,) uint64)``: document ``i``'s sorted distinct shingle
         hashes are ``data[indptr[i]:indptr[i + 1]]``."""
         from .kernels import verify as V
-        from .kernels.hashes import HASH_XXH3
         from .simhasher import _utf8_batch
 
         if not texts:
@@ -132,13 +131,12 @@ class Shingler:
         buf, offsets = _utf8_batch(list(texts), self.tokenizer.lowercase)
         kernel = V.shingle_sets_parallel if len(texts) >= 64 else V.shingle_sets_serial
         tok = self.tokenizer
-        return kernel(buf, offsets, tok.table, tok.kind, tok.n, HASH_XXH3)
+        return kernel(buf, offsets, tok.table, tok.kind, tok.n)
 
     def fingerprints_and_sets(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(fingerprints, indptr, data)``: the sets of :meth:`sets` and, from the same hashes, the
         fingerprints of :func:`recommended_hasher` (``shingle`` = this ``n``), tokenized once."""
         from .kernels import verify as V
-        from .kernels.hashes import HASH_XXH3
         from .simhasher import _utf8_batch
 
         fps = np.empty(len(texts), np.uint64)
@@ -148,7 +146,7 @@ class Shingler:
         par = len(texts) >= 64
         tok = self.tokenizer
         sets = V.shingle_sets_parallel if par else V.shingle_sets_serial
-        indptr, data = sets(buf, offsets, tok.table, tok.kind, tok.n, HASH_XXH3)
+        indptr, data = sets(buf, offsets, tok.table, tok.kind, tok.n)
         (V.fold_sets_parallel if par else V.fold_sets_serial)(indptr, data, 64, fps)
         return fps, indptr, data
 
@@ -354,6 +352,8 @@ class DedupResult:
         Tokenizer, weights, hash, shingle size, keep order, linkage.
     skipped, errors : list of (path, reason)
         :func:`dedup` only: files not used, and files or paths that could not be read.
+    timings : dict
+        Seconds spent in each step: fingerprint, calibrate, candidates, verify, cluster, write.
     """
 
     k: int
@@ -373,6 +373,7 @@ class DedupResult:
     skipped: list = field(default_factory=list)
     errors: list = field(default_factory=list)
     written: int | None = None
+    timings: dict = field(default_factory=dict)
 
     @property
     def paths(self) -> list:
@@ -757,11 +758,20 @@ def _run(
     progress: str,
     result: DedupResult | None = None,
 ) -> DedupResult:
+    import time
+
     from .index import SimhashIndex
     from .kernels import verify as V
 
     bars = _Bars(progress)
     res = result or DedupResult(k=-1, bits=hasher.bits, format=source.format)
+    clock = [time.perf_counter()]
+
+    def lap(step: str) -> None:
+        now = time.perf_counter()
+        res.timings[step] = res.timings.get(step, 0.0) + now - clock[0]
+        clock[0] = now
+
     res.bits, res.jaccard = hasher.bits, jaccard
     # 1. fingerprints, ids, lengths, priorities
     fps_parts, lengths, prios = [], [], []
@@ -808,6 +818,7 @@ def _run(
         pr = np.concatenate(prios) if prios else priority
     else:
         pr = None
+    lap("fingerprint")
     # 2. k
     if k is None:
         if jaccard is None:
@@ -823,6 +834,7 @@ def _run(
                 bars.close()
             k = res.calibration.k
     res.k = k
+    lap("calibrate")
     # 3. candidates
     rows = np.flatnonzero(valid)
     kw = {} if max_tables is None else {"max_tables": max_tables}
@@ -840,6 +852,7 @@ def _run(
     )
     del index
     res.pairs = pairs.astype(np.int64, copy=False)
+    lap("candidates")
     # 4. verification
     store = None
     if jaccard is not None and pairs.shape[0]:
@@ -859,6 +872,7 @@ def _run(
         res.similarity = np.full(pairs.shape[0], np.nan)
         ok = np.ones(pairs.shape[0], np.bool_)
     res.featureless = np.unique(np.array(featureless, np.int64))
+    lap("verify")
     # 5. keep / drop
     edges = np.flatnonzero(ok)
     nodes = np.unique(pairs[edges, :2]) if edges.size else np.empty(0, np.int64)
@@ -909,6 +923,7 @@ def _run(
             dropped_id=[res.ids[i] for i in d_rows.tolist()],
             kept_id=[res.ids[i] for i in k_rows.tolist()],
         )
+    lap("cluster")
     res.settings = {
         **_hasher_settings(hasher),
         "shingle": shingle if jaccard is not None else None,
@@ -1107,6 +1122,9 @@ def dedup_table(
     res.preset = hasher.name or repr(hasher)
     if not res.ids:
         raise DatasetError(f"{source.name}: empty: no rows")
+    import time
+
+    t0 = time.perf_counter()
     if output is not None:
         bars = _Bars(progress)
         bar = bars.start("writing", len(res.ids))
@@ -1118,6 +1136,7 @@ def dedup_table(
             bars.close()
     if duplicates is not None:
         write_duplicates(os.fspath(duplicates), res.duplicates)
+    res.timings["write"] = time.perf_counter() - t0
     return res
 
 

@@ -171,7 +171,8 @@ def _dedup_command(args: argparse.Namespace) -> int:
             if res.jaccard is not None
             else ""
         )
-        secs = f"({time.perf_counter() - t0:.1f} s)"
+        steps = ", ".join(f"{step} {secs:.1f}" for step, secs in res.timings.items())
+        secs = f"({time.perf_counter() - t0:.1f} s: {steps})"
         if res.format == "files":
             err(
                 f"simhash-lab dedup: {len(res.ids) - len(res.empty)} files fingerprinted, "

@@ -1,8 +1,9 @@
 """Verification kernels: exact Jaccard similarity of shingle sets, and the keep/drop clustering.
 
 * ``shingle_sets_*``: every document of a UTF-8 batch (``buf``, ``offsets``, as the general
-  fingerprint path takes it) cut into word n-shingles (``kernels.tokenize.doc_features``), each
-  hashed with XXH3-64, sorted and de-duplicated: the document's shingle set as a sorted uint64 run.
+  fingerprint path takes it) cut into word n-shingles (the features of ``word_shingles(n)``), each
+  hashed with XXH3-64 where it lies in one space-joined copy of the words, sorted (radix) and
+  de-duplicated: the document's shingle set as a sorted uint64 run.
   The sets of a batch come back as CSR arrays ``(indptr (n + 1,), data (nnz,))``.
 * ``jaccard_*``: ``|A ∩ B| / |A ∪ B|`` of pairs of sets, the intersection counted by one merge of
   the two sorted runs (no hash tables, no allocation).
@@ -20,51 +21,116 @@ import numpy as np
 from numba import njit, prange
 
 from ._jit import twins
-from .tokenize import FEAT_SHINGLES, doc_features
+from .hashes import xxh3_64
+from .tokenize import tokenize_spans
 from .vote import fold_bits, vote_unit
 
 _U64 = np.uint64
 _ALL_BITS = _U64(0xFFFFFFFFFFFFFFFF)
 
 
-def _shingle_sets_impl(buf, offsets, table, tok_mode, n, hash_kind):
+@njit(cache=True, nogil=True)
+def sort_u64(a, tmp, m):
+    """Sort ``a[:m]`` in place (``tmp``: scratch of >= m): insertion sort for short runs, else an
+    LSD radix sort on bytes, skipping the passes where every key has the same byte."""
+    if m < 48:
+        for i in range(1, m):
+            x = a[i]
+            j = i - 1
+            while j >= 0 and a[j] > x:
+                a[j + 1] = a[j]
+                j -= 1
+            a[j + 1] = x
+        return
+    count = np.empty(256, dtype=np.int64)
+    src = a
+    dst = tmp
+    in_tmp = False
+    for shift in range(0, 64, 8):
+        sh = _U64(shift)
+        count[:] = 0
+        for i in range(m):
+            count[np.int64((src[i] >> sh) & _U64(0xFF))] += 1
+        if count[np.int64((src[0] >> sh) & _U64(0xFF))] == m:
+            continue  # one bucket: this byte is the same in every key
+        total = 0
+        for b in range(256):
+            c = count[b]
+            count[b] = total
+            total += c
+        for i in range(m):
+            b = np.int64((src[i] >> sh) & _U64(0xFF))
+            dst[count[b]] = src[i]
+            count[b] += 1
+        src, dst = dst, src
+        in_tmp = not in_tmp
+    if in_tmp:
+        for i in range(m):
+            a[i] = src[i]
+
+
+@njit(cache=True, nogil=True)
+def doc_shingle_hashes(b, start, end, table, tok_mode, n, out, tmp):
+    """The sorted distinct XXH3 hashes of the word ``n``-shingles of ``b[start:end]`` into ``out``
+    (capacity >= nbytes + 1); returns their count.
+
+    A shingle's bytes are its words joined by one space, the feature ``kernels.tokenize.doc_features``
+    makes for ``FEAT_SHINGLES`` (a document with fewer words is one shingle of all of them), so the
+    hashes are the same; the words are copied once, space-separated, and each shingle is hashed
+    where it lies in that copy."""
+    nbytes = end - start
+    starts = np.empty(nbytes // 2 + 2, dtype=np.int64)
+    ends = np.empty(nbytes // 2 + 2, dtype=np.int64)
+    ntok = tokenize_spans(b, start, end, table, tok_mode, starts, ends)
+    if ntok == 0:
+        return 0
+    joined = np.empty(nbytes + ntok + 1, dtype=np.uint8)
+    ws = np.empty(ntok + 1, dtype=np.int64)
+    o = 0
+    for t in range(ntok):
+        ws[t] = o
+        for q in range(starts[t], ends[t]):
+            joined[o] = b[q]
+            o += 1
+        joined[o] = 32
+        o += 1
+    ws[ntok] = o
+    m = max(ntok - n + 1, 1)
+    for i in range(m):
+        out[i] = xxh3_64(joined, ws[i], ws[min(i + n, ntok)] - 1)
+    sort_u64(out, tmp, m)
+    u = 1
+    for j in range(1, m):
+        if out[j] != out[u - 1]:
+            out[u] = out[j]
+            u += 1
+    return u
+
+
+def _shingle_sets_impl(buf, offsets, table, tok_mode, n):
     """CSR arrays of the sorted distinct shingle hashes of every document of the batch.
 
-    Each document first gets a slot of ``nbytes + 1`` hashes (at most that many features) in one
+    Each document first gets a slot of ``nbytes + 1`` hashes (at most that many shingles) in one
     scratch array, filled in parallel; then the runs are packed into ``data``.
     """
     nd = offsets.shape[0] - 1
-    scratch = np.empty(offsets[nd] - offsets[0] + nd, dtype=np.uint64)
+    size = offsets[nd] - offsets[0] + nd
+    scratch = np.empty(size, dtype=np.uint64)
+    spare = np.empty(size, dtype=np.uint64)
     counts = np.zeros(nd, dtype=np.int64)
-    no_rec = np.empty(0, dtype=np.uint8)
-    no_off = np.empty(0, dtype=np.int64)
     for d in prange(nd):
         slot = offsets[d] - offsets[0] + d
         cap = offsets[d + 1] - offsets[d] + 1
-        hs = scratch[slot : slot + cap]
-        nf = doc_features(
+        counts[d] = doc_shingle_hashes(
             buf,
             offsets[d],
             offsets[d + 1],
             table,
             tok_mode,
-            FEAT_SHINGLES,
             n,
-            -1,
-            False,
-            hash_kind,
-            _ALL_BITS,
-            hs,
-            no_rec,
-            no_off,
+            scratch[slot : slot + cap],
+            spare[slot : slot + cap],
         )
-        hs[:nf].sort()
-        u = 0
-        for j in range(nf):
-            if u == 0 or hs[j] != hs[u - 1]:
-                hs[u] = hs[j]
-                u += 1
-        counts[d] = u
     indptr = np.zeros(nd + 1, dtype=np.int64)
     for d in range(nd):
         indptr[d + 1] = indptr[d] + counts[d]
