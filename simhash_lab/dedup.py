@@ -189,8 +189,12 @@ class _SetStore:
         self._nnz += int(data.shape[0])
 
     def finish(self) -> tuple[np.ndarray, np.ndarray]:
-        self.indptr = np.concatenate(self._ptr)
-        self.data = np.concatenate(self._data) if self._data else np.empty(0, np.uint64)
+        if len(self._data) == 1:  # one chunk: its arrays as they are
+            self.indptr = np.concatenate(self._ptr)
+            self.data = self._data[0]
+        else:
+            self.indptr = np.concatenate(self._ptr)
+            self.data = np.concatenate(self._data) if self._data else np.empty(0, np.uint64)
         self._ptr, self._data = [], []
         return self.indptr, self.data
 
@@ -628,9 +632,13 @@ def calibrate(
             k_max = int(cut) - 1
         need = np.unique(np.concatenate([picked, lo, hi]))
         store = _gather_sets(source, need, shingler, bar, sets)
-        s = Shingler.jaccard(store.indptr, store.data, store.local(lo), store.local(hi))
+        la, lb = store.local(lo), store.local(hi)
+        size = np.diff(store.indptr)
+        small, large = np.minimum(size[la], size[lb]), np.maximum(size[la], size[lb])
+        can = small >= threshold * large  # J <= |small| / |large|: the others cannot reach it
+        s = Shingler.jaccard(store.indptr, store.data, la[can], lb[can])
         ok = s >= threshold
-        dist, sims = d[ok].astype(np.int64), s[ok]
+        dist, sims = d[can][ok].astype(np.int64), s[ok]
     method = "sample"
     if dist.size < MIN_CALIBRATION_PAIRS:
         method = "synthetic"
