@@ -172,7 +172,8 @@ def part_labelled(repeats: int) -> None:
     ratios = [m / o for m, o in zip(runs["minhash"], runs["ours"])]
     print(f"times over {repeats} alternating runs: ours {[round(x, 3) for x in runs['ours']]}, "
           f"MinHash {[round(x, 3) for x in runs['minhash']]}; MinHash / ours per run "
-          f"{[round(r, 1) for r in ratios]}, median {statistics.median(ratios):.1f}x; load after: {load():.2f}")  # fmt: skip
+          f"{[round(r, 1) for r in ratios]}, median {statistics.median(ratios):.1f}x; "
+          f"load after: {load():.2f}")  # fmt: skip
     lo_pair, lo_member, below = cluster_check(ours, texts)
     print(
         f"clusters (star): {len(ours.groups)}, {len(ours.duplicates)} dropped; lowest dropped-to-kept "
