@@ -202,11 +202,40 @@ class _SetStore:
         return np.searchsorted(self.rows, rows)
 
 
+class _ChunkSets:
+    """The shingle sets of every row, as the first read made them: one CSR per chunk, never
+    concatenated (that would hold them twice); :meth:`subset` packs the rows a step needs."""
+
+    def __init__(self) -> None:
+        self.starts = [0]  # first row of each chunk
+        self.chunks: list[tuple[np.ndarray, np.ndarray]] = []
+        self.nbytes = 0
+
+    def add(self, indptr: np.ndarray, data: np.ndarray) -> None:
+        self.chunks.append((indptr, data))
+        self.starts.append(self.starts[-1] + indptr.shape[0] - 1)
+        self.nbytes += int(data.nbytes + indptr.nbytes)
+
+    def subset(self, rows: np.ndarray) -> _SetStore:
+        """A store of the sets of ``rows`` (sorted, distinct)."""
+        store = _SetStore(rows)
+        cuts = np.searchsorted(rows, self.starts)
+        for c, (indptr, data) in enumerate(self.chunks):
+            r = rows[cuts[c] : cuts[c + 1]] - self.starts[c]
+            lens = indptr[r + 1] - indptr[r]
+            ptr = np.zeros(r.size + 1, np.int64)
+            np.cumsum(lens, out=ptr[1:])
+            idx = np.repeat(indptr[r] - ptr[:-1], lens) + np.arange(ptr[-1])
+            store.add(ptr, data[idx])
+        store.finish()
+        return store
+
+
 def _gather_sets(source: Source, rows: np.ndarray, shingler: Shingler, bar=None, have=None) -> _SetStore:
     """The sets of ``rows``: from ``have`` (the sets of every row, kept from the first read) or read
     again from ``source``."""
     if have is not None:
-        return have
+        return have.subset(rows)
     store = _SetStore(rows)
     for _, texts in source.select(rows, CHUNK_ROWS):
         store.add(*shingler.sets(texts))
@@ -828,7 +857,7 @@ def _run(
     unit = "file" if source.format == "files" else "row"
     shingler = Shingler(shingle)
     fused = jaccard is not None and shingler.fuses(hasher)
-    kept_sets = _SetStore(np.empty(0, np.int64)) if fused else None
+    kept_sets = _ChunkSets() if fused else None
     bar = bars.start("fingerprinting", getattr(source, "total", None), unit=unit)
     try:
         start = 0
@@ -837,7 +866,7 @@ def _run(
                 f, ind, dat = _fused_chunk(shingler, texts, start, source.name)
                 if kept_sets is not None:
                     kept_sets.add(ind, dat)
-                    if 8 * kept_sets._nnz > SETS_BUDGET:
+                    if kept_sets.nbytes > SETS_BUDGET:
                         kept_sets = None  # too many to keep: read again those needed
             else:
                 f = _fingerprint_chunk(hasher, texts, start, source.name)
@@ -856,9 +885,6 @@ def _run(
     finally:
         bars.close()
     n = len(res.ids)
-    if kept_sets is not None:
-        kept_sets.rows = np.arange(n)
-        kept_sets.finish()
     fps = np.concatenate(fps_parts) if fps_parts else np.empty(0, np.uint64)
     res.fingerprints = fps
     valid = np.ones(n, np.bool_)

@@ -382,3 +382,19 @@ def test_radix_sort_sorts():
             want = np.sort(a)
             sort_u64(a, np.empty(m, np.uint64), m)
             assert np.array_equal(a, want)
+
+
+@pytest.mark.parametrize("chunk, budget", [(7, 1 << 30), (7, 0), (100_000, 0)])
+def test_chunks_and_the_sets_budget_do_not_change_the_answer(tmp_path, labelled, monkeypatch, chunk, budget):
+    """Small chunks (sets packed across them) and a zero budget (sets read again) decide the same."""
+    import simhash_lab.dedup as dd
+
+    texts = labelled.docs
+    write_jsonl(tmp_path / "d.jsonl", [{"text": t} for t in texts])
+    want = dedup_texts(texts, jaccard=0.8)
+    monkeypatch.setattr(dd, "CHUNK_ROWS", chunk)
+    monkeypatch.setattr(dd, "SETS_BUDGET", budget)
+    for res in (dedup_texts(texts, jaccard=0.8), dedup_table(tmp_path / "d.jsonl", jaccard=0.8)):
+        assert res.k == want.k and np.array_equal(res.keep, want.keep)
+        assert np.array_equal(res.similarity, want.similarity)
+        assert res.duplicates.rows() == want.duplicates.rows()
