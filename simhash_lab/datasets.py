@@ -242,6 +242,9 @@ def _atomic_write(path: str, mode: str, write, **kw) -> Any:
 # -- JSONL -------------------------------------------------------------------------------------
 
 
+_DECODER = json.JSONDecoder()
+
+
 class JsonlSource(_FileSource):
     """One JSON object per line; ``column`` holds the text (a str), ``id_column`` the id (any value;
     row numbers from 0 when None)."""

@@ -398,3 +398,14 @@ def test_chunks_and_the_sets_budget_do_not_change_the_answer(tmp_path, labelled,
         assert res.k == want.k and np.array_equal(res.keep, want.keep)
         assert np.array_equal(res.similarity, want.similarity)
         assert res.duplicates.rows() == want.duplicates.rows()
+
+
+def test_jsonl_with_a_byte_order_mark_and_bad_utf8(tmp_path):
+    p = tmp_path / "bom.jsonl"
+    p.write_bytes(b'\xef\xbb\xbf{"text": "a b c d e"}\n{"text": "a b c d e"}\n')
+    res = dedup_table(p, jaccard=0.8, k=3, output=tmp_path / "k.jsonl")
+    assert res.keep.tolist() == [True, False]
+    assert (tmp_path / "k.jsonl").read_bytes() == b'\xef\xbb\xbf{"text": "a b c d e"}\n'
+    p.write_bytes(b'{"text": "ok"}\n{"text": "caf\xe9"}\n')
+    with pytest.raises(DatasetError, match="line 2: not UTF-8"):
+        dedup_table(p)
