@@ -750,47 +750,6 @@ def _no_features(hasher, text: str) -> bool:
         return False
 
 
-def _prefetch(chunks: Iterator, depth: int = 2) -> Iterator:
-    """The items of ``chunks``, read ``depth`` ahead in a thread: parsing the next chunk (Python,
-    holding the GIL) overlaps fingerprinting this one (Numba kernels that release it). An error
-    in the reader is raised here, at the item where it happened."""
-    import queue
-    import threading
-
-    q: queue.Queue = queue.Queue(maxsize=depth)
-    stop = threading.Event()
-    end = object()
-
-    def read():
-        try:
-            for item in chunks:
-                while not stop.is_set():
-                    try:
-                        q.put((item, None), timeout=0.1)
-                        break
-                    except queue.Full:
-                        pass
-                if stop.is_set():
-                    return
-            q.put((end, None))
-        except BaseException as e:  # handed to the consumer
-            q.put((end, e))
-
-    t = threading.Thread(target=read, name="simhash-lab-reader", daemon=True)
-    t.start()
-    try:
-        while True:
-            item, error = q.get()
-            if item is end:
-                if error is not None:
-                    raise error
-                return
-            yield item
-    finally:
-        stop.set()
-        t.join()
-
-
 def _fused_chunk(shingler: Shingler, texts: list, start: int, where: str):
     try:
         return shingler.fingerprints_and_sets(texts)
@@ -861,7 +820,7 @@ def _run(
     bar = bars.start("fingerprinting", getattr(source, "total", None), unit=unit)
     try:
         start = 0
-        for texts, ids, prio in _prefetch(source.chunks(CHUNK_ROWS)):
+        for texts, ids, prio in source.chunks(CHUNK_ROWS):
             if fused:  # one tokenization for the fingerprints and the sets
                 f, ind, dat = _fused_chunk(shingler, texts, start, source.name)
                 if kept_sets is not None:
