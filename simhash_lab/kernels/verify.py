@@ -31,9 +31,10 @@ _ALL_BITS = _U64(0xFFFFFFFFFFFFFFFF)
 
 @njit(cache=True, nogil=True)
 def sort_u64(a, tmp, m):
-    """Sort ``a[:m]`` in place (``tmp``: scratch of >= m): insertion sort below 128 keys (measured
-    35-40 ns a key at 60-100, against 50 for quicksort), Numba's quicksort up to 2048 keys, else an LSD radix sort on bytes (eight passes of 256 counters: worth
-    it only for long runs), skipping the passes where every key has the same byte."""
+    """Sort ``a[:m]`` in place (``tmp``: scratch of >= m): insertion sort below 128 keys
+    (measured 35-40 ns a key at 60-100 keys, quicksort 50), Numba's quicksort up to 2048 keys,
+    else an LSD radix sort on bytes (eight passes of 256 counters pay off only on long runs),
+    skipping the passes where every key has the same byte."""
     if 128 <= m <= 2048:
         a[:m].sort()
         return
