@@ -389,12 +389,28 @@ def test_chunks_and_the_sets_budget_do_not_change_the_answer(tmp_path, labelled,
     """Small chunks (sets packed across them) and a zero budget (sets read again) decide the same."""
     import simhash_lab.dedup as dd
 
+    import simhash_lab.shingles as sh
+
     texts = labelled.docs
     write_jsonl(tmp_path / "d.jsonl", [{"text": t} for t in texts])
+    with open(tmp_path / "d.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["text"])
+        w.writerows([t] for t in texts)
+    files = [tmp_path / "d.jsonl", tmp_path / "d.csv"]
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pq.write_table(pa.table({"text": texts}), tmp_path / "d.parquet", row_group_size=50)
+        files.append(tmp_path / "d.parquet")
+    except ImportError:
+        pass
     want = dedup_texts(texts, jaccard=0.8)
     monkeypatch.setattr(dd, "CHUNK_ROWS", chunk)
+    monkeypatch.setattr(sh, "CHUNK_ROWS", chunk)
     monkeypatch.setattr(dd, "SETS_BUDGET", budget)
-    for res in (dedup_texts(texts, jaccard=0.8), dedup_table(tmp_path / "d.jsonl", jaccard=0.8)):
+    for res in [dedup_texts(texts, jaccard=0.8)] + [dedup_table(f, jaccard=0.8) for f in files]:
         assert res.k == want.k and np.array_equal(res.keep, want.keep)
         assert np.array_equal(res.similarity, want.similarity)
         assert res.duplicates.rows() == want.duplicates.rows()
