@@ -388,7 +388,6 @@ def test_radix_sort_sorts():
 def test_chunks_and_the_sets_budget_do_not_change_the_answer(tmp_path, labelled, monkeypatch, chunk, budget):
     """Small chunks (sets packed across them) and a zero budget (sets read again) decide the same."""
     import simhash_lab.dedup as dd
-
     import simhash_lab.shingles as sh
 
     texts = labelled.docs
