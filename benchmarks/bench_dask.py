@@ -112,12 +112,16 @@ def main() -> None:
         res = D.dedup_dataset(paths, out, id_column="id", jaccard=0.8, k=args.k, scratch=scratch)
         wall = time.perf_counter() - t0
     stop.set()
+    import resource
+
+    worker_peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # the largest worker
     print(res)
     print(
         f"{args.n:,} documents of {args.words} words, {args.parts} partitions, {args.workers} workers: "
         f"{wall:.0f} s wall, {wall * args.workers / args.n * 1e6:.1f} us of worker time per document; "
         f"scratch (shuffle) peak {peak[0] / 1e6:.0f} MB ({peak[0] / args.n:.0f} B per document); "
         f"input {folder_bytes(data) / 1e6:.0f} MB, output {folder_bytes(out) / 1e6:.0f} MB; "
+        f"largest worker's peak memory {worker_peak:.0f} MiB; "
         f"load after: {os.getloadavg()[0]:.2f}"
     )
 

@@ -197,8 +197,6 @@ def calibrate(
     -------
     Calibration
     """
-    from .index import SimhashIndex
-
     hasher = recommended_hasher(shingle) if hasher is None else hasher
     threshold = _check_fraction("jaccard", threshold)
     recall = _check_fraction("recall", recall)
@@ -216,9 +214,7 @@ def calibrate(
     dist = np.empty(0, np.int64)
     sims = np.empty(0)
     if picked.size:
-        scan = SimhashIndex(k=k_max, bits=bits, layout="scan")
-        scan.add_many(fps[rows])
-        indptr, ids, d = scan.query_many(fps[picked], return_arrays=True)
+        indptr, ids, d = _neighbours(fps[picked], fps[rows], k_max)
         a = np.repeat(picked, np.diff(indptr))
         b = rows[ids]
         keep = a != b
@@ -258,6 +254,24 @@ def calibrate(
     return Calibration(
         k, threshold, recall, rec, method, int(picked.size), int(dist.size), k_max, curve, dist, sims
     )
+
+
+def _neighbours(queries: np.ndarray, fps: np.ndarray, k: int):
+    """CSR ``(indptr, positions in fps, distances)`` of every fingerprint within ``k`` of each query."""
+    from .kernels import verify as V
+
+    q = np.ascontiguousarray(queries, np.uint64)
+    f = np.ascontiguousarray(fps, np.uint64)
+    kernel = V.neighbours_parallel if q.size * f.size >= 1 << 18 else V.neighbours_serial
+    counts = np.zeros(q.size, np.int64)
+    kernel(q, f, k, counts, np.empty(0, np.int64), np.empty(0, np.int64), False)
+    indptr = np.zeros(q.size + 1, np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    ids = np.empty(indptr[-1], np.int64)
+    d = np.empty(indptr[-1], np.int64)
+    starts = indptr[:-1].copy()
+    kernel(q, f, k, starts, ids, d, True)
+    return indptr, ids, d
 
 
 def _check_fraction(param: str, value: Any) -> float:

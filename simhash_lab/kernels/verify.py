@@ -21,6 +21,7 @@ import numpy as np
 from numba import njit, prange
 
 from ._jit import twins
+from .bits import popcount
 from .hashes import xxh3_64
 from .tokenize import tokenize_spans
 from .vote import fold_bits, vote_unit
@@ -121,15 +122,14 @@ def doc_shingle_hashes(b, start, end, table, tok_mode, n, out):
 def _shingle_sets_impl(buf, offsets, table, tok_mode, n):
     """CSR arrays of the sorted distinct shingle hashes of every document of the batch.
 
-    The words are counted first (a tokenizing pass, no hashing), so that each document's slot in
-    the scratch array holds exactly its shingles (about 8 bytes per word, not per byte); the slots
-    are filled in parallel, then packed into ``data``.
+    Each document's slot in the scratch array holds as many hashes as it can have shingles (a word
+    and a separator take at least 2 bytes: 4 bytes of scratch per byte of text); the slots are
+    filled in parallel, then packed into ``data``.
     """
     nd = offsets.shape[0] - 1
     caps = np.empty(nd, dtype=np.int64)
-    for d in prange(nd):
-        _, _, ntok = _word_spans(buf, offsets[d], offsets[d + 1], table, tok_mode)
-        caps[d] = 0 if ntok == 0 else max(ntok - n + 1, 1)
+    for d in range(nd):  # a word and a separator take >= 2 bytes: at most this many shingles
+        caps[d] = (offsets[d + 1] - offsets[d] + 1) // 2 + 1
     slots = np.zeros(nd + 1, dtype=np.int64)
     for d in range(nd):
         slots[d + 1] = slots[d] + caps[d]
@@ -254,3 +254,25 @@ def _fold_sets_impl(indptr, data, bits, fps):
 
 
 fold_sets_parallel, fold_sets_serial = twins(_fold_sets_impl)
+
+
+def _neighbours_impl(queries, fps, k, counts, out_ids, out_d, fill):
+    """For each query, the positions in ``fps`` within Hamming distance ``k``: a linear popcount
+    scan. Called twice: ``fill=False`` counts into ``counts``; ``fill=True`` writes the CSR rows
+    (``counts`` then holds each query's start) into ``out_ids`` / ``out_d``."""
+    for q in prange(queries.shape[0]):
+        x = queries[q]
+        c = 0
+        o = counts[q] if fill else 0
+        for i in range(fps.shape[0]):
+            d = popcount(x ^ fps[i])
+            if d <= k:
+                if fill:
+                    out_ids[o + c] = i
+                    out_d[o + c] = d
+                c += 1
+        if not fill:
+            counts[q] = c
+
+
+neighbours_parallel, neighbours_serial = twins(_neighbours_impl)

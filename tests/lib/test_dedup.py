@@ -424,3 +424,18 @@ def test_jsonl_with_a_byte_order_mark_and_bad_utf8(tmp_path):
     p.write_bytes(b'{"text": "ok"}\n{"text": "caf\xe9"}\n')
     with pytest.raises(DatasetError, match="line 2: not UTF-8"):
         dedup_table(p)
+
+
+def test_calibration_scan_equals_brute_force():
+    from simhash_lab.calibration import _neighbours
+
+    rng = np.random.default_rng(2)
+    fps = rng.integers(0, 2**64, size=3000, dtype=np.uint64)
+    fps[100:200] = fps[:100] ^ np.uint64(0b1011)  # neighbours at 3 bits
+    q = fps[:300]
+    for k in (0, 3, 20):
+        indptr, ids, d = _neighbours(q, fps, k)
+        for i in range(q.size):
+            want = np.flatnonzero(np.bitwise_count(fps ^ q[i]) <= k)
+            assert ids[indptr[i] : indptr[i + 1]].tolist() == want.tolist()
+            assert d[indptr[i] : indptr[i + 1]].tolist() == np.bitwise_count(fps[want] ^ q[i]).tolist()
