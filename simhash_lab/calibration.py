@@ -38,10 +38,12 @@ class Calibration:
         The Jaccard threshold and the recall asked for.
     recall : float
         The recall expected at ``k``: the fraction of the measured pairs within ``k`` bits.
-    method : {"sample", "synthetic"}
+    method : {"sample", "synthetic", "theory"}
         ``"sample"``: real near-duplicate pairs of the sampled documents (Jaccard >= threshold);
         ``"synthetic"``: too few of those (fewer than 50), so pairs made from sampled documents by
-        random word replacements down to the threshold (the worst case for recall).
+        random word replacements down to the threshold (the worst case for recall); ``"theory"``:
+        not even those (every sampled document is shorter than 8 words), so the recall a binomial
+        of ``bits`` trials with Charikar's ``p = θ/π``, ``cos θ = 2J / (1 + J)``, gives.
     sample : int
         Documents sampled.
     pairs : int
@@ -68,6 +70,12 @@ class Calibration:
     similarities: np.ndarray
 
     def summary(self) -> str:
+        if self.method == "theory":
+            return (
+                f"k = {self.k}: expected recall {self.recall:.3f} (target {self.target:g}) from Charikar's "
+                f"bound at Jaccard {self.threshold:g} (no pair could be measured: the sampled documents "
+                "are shorter than 8 words)"
+            )
         how = (
             f"{self.pairs} near-duplicate pairs (Jaccard >= {self.threshold:g}) "
             f"of a sample of {self.sample} documents"
@@ -242,9 +250,13 @@ def calibrate(
         texts = [t for _, ts in source.select(picked, CHUNK_ROWS) for t in ts]
         dist, sims = _synthetic_pairs(texts, hasher, shingler, threshold, rng)
         k_max = bits - 1
-    if dist.size == 0:
-        k, curve = 0, np.ones(1)
-        rec = 1.0
+    if dist.size == 0:  # nothing to measure (no document long enough to edit): Charikar's bound
+        method = "theory"
+        curve = _charikar_recall(threshold, bits)
+        k_max = bits - 1
+        reach = np.flatnonzero(curve >= recall)
+        k = int(reach[0]) if reach.size else k_max
+        rec = float(curve[k])
     else:
         curve = np.array([np.mean(dist <= j) for j in range(k_max + 1)])
         reach = np.flatnonzero(curve >= recall)
@@ -254,6 +266,14 @@ def calibrate(
     return Calibration(
         k, threshold, recall, rec, method, int(picked.size), int(dist.size), k_max, curve, dist, sims
     )
+
+
+def _charikar_recall(threshold: float, bits: int) -> np.ndarray:
+    """P(distance <= k), k = 0..bits-1, for two equal-sized sets at Jaccard ``threshold`` under
+    binary weights: each bit differs with probability θ/π, cos θ = 2J / (1 + J) (Charikar)."""
+    p = math.acos(min(1.0, 2 * threshold / (1 + threshold))) / math.pi
+    pmf = [math.comb(bits, i) * p**i * (1 - p) ** (bits - i) for i in range(bits)]
+    return np.minimum(np.cumsum(pmf), 1.0)
 
 
 def _neighbours(queries: np.ndarray, fps: np.ndarray, k: int):

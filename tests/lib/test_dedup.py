@@ -439,3 +439,11 @@ def test_calibration_scan_equals_brute_force():
             want = np.flatnonzero(np.bitwise_count(fps ^ q[i]) <= k)
             assert ids[indptr[i] : indptr[i + 1]].tolist() == want.tolist()
             assert d[indptr[i] : indptr[i + 1]].tolist() == np.bitwise_count(fps[want] ^ q[i]).tolist()
+
+
+def test_calibration_of_short_documents_uses_charikars_bound():
+    cal = calibrate(["a b", "a c", "x"], recommended_hasher().fingerprints(["a b", "a c", "x"]), 0.8)
+    assert cal.method == "theory" and cal.pairs == 0 and "Charikar" in cal.summary()
+    # at J = 0.8: p = arccos(8/9) / pi = 0.1515, Binomial(64, p): 0.95 first reached at 15
+    assert cal.k == 15 and cal.recall_by_k[14] < 0.95 <= cal.recall < 0.98
+    assert calibrate(["a b"], np.zeros(1, np.uint64), 0.99).k < cal.k
