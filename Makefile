@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
-EXTRAS := course,grading,chinese,compare,dask,dev
+EXTRAS := course,grading,chinese,compare,dask,datasets,dev
 # nbval: run in this environment; sanitize what legitimately varies between runs
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:randomly
 

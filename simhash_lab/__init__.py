@@ -18,11 +18,14 @@ __version__ = "0.1.0"
 
 # public name -> the module that defines it
 _EXPORTS = {
+    "DedupResult": "dedup",
     "SimhashIndex": "index",
     "Simhasher": "simhasher",
     "TableDesign": "index",
     "Tokenizer": "tokenize",
     "Trace": "simhasher",
+    "dedup_table": "dedup",
+    "dedup_texts": "dedup",
     "design_tables": "index",
     "expected_hamming": "geometry",
     "hyperplane_signatures": "geometry",
@@ -35,11 +38,14 @@ _SUBMODULES = {"presets"}
 from .hamming import hamming, is_near, popcount  # noqa: E402
 
 __all__ = [
+    "DedupResult",
     "SimhashIndex",
     "Simhasher",
     "TableDesign",
     "Tokenizer",
     "Trace",
+    "dedup_table",
+    "dedup_texts",
     "design_tables",
     "expected_hamming",
     "hamming",
@@ -68,6 +74,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eagerly
     from . import presets
+    from .dedup import DedupResult, dedup_table, dedup_texts
     from .geometry import expected_hamming, hyperplane_signatures
     from .index import SimhashIndex, TableDesign, design_tables, manku_example_3_1
     from .simhasher import Simhasher, Trace

@@ -1,33 +1,42 @@
-"""``simhash-lab dedup PATH...``: find near-duplicate text files.
+"""Near-duplicate removal you can act on: Simhash candidates, exact Jaccard verification, a
+keep/drop policy that never chains.
 
-Every regular file under the paths (folders are walked recursively, in sorted order) is read as
-every simhash-lab command reads files (:mod:`simhash_lab._files`: UTF-8, a leading BOM dropped),
-fingerprinted (64 bits, the ``--preset`` Simhasher), and put in a
-:class:`~simhash_lab.SimhashIndex`; files linked by pairs within Hamming distance ``--k`` form a
-group (connected components: two members of a group may be farther apart than k). The groups are
-printed, each file with its distance to the group's first file, or written as JSON with ``--json``.
+:func:`dedup_texts` (a list of str), :func:`dedup_table` (a JSONL, CSV or Parquet file, read in
+chunks: :mod:`simhash_lab.datasets`) and :func:`dedup` (the text files under folders) all run the
+same steps and return a :class:`DedupResult`:
 
-Nothing is modified: files are only opened for reading, and only regular files are opened (never
-blocking, at most ``--max-bytes`` read). Every file that is not used is reported on stderr, one line
-each, and skipped: binary files (a NUL byte in the first 8 KiB), files that are not UTF-8, files over
-``--max-bytes``, and, inside folders, what is not a regular file (FIFOs, sockets, devices, links to
-them, broken links, links to folders, which are not followed). Empty (whitespace-only) files are
-not grouped. Hidden files and folders (names starting with ".") are skipped inside folders unless
-``--hidden``; a path named on the command line is always read. Names are shown escaped on one line
-(:func:`~simhash_lab._files.show_name`) and written to JSON as valid UTF-8
-(:func:`~simhash_lab._files.json_name`).
+1. **Fingerprint** every document (a :class:`~simhash_lab.Simhasher`). With a Jaccard threshold
+   the recommended one is the default: word 3-shingles (the shingles the threshold is about), each
+   distinct shingle voting once (binary weights), 64 bits. Documents without a single feature
+   (empty, whitespace or punctuation only) are set apart as *featureless*: never compared, kept.
+2. **Calibrate k** (when a threshold is given and ``k`` is not): :func:`calibrate` measures, on a
+   random sample of the corpus, the Hamming distances of real near-duplicate pairs (Jaccard >= the
+   threshold, found by a scan and verified exactly), and takes the smallest ``k`` that finds the
+   ``recall`` asked for (default 0.95) of them. When the sample holds too few such pairs, pairs made
+   from sampled documents by random word replacements down to the threshold stand in (the worst
+   case: every pair at the threshold). The :class:`Calibration` says which, with its figures.
+3. **Candidates**: every pair within ``k`` bits (:meth:`SimhashIndex.pairs`).
+4. **Verify** each candidate: exact Jaccard similarity of the two documents' word ``shingle``-gram
+   sets (sorted 64-bit hashes merged in Numba, :mod:`simhash_lab.kernels.verify`); pairs below the
+   threshold are dropped. Without a threshold, every candidate stands (the Hamming-only mode of
+   the first versions, kept for comparison: it over-matches boilerplate).
+5. **Keep / drop**: documents are visited in a stated order (``keep="first"``: input order;
+   ``"longest"``: most characters first; or a ``priority`` per document, highest first); a
+   document not dropped yet is kept and drops each verified neighbour not decided yet. Every
+   dropped document is verified-near the kept one it is dropped for (its representative): clusters
+   are stars and never chain. ``linkage="complete"`` also requires every two members of a cluster
+   to be near (a document that is not stays out, to be kept or dropped for another).
 
-Exit status (as ``grep`` and ``diff`` use it):
+The result holds the keep mask (``keep``, bool per document) and the duplicates table
+(:class:`Duplicates`: dropped id, kept id, Hamming distance, Jaccard similarity).
 
-* 0: no near-duplicates found;
-* 1: near-duplicate groups found (and printed);
-* 2: trouble: some input could not be read: a PATH named on the command line is missing or is not
-  a regular file or folder (a FIFO, a link to a device, a broken link), or a file or folder could
-  not be read (permission denied, I/O error); the groups among the files that were read are still
-  printed.
-
-A progress bar (tqdm) goes to stderr when stderr is a terminal and the run takes over a second
-(``--progress auto``, the default); ``--progress always`` shows it anyway, ``never`` hides it.
+>>> base = "the quick brown fox jumps over the lazy dog while the cat sleeps on the warm mat"
+>>> texts = [base, base.replace("warm", "soft"), "an unrelated line of text about cooking rice", "", base]
+>>> res = dedup_texts(texts, jaccard=0.7, k=16)
+>>> res.keep.tolist(), res.featureless.tolist()
+([True, False, True, True, False], [3])
+>>> [(d, k, round(s, 3)) for d, k, _, s in res.duplicates.rows()]
+[(1, 0, 0.765), (4, 0, 1.0)]
 """
 
 from __future__ import annotations
@@ -36,19 +45,733 @@ import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from . import _files
 from ._files import DEFAULT_MAX_BYTES, NotRegularFile, NotText, TooLarge, json_name, reason, walk
+from ._validate import check_int, check_option
+from .calibration import Calibration, _check_fraction, calibrate
+from .datasets import DatasetError, Source, TextsSource, open_dataset, write_duplicates
+from .shingles import Shingler, _ChunkSets, _gather_sets, recommended_hasher
 
-__all__ = ["DedupResult", "dedup", "iter_files", "read_text"]
+__all__ = [
+    "Calibration",
+    "DedupResult",
+    "Duplicates",
+    "Shingler",
+    "calibrate",
+    "dedup",
+    "dedup_table",
+    "dedup_texts",
+    "iter_files",
+    "read_text",
+    "recommended_hasher",
+]
 
-_BATCH = 256
+_BATCH = 256  # files per fingerprint batch
+CHUNK_ROWS = 8192  # dataset rows per chunk
 EXIT_NONE, EXIT_FOUND, EXIT_TROUBLE = 0, 1, 2
+KEEP_ORDERS = ("first", "longest")
+LINKAGES = ("star", "complete")
+SETS_BUDGET = 1 << 30  # bytes of shingle sets kept from the first read (else read again)
 
 # A file that is not text, or too large (reported, does not change the exit status)
 Skip = (NotText, TooLarge)
+
+
+# -- results -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Duplicates:
+    """The duplicates table: one row per dropped document, sorted by its row.
+
+    Attributes
+    ----------
+    dropped, kept : ndarray, shape (m,), int64
+        Row numbers (positions in the input) of the dropped document and of the kept one it is a
+        near-duplicate of.
+    distance : ndarray, shape (m,), int64
+        Hamming distance of their fingerprints.
+    similarity : ndarray, shape (m,), float64
+        Exact Jaccard similarity of their shingle sets (NaN when no threshold was given).
+    dropped_id, kept_id : list
+        Their ids (the id column's values, file paths, or row numbers).
+    """
+
+    dropped: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    kept: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    distance: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    similarity: np.ndarray = field(default_factory=lambda: np.empty(0, np.float64))
+    dropped_id: list = field(default_factory=list)
+    kept_id: list = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return int(self.dropped.shape[0])
+
+    def rows(self) -> list[tuple]:
+        """``(dropped_id, kept_id, distance, similarity)`` for each row."""
+        return list(zip(self.dropped_id, self.kept_id, self.distance.tolist(), self.similarity.tolist()))
+
+    def to_dict(self) -> dict:
+        """Columns as lists (the ``dups.csv`` columns)."""
+        return {
+            "dropped_id": list(self.dropped_id),
+            "kept_id": list(self.kept_id),
+            "distance": self.distance.tolist(),
+            "similarity": [None if s != s else s for s in self.similarity.tolist()],
+            "dropped_row": self.dropped.tolist(),
+            "kept_row": self.kept.tolist(),
+        }
+
+
+@dataclass
+class DedupResult:
+    """What a dedup run found.
+
+    Attributes
+    ----------
+    ids : list
+        Each document's id (file paths for :func:`dedup`), in input order: row ``i`` is ``ids[i]``.
+    fingerprints : ndarray, shape (n,), uint64
+    keep : ndarray, shape (n,), bool
+        False for the dropped documents.
+    duplicates : Duplicates
+    featureless : ndarray, int64
+        Rows with no feature (never compared, kept).
+    pairs : ndarray, shape (m, 3), int64
+        The candidate pairs ``(i, j, d)`` within ``k`` (rows, ``i < j``), before verification.
+    similarity : ndarray, shape (m,), float64
+        Their Jaccard similarity (NaN without a threshold).
+    k, bits : int
+    jaccard : float or None
+        The threshold (None: Hamming-only).
+    calibration : Calibration or None
+    settings : dict
+        Tokenizer, weights, hash, shingle size, keep order, linkage.
+    skipped, errors : list of (path, reason)
+        :func:`dedup` only: files not used, and files or paths that could not be read.
+    timings : dict
+        Seconds spent in each step: fingerprint, calibrate, candidates, verify, cluster, write.
+    """
+
+    k: int
+    bits: int
+    preset: str = "default"
+    jaccard: float | None = None
+    format: str = "files"
+    ids: list = field(default_factory=list)
+    fingerprints: np.ndarray = field(default_factory=lambda: np.empty(0, np.uint64))
+    keep: np.ndarray = field(default_factory=lambda: np.empty(0, np.bool_))
+    duplicates: Duplicates = field(default_factory=Duplicates)
+    featureless: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    pairs: np.ndarray = field(default_factory=lambda: np.empty((0, 3), np.int64))
+    similarity: np.ndarray = field(default_factory=lambda: np.empty(0, np.float64))
+    calibration: Calibration | None = None
+    settings: dict = field(default_factory=dict)
+    skipped: list = field(default_factory=list)
+    errors: list = field(default_factory=list)
+    written: int | None = None
+    timings: dict = field(default_factory=dict)
+
+    @property
+    def paths(self) -> list:
+        """The files fingerprinted (:func:`dedup`): the ids."""
+        return self.ids
+
+    @property
+    def empty(self) -> list:
+        """Ids of the featureless documents."""
+        return [self.ids[i] for i in self.featureless.tolist()]
+
+    @property
+    def verified(self) -> int:
+        """Candidate pairs that passed verification (all of them without a threshold)."""
+        if self.jaccard is None:
+            return int(self.pairs.shape[0])
+        return int(np.count_nonzero(self.similarity >= self.jaccard))
+
+    @property
+    def groups(self) -> list[list[int]]:
+        """Clusters of two or more: the kept row first, then the rows dropped for it, in order;
+        clusters sorted by their kept row."""
+        d = self.duplicates
+        if len(d) == 0:
+            return []
+        order = np.lexsort((d.dropped, d.kept))
+        kept, dropped = d.kept[order], d.dropped[order]
+        cuts = np.flatnonzero(np.diff(kept)) + 1
+        return [[int(g[0])] + dr.tolist() for g, dr in zip(np.split(kept, cuts), np.split(dropped, cuts))]
+
+    @property
+    def exit_status(self) -> int:
+        if self.errors:
+            return EXIT_TROUBLE
+        return EXIT_FOUND if len(self.duplicates) else EXIT_NONE
+
+    def group_members(self, g: Sequence[int]) -> list[tuple[Any, int, int, float]]:
+        """``(id, fingerprint, distance to the kept one, similarity to it)`` for each member (the kept
+        one first, at distance 0 and similarity 1)."""
+        d = self.duplicates
+        at = {int(r): i for i, r in enumerate(d.dropped.tolist())}
+        out = []
+        for r in g:
+            fp = int(self.fingerprints[r])
+            if r in at:
+                i = at[r]
+                out.append((self.ids[r], fp, int(d.distance[i]), float(d.similarity[i])))
+            else:
+                out.append((self.ids[r], fp, 0, 1.0))
+        return out
+
+    def summary(self) -> str:
+        what = "files" if self.format == "files" else "rows"
+        mode = (
+            f"verified at Jaccard >= {self.jaccard:g} "
+            f"({self.verified} of {self.pairs.shape[0]} candidate pairs)"
+            if self.jaccard is not None
+            else f"{self.pairs.shape[0]} pairs, unverified (give --jaccard to verify)"
+        )
+        n_groups = len(set(self.duplicates.kept.tolist()))
+        return (
+            f"{len(self.ids)} {what}, {len(self.duplicates)} dropped in {n_groups} group(s) "
+            f"within k = {self.k}, {mode}; {self.featureless.size} featureless"
+        )
+
+    def to_json(self) -> dict:
+        width = (self.bits + 3) // 4
+        key = "path" if self.format == "files" else "id"
+
+        def show(v):
+            return json_name(v) if self.format == "files" else v
+
+        doc = {
+            "k": self.k,
+            "bits": self.bits,
+            "preset": self.preset,
+            "jaccard": self.jaccard,
+            "settings": self.settings,
+            "calibration": None if self.calibration is None else self.calibration.to_json(),
+            # files: those fingerprinted, as before (featureless ones are listed apart, in "empty")
+            **(
+                {"files": len(self.ids) - self.featureless.size}
+                if self.format == "files"
+                else {"rows": len(self.ids)}
+            ),
+            "candidates": int(self.pairs.shape[0]),
+            "verified": self.verified,
+            "dropped": len(self.duplicates),
+            "groups": [
+                [
+                    {
+                        key: show(i),
+                        "fingerprint": f"{fp:0{width}x}",
+                        "distance": d,
+                        "similarity": None if s != s else round(s, 6),
+                        "kept": n == 0,
+                    }
+                    for n, (i, fp, d, s) in enumerate(self.group_members(g))
+                ]
+                for g in self.groups
+            ],
+        }
+        if self.format == "files":
+            doc["skipped"] = [{"path": json_name(p), "reason": r} for p, r in self.skipped]
+            doc["errors"] = [{"path": json_name(p), "reason": r} for p, r in self.errors]
+            doc["empty"] = [json_name(p) for p in self.empty]
+        else:
+            doc["featureless"] = list(self.empty)
+            doc["written"] = self.written
+        return doc
+
+
+# -- the run -----------------------------------------------------------------------------------
+
+
+class _Bars:
+    """tqdm bars on stderr, one per step (``mode``: "auto", "always", "never")."""
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+        self.on = mode == "always" or (
+            mode == "auto" and hasattr(sys.stderr, "isatty") and sys.stderr.isatty()
+        )
+        self.current = None
+
+    def start(self, desc: str, total: int | None, unit: str = "row"):
+        self.close()
+        if not self.on:
+            return None
+        from tqdm import tqdm
+
+        self.current = tqdm(
+            total=total,
+            unit=unit,
+            file=sys.stderr,
+            delay=0 if self.mode == "always" else 1.0,
+            desc=desc,
+            leave=False,
+            dynamic_ncols=True,
+        )
+        return self.current
+
+    def close(self) -> None:
+        if self.current is not None:
+            self.current.close()
+            self.current = None
+
+
+def _hasher_settings(hasher) -> dict:
+    tok = hasher.tokenizer
+    return {
+        "tokenizer": getattr(tok, "name", getattr(tok, "__name__", "custom")),
+        "weights": hasher.weights if isinstance(hasher.weights, str) else "mapping",
+        "hash": hasher.hash if isinstance(hasher.hash, str) else "custom",
+        "bits": hasher.bits,
+    }
+
+
+def _no_features(hasher, text: str) -> bool:
+    try:
+        return len(hasher.features(text)) == 0
+    except (TypeError, ValueError):
+        return False
+
+
+def _fused_chunk(shingler: Shingler, texts: list, start: int, where: str):
+    try:
+        return shingler.fingerprints_and_sets(texts)
+    except ValueError:
+        for i, t in enumerate(texts):
+            try:
+                t.encode("utf-8")
+            except UnicodeEncodeError:
+                raise DatasetError(
+                    f"{where}: row {start + i}: the text holds a lone surrogate, not text"
+                ) from None
+        raise
+
+
+def _fingerprint_chunk(hasher, texts: list, start: int, where: str) -> np.ndarray:
+    try:
+        return hasher.fingerprints(texts)
+    except ValueError:
+        for i, t in enumerate(texts):
+            try:
+                t.encode("utf-8")
+            except UnicodeEncodeError:
+                raise DatasetError(
+                    f"{where}: row {start + i}: the text holds a lone surrogate, not text"
+                ) from None
+        raise
+
+
+def _run(
+    source: Source,
+    *,
+    hasher,
+    k: int | None,
+    jaccard: float | None,
+    shingle: int,
+    recall: float,
+    sample: int,
+    keep: str,
+    priority,
+    linkage: str,
+    seed: int,
+    max_tables: int | None,
+    progress: str,
+    result: DedupResult | None = None,
+) -> DedupResult:
+    import time
+
+    from .index import SimhashIndex
+    from .kernels import verify as V
+
+    bars = _Bars(progress)
+    res = result or DedupResult(k=-1, bits=hasher.bits, format=source.format)
+    clock = [time.perf_counter()]
+
+    def lap(step: str) -> None:
+        now = time.perf_counter()
+        res.timings[step] = res.timings.get(step, 0.0) + now - clock[0]
+        clock[0] = now
+
+    res.bits, res.jaccard = hasher.bits, jaccard
+    # 1. fingerprints, ids, lengths, priorities
+    fps_parts, lengths, prios = [], [], []
+    featureless: list[int] = []
+    unit = "file" if source.format == "files" else "row"
+    shingler = Shingler(shingle)
+    fused = jaccard is not None and shingler.fuses(hasher)
+    kept_sets = _ChunkSets() if fused else None
+    bar = bars.start("fingerprinting", getattr(source, "total", None), unit=unit)
+    try:
+        start = 0
+        for texts, ids, prio in source.chunks(CHUNK_ROWS):
+            if fused:  # one tokenization for the fingerprints and the sets
+                f, ind, dat = _fused_chunk(shingler, texts, start, source.name)
+                if kept_sets is not None:
+                    kept_sets.add(ind, dat)
+                    if kept_sets.nbytes > SETS_BUDGET:
+                        kept_sets = None  # too many to keep: read again those needed
+            else:
+                f = _fingerprint_chunk(hasher, texts, start, source.name)
+            for i in np.flatnonzero(f == 0).tolist():
+                if _no_features(hasher, texts[i]):
+                    featureless.append(start + i)
+            fps_parts.append(f)
+            res.ids.extend(ids)
+            if keep == "longest":
+                lengths.append(np.fromiter(map(len, texts), np.int64, len(texts)))
+            if prio is not None:
+                prios.append(np.array(prio, np.float64))
+            start += len(texts)
+            if bar is not None:
+                bar.update(len(texts))
+    finally:
+        bars.close()
+    n = len(res.ids)
+    fps = np.concatenate(fps_parts) if fps_parts else np.empty(0, np.uint64)
+    res.fingerprints = fps
+    valid = np.ones(n, np.bool_)
+    valid[featureless] = False
+    if isinstance(priority, np.ndarray) or prios:
+        pr = np.concatenate(prios) if prios else priority
+    else:
+        pr = None
+    lap("fingerprint")
+    # 2. k
+    if k is None:
+        if jaccard is None:
+            k = 3
+        else:
+            bar = bars.start("calibrating", None)
+            try:
+                res.calibration = calibrate(
+                    source, fps, jaccard, hasher=hasher, shingle=shingle, recall=recall, sample=sample,
+                    seed=seed, valid=valid, bar=bar, sets=kept_sets,
+                )  # fmt: skip
+            finally:
+                bars.close()
+            k = res.calibration.k
+    res.k = k
+    lap("calibrate")
+    # 3. candidates
+    rows = np.flatnonzero(valid)
+    kw = {} if max_tables is None else {"max_tables": max_tables}
+    index = SimhashIndex(k=k, bits=hasher.bits, **kw)
+    bar = bars.start("indexing", None, unit="step")
+    try:
+        index.add_many(fps[rows])
+        p = index.pairs()
+    finally:
+        bars.close()
+    pairs = (
+        np.stack([rows[p[:, 0]], rows[p[:, 1]], p[:, 2]], axis=1)
+        if p.shape[0]
+        else np.empty((0, 3), np.int64)
+    )
+    del index
+    res.pairs = pairs.astype(np.int64, copy=False)
+    lap("candidates")
+    # 4. verification
+    store = None
+    if jaccard is not None and pairs.shape[0]:
+        need = np.unique(pairs[:, :2])
+        bar = bars.start("verifying", int(need.size))
+        try:
+            store = _gather_sets(source, need, shingler, bar, kept_sets)
+        finally:
+            bars.close()
+        la, lb = store.local(pairs[:, 0]), store.local(pairs[:, 1])
+        res.similarity = Shingler.jaccard(store.indptr, store.data, la, lb)
+        empty = need[np.diff(store.indptr)[store.local(need)] == 0]
+        if empty.size:  # features for the hasher, none for the shingles: featureless too
+            featureless.extend(empty.tolist())
+        ok = res.similarity >= jaccard
+    else:
+        res.similarity = np.full(pairs.shape[0], np.nan)
+        ok = np.ones(pairs.shape[0], np.bool_)
+    res.featureless = np.unique(np.array(featureless, np.int64))
+    lap("verify")
+    # 5. keep / drop
+    edges = np.flatnonzero(ok)
+    nodes = np.unique(pairs[edges, :2]) if edges.size else np.empty(0, np.int64)
+    res.keep = np.ones(n, np.bool_)
+    if nodes.size:
+        if pr is not None:
+            rank_key = np.lexsort((nodes, -pr[nodes]))
+        elif keep == "longest":
+            rank_key = np.lexsort((nodes, -np.concatenate(lengths)[nodes]))
+        else:
+            rank_key = np.arange(nodes.size)
+        order = np.ascontiguousarray(rank_key, np.int64)  # node positions in visiting order
+        rank = np.empty(nodes.size, np.int64)
+        rank[order] = np.arange(nodes.size)
+        u = np.searchsorted(nodes, pairs[edges, 0])
+        v = np.searchsorted(nodes, pairs[edges, 1])
+        src = np.concatenate([u, v])
+        dst = np.concatenate([v, u])
+        eid = np.concatenate([edges, edges])
+        srt = np.lexsort((rank[dst], src))
+        src, dst, eid = src[srt], dst[srt], eid[srt]
+        adj_ptr = np.zeros(nodes.size + 1, np.int64)
+        np.cumsum(np.bincount(src, minlength=nodes.size), out=adj_ptr[1:])
+        complete = linkage == "complete"
+        if complete:
+            local = store.local(nodes)
+            ind = np.concatenate([[0], np.cumsum(np.diff(store.indptr)[local])]).astype(np.int64)
+            dat = np.concatenate([store.data[store.indptr[i] : store.indptr[i + 1]] for i in local.tolist()])
+        else:
+            ind, dat = np.zeros(1, np.int64), np.empty(0, np.uint64)
+        state = np.zeros(nodes.size, np.int8)
+        rep = np.full(nodes.size, -1, np.int64)
+        via = np.full(nodes.size, -1, np.int64)
+        V.star_clusters(
+            order, adj_ptr, np.ascontiguousarray(dst), np.ascontiguousarray(eid), complete, ind, dat,
+            float(jaccard or 0.0), state, rep, via,
+        )  # fmt: skip
+        dropped = np.flatnonzero(state == 2)
+        d_rows = nodes[dropped]
+        k_rows = nodes[rep[dropped]]
+        e = via[dropped]
+        res.keep[d_rows] = False
+        res.duplicates = Duplicates(
+            dropped=d_rows,
+            kept=k_rows,
+            distance=pairs[e, 2].copy(),
+            similarity=res.similarity[e].copy(),
+            dropped_id=[res.ids[i] for i in d_rows.tolist()],
+            kept_id=[res.ids[i] for i in k_rows.tolist()],
+        )
+    lap("cluster")
+    res.settings = {
+        **_hasher_settings(hasher),
+        "shingle": shingle if jaccard is not None else None,
+        "keep": "priority" if pr is not None else keep,
+        "linkage": linkage,
+    }
+    return res
+
+
+def _resolve(hasher, jaccard, shingle, keep, priority, linkage, k, bits_default=64):
+    from .presets import ALL
+    from .simhasher import Simhasher
+
+    shingle = check_int("shingle", shingle, 1, 64)
+    if jaccard is not None:
+        jaccard = _check_fraction("jaccard", jaccard)
+    check_option("keep", keep, KEEP_ORDERS)
+    check_option("linkage", linkage, LINKAGES)
+    if linkage == "complete" and jaccard is None:
+        raise ValueError("linkage='complete' needs a jaccard threshold (it compares every two members)")
+    if hasher is None:
+        hasher = recommended_hasher(shingle) if jaccard is not None else ALL["default"]
+    elif isinstance(hasher, str):
+        check_option("preset", hasher, sorted(ALL))
+        hasher = ALL[hasher]
+    elif not isinstance(hasher, Simhasher):
+        raise TypeError(f"hasher must be a Simhasher or a preset name, got {type(hasher).__name__}")
+    if k is not None:
+        from .index.design import _check_k
+
+        k = _check_k(k, hasher.bits)
+    return hasher, jaccard, shingle, linkage, k
+
+
+_DOC_PARAMS = """
+    jaccard : float, optional
+        Verify each candidate pair: exact Jaccard similarity of the word ``shingle``-gram sets must
+        be at least this (0 < jaccard <= 1). None: Hamming-only (every pair within ``k`` stands).
+    k : int, optional
+        Largest Hamming distance of a candidate pair. Default: calibrated for ``jaccard``
+        (:func:`calibrate`), or 3 without a threshold.
+    hasher : Simhasher or str, optional
+        Default: :func:`recommended_hasher` (word shingles, binary weights) with a threshold,
+        ``presets.DEFAULT`` without; or a preset name ("default", "seed_python", ...).
+    shingle : int
+        Words per shingle for the verification (and the recommended hasher), default 3.
+    recall : float
+        The recall the calibration aims at, default 0.95.
+    sample : int
+        Documents the calibration samples, default 1000.
+    keep : {"first", "longest"}
+        The order documents are visited in to choose which to keep: input order, or most
+        characters first (ties in input order). ``priority`` overrides it.
+    priority : array of shape (n,), float, optional
+        Keep documents with a higher priority first (ties in input order).
+    linkage : {"star", "complete"}
+        "star": every dropped document is verified-near its kept one; "complete": also near every
+        other member of its cluster (needs ``jaccard``).
+    seed : int
+        The calibration's sample.
+    max_tables : int, optional
+        The most tables the index may build (memory: 12 bytes per document per table).
+    progress : {"never", "auto", "always"}
+        tqdm bars on stderr for fingerprinting, calibrating, indexing and verifying ("auto": when
+        stderr is a terminal and a step takes over a second).
+"""
+
+
+def dedup_texts(
+    texts: Sequence[str],
+    *,
+    jaccard: float | None = None,
+    k: int | None = None,
+    hasher=None,
+    shingle: int = 3,
+    recall: float = 0.95,
+    sample: int = 1000,
+    keep: str = "first",
+    priority=None,
+    linkage: str = "star",
+    ids: Sequence | None = None,
+    seed: int = 0,
+    max_tables: int | None = None,
+    progress: str = "never",
+) -> DedupResult:
+    """Near-duplicates of a list of texts: which to keep, and why each other one is dropped.
+
+    Parameters
+    ----------
+    texts : sequence of str
+    ids : sequence, optional
+        One id per text for the duplicates table (default: positions).
+    """
+    check_option("progress", progress, ["auto", "always", "never"])
+    hasher, jaccard, shingle, linkage, k = _resolve(hasher, jaccard, shingle, keep, priority, linkage, k)
+    source = TextsSource(texts, ids)
+    pr = _check_priority(priority, len(source.texts))
+    res = _run(
+        source, hasher=hasher, k=k, jaccard=jaccard, shingle=shingle, recall=recall, sample=sample,
+        keep=keep, priority=pr, linkage=linkage, seed=seed, max_tables=max_tables, progress=progress,
+    )  # fmt: skip
+    res.format = "texts"
+    res.preset = hasher.name or repr(hasher)
+    return res
+
+
+dedup_texts.__doc__ += (
+    _DOC_PARAMS
+    + """
+    Returns
+    -------
+    DedupResult
+        ``keep`` (bool per text) and ``duplicates`` (the table), with the calibration and the pairs.
+"""
+)
+
+
+def _check_priority(priority, n: int):
+    if priority is None:
+        return None
+    arr = np.asarray(priority)
+    if arr.shape != (n,) or arr.dtype.kind not in "iuf":
+        raise ValueError(
+            f"priority must be an array of {n} numbers (one per document), got shape {arr.shape}"
+        )
+    arr = arr.astype(np.float64)
+    if not np.isfinite(arr).all():
+        raise ValueError("priority must hold finite numbers")
+    return arr
+
+
+def dedup_table(
+    path: str | os.PathLike,
+    column: str = "text",
+    *,
+    id_column: str | None = None,
+    priority_column: str | None = None,
+    format: str | None = None,
+    output: str | os.PathLike | None = None,
+    duplicates: str | os.PathLike | None = None,
+    jaccard: float | None = None,
+    k: int | None = None,
+    hasher=None,
+    shingle: int = 3,
+    recall: float = 0.95,
+    sample: int = 1000,
+    keep: str = "first",
+    linkage: str = "star",
+    seed: int = 0,
+    max_tables: int | None = None,
+    progress: str = "never",
+) -> DedupResult:
+    """Deduplicate a dataset file (JSONL, CSV or Parquet), in bounded memory.
+
+    The file is read in chunks of 8192 rows (:mod:`simhash_lab.datasets`): once to fingerprint,
+    again for the rows whose text is needed (the calibration sample, the candidate pairs), and once
+    more to write ``output``: the kept rows, unchanged and in input order, in the input's format.
+    ``duplicates`` gets the duplicates table (CSV, JSONL or Parquet by its name; columns
+    ``dropped_id, kept_id, distance, similarity, dropped_row, kept_row``).
+
+    Parameters
+    ----------
+    path : str or path
+    column : str
+        The column holding the text (every value must be a string).
+    id_column : str, optional
+        The column of ids for the duplicates table (default: row numbers from 0).
+    priority_column : str, optional
+        A numeric column: rows with a higher value are kept first.
+    format : {"jsonl", "csv", "parquet"}, optional
+        Default: from the file name.
+    output, duplicates : str or path, optional
+        Where to write the kept rows and the duplicates table.
+
+    Raises
+    ------
+    DatasetError
+        A ValueError whose message is one line naming the file and the problem (a missing column,
+        a value that is not text, a corrupt or empty file, an output named for another format).
+    """
+    check_option("progress", progress, ["auto", "always", "never"])
+    hasher, jaccard, shingle, linkage, k = _resolve(hasher, jaccard, shingle, keep, None, linkage, k)
+    source = open_dataset(os.fspath(path), column, id_column, format, priority_column)
+    for out in (output, duplicates):
+        if out is not None:
+            if os.fspath(out) == source.path or (os.path.exists(out) and os.path.samefile(out, source.path)):
+                raise DatasetError(
+                    f"{_files.show_name(os.fspath(out))}: the output would overwrite the input"
+                )
+    if output is not None:
+        source.check_output(os.fspath(output))
+    res = _run(
+        source, hasher=hasher, k=k, jaccard=jaccard, shingle=shingle, recall=recall, sample=sample,
+        keep=keep, priority=None, linkage=linkage, seed=seed, max_tables=max_tables, progress=progress,
+    )  # fmt: skip
+    res.preset = hasher.name or repr(hasher)
+    if not res.ids:
+        raise DatasetError(f"{source.name}: empty: no rows")
+    import time
+
+    t0 = time.perf_counter()
+    if output is not None:
+        bars = _Bars(progress)
+        bar = bars.start("writing", len(res.ids))
+        try:
+            res.written = source.write_kept(
+                os.fspath(output), res.keep, bar.update if bar is not None else None
+            )
+        finally:
+            bars.close()
+    if duplicates is not None:
+        write_duplicates(os.fspath(duplicates), res.duplicates)
+    res.timings["write"] = time.perf_counter() - t0
+    return res
+
+
+_PRIORITY_DOC = (
+    "    priority : array of shape (n,), float, optional\n"
+    "        Keep documents with a higher priority first (ties in input order).\n"
+)
+dedup_table.__doc__ += _DOC_PARAMS.replace(_PRIORITY_DOC, "")
+
+
+# -- text files under folders ------------------------------------------------------------------
 
 
 def iter_files(
@@ -91,86 +814,82 @@ def read_text(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
     return _files.read_text(path, max_bytes, limit_name="--max-bytes")
 
 
-@dataclass
-class DedupResult:
-    """What :func:`dedup` found.
+class _FilesSource(Source):
+    """The text files under folders: a document per file that reads as text (others reported)."""
 
-    Attributes
-    ----------
-    paths : list of str
-        The files fingerprinted, in the order read (ids of ``fingerprints`` and ``groups``).
-    fingerprints : ndarray, shape (n,), uint64
-    groups : list of list of int
-        Near-duplicate groups (ids into ``paths``), each sorted, groups sorted by first id.
-    pairs : ndarray, shape (m, 3), int64
-        ``SimhashIndex.pairs()``: rows ``(i, j, d)``.
-    skipped : list of (path, reason)
-        Not used: not text, too large, or (inside a folder) not a regular file.
-    errors : list of (path, reason)
-        Could not be read: missing or not-regular paths named in ``paths``, files and folders the
-        system refused.
-    empty : list of str
-        Files with no text (not grouped).
-    """
+    format = "files"
+    name = "files"
 
-    k: int
-    bits: int
-    preset: str
-    paths: list = field(default_factory=list)
-    fingerprints: np.ndarray = field(default_factory=lambda: np.empty(0, np.uint64))
-    groups: list = field(default_factory=list)
-    pairs: np.ndarray = field(default_factory=lambda: np.empty((0, 3), np.int64))
-    skipped: list = field(default_factory=list)
-    errors: list = field(default_factory=list)
-    empty: list = field(default_factory=list)
+    def __init__(self, files: list[str], res: DedupResult, max_bytes: int, say) -> None:
+        self.files = files
+        self.res = res
+        self.max_bytes = max_bytes
+        self.say = say
+        self.total = len(files)
 
-    @property
-    def exit_status(self) -> int:
-        if self.errors:
-            return EXIT_TROUBLE
-        return EXIT_FOUND if self.groups else EXIT_NONE
+    def chunks(self, rows):
+        texts, ids = [], []
+        for path in self.files:
+            try:
+                text = read_text(path, self.max_bytes)
+            except Skip as e:
+                self.res.skipped.append((path, reason(e)))
+                self.say(path, reason(e))
+                continue
+            except (OSError, NotRegularFile) as e:
+                self.res.errors.append((path, reason(e)))
+                self.say(path, reason(e))
+                continue
+            texts.append(text)
+            ids.append(path)
+            if len(texts) >= min(rows, _BATCH):
+                yield texts, ids, None
+                texts, ids = [], []
+        if texts:
+            yield texts, ids, None
 
-    def group_members(self, g: Sequence[int]) -> list[tuple[str, int, int]]:
-        """``(path, fingerprint, distance to the group's first file)`` for each member."""
-        first = int(self.fingerprints[g[0]])
-        return [
-            (self.paths[i], int(self.fingerprints[i]), (int(self.fingerprints[i]) ^ first).bit_count())
-            for i in g
-        ]
-
-    def to_json(self) -> dict:
-        width = (self.bits + 3) // 4
-        return {
-            "k": self.k,
-            "bits": self.bits,
-            "preset": self.preset,
-            "files": len(self.paths),
-            "groups": [
-                [
-                    {"path": json_name(p), "fingerprint": f"{fp:0{width}x}", "distance": d}
-                    for p, fp, d in self.group_members(g)
-                ]
-                for g in self.groups
-            ],
-            "skipped": [{"path": json_name(p), "reason": r} for p, r in self.skipped],
-            "errors": [{"path": json_name(p), "reason": r} for p, r in self.errors],
-            "empty": [json_name(p) for p in self.empty],
-        }
+    def select(self, rows, chunk):
+        for s in range(0, rows.size, min(chunk, _BATCH)):
+            r = rows[s : s + min(chunk, _BATCH)]
+            texts = []
+            for i in r.tolist():
+                path = self.res.ids[i]
+                try:
+                    texts.append(read_text(path, self.max_bytes))
+                except (OSError, _files.Refused) as e:
+                    raise DatasetError(
+                        f"{_files.show_name(path)}: could not be read again: {reason(e)}"
+                    ) from None
+            yield r, texts
 
 
 def dedup(
     paths: Sequence[str],
-    k: int = 3,
-    preset: str = "default",
+    k: int | None = None,
+    preset: str | None = None,
     hidden: bool = False,
     max_bytes: int = DEFAULT_MAX_BYTES,
     progress: str = "never",
     report=None,
+    *,
+    jaccard: float | None = None,
+    hasher=None,
+    shingle: int = 3,
+    recall: float = 0.95,
+    sample: int = 1000,
+    keep: str = "first",
+    linkage: str = "star",
+    seed: int = 0,
+    max_tables: int | None = None,
 ) -> DedupResult:
-    """Fingerprint every text file under ``paths`` and group the near-duplicates within ``k``.
+    """Near-duplicate text files under ``paths``: each file that reads as text is a document, its
+    path its id.
 
     Parameters
     ----------
+    preset : str, optional
+        A preset name for the hasher ("default", "seed_python", "seed_rust", "leonsim"); or give
+        ``hasher``.
     progress : {"auto", "always", "never"}
         A tqdm bar on stderr: "auto" shows it when stderr is a terminal, after one second.
     report : callable, optional
@@ -179,86 +898,35 @@ def dedup(
     Returns
     -------
     DedupResult
+        With ``skipped`` and ``errors`` (see :func:`iter_files`); whitespace-only files are
+        featureless (``empty``). Exit status: 2 when something could not be read, else 1 when
+        something was dropped, else 0.
     """
-    from ._validate import check_int, check_option
-    from .index import SimhashIndex
-    from .presets import ALL
-
-    check_option("preset", preset, sorted(ALL))
     check_option("progress", progress, ["auto", "always", "never"])
     check_int("max_bytes", max_bytes, 0, 1 << 62)
-    hasher = ALL[preset]
-    index = SimhashIndex(k=k, bits=hasher.bits)  # validates k first
-    res = DedupResult(k=index.k, bits=hasher.bits, preset=preset)
+    if preset is not None and hasher is not None:
+        raise ValueError("give preset or hasher, not both")
+    hasher, jaccard, shingle, linkage, k = _resolve(
+        preset if preset is not None else hasher, jaccard, shingle, keep, None, linkage, k
+    )
+    res = DedupResult(k=-1, bits=hasher.bits, preset=preset or hasher.name or repr(hasher), format="files")
     report = report or (lambda path, reason: None)
     files = list(iter_files(paths, hidden=hidden, errors=res.errors, skipped=res.skipped))
     for p, r in res.errors + res.skipped:
         report(p, r)
-    bar = _progress_bar(len(files), progress)
+    bars = _Bars(progress)
 
-    def say(path, reason):
+    def say(path, why):
+        bar = bars.current
         if bar is None:
-            report(path, reason)
+            report(path, why)
         else:
             with bar.external_write_mode(file=sys.stderr):
-                report(path, reason)
+                report(path, why)
 
-    fps: list[np.ndarray] = []
-    batch_paths: list[str] = []
-    batch_texts: list[str] = []
-
-    def flush():
-        if batch_texts:
-            fps.append(hasher.fingerprints(batch_texts))
-            res.paths.extend(batch_paths)
-            batch_paths.clear()
-            batch_texts.clear()
-
-    try:
-        for path in files:
-            try:
-                text = read_text(path, max_bytes)
-            except Skip as e:
-                res.skipped.append((path, reason(e)))
-                say(path, reason(e))
-            except (OSError, NotRegularFile) as e:
-                res.errors.append((path, reason(e)))
-                say(path, reason(e))
-            else:
-                if text.strip():
-                    batch_paths.append(path)
-                    batch_texts.append(text)
-                    if len(batch_texts) >= _BATCH:
-                        flush()
-                else:
-                    res.empty.append(path)
-            if bar is not None:
-                bar.update(1)
-        flush()
-    finally:
-        if bar is not None:
-            bar.close()
-    res.fingerprints = np.concatenate(fps) if fps else np.empty(0, np.uint64)
-    index.add_many(res.fingerprints)
-    res.pairs = index.pairs()
-    res.groups = index.groups()
-    return res
-
-
-def _progress_bar(total: int, mode: str):
-    if mode == "never" or total == 0:
-        return None
-    isatty = hasattr(sys.stderr, "isatty") and sys.stderr.isatty()
-    if mode == "auto" and not isatty:
-        return None
-    from tqdm import tqdm
-
-    return tqdm(
-        total=total,
-        unit="file",
-        file=sys.stderr,
-        delay=0 if mode == "always" else 1.0,
-        desc="fingerprinting",
-        leave=False,
-        dynamic_ncols=True,
-    )
+    source = _FilesSource(files, res, max_bytes, say)
+    return _run(
+        source, hasher=hasher, k=k, jaccard=jaccard, shingle=shingle, recall=recall, sample=sample,
+        keep=keep, priority=None, linkage=linkage, seed=seed, max_tables=max_tables, progress=progress,
+        result=res,
+    )  # fmt: skip

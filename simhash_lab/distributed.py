@@ -30,7 +30,7 @@ import numpy as np
 
 from ._validate import check_int
 
-__all__ = ["table_masks", "fingerprints", "pairs", "near_duplicates"]
+__all__ = ["table_masks", "fingerprints", "pairs", "near_duplicates", "dedup_dataset"]
 
 EXTRA_HINT = "pip install 'simhash-lab[dask]'"
 
@@ -288,3 +288,435 @@ def near_duplicates(
     fps_all = dask.delayed(_concat_fps)(parts)
     fps_out, pairs_out = dask.compute(fps_all, graph, scheduler=scheduler)
     return fps_out.astype(np.uint64, copy=False), pairs_out
+
+
+# --------------------------------------------------------------------------------------------
+# Verified dedup of a partitioned dataset
+# --------------------------------------------------------------------------------------------
+#
+# The same steps as simhash_lab.dedup.dedup_table, as tasks over partitions (files). The shuffles
+# go through files in a scratch folder the workers share, as MapReduce's map outputs do: a map task
+# writes one piece per reducer, a barrier task waits for every map task, and each reducer lists
+# its pieces. Every task depends on a barrier or on its own partition only, so the graph has
+# O(partitions + reducers) tasks and edges (no partitions x reducers fan-in of in-memory pieces).
+
+
+def _shingler(shingle):
+    from .dedup import Shingler
+
+    return Shingler(shingle)
+
+
+def _source(path, column, id_column, fmt):
+    from .datasets import open_dataset
+
+    return open_dataset(path, column, id_column, fmt)
+
+
+def _save(path: str, **arrays) -> None:
+    import os
+
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with open(tmp, "wb") as f:
+        np.savez(f, **arrays)
+    os.replace(tmp, path)
+
+
+def _ids_bytes(ids) -> np.ndarray:
+    import json
+
+    return np.frombuffer(json.dumps(list(ids), default=str).encode(), np.uint8)
+
+
+def _ids_of(raw: np.ndarray) -> list:
+    import json
+
+    return json.loads(raw.tobytes().decode()) if raw.size else []
+
+
+def _fp_part(path, column, id_column, fmt, hasher, shingle, fused):
+    """Fingerprints, lengths (characters) and the featureless flags of one partition."""
+    from .dedup import _no_features
+
+    src = _source(path, column, id_column, fmt)
+    sh = _shingler(shingle)
+    fps, lengths, empty = [], [], []
+    for texts, _, _ in src.chunks(8192):
+        f = sh.fingerprints_and_sets(texts)[0] if fused else hasher.fingerprints(texts, parallel=False)
+        fps.append(f)
+        lengths.append(np.fromiter(map(len, texts), np.int64, len(texts)))
+        e = np.zeros(len(texts), np.bool_)
+        for i in np.flatnonzero(f == 0).tolist():
+            e[i] = _no_features(hasher, texts[i])
+        empty.append(e)
+    cat = np.concatenate
+    return {
+        "fps": cat(fps) if fps else np.empty(0, np.uint64),
+        "lengths": cat(lengths) if lengths else np.empty(0, np.int64),
+        "featureless": cat(empty) if empty else np.empty(0, np.bool_),
+    }
+
+
+def _part_rows(part) -> int:
+    return int(part["fps"].shape[0])
+
+
+def _map_part(part, offset, masks, n_reducers, scratch, p):
+    """Write this partition's ``(table, fp, id)`` rows into one piece per reducer."""
+    import os
+
+    fps = part["fps"]
+    ids = np.arange(int(offset), int(offset) + fps.size, dtype=np.int64)
+    ok = ~part["featureless"]
+    fps, ids = fps[ok], ids[ok]
+    tt, ff, ii, bb = [], [], [], []
+    for t in range(masks.size):
+        bb.append(_bucket_of(fps & masks[t], t, n_reducers))
+        tt.append(np.full(fps.size, t, np.int32))
+        ff.append(fps)
+        ii.append(ids)
+    if not bb:
+        return 0
+    b = np.concatenate(bb)
+    order = np.argsort(b, kind="stable")
+    tt, ff, ii = (np.concatenate(x)[order] for x in (tt, ff, ii))
+    b = b[order]
+    cuts = np.searchsorted(b, np.arange(n_reducers + 1))
+    for r in range(n_reducers):
+        s, e = cuts[r], cuts[r + 1]
+        if e > s:
+            _save(os.path.join(scratch, "map", f"{r}-{p}.npz"), t=tt[s:e], f=ff[s:e], i=ii[s:e])
+    return int(fps.size)
+
+
+def _barrier(*counts):
+    return int(sum(int(c) for c in counts))
+
+
+def _reduce_route(r, _token, scratch, masks, k, offsets):
+    """Candidate pairs of reducer ``r``'s pieces, routed to the partition of their first row."""
+    import glob
+    import os
+
+    pieces = []
+    for name in sorted(glob.glob(os.path.join(scratch, "map", f"{r}-*.npz"))):
+        with np.load(name) as z:
+            pieces.append((z["t"], z["f"], z["i"]))
+    pairs = _reduce_task(pieces, masks, k)
+    if pairs.shape[0] == 0:
+        return 0
+    part = np.searchsorted(offsets, pairs[:, 0], side="right") - 1
+    order = np.argsort(part, kind="stable")
+    pairs, part = pairs[order], part[order]
+    cuts = np.flatnonzero(np.diff(part)) + 1
+    for chunk in np.split(np.arange(part.size), cuts):
+        p = int(part[chunk[0]])
+        _save(os.path.join(scratch, "left", f"{p}-{r}.npz"), pairs=pairs[chunk])
+    return int(pairs.shape[0])
+
+
+def _texts_of(path, column, id_column, fmt, local_rows):
+    """Texts and ids of the rows ``local_rows`` (sorted, distinct) of one partition."""
+    src = _source(path, column, id_column, fmt)
+    want = set(local_rows.tolist())
+    texts, ids = [], []
+    row = 0
+    for ts, idl, _ in src.chunks(8192):
+        for t, i in zip(ts, idl):
+            if row in want:
+                texts.append(t)
+                ids.append(i)
+            row += 1
+    return texts, ids
+
+
+def _left_part(p, _token, scratch, path, column, id_column, fmt, offset, offsets, shingle):
+    """Attach the shingle sets of the pairs' first rows (in this partition); route the pairs to the
+    partition of their second row."""
+    import glob
+    import os
+
+    names = sorted(glob.glob(os.path.join(scratch, "left", f"{p}-*.npz")))
+    if not names:
+        return 0
+    pairs = []
+    for name in names:
+        with np.load(name) as z:
+            pairs.append(z["pairs"])
+    pairs = np.concatenate(pairs)
+    rows = np.unique(pairs[:, 0])
+    texts, ids = _texts_of(path, column, id_column, fmt, rows - int(offset))
+    ind, dat = _shingler(shingle).sets(texts)
+    lengths = np.fromiter(map(len, texts), np.int64, len(texts))
+    part = np.searchsorted(offsets, pairs[:, 1], side="right") - 1
+    for q in np.unique(part).tolist():
+        sel = pairs[part == q]
+        loc = np.searchsorted(rows, sel[:, 0])
+        uniq, inv = np.unique(loc, return_inverse=True)
+        sizes = np.diff(ind)[uniq]
+        sub_ptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        sub = np.concatenate([dat[ind[u] : ind[u + 1]] for u in uniq.tolist()]) if uniq.size else dat[:0]
+        _save(
+            os.path.join(scratch, "right", f"{q}-{p}.npz"),
+            pairs=sel,
+            which=inv.astype(np.int64),
+            indptr=sub_ptr,
+            data=sub,
+            lengths=lengths[uniq],
+            ids=_ids_bytes([ids[u] for u in uniq.tolist()]),
+        )
+    return int(pairs.shape[0])
+
+
+def _right_part(q, _token, scratch, path, column, id_column, fmt, offset, shingle, threshold):
+    """Verify the pairs whose second row is in this partition: exact Jaccard of the two sets."""
+    import glob
+    import os
+
+    from .dedup import Shingler
+
+    names = sorted(glob.glob(os.path.join(scratch, "right", f"{q}-*.npz")))
+    if not names:
+        return 0
+    parts = []
+    for name in names:
+        with np.load(name) as z:
+            parts.append({key: z[key] for key in z.files})
+    rows = np.unique(np.concatenate([x["pairs"][:, 1] for x in parts]))
+    texts, ids = _texts_of(path, column, id_column, fmt, rows - int(offset))
+    ind_b, dat_b = _shingler(shingle).sets(texts)
+    len_b = np.fromiter(map(len, texts), np.int64, len(texts))
+    out = {key: [] for key in ("i", "j", "d", "s", "li", "lj")}
+    id_i, id_j = [], []
+    for x in parts:
+        ids_a = _ids_of(x["ids"])
+        ptr = np.concatenate([x["indptr"], ind_b[1:] + x["indptr"][-1]])
+        data = np.concatenate([x["data"], dat_b])
+        lb = np.searchsorted(rows, x["pairs"][:, 1])
+        sim = Shingler.jaccard(ptr, data, x["which"], lb + x["indptr"].size - 1)
+        ok = sim >= threshold
+        out["i"].append(x["pairs"][ok, 0])
+        out["j"].append(x["pairs"][ok, 1])
+        out["d"].append(x["pairs"][ok, 2])
+        out["s"].append(sim[ok])
+        out["li"].append(x["lengths"][x["which"][ok]])
+        out["lj"].append(len_b[lb[ok]])
+        id_i.extend(ids_a[w] for w in x["which"][ok].tolist())
+        id_j.extend(ids[b] for b in lb[ok].tolist())
+    cat = {key: np.concatenate(v) for key, v in out.items()}
+    _save(os.path.join(scratch, "verified", f"{q}.npz"), **cat, id_i=_ids_bytes(id_i), id_j=_ids_bytes(id_j))
+    return int(cat["i"].size)
+
+
+def _cluster(_token, scratch, keep, output):
+    """The keep/drop pass over every verified pair (on one worker): the dropped rows, and the
+    duplicates table written beside the kept rows."""
+    import glob
+    import os
+
+    from .datasets import write_duplicates
+    from .dedup import Duplicates
+    from .kernels import verify as V
+
+    cols = {key: [] for key in ("i", "j", "d", "s", "li", "lj")}
+    id_of: dict = {}
+    for name in sorted(glob.glob(os.path.join(scratch, "verified", "*.npz"))):
+        with np.load(name) as z:
+            for key in cols:
+                cols[key].append(z[key])
+            for r, v in zip(z["i"].tolist(), _ids_of(z["id_i"])):
+                id_of[r] = v
+            for r, v in zip(z["j"].tolist(), _ids_of(z["id_j"])):
+                id_of[r] = v
+    c = {key: (np.concatenate(v) if v else np.empty(0)) for key, v in cols.items()}
+    drops = Duplicates()
+    if c["i"].size:
+        i, j = c["i"].astype(np.int64), c["j"].astype(np.int64)
+        order_e = np.lexsort((j, i))  # the single-machine edge order: sorted pairs
+        i, j = i[order_e], j[order_e]
+        d, s = c["d"][order_e].astype(np.int64), c["s"][order_e]
+        li, lj = c["li"][order_e], c["lj"][order_e]
+        nodes, first = np.unique(np.concatenate([i, j]), return_index=True)
+        lens = np.concatenate([li, lj])[first]
+        if keep == "longest":
+            order = np.lexsort((nodes, -lens))
+        else:
+            order = np.arange(nodes.size)
+        order = np.ascontiguousarray(order, np.int64)
+        rank = np.empty(nodes.size, np.int64)
+        rank[order] = np.arange(nodes.size)
+        u, v = np.searchsorted(nodes, i), np.searchsorted(nodes, j)
+        edges = np.arange(i.size)
+        src, dst, eid = np.concatenate([u, v]), np.concatenate([v, u]), np.concatenate([edges, edges])
+        srt = np.lexsort((rank[dst], src))
+        src, dst, eid = src[srt], dst[srt], eid[srt]
+        ptr = np.zeros(nodes.size + 1, np.int64)
+        np.cumsum(np.bincount(src, minlength=nodes.size), out=ptr[1:])
+        state = np.zeros(nodes.size, np.int8)
+        rep = np.full(nodes.size, -1, np.int64)
+        via = np.full(nodes.size, -1, np.int64)
+        V.star_clusters(
+            order, ptr, np.ascontiguousarray(dst), np.ascontiguousarray(eid), False,
+            np.zeros(1, np.int64), np.empty(0, np.uint64), 0.0, state, rep, via,
+        )  # fmt: skip
+        gone = np.flatnonzero(state == 2)
+        e = via[gone]
+        drops = Duplicates(
+            dropped=nodes[gone],
+            kept=nodes[rep[gone]],
+            distance=d[e],
+            similarity=s[e],
+            dropped_id=[id_of[r] for r in nodes[gone].tolist()],
+            kept_id=[id_of[r] for r in nodes[rep[gone]].tolist()],
+        )
+    _save(os.path.join(scratch, "drops.npz"), rows=drops.dropped)
+    write_duplicates(os.path.join(output, "duplicates.parquet"), drops)
+    return {"dropped": len(drops), "verified": int(c["i"].size), "groups": len(set(drops.kept.tolist()))}
+
+
+def _write_part(p, _token, scratch, path, column, id_column, fmt, offset, n_rows, output):
+    """The kept rows of one partition, as ``part-NNNNN.parquet`` (the input's columns)."""
+    import json
+    import os
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    with np.load(os.path.join(scratch, "drops.npz")) as z:
+        drops = z["rows"]
+    lo, hi = np.searchsorted(drops, [int(offset), int(offset) + int(n_rows)])
+    keep = np.ones(int(n_rows), np.bool_)
+    keep[drops[lo:hi] - int(offset)] = False
+    src = _source(path, column, id_column, fmt)
+    target = os.path.join(output, f"part-{p:05d}.parquet")
+    if src.format == "parquet":
+        return src.write_kept(target, keep)
+    if src.format == "jsonl":
+        recs = [json.loads(raw) for row, _, raw in src._records() if keep[row]]
+        pq.write_table(pa.Table.from_pylist(recs), target)
+        return len(recs)
+    raise ValueError(f"partitions must be Parquet or JSONL files, got {src.format}")
+
+
+def dedup_dataset(
+    partitions,
+    output,
+    *,
+    column: str = "text",
+    id_column: str | None = None,
+    format: str | None = None,
+    jaccard: float = 0.8,
+    k: int | None = None,
+    hasher=None,
+    shingle: int = 3,
+    recall: float = 0.95,
+    keep: str = "first",
+    layout: Any = "blocks",
+    n_reducers: int | None = None,
+    scratch: str | None = None,
+    calibrate_on: int = 1,
+    scheduler=None,
+    compute: bool = True,
+):
+    """Verified dedup of a partitioned dataset on Dask: Parquet or JSONL files in, the kept rows out
+    as partitioned Parquet, the same decisions as :func:`simhash_lab.dedup.dedup_table` on the
+    rows of all partitions in order.
+
+    Steps (one task per partition or reducer; nothing but small counts comes back to the client):
+    fingerprint each partition; Manku's map/reduce for the candidate pairs within ``k``; route
+    each pair to its first row's partition, which attaches that row's shingle set, then to its
+    second row's, which verifies the pair by exact Jaccard; the keep/drop pass over the verified
+    pairs (one worker task: memory in proportion to verified pairs, not rows); each partition
+    writes its kept rows to ``output/part-NNNNN.parquet``, and the duplicates table goes to
+    ``output/duplicates.parquet``. The shuffles go through ``scratch`` (default
+    ``output/_shuffle``), a folder every worker must see, removed at the end.
+
+    Parameters
+    ----------
+    partitions : sequence of str
+        Parquet or JSONL files; rows are numbered across them in order.
+    output : str
+        A folder (created).
+    k : int, optional
+        Default: calibrated (:func:`simhash_lab.dedup.calibrate`) in a task on the first
+        ``calibrate_on`` partitions.
+    keep : {"first", "longest"}
+    compute : bool
+        False: return the delayed result (to inspect or persist the graph).
+
+    Returns
+    -------
+    dict
+        ``rows``, ``dropped``, ``verified`` (pairs), ``groups``, ``kept`` (rows written), ``k``.
+    """
+    import os
+    import shutil
+
+    dask = _dask()
+    delayed = dask.delayed
+    from ._validate import check_option
+    from .dedup import Shingler, _check_fraction, recommended_hasher
+
+    check_option("keep", keep, ["first", "longest"])
+    jaccard = _check_fraction("jaccard", jaccard)
+    paths = [os.fspath(p) for p in partitions]
+    if not paths:
+        raise ValueError("partitions must name at least one file")
+    hasher = recommended_hasher(shingle) if hasher is None else hasher
+    fused = Shingler(shingle).fuses(hasher)
+    output = os.fspath(output)
+    scratch = scratch or os.path.join(output, "_shuffle")
+    for sub in ("map", "left", "right", "verified"):
+        os.makedirs(os.path.join(scratch, sub), exist_ok=True)
+    R = check_int("n_reducers", n_reducers or len(paths), 1, 1 << 20)
+    args = (column, id_column, format)
+
+    parts = [delayed(_fp_part)(p, *args, hasher, shingle, fused) for p in paths]
+    sizes = [delayed(_part_rows)(x) for x in parts]
+    offsets = delayed(_offsets)(sizes)
+    if k is None:
+        k = delayed(_calibrate_task)(paths[:calibrate_on], *args, hasher, jaccard, shingle, recall)
+    masks = delayed(table_masks)(k, hasher.bits, layout)
+    maps = [
+        delayed(_map_part)(x, delayed(_take)(offsets, i), masks, R, scratch, i) for i, x in enumerate(parts)
+    ]
+    t1 = delayed(_barrier)(*maps)
+    routed = [delayed(_reduce_route)(r, t1, scratch, masks, k, offsets) for r in range(R)]
+    t2 = delayed(_barrier)(*routed)
+    lefts = [
+        delayed(_left_part)(i, t2, scratch, p, *args, delayed(_take)(offsets, i), offsets, shingle)
+        for i, p in enumerate(paths)
+    ]
+    t3 = delayed(_barrier)(*lefts)
+    rights = [
+        delayed(_right_part)(i, t3, scratch, p, *args, delayed(_take)(offsets, i), shingle, jaccard)
+        for i, p in enumerate(paths)
+    ]
+    t4 = delayed(_barrier)(*rights)
+    summary = delayed(_cluster)(t4, scratch, keep, output)
+    writes = [
+        delayed(_write_part)(i, summary, scratch, p, *args, delayed(_take)(offsets, i), sizes[i], output)
+        for i, p in enumerate(paths)
+    ]
+    result = delayed(_finish)(summary, delayed(_barrier)(*writes), offsets, k)
+    if not compute:
+        return result
+    try:
+        (out,) = dask.compute(result, scheduler=scheduler)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return out
+
+
+def _calibrate_task(paths, column, id_column, fmt, hasher, jaccard, shingle, recall):
+    from .dedup import calibrate
+
+    texts = []
+    for p in paths:
+        texts.extend(t for ts, _, _ in _source(p, column, id_column, fmt).chunks(8192) for t in ts)
+    fps = hasher.fingerprints(texts, parallel=False)
+    return calibrate(texts, fps, jaccard, hasher=hasher, shingle=shingle, recall=recall).k
+
+
+def _finish(summary, kept, offsets, k):
+    return {**summary, "rows": int(offsets[-1]), "kept": int(kept), "k": int(k)}

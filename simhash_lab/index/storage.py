@@ -2,8 +2,22 @@
 
 The file is a 52-byte header (magic ``SIMHASHLAB-INDEX``, format version as uint32, SHA-256 of the
 version bytes and the payload) followed by an ``.npz`` payload holding ``meta`` (UTF-8 JSON:
-format, version, k, bits, layout, max_tables, n), ``fps`` (uint64, every id's fingerprint) and
-``alive`` (bool). Tables are rebuilt on load.
+format, version, k, bits, layout, max_tables, n; from version 2 also ``hasher`` and ``keys``),
+``fps`` (uint64, every id's fingerprint), ``alive`` (bool) and, from version 2, ``keys`` (UTF-8
+JSON: one document key per id) when the index has keys. Tables are rebuilt on load.
+
+Version 2 keeps what a saved index needs to be queried with new text: ``index.hasher`` (the
+:class:`~simhash_lab.Simhasher` its fingerprints were made with: built-in tokenizer, hash name,
+"tf" or "binary" weights; saved as its settings, rebuilt on load) and ``index.keys`` (a list of str
+or int, one per id: a document's name, path or row id), both optional attributes set before
+:meth:`~simhash_lab.SimhashIndex.save`::
+
+    index.hasher, index.keys = hasher, ids
+    index.save("docs.idx")
+    again = SimhashIndex.load("docs.idx")
+    [again.keys[i] for i, d in again.query(again.hasher.fingerprint(new_text))]
+
+Version 1 files (no hasher, no keys) still load, with ``hasher`` and ``keys`` None.
 
 :func:`load` trusts nothing in the file, the checksum included (anyone can re-seal one): it opens
 only regular files (:func:`simhash_lab._files.open_regular`), checks every size a member declares
@@ -28,7 +42,8 @@ from .design import _layout_to_json
 __all__ = ["load", "save"]
 
 _MAGIC = b"SIMHASHLAB-INDEX"  # 16 bytes
-_FORMAT_VERSION = 1
+_FORMAT_VERSION = 2
+_READS = (1, 2)  # versions load() reads
 _HEADER = struct.Struct("<16sI32s")  # magic, version, sha256(version bytes + payload)
 
 
@@ -37,10 +52,18 @@ def save(index, path: str | os.PathLike) -> None:
 
     The file is a 52-byte header (magic ``SIMHASHLAB-INDEX``, format version as uint32,
     SHA-256 of the version bytes and the payload) followed by an ``.npz`` payload holding
-    ``meta`` (UTF-8 JSON: format, version, k, bits, layout, max_tables, n), ``fps`` (uint64,
-    every id's fingerprint) and ``alive`` (bool). Tables are rebuilt on load. The write is
-    atomic (a temporary file renamed over ``path``).
+    ``meta`` (UTF-8 JSON: format, version, k, bits, layout, max_tables, n, hasher, keys), ``fps``
+    (uint64, every id's fingerprint), ``alive`` (bool) and ``keys`` (JSON, when ``index.keys`` is
+    set). Tables are rebuilt on load. The write is atomic (a temporary file renamed over ``path``).
+
+    Raises
+    ------
+    ValueError, TypeError
+        ``index.keys`` is not one str or int per id, or ``index.hasher`` cannot be saved (a custom
+        tokenizer, hash or weight mapping, or another width than the index's).
     """
+    keys = getattr(index, "keys", None)
+    hasher = getattr(index, "hasher", None)
     meta = {
         "format": "simhash-lab index",
         "version": _FORMAT_VERSION,
@@ -48,15 +71,20 @@ def save(index, path: str | os.PathLike) -> None:
         "bits": index._bits,
         "layout": _layout_to_json(index._layout_request),
         "max_tables": index._max_tables,
+        "memory_budget": index._memory_budget,
         "n": index._n,
+        "hasher": None if hasher is None else _hasher_to_json(hasher, index._bits),
+        "keys": keys is not None,
     }
+    members = {
+        "meta": np.frombuffer(json.dumps(meta, sort_keys=True).encode(), np.uint8),
+        "fps": index._fps[: index._n],
+        "alive": index._alive[: index._n],
+    }
+    if keys is not None:
+        members["keys"] = np.frombuffer(_keys_to_json(keys, index._n).encode(), np.uint8)
     buf = io.BytesIO()
-    np.savez(
-        buf,
-        meta=np.frombuffer(json.dumps(meta, sort_keys=True).encode(), np.uint8),
-        fps=index._fps[: index._n],
-        alive=index._alive[: index._n],
-    )
+    np.savez(buf, **members)
     payload = buf.getvalue()
     version = struct.pack("<I", _FORMAT_VERSION)
     digest = hashlib.sha256(version + payload).digest()
@@ -72,17 +100,44 @@ def save(index, path: str | os.PathLike) -> None:
             os.remove(tmp)
 
 
-# what the metadata holds: field -> (accepted JSON types, how the error names them)
-_META_FIELDS = {
+# what the metadata holds, by version: field -> (accepted JSON types, how the error names them)
+_META_FIELDS_V1 = {
     "format": (str, "a str"),
     "version": (int, "an int"),
     "k": (int, "an int"),
     "bits": (int, "an int"),
     "layout": ((str, list), "a str or a list"),
-    "max_tables": (int, "an int"),
+    "max_tables": ((int, type(None)), "an int or null"),
     "n": (int, "an int"),
 }
-_MEMBERS = {"meta.npy": "|u1", "fps.npy": "<u8", "alive.npy": "|b1"}
+_META_FIELDS = {
+    1: _META_FIELDS_V1,
+    2: {
+        **_META_FIELDS_V1,
+        "max_tables": ((int, type(None)), "an int or null"),
+        "memory_budget": ((int, type(None)), "an int or null"),
+        "hasher": ((dict, type(None)), "an object or null"),
+        "keys": (bool, "true or false"),
+    },
+}
+_MEMBERS = {"meta.npy": "|u1", "fps.npy": "<u8", "alive.npy": "|b1", "keys.npy": "|u1"}
+# the hasher's settings: field -> (JSON type, how the error names it)
+_HASHER_FIELDS = {
+    "bits": (int, "an int"),
+    "tokenizer": (dict, "an object"),
+    "hash": (str, "a str"),
+    "weights": (str, "a str"),
+    "default_weight": ((int, float), "a number"),
+}
+_TOKENIZER_FIELDS = {
+    "name": (str, "a str"),
+    "kind": (int, "an int"),
+    "features": (int, "an int"),
+    "n": (int, "an int"),
+    "joiner": (str, "a str"),
+    "lowercase": (bool, "true or false"),
+    "empty_feature": (bool, "true or false"),
+}
 _MAX_META = 1 << 16  # bytes of JSON metadata; ours is about 120
 
 
@@ -124,8 +179,15 @@ def load(cls, path: str | os.PathLike):
     except _Bad as e:
         raise ValueError(f"{where}: {e}") from None
     n = meta["n"]
+    kw = {} if meta["max_tables"] is None else {"max_tables": meta["max_tables"]}
     try:
-        index = cls(k=meta["k"], bits=meta["bits"], layout=meta["layout"], max_tables=meta["max_tables"])
+        index = cls(
+            k=meta["k"],
+            bits=meta["bits"],
+            layout=meta["layout"],
+            memory_budget=meta.get("memory_budget"),
+            **kw,
+        )
         fps = index._check_fps(fps, "fps (in the file)")
         index._reserve(n)
     except (TypeError, ValueError) as e:
@@ -135,6 +197,8 @@ def load(cls, path: str | os.PathLike):
     index._n = n
     index._n_alive = int(np.count_nonzero(alive))
     index._dirty = True
+    index.keys = meta.get("keys")
+    index.hasher = meta.get("hasher")
     return index
 
 
@@ -149,9 +213,10 @@ def _parse(header: bytes, payload: bytes) -> tuple[dict, np.ndarray, np.ndarray]
     h.update(payload)
     if h.digest() != digest:
         raise _Bad("checksum mismatch: the index file is corrupt or truncated")
-    if version != _FORMAT_VERSION:
+    if version not in _READS:
         raise _Bad(
-            f"unsupported index format version {version} (this simhash-lab reads version {_FORMAT_VERSION})"
+            f"unsupported index format version {version} (this simhash-lab reads versions "
+            f"{', '.join(map(str, _READS))})"
         )
     bad = "malformed simhash-lab index payload"
     try:
@@ -160,8 +225,9 @@ def _parse(header: bytes, payload: bytes) -> tuple[dict, np.ndarray, np.ndarray]
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as e:
         raise _Bad(f"{bad}: not a readable .npz archive ({e})") from None
     names = [i.filename for i in infos]
-    if sorted(names) != sorted(_MEMBERS):
-        raise _Bad(f"{bad}: members {names}, expected {sorted(_MEMBERS)}")
+    allowed = ["alive.npy", "fps.npy", "meta.npy"]
+    if sorted(names) != allowed and not (version >= 2 and sorted(names) == sorted([*allowed, "keys.npy"])):
+        raise _Bad(f"{bad}: members {names}, expected {allowed}" + (" and keys.npy" if version >= 2 else ""))
     for info in infos:
         if info.compress_type != zipfile.ZIP_STORED:
             raise _Bad(f"{bad}: member {info.filename} is compressed (simhash-lab writes them stored)")
@@ -189,6 +255,15 @@ def _parse(header: bytes, payload: bytes) -> tuple[dict, np.ndarray, np.ndarray]
     flags = member("alive.npy", n).view(np.uint8)
     if flags.size and int(flags.max()) > 1:
         raise _Bad(f"{bad}: alive holds a byte that is not 0 or 1")
+    has_keys = meta.get("keys", False)
+    if has_keys != ("keys.npy" in names):
+        raise _Bad(
+            f"{bad}: field 'keys' is {json.dumps(has_keys)} but the keys member is "
+            f"{'missing' if has_keys else 'there'}"
+        )
+    meta["keys"] = _parse_keys(member("keys.npy", None).tobytes(), n) if has_keys else None
+    if meta.get("hasher") is not None:
+        meta["hasher"] = _parse_hasher(meta["hasher"], meta["bits"])
     return meta, fps, flags.view(np.bool_)
 
 
@@ -230,14 +305,13 @@ def _check_meta(raw: bytes, version: int) -> dict:
         raise _Bad(f"{bad} is not UTF-8 JSON ({e})") from None
     if not isinstance(meta, dict):
         raise _Bad(f"{bad} must be a JSON object, got {type(meta).__name__}")
-    missing = sorted(set(_META_FIELDS) - set(meta))
-    extra = sorted(set(meta) - set(_META_FIELDS))
+    fields = _META_FIELDS[version]
+    missing = sorted(set(fields) - set(meta))
+    extra = sorted(set(meta) - set(fields))
     if missing or extra:
         raise _Bad(f"{bad}: missing fields {missing}, unexpected fields {extra}")
-    for key, (types, what) in _META_FIELDS.items():
-        v = meta[key]
-        if isinstance(v, bool) or not isinstance(v, types):
-            raise _Bad(f"{bad}: field {key!r} must be {what}, got {_short(v)}")
+    for key, (types, what) in fields.items():
+        _check_type(meta[key], types, f"{bad}: field {key!r} must be {what}")
     if meta["format"] != "simhash-lab index":
         raise _Bad(f"{bad}: field 'format' is {_short(meta['format'])}, not 'simhash-lab index'")
     if meta["version"] != version:
@@ -256,6 +330,123 @@ def _check_meta(raw: bytes, version: int) -> dict:
             )
         meta["layout"] = tuple(layout)
     return meta
+
+
+def _check_type(v, types, message: str) -> None:
+    """``v`` has one of the JSON ``types`` (a bool is not an int, an int not a bool)."""
+    ok = isinstance(v, bool) if types is bool else (not isinstance(v, bool) and isinstance(v, types))
+    if not ok:
+        raise _Bad(f"{message}, got {_short(v)}")
+
+
+def _keys_to_json(keys, n: int) -> str:
+    keys = list(keys)
+    if len(keys) != n:
+        raise ValueError(f"index.keys must hold one key per id: {len(keys)} keys for {n} ids")
+    for i, key in enumerate(keys):
+        if isinstance(key, bool) or not isinstance(key, (str, int)):
+            raise TypeError(f"index.keys[{i}] must be a str or an int, got {type(key).__name__}")
+    try:
+        return json.dumps(keys, ensure_ascii=False)
+    except (UnicodeEncodeError, ValueError) as e:  # a lone surrogate
+        raise ValueError(f"index.keys cannot be saved as UTF-8 JSON: {e}") from None
+
+
+def _parse_keys(raw: bytes, n: int) -> list:
+    bad = "malformed simhash-lab index payload: keys"
+    try:
+        keys = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise _Bad(f"{bad} are not UTF-8 JSON ({e})") from None
+    if not isinstance(keys, list) or len(keys) != n:
+        raise _Bad(f"{bad} must be a list of {n} keys, got {_short(keys)}")
+    for i, key in enumerate(keys):
+        _check_type(key, (str, int), f"{bad}[{i}] must be a str or an int")
+    return keys
+
+
+def _hasher_to_json(hasher, bits: int) -> dict:
+    from ..simhasher import Simhasher
+    from ..tokenize import Tokenizer
+
+    if not isinstance(hasher, Simhasher):
+        raise TypeError(f"index.hasher must be a Simhasher, got {type(hasher).__name__}")
+    tok = hasher.tokenizer
+    if (
+        not isinstance(tok, Tokenizer)
+        or not isinstance(hasher.hash, str)
+        or not isinstance(hasher.weights, str)
+    ):
+        raise ValueError(
+            "index.hasher cannot be saved: only built-in tokenizers, hash names and 'tf' or 'binary' "
+            "weights are (a callable or a mapping is code or data the file does not hold)"
+        )
+    if hasher.bits != bits:
+        raise ValueError(
+            f"index.hasher makes {hasher.bits}-bit fingerprints, the index holds {bits}-bit ones"
+        )
+    return {
+        "bits": hasher.bits,
+        "tokenizer": {
+            "name": tok.name,
+            "kind": tok.kind,
+            "features": tok.features,
+            "n": tok.n,
+            "joiner": tok.joiner,
+            "lowercase": tok.lowercase,
+            "empty_feature": tok.empty_feature,
+        },
+        "hash": hasher.hash,
+        "weights": hasher.weights,
+        "default_weight": hasher.default_weight,
+        "name": hasher.name,
+    }
+
+
+def _parse_hasher(h: dict, bits: int):
+    """The Simhasher the ``hasher`` metadata describes, every field checked."""
+    from ..kernels import tokenize as K
+    from ..simhasher import HASHES, Simhasher
+    from ..tokenize import Tokenizer
+
+    bad = "malformed simhash-lab index payload: hasher"
+    fields = {**_HASHER_FIELDS, "name": ((str, type(None)), "a str or null")}
+    missing, extra = sorted(set(fields) - set(h)), sorted(set(h) - set(fields))
+    if missing or extra:
+        raise _Bad(f"{bad}: missing fields {missing}, unexpected fields {extra}")
+    for key, (types, what) in fields.items():
+        _check_type(h[key], types, f"{bad} field {key!r} must be {what}")
+    t = h["tokenizer"]
+    missing, extra = sorted(set(_TOKENIZER_FIELDS) - set(t)), sorted(set(t) - set(_TOKENIZER_FIELDS))
+    if missing or extra:
+        raise _Bad(f"{bad}: tokenizer: missing fields {missing}, unexpected fields {extra}")
+    for key, (types, what) in _TOKENIZER_FIELDS.items():
+        _check_type(t[key], types, f"{bad}: tokenizer field {key!r} must be {what}")
+    checks = [
+        (h["bits"] == bits, f"bits {h['bits']} differs from the index's {bits}"),
+        (h["hash"] in HASHES, f"hash {_short(h['hash'])} is not one of {sorted(HASHES)}"),
+        (h["weights"] in ("tf", "binary"), f"weights {_short(h['weights'])} is not 'tf' or 'binary'"),
+        (t["kind"] in (K.TOK_WORDS, K.TOK_WHITESPACE, K.TOK_RUST), f"tokenizer kind {t['kind']} is unknown"),
+        (
+            t["features"] in (K.FEAT_TOKENS, K.FEAT_SHINGLES, K.FEAT_CHARGRAMS),
+            f"tokenizer features {t['features']} is unknown",
+        ),
+        (1 <= t["n"] <= 64, f"tokenizer n {t['n']} is not between 1 and 64"),
+        (t["joiner"] in ("", " "), f"tokenizer joiner {_short(t['joiner'])} is not '' or ' '"),
+    ]
+    for ok, why in checks:
+        if not ok:
+            raise _Bad(f"{bad}: {why}")
+    tok = Tokenizer(
+        t["name"], t["kind"], t["features"], t["n"], t["joiner"], t["lowercase"], t["empty_feature"]
+    )
+    try:
+        return Simhasher(
+            bits=bits, tokenizer=tok, hash=h["hash"], weights=h["weights"],
+            default_weight=h["default_weight"], name=h["name"],
+        )  # fmt: skip
+    except (TypeError, ValueError) as e:
+        raise _Bad(f"{bad}: {e}") from None
 
 
 def _short(value) -> str:

@@ -7,7 +7,8 @@
 * :mod:`.tokenize`: token spans, features (tokens, shingles, character n-grams);
 * :mod:`.vote`: the accumulators and the fingerprint they fold into;
 * :mod:`.fingerprint`: the two whole pipelines (fused from ``str``, general from UTF-8), per batch;
-* :mod:`.index`: the block index's build, query, pairs and merge kernels.
+* :mod:`.index`: the block index's build, query, pairs and merge kernels;
+* :mod:`.verify`: shingle sets as sorted hashes, exact Jaccard by merging, the keep/drop pass.
 
 Decorator policy:
 

@@ -1,6 +1,7 @@
 """Tests for ``simhash-lab dedup``: groups, JSON, skipped and unreadable files, exit status,
 progress, and that nothing is modified."""
 
+import csv
 import hashlib
 import json
 import os
@@ -113,23 +114,19 @@ def test_no_duplicates_exit_zero(tree, capsys):
 
 
 def test_empty_folder(tmp_path, capsys):
-    assert run(capsys, tmp_path, "--json", "-q")[:2] == (
-        0,
-        json.dumps(
-            {
-                "k": 3,
-                "bits": 64,
-                "preset": "default",
-                "files": 0,
-                "groups": [],
-                "skipped": [],
-                "errors": [],
-                "empty": [],
-            },
-            indent=2,
-        )
-        + "\n",
-    )
+    code, out, _ = run(capsys, tmp_path, "--json", "-q")
+    doc = json.loads(out)
+    assert code == 0
+    assert {k: doc[k] for k in ("k", "bits", "preset", "jaccard", "calibration", "files", "groups")} == {
+        "k": 3,
+        "bits": 64,
+        "preset": "default",
+        "jaccard": None,
+        "calibration": None,
+        "files": 0,
+        "groups": [],
+    }
+    assert doc["skipped"] == doc["errors"] == doc["empty"] == []
 
 
 def test_missing_path_is_trouble_but_groups_still_print(tree, capsys):
@@ -226,10 +223,12 @@ def test_progress_bar(tree, capsys):
 
 def test_library_function(tree):
     res = dedup_mod.dedup([str(tree)], k=3)
-    assert res.exit_status == 1 and len(res.paths) == 6 and res.fingerprints.dtype.name == "uint64"
+    assert res.exit_status == 1 and len(res.paths) == 7 and res.fingerprints.dtype.name == "uint64"
+    assert res.empty == [str(tree / "empty.txt")] and res.paths[1] == res.empty[0]
     assert res.pairs.shape[1] == 3 and res.groups == [
-        [0, 4, 5]
+        [0, 5, 6]
     ]  # a.txt, sub/a_copy.txt, sub/deeper/a_edit.md
+    assert res.keep.tolist() == [True] * 5 + [False, False]
     with pytest.raises(ValueError, match="preset"):
         dedup_mod.dedup([str(tree)], preset="nope")
     with pytest.raises(ValueError, match="k"):
@@ -382,3 +381,134 @@ def test_bad_max_bytes_is_a_usage_error(tree, capsys):
     assert e.value.code == 2 and "--max-bytes" in capsys.readouterr().err
     with pytest.raises(ValueError, match="max_bytes"):
         dedup_mod.dedup([str(tree)], max_bytes=-5)
+
+
+# -- verified dedup and datasets ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def labelled():
+    from simhash_lab.course.corpus import labelled_set
+
+    return labelled_set(python_docs()[:120], seed=2)
+
+
+@pytest.fixture
+def docs_jsonl(tmp_path, labelled):
+    p = tmp_path / "docs.jsonl"
+    with open(p, "w", encoding="utf-8") as f:
+        for name, text in zip(labelled.names, labelled.docs):
+            f.write(json.dumps({"id": name, "text": text, "meta": {"len": len(text)}}) + "\n")
+    return p
+
+
+def test_the_issue_form_works(docs_jsonl, tmp_path, labelled, cli):
+    """simhash-lab dedup docs.jsonl --column text --id-column id --jaccard 0.8 --output kept.jsonl
+    --duplicates dups.csv"""
+    r = cli("dedup", docs_jsonl, "--column", "text", "--id-column", "id", "--jaccard", "0.8",
+            "--output", tmp_path / "kept.jsonl", "--duplicates", tmp_path / "dups.csv")  # fmt: skip
+    r.assert_no_traceback()
+    assert r.code == 1 and r.out == b""
+    lines = docs_jsonl.read_bytes().splitlines(keepends=True)
+    kept = (tmp_path / "kept.jsonl").read_bytes().splitlines(keepends=True)
+    with open(tmp_path / "dups.csv", newline="", encoding="utf-8") as f:
+        dups = list(csv.DictReader(f))
+    assert list(dups[0])[:4] == ["dropped_id", "kept_id", "distance", "similarity"]
+    dropped = {d["dropped_id"] for d in dups}
+    assert kept == [ln for ln in lines if json.loads(ln)["id"] not in dropped]  # unchanged, in order
+    assert len(kept) + len(dups) == len(lines)
+    assert all(float(d["similarity"]) >= 0.8 for d in dups)
+    assert any("calibration: k = " in e and "expected recall" in e for e in r.errors)
+    summary = r.errors[-1]
+    assert f"{len(lines)} rows, {len(dups)} dropped" in summary and "verified at Jaccard >= 0.8" in summary
+
+
+def test_dataset_groups_on_stdout_and_json(docs_jsonl, capsys):
+    code, out, err = run(capsys, docs_jsonl, "--id-column", "id", "--jaccard", "0.8", "-k", "10", "-q")
+    assert code == 1 and err == ""
+    first = out.splitlines()[0]
+    assert (
+        first.startswith("group 1: ") and "rows (distance to the first, similarity, fingerprint, id)" in first
+    )
+    code, out, _ = run(
+        capsys, docs_jsonl, "--id-column", "id", "--jaccard", "0.8", "-k", "10", "--json", "-q"
+    )
+    doc = json.loads(out)
+    assert doc["k"] == 10 and doc["jaccard"] == 0.8 and doc["calibration"] is None
+    assert doc["settings"]["tokenizer"] == "word_shingles(3)" and doc["settings"]["weights"] == "binary"
+    g = doc["groups"][0]
+    assert g[0]["kept"] and not g[1]["kept"] and g[1]["similarity"] >= 0.8 and "~near" in g[1]["id"]
+
+
+@pytest.mark.parametrize(
+    "content, args, message",
+    [
+        ('{"id": 1, "body": "x"}\n', [], "docs.jsonl: line 1: no column 'text'"),
+        ('{"id": 1, "text": 3}\n', [], "docs.jsonl: line 1: column 'text' is a number, not text"),
+        ('{"id": 1, "text": "x"}\n', ["--id-column", "key"], "docs.jsonl: line 1: no id column 'key'"),
+        ("", [], "docs.jsonl: empty: no rows"),
+        (
+            '{"text": "x"}\n',
+            ["--output", "{tmp}/kept.csv"],
+            "the kept rows are written in the input's format",
+        ),
+        ('{"text": "x"}\n', ["--linkage", "complete"], "linkage='complete' needs a jaccard threshold"),
+        (
+            '{"text": "x"}\n',
+            ["--preset", "leonsim", "--weights", "tf"],
+            "give --preset or --tokenizer/--weights",
+        ),
+    ],
+)
+def test_bad_datasets_exit_2_with_one_line(tmp_path, cli, content, args, message):
+    p = tmp_path / "docs.jsonl"
+    p.write_text(content, encoding="utf-8")
+    r = cli("dedup", p, *[a.format(tmp=tmp_path) for a in args])
+    r.assert_no_traceback()
+    assert r.code == 2 and len(r.errors) == 1 and message in r.errors[0], r.errors
+    assert r.errors[0].startswith("simhash-lab dedup: ")
+
+
+def test_corrupt_parquet_and_bad_csv(tmp_path, cli):
+    (tmp_path / "bad.parquet").write_bytes(b"PAR1 not really PAR1")
+    r = cli("dedup", tmp_path / "bad.parquet")
+    r.assert_no_traceback()
+    assert r.code == 2 and "bad.parquet: not a readable Parquet file" in r.errors[0] and len(r.errors) == 1
+    (tmp_path / "bad.csv").write_text('id,text\n1,"unclosed\n', encoding="utf-8")
+    r = cli("dedup", tmp_path / "bad.csv")
+    r.assert_no_traceback()
+    assert r.code == 2 and "bad.csv" in r.errors[0] and len(r.errors) == 1
+
+
+def test_progress_bars_for_each_step(docs_jsonl, tmp_path, capsys):
+    _, _, err = run(
+        capsys, docs_jsonl, "--jaccard", "0.8", "--output", tmp_path / "k.jsonl", "--progress", "always"
+    )
+    for step in ("fingerprinting", "calibrating", "indexing", "verifying", "writing"):
+        assert step in err
+
+
+def test_jaccard_on_folders_cuts_the_boilerplate_chain(tmp_path, capsys):
+    """Files that share a long licence and little else: words + TF within k = 3 put them in one group;
+    verified at Jaccard 0.8 only the real copy is dropped."""
+    licence = " ".join(["permission is hereby granted free of charge to any person obtaining a copy"] * 40)
+    notes = [python_docs()[i].text[:150] for i in range(4)]
+    for i, n in enumerate(notes):
+        (tmp_path / f"pkg{i}.txt").write_text(f"{licence}\n\n{n}", encoding="utf-8")
+    (tmp_path / "pkg0_copy.txt").write_text(f"{licence}\n\n{notes[0]}", encoding="utf-8")
+    code, out, _ = run(capsys, tmp_path, "-q", "--json")
+    loose = json.loads(out)
+    assert code == 1 and sum(len(g) for g in loose["groups"]) == 5  # all together, unverified
+    code, out, _ = run(
+        capsys, tmp_path, "-q", "--json", "--jaccard", "0.8", "--duplicates", tmp_path / "d.csv"
+    )
+    doc = json.loads(out)
+    assert code == 1 and [[m["path"] for m in g] for g in doc["groups"]] == [
+        [str(tmp_path / "pkg0.txt"), str(tmp_path / "pkg0_copy.txt")]
+    ]
+    assert (tmp_path / "d.csv").read_text().splitlines()[1].startswith(f"{tmp_path / 'pkg0_copy.txt'},")
+
+
+def test_dataset_options_are_refused_for_folders(tree, capsys):
+    code, _, err = run(capsys, tree, "--output", "x.jsonl")
+    assert code == 2 and "--output is for a dataset" in err

@@ -269,7 +269,7 @@ def test_central_directory_declaring_huge_member_is_refused(tmp_path):
         ({"n": True}, r"field 'n' must be an int, got true"),  # before: loaded (with one id)
         ({"bits": 64.0}, r"field 'bits' must be an int, got 64\.0"),
         ({"bits": False}, r"field 'bits' must be an int, got false"),
-        ({"max_tables": None}, r"field 'max_tables' must be an int, got null"),
+        ({"max_tables": "20"}, r"field 'max_tables' must be an int or null, got \"20\""),
         ({"version": "1"}, r"field 'version' must be an int"),
         ({"format": 1}, r"field 'format' must be a str, got 1"),
         ({"layout": 5}, r"field 'layout' must be a str or a list, got 5"),
@@ -310,3 +310,157 @@ def test_metadata_that_is_not_a_json_object(tmp_path, raw, match):
 def test_a_good_layout_list_loads_as_a_tuple(tmp_path):
     index = SimhashIndex.load(write(tmp_path, seal(payload(meta(layout=["permuted", 4])))))
     assert index.layout == ("permuted", 4) and len(index) == 3
+
+
+def test_table_limits_round_trip(tmp_path):
+    # max_tables=None (limited by the memory budget only) and the budget itself are saved
+    for kwargs in ({}, {"max_tables": 7}, {"memory_budget": 1 << 30}):
+        index = SimhashIndex(k=3, **kwargs)
+        index.add_many([1, 2, 3])
+        index.save(tmp_path / "i.idx")
+        back = SimhashIndex.load(tmp_path / "i.idx")
+        assert (back._max_tables, back._memory_budget) == (index._max_tables, index._memory_budget)
+        assert back.query(1) == index.query(1)
+
+
+# -- version 2: the document keys and the hasher's settings -----------------------------------------
+
+
+def test_keys_and_hasher_are_saved_so_new_text_queries_correctly(tmp_path):
+    from simhash_lab import Simhasher
+    from simhash_lab.dedup import recommended_hasher
+    from simhash_lab.tokenize import char_ngrams
+
+    texts = ["the cat sat on the mat today", "a dog ran in the park", "the cat sat on a mat today"]
+    for h in (recommended_hasher(3), Simhasher(bits=32, tokenizer=char_ngrams(3), hash="md5"), Simhasher()):
+        index = SimhashIndex(k=min(h.bits - 1, 20), bits=h.bits)
+        index.add_many(h.fingerprints(texts))
+        index.hasher, index.keys = h, ["cat", 7, "cat-2"]
+        index.save(tmp_path / "docs.idx")
+        again = SimhashIndex.load(tmp_path / "docs.idx")
+        assert again.keys == ["cat", 7, "cat-2"]
+        assert repr(again.hasher) == repr(h) and again.hasher.bits == h.bits
+        new = "the cat sat on the mat today!"
+        assert again.hasher.fingerprint(new) == h.fingerprint(new)
+        assert [again.keys[i] for i, _ in again.query(again.hasher.fingerprint(new))][0] == "cat"
+
+
+def test_an_index_without_keys_or_hasher_saves_them_as_absent(tmp_path):
+    index = SimhashIndex(k=3)
+    index.add_many([1, 2, 3])
+    index.save(tmp_path / "a.idx")
+    again = SimhashIndex.load(tmp_path / "a.idx")
+    assert again.keys is None and again.hasher is None and len(again) == 3
+
+
+def test_version_1_files_still_load(tmp_path):
+    index = SimhashIndex.load(write(tmp_path, seal(payload(), version=1)))
+    assert index.keys is None and index.hasher is None and len(index) == 3
+
+
+def test_unsaveable_keys_and_hashers_are_refused_at_save(tmp_path):
+    from simhash_lab import Simhasher
+
+    index = SimhashIndex(k=3)
+    index.add_many([1, 2])
+    index.keys = ["a"]
+    with pytest.raises(ValueError, match="one key per id: 1 keys for 2 ids"):
+        index.save(tmp_path / "x.idx")
+    index.keys = ["a", 2.5]
+    with pytest.raises(TypeError, match=r"index.keys\[1\] must be a str or an int"):
+        index.save(tmp_path / "x.idx")
+    index.keys = None
+    index.hasher = Simhasher(tokenizer=str.split)
+    with pytest.raises(ValueError, match="only built-in tokenizers"):
+        index.save(tmp_path / "x.idx")
+    index.hasher = Simhasher(bits=16)
+    with pytest.raises(ValueError, match="16-bit fingerprints"):
+        index.save(tmp_path / "x.idx")
+    assert not (tmp_path / "x.idx").exists()
+
+
+def meta2(**change) -> dict:
+    m = meta(version=2, hasher=None, keys=False, memory_budget=None)
+    m.update(change)
+    return {k: v for k, v in m.items() if v is not DROP}
+
+
+GOOD_HASHER = {
+    "bits": 64,
+    "tokenizer": {
+        "name": "words",
+        "kind": 0,
+        "features": 0,
+        "n": 1,
+        "joiner": " ",
+        "lowercase": True,
+        "empty_feature": False,
+    },  # fmt: skip
+    "hash": "xxh3",
+    "weights": "tf",
+    "default_weight": 1.0,
+    "name": None,
+}
+
+
+def test_the_v2_builder_loads(tmp_path):
+    index = SimhashIndex.load(write(tmp_path, seal(payload(meta2(hasher=GOOD_HASHER)), version=2)))
+    assert index.hasher.fingerprint("a b") == __import__("simhash_lab").Simhasher().fingerprint("a b")
+    keys = {"keys.npy": npy(np.frombuffer(json.dumps(["a", "b", 3]).encode(), np.uint8))}
+    index = SimhashIndex.load(write(tmp_path, seal(payload(meta2(keys=True), members=keys), version=2)))
+    assert index.keys == ["a", "b", 3]
+
+
+def _hasher(**change):
+    h = json.loads(json.dumps(GOOD_HASHER))
+    for key, v in change.items():
+        if key.startswith("tok_"):
+            h["tokenizer"][key[4:]] = v
+        else:
+            h[key] = v
+    return h
+
+
+@pytest.mark.parametrize(
+    "m, members, match",
+    [
+        (meta2(keys="yes"), None, r"field 'keys' must be true or false, got \"yes\""),
+        (meta2(hasher=[1]), None, r"field 'hasher' must be an object or null, got \[1\]"),
+        (meta2(max_tables="20"), None, r"field 'max_tables' must be an int or null"),
+        (meta2(memory_budget=1.5), None, r"field 'memory_budget' must be an int or null"),
+        (meta2(keys=True), None, r"field 'keys' is true but the keys member is missing"),
+        (meta2(), {"keys.npy": npy(np.frombuffer(b'["a","b","c"]', np.uint8))}, "keys member is there"),
+        (
+            meta2(keys=True),
+            {"keys.npy": npy(np.frombuffer(b'["a","b"]', np.uint8))},
+            "keys must be a list of 3",
+        ),
+        (
+            meta2(keys=True),
+            {"keys.npy": npy(np.frombuffer(b'["a",true,"c"]', np.uint8))},
+            r"keys\[1\] must be",
+        ),
+        (meta2(keys=True), {"keys.npy": npy(np.frombuffer(b"\xff", np.uint8))}, "keys are not UTF-8 JSON"),
+        (meta2(hasher=_hasher(bits=32)), None, "bits 32 differs from the index's 64"),
+        (meta2(hasher=_hasher(hash="sha1")), None, 'hash "sha1" is not one of'),
+        (meta2(hasher=_hasher(weights={"a": 1})), None, "field 'weights' must be a str"),
+        (meta2(hasher=_hasher(weights="idf")), None, "weights \"idf\" is not 'tf' or 'binary'"),
+        (meta2(hasher=_hasher(tok_kind=9)), None, "tokenizer kind 9 is unknown"),
+        (meta2(hasher=_hasher(tok_n=0)), None, "tokenizer n 0 is not between 1 and 64"),
+        (meta2(hasher=_hasher(tok_lowercase=1)), None, "tokenizer field 'lowercase' must be true or false"),
+        (meta2(hasher=_hasher(default_weight="1")), None, "field 'default_weight' must be a number"),
+        (meta2(hasher=_hasher(extra=1)), None, r"unexpected fields \['extra'\]"),
+        (meta2(hasher=_hasher(default_weight=float("nan"))), None, "default_weight must be finite"),
+    ],
+)
+def test_every_v2_field_is_checked(tmp_path, m, members, match):
+    path = write(tmp_path, seal(payload(m, members=members), version=2))
+    with pytest.raises(ValueError, match=r"bad\.idx: malformed simhash-lab index payload.*" + match):
+        SimhashIndex.load(path)
+
+
+def test_a_future_version_is_refused_clearly(tmp_path):
+    with pytest.raises(
+        ValueError, match=r"unsupported index format version 3 \(this simhash-lab reads versions 1, 2\)"
+    ):
+        SimhashIndex.load(write(tmp_path, seal(payload(meta(version=3)), version=3)))

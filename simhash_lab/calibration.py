@@ -1,0 +1,303 @@
+"""Choosing k for a Jaccard threshold by measuring it on the corpus: :func:`calibrate`.
+
+Simhash's Hamming distance and the Jaccard similarity of shingle sets are related only in
+expectation: with binary weights each bit differs with probability θ/π, cos θ = |A ∩ B| /
+sqrt(|A| |B|) (Charikar), so at Jaccard 0.8 two sets of one size differ in about 64 θ/π ≈ 9.7 of
+64 bits, with a spread of about 3. Which k finds most near-duplicate pairs depends on where the
+corpus's pairs lie above the threshold (licence copies at 0 bits, light edits at 5 to 12), so it
+is measured on a sample of the corpus, not guessed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._validate import check_int
+from .datasets import Source, TextsSource
+from .shingles import CHUNK_ROWS, Shingler, _gather_sets, recommended_hasher
+
+__all__ = ["MIN_CALIBRATION_PAIRS", "Calibration", "calibrate"]
+
+MIN_CALIBRATION_PAIRS = 50
+
+
+@dataclass
+class Calibration:
+    """How ``k`` was chosen for a Jaccard threshold (see :func:`calibrate`).
+
+    Attributes
+    ----------
+    k : int
+        The smallest distance whose candidates hold ``target`` of the measured pairs.
+    threshold, target : float
+        The Jaccard threshold and the recall asked for.
+    recall : float
+        The recall expected at ``k``: the fraction of the measured pairs within ``k`` bits.
+    method : {"sample", "synthetic", "theory"}
+        ``"sample"``: real near-duplicate pairs of the sampled documents (Jaccard >= threshold);
+        ``"synthetic"``: too few of those (fewer than 50), so pairs made from sampled documents by
+        random word replacements down to the threshold (the worst case for recall); ``"theory"``:
+        not even those (every sampled document is shorter than 8 words), so the recall a binomial
+        of ``bits`` trials with Charikar's ``p = θ/π``, ``cos θ = 2J / (1 + J)``, gives.
+    sample : int
+        Documents sampled.
+    pairs : int
+        Near-duplicate pairs measured.
+    k_max : int
+        The farthest distance searched (pairs farther apart are not seen: the recall is over pairs
+        within ``k_max``, about all of them when ``k_max`` is well above ``k``).
+    recall_by_k : ndarray, shape (k_max + 1,), float64
+        The fraction of the measured pairs within each distance.
+    distances : ndarray, int64; similarities : ndarray, float64
+        The measured pairs.
+    """
+
+    k: int
+    threshold: float
+    target: float
+    recall: float
+    method: str
+    sample: int
+    pairs: int
+    k_max: int
+    recall_by_k: np.ndarray
+    distances: np.ndarray
+    similarities: np.ndarray
+
+    def summary(self) -> str:
+        if self.method == "theory":
+            return (
+                f"k = {self.k}: expected recall {self.recall:.3f} (target {self.target:g}) from Charikar's "
+                f"bound at Jaccard {self.threshold:g} (no pair could be measured: the sampled documents "
+                "are shorter than 8 words)"
+            )
+        how = (
+            f"{self.pairs} near-duplicate pairs (Jaccard >= {self.threshold:g}) "
+            f"of a sample of {self.sample} documents"
+            if self.method == "sample"
+            else f"{self.pairs} pairs made at Jaccard ~ {self.threshold:g} "
+            f"from {self.sample} sampled documents (the sample held too few real ones)"
+        )
+        return (
+            f"k = {self.k}: expected recall {self.recall:.3f} (target {self.target:g}), measured on {how}; "
+            f"distances searched up to {self.k_max}"
+        )
+
+    def to_json(self) -> dict:
+        return {
+            "k": self.k,
+            "threshold": self.threshold,
+            "target_recall": self.target,
+            "expected_recall": round(self.recall, 4),
+            "method": self.method,
+            "sample": self.sample,
+            "pairs": self.pairs,
+            "k_max": self.k_max,
+            "recall_by_k": [round(float(r), 4) for r in self.recall_by_k],
+        }
+
+
+def _random_within(k: int, bits: int) -> float:
+    """P(hamming(a, b) <= k) for two independent uniform ``bits``-bit fingerprints."""
+    return sum(math.comb(bits, i) for i in range(k + 1)) / 2.0**bits
+
+
+def _k_max(n: int, bits: int, per_doc: float = 2.0, cap: int = 24) -> int:
+    """The farthest distance worth scanning from a sampled document: random fingerprints would put
+    about ``per_doc`` of the ``n`` within it."""
+    k = 0
+    for j in range(min(bits - 1, cap) + 1):
+        if n * _random_within(j, bits) <= per_doc:
+            k = j
+    return k
+
+
+def _replace_words(text: str, count: int, rng: np.random.Generator, vocab: Sequence[str]) -> str:
+    words = text.split()
+    if not words or not vocab:
+        return text
+    where = rng.choice(len(words), size=min(count, len(words)), replace=False)
+    for p in where.tolist():
+        words[p] = vocab[int(rng.integers(len(vocab)))]
+    return " ".join(words)
+
+
+def _synthetic_pairs(texts, hasher, shingler, threshold, rng, limit=300):
+    """Pairs at Jaccard just above ``threshold``: each text against copies of it with more and more
+    words replaced (from the sample's own words), the copy with the lowest similarity >= threshold."""
+    vocab = sorted({w for t in texts for w in t.split()})
+    docs = [t for t in texts if len(t.split()) >= 8][:limit]
+    d_out, s_out = [], []
+    if not docs:
+        return np.empty(0, np.int64), np.empty(0)
+    ind, dat = shingler.sets(docs)
+    sizes = np.diff(ind)
+    variants, owner = [], []
+    for i, t in enumerate(docs):
+        m = max(int(sizes[i]), 1)
+        guess = max(1.0, m * (1 - threshold) / (shingler.n * (1 + threshold)))
+        for f in (0.3, 0.5, 0.7, 0.85, 1.0, 1.15, 1.3, 1.6):
+            variants.append(_replace_words(t, max(1, round(guess * f)), rng, vocab))
+            owner.append(i)
+    owner = np.array(owner, np.int64)
+    vi, vd = shingler.sets(variants)
+    both_ptr = np.concatenate([ind, vi[1:] + ind[-1]])
+    both = np.concatenate([dat, vd])
+    sim = Shingler.jaccard(both_ptr, both, owner, np.arange(len(variants)) + len(docs))
+    fa = hasher.fingerprints(docs)
+    fv = hasher.fingerprints(variants)
+    from .hamming import hamming
+
+    for i in range(len(docs)):
+        sel = np.flatnonzero((owner == i) & (sim >= threshold))
+        if sel.size:
+            j = sel[np.argmin(sim[sel])]
+            d_out.append(int(hamming(int(fa[i]), int(fv[j]))))
+            s_out.append(float(sim[j]))
+    return np.array(d_out, np.int64), np.array(s_out)
+
+
+def calibrate(
+    source: Source | Sequence[str],
+    fingerprints: np.ndarray,
+    threshold: float,
+    *,
+    hasher=None,
+    shingle: int = 3,
+    recall: float = 0.95,
+    sample: int = 1000,
+    seed: int = 0,
+    valid: np.ndarray | None = None,
+    bar=None,
+    sets=None,
+) -> Calibration:
+    """Choose ``k`` for a Jaccard threshold by measuring, on a sample of the corpus, where its
+    near-duplicate pairs lie in Hamming distance.
+
+    ``sample`` documents are drawn at random (``seed``) among those with features; every other
+    document within ``k_max`` bits of one of them (a linear popcount scan; ``k_max`` is the farthest
+    distance at which random 64-bit fingerprints would still put only about 2 of the corpus, at
+    most 24: 18 for a million documents, 20 for ten thousand) is compared with it by exact Jaccard;
+    the pairs at or above ``threshold`` are the
+    measured ones, and ``k`` is the smallest distance that holds ``recall`` of them. Sampling
+    documents samples pairs uniformly (a pair is seen when either end is drawn), so the fraction
+    estimates the recall over all the corpus's pairs within ``k_max``. With fewer than 50 such
+    pairs, pairs at the threshold made from the sampled documents (random word replacements) are
+    measured instead: the worst case.
+
+    Parameters
+    ----------
+    source : Source or sequence of str
+        The documents (read again only for the sample and its neighbours).
+    fingerprints : ndarray, shape (n,), uint64
+        Their fingerprints by ``hasher``.
+    threshold : float
+        Jaccard similarity, 0 < threshold <= 1.
+    valid : ndarray of bool, optional
+        Documents that may be sampled or matched (default: all).
+
+    Returns
+    -------
+    Calibration
+    """
+    hasher = recommended_hasher(shingle) if hasher is None else hasher
+    threshold = _check_fraction("jaccard", threshold)
+    recall = _check_fraction("recall", recall)
+    sample = check_int("sample", sample, 1, 1 << 40)
+    if not isinstance(source, Source):
+        source = TextsSource(source)
+    fps = np.ascontiguousarray(fingerprints, np.uint64)
+    n = fps.shape[0]
+    rows = np.arange(n) if valid is None else np.flatnonzero(valid)
+    rng = np.random.default_rng(seed)
+    bits = hasher.bits
+    k_max = _k_max(max(rows.size, 1), bits)
+    picked = np.sort(rng.choice(rows, size=min(sample, rows.size), replace=False)) if rows.size else rows
+    shingler = Shingler(shingle)
+    dist = np.empty(0, np.int64)
+    sims = np.empty(0)
+    if picked.size:
+        indptr, ids, d = _neighbours(fps[picked], fps[rows], k_max)
+        a = np.repeat(picked, np.diff(indptr))
+        b = rows[ids]
+        keep = a != b
+        a, b, d = a[keep], b[keep], d[keep]
+        lo, hi = np.minimum(a, b), np.maximum(a, b)
+        key = np.unique(lo * np.int64(n) + hi, return_index=True)[1]
+        lo, hi, d = lo[key], hi[key], d[key]
+        if lo.size > 200_000:  # clustered fingerprints: look less far rather than read the corpus
+            cut = np.sort(d)[200_000]
+            sel = d < cut
+            lo, hi, d = lo[sel], hi[sel], d[sel]
+            k_max = int(cut) - 1
+        need = np.unique(np.concatenate([picked, lo, hi]))
+        store = _gather_sets(source, need, shingler, bar, sets)
+        la, lb = store.local(lo), store.local(hi)
+        size = np.diff(store.indptr)
+        small, large = np.minimum(size[la], size[lb]), np.maximum(size[la], size[lb])
+        can = small >= threshold * large  # J <= |small| / |large|: the others cannot reach it
+        s = Shingler.jaccard(store.indptr, store.data, la[can], lb[can])
+        ok = s >= threshold
+        dist, sims = d[can][ok].astype(np.int64), s[ok]
+    method = "sample"
+    if dist.size < MIN_CALIBRATION_PAIRS:
+        method = "synthetic"
+        texts = [t for _, ts in source.select(picked, CHUNK_ROWS) for t in ts]
+        dist, sims = _synthetic_pairs(texts, hasher, shingler, threshold, rng)
+        k_max = bits - 1
+    if dist.size == 0:  # nothing to measure (no document long enough to edit): Charikar's bound
+        method = "theory"
+        curve = _charikar_recall(threshold, bits)
+        k_max = bits - 1
+        reach = np.flatnonzero(curve >= recall)
+        k = int(reach[0]) if reach.size else k_max
+        rec = float(curve[k])
+    else:
+        curve = np.array([np.mean(dist <= j) for j in range(k_max + 1)])
+        reach = np.flatnonzero(curve >= recall)
+        k = int(reach[0]) if reach.size else k_max
+        rec = float(curve[k])
+    k = min(k, bits - 1)
+    return Calibration(
+        k, threshold, recall, rec, method, int(picked.size), int(dist.size), k_max, curve, dist, sims
+    )
+
+
+def _charikar_recall(threshold: float, bits: int) -> np.ndarray:
+    """P(distance <= k), k = 0..bits-1, for two equal-sized sets at Jaccard ``threshold`` under
+    binary weights: each bit differs with probability θ/π, cos θ = 2J / (1 + J) (Charikar)."""
+    p = math.acos(min(1.0, 2 * threshold / (1 + threshold))) / math.pi
+    pmf = [math.comb(bits, i) * p**i * (1 - p) ** (bits - i) for i in range(bits)]
+    return np.minimum(np.cumsum(pmf), 1.0)
+
+
+def _neighbours(queries: np.ndarray, fps: np.ndarray, k: int):
+    """CSR ``(indptr, positions in fps, distances)`` of every fingerprint within ``k`` of each query."""
+    from .kernels import verify as V
+
+    q = np.ascontiguousarray(queries, np.uint64)
+    f = np.ascontiguousarray(fps, np.uint64)
+    kernel = V.neighbours_parallel if q.size * f.size >= 1 << 18 else V.neighbours_serial
+    counts = np.zeros(q.size, np.int64)
+    kernel(q, f, k, counts, np.empty(0, np.int64), np.empty(0, np.int64), False)
+    indptr = np.zeros(q.size + 1, np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    ids = np.empty(indptr[-1], np.int64)
+    d = np.empty(indptr[-1], np.int64)
+    starts = indptr[:-1].copy()
+    kernel(q, f, k, starts, ids, d, True)
+    return indptr, ids, d
+
+
+def _check_fraction(param: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)):
+        raise TypeError(f"{param} must be a number in (0, 1], got {value!r}")
+    v = float(value)
+    if not 0 < v <= 1:
+        raise ValueError(f"{param} must be in (0, 1], got {v}")
+    return v

@@ -1,0 +1,278 @@
+"""Verification kernels: exact Jaccard similarity of shingle sets, and the keep/drop clustering.
+
+* ``shingle_sets_*``: every document of a UTF-8 batch (``buf``, ``offsets``, as the general
+  fingerprint path takes it) cut into word n-shingles (the features of ``word_shingles(n)``), each
+  hashed with XXH3-64 where it lies in one space-joined copy of the words, sorted (radix) and
+  de-duplicated: the document's shingle set as a sorted uint64 run.
+  The sets of a batch come back as CSR arrays ``(indptr (n + 1,), data (nnz,))``.
+* ``jaccard_*``: ``|A ∩ B| / |A ∪ B|`` of pairs of sets, the intersection counted by one merge of
+  the two sorted runs (no hash tables, no allocation).
+* ``star_clusters``: the greedy keep/drop pass over verified pairs (see its docstring).
+
+Two sets are compared through 64-bit hashes, so two different shingles count as one only when
+their XXH3 hashes collide (about 2**-64 per pair of shingles).
+
+Kernels never raise user-facing errors: :mod:`simhash_lab.dedup` validates first.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from ._jit import twins
+from .bits import popcount
+from .hashes import xxh3_64
+from .tokenize import tokenize_spans
+from .vote import fold_bits, vote_unit
+
+_U64 = np.uint64
+_ALL_BITS = _U64(0xFFFFFFFFFFFFFFFF)
+
+
+@njit(cache=True, nogil=True)
+def sort_u64(a, tmp, m):
+    """Sort ``a[:m]`` in place (``tmp``: scratch of >= m): insertion sort below 128 keys
+    (measured 35-40 ns a key at 60-100 keys, quicksort 50), Numba's quicksort up to 2048 keys,
+    else an LSD radix sort on bytes (eight passes of 256 counters pay off only on long runs),
+    skipping the passes where every key has the same byte."""
+    if 128 <= m <= 2048:
+        a[:m].sort()
+        return
+    if m < 128:
+        for i in range(1, m):
+            x = a[i]
+            j = i - 1
+            while j >= 0 and a[j] > x:
+                a[j + 1] = a[j]
+                j -= 1
+            a[j + 1] = x
+        return
+    count = np.empty(256, dtype=np.int64)
+    src = a
+    dst = tmp
+    in_tmp = False
+    for shift in range(0, 64, 8):
+        sh = _U64(shift)
+        count[:] = 0
+        for i in range(m):
+            count[np.int64((src[i] >> sh) & _U64(0xFF))] += 1
+        if count[np.int64((src[0] >> sh) & _U64(0xFF))] == m:
+            continue  # one bucket: this byte is the same in every key
+        total = 0
+        for b in range(256):
+            c = count[b]
+            count[b] = total
+            total += c
+        for i in range(m):
+            b = np.int64((src[i] >> sh) & _U64(0xFF))
+            dst[count[b]] = src[i]
+            count[b] += 1
+        src, dst = dst, src
+        in_tmp = not in_tmp
+    if in_tmp:
+        for i in range(m):
+            a[i] = src[i]
+
+
+@njit(cache=True, nogil=True)
+def _word_spans(b, start, end, table, tok_mode):
+    nbytes = end - start
+    starts = np.empty(nbytes // 2 + 2, dtype=np.int64)
+    ends = np.empty(nbytes // 2 + 2, dtype=np.int64)
+    ntok = tokenize_spans(b, start, end, table, tok_mode, starts, ends)
+    return starts, ends, ntok
+
+
+@njit(cache=True, nogil=True)
+def doc_shingle_hashes(b, start, end, table, tok_mode, n, out):
+    """The sorted distinct XXH3 hashes of the word ``n``-shingles of ``b[start:end]`` into ``out``
+    (capacity >= the number of shingles, ``max(words - n + 1, 1)``); returns their count.
+
+    A shingle's bytes are its words joined by one space, the feature ``kernels.tokenize.doc_features``
+    makes for ``FEAT_SHINGLES`` (a document with fewer words is one shingle of all of them), so the
+    hashes are the same; the words are copied once, space-separated, and each shingle is hashed
+    where it lies in that copy."""
+    starts, ends, ntok = _word_spans(b, start, end, table, tok_mode)
+    if ntok == 0:
+        return 0
+    joined = np.empty(end - start + ntok + 1, dtype=np.uint8)
+    ws = np.empty(ntok + 1, dtype=np.int64)
+    o = 0
+    for t in range(ntok):
+        ws[t] = o
+        for q in range(starts[t], ends[t]):
+            joined[o] = b[q]
+            o += 1
+        joined[o] = 32
+        o += 1
+    ws[ntok] = o
+    m = max(ntok - n + 1, 1)
+    for i in range(m):
+        out[i] = xxh3_64(joined, ws[i], ws[min(i + n, ntok)] - 1)
+    sort_u64(out, np.empty(m if m > 2048 else 0, dtype=np.uint64), m)
+    u = 1
+    for j in range(1, m):
+        if out[j] != out[u - 1]:
+            out[u] = out[j]
+            u += 1
+    return u
+
+
+def _shingle_sets_impl(buf, offsets, table, tok_mode, n):
+    """CSR arrays of the sorted distinct shingle hashes of every document of the batch.
+
+    Each document's slot in the scratch array holds as many hashes as it can have shingles (a word
+    and a separator take at least 2 bytes: 4 bytes of scratch per byte of text); the slots are
+    filled in parallel, then packed into ``data``.
+    """
+    nd = offsets.shape[0] - 1
+    caps = np.empty(nd, dtype=np.int64)
+    for d in range(nd):  # a word and a separator take >= 2 bytes: at most this many shingles
+        caps[d] = (offsets[d + 1] - offsets[d] + 1) // 2 + 1
+    slots = np.zeros(nd + 1, dtype=np.int64)
+    for d in range(nd):
+        slots[d + 1] = slots[d] + caps[d]
+    scratch = np.empty(slots[nd], dtype=np.uint64)
+    counts = np.zeros(nd, dtype=np.int64)
+    for d in prange(nd):
+        if caps[d]:
+            counts[d] = doc_shingle_hashes(
+                buf, offsets[d], offsets[d + 1], table, tok_mode, n, scratch[slots[d] : slots[d + 1]]
+            )
+    indptr = np.zeros(nd + 1, dtype=np.int64)
+    for d in range(nd):
+        indptr[d + 1] = indptr[d] + counts[d]
+    data = np.empty(indptr[nd], dtype=np.uint64)
+    for d in prange(nd):
+        for j in range(counts[d]):
+            data[indptr[d] + j] = scratch[slots[d] + j]
+    return indptr, data
+
+
+shingle_sets_parallel, shingle_sets_serial = twins(_shingle_sets_impl)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def intersection_size(data, a0, a1, b0, b1):
+    """``|A ∩ B|`` of the sorted distinct runs ``data[a0:a1]`` and ``data[b0:b1]`` (one merge)."""
+    c = 0
+    while a0 < a1 and b0 < b1:
+        x = data[a0]
+        y = data[b0]
+        if x == y:
+            c += 1
+            a0 += 1
+            b0 += 1
+        elif x < y:
+            a0 += 1
+        else:
+            b0 += 1
+    return c
+
+
+@njit(cache=True, nogil=True, inline="always")
+def jaccard_rows(indptr, data, i, j):
+    """Jaccard similarity of the sets of CSR rows ``i`` and ``j``; 0.0 when both are empty."""
+    a0, a1, b0, b1 = indptr[i], indptr[i + 1], indptr[j], indptr[j + 1]
+    c = intersection_size(data, a0, a1, b0, b1)
+    union = (a1 - a0) + (b1 - b0) - c
+    return c / union if union > 0 else 0.0
+
+
+def _jaccard_impl(indptr, data, rows_a, rows_b, out):
+    """out[p] = Jaccard similarity of CSR rows ``rows_a[p]`` and ``rows_b[p]``."""
+    for p in prange(rows_a.shape[0]):
+        out[p] = jaccard_rows(indptr, data, rows_a[p], rows_b[p])
+
+
+jaccard_parallel, jaccard_serial = twins(_jaccard_impl)
+
+
+@njit(cache=True, nogil=True)
+def star_clusters(order, adj_ptr, adj_nbr, adj_edge, complete, indptr, data, threshold, state, rep, via):
+    """The greedy keep/drop pass: every dropped node is verified-near its kept representative.
+
+    Nodes are visited in ``order`` (a permutation of 0..m-1: first seen, longest, or a priority).
+    A node not dropped yet is kept, and each of its verified neighbours that is still undecided is
+    dropped with it as representative. An undecided neighbour always comes later in the order (an
+    earlier one was visited: kept or dropped), so no node is dropped for a node that was itself
+    dropped: the clusters are stars around kept nodes and never chain.
+
+    With ``complete``, a neighbour joins only when it is also verified-near (similarity >=
+    ``threshold`` on the CSR sets ``indptr``/``data``, rows = nodes) every member that joined
+    before it, so that every two members of a cluster are near; one that cannot join stays
+    undecided, for a later representative or to be kept itself.
+
+    Parameters
+    ----------
+    order : int64 (m,)
+    adj_ptr, adj_nbr, adj_edge : int64 (m + 1,), (2e,), (2e,)
+        Both directions of every verified edge, each node's neighbours in the visiting order.
+    state : int8 (m,), output
+        1 kept, 2 dropped (0 on entry).
+    rep, via : int64 (m,), output
+        A dropped node's representative and the edge that links them (-1 for kept nodes).
+    """
+    m = order.shape[0]
+    members = np.empty(m, dtype=np.int64)
+    for pos in range(m):
+        u = order[pos]
+        if state[u] != 0:
+            continue
+        state[u] = 1
+        rep[u] = -1
+        via[u] = -1
+        nm = 0
+        for e in range(adj_ptr[u], adj_ptr[u + 1]):
+            v = adj_nbr[e]
+            if state[v] != 0:
+                continue
+            ok = True
+            if complete:
+                for q in range(nm):
+                    if jaccard_rows(indptr, data, v, members[q]) < threshold:
+                        ok = False
+                        break
+            if ok:
+                state[v] = 2
+                rep[v] = u
+                via[v] = adj_edge[e]
+                members[nm] = v
+                nm += 1
+
+
+def _fold_sets_impl(indptr, data, bits, fps):
+    """fps[d] = the fingerprint of CSR row d's sorted distinct hashes with binary weights (every
+    hash votes once): what ``kernels.fingerprint.doc_sums`` computes for ``Simhasher(tokenizer=
+    word_shingles(n), weights="binary")`` after its dedupe (``vote_unit``, then ``fold_bits``), so
+    the shingles of :func:`shingle_sets_parallel` give the fingerprints too, tokenized once."""
+    for d in prange(indptr.shape[0] - 1):
+        nf = indptr[d + 1] - indptr[d]
+        acc = vote_unit(data[indptr[d] : indptr[d + 1]], nf)
+        fps[d] = fold_bits(acc.astype(np.float64), np.float64(nf), bits)
+
+
+fold_sets_parallel, fold_sets_serial = twins(_fold_sets_impl)
+
+
+def _neighbours_impl(queries, fps, k, counts, out_ids, out_d, fill):
+    """For each query, the positions in ``fps`` within Hamming distance ``k``: a linear popcount
+    scan. Called twice: ``fill=False`` counts into ``counts``; ``fill=True`` writes the CSR rows
+    (``counts`` then holds each query's start) into ``out_ids`` / ``out_d``."""
+    for q in prange(queries.shape[0]):
+        x = queries[q]
+        c = 0
+        o = counts[q] if fill else 0
+        for i in range(fps.shape[0]):
+            d = popcount(x ^ fps[i])
+            if d <= k:
+                if fill:
+                    out_ids[o + c] = i
+                    out_d[o + c] = d
+                c += 1
+        if not fill:
+            counts[q] = c
+
+
+neighbours_parallel, neighbours_serial = twins(_neighbours_impl)
