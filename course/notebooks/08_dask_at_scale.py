@@ -6,22 +6,25 @@
 # every near-duplicate pair of a batch with MapReduce. `simhash_lab.distributed` runs the same plan on
 # [Dask](https://www.dask.org): on a `LocalCluster` here, unchanged on a real cluster
 # (`pip install 'simhash-lab[dask]'`). We check that it finds exactly the pairs the single-machine
-# index finds, then measure how it scales on this machine's cores.
+# index finds, run notebook 06's verified dedup from Parquet files to Parquet files with the same
+# decisions as on one machine, then measure how it scales on this machine's cores.
 
 # %%
 import logging
 import os
-import random
+import shutil
+import tempfile
 import time
 
 import dask.bag as db
 import matplotlib.pyplot as plt
 import numpy as np
+import pyarrow.parquet as pq
 from distributed import Client, LocalCluster
 
-from simhash_lab import SimhashIndex
+from simhash_lab import SimhashIndex, dedup_texts
 from simhash_lab import distributed as D
-from simhash_lab.course import plot
+from simhash_lab.course import corpus, plot
 
 plot.use_course_style()
 # the cores this process may run on (a container or a job scheduler may allow fewer than the machine has)
@@ -65,33 +68,15 @@ def local_cluster(workers):
 # for the whole pipeline. Both return `(i, j, d)` rows sorted like `SimhashIndex.pairs()`.
 #
 # The corpus: each partition makes its own documents on the worker, the way a cluster reads its own
-# shard of a crawl. A document is 4 to 6 paragraphs of Python's docs; every tenth is a copy of an
-# earlier one with one word replaced (a planted near-duplicate). All partitions draw from the same
-# pool of paragraphs, so there are accidental near-duplicates too, as in a real crawl.
-
+# shard of a crawl. `corpus.crawl_partition(seed)` makes one: documents of 4 to 6 paragraphs of
+# Python's docs, every tenth a copy of an earlier one with one word replaced (a planted
+# near-duplicate). All partitions draw from the same pool of paragraphs, so there are accidental
+# near-duplicates too, as in a real crawl.
 
 # %%
-def make_partition(seed, n=10_000):
-    """n documents of 4-6 short paragraphs of Python's docs; every tenth a one-word edit of an earlier one."""
-    from simhash_lab.course.corpus import python_docs
-
-    paras = [p for d in python_docs() for p in d.text.split("\n\n") if 10 < len(p.split()) <= 60]
-    rng = random.Random(seed)
-    out = []
-    for i in range(n):
-        if i % 10 == 9:
-            words = out[rng.randrange(i)].split()
-            words[rng.randrange(len(words))] = "simhash"
-            out.append(" ".join(words))
-        else:
-            out.append("\n\n".join(rng.sample(paras, rng.randint(4, 6))))
-    return out
-
-
-N_PARTITIONS = 8
-corpus_bag = db.from_sequence(range(N_PARTITIONS), npartitions=N_PARTITIONS).map_partitions(
-    lambda seeds: [doc for s in seeds for doc in make_partition(s)]
-)
+N_PARTITIONS, PER_PARTITION = 8, 6_000
+seeds = db.from_sequence(range(N_PARTITIONS), npartitions=N_PARTITIONS)  # one seed per partition
+corpus_bag = seeds.map(corpus.crawl_partition, n=PER_PARTITION).flatten()  # made on the workers
 
 # %% [markdown]
 # ## The same pairs as the single-machine index
@@ -122,30 +107,80 @@ assert np.array_equal(D.pairs(fps, k=3, layout=("permuted", 6)), pairs)
 print("('permuted', 6):", D.table_masks(3, 64, ("permuted", 6)).size, "tables, same pairs")
 
 # %% [markdown]
+# ## Verified dedup, from files to files
+#
+# Pairs within k bits are candidates, not decisions (notebook 06). `D.dedup_dataset` runs the whole
+# verified dedup on the cluster, from partitioned Parquet or JSONL files to partitioned Parquet:
+# fingerprint each partition; calibrate k for the Jaccard threshold on a sample; find the candidate
+# pairs with the join above; send each pair to the partitions that hold its two rows, where the
+# rows' shingle sets are attached and the pair is verified by exact Jaccard; run the keep/drop pass
+# over the verified pairs in one worker task; and let each partition write its kept rows. The texts
+# never leave the workers that read them, and only counts come back to this notebook.
+#
+# Here each worker writes its shard as a Parquet file first (`corpus.write_crawl_partition`), as a
+# crawler would store it. On a cluster the files, and the scratch folder of the shuffles, must be on
+# storage every worker sees.
+
+# %% tags=["nbval-ignore-output"]
+folder = tempfile.mkdtemp(prefix="simhash-lab-08-")
+paths = seeds.map(corpus.write_crawl_partition, folder=folder, n=PER_PARTITION).compute()
+summary = D.dedup_dataset(paths, os.path.join(folder, "kept"), column="text", id_column="id", jaccard=0.8)
+print(summary)
+
+# %% [markdown]
+# The same rows on one machine, with `dedup_texts` and the same k, make the same decisions: the same
+# rows dropped, each for the same kept row.
+
+# %%
+texts = [t for p in paths for t in pq.read_table(p, columns=["text"]).column("text").to_pylist()]
+single = dedup_texts(texts, jaccard=0.8, k=summary["k"])
+kept = os.path.join(folder, "kept")
+dups = pq.read_table(os.path.join(kept, "duplicates.parquet")).to_pydict()
+kept_rows = sum(
+    pq.read_metadata(os.path.join(kept, f)).num_rows for f in os.listdir(kept) if f.startswith("part-")
+)
+same = np.array_equal(dups["dropped_row"], single.duplicates.dropped) and np.array_equal(
+    dups["kept_row"], single.duplicates.kept
+)
+print("Dask's duplicates table identical to dedup_texts on the same rows:", same)
+assert same and kept_rows == summary["kept"] == int(single.keep.sum())  # the kept rows, written once
+
+# %% tags=["nbval-ignore-output"]
+print(f"{'dropped_id':>10s} {'kept_id':>10s} {'distance':>8s} {'similarity':>10s}")
+for row in range(5):
+    print(
+        f"{dups['dropped_id'][row]:>10s} {dups['kept_id'][row]:>10s} {dups['distance'][row]:8d} "
+        f"{dups['similarity'][row]:10.3f}"
+    )
+shutil.rmtree(folder)
+
+# %% [markdown]
 # ## Scaling on this machine's cores
 #
-# The same graph on 1, 2, … worker processes, up to the cores this notebook may use (at most 4).
-# Each run is timed twice and the faster kept: the first run in a fresh cluster also loads the
-# compiled kernels in every worker. Timings depend on the machine and its load, so these cells are
-# not checked.
+# The pairs graph on 1, 2, … worker processes, up to the cores this notebook may use (at most 4),
+# over a crawl twice the size above (16 partitions: work enough for every worker), from making the
+# documents to the sorted pairs. Each fresh cluster first runs one small job (its workers load the
+# compiled kernels), then the whole graph is timed. Timings depend on the machine and its load, so
+# these cells are not checked.
 
 # %% tags=["nbval-ignore-output"]
 client.close()
 cluster.close()
-timings = {}
+big_bag = db.from_sequence(range(2 * N_PARTITIONS), npartitions=2 * N_PARTITIONS)
+big_bag = big_bag.map(corpus.crawl_partition, n=PER_PARTITION).flatten()
+timings, counts = {}, set()
 for workers in sorted({1, min(2, cores), min(cores, 4)}):
     lc, lclient = local_cluster(workers)
-    best = float("inf")
-    for _ in range(2):
-        t0 = time.perf_counter()
-        fps_w, pairs_w = D.near_duplicates(corpus_bag, k=3)
-        best = min(best, time.perf_counter() - t0)
+    D.near_duplicates(corpus_bag.take(200, npartitions=1), k=3)  # warm-up: kernels loaded in the workers
+    t0 = time.perf_counter()
+    fps_w, pairs_w = D.near_duplicates(big_bag, k=3)
+    timings[f"{workers} worker{'s' if workers > 1 else ''}"] = time.perf_counter() - t0
+    counts.add((len(fps_w), len(pairs_w)))
     lclient.close()
     lc.close()
-    assert np.array_equal(pairs_w, pairs)
-    timings[f"{workers} worker{'s' if workers > 1 else ''}"] = best
+assert len(counts) == 1  # every cluster size found the same pairs
 for name, t in timings.items():
-    print(f"{name}: {t:.2f} s, {len(fps) / t:,.0f} documents per second")
+    print(f"{name}: {t:.2f} s, {len(fps_w) / t:,.0f} documents per second")
 first, last = next(iter(timings.values())), list(timings.values())[-1]
 print(
     f"speed-up with {list(timings)[-1]}: {first / last:.2f}x on {cores} available cores; "
@@ -159,7 +194,7 @@ plot.benchmark_bars(
     ax=ax,
     unit="seconds for the whole pipeline",
     log=False,
-    title=f"{len(fps):,} documents: texts to pairs on a LocalCluster",
+    title=f"{len(fps_w):,} documents: texts to pairs on a LocalCluster",
 )
 plt.show()
 
@@ -175,12 +210,20 @@ plt.show()
 #
 # What crosses the network: per fingerprint and table, one `(int32 table, uint64 fp, int64 id)` row,
 # 20 bytes, so $k + 1 = 4$ tables shuffle 80 bytes per document, whatever the document's length. A
-# billion documents shuffle 80 GB; the texts never leave the worker that read them.
+# billion documents shuffle 80 GB; the texts never leave the worker that read them. The verified
+# dedup adds traffic per *candidate pair*, not per document: 24 bytes for the pair, then one
+# document's shingle set (8 bytes per shingle) carried to the other's partition, then a few bytes
+# per verified pair for the keep/drop task. A calibrated k above 3 means more tables, $k + 1$ rows
+# of 20 bytes per document. `benchmarks/dedup_at_scale.md` measures each step and works out what a
+# billion documents need.
 #
 # ## (d) The junior mistake
 #
 # Sending the texts to one machine to "just build the index there": the texts are terabytes, the
 # fingerprints gigabytes. Fingerprint where the data lives, and move only the 8-byte fingerprints.
+# Its cousin: gathering all the pairs on the client to cluster them there. `dedup_dataset` verifies
+# the pairs where the texts are and clusters them in one worker task, whose memory grows with the
+# verified pairs; the client only sees counts.
 # A second one: running the Numba kernels' own thread pool inside every Dask task, so that on a
 # machine of $c$ cores each of $c$ workers starts $c$ threads: $c^2$ threads fighting for $c$ cores.
 # Inside a task, `Simhasher.fingerprints(..., parallel=False)`: Dask provides the parallelism.
@@ -191,6 +234,9 @@ plt.show()
 #   reducers verify runs of equal keys with `POPCNT`, the first table that holds a pair reports it.
 # - `simhash_lab.distributed` runs it on Dask; its pairs equal `SimhashIndex.pairs()` exactly.
 # - It runs on a `LocalCluster` here and on a cluster unchanged; only fingerprints are shuffled.
+# - `D.dedup_dataset` runs notebook 06's verified dedup from Parquet or JSONL partitions to Parquet:
+#   calibrated k, candidates from the join, exact Jaccard where the texts are, star clusters that
+#   never chain; the same decisions as `dedup_texts` on one machine.
 #
 # ## Questions (answer in your own words)
 #
@@ -223,7 +269,18 @@ plt.show()
 # fingerprint in the first place (notebook 06: shingles, binary weights).
 # </details>
 #
-# <details><summary><b>4.</b> Why should the tasks fingerprint with <code>parallel=False</code>?</summary>
+# <details><summary><b>4.</b> To verify a candidate pair, <code>dedup_dataset</code> carries one
+# document's shingle set to the partition of the other. Why not send both texts to one place, or
+# compare the fingerprints only?</summary>
+#
+# The fingerprints cannot decide: two files a few bits apart may have a Jaccard far below the
+# threshold (notebook 06's licences). The texts are the largest thing in the system; a shingle set
+# is 8 bytes per distinct shingle and is needed only for documents in a candidate pair, so moving
+# one set per pair to where the other document already is costs the least. The work then spreads
+# over the partitions, and no machine ever holds the corpus.
+# </details>
+#
+# <details><summary><b>5.</b> Why should the tasks fingerprint with <code>parallel=False</code>?</summary>
 #
 # Dask already runs one task per worker thread on every core. If each task also started Numba's
 # own thread pool, the machine would run cores × cores threads, which fight for the caches and the

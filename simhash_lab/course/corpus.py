@@ -47,6 +47,8 @@ __all__ = [
     "edit",
     "edits",
     "word_diff",
+    "crawl_partition",
+    "write_crawl_partition",
 ]
 
 
@@ -586,3 +588,60 @@ def word_diff(a: str, b: str, context: int = 3) -> str:
                 parts.append("{+" + " ".join(wb[j1:j2]) + "+}")
         out.append(" ".join(p for p in parts if p))
     return " … ".join(out).replace("-] {+", "-]{+")
+
+
+# --------------------------------------------------------------------------------------------
+# A generated crawl, one partition at a time (notebook 08)
+# --------------------------------------------------------------------------------------------
+
+
+def _short_paragraphs() -> list[str]:
+    global _PARAGRAPHS
+    if _PARAGRAPHS is None:
+        _PARAGRAPHS = [p for d in python_docs() for p in d.text.split("\n\n") if 10 < len(p.split()) <= 60]
+    return _PARAGRAPHS
+
+
+_PARAGRAPHS: list[str] | None = None
+
+
+def crawl_partition(seed: int, n: int = 10_000) -> list[str]:
+    """One partition of a generated crawl: ``n`` documents of 4 to 6 short paragraphs (11 to 60 words)
+    of Python's docs, drawn at random; every tenth document is a copy of an earlier one of the same
+    partition with one word replaced by "simhash" (a planted near-duplicate).
+
+    Every partition draws from the same pool of paragraphs, so partitions also share accidental
+    near-duplicates, as a real crawl does. The same ``seed`` gives the same documents.
+
+    >>> a = crawl_partition(1, n=20)
+    >>> len(a), a == crawl_partition(1, n=20), sum("simhash" in d.split() for d in a) >= 2
+    (20, True, True)
+    """
+    seed = check_int("seed", seed, 0, 1 << 62)
+    n = check_int("n", n, 1, 10**8)
+    paras = _short_paragraphs()
+    rng = random.Random(seed)
+    out: list[str] = []
+    for i in range(n):
+        if i % 10 == 9:
+            words = out[rng.randrange(i)].split()
+            words[rng.randrange(len(words))] = "simhash"
+            out.append(" ".join(words))
+        else:
+            out.append("\n\n".join(rng.sample(paras, rng.randint(4, 6))))
+    return out
+
+
+def write_crawl_partition(seed: int, folder: str, n: int = 10_000) -> str:
+    """:func:`crawl_partition` ``seed`` written as ``folder/part-SEED.parquet`` (columns ``id``, a
+    string ``"SEED-i"``, and ``text``), as a crawler's worker would store its shard; returns the path.
+    Needs pyarrow (the ``datasets`` extra)."""
+    import os
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    texts = crawl_partition(seed, n)
+    path = os.path.join(folder, f"part-{int(seed):05d}.parquet")
+    pq.write_table(pa.table({"id": [f"{seed}-{i}" for i in range(len(texts))], "text": texts}), path)
+    return path
