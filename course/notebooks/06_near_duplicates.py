@@ -499,6 +499,13 @@ for w in worst:
     )
 
 # %% [markdown]
+# The worst pairs are a short license and a long file that *contains* it among others. Simhash
+# measures the angle between TF vectors, and a long file of licenses uses the same legal vocabulary
+# ("the", "software", "or", "of", "license", "copyright") in about the same proportions as a short
+# one: the vectors point the same way, so the fingerprints agree, whatever their lengths. Jaccard
+# compares the *sets*: the short file's shingles are a small part of the long file's, so the
+# similarity is low. Containment is not resemblance.
+#
 # Grouping makes it worse. `SimhashIndex.groups()` returns the connected components of those pairs,
 # so one chain of close pairs is enough to put two files in the same group, however unlike they are:
 
@@ -514,13 +521,6 @@ print(
 )
 
 # %% [markdown]
-# The worst pairs are a short license and a long file that *contains* it among others. Simhash
-# measures the angle between TF vectors, and a long file of licenses uses the same legal vocabulary
-# ("the", "software", "or", "of", "license", "copyright") in about the same proportions as a short
-# one: the vectors point the same way, so the fingerprints agree, whatever their lengths. Jaccard
-# compares the *sets*: the short file's shingles are a small part of the long file's, so the
-# similarity is low. Containment is not resemblance.
-#
 # Features that make each document's *set* matter, word 3-shingles with binary weights (each
 # distinct shingle votes once: the shingles the threshold speaks of), help; the same sweep as above,
 # against this truth:
@@ -585,7 +585,8 @@ assert len(lics) < 10 or (v.precision == 1.0 and v.recall >= res.calibration.rec
 # %% [markdown]
 # Precision is 1 by construction: a pair is kept only when its exact Jaccard passes the threshold
 # that defines the truth. Recall is what the calibration promised: the share of the threshold's
-# pairs that lie within k bits. The price of a higher recall is a larger k, and more candidates to
+# pairs that lie within k bits (measured here on every file: the calibration samples up to 1,000
+# documents, more than this set holds). The price of a higher recall is a larger k, and more candidates to
 # verify (`recall=0.99`).
 #
 # The **duplicates table** says what to drop and why, one row per dropped document:
