@@ -1308,11 +1308,18 @@ def banding_curve(
 
 def f1_curves(ks, curves: Mapping[str, np.ndarray], ax=None, *, title: str = ""):
     """F1 against k for several feature choices (``curves``: name -> :func:`sweep` result), each
-    best k marked with a dot, the legend outside the axes on the right (it covers no line)."""
+    best k marked with a dot, the legend outside the axes on the right (it covers no line); colours
+    and line styles are not those of the kinds of pairs."""
     ax = _ax(ax)
     ks = np.asarray(ks)
-    for name, c in curves.items():
-        (line,) = ax.plot(ks, c[:, 2], marker=".", label=name)
+    # colours that mean nothing else on this page (no NEAR/FAR: those are kinds of pairs), and a
+    # line style each, so the curves stay apart in greyscale too
+    colors = [POS, NEG, HIGHLIGHT, OKABE_ITO["sky"], OKABE_ITO["black"], MUTED]
+    styles = ["-", "--", "-.", ":", "-", "--"]
+    for i, (name, c) in enumerate(curves.items()):
+        (line,) = ax.plot(
+            ks, c[:, 2], marker=".", label=name, color=colors[i % len(colors)], ls=styles[i % len(styles)]
+        )
         i = int(np.argmax(c[:, 2]))
         ax.plot([ks[i]], [c[i, 2]], "o", ms=10, color=line.get_color())
     _integer_ticks(ax.xaxis)
