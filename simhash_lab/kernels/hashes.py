@@ -165,6 +165,12 @@ def _sw(offset: int, nbytes: int = 8) -> int:
     return int.from_bytes(_XXH3_SECRET[offset : offset + nbytes].tobytes(), "little")
 
 
+# the little-endian 64-bit word of the secret at every byte offset: a kernel reads a word of the
+# secret as one load, and the secret is never passed to a kernel (a global array is read-only, so
+# it would compile every reader a second time)
+_SECRET64 = np.array([_sw(o) for o in range(_XXH3_SECRET.size - 7)], dtype=np.uint64)
+
+
 _X3_FLIP_0 = _U64(_sw(56) ^ _sw(64))
 _X3_FLIP_1TO3 = _U64(_sw(0, 4) ^ _sw(4, 4))
 _X3_FLIP_4TO8 = _U64(_sw(8) ^ _sw(16))
@@ -212,9 +218,7 @@ def _xxh3_avalanche(h):
 
 @kernel(inline=True)
 def _mix16(b, p, so):
-    return _mul128_fold64(
-        _read64(b, p) ^ _read64(_XXH3_SECRET, so), _read64(b, p + 8) ^ _read64(_XXH3_SECRET, so + 8)
-    )
+    return _mul128_fold64(_read64(b, p) ^ _SECRET64[so], _read64(b, p + 8) ^ _SECRET64[so + 8])
 
 
 @kernel
@@ -222,7 +226,7 @@ def _xxh3_accumulate(acc, b, p, so):
     """One 64-byte stripe b[p:p+64] into the 8 accumulators, with the secret from offset so."""
     for i in range(8):
         v = _read64(b, p + 8 * i)
-        k = v ^ _read64(_XXH3_SECRET, so + 8 * i)
+        k = v ^ _SECRET64[so + 8 * i]
         acc[i ^ 1] += v
         acc[i] += (k & _M32) * (k >> _U64(32))
 
@@ -247,7 +251,7 @@ def _xxh3_long(b, start, n):
         for i in range(8):  # scramble
             a = acc[i]
             a = a ^ (a >> _U64(47))
-            a = a ^ _read64(_XXH3_SECRET, 128 + 8 * i)
+            a = a ^ _SECRET64[128 + 8 * i]
             acc[i] = a * _P32_1
     q = start + nblocks * block
     nstripes = ((n - 1) - block * nblocks) // 64
@@ -257,8 +261,8 @@ def _xxh3_long(b, start, n):
     h = _U64(n) * _P1
     for i in range(4):
         h += _mul128_fold64(
-            acc[2 * i] ^ _read64(_XXH3_SECRET, 11 + 16 * i),
-            acc[2 * i + 1] ^ _read64(_XXH3_SECRET, 19 + 16 * i),
+            acc[2 * i] ^ _SECRET64[11 + 16 * i],
+            acc[2 * i + 1] ^ _SECRET64[19 + 16 * i],
         )
     return _xxh3_avalanche(h)
 
