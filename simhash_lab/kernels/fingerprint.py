@@ -176,6 +176,7 @@ def feature_hashes(b, start, end, p):
     for i in range(nf):
         s = fs[i]
         e = fe[i]
+        slot = 0
         if memo:
             key = xxh3_64(src, s, e)
             slot = _memo_slot(src, s, e, key, mkeys, mstart, mend, slot_mask)
@@ -185,10 +186,9 @@ def feature_hashes(b, start, end, p):
             mkeys[slot] = key
             mstart[slot] = s
             mend[slot] = e
-            mvals[slot] = hash_span(src, s, e, hash_kind, tail)
-            hs[i] = mvals[slot]
-        else:
-            hs[i] = hash_span(src, s, e, hash_kind, tail)
+        hs[i] = hash_span(src, s, e, hash_kind, tail)  # one call site: hash_span is inlined
+        if memo:
+            mvals[slot] = hs[i]
     return hs, nf
 
 

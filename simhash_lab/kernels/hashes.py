@@ -76,7 +76,7 @@ def _read64(b, p):
     )
 
 
-@kernel
+@kernel(inline=True)
 def _read32(b, p):
     q = np.uintp(p)
     return (
@@ -310,8 +310,32 @@ def xxh3_9to16(b, start, end):
 
 
 @kernel
+def _xxh3_17to240(b, start, end):
+    """XXH3-64 of b[start:end] for 17 to 240 bytes."""
+    n = end - start
+    if n <= 128:
+        acc = _U64(n) * _P1
+        rounds = ((n - 1) >> 5) + 1
+        for i in range(rounds):
+            acc += _mix16(b, start + 16 * i, 32 * i)
+            acc += _mix16(b, end - 16 * (i + 1), 32 * i + 16)
+        return _xxh3_avalanche(acc)
+    acc = _U64(n) * _P1
+    for i in range(8):
+        acc += _mix16(b, start + 16 * i, 16 * i)
+    acc = _xxh3_avalanche(acc)
+    for i in range(8, n // 16):
+        acc += _mix16(b, start + 16 * i, 16 * (i - 8) + 3)
+    acc += _mix16(b, end - 16, np.int64(119))
+    return _xxh3_avalanche(acc)
+
+
+@kernel(inline=True)
 def xxh3_64(b, start, end):
-    """XXH3-64 (seed 0, default secret) of ``b[start:end]`` (uint8 array)."""
+    """XXH3-64 (seed 0, default secret) of ``b[start:end]`` (uint8 array).
+
+    Only the choice of size class is inlined into the caller (the loops over words and tokens);
+    each class is its own kernel, which LLVM inlines where it is small."""
     n = end - start
     if n <= 16:
         if n > 8:
@@ -321,22 +345,8 @@ def xxh3_64(b, start, end):
         if n > 0:
             return xxh3_1to3(b, start, end)
         return _xxh64_avalanche(_X3_FLIP_0)
-    if n <= 128:
-        acc = _U64(n) * _P1
-        rounds = ((n - 1) >> 5) + 1
-        for i in range(rounds):
-            acc += _mix16(b, start + 16 * i, 32 * i)
-            acc += _mix16(b, end - 16 * (i + 1), 32 * i + 16)
-        return _xxh3_avalanche(acc)
     if n <= 240:
-        acc = _U64(n) * _P1
-        for i in range(8):
-            acc += _mix16(b, start + 16 * i, 16 * i)
-        acc = _xxh3_avalanche(acc)
-        for i in range(8, n // 16):
-            acc += _mix16(b, start + 16 * i, 16 * (i - 8) + 3)
-        acc += _mix16(b, end - 16, 119)
-        return _xxh3_avalanche(acc)
+        return _xxh3_17to240(b, start, end)
     return _xxh3_long(b, start, n)
 
 
@@ -440,7 +450,7 @@ def md5_pair(b, start, end, tail):
 
 
 # ----------------------------------------------------------------------------------- SipHash-1-3
-@kernel(inline=True)
+@kernel
 def _sipround(v0, v1, v2, v3):
     v0 = v0 + v1
     v1 = _rotl64(v1, 13)
@@ -507,11 +517,13 @@ def siphash13(b, start, end, k0, k1, append_ff):
     return v0 ^ v1 ^ v2 ^ v3
 
 
-@kernel
+@kernel(inline=True)
 def hash_span(b, start, end, kind, tail):
     """Hash ``b[start:end]`` (UTF-8 bytes of one feature) with the hash ``kind`` (a HASH_* constant).
 
-    ``tail``: uint8 scratch of >= 128 bytes, used by MD5 only."""
+    ``tail``: uint8 scratch of >= 128 bytes, used by MD5 only. Inlined into its callers (the loops
+    over features): a call that is not inlined costs a reference count up and down on each array
+    argument, per feature."""
     if kind == HASH_XXH3:
         return xxh3_64(b, start, end)
     if kind == HASH_XXH64:
