@@ -52,10 +52,13 @@ def hamming(a, b):
         a, b = b, a
     k = _kernels()
     if isinstance(b, int) or b.ndim == 0:
-        a = np.ascontiguousarray(a)
-        out = np.empty(a.shape, dtype=np.uint8)
-        kernel = k.hamming_scalar_kernel if a.size >= _PARALLEL_MIN else k.hamming_scalar_serial
-        kernel(a.reshape(-1), np.uint64(int(b)), out.reshape(-1))
+        shape = np.shape(a)
+        flat = np.ascontiguousarray(a).reshape(-1).view()
+        flat.flags.writeable = False  # read-only or not, the kernel sees one type: compiled once
+        out = np.empty(flat.size, dtype=np.uint8)
+        kernel = k.hamming_scalar_kernel if flat.size >= _PARALLEL_MIN else k.hamming_scalar_serial
+        kernel(flat, np.uint64(int(b)), out)
+        out = out.reshape(shape)
     else:
         x = np.ascontiguousarray(np.bitwise_xor(a, b))  # broadcasting, as NumPy does
         out = np.empty(x.shape, dtype=np.uint8)

@@ -13,12 +13,13 @@ kernels, so one call per entry point covers them all. ``make test`` checks the c
 every notebook with ``SIMHASH_LAB_ON_COMPILE=error`` after the warmup, so a cell that compiles fails.
 
 >>> from simhash_lab import warmup
->>> [name for name, _ in warmup.steps()][:2]
-['default fingerprint, one text', 'default fingerprints, a batch (threads)']
+>>> [name for name, _ in warmup.steps()][:3:2]
+['default fingerprint, one text', 'other tokenizers and weights, one text']
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -77,52 +78,93 @@ def _hamming() -> None:
 
 
 def steps() -> list[tuple[str, Callable[[], None]]]:
-    """(name, call) pairs: each call compiles (or loads) one group of kernels."""
+    """(name, call) pairs: each call compiles (or loads) one group of kernels.
+
+    In the order they run; steps next to each other share no compiled callee, so that two can
+    compile at once in two processes (``run(jobs=2)``) without doing the same work twice.
+    """
     from .index.warm import steps as index_steps
 
+    index = index_steps()
     return [
         ("default fingerprint, one text", lambda: _default(False)),
-        ("default fingerprints, a batch (threads)", lambda: _default(True)),
+        *index[:1],
         ("other tokenizers and weights, one text", lambda: _general(False)),
+        *index[1:2],
+        ("default fingerprints, a batch (threads)", lambda: _default(True)),
         ("other tokenizers and weights, a batch (threads)", lambda: _general(True)),
         ("features, traces, token lists", _python_side),
         ("Hamming distance", _hamming),
-        *index_steps(),
+        *index[2:],
     ]
 
 
-def run(progress: bool = True, file: TextIO | None = None) -> tuple[int, float]:
+def _run_step(i: int) -> tuple[int, float]:
+    """Run step i in this process: (kernels compiled, seconds)."""
+    counter = _CompileCounter()
+    t = time.perf_counter()
+    with event.install_listener("numba:compile", counter):
+        steps()[i][1]()
+    return counter.count, time.perf_counter() - t
+
+
+def run(progress: bool = True, file: TextIO | None = None, jobs: int | None = None) -> tuple[int, float]:
     """Run every step; returns (kernels compiled, seconds). A second run compiles none.
 
-    ``progress``: a tqdm bar naming each step, on ``file`` (stderr by default), and a last line
-    with the count, the time and the cache folder.
+    ``jobs``: processes compiling at once (default: the CPU count, at most 4). Numba compiles one
+    kernel at a time per process, and the steps share their results through the on-disk cache.
+    ``progress``: a tqdm bar on ``file`` (stderr by default) naming each step as it finishes, and
+    a last line with the count, the time and the cache folder.
     """
     from .kernels._jit import cache_dir
 
     file = file or sys.stderr
-    todo = steps()
-    compiled = _CompileCounter()
+    names = [name for name, _ in steps()]
+    jobs = max(1, min(jobs or min(os.cpu_count() or 1, 4), len(names)))
     t0 = time.perf_counter()
-    with event.install_listener("numba:compile", compiled):
-        if progress:
-            from tqdm import tqdm
-
-            bar = tqdm(todo, desc="simhash-lab warmup", unit="step", file=file, leave=True)
-            for name, call in bar:
-                bar.set_postfix_str(name, refresh=True)
-                call()
-            bar.close()
-        else:
-            for _, call in todo:
-                call()
-    elapsed = time.perf_counter() - t0
+    bar = None
     if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(names), desc="simhash-lab warmup", unit="step", file=file, leave=True)
+    compiled = 0
+    jobs_used = [1]
+
+    def done(i: int, count: int, seconds: float) -> None:
+        nonlocal compiled
+        compiled += count
+        if bar is not None:
+            bar.set_postfix_str(names[i], refresh=False)
+            bar.update(1)
+
+    # The Hamming step first, here: it is small, and every kernel shares one freshness stamp (the
+    # digest of the kernel sources), so if it compiles nothing the cache is warm and the rest is
+    # only loading, faster in this process than in new ones.
+    probe = names.index("Hamming distance")
+    count, seconds = _run_step(probe)
+    done(probe, count, seconds)
+    rest = [i for i in range(len(names)) if i != probe]
+    if jobs == 1 or count == 0:
+        for i in rest:
+            done(i, *_run_step(i))
+    else:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+            futures = {pool.submit(_run_step, i): i for i in rest}
+            for fut in as_completed(futures):
+                done(futures[fut], *fut.result())
+        jobs_used[0] = jobs
+    elapsed = time.perf_counter() - t0
+    if bar is not None:
+        bar.close()
         print(
-            f"simhash-lab warmup: {compiled.count} kernels compiled, the rest loaded, in {elapsed:.1f} s "
-            f"(cache: {cache_dir()})",
+            f"simhash-lab warmup: {compiled} kernels compiled, the rest loaded, in {elapsed:.1f} s "
+            f"with {jobs_used[0]} process{'es' if jobs_used[0] > 1 else ''} (cache: {cache_dir()})",
             file=file,
         )
-    return compiled.count, elapsed
+    return compiled, elapsed
 
 
 class _CompileCounter(event.Listener):

@@ -10,7 +10,7 @@ __all__ = ["add_warmup_parser"]
 def _warmup(args: argparse.Namespace) -> int:
     from ..warmup import run
 
-    run(progress=not args.quiet)
+    run(progress=not args.quiet, jobs=args.jobs)
     return 0
 
 
@@ -25,4 +25,7 @@ def add_warmup_parser(sub) -> None:
         ),
     )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar and no summary line")
+    p.add_argument(
+        "-j", "--jobs", type=int, default=None, help="processes compiling at once (default: CPUs, at most 4)"
+    )
     p.set_defaults(func=_warmup)
