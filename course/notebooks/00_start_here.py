@@ -127,3 +127,11 @@ print("a different sentence: ", hamming(fps[0], fps[2]), "bits differ")
 # slider) shows only its first frame until its cell has run in this session, because JupyterLab does
 # not bring back saved widgets when it opens a notebook; run the notebook once and every widget is
 # live. The steppers hold all their frames, so they keep working even after the kernel is stopped.
+#
+# **The first run.** The first `make lab` installs the packages into `.venv/` (a few minutes, mostly
+# downloading), then runs `simhash-lab warmup`: it compiles every Numba kernel the course, the
+# exercises and the grader use to machine code, once, and keeps it in a cache beside the library's
+# sources, with a progress bar naming each step (about half a minute on a two-core laptop; about a
+# second on every later `make lab`). Only then does JupyterLab open, so no cell here waits for a
+# compiler: the first cell of a notebook takes about a second (loading the library and its cached
+# code), and every cell after it runs at full speed.
