@@ -50,10 +50,10 @@ test-browser: $(STAMP)
 test-lib: warmup
 	$(BIN)/python -m pytest simhash_lab tests
 
-# Regenerate every notebook and exercise from course/ (and run them); --check only compares
+# Regenerate every notebook, exercise, solution and pristine copy from course/, and run them
+# (minutes); `tools/build.py NN` builds one, `--check` compares in seconds (make test runs it)
 notebooks: $(STAMP)
-	$(BIN)/python tools/build_notebooks.py
-	$(BIN)/python tools/make_exercises.py
+	$(BIN)/python tools/build.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_fingerprint.py

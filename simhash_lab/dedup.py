@@ -1,23 +1,30 @@
 """``simhash-lab dedup PATH...``: find near-duplicate text files.
 
 Every regular file under the paths (folders are walked recursively, in sorted order) is read as
-UTF-8, fingerprinted (64 bits, the ``--preset`` Simhasher), and put in a
+every simhash-lab command reads files (:mod:`simhash_lab._files`: UTF-8, a leading BOM dropped),
+fingerprinted (64 bits, the ``--preset`` Simhasher), and put in a
 :class:`~simhash_lab.SimhashIndex`; files linked by pairs within Hamming distance ``--k`` form a
 group (connected components: two members of a group may be farther apart than k). The groups are
 printed, each file with its distance to the group's first file, or written as JSON with ``--json``.
 
-Nothing is modified: files are only opened for reading. Files that cannot be used are reported on
-stderr and skipped: binary files (a NUL byte in the first 8 KiB), files that are not UTF-8, files
-over ``--max-bytes``. Empty (whitespace-only) files are not grouped. Hidden files and folders (names
-starting with ".") are skipped inside folders unless ``--hidden``; a path named on the command line
-is always read.
+Nothing is modified: files are only opened for reading, and only regular files are opened (never
+blocking, at most ``--max-bytes`` read). Every file that is not used is reported on stderr, one line
+each, and skipped: binary files (a NUL byte in the first 8 KiB), files that are not UTF-8, files over
+``--max-bytes``, and, inside folders, what is not a regular file (FIFOs, sockets, devices, links to
+them, broken links, links to folders, which are not followed). Empty (whitespace-only) files are
+not grouped. Hidden files and folders (names starting with ".") are skipped inside folders unless
+``--hidden``; a path named on the command line is always read. Names are shown escaped on one line
+(:func:`~simhash_lab._files.show_name`) and written to JSON as valid UTF-8
+(:func:`~simhash_lab._files.json_name`).
 
 Exit status (as ``grep`` and ``diff`` use it):
 
 * 0: no near-duplicates found;
 * 1: near-duplicate groups found (and printed);
-* 2: trouble: a PATH does not exist or a file could not be read (permission denied, I/O error); the
-  groups among the files that were read are still printed.
+* 2: trouble: some input could not be read: a PATH named on the command line is missing or is not
+  a regular file or folder (a FIFO, a link to a device, a broken link), or a file or folder could
+  not be read (permission denied, I/O error); the groups among the files that were read are still
+  printed.
 
 A progress bar (tqdm) goes to stderr when stderr is a terminal and the run takes over a second
 (``--progress auto``, the default); ``--progress always`` shows it anyway, ``never`` hides it.
@@ -32,79 +39,56 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import _files
+from ._files import DEFAULT_MAX_BYTES, NotRegularFile, NotText, TooLarge, json_name, reason, walk
+
 __all__ = ["DedupResult", "dedup", "iter_files", "read_text"]
 
-_SNIFF = 8192
 _BATCH = 256
 EXIT_NONE, EXIT_FOUND, EXIT_TROUBLE = 0, 1, 2
 
+# A file that is not text, or too large (reported, does not change the exit status)
+Skip = (NotText, TooLarge)
 
-class Skip(Exception):
-    """A file that is not text (reported, does not change the exit status)."""
 
-
-def iter_files(paths: Iterable[str], hidden: bool = False, errors: list | None = None) -> Iterator[str]:
+def iter_files(
+    paths: Iterable[str], hidden: bool = False, errors: list | None = None, skipped: list | None = None
+) -> Iterator[str]:
     """Regular files under ``paths``, each once (by real path), folders walked in sorted order.
 
-    A path that does not exist is appended to ``errors`` as ``(path, reason)``.
+    The walk is :func:`simhash_lab._files.walk`. What is not a regular file is appended, as
+    ``(path, reason)``, to ``errors`` when it was named in ``paths`` or the system refused it
+    (missing, permission denied, a folder that cannot be listed), and to ``skipped`` when it was
+    found inside a folder (a FIFO, socket or device, a link to one, a broken link, a link to a
+    folder, which is not followed).
     """
     seen: set[str] = set()
-    for top in paths:
-        if not os.path.lexists(top):
-            if errors is not None:
-                errors.append((top, "No such file or directory"))
+    for entry in walk(paths, hidden=hidden):
+        if entry.kind != "file":
+            into = errors if entry.named or entry.kind == "unreadable" else skipped
+            if into is not None:
+                into.append((entry.path, entry.problem))
             continue
-        if not os.path.isdir(top):
-            cands: Iterable[str] = [top]
-        else:
-
-            def walk(top=top):
-                for root, dirs, files in os.walk(
-                    top,
-                    onerror=lambda e: (
-                        errors is not None and errors.append((e.filename or top, e.strerror or str(e)))
-                    ),
-                ):
-                    dirs[:] = sorted(d for d in dirs if hidden or not d.startswith("."))
-                    for f in sorted(files):
-                        if hidden or not f.startswith("."):
-                            yield os.path.join(root, f)
-
-            cands = walk()
-        for path in cands:
-            if not os.path.isfile(path):  # FIFOs, sockets, devices, broken links
-                if os.path.islink(path) and errors is not None and path == top:
-                    errors.append((path, "broken symbolic link"))
-                continue
-            real = os.path.realpath(path)
-            if real not in seen:
-                seen.add(real)
-                yield path
+        real = os.path.realpath(entry.path)
+        if real not in seen:
+            seen.add(real)
+            yield entry.path
 
 
-def read_text(path: str, max_bytes: int = 64 << 20) -> str:
-    """The UTF-8 text of ``path`` (a leading BOM dropped).
+def read_text(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
+    """The text of ``path`` as every simhash-lab command reads it: :func:`simhash_lab._files.read_text`
+    (a regular file, never blocking, at most ``max_bytes``, UTF-8 with a leading BOM dropped).
 
     Raises
     ------
-    Skip
-        Binary (a NUL byte in the first 8 KiB), not UTF-8, or larger than ``max_bytes``.
+    NotText, TooLarge
+        Binary (a NUL byte in the first 8 KiB), not UTF-8, or larger than ``max_bytes``: skipped.
+    NotRegularFile
+        It stopped being a regular file since the walk.
     OSError
         The file could not be read.
     """
-    with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        if size > max_bytes:
-            raise Skip(f"larger than --max-bytes ({size:,} > {max_bytes:,} bytes)")
-        raw = f.read(max_bytes + 1)
-    if len(raw) > max_bytes:
-        raise Skip(f"larger than --max-bytes ({max_bytes:,} bytes)")
-    if b"\0" in raw[:_SNIFF]:
-        raise Skip("binary (contains NUL bytes)")
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise Skip(f"not UTF-8 text (byte {e.start})") from None
+    return _files.read_text(path, max_bytes, limit_name="--max-bytes")
 
 
 @dataclass
@@ -121,9 +105,10 @@ class DedupResult:
     pairs : ndarray, shape (m, 3), int64
         ``SimhashIndex.pairs()``: rows ``(i, j, d)``.
     skipped : list of (path, reason)
-        Not text; skipped.
+        Not used: not text, too large, or (inside a folder) not a regular file.
     errors : list of (path, reason)
-        Missing paths and unreadable files.
+        Could not be read: missing or not-regular paths named in ``paths``, files and folders the
+        system refused.
     empty : list of str
         Files with no text (not grouped).
     """
@@ -162,14 +147,14 @@ class DedupResult:
             "files": len(self.paths),
             "groups": [
                 [
-                    {"path": p, "fingerprint": f"{fp:0{width}x}", "distance": d}
+                    {"path": json_name(p), "fingerprint": f"{fp:0{width}x}", "distance": d}
                     for p, fp, d in self.group_members(g)
                 ]
                 for g in self.groups
             ],
-            "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
-            "errors": [{"path": p, "reason": r} for p, r in self.errors],
-            "empty": list(self.empty),
+            "skipped": [{"path": json_name(p), "reason": r} for p, r in self.skipped],
+            "errors": [{"path": json_name(p), "reason": r} for p, r in self.errors],
+            "empty": [json_name(p) for p in self.empty],
         }
 
 
@@ -178,7 +163,7 @@ def dedup(
     k: int = 3,
     preset: str = "default",
     hidden: bool = False,
-    max_bytes: int = 64 << 20,
+    max_bytes: int = DEFAULT_MAX_BYTES,
     progress: str = "never",
     report=None,
 ) -> DedupResult:
@@ -195,18 +180,19 @@ def dedup(
     -------
     DedupResult
     """
-    from ._validate import check_option
+    from ._validate import check_int, check_option
     from .index import SimhashIndex
     from .presets import ALL
 
     check_option("preset", preset, sorted(ALL))
     check_option("progress", progress, ["auto", "always", "never"])
+    check_int("max_bytes", max_bytes, 0, 1 << 62)
     hasher = ALL[preset]
     index = SimhashIndex(k=k, bits=hasher.bits)  # validates k first
     res = DedupResult(k=index.k, bits=hasher.bits, preset=preset)
     report = report or (lambda path, reason: None)
-    files = list(iter_files(paths, hidden=hidden, errors=res.errors))
-    for p, r in res.errors:
+    files = list(iter_files(paths, hidden=hidden, errors=res.errors, skipped=res.skipped))
+    for p, r in res.errors + res.skipped:
         report(p, r)
     bar = _progress_bar(len(files), progress)
 
@@ -233,12 +219,11 @@ def dedup(
             try:
                 text = read_text(path, max_bytes)
             except Skip as e:
-                res.skipped.append((path, str(e)))
-                say(path, str(e))
-            except OSError as e:
-                reason = e.strerror or str(e)
-                res.errors.append((path, reason))
-                say(path, reason)
+                res.skipped.append((path, reason(e)))
+                say(path, reason(e))
+            except (OSError, NotRegularFile) as e:
+                res.errors.append((path, reason(e)))
+                say(path, reason(e))
             else:
                 if text.strip():
                     batch_paths.append(path)

@@ -10,15 +10,19 @@ kernel is idle, and checks what a learner would see:
 - every ``to_jshtml`` animation shows its player (``.anim-buttons``) and its first frame;
 - one interaction per interactive notebook: drag the first widget's slider (the frame under it
   must change, pixel for pixel) and press an animation's Play (its image must change);
+- as opened, before the run, every stored stepper shows its fallback, and an animated picture
+  that it says plays has loaded;
 
-and saves one screenshot of the whole notebook to ``artifacts/browser/`` (or ``--out``).
+and saves one screenshot of the whole notebook to ``artifacts/browser/`` (or ``--out``), and for a
+notebook with widgets one more as opened (``NAME-as-opened.png``).
 
 The server runs on a copy of ``notebooks/`` and ``exercises/`` in a temporary folder (the rest of the
 repository is linked in), with temporary settings, config, runtime and workspace folders, autosave
 off and windowing off (JupyterLab 4.2+ renders only on-screen cells otherwise), so nothing in the
 repository is written. Chromium is Debian's ``/usr/bin/chromium`` (``$CHROMIUM`` overrides), started
 headless, without sandbox and without background networking. Server, kernels and browser are
-stopped at the end, whatever happens.
+stopped at the end, whatever happens. What runs inside the page (reading JupyterLab's state,
+waiting for the run to finish) is JavaScript in ``tools/browser_check.js``, loaded into every page.
 
     python tools/browser_check.py                      # every notebooks/*.ipynb and one solution
     python tools/browser_check.py notebooks/02_simhash_voting.ipynb --out /tmp/shots
@@ -295,139 +299,13 @@ def launch_browser(playwright, executable: str = CHROMIUM):
     )
 
 
-# ---------------------------------------------------------------------------------------------
-# In the page: JupyterLab's app is window.jupyterapp (--LabApp.expose_app_in_browser).
+# In the page: the functions of browser_check.js, loaded into every page of a check.
+JS_FILE = Path(__file__).with_suffix(".js")
 
-_JS_READY = """(path) => {
-  const app = window.jupyterapp;
-  if (!app || !app.shell) return false;
-  const w = app.shell.currentWidget;
-  if (!w || !w.context || w.context.path !== path || !w.context.isReady) return false;
-  const s = w.sessionContext;
-  return !!(s && s.session && s.session.kernel && s.session.kernel.status === 'idle');
-}"""
 
-_JS_LAYOUT = """() => {
-  const app = window.jupyterapp;
-  app.shell.collapseLeft(); app.shell.collapseRight();
-}"""
-
-_JS_RUN = """async () => {
-  const app = window.jupyterapp;
-  const panel = app.shell.currentWidget;
-  panel.content.widgets.forEach((c, i) => { c.node.dataset.bcIndex = String(i); });
-  window.__bcRunStarted = Date.now();
-  await app.commands.execute('notebook:restart-run-all');
-  return true;
-}"""
-
-# Done: kernel idle, no cell queued or running ([*]), every code cell with an execution count
-# or (run-all stops at an error) an error somewhere; stable over a few polls.
-_JS_DONE = """() => {
-  const panel = window.jupyterapp.shell.currentWidget;
-  const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
-  if (!kernel || kernel.status !== 'idle') { window.__bcStable = 0; return false; }
-  let pending = false, missing = 0, errors = 0;
-  for (const c of panel.content.widgets) {
-    if (c.model.type !== 'code') continue;
-    const p = c.node.querySelector('.jp-InputPrompt');
-    if (p && p.textContent.includes('*')) pending = true;
-    if (c.model.executionCount === null && c.model.sharedModel.getSource().trim()) missing++;
-    for (let j = 0; j < c.model.outputs.length; j++)
-      if (c.model.outputs.get(j).type === 'error') errors++;
-  }
-  if (pending || (missing && !errors)) { window.__bcStable = 0; return false; }
-  window.__bcStable = (window.__bcStable || 0) + 1;
-  return window.__bcStable >= 3;
-}"""
-
-_JS_REPORT = """(failText) => {
-  const panel = window.jupyterapp.shell.currentWidget;
-  const nb = panel.content;
-  const cells = [];
-  nb.widgets.forEach((c, i) => {
-    if (c.model.type !== 'code') return;
-    const outs = [];
-    for (let j = 0; j < c.model.outputs.length; j++) {
-      const o = c.model.outputs.get(j).toJSON();
-      const data = o.data || {};
-      const txt = (v) => Array.isArray(v) ? v.join('') : (typeof v === 'string' ? v : '');
-      outs.push({type: o.output_type, name: o.name || null, mimes: Object.keys(data),
-                 text: (txt(o.text) + txt(data['text/plain'])).slice(0, 2000),
-                 html_animation: /class="animation"/.test(txt(data['text/html'])),
-                 ename: o.ename || null, evalue: o.evalue || null});
-    }
-    // widget views carry no data-mime-type: find them by the model's output index
-    const children = [...c.node.querySelectorAll('.jp-OutputArea-child')];
-    children.forEach((ch, j) => { ch.dataset.bcOut = String(j); });
-    const widgets = [];
-    outs.forEach((o, j) => {
-      if (!o.mimes.includes('application/vnd.jupyter.widget-view+json')) return;
-      const n = children[j] && children[j].querySelector('.jp-OutputArea-output');
-      if (!n) { widgets.push({out: j, live: false, failed: ['no output node'], height: 0, text: ''}); return; }
-      const r = n.getBoundingClientRect();
-      widgets.push({out: j, live: !!n.querySelector('.jupyter-widgets, [class*="widget-"]'),
-                    failed: failText.filter((t) => n.textContent.includes(t)),
-                    height: r.height, text: n.textContent.slice(0, 200)});
-    });
-    const anims = [...c.node.querySelectorAll('.jp-OutputArea-output .animation')].map((a) => {
-      const img = a.querySelector('img');
-      return {buttons: a.querySelectorAll('.anim-buttons button').length,
-              visible: a.getBoundingClientRect().height > 0,
-              frame: !!(img && img.complete && img.naturalWidth > 0)};
-    });
-    const rendered = [...c.node.querySelectorAll('.jp-OutputArea-output')].map((n) =>
-        ({mime: n.dataset.mimeType || '', text: n.textContent.slice(0, 300)}));
-    cells.push({index: i, count: c.model.executionCount, outs, widgets, anims, rendered});
-  });
-  return {cells, nCells: nb.widgets.length,
-          nCellNodes: nb.node.querySelectorAll('.jp-Cell').length,
-          windowing: nb.notebookConfig ? nb.notebookConfig.windowingMode : null};
-}"""
-
-_JS_WIDGETS_SETTLED = """(failText) => {
-  const panel = window.jupyterapp.shell.currentWidget;
-  const nodes = [];
-  for (const c of panel.content.widgets) {
-    if (c.model.type !== 'code') continue;
-    const children = c.node.querySelectorAll('.jp-OutputArea-child');
-    for (let j = 0; j < c.model.outputs.length; j++) {
-      const o = c.model.outputs.get(j).toJSON();
-      if (!(o.data && o.data['application/vnd.jupyter.widget-view+json'])) continue;
-      const n = children[j] && children[j].querySelector('.jp-OutputArea-output');
-      if (!n) return false;
-      nodes.push(n);
-    }
-  }
-  for (const n of nodes) {
-    // settled: live, or failed for good ("Error displaying widget"); not "Loading widget..."
-    if (n.textContent.includes('Loading widget')) return false;
-    if (failText.some((t) => n.textContent.includes(t))) continue;
-    if (!n.querySelector('.jupyter-widgets, [class*="widget-"]')) return false;
-  }
-  return true;
-}"""
-
-# As opened: does a stored widget output show live (from saved widget state) or as text?
-_JS_STORED_WIDGETS = """(indices) => {
-  const nb = window.jupyterapp.shell.currentWidget.content;
-  return indices.map((i) => {
-    const n = nb.widgets[i].node.querySelector('.jp-OutputArea');
-    return [i, !!(n && n.querySelector('.jupyter-widgets')), n ? n.textContent.trim() : ''];
-  });
-}"""
-
-_JS_SCROLL_HEIGHT = """() => {
-  const panel = window.jupyterapp.shell.currentWidget;
-  const outer = panel.content.node.querySelector('.jp-WindowedPanel-outer') || panel.content.node;
-  return outer.scrollHeight;
-}"""
-
-# Where the last cell ends, in page pixels (the notebook pads its end with empty space).
-_JS_LAST_CELL_BOTTOM = """() => {
-  const cells = window.jupyterapp.shell.currentWidget.content.node.querySelectorAll('.jp-Cell');
-  return cells.length ? cells[cells.length - 1].getBoundingClientRect().bottom : 0;
-}"""
+def _js(name: str) -> str:
+    """A page function that calls ``window.simhashLabCheck.<name>`` (see ``browser_check.js``)."""
+    return f"(arg) => window.simhashLabCheck.{name}(arg)"
 
 
 class _Phases:
@@ -561,7 +439,7 @@ def _interact_animation(page, cell_index: int) -> tuple[str, str | None]:
 def _wait_ready(page, rel: str, res: Result, timeout: float = 120) -> None:
     """Wait for the notebook's kernel to be idle; accept a dialog (kernel choice) if one shows."""
     deadline = time.monotonic() + timeout
-    while not page.evaluate(_JS_READY, rel):
+    while not page.evaluate(_js("ready"), rel):
         dialog = page.locator(".jp-Dialog")
         if dialog.count():
             res.notes.append(f"dialog on opening: {dialog.first.inner_text()[:120]!r}: accepted")
@@ -596,6 +474,7 @@ def check_notebook(
     phase = _Phases(res)
     want = _stored_expectations(notebook)
     context = browser.new_context(viewport={"width": 1280, "height": 900}, device_scale_factor=1)
+    context.add_init_script(path=str(JS_FILE))
     page = context.new_page()
     console = []
     page.on("pageerror", lambda e: console.append(f"page error: {e}"))
@@ -606,30 +485,36 @@ def check_notebook(
             timeout=120_000,
         )
         _wait_ready(page, rel, res)
-        page.evaluate(_JS_LAYOUT)
+        page.evaluate(_js("layout"))
         phase("open")
         if want["widgets"]:
             page.wait_for_timeout(1500)
-            before = page.evaluate(_JS_STORED_WIDGETS, sorted(want["widgets"]))
-            for i, live, text in before:
+            before = page.evaluate(_js("storedWidgets"), sorted(want["widgets"]))
+            for i, live, text, n_img, n_loaded in before:
                 if not live:
                     res.notes.append(
                         f"cell {i}: as opened (before running), its stored widget "
-                        f"is not live and shows its fallback: {text[:70]!r}"
+                        f"is not live and shows its fallback ({n_loaded} of {n_img} pictures "
+                        f"loaded): {text[:70]!r}"
                     )
-        page.evaluate(_JS_RUN)
+                    # a stepper's fallback is an animated picture: it must be on screen
+                    if "plays by itself" in text and n_loaded == 0:
+                        res.problems.append(f"cell {i}: as opened, its animated picture does not show")
+            _screenshot(page, res.screenshot.replace(".png", "-as-opened.png"))
+            phase("as opened")
+        page.evaluate(_js("run"))
         # a restart dialog would only appear if the setting were ignored: accept it
         dialog = page.locator(".jp-Dialog .jp-mod-accept")
         with contextlib.suppress(Exception):
             dialog.click(timeout=1500)
         page.wait_for_timeout(1000)
-        page.wait_for_function(_JS_DONE, timeout=run_timeout * 1000, polling=500)
+        page.wait_for_function(_js("done"), timeout=run_timeout * 1000, polling=500)
         phase("run all")
         with contextlib.suppress(Exception):
             page.wait_for_function(
-                _JS_WIDGETS_SETTLED, arg=list(WIDGET_FAILURE_TEXT), timeout=30_000, polling=250
+                _js("widgetsSettled"), arg=list(WIDGET_FAILURE_TEXT), timeout=30_000, polling=250
             )
-        rep = page.evaluate(_JS_REPORT, list(WIDGET_FAILURE_TEXT))
+        rep = page.evaluate(_js("report"), list(WIDGET_FAILURE_TEXT))
         _judge(rep, want, res)
         phase("checks")
         widget_cells = []
@@ -662,7 +547,7 @@ def check_notebook(
         phase("screenshot")
         if interact and widget_cells:
             # jslink'ed widgets keep working without a kernel: shut it down, move the slider again
-            page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
+            page.evaluate(_js("shutdown"))
             page.wait_for_timeout(1000)
             try:
                 desc, problem = _interact_widget(page, *widget_cells[0], at=0.9)
@@ -684,7 +569,7 @@ def check_notebook(
     finally:
         res.notes += console[:5]
         with contextlib.suppress(Exception):
-            page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
+            page.evaluate(_js("shutdown"))
         context.close()
         res.seconds = time.monotonic() - t0
     return res
@@ -738,20 +623,16 @@ def _judge(rep: dict, want: dict, res: Result) -> None:
 def _screenshot(page, path: str, max_height: int = 16000) -> None:
     """The whole notebook: grow the viewport to the notebook's height, shoot, shrink back."""
     with contextlib.suppress(Exception):
-        page.evaluate(
-            "() => { const n = window.jupyterapp.shell.currentWidget.content;"
-            " n.activeCellIndex = 0; n.node.querySelector('.jp-WindowedPanel-outer')"
-            ".scrollTop = 0; document.activeElement && document.activeElement.blur(); }"
-        )
+        page.evaluate(_js("toTop"))
     height = 900
     with contextlib.suppress(Exception):
-        height = int(page.evaluate(_JS_SCROLL_HEIGHT)) + 140
+        height = int(page.evaluate(_js("scrollHeight"))) + 140
     size = {"width": 1280, "height": max(900, min(height, max_height))}
     page.set_viewport_size(size)
     page.wait_for_timeout(600)
     bottom = size["height"]
     with contextlib.suppress(Exception):
-        bottom = min(bottom, max(600, int(page.evaluate(_JS_LAST_CELL_BOTTOM)) + 40))
+        bottom = min(bottom, max(600, int(page.evaluate(_js("lastCellBottom"))) + 40))
     page.screenshot(path=path, clip={"x": 0, "y": 0, "width": size["width"], "height": bottom})
     page.set_viewport_size({"width": 1280, "height": 900})
 

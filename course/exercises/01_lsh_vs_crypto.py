@@ -11,7 +11,7 @@
 # ❌ with what was expected, what came back and a hint. Add cells of your own to experiment; only
 # the answer cells are graded.
 
-# %% [setup]
+# %% tags=["setup"]
 import hashlib
 
 from simhash_lab import Simhasher, hamming
@@ -27,14 +27,14 @@ from simhash_lab.grading import checks, data
 # Write `md5_64(text)` returning that int.
 
 
-# %% [answer] md5_64
+# %% simhash_lab={"answer": "md5_64"} tags=["answer"]
 def md5_64(text: str) -> int:
     ### BEGIN SOLUTION
     return int(hashlib.md5(text.encode("utf-8")).hexdigest()[:16], 16)
     ### END SOLUTION
 
 
-# %% [check]
+# %% tags=["check"]
 assert checks.md5_64(md5_64)
 
 # %% [markdown]
@@ -43,13 +43,13 @@ assert checks.md5_64(md5_64)
 # For an ideal cryptographic hash, changing the input flips each output bit independently with
 # probability 1/2. **On average, how many of the 64 bits flip?** Work it out on paper first.
 
-# %% [answer] ideal_flips
+# %% simhash_lab={"answer": "ideal_flips"} tags=["answer"]
 # Set `ideal_flips` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 ideal_flips = 64 * 0.5
 ### END SOLUTION
 
-# %% [check]
+# %% tags=["check"]
 assert checks.ideal_flips(ideal_flips)
 
 # %% [markdown]
@@ -66,14 +66,14 @@ for a, b in pairs[:3]:
 # Compute `crypto_flips`: the **mean Hamming distance** between `md5_64(a)` and `md5_64(b)` over all
 # pairs (`hamming(x, y)` counts the bits where two ints differ).
 
-# %% [answer] crypto_flips
+# %% simhash_lab={"answer": "crypto_flips"} tags=["answer"]
 # Set `crypto_flips` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 crypto_flips = sum(hamming(md5_64(a), md5_64(b)) for a, b in pairs) / len(pairs)
 ### END SOLUTION
 print(crypto_flips)
 
-# %% [check]
+# %% tags=["check"]
 assert checks.crypto_flips(crypto_flips)
 
 # %% [markdown]
@@ -82,7 +82,7 @@ assert checks.crypto_flips(crypto_flips)
 # Now compute `simhash_flips`, the same mean but with the fingerprints of `h = Simhasher()` (the
 # library's default: words, counts as weights, 64 bits).
 
-# %% [answer] simhash_flips
+# %% simhash_lab={"answer": "simhash_flips"} tags=["answer"]
 # Set `simhash_flips` in place of `raise NotImplementedError()`.
 h = Simhasher()
 ### BEGIN SOLUTION
@@ -90,7 +90,7 @@ simhash_flips = sum(hamming(h.fingerprint(a), h.fingerprint(b)) for a, b in pair
 ### END SOLUTION
 print(simhash_flips)
 
-# %% [check]
+# %% tags=["check"]
 assert checks.simhash_flips(simhash_flips)
 
 # %% [markdown]

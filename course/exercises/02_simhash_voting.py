@@ -8,7 +8,7 @@
 # You need grid paper and a pencil for parts 1–2. Write answers in the `answer` cells, run the check
 # cell below each; add cells of your own to experiment.
 
-# %% [setup]
+# %% tags=["setup"]
 import numpy as np
 from numba import njit
 
@@ -29,25 +29,25 @@ from simhash_lab.grading import checks, data
 # Bit 0 is the **rightmost** digit. Start from `V = [0, 0, 0, 0]` and let the three words vote.
 # Write the accumulators as a list in index order, `[V[0], V[1], V[2], V[3]]`.
 
-# %% [answer] rust_safe_fast_votes
+# %% simhash_lab={"answer": "rust_safe_fast_votes"} tags=["answer"]
 # Set `V_rust_safe_fast` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 V_rust_safe_fast = [3, 1, 1, -3]
 ### END SOLUTION
 
-# %% [check]
+# %% tags=["check"]
 assert checks.rust_safe_fast_votes(V_rust_safe_fast)
 
 # %% [markdown]
 # Now the fingerprint: bit *i* is 1 where `V[i] > 0`. Write it as a binary literal (`0b....`).
 
-# %% [answer] rust_safe_fast_fingerprint
+# %% simhash_lab={"answer": "rust_safe_fast_fingerprint"} tags=["answer"]
 # Set `fp_rust_safe_fast` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 fp_rust_safe_fast = 0b0111
 ### END SOLUTION
 
-# %% [check]
+# %% tags=["check"]
 assert checks.rust_safe_fast_fingerprint(fp_rust_safe_fast)
 
 # %% [markdown]
@@ -65,13 +65,13 @@ print(seed4.accumulators("rust safe fast"), bin(seed4.fingerprint("rust safe fas
 #
 # First write that bit string yourself, **in the list's order** (a `str`).
 
-# %% [answer] six_bit_string
+# %% simhash_lab={"answer": "six_bit_string"} tags=["answer"]
 # Set `six_bits` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 six_bits = "110001"
 ### END SOLUTION
 
-# %% [check]
+# %% tags=["check"]
 assert checks.six_bit_string(six_bits)
 
 # %% [markdown]
@@ -79,13 +79,13 @@ assert checks.six_bit_string(six_bits)
 # the *most* significant. In the library (and the seed's Rust, `fingerprint |= 1 << i`) bit *i* comes
 # from `V[i]` and bit 0 is the least significant. **Which int is the fingerprint?**
 
-# %% [answer] six_bit_int
+# %% simhash_lab={"answer": "six_bit_int"} tags=["answer"]
 # Set `six_bit_fp` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 six_bit_fp = 0b100011
 ### END SOLUTION
 
-# %% [check]
+# %% tags=["check"]
 assert checks.six_bit_int(six_bit_fp)
 
 # %% [markdown]
@@ -96,7 +96,7 @@ assert checks.six_bit_int(six_bit_fp)
 # 0, and no features at all give 0.
 
 
-# %% [answer] simhash_py
+# %% simhash_lab={"answer": "simhash_py"} tags=["answer"]
 def simhash_py(features, bits=64):
     ### BEGIN SOLUTION
     V = [0.0] * bits
@@ -111,7 +111,7 @@ def simhash_py(features, bits=64):
     ### END SOLUTION
 
 
-# %% [check]
+# %% tags=["check"]
 assert checks.simhash_py(simhash_py)
 
 # %% [markdown]
@@ -124,7 +124,7 @@ assert checks.simhash_py(simhash_py)
 # stack, like the session's `[i64; 64]`.
 
 
-# %% [answer] simhash_numba
+# %% simhash_lab={"answer": "simhash_numba"} tags=["answer"]
 @njit
 def simhash_numba(hashes, weights, bits):
     ### BEGIN SOLUTION
@@ -145,7 +145,7 @@ def simhash_numba(hashes, weights, bits):
     ### END SOLUTION
 
 
-# %% [check]
+# %% tags=["check"]
 assert checks.simhash_numba(simhash_numba)
 
 # %% [markdown]

@@ -5,7 +5,7 @@
 # counting the ones (the **population count**, one `popcnt` instruction on a modern CPU) gives the
 # Hamming distance. Pencil first, then code.
 
-# %% [setup]
+# %% tags=["setup"]
 from simhash_lab.grading import checks
 
 # %% [markdown]
@@ -17,26 +17,26 @@ from simhash_lab.grading import checks
 # * `A = 100111`, `B = 101010` (source 004)
 # * `1011101` and `1001001` (source 001)
 
-# %% [answer] hamming_by_hand
+# %% simhash_lab={"answer": "hamming_by_hand"} tags=["answer"]
 # Set `d_AB` and `d_CD` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 d_AB = 3
 d_CD = 2
 ### END SOLUTION
 
-# %% [check]
+# %% tags=["check"]
 assert checks.hamming_by_hand(d_AB, d_CD)
 
 # %% [markdown]
 # Now the XOR itself: write `A ^ B` as a binary literal, worked out by hand (`0b......`).
 
-# %% [answer] xor_AB
+# %% simhash_lab={"answer": "xor_AB"} tags=["answer"]
 # Set `xor_AB` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 xor_AB = 0b001101
 ### END SOLUTION
 
-# %% [check]
+# %% tags=["check"]
 assert checks.xor_AB(xor_AB)
 
 # %% [markdown]
@@ -50,7 +50,7 @@ assert checks.xor_AB(xor_AB)
 # counts your loop's steps: one step per set bit.
 
 
-# %% [answer] popcount_kernighan
+# %% simhash_lab={"answer": "popcount_kernighan"} tags=["answer"]
 def popcount_kernighan(x: int) -> int:
     ### BEGIN SOLUTION
     count = 0
@@ -61,7 +61,7 @@ def popcount_kernighan(x: int) -> int:
     ### END SOLUTION
 
 
-# %% [check]
+# %% tags=["check"]
 assert checks.popcount_kernighan(popcount_kernighan)
 
 # %% [markdown]
@@ -83,7 +83,7 @@ assert checks.popcount_kernighan(popcount_kernighan)
 # however far apart `a` and `b` are.
 
 
-# %% [answer] is_near
+# %% simhash_lab={"answer": "is_near"} tags=["answer"]
 def is_near(a: int, b: int, k: int = 3) -> bool:
     ### BEGIN SOLUTION
     x = a ^ b
@@ -95,7 +95,7 @@ def is_near(a: int, b: int, k: int = 3) -> bool:
     ### END SOLUTION
 
 
-# %% [check]
+# %% tags=["check"]
 assert checks.is_near(is_near)
 
 # %% [markdown]

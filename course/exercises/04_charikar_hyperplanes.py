@@ -7,7 +7,7 @@
 # Hamming distance of two signatures is **E[d_H] = 64·θ/π**. Simhash's hash bits act as such
 # hyperplanes, implicitly.
 
-# %% [setup]
+# %% tags=["setup"]
 import numpy as np
 
 from simhash_lab import expected_hamming, hamming, hyperplane_signatures
@@ -22,7 +22,7 @@ from simhash_lab.grading import checks, data
 # Return a Python int. Careful: `np.int64(1) << 63` is negative; build the int with Python ints.
 
 
-# %% [answer] signature
+# %% simhash_lab={"answer": "signature"} tags=["answer"]
 def signature(u, R) -> int:
     ### BEGIN SOLUTION
     sig = 0
@@ -33,7 +33,7 @@ def signature(u, R) -> int:
     ### END SOLUTION
 
 
-# %% [check]
+# %% tags=["check"]
 assert checks.signature(signature)
 
 # %% [markdown]
@@ -43,14 +43,14 @@ assert checks.signature(signature)
 # use it on two vectors:
 
 
-# %% [answer] estimate_theta
+# %% simhash_lab={"answer": "estimate_theta"} tags=["answer"]
 def estimate_theta(d, bits=64):
     ### BEGIN SOLUTION
     return np.pi * d / bits
     ### END SOLUTION
 
 
-# %% [check]
+# %% tags=["check"]
 assert checks.estimate_theta(estimate_theta)
 
 # %%
@@ -70,7 +70,7 @@ print(
 # `hyperplane_signatures(np.stack([u, v]), 64, seed)`), their Hamming distance, and the mean of the
 # 200 distances as `mean_d`.
 
-# %% [answer] mean_hamming
+# %% simhash_lab={"answer": "mean_hamming"} tags=["answer"]
 # Set `mean_d` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 ds = []
@@ -81,7 +81,7 @@ mean_d = sum(ds) / len(ds)
 ### END SOLUTION
 print(f"measured {mean_d:.2f}, theory {expected_hamming(angle(u, v)):.2f}")
 
-# %% [check]
+# %% tags=["check"]
 assert checks.mean_hamming(mean_d)
 
 # %% [markdown]

@@ -6,7 +6,7 @@
 # If two fingerprints differ in at most 3 bits, those 3 bits fall into at most 3 blocks, so **at
 # least one block is identical** (the pigeonhole principle) and that table finds the pair.
 
-# %% [setup]
+# %% tags=["setup"]
 from simhash_lab import hamming
 from simhash_lab.grading import checks, data
 
@@ -17,14 +17,14 @@ from simhash_lab.grading import checks, data
 # the list `[block 0, block 1, block 2, block 3]` of a 64-bit int (block 0 holds the lowest bits).
 
 
-# %% [answer] blocks
+# %% simhash_lab={"answer": "blocks"} tags=["answer"]
 def blocks(fp: int) -> list[int]:
     ### BEGIN SOLUTION
     return [(fp >> (16 * j)) & 0xFFFF for j in range(4)]
     ### END SOLUTION
 
 
-# %% [check]
+# %% tags=["check"]
 assert checks.blocks(blocks)
 
 # %% [markdown]
@@ -36,14 +36,14 @@ assert checks.blocks(blocks)
 # * `k4_can_miss`: with **4** differing bits, can it happen that no block is identical (so the
 #   index misses the pair)? `True` or `False`.
 
-# %% [answer] pigeonhole
+# %% simhash_lab={"answer": "pigeonhole"} tags=["answer"]
 # Set `min_equal_blocks` and `k4_can_miss` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 min_equal_blocks = 1
 k4_can_miss = True
 ### END SOLUTION
 
-# %% [check]
+# %% tags=["check"]
 assert checks.pigeonhole(min_equal_blocks, k4_can_miss)
 
 # %% [markdown]
@@ -59,7 +59,7 @@ assert checks.pigeonhole(min_equal_blocks, k4_can_miss)
 #   fingerprints a query looks at.
 
 
-# %% [answer] block_index
+# %% simhash_lab={"answer": "block_index"} tags=["answer"]
 def build_tables(fps):
     ### BEGIN SOLUTION
     tables = [{} for _ in range(4)]
@@ -79,7 +79,7 @@ def query(tables, fps, q, k):
     ### END SOLUTION
 
 
-# %% [check]
+# %% tags=["check"]
 assert checks.block_index(build_tables, query)
 
 # %% [markdown]

@@ -6,7 +6,7 @@
 # compute their distances, and pick the k that balances **precision** (of the pairs you flag, how
 # many are real near duplicates) and **recall** (of the real near duplicates, how many you flag).
 
-# %% [setup]
+# %% tags=["setup"]
 import numpy as np
 
 from simhash_lab import Simhasher, hamming
@@ -28,14 +28,14 @@ print(docs[0][:70], "...")
 # Fingerprint every document with `Simhasher()` (use `fingerprints`, the batch form) and compute
 # `distances`: one Hamming distance per row of `pairs` (an array of 450 ints).
 
-# %% [answer] pair_distances
+# %% simhash_lab={"answer": "pair_distances"} tags=["answer"]
 # Set `distances` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 fps = Simhasher().fingerprints(docs)
 distances = hamming(fps[pairs[:, 0]], fps[pairs[:, 1]])
 ### END SOLUTION
 
-# %% [check]
+# %% tags=["check"]
 assert checks.pair_distances(distances)
 
 # %% [markdown]
@@ -45,7 +45,7 @@ assert checks.pair_distances(distances)
 # distance ≤ k is flagged as a near duplicate. When nothing is flagged, precision is 1.0.
 
 
-# %% [answer] precision_recall
+# %% simhash_lab={"answer": "precision_recall"} tags=["answer"]
 def precision_recall(distances, labels, k):
     ### BEGIN SOLUTION
     flagged = np.asarray(distances) <= k
@@ -57,7 +57,7 @@ def precision_recall(distances, labels, k):
     ### END SOLUTION
 
 
-# %% [check]
+# %% tags=["check"]
 assert checks.precision_recall(precision_recall)
 
 # %%
@@ -72,7 +72,7 @@ for k in range(0, 13, 2):
 # F1 = 2·P·R / (P + R) balances the two. Compute it for every k in `range(65)` and set `best_k` to
 # the k with the largest F1 (the smallest such k on a tie).
 
-# %% [answer] best_k
+# %% simhash_lab={"answer": "best_k"} tags=["answer"]
 # Set `best_k` in place of `raise NotImplementedError()`.
 ### BEGIN SOLUTION
 f1 = []
@@ -83,7 +83,7 @@ best_k = int(np.argmax(f1))
 ### END SOLUTION
 print("best k:", best_k)
 
-# %% [check]
+# %% tags=["check"]
 assert checks.best_k(best_k)
 
 # %% [markdown]

@@ -1,16 +1,23 @@
 """The ``simhash-lab`` command.
 
-simhash-lab fingerprint FILE... [--bits N] [--preset NAME]
+simhash-lab fingerprint FILE... [--bits N] [--preset NAME] [--max-bytes N]
 simhash-lab grade NOTEBOOK...
 simhash-lab dedup PATH... [-k K] [--json]
 simhash-lab warmup
+
+No run ends in a traceback over its output: a reader that stops early (``| head``) ends the run
+quietly with status 141, as a program stopped by SIGPIPE; a closed or failing stdout is one line on
+stderr and status 2; Ctrl-C is status 130.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from collections.abc import Sequence
 
+from ._output import OutputError, err, flush
 from .dedup import add_dedup_parser
 from .fingerprint import add_fingerprint_parser
 from .grade import add_grade_parser
@@ -27,4 +34,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_warmup_parser(sub)
 
     args = parser.parse_args(argv)
-    return args.func(args)
+    try:
+        status = args.func(args)
+        flush()
+    except BrokenPipeError:
+        _drop_stdout()
+        return 141
+    except OutputError as e:
+        err(f"simhash-lab {args.command}: {e}")
+        _drop_stdout()
+        return 2
+    except KeyboardInterrupt:
+        err(f"simhash-lab {args.command}: interrupted")
+        return 130
+    return status
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush cannot fail again."""
+    try:
+        fd = sys.stdout.fileno()
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, fd)
+        os.close(null)
+    except (AttributeError, OSError, ValueError):
+        pass

@@ -4,11 +4,12 @@ what it reads, what it reports and its exit status)."""
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 import time
 
+from .._files import DEFAULT_MAX_BYTES, show_name
 from ..dedup import DedupResult, dedup
+from ._output import err, out, out_json
+from .fingerprint import byte_count
 
 __all__ = ["add_dedup_parser"]
 
@@ -19,14 +20,14 @@ def _format_text(res: DedupResult) -> str:
     for n, g in enumerate(res.groups, 1):
         lines.append(f"group {n}: {len(g)} files (distance to the first, fingerprint, path)")
         for path, fp, d in res.group_members(g):
-            lines.append(f"  {d:2d}  {fp:0{width}x}  {path}")
+            lines.append(f"  {d:2d}  {fp:0{width}x}  {show_name(path)}")
         lines.append("")
     return "\n".join(lines)
 
 
 def _dedup_command(args: argparse.Namespace) -> int:
     def report(path, reason):
-        print(f"simhash-lab dedup: {path}: {reason}", file=sys.stderr)
+        err(f"simhash-lab dedup: {show_name(path)}: {reason}")
 
     t0 = time.perf_counter()
     res = dedup(
@@ -39,17 +40,15 @@ def _dedup_command(args: argparse.Namespace) -> int:
         report=report,
     )
     if args.json:
-        json.dump(res.to_json(), sys.stdout, indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
+        out_json(res.to_json())
     else:
-        sys.stdout.write(_format_text(res))
+        out(_format_text(res))
     if not args.quiet:
         n_dup = sum(len(g) for g in res.groups)
-        print(
+        err(
             f"simhash-lab dedup: {len(res.paths)} files fingerprinted, {len(res.groups)} group(s) "
             f"({n_dup} files) within k = {res.k}; {len(res.skipped)} skipped, {len(res.empty)} empty, "
-            f"{len(res.errors)} errors ({time.perf_counter() - t0:.1f} s)",
-            file=sys.stderr,
+            f"{len(res.errors)} errors ({time.perf_counter() - t0:.1f} s)"
         )
     return res.exit_status
 
@@ -73,10 +72,11 @@ def add_dedup_parser(subparsers) -> argparse.ArgumentParser:
         help="group near-duplicate text files (exit 0: none, 1: found, 2: trouble)",
         description="Fingerprint every text file under the paths (folders recursively) and print "
         "groups of near-duplicates: files within Hamming distance k of another member. "
-        "Nothing is modified. Binary, non-UTF-8 and oversized files are reported on "
-        "stderr and skipped.",
-        epilog="exit status: 0 no near-duplicates, 1 near-duplicates found, 2 a path was missing or "
-        "a file could not be read (groups among the other files are still printed)",
+        "Nothing is modified. Binary, non-UTF-8 and oversized files, and what is not a regular file "
+        "inside a folder (FIFOs, devices, broken links), are reported on stderr and skipped.",
+        epilog="exit status: 0 no near-duplicates, 1 near-duplicates found, 2 some input could not "
+        "be read: a PATH missing or not a regular file or folder, a file or folder unreadable "
+        "(groups among the other files are still printed)",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
@@ -84,7 +84,9 @@ def add_dedup_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--preset", default="default", choices=sorted(ALL), help="the Simhasher (64 bits)")
     p.add_argument("--json", action="store_true", help="write the result as JSON to stdout")
     p.add_argument("--hidden", action="store_true", help="also read hidden files and folders inside folders")
-    p.add_argument("--max-bytes", type=int, default=64 << 20, metavar="N", help="skip larger files")
+    p.add_argument(
+        "--max-bytes", type=byte_count, default=DEFAULT_MAX_BYTES, metavar="N", help="skip larger files"
+    )
     p.add_argument(
         "--progress",
         choices=["auto", "always", "never"],

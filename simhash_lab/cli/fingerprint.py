@@ -1,13 +1,25 @@
-"""``simhash-lab fingerprint FILE...``: one hex fingerprint per file."""
+"""``simhash-lab fingerprint FILE...``: one hex fingerprint per file.
+
+Each FILE is read as :func:`simhash_lab._files.read_text` reads it (the same reading as
+``simhash-lab dedup``): regular files only, never blocking, at most ``--max-bytes``, UTF-8 with a
+leading BOM dropped. A file that cannot be fingerprinted is one line on stderr with the reason, and
+the others are still fingerprinted. Names are shown escaped (:func:`simhash_lab._files.show_name`).
+
+Exit status: 0 every file was fingerprinted; 2 some file could not be (or the output could not be
+written; a bad option is a usage error, also 2).
+"""
 
 from __future__ import annotations
 
 import argparse
-import sys
 
+from .._files import DEFAULT_MAX_BYTES, Refused, read_text, reason, show_name
 from ..presets import ALL
+from ._output import err, out
 
-__all__ = ["add_fingerprint_parser"]
+__all__ = ["add_fingerprint_parser", "byte_count"]
+
+EXIT_OK, EXIT_TROUBLE = 0, 2
 
 
 def _fingerprint(args: argparse.Namespace) -> int:
@@ -20,32 +32,49 @@ def _fingerprint(args: argparse.Namespace) -> int:
         else Simhasher(bits=args.bits, tokenizer=base.tokenizer, hash=base.hash, weights=base.weights)
     )
     width = (args.bits + 3) // 4
-    status = 0
+    status = EXIT_OK
     for path in args.files:
         try:
-            with open(path, "rb") as f:
-                raw = f.read()
-            if b"\0" in raw[:8192]:
-                raise ValueError("looks like a binary file (it contains NUL bytes)")
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as e:
-                raise ValueError(f"is not UTF-8 text (byte {e.start})") from None
-            fp = h.fingerprint(text)
-        except (OSError, ValueError) as e:
-            msg = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
-            print(f"simhash-lab: {path}: {msg}", file=sys.stderr)
-            status = 1
+            fp = h.fingerprint(read_text(path, args.max_bytes, limit_name="--max-bytes"))
+        except (OSError, Refused) as e:
+            err(f"simhash-lab fingerprint: {show_name(path)}: {reason(e)}")
+            status = EXIT_TROUBLE
             continue
-        print(f"{fp:0{width}x}  {path}")
+        out(f"{fp:0{width}x}  {show_name(path)}\n")
     return status
+
+
+def byte_count(value: str) -> int:
+    """argparse type of ``--max-bytes``: a non-negative int."""
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a non-negative int (bytes), got {value!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative int (bytes), got {n}")
+    return n
 
 
 def add_fingerprint_parser(subparsers) -> argparse.ArgumentParser:
     """Add ``fingerprint`` to the ``simhash-lab`` command's subparsers."""
-    p = subparsers.add_parser("fingerprint", help="print one fingerprint (hex) per file")
+    p = subparsers.add_parser(
+        "fingerprint",
+        help="print one fingerprint (hex) per file",
+        description="Print one hex fingerprint and the name of each FILE (UTF-8 text; a leading BOM is "
+        "dropped). Files that cannot be read as text are reported on stderr, one line each, and the "
+        "others are still fingerprinted.",
+        epilog="exit status: 0 every file was fingerprinted, 2 some file could not be read (not a "
+        "regular file, missing, unreadable, binary, not UTF-8, over --max-bytes)",
+    )
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("--bits", type=int, default=64, choices=range(1, 65), metavar="{1..64}")
     p.add_argument("--preset", default="default", choices=sorted(ALL))
+    p.add_argument(
+        "--max-bytes",
+        type=byte_count,
+        default=DEFAULT_MAX_BYTES,
+        metavar="N",
+        help=f"refuse files larger than N bytes (default {DEFAULT_MAX_BYTES})",
+    )
     p.set_defaults(func=_fingerprint)
     return p

@@ -7,6 +7,7 @@ interaction (slider, Play) that changes nothing on screen. See ``tools/browser_c
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -19,6 +20,13 @@ import browser_check  # noqa: E402
 sys.path.remove(str(ROOT / "tools"))
 
 NOTEBOOKS = browser_check.discover(ROOT)
+
+
+def test_every_page_function_is_in_the_script(bc):
+    """Each ``_js("name")`` the checker calls is defined in ``browser_check.js``."""
+    called = set(re.findall(r'_js\("(\w+)"\)', Path(bc.__file__).read_text(encoding="utf-8")))
+    defined = set(re.findall(r"^ {4}(?:async )?(\w+)\(", bc.JS_FILE.read_text(encoding="utf-8"), re.M))
+    assert called and called <= defined, called - defined
 
 
 def test_found_the_course():

@@ -254,3 +254,131 @@ def test_console_script_in_a_subprocess(tree):
     assert out.returncode == 1
     assert len(json.loads(out.stdout)["groups"]) == 1
     assert "fingerprinting" not in out.stderr  # no bar when stderr is a pipe
+
+
+# -- hostile inputs: every one reported, nothing blocks, names escaped, JSON valid UTF-8 ------------
+# Before: FIFOs, /dev/zero links and broken links under a folder were passed over without a word, a
+# /dev/zero link named on the command line was a "broken symbolic link", a FIFO named there was
+# "0 errors, exit 0", a name with byte 0xFF gave a traceback (strict stdout) or JSON that was not
+# UTF-8, and a newline in a name split the text output.
+
+SKIPPED_IN_A_FOLDER = {
+    "fifo": "not a regular file: a FIFO (named pipe)",
+    "zero_link": "not a regular file: a symbolic link to a character device (/dev/zero)",
+    "broken_link": "broken symbolic link (to {root}/nowhere)",
+    "folder_link": "symbolic link to a directory ({root}/folder), not followed",
+    "sparse": "binary (a NUL byte at offset 0)",
+    "sparse_text": "larger than --max-bytes (1,073,741,824 > 67,108,864 bytes)",
+}
+
+
+@pytest.mark.timeout(300)
+def test_hostile_folder_reports_every_entry(hostile, cli):
+    r = cli("dedup", hostile.root)
+    r.assert_no_traceback()
+    assert r.code == 1  # groups found, nothing that was asked for is unreadable
+    lines = r.text.splitlines()
+    assert lines[0] == "group 1: 4 files (distance to the first, fingerprint, path)"
+    assert [line.split("  ")[-1] for line in lines[1:5]] == [
+        f"{hostile.root}/bad\\xffname.txt",
+        f"{hostile.root}/bom.txt",
+        f"{hostile.root}/good.txt",
+        f"{hostile.root}/new\\nline.txt",
+    ]
+    expected = sorted(
+        f"simhash-lab dedup: {getattr(hostile, name)}: {why.format(root=hostile.root)}"
+        for name, why in SKIPPED_IN_A_FOLDER.items()
+    )
+    assert sorted(r.errors[:-1]) == expected
+    assert (
+        "5 files fingerprinted, 1 group(s) (4 files) within k = 3; 6 skipped, 0 empty, 0 errors"
+        in r.errors[-1]
+    )
+
+
+@pytest.mark.timeout(300)
+def test_hostile_folder_json_is_utf8(hostile, cli):
+    r = cli("dedup", hostile.root, "--json", "-q")
+    r.assert_no_traceback()
+    assert r.code == 1 and len(r.errors) == len(SKIPPED_IN_A_FOLDER)  # -q: no summary line
+    doc = json.loads(r.text)  # r.text decodes strictly as UTF-8
+    assert [m["path"] for m in doc["groups"][0]] == [
+        f"{hostile.root}/bad\\xffname.txt",  # the byte that is not UTF-8, as \xff
+        hostile.bom,
+        hostile.good,
+        f"{hostile.root}/new\nline.txt",  # a valid name as it is
+    ]
+    assert {s["path"]: s["reason"] for s in doc["skipped"]} == {
+        getattr(hostile, name): why.format(root=hostile.root) for name, why in SKIPPED_IN_A_FOLDER.items()
+    }
+    assert doc["errors"] == []
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize(
+    "name, reason",
+    [
+        ("zero_link", "not a regular file: a symbolic link to a character device (/dev/zero)"),
+        ("fifo", "not a regular file: a FIFO (named pipe)"),
+        ("broken_link", "broken symbolic link (to {root}/nowhere)"),
+        ("sparse_text", None),  # named or not, a file that is too large is skipped, not an error
+    ],
+)
+def test_named_non_regular_file_is_an_error(hostile, cli, name, reason):
+    path = getattr(hostile, name)
+    r = cli("dedup", path, hostile.good, hostile.bom)
+    r.assert_no_traceback()
+    assert "group 1: 2 files" in r.text  # the rest still grouped
+    if reason is None:
+        assert r.code == 1 and "1 skipped, 0 empty, 0 errors" in r.errors[-1]
+        return
+    assert r.code == 2
+    assert r.errors[0] == f"simhash-lab dedup: {path}: {reason.format(root=hostile.root)}"
+    assert "0 skipped, 0 empty, 1 errors" in r.errors[1]
+
+
+@pytest.mark.timeout(300)
+def test_named_folder_link_is_walked(hostile, tmp_path, cli):
+    (tmp_path / "folder" / "x.txt").write_text("walked through the link", encoding="utf-8")
+    r = cli("dedup", hostile.folder_link, "--json", "-q")
+    assert r.code == 0
+    assert [e["path"] for e in json.loads(r.text)["empty"]] == [] and json.loads(r.text)["files"] == 1
+
+
+@pytest.mark.timeout(300)
+def test_strict_ascii_stdout(hostile, tmp_path, cli):
+    (tmp_path / "caf\u00e9.txt").write_text("rust safe fast", encoding="utf-8")
+    env = {"PYTHONIOENCODING": "ascii"}
+    r = cli("dedup", hostile.root, "-q", env=env)
+    r.assert_no_traceback()
+    assert r.code == 1
+    paths = [line.split("  ")[-1] for line in r.out.decode("ascii").splitlines()[1:6]]
+    assert paths == [
+        f"{tmp_path}/bad\\xffname.txt",
+        f"{tmp_path}/bom.txt",
+        f"{tmp_path}/caf\\u00e9.txt",
+        f"{tmp_path}/good.txt",
+        f"{tmp_path}/new\\nline.txt",
+    ]
+    r = cli("dedup", hostile.root, "-q", "--json", env=env)
+    r.assert_no_traceback()
+    doc = json.loads(r.out.decode("ascii"))  # ASCII escapes: valid UTF-8 in any locale
+    assert f"{tmp_path}/caf\u00e9.txt" in [m["path"] for m in doc["groups"][0]]
+
+
+@pytest.mark.timeout(300)
+def test_reader_that_stops_early_and_closed_stdout(hostile, cli):
+    r = cli("dedup", hostile.root, "-q", shell_suffix="| head -0")
+    r.assert_no_traceback()
+    assert r.code == 141
+    r = cli("dedup", hostile.root, "-q", shell_suffix=">&-")
+    r.assert_no_traceback()
+    assert r.code == 2 and r.errors[-1] == "simhash-lab dedup: standard output is closed"
+
+
+def test_bad_max_bytes_is_a_usage_error(tree, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["dedup", str(tree), "--max-bytes", "-5"])
+    assert e.value.code == 2 and "--max-bytes" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="max_bytes"):
+        dedup_mod.dedup([str(tree)], max_bytes=-5)

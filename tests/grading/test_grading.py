@@ -8,7 +8,6 @@ copies) through the real CLI, a looping run, and a wall-clock run; the tests rea
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import json
 import os
@@ -433,53 +432,6 @@ def test_solutions_store_their_check_lines(name):
             assert not any(o.output_type == "error" for o in c.outputs)
     for c in _cells(nb, "check"):
         assert [o.get("text") for o in c.outputs] == [_role(c)["expect"]]
-
-
-def _load_tool():
-    spec = importlib.util.spec_from_file_location("make_exercises", ROOT / "tools" / "make_exercises.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def _shape(nb) -> list[tuple]:
-    return [(c.cell_type, c.source, c.metadata.get("tags", []), c.metadata.get(META, {})) for c in nb.cells]
-
-
-def test_generated_files_are_up_to_date(tmp_path):
-    tool = _load_tool()
-    with contextlib.redirect_stdout(io.StringIO()):
-        assert tool.main(["--no-execute", "--out", str(tmp_path)]) == 0
-    stale = []
-    for name in NAMES:
-        for fresh, committed in [
-            (tmp_path / "exercises" / f"{name}.ipynb", EXERCISES / f"{name}.ipynb"),
-            (tmp_path / "exercises" / "solutions" / f"{name}.ipynb", SOLUTIONS / f"{name}.ipynb"),
-            (tmp_path / "simhash_lab" / "grading" / "pristine" / f"{name}.ipynb", PRISTINE / f"{name}.ipynb"),
-        ]:
-            if not committed.exists() or _shape(_read(fresh)) != _shape(_read(committed)):
-                stale.append(str(committed.relative_to(ROOT)))
-    assert not stale, f"regenerate with `python tools/make_exercises.py`: {stale}"
-    assert sorted(p.stem for p in PRISTINE.glob("*.ipynb")) == NAMES
-
-
-def test_generator_replaces_solution_regions(tmp_path):
-    tool = _load_tool()
-    src = tmp_path / "99_demo.py"
-    src.write_text(
-        "# %% [setup]\nfrom simhash_lab.grading import checks\n\n"
-        "# %% [answer] ideal\n### BEGIN SOLUTION\nideal_flips = 32\n### END SOLUTION\n\n"
-        "# %% [check]\nassert checks.ideal_flips(ideal_flips)\n"
-    )
-    student, solution = tool.build(src, ["99_demo"])
-    (s_ans,) = _cells(student, "answer")
-    (sol_ans,) = _cells(solution, "answer")
-    assert s_ans.source == "# YOUR CODE HERE\nraise NotImplementedError()"
-    assert sol_ans.source == "ideal_flips = 32"
-    bad = tmp_path / "98_bad.py"
-    bad.write_text("# %% [answer] x\n### BEGIN SOLUTION\nx = 1\n")
-    with pytest.raises(ValueError, match="without END"):
-        tool.build(bad, ["98_bad"])
 
 
 # -- the checkers, in process -----------------------------------------------------------------------

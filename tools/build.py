@@ -1,0 +1,645 @@
+#!/usr/bin/env python
+"""Build every course notebook and exercise from its source in ``course/``, navigation included.
+
+Every source is a Python file in jupytext's percent format, read with jupytext (so any editor and
+``jupytext --to ipynb`` read it too), and gives:
+
+=================================  ================================================================
+``course/notebooks/NN_name.py``    ``notebooks/NN_name.ipynb``, executed, outputs stored
+``course/exercises/NN_name.py``    ``exercises/NN_name.ipynb``: the student version, every
+                                   ``### BEGIN SOLUTION`` ... ``### END SOLUTION`` region (nbgrader's
+                                   markers) replaced by ``raise NotImplementedError()``;
+                                   ``simhash_lab/grading/pristine/NN_name.ipynb``: the same file,
+                                   shipped in the package (``simhash-lab grade`` restores every cell
+                                   but the answers from it);
+                                   ``exercises/solutions/NN_name.ipynb``: the solution, executed
+=================================  ================================================================
+
+A cell of an exercise has a **role**, given by a cell tag in its header; see :data:`ROLES` (adding
+a role is adding one entry there)::
+
+    # %% [markdown]                                          text
+    # %% tags=["setup"]                                      imports; locked in JupyterLab
+    # %%                                                     a given cell (data, helpers); locked
+    # %% simhash_lab={"answer": "is_near"} tags=["answer"]   the learner's cell, found by its key
+    # %% tags=["check"]                                      one `assert checks.NAME(...)`; locked
+
+Other tags pass through (``nbval-ignore-output``: nbval does not compare that cell's output). The
+generated cells carry their role in ``metadata.simhash_lab`` (``role``, and ``answer`` or
+``check``/``expect``), which the grader reads.
+
+Every notebook gets a navigation line at its top and bottom (cells tagged ``navigation``, generated
+here, never typed): previous, the map or the paired notebook, next, in file-name order.
+
+Execution: one notebook at a time, with nbclient, in a kernel of *this* Python (``sys.executable``,
+not whatever kernelspec is installed as ``python3``), this repository first on ``PYTHONPATH``,
+fixed ``PYTHONHASHSEED``, widget state stored (widgets render without a kernel), each cell's stream
+outputs merged into one (as nbval compares them), in the folder the notebook is written to. A
+notebook that takes longer than ``--budget`` seconds fails the build.
+
+    python tools/build.py                 # everything (minutes: every notebook runs)
+    python tools/build.py 02 04           # the files whose source name starts with 02 or 04
+    python tools/build.py --no-execute    # structure only, outputs left empty (fast)
+    python tools/build.py --check         # seconds: exit 1, listing every committed file that
+                                          # differs from its source (cells, sources, metadata,
+                                          # tags, navigation); outputs are nbval's job
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import dataclasses
+import json
+import os
+import re
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import jupytext
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+ROOT = Path(__file__).resolve().parents[1]
+META = "simhash_lab"  # our key in notebook and cell metadata (the grader reads it)
+NAV_TAG = "navigation"
+START = "00_start_here"
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+# Cell metadata jupytext keeps only to write the text file back the same (blank lines between cells)
+JUPYTEXT_KEYS = ("cell_marker", "lines_to_next_cell", "lines_to_end_of_cell_marker")
+# Notebook metadata that running a notebook writes (so --check does not compare it)
+EXECUTION_KEYS = ("language_info", "widgets")
+HASH_SEED = "0"
+CELL_TIMEOUT = 600  # seconds one cell may run (a cold Numba compile takes minutes)
+
+_BEGIN = re.compile(r"^(\s*)### BEGIN SOLUTION\s*$")
+_END = re.compile(r"^\s*### END SOLUTION\s*$")
+_CHECK_CALL = re.compile(r"\bchecks\.(\w+)\(")
+
+
+# -- where things are -------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Layout:
+    """The source and output folders under one repository root (a temporary copy in tests)."""
+
+    root: Path = ROOT
+
+    @property
+    def course_sources(self) -> Path:
+        return self.root / "course" / "notebooks"
+
+    @property
+    def exercise_sources(self) -> Path:
+        return self.root / "course" / "exercises"
+
+    @property
+    def notebooks(self) -> Path:
+        return self.root / "notebooks"
+
+    @property
+    def exercises(self) -> Path:
+        return self.root / "exercises"
+
+    @property
+    def solutions(self) -> Path:
+        return self.root / "exercises" / "solutions"
+
+    @property
+    def pristine(self) -> Path:
+        return self.root / "simhash_lab" / "grading" / "pristine"
+
+    def output_dirs(self) -> list[Path]:
+        return [self.notebooks, self.exercises, self.solutions, self.pristine]
+
+
+# -- reading a source -------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Source:
+    """One source file, read: its cells (jupytext's), name (``NN_name``) and title (first heading)."""
+
+    path: Path
+    kind: str  # "course" or "exercise"
+    cells: list
+
+    @property
+    def name(self) -> str:
+        return self.path.stem
+
+    @property
+    def title(self) -> str:
+        for cell in self.cells:
+            if cell.cell_type == "markdown":
+                for line in cell.source.splitlines():
+                    if line.startswith("# "):
+                        return line[2:].strip()
+        return self.name
+
+
+def read_source(path: Path, kind: str) -> Source:
+    """The cells of a percent-format source, as jupytext reads them, without jupytext's own
+    bookkeeping metadata."""
+    nb = jupytext.read(path, fmt="py:percent")
+    for cell in nb.cells:
+        for key in JUPYTEXT_KEYS:
+            cell.metadata.pop(key, None)
+    return Source(path, kind, list(nb.cells))
+
+
+def read_sources(layout: Layout) -> list[Source]:
+    """Every source, course notebooks first, each kind in file-name order."""
+    return [
+        read_source(p, kind)
+        for kind, folder in (("course", layout.course_sources), ("exercise", layout.exercise_sources))
+        for p in sorted(folder.glob("[0-9][0-9]_*.py"))
+    ]
+
+
+# -- cell roles in exercises ------------------------------------------------------------------------
+
+
+def _check_meta(source: str, where: str) -> dict:
+    """A check cell is one ``assert checks.NAME(...)`` with a registered NAME; the generated cell
+    records NAME and the exact line the checker prints on a pass."""
+    from simhash_lab.grading.checks import CHECKS, pass_line
+
+    calls = _CHECK_CALL.findall(source)
+    if len(calls) != 1 or calls[0] not in CHECKS or not source.lstrip().startswith("assert "):
+        raise ValueError(f"{where}: a check cell is one `assert checks.NAME(...)` with a known NAME")
+    return {"check": calls[0], "expect": pass_line(calls[0])}
+
+
+@dataclasses.dataclass(frozen=True)
+class Role:
+    """What a role makes of an exercise's code cell.
+
+    Parameters
+    ----------
+    tag : str or None
+        The cell tag that gives a cell this role in the source (kept in the generated cell); None for
+        the role of a code cell without a role tag.
+    cell_id : str
+        The generated cell's id, formatted with ``n`` (a counter shared by the roles with the same
+        ``counter``) and the cell's ``simhash_lab`` metadata; ``_`` become ``-``.
+    counter : str
+        Roles that number their cells together.
+    editable : bool
+        False: locked in JupyterLab (``metadata.editable = false``); no role's cells are deletable.
+    extra_tags : tuple of str
+        Tags every cell of the role gets besides its own.
+    keys : tuple of str
+        ``simhash_lab`` metadata the source must give (the answer's key).
+    solution : bool
+        The cell holds a BEGIN/END SOLUTION region (required); other roles may not hold one.
+    derive : callable, optional
+        ``derive(student_source, where) -> dict``: more ``simhash_lab`` metadata, from the source.
+    """
+
+    tag: str | None
+    cell_id: str
+    counter: str
+    editable: bool = False
+    extra_tags: tuple[str, ...] = ()
+    keys: tuple[str, ...] = ()
+    solution: bool = False
+    derive: Callable[[str, str], dict] | None = None
+
+
+#: role name -> what it means. What a learner prints in an answer cell is not graded (nbval ignores
+#: its output); the check cells assert.
+ROLES: dict[str, Role] = {
+    "setup": Role(tag="setup", cell_id="setup-{n:02d}", counter="code"),
+    "given": Role(tag=None, cell_id="given-{n:02d}", counter="code"),
+    "answer": Role(
+        tag="answer",
+        cell_id="answer-{answer}",
+        counter="answer",
+        editable=True,
+        extra_tags=("nbval-ignore-output",),
+        keys=("answer",),
+        solution=True,
+    ),
+    "check": Role(tag="check", cell_id="check-{n:02d}-{check}", counter="check", derive=_check_meta),
+}
+_BY_TAG = {r.tag: name for name, r in ROLES.items() if r.tag}
+_UNTAGGED = next(name for name, r in ROLES.items() if r.tag is None)
+
+
+def _role_of(cell, where: str) -> str:
+    found = [_BY_TAG[t] for t in cell.metadata.get("tags", []) if t in _BY_TAG]
+    if len(found) > 1:
+        raise ValueError(f"{where}: a cell has one role, this one has {found}")
+    return found[0] if found else _UNTAGGED
+
+
+def split_solution(source: str, where: str) -> tuple[str, str, bool]:
+    """``(student source, solution source, had a region)``: in the student's, each region becomes
+    ``# YOUR CODE HERE`` / ``raise NotImplementedError()`` at the region's indent; in the solution's,
+    only the marker lines go."""
+    student, solution, inside, found = [], [], False, False
+    for line in source.splitlines():
+        begin = _BEGIN.match(line)
+        if begin:
+            if inside:
+                raise ValueError(f"{where}: nested BEGIN SOLUTION")
+            inside = found = True
+            student += [f"{begin.group(1)}# YOUR CODE HERE", f"{begin.group(1)}raise NotImplementedError()"]
+        elif _END.match(line):
+            if not inside:
+                raise ValueError(f"{where}: END SOLUTION without BEGIN")
+            inside = False
+        else:
+            solution.append(line)
+            if not inside:
+                student.append(line)
+    if inside:
+        raise ValueError(f"{where}: BEGIN SOLUTION without END")
+    return "\n".join(student), "\n".join(solution), found
+
+
+# -- building notebooks -----------------------------------------------------------------------------
+
+
+def _new_notebook(cells: list, extra_meta: dict | None = None) -> nbformat.NotebookNode:
+    nb = new_notebook(cells=cells)
+    nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}, **(extra_meta or {})}
+    return nb
+
+
+def course_notebook(src: Source) -> nbformat.NotebookNode:
+    """A course notebook: the source's cells, ids ``NN-iii`` (stable, so rebuilds diff cleanly)."""
+    cells = []
+    for i, cell in enumerate(src.cells):
+        if _BEGIN.search(cell.source) or _END.search(cell.source):
+            raise ValueError(f"{src.path.name} cell {i}: solution regions belong in exercises")
+        new = copy.deepcopy(cell)
+        new["id"] = f"{src.name[:2]}-{i:03d}"
+        cells.append(new)
+    return _new_notebook(cells)
+
+
+def exercise_notebooks(src: Source) -> tuple[nbformat.NotebookNode, nbformat.NotebookNode]:
+    """The ``(student, solution)`` notebooks of an exercise, unexecuted (see :data:`ROLES`)."""
+    student, solution = [], []
+    counters: dict[str, int] = {}
+    ids: dict[str, int] = {}
+    for i, cell in enumerate(src.cells):
+        where = f"{src.path.name} cell {i}"
+        if cell.cell_type != "code":
+            if set(cell.metadata.get("tags", [])) & set(_BY_TAG) or META in cell.metadata:
+                raise ValueError(f"{where}: only code cells have roles")
+            counters["markdown"] = n = counters.get("markdown", 0) + 1
+            for out in (student, solution):
+                out.append(
+                    new_markdown_cell(cell.source, id=f"md-{n:02d}", metadata=copy.deepcopy(cell.metadata))
+                )
+            continue
+        name = _role_of(cell, where)
+        role = ROLES[name]
+        where += f" ({name})"
+        given = dict(cell.metadata.get(META, {}))
+        if sorted(given) != sorted(role.keys):
+            raise ValueError(
+                f"{where}: {META} metadata must have the keys {list(role.keys)}, got {list(given)}"
+            )
+        s_src, sol_src, region = split_solution(cell.source, where)
+        if region != role.solution:
+            raise ValueError(
+                f"{where}: "
+                + ("needs a BEGIN/END SOLUTION region" if role.solution else "holds a solution region")
+            )
+        meta = {"role": name, **given, **(role.derive(s_src, where) if role.derive else {})}
+        counters[role.counter] = n = counters.get(role.counter, 0) + 1
+        cid = role.cell_id.format(n=n, **meta).replace("_", "-")[:64]
+        if cid in ids:  # the grader finds answers by key, then by id: both must be unique
+            raise ValueError(f"{where}: cell id {cid!r} is used twice (cells {ids[cid]} and {i}: {given})")
+        ids[cid] = i
+        tags = list(cell.metadata.get("tags", []))
+        tags += [t for t in role.extra_tags if t not in tags]
+        md = {k: copy.deepcopy(v) for k, v in cell.metadata.items() if k not in ("tags", META)}
+        md.update({"deletable": False, META: meta})
+        if not role.editable:
+            md["editable"] = False
+        if tags:
+            md["tags"] = tags
+        for out, text in ((student, s_src), (solution, sol_src)):
+            out.append(new_code_cell(text, id=cid, metadata=copy.deepcopy(md)))
+    if not counters.get(ROLES["answer"].counter):
+        raise ValueError(f"{src.path.name}: an exercise needs at least one answer cell")
+    note = (
+        "When every check above shows ✅, grade the whole notebook the way a teacher will:\n\n"
+        f"    simhash-lab grade exercises/{src.name}.ipynb\n\n"
+        "It keeps only your `answer` cells and restores every other cell from a pristine copy, "
+        "so the check cells must pass as they are."
+    )
+    meta = {META: {"exercise": src.name}}
+    return tuple(
+        _new_notebook([*cells, new_markdown_cell(note, id="grade-note")], meta)
+        for cells in (student, solution)
+    )
+
+
+# -- navigation -------------------------------------------------------------------------------------
+
+
+def navigation_line(src: Source, sources: list[Source], solution: bool = False) -> str:
+    """Previous and next of the same kind, in file-name order, and between them the map (course
+    notebooks) and the paired notebook of the same number (``NN_``) of the other kind."""
+    same = [s for s in sources if s.kind == src.kind]
+    i = same.index(src)
+    up = "../" * (src.kind == "exercise") + "../" * solution
+    parts = [f"[← {same[i - 1].title}]({same[i - 1].name}.ipynb)"] if i > 0 else []
+    pair = [s for s in sources if s.kind != src.kind and s.name[:3] == src.name[:3]]
+    if src.kind == "course":
+        if src.name != START and any(s.name == START for s in same):
+            parts.append(f"[Start here: the map]({START}.ipynb)")
+        if pair:
+            parts.append(f"[Exercise](../exercises/{pair[0].name}.ipynb)")
+    elif pair:
+        parts.append(f"[Course notebook]({up}notebooks/{pair[0].name}.ipynb)")
+    if i + 1 < len(same):
+        parts.append(f"[{same[i + 1].title} →]({same[i + 1].name}.ipynb)")
+    label = "course" if src.kind == "course" else "exercises"
+    line = f"*simhash-lab {label}* · " + " | ".join(parts)
+    return line + ("  \n*Solutions: every answer filled in and run.*" if solution else "")
+
+
+def add_navigation(nb: nbformat.NotebookNode, line: str) -> nbformat.NotebookNode:
+    """Put ``line`` at the top and bottom of ``nb`` (replacing the navigation cells it has)."""
+    nb.cells = [c for c in nb.cells if NAV_TAG not in c.metadata.get("tags", [])]
+    for pos, where in ((0, "top"), (len(nb.cells) + 1, "bottom")):
+        nb.cells.insert(pos, new_markdown_cell(line, id=f"nav-{where}", metadata={"tags": [NAV_TAG]}))
+    return nb
+
+
+# -- the plan: every file from every source ---------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Target:
+    """One file to write: its content before execution, and the folder to run it in (None: the
+    file is not executed)."""
+
+    path: Path
+    nb: nbformat.NotebookNode
+    source: Source
+    run_in: Path | None
+
+
+def plan(layout: Layout) -> list[Target]:
+    """Every file the sources give, built in memory (not executed), navigation included."""
+    sources = read_sources(layout)
+    targets = []
+    for src in sources:
+        if src.kind == "course":
+            nb = add_navigation(course_notebook(src), navigation_line(src, sources))
+            targets.append(Target(layout.notebooks / f"{src.name}.ipynb", nb, src, layout.notebooks))
+            continue
+        student, solution = exercise_notebooks(src)
+        add_navigation(student, navigation_line(src, sources))
+        add_navigation(solution, navigation_line(src, sources, solution=True))
+        file = f"{src.name}.ipynb"
+        targets += [
+            Target(layout.exercises / file, student, src, None),
+            Target(layout.pristine / file, copy.deepcopy(student), src, None),
+            Target(layout.solutions / file, solution, src, layout.solutions),
+        ]
+    for t in targets:
+        nbformat.validate(t.nb)
+    return targets
+
+
+def select(targets: list[Target], only: list[str]) -> list[Target]:
+    """The targets whose source name starts with one of ``only`` (all when empty)."""
+    return [t for t in targets if not only or any(t.source.name.startswith(o) for o in only)]
+
+
+# -- --check: committed files against their sources -------------------------------------------------
+
+
+def structure(nb) -> tuple:
+    """What --check compares: notebook metadata (less what execution writes), and each cell's id,
+    type, source and metadata (tags included); not outputs or execution counts."""
+    meta = {k: v for k, v in nb.get("metadata", {}).items() if k not in EXECUTION_KEYS}
+    cells = [
+        (c.get("id"), c.get("cell_type"), _text(c.get("source", "")), c.get("metadata", {}))
+        for c in nb.get("cells", [])
+    ]
+    return _canonical(meta), [(i, t, s, _canonical(m)) for i, t, s, m in cells]
+
+
+def _text(source) -> str:
+    return "".join(source) if isinstance(source, list) else source
+
+
+def _canonical(obj) -> str:
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False)
+
+
+def difference(fresh, committed) -> str | None:
+    """The first way ``committed`` differs from ``fresh`` in :func:`structure`, in words; None if
+    they agree."""
+    (m1, c1), (m2, c2) = structure(fresh), structure(committed)
+    if m1 != m2:
+        return f"notebook metadata differs: source gives {m1}, file has {m2}"
+    for i, (a, b) in enumerate(zip(c1, c2)):
+        for what, x, y in zip(("id", "cell type", "source", "metadata"), a, b):
+            if x != y:
+                return f"cell {i} ({a[0]}): {what} differs: {_first_difference(x, y)}"
+    if len(c1) != len(c2):
+        return f"{len(c2)} cells, the source gives {len(c1)}"
+    return None
+
+
+def _first_difference(fresh: str, committed: str) -> str:
+    """Where two texts first differ: the line, and both texts around that place."""
+    a, b = fresh.splitlines(), committed.splitlines()
+    n = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    x, y = (lines[n] if n < len(lines) else "<end>" for lines in (a, b))
+    col = next((k for k, (p, q) in enumerate(zip(x, y)) if p != q), min(len(x), len(y)))
+    start = max(0, col - 40)
+    cut = "..." if start else ""
+    return f"line {n + 1}: source gives {cut + x[start : col + 60]!r}, file has {cut + y[start : col + 60]!r}"
+
+
+def stale(layout: Layout, targets: list[Target], complete: bool = True) -> list[str]:
+    """One line per committed file that differs from what its source gives, is missing, or (when
+    ``complete``, i.e. every target was built) has no source at all."""
+    problems = []
+    for t in targets:
+        rel = t.path.relative_to(layout.root)
+        if not t.path.exists():
+            problems.append(f"{rel}: missing")
+            continue
+        try:
+            committed = nbformat.read(t.path, as_version=4)
+        except Exception as e:  # not JSON, not a notebook
+            problems.append(f"{rel}: unreadable ({type(e).__name__}: {e})"[:300])
+            continue
+        why = difference(t.nb, committed)
+        if why:
+            problems.append(f"{rel}: {why}")
+    if complete:
+        expected = {t.path for t in targets}
+        for d in layout.output_dirs():
+            for p in sorted(d.glob("*.ipynb")):
+                if p not in expected:
+                    problems.append(f"{p.relative_to(layout.root)}: no source in course/")
+    return problems
+
+
+# -- execution --------------------------------------------------------------------------------------
+
+
+def _kernel_manager(root: Path):
+    """A kernel manager for a kernel of this Python, whatever kernelspec is installed as ``python3``:
+    ``root`` first on its PYTHONPATH, a fixed hash seed, inline figures."""
+    from jupyter_client import KernelManager
+    from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
+
+    path = os.pathsep.join(p for p in (str(root), os.environ.get("PYTHONPATH", "")) if p)
+    spec = KernelSpec(
+        argv=[sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        display_name=f"simhash-lab build ({sys.executable})",
+        language="python",
+        env={
+            "PYTHONHASHSEED": HASH_SEED,
+            "PYTHONPATH": path,
+            "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+        },
+    )
+
+    class ThisPython(KernelSpecManager):
+        def get_kernel_spec(self, kernel_name):
+            return spec
+
+    return KernelManager(kernel_name="simhash-lab-build", kernel_spec_manager=ThisPython())
+
+
+def execute(nb: nbformat.NotebookNode, cwd: Path, root: Path, cell_timeout: float) -> float:
+    """Run ``nb`` in place, top to bottom, in a fresh kernel started in ``cwd``; raise on the first
+    error. Returns the seconds it took."""
+    from nbclient import NotebookClient
+
+    km = _kernel_manager(root)
+    client = NotebookClient(
+        nb,
+        km=km,
+        timeout=cell_timeout,
+        allow_errors=False,
+        record_timing=False,
+        store_widget_state=True,
+        coalesce_streams=True,  # one stdout output per cell, however the kernel chunked it
+        resources={"metadata": {"path": str(cwd)}},
+    )
+    t0 = time.perf_counter()
+    try:
+        client.execute()
+    finally:
+        if km.has_kernel:
+            km.shutdown_kernel(now=True)
+    return time.perf_counter() - t0
+
+
+def check_outputs(nb: nbformat.NotebookNode, where: str) -> None:
+    """Each executed check cell printed exactly its pass line and nothing else."""
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get(META, {})
+        if meta.get("role") != "check":
+            continue
+        out = [(o.get("output_type"), o.get("name"), o.get("text")) for o in cell.outputs]
+        if out != [("stream", "stdout", meta["expect"])]:
+            raise RuntimeError(f"{where}: check {meta['check']} printed {out}, expected {meta['expect']!r}")
+
+
+# -- the command line -------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="tools/build.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("only", nargs="*", metavar="NN", help="build only sources whose name starts with NN")
+    ap.add_argument("--no-execute", action="store_true", help="write the files without running them")
+    ap.add_argument("--check", action="store_true", help="compare the committed files with the sources")
+    ap.add_argument("--budget", type=float, default=60.0, help="seconds a notebook may take (default 60)")
+    ap.add_argument("--root", type=Path, default=ROOT, help=argparse.SUPPRESS)  # a copy, in tests
+    args = ap.parse_args(argv)
+    if args.budget <= 0:
+        ap.error(f"--budget must be positive, got {args.budget}")
+    layout = Layout(args.root.resolve())
+    try:
+        targets = plan(layout)
+    except ValueError as e:  # a source the build cannot read: say where, write nothing
+        print(f"tools/build.py: {e}", file=sys.stderr)
+        return 2
+    chosen = select(targets, args.only)
+    if args.only and not chosen:
+        ap.error(f"no source in course/ starts with {' or '.join(args.only)}")
+    if args.check:
+        problems = stale(layout, chosen, complete=not args.only)
+        for p in problems:
+            print("STALE", p)
+        print(
+            f"{len(chosen)} files checked, {len(problems)} stale"
+            + ("; rebuild with `make notebooks` (python tools/build.py)" if problems else "")
+        )
+        return 1 if problems else 0
+    status = _build(layout, chosen, args)
+    built = {t.path for t in chosen}
+    _refresh_navigation(layout, [t for t in targets if t.path not in built])
+    return status
+
+
+def _build(layout: Layout, targets: list[Target], args: argparse.Namespace) -> int:
+    slow, total = [], 0.0
+    for d in layout.output_dirs():
+        d.mkdir(parents=True, exist_ok=True)
+    for t in targets:
+        rel = t.path.relative_to(layout.root)
+        secs = None
+        if t.run_in is not None and not args.no_execute:
+            secs = execute(t.nb, t.run_in, layout.root, cell_timeout=CELL_TIMEOUT)
+            check_outputs(t.nb, str(rel))
+            total += secs
+            if secs > args.budget:
+                slow.append(f"{rel} took {secs:.1f} s (budget {args.budget:g} s)")
+        nbformat.validate(t.nb)
+        nbformat.write(t.nb, t.path)
+        print(
+            f"{rel}: {len(t.nb.cells)} cells" + ("" if secs is None else f", ran in {secs:.1f} s"), flush=True
+        )
+    if not args.no_execute:
+        print(f"total {total:.1f} s")
+    for s in slow:
+        print("TOO SLOW:", s, file=sys.stderr)
+    return 1 if slow else 0
+
+
+def _refresh_navigation(layout: Layout, targets: list[Target]) -> None:
+    """Files not rebuilt this time keep their outputs but get the navigation the sources give now
+    (a notebook added or renamed changes its neighbours' lines); a file that differs from its
+    source in more than navigation is left alone (``--check`` reports it)."""
+    for t in targets:
+        if not t.path.exists():
+            continue
+        committed = nbformat.read(t.path, as_version=4)
+        if difference(t.nb, committed) is None:
+            continue
+        nav = [c for c in t.nb.cells if NAV_TAG in c.metadata.get("tags", [])]
+        updated = copy.deepcopy(committed)
+        updated.cells = [c for c in updated.cells if NAV_TAG not in c.metadata.get("tags", [])]
+        if len(nav) == 2:
+            updated.cells = [nav[0], *updated.cells, nav[1]]
+        if difference(t.nb, updated) is None:
+            nbformat.write(updated, t.path)
+            print(f"{t.path.relative_to(layout.root)}: navigation updated", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
