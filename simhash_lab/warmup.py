@@ -77,6 +77,20 @@ def _hamming() -> None:
     is_near(1, 3, 1)
 
 
+def _course() -> None:
+    """The course's own compiled loops (``simhash_lab.course.inside``: notebook 02 times them)."""
+    import numpy as np
+
+    try:
+        from .course import inside
+    except ImportError:  # the library installed without the course
+        return
+    hs = np.arange(3, dtype=np.uint64)
+    inside.vote_counts(hs)
+    inside.vote_alloc_once(hs)
+    inside.vote_alloc_per_token(hs)
+
+
 def steps() -> list[tuple[str, Callable[[], None]]]:
     """(name, call) pairs: each call compiles (or loads) one group of kernels.
 
@@ -96,6 +110,7 @@ def steps() -> list[tuple[str, Callable[[], None]]]:
         ("features, traces, token lists", _python_side),
         ("Hamming distance", _hamming),
         *index[2:],
+        ("the course's own loops", _course),
     ]
 
 
