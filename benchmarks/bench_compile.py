@@ -1,6 +1,6 @@
 """Where Numba compile time goes: per step, per kernel and per specialisation, from an empty cache.
 
-Run: ``python benchmarks/bench_compile.py [--repeat N] [--top 25] [--steps course|warmup]``.
+Run: ``python benchmarks/bench_compile.py [--repeat N] [--top 25] [--steps course|warmup] [--cli]``.
 
 Each repeat runs the steps in a new process with an empty ``NUMBA_CACHE_DIR`` (a cold cache), then
 again in a new process with that cache filled (warm), then times a third kind of process: import and
@@ -10,8 +10,10 @@ compile while it is typed); a kernel's *self* time is its event's time minus its
 
 ``--steps course`` (the default) is a fixed list of public-API calls, the same on every commit, so
 that figures before and after a change compare; ``--steps warmup`` runs ``simhash_lab.warmup.steps()``,
-what ``simhash-lab warmup`` runs. Note ``uptime``'s load beside the figures: on a shared machine a
-cold compile takes twice as long when another process competes for the core.
+what ``simhash-lab warmup`` runs, in one process; ``--cli`` times the ``simhash-lab warmup`` command
+itself (one process, then the default number), its second run, and a first fingerprint after it.
+Note ``uptime``'s load beside the figures: on a shared machine a cold compile takes twice as long
+when another process competes for the core.
 """
 
 from __future__ import annotations
@@ -135,6 +137,33 @@ def first_fingerprint(cache: str) -> float:
     )
 
 
+def warmup_cli(repeat: int) -> None:
+    """``simhash-lab warmup`` itself, from an empty cache, with one process and with the default
+    (alternately, ``repeat`` times each); then its second run and a first fingerprint after it."""
+    import time
+
+    rows: dict[str, list[float]] = {"-j 1": [], "default jobs": [], "second run": [], "first fingerprint": []}
+    for _ in range(repeat):
+        for label, extra in (("-j 1", ["-j", "1"]), ("default jobs", [])):
+            with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
+                env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=str(ROOT))
+                cmd = [sys.executable, "-m", "simhash_lab.cli", "warmup", "-q", *extra]
+                t = time.perf_counter()
+                subprocess.run(cmd, env=env, check=True)
+                rows[label].append(time.perf_counter() - t)
+                if label == "default jobs":
+                    t = time.perf_counter()
+                    subprocess.run(cmd, env=env, check=True)
+                    rows["second run"].append(time.perf_counter() - t)
+                    rows["first fingerprint"] += [first_fingerprint(cache) for _ in range(3)]
+        print(f"  load now {os.getloadavg()[0]:.2f}", flush=True)
+    print(f"\nsimhash-lab warmup from an empty cache, wall seconds ({os.cpu_count()} CPUs):")
+    for label, xs in rows.items():
+        print(
+            f"  {label:18s} median {statistics.median(xs):6.2f}   runs: {', '.join(f'{x:.2f}' for x in xs)}"
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=1, help="cold runs (each in a new empty cache)")
@@ -142,8 +171,13 @@ def main() -> None:
     ap.add_argument("--steps", choices=["course", "warmup"], default="course")
     ap.add_argument("--json", help="also write every run's raw figures here")
     ap.add_argument("--skip", default="", help="leave out the steps whose name contains this")
+    ap.add_argument("--cli", action="store_true", help="time the `simhash-lab warmup` command instead")
     args = ap.parse_args()
     SKIP[0] = args.skip
+    if args.cli:
+        print(f"load before: {os.getloadavg()[0]:.2f} (1 min)")
+        warmup_cli(args.repeat)
+        return
     print(f"load before: {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} cores; steps: {args.steps}")
     runs = []
     for _ in range(args.repeat):
