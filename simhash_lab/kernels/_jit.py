@@ -7,7 +7,8 @@ differs from Numba's ``cache=True`` in three ways:
   file only, so editing ``hashes.py`` would leave a cached ``fingerprint.py`` kernel (which holds a
   copy of the hash code, linked in) silently stale. Here every index is stamped with one SHA-256 of
   all of ``simhash_lab/kernels/*.py`` and ``simhash_lab/_unicode.py`` (whose constants the kernels
-  freeze): change any of them and every entry is recompiled on next use, its files overwritten.
+  freeze), and one of the kernel's own file (for kernels defined elsewhere): change any of them and
+  every entry is recompiled on next use, its files overwritten.
 * **A read-only cache is still read.** The cache lives beside the sources
   (``simhash_lab/kernels/__pycache__``), or under ``NUMBA_CACHE_DIR`` when that is set (as
   Numba does), or in ``$XDG_CACHE_HOME/simhash_lab`` when the package folder cannot be written.
@@ -66,6 +67,19 @@ def source_digest() -> str:
     return h.hexdigest()
 
 
+def _file_digest(path: str) -> str:
+    """SHA-256 of one source file: the stamp's second half, for kernels defined outside
+    ``simhash_lab/kernels`` (``simhash_lab.course.inside``)."""
+    st = os.stat(path)
+    return _file_digest_of(path, st.st_mtime_ns, st.st_size)
+
+
+@functools.cache
+def _file_digest_of(path: str, mtime_ns: int, size: int) -> str:
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
 def _writable(path: str) -> bool:
     """``path`` is a folder we can write to, or could be created (its nearest existing parent is)."""
     while not os.path.isdir(path):
@@ -107,7 +121,7 @@ class _KernelLocator(_CacheLocator):
         return self._cache_path
 
     def get_source_stamp(self):
-        return source_digest()
+        return source_digest(), _file_digest(self._py_file)
 
     def get_disambiguator(self):
         return str(self._lineno)

@@ -107,3 +107,20 @@ def test_a_read_only_cache_is_read_and_never_written(package, tmp_path):
     assert "simhash_lab.kernels.fingerprint.hash_spans" in missing["misses"]  # compiled in memory,
     assert missing["hashes"] == first["hashes"]  # right,
     assert sorted(p.name for p in cache.iterdir()) == listing  # and nothing written
+
+
+def test_a_kernel_defined_outside_the_kernels_folder_is_stamped_with_its_own_file(package):
+    """``simhash_lab.course.inside`` compiles with ``kernel`` too: its own edits count."""
+    code = (
+        "import json, numpy as np\nfrom simhash_lab.course import inside\n"
+        "from simhash_lab.kernels import _jit\n"
+        "v = inside.vote_alloc_once(np.array([3, 5, 7], dtype=np.uint64))\n"
+        "print(json.dumps({'v': v[:3].tolist(), 'misses': [m[0] for m in _jit.MISSES]}))\n"
+    )
+    name = "simhash_lab.course.inside.vote_alloc_once"
+    first = _run(package, code)
+    assert first["v"] == [3, 1, 1] and name in first["misses"]
+    assert _run(package, code)["misses"] == []
+    inside = package / "simhash_lab" / "course" / "inside.py"
+    inside.write_text(inside.read_text() + "\n# an edit\n")
+    assert name in _run(package, code)["misses"]
