@@ -128,8 +128,9 @@ def run(progress: bool = True, file: TextIO | None = None, jobs: int | None = No
 
     ``jobs``: processes compiling at once (default: the CPU count, at most 4). Numba compiles one
     kernel at a time per process, and the steps share their results through the on-disk cache.
-    ``progress``: a tqdm bar on ``file`` (stderr by default) naming each step as it finishes, and
-    a last line with the count, the time and the cache folder.
+    ``progress``: a tqdm bar on ``file`` (stderr by default) naming the step that runs, a line per
+    step as it finishes (kernels compiled, seconds), and a last line with the count, the time and
+    the cache folder.
     """
     from .kernels._jit import cache_dir
 
@@ -145,22 +146,28 @@ def run(progress: bool = True, file: TextIO | None = None, jobs: int | None = No
     compiled = 0
     jobs_used = [1]
 
+    def start(i: int) -> None:
+        if bar is not None:
+            bar.set_postfix_str(names[i])
+
     def done(i: int, count: int, seconds: float) -> None:
         nonlocal compiled
         compiled += count
         if bar is not None:
-            bar.set_postfix_str(names[i], refresh=False)
+            bar.write(f"  {names[i]}: {count} compiled, {seconds:.1f} s", file=file)
             bar.update(1)
 
     # The Hamming step first, here: it is small, and every kernel shares one freshness stamp (the
     # digest of the kernel sources), so if it compiles nothing the cache is warm and the rest is
     # only loading, faster in this process than in new ones.
     probe = names.index("Hamming distance")
+    start(probe)
     count, seconds = _run_step(probe)
     done(probe, count, seconds)
     rest = [i for i in range(len(names)) if i != probe]
     if jobs == 1 or count == 0:
         for i in rest:
+            start(i)
             done(i, *_run_step(i))
     else:
         import multiprocessing
