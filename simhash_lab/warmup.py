@@ -114,6 +114,17 @@ def steps() -> list[tuple[str, Callable[[], None]]]:
     ]
 
 
+def _idle_cpus() -> int:
+    """CPUs no other work is using now (the load average's first figure), at most 4: compiling in
+    two processes on a machine whose cores are already busy is slower than in one (measured)."""
+    n = os.cpu_count() or 1
+    try:
+        busy = round(os.getloadavg()[0])
+    except (AttributeError, OSError):  # no load average (Windows)
+        busy = 0
+    return max(1, min(4, n - busy))
+
+
 def _run_step(i: int) -> tuple[int, float]:
     """Run step i in this process: (kernels compiled, seconds)."""
     counter = _CompileCounter()
@@ -126,7 +137,7 @@ def _run_step(i: int) -> tuple[int, float]:
 def run(progress: bool = True, file: TextIO | None = None, jobs: int | None = None) -> tuple[int, float]:
     """Run every step; returns (kernels compiled, seconds). A second run compiles none.
 
-    ``jobs``: processes compiling at once (default: the CPU count, at most 4). Numba compiles one
+    ``jobs``: processes compiling at once (default: the idle CPUs, at most 4). Numba compiles one
     kernel at a time per process, and the steps share their results through the on-disk cache.
     ``progress``: a tqdm bar on ``file`` (stderr by default) naming the step that runs, a line per
     step as it finishes (kernels compiled, seconds), and a last line with the count, the time and
@@ -136,7 +147,7 @@ def run(progress: bool = True, file: TextIO | None = None, jobs: int | None = No
 
     file = file or sys.stderr
     names = [name for name, _ in steps()]
-    jobs = max(1, min(jobs or min(os.cpu_count() or 1, 4), len(names)))
+    jobs = max(1, min(jobs or _idle_cpus(), len(names)))
     t0 = time.perf_counter()
     bar = None
     if progress:

@@ -25,7 +25,6 @@ def add_warmup_parser(sub) -> None:
         ),
     )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar and no summary line")
-    p.add_argument(
-        "-j", "--jobs", type=int, default=None, help="processes compiling at once (default: CPUs, at most 4)"
-    )
+    jobs_help = "processes compiling at once (default: idle CPUs, at most 4)"
+    p.add_argument("-j", "--jobs", type=int, default=None, help=jobs_help)
     p.set_defaults(func=_warmup)
