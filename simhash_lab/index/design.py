@@ -1,21 +1,46 @@
 """Table designs for :class:`~simhash_lab.SimhashIndex`: which bits each table keeps exact, how many
-tables a layout needs, what a query is expected to cost, and the checks on ``k`` and ``layout=``.
+tables a layout needs, what each job costs with it, the automatic choice, and the checks on ``k`` and
+``layout=``.
 
 See :mod:`simhash_lab.index` for the ideas (pigeonhole blocks, Manku's permuted tables).
+
+The cost model
+--------------
+A design with tables keyed on ``p_1 .. p_T`` bits, over ``n`` uniformly random fingerprints, has
+buckets of ``b_t = n / 2**min(p_t, r)`` entries on average (``r``: the directory bits, about
+``log2(n) - 2``) and costs (nanoseconds of one core; the constants below):
+
+* a query: ``Q_CALL + T Q_TABLE + Q_CAND sum(b_t)`` (probe every table, check its bucket); a scan:
+  ``Q_CALL + Q_SCAN n``;
+* the build: ``T (B_ENTRY n + B_BUCKET 2**r)`` (one or two counting-sort passes, about the same per
+  entry: see :func:`two_passes`);
+* ``pairs()`` over built tables: ``sum_t n (P_ENTRY + P_GROUP g(b_t) + P_CMP b_t / 2)``, where
+  ``g(b) = (1 - exp(-b)) / b`` is the number of non-empty buckets per entry (walk every bucket,
+  compare its entries with each other); a scan compares all ``n (n - 1) / 2`` pairs at ``P_SCAN``;
+* memory: ``T (12 n + 4 * 2**r)`` bytes of tables, besides the 9 bytes per id every index keeps.
+
+Three jobs rank designs (``design_tables(job=...)``): ``"query"`` (one query, the tables built),
+``"index"`` (build, then about one query per stored fingerprint: what ``SimhashIndex`` keeps for its
+queries) and ``"pairs"`` (build, then all pairs: what ``pairs()`` streams when no built tables serve
+it better). The quadratic term makes the key bits grow with ``n``: at k = 3, 4 tables of 16 bits up
+to about 2M fingerprints, then 10 tables of 25-26 bits. Memory is a budget, not a cost: a design
+whose tables do not fit (``memory_budget``, by default a quarter of the machine's memory) is not
+considered.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
-from .._validate import check_int
+from .._validate import check_int, check_option
 
-__all__ = ["TableDesign", "design_tables", "manku_example_3_1"]
+__all__ = ["JOBS", "TableDesign", "default_memory_budget", "design_tables", "manku_example_3_1"]
 
 Layout = str | tuple
 
@@ -23,19 +48,57 @@ Layout = str | tuple
 BYTES_PER_FINGERPRINT_PER_TABLE = 12
 #: Bytes the index spends per fingerprint outside the tables: the uint64 fingerprint and a bool.
 BYTES_PER_FINGERPRINT_BASE = 9
-#: Forced layouts may not exceed this many tables (auto uses ``max_tables``).
+#: Bytes per bucket of a table's directory (a uint32 start).
+BYTES_PER_BUCKET = 4
+#: Forced layouts, and the automatic choice, may not exceed this many tables.
 MAX_TABLES_FORCED = 4096
+#: The jobs a design can be ranked for (see the module docstring).
+JOBS = ("query", "index", "pairs")
 _MAX_IDS = (1 << 32) - 1  # ids are stored as uint32 in the tables
-_DIR_MAX_BITS = 24
-_TWO_63, _TWO_64 = 1 << 63, 1 << 64  # directory of at most 2**24 buckets per table
+_DIR_MAX_BITS = 30  # at most 2**30 buckets per table (n < 2**32: about 8 entries each)
+_DIR_SLACK = 2  # r = bit_length(n) - 2 leading key bits: 2 to 4 entries per bucket
+_TWO_63, _TWO_64 = 1 << 63, 1 << 64
 
-# A rough cost model in nanoseconds on a current x86-64 core. Only the ratios matter: they decide
-# between designs, never between right and wrong answers.
-_NS_CALL = 40.0  # fixed cost of a query
-_NS_TABLE = 15.0  # per table probed ...
-_NS_STEP = 4.0  # ... plus per binary-search step (log2 n of them)
-_NS_CANDIDATE = 1.5  # per candidate verified (contiguous memory, one popcount)
-_NS_SCAN = 0.6  # per fingerprint scanned linearly
+# The cost model's constants: nanoseconds of one core, measured by benchmarks/calibrate_index.py on
+# this project's machine on 2026-12-01 (AMD EPYC Zen 4, 2 cores shared with other work, load average
+# 2-6 during the runs; least-squares fits over 250K-4M random fingerprints; the fits' figures):
+#   query_many per query: Q_TABLE 119, Q_CAND 0.92 (intercept below 0: Q_CALL set to the sort's cost);
+#   scan of 250K: 0.85 ns per fingerprint;
+#   one table's build: 4.6-4.9 ns/entry at 250K, 8.0-15.4 at 1M-4M (fit: B_ENTRY 7.9; the second
+#   counting-sort pass measured no dearer per entry than one scatter into 2**r places at 4M);
+#   pairs over built tables: 6.7-407 ns/entry/table (fit: P_ENTRY 5.0, P_GROUP 19, P_CMP 0.10);
+#   the scan's pairs: 0.103-0.127 ns per comparison.
+# They rank designs; they never decide between right and wrong answers.
+Q_CALL = 50.0  # a query's fixed cost inside query_many (sorting its matches)
+Q_TABLE = 120.0  # per table probed (directory and bucket: two cache misses, overlapped)
+Q_CAND = 0.9  # per bucket entry checked (contiguous memory, one popcount)
+Q_SCAN = 0.85  # per fingerprint of a linear scan (vectorized popcount, from memory)
+B_ENTRY = 8.0  # per entry per table: bucket ids and the counting sort(s)
+B_BUCKET = 4.0  # per directory bucket per table
+P_ENTRY = 5.0  # per entry per table: planning chunks, walking buckets
+P_GROUP = 19.0  # per non-empty bucket: finding its end, starting its comparisons
+P_CMP = 0.10  # per comparison inside a bucket (vectorized popcount)
+P_SCAN = 0.10  # per comparison of the scan (one long group: the vectorized loop at full speed)
+
+
+def default_memory_budget() -> int:
+    """A quarter of this machine's physical memory, in bytes (4 GiB where it cannot be read)."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 4
+    except (AttributeError, ValueError, OSError):
+        return 4 << 30
+
+
+def two_passes(n: int, r: int) -> bool:
+    """Whether a table of ``n`` entries and ``r`` directory bits is built in two counting-sort passes:
+    one scatter into ``2**r`` places stays in cache up to about 2M entries (measured)."""
+    return not (r <= 6 or (r <= 18 and n <= 1 << 21))
+
+
+def dir_bits(n: int, min_key_bits: int) -> int:
+    """Directory bits for tables of ``n`` entries whose shortest key has ``min_key_bits`` bits."""
+    return max(0, min(min_key_bits, n.bit_length() - _DIR_SLACK, _DIR_MAX_BITS))
+
 
 # ---------------------------------------------------------------------------------------------
 # Table designs
@@ -75,7 +138,15 @@ class TableDesign:
     memory_bytes : int
         ``n * bytes_per_fingerprint``.
     est_query_ns : float
-        A rough cost-model estimate of one query's time, used to rank designs.
+        The cost model's estimate of one query (see the module docstring).
+    est_build_ns : float
+        Its estimate of building every table (one core).
+    est_pairs_ns : float
+        Its estimate of ``pairs()`` over the built tables (one core).
+    dir_bits : int
+        Leading key bits of each table's bucket directory.
+    table_bytes : int
+        Bytes of the tables: rows and directories.
     """
 
     layout: Layout
@@ -92,6 +163,22 @@ class TableDesign:
     bytes_per_fingerprint: int
     memory_bytes: int
     est_query_ns: float
+    est_build_ns: float = 0.0
+    est_pairs_ns: float = 0.0
+    dir_bits: int = 0
+    table_bytes: int = 0
+
+    def cost_ns(self, job: str = "query") -> float:
+        """The estimated nanoseconds of ``job`` (one of :data:`JOBS`) with this design."""
+        return _job_cost(job, self.n, self.est_query_ns, self.est_build_ns, self.est_pairs_ns)
+
+
+def _job_cost(job: str, n: int, query: float, build: float, pairs: float) -> float:
+    if job == "query":
+        return query
+    if job == "index":
+        return build + n * query
+    return build + pairs
 
 
 def _block_sizes(total: int, m: int) -> list[int]:
@@ -162,12 +249,47 @@ def _n_tables(layout: Layout, k: int, bits: int) -> int:
     return math.comb(layout[1], k) * math.comb(layout[2], k)
 
 
-def _est_query_ns(n: int, key_bits: Sequence[int]) -> float:
-    if not key_bits:
-        return _NS_CALL + _NS_SCAN * n
-    steps = math.log2(n + 1)
-    cand = sum(n / 2.0**p for p in key_bits)
-    return _NS_CALL + len(key_bits) * (_NS_TABLE + _NS_STEP * steps) + _NS_CANDIDATE * cand
+def _key_hist(layout: Layout, k: int, bits: int) -> list[tuple[int, int]]:
+    """``(key bits, number of tables)`` of a resolved layout, counted without building masks."""
+    if layout == "scan":
+        return []
+    if layout == "seed":
+        return [(16, 4)]
+
+    def kept(total: int, m: int) -> list[tuple[int, int]]:
+        # m blocks of ``total`` bits (``long`` of them one bit longer), keep m - k of them
+        q, long = divmod(total, m)
+        out = []
+        for x in range(max(0, m - k - (m - long)), min(long, m - k) + 1):
+            out.append(((m - k) * q + x, math.comb(long, x) * math.comb(m - long, m - k - x)))
+        return out
+
+    first = kept(bits, layout[1])
+    if layout[0] == "permuted":
+        return first
+    hist: dict[int, int] = {}
+    for p1, c1 in first:
+        for p2, c2 in kept(bits - p1, layout[2]):
+            hist[p1 + p2] = hist.get(p1 + p2, 0) + c1 * c2
+    return sorted(hist.items())
+
+
+def _estimates(hist: Sequence[tuple[int, int]], n: int) -> tuple[float, float, float, int, int]:
+    """(query, build, pairs) nanoseconds, directory bits and table bytes of a key-bits histogram."""
+    if not hist:  # a scan
+        return Q_CALL + Q_SCAN * n, 0.0, P_ENTRY * n + P_SCAN * n * (n - 1) / 2.0, 0, 0
+    tables = sum(c for _, c in hist)
+    r = dir_bits(n, min(p for p, _ in hist))
+    bucket = sum(c * n / 2.0 ** min(p, r) for p, c in hist)  # sum of b_t
+    query = Q_CALL + tables * Q_TABLE + Q_CAND * bucket
+    build = tables * (B_ENTRY * n + B_BUCKET * 2.0**r)
+    pairs = 0.0
+    for p, c in hist:
+        b = n / 2.0 ** min(p, r)
+        groups = -math.expm1(-b) / b if b > 0 else 0.0  # non-empty buckets per entry
+        pairs += c * n * (P_ENTRY + P_GROUP * groups + P_CMP * b / 2.0)
+    table_bytes = tables * (BYTES_PER_FINGERPRINT_PER_TABLE * n + BYTES_PER_BUCKET * ((1 << r) + 1))
+    return query, build, pairs, r, table_bytes
 
 
 def _design(layout: Layout, n: int, k: int, bits: int) -> TableDesign:
@@ -179,6 +301,7 @@ def _design(layout: Layout, n: int, k: int, bits: int) -> TableDesign:
     else:
         max_cand = exp_cand = float(n)
     per_fp = BYTES_PER_FINGERPRINT_BASE + BYTES_PER_FINGERPRINT_PER_TABLE * len(masks)
+    query, build, pairs, r, table_bytes = _estimates(_key_hist(layout, k, bits), n)
     return TableDesign(
         layout=layout,
         name=name,
@@ -193,7 +316,11 @@ def _design(layout: Layout, n: int, k: int, bits: int) -> TableDesign:
         expected_candidates=exp_cand,
         bytes_per_fingerprint=per_fp,
         memory_bytes=n * per_fp,
-        est_query_ns=_est_query_ns(n, key_bits),
+        est_query_ns=query,
+        est_build_ns=build,
+        est_pairs_ns=pairs,
+        dir_bits=r,
+        table_bytes=table_bytes,
     )
 
 
@@ -218,13 +345,39 @@ def _candidate_layouts(k: int, bits: int, max_tables: int) -> list[Layout]:
     return out
 
 
-def design_tables(n: int, k: int, bits: int = 64, max_tables: int = 64) -> list[TableDesign]:
+def _working_tables(job: str, tables: int, threads: int) -> int:
+    """Tables held at once: all of them for queries; ``pairs()`` streams ``threads`` at a time."""
+    return min(tables, max(1, threads)) if job == "pairs" else tables
+
+
+def _threads() -> int:
+    import numba
+
+    return numba.get_num_threads()
+
+
+def _check_budget(memory_budget: Any) -> int:
+    if memory_budget is None:
+        return default_memory_budget()
+    return check_int("memory_budget", memory_budget, 0, 1 << 62)
+
+
+def design_tables(
+    n: int,
+    k: int,
+    bits: int = 64,
+    max_tables: int = 64,
+    *,
+    job: str = "query",
+    memory_budget: int | None = None,
+) -> list[TableDesign]:
     """List table designs for an index of ``n`` fingerprints and distance ``k``, best first.
 
     Lists the linear scan, Manku's permuted tables ``("permuted", m)`` for every ``m >= k + 1``
     (``m = k + 1`` is the pigeonhole layout) and the two-level ``("nested", m1, m2)`` designs that
-    need at most ``max_tables`` tables, ranked by a rough estimate of query time (fewer candidates
-    versus more tables to probe). Memory grows with the number of tables.
+    need at most ``max_tables`` tables, ranked by the cost model's estimate for ``job`` (see the
+    module docstring): fewer candidates and shorter runs against more tables to build and probe.
+    Memory grows with the number of tables.
 
     Parameters
     ----------
@@ -236,24 +389,42 @@ def design_tables(n: int, k: int, bits: int = 64, max_tables: int = 64) -> list[
         Fingerprint width, 1..64.
     max_tables : int
         Leave out designs with more tables.
+    job : {"query", "index", "pairs"}
+        What to rank by: one query; build plus ``n`` queries; build plus all pairs.
+    memory_budget : int, optional
+        Leave out designs whose tables need more bytes than this for ``job`` (``"pairs"`` holds
+        one table per thread at a time). By default nothing is left out.
 
     Returns
     -------
     list of TableDesign
-        Sorted by ``est_query_ns`` (then fewer tables).
+        Sorted by the estimated cost of ``job`` (then fewer tables).
 
     Examples
     --------
     >>> best = design_tables(2**34, 3)[0]
     >>> best.tables, best.max_candidates_per_probe <= 8
     (20, True)
+    >>> [d.tables for d in design_tables(10**6, 3, job="pairs")[:1]]
+    [4]
+    >>> [d.tables for d in design_tables(10**8, 3, job="pairs")[:1]]  # the key grows with n
+    [10]
     """
     bits = check_int("bits", bits, 1, 64)
     k = _check_k(k, bits)
     n = check_int("n", n, 0, 1 << 62)
     max_tables = check_int("max_tables", max_tables, 1, MAX_TABLES_FORCED)
+    job = check_option("job", job, JOBS)
+    budget = None if memory_budget is None else _check_budget(memory_budget)
     designs = [_design(lay, n, k, bits) for lay in _candidate_layouts(k, bits, max_tables)]
-    designs.sort(key=lambda d: (d.est_query_ns, d.tables))
+    if budget is not None:
+        threads = _threads()
+        designs = [
+            d
+            for d in designs
+            if d.table_bytes * _working_tables(job, d.tables, threads) <= budget * max(d.tables, 1)
+        ]
+    designs.sort(key=lambda d: (d.cost_ns(job), d.tables))
     return designs
 
 
@@ -279,16 +450,25 @@ def manku_example_3_1() -> list[TableDesign]:
     return [_design(lay, n, k, bits) for lay in layouts]
 
 
-def _choose_layout(n: int, k: int, bits: int, max_tables: int) -> Layout:
-    """The auto layout: the cheapest estimated query among designs with <= max_tables tables."""
-    best, best_cost = "scan", _est_query_ns(n, ())
+def choose_layout(
+    n: int, k: int, bits: int, job: str, max_tables: int, memory_budget: int, threads: int = 1
+) -> tuple[Layout, float]:
+    """The cheapest layout for ``job`` and its estimated cost (ns), among those with at most
+    ``max_tables`` tables whose working set fits ``memory_budget`` bytes. Falls back to the scan."""
+    best: Layout = "scan"
+    best_cost = _job_cost(job, n, *_estimates([], n)[:3])
     for lay in _candidate_layouts(k, bits, max_tables):
         if lay == "scan":
             continue
-        cost = _est_query_ns(n, [int(m).bit_count() for m in _layout_tables(lay, k, bits)[0]])
+        hist = _key_hist(lay, k, bits)
+        query, build, pairs, _, table_bytes = _estimates(hist, n)
+        tables = sum(c for _, c in hist)
+        if table_bytes * _working_tables(job, tables, threads) > memory_budget * tables:
+            continue
+        cost = _job_cost(job, n, query, build, pairs)
         if cost < best_cost:
             best, best_cost = lay, cost
-    return best
+    return best, best_cost
 
 
 # ---------------------------------------------------------------------------------------------

@@ -48,6 +48,7 @@ def save(index, path: str | os.PathLike) -> None:
         "bits": index._bits,
         "layout": _layout_to_json(index._layout_request),
         "max_tables": index._max_tables,
+        "memory_budget": index._memory_budget,
         "n": index._n,
     }
     buf = io.BytesIO()
@@ -79,8 +80,12 @@ _META_FIELDS = {
     "k": (int, "an int"),
     "bits": (int, "an int"),
     "layout": ((str, list), "a str or a list"),
-    "max_tables": (int, "an int"),
+    "max_tables": ((int, type(None)), "an int or null"),
     "n": (int, "an int"),
+}
+# fields a file may leave out (written by newer versions of save): field -> (types, name, default)
+_OPTIONAL_FIELDS = {
+    "memory_budget": ((int, type(None)), "an int or null", None),
 }
 _MEMBERS = {"meta.npy": "|u1", "fps.npy": "<u8", "alive.npy": "|b1"}
 _MAX_META = 1 << 16  # bytes of JSON metadata; ours is about 120
@@ -125,7 +130,13 @@ def load(cls, path: str | os.PathLike):
         raise ValueError(f"{where}: {e}") from None
     n = meta["n"]
     try:
-        index = cls(k=meta["k"], bits=meta["bits"], layout=meta["layout"], max_tables=meta["max_tables"])
+        index = cls(
+            k=meta["k"],
+            bits=meta["bits"],
+            layout=meta["layout"],
+            max_tables=meta["max_tables"],
+            memory_budget=meta["memory_budget"],
+        )
         fps = index._check_fps(fps, "fps (in the file)")
         index._reserve(n)
     except (TypeError, ValueError) as e:
@@ -231,10 +242,13 @@ def _check_meta(raw: bytes, version: int) -> dict:
     if not isinstance(meta, dict):
         raise _Bad(f"{bad} must be a JSON object, got {type(meta).__name__}")
     missing = sorted(set(_META_FIELDS) - set(meta))
-    extra = sorted(set(meta) - set(_META_FIELDS))
+    extra = sorted(set(meta) - set(_META_FIELDS) - set(_OPTIONAL_FIELDS))
     if missing or extra:
         raise _Bad(f"{bad}: missing fields {missing}, unexpected fields {extra}")
-    for key, (types, what) in _META_FIELDS.items():
+    for key, (_, _, default) in _OPTIONAL_FIELDS.items():
+        meta.setdefault(key, default)
+    fields = {**_META_FIELDS, **{k: v[:2] for k, v in _OPTIONAL_FIELDS.items()}}
+    for key, (types, what) in fields.items():
         v = meta[key]
         if isinstance(v, bool) or not isinstance(v, types):
             raise _Bad(f"{bad}: field {key!r} must be {what}, got {_short(v)}")

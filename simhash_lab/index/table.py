@@ -9,28 +9,32 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import weakref
 from collections.abc import Iterable
 from typing import Any
 
+import numba
 import numpy as np
 
 from .._validate import check_int
 from ..kernels import index as _k
 from ..kernels.index import _ID_BITS, _ID_MASK
+from . import design as _d
 from . import storage
 from .design import (
-    _DIR_MAX_BITS,
     _MAX_IDS,
     _TWO_63,
     _TWO_64,
     MAX_TABLES_FORCED,
     Layout,
     TableDesign,
+    _check_budget,
     _check_k,
-    _choose_layout,
     _design,
     _layout_tables,
     _normalize_layout,
+    choose_layout,
+    dir_bits,
 )
 
 __all__ = ["SimhashIndex"]
@@ -52,8 +56,12 @@ class SimhashIndex:
     layout : str or tuple
         ``"auto"`` (default), ``"scan"``, ``"seed"``, ``"blocks"``, ``("permuted", m)`` or
         ``("nested", m1, m2)``; see the module docstring.
-    max_tables : int
-        Most tables ``"auto"`` may use (memory: 12 bytes per fingerprint per table).
+    max_tables : int, optional
+        Most tables ``"auto"`` may use (by default only ``memory_budget`` limits them, up to 4096).
+    memory_budget : int, optional
+        Bytes the tables of ``"auto"`` may use: 12 per fingerprint per table and about 1 of
+        directory (``pairs()`` streams its tables, one per thread at a time, within the same budget).
+        By default a quarter of the machine's physical memory. Forced layouts ignore it.
 
     Examples
     --------
@@ -73,11 +81,25 @@ class SimhashIndex:
     concurrent writes.
     """
 
-    def __init__(self, k: int = 3, bits: int = 64, *, layout: Layout = "auto", max_tables: int = 20) -> None:
+    def __init__(
+        self,
+        k: int = 3,
+        bits: int = 64,
+        *,
+        layout: Layout = "auto",
+        max_tables: int | None = None,
+        memory_budget: int | None = None,
+    ) -> None:
         self._bits = check_int("bits", bits, 1, 64)
         self._k = _check_k(k, self._bits)
         self._layout_request = _normalize_layout(layout, self._k, self._bits)
-        self._max_tables = check_int("max_tables", max_tables, 1, MAX_TABLES_FORCED)
+        # as given (None: no cap but the budget), so that save/load keep the request
+        self._max_tables = (
+            None if max_tables is None else check_int("max_tables", max_tables, 1, MAX_TABLES_FORCED)
+        )
+        self._memory_budget = None if memory_budget is None else _check_budget(memory_budget)
+        self._version = 0  # bumped by every add and remove: the pairs() cache is keyed on it
+        self._pairs_cache: tuple[int, weakref.ref] | None = None
         self._limit = 1 << self._bits
         self._fps = np.zeros(16, np.uint64)  # by id; capacity grows by doubling
         self._alive = np.zeros(16, np.bool_)
@@ -139,7 +161,7 @@ class SimhashIndex:
             + self._tids.nbytes
             + self._dirs.nbytes
             + self._masks.nbytes
-            + self._dshift.nbytes
+            + self._druns.nbytes
         )
 
     def __len__(self) -> int:
@@ -261,6 +283,7 @@ class SimhashIndex:
         self._n_alive += 1
         self._dirty = True
         self._qargs = None
+        self._version += 1
         return i
 
     def add_many(self, fps: Iterable[int] | np.ndarray) -> np.ndarray:
@@ -284,6 +307,7 @@ class SimhashIndex:
         self._n_alive += m
         self._dirty = self._dirty or m > 0
         self._qargs = None
+        self._version += m > 0
         return np.arange(start, start + m, dtype=np.int64)
 
     def remove(self, id: int) -> None:
@@ -301,6 +325,7 @@ class SimhashIndex:
             self._dead_in_tables += 1
         self._dirty = True
         self._qargs = None
+        self._version += 1
 
     # -- tables --------------------------------------------------------------------------------
 
@@ -308,75 +333,39 @@ class SimhashIndex:
         self._layout = layout
         masks = _layout_tables(layout, self._k, self._bits)[0]
         self._masks = np.array(masks, dtype=np.uint64).reshape(len(masks))
-        # Each mask's highest run of set bits [lo, top): the directory uses its leading bits.
-        tops, lens = [], []
-        for m in masks:
-            top = m.bit_length()
-            lo = top
-            while lo > 0 and (m >> (lo - 1)) & 1:
-                lo -= 1
-            tops.append(top)
-            lens.append(top - lo)
-        self._dir_top = np.array(tops, dtype=np.int64)
-        self._dir_maxbits = min(lens, default=0)
+        self._min_key_bits = min((m.bit_count() for m in masks), default=0)
         self._tfps = np.zeros((len(masks), 0), np.uint64)
         self._tids = np.zeros((len(masks), 0), np.uint32)
-        self._build_dirs()
+        self._dir_bits(0)
+        self._dirs = np.zeros((len(masks), 2), np.uint32)
         self._n_main = 0
         self._dead_in_tables = 0
 
     def _dir_bits(self, n: int) -> int:
-        """Directory bits for ``n`` entries (about 2 to 4 entries per bucket); sets the shifts."""
-        r = min(self._dir_maxbits, max(0, n.bit_length() - 2), _DIR_MAX_BITS)
-        self._dshift = (self._dir_top - r) if r else np.zeros_like(self._dir_top)
+        """Directory bits for tables of ``n`` entries (2 to 4 entries per bucket); sets the runs."""
+        r = dir_bits(n, self._min_key_bits)
+        self._druns = _dir_runs(self._masks, r)
         return r
-
-    def _build_dirs(self) -> None:
-        """Directory on the ``r`` leading key bits of each table."""
-        r = self._dir_bits(self._tfps.shape[1])
-        self._dirs = _k.build_dirs_kernel(self._tfps, self._dshift, r)
 
     def _rebuild(self, layout: Layout) -> None:
         """Build every table from scratch for ``layout``."""
         self._set_layout(layout)
-        if self._masks.shape[0] == 0:
-            return
-        ids = np.flatnonzero(self._alive[: self._n]).astype(np.uint32)
-        fps = self._fps[ids]
         n_tables = self._masks.shape[0]
+        if n_tables == 0:
+            return
+        self._tfps = self._tids = self._dirs = None  # drop the old tables before building new ones
+        fps, ids = self._live()
         r = self._dir_bits(ids.shape[0])
-        build = (
-            _k.build_tables_kernel
-            if n_tables > 1 and n_tables * ids.shape[0] >= _k.PARALLEL_MIN_WORK
-            else _k.build_tables_kernel_serial
-        )
-        self._tfps, self._tids, self._dirs = build(fps, ids, self._masks, self._dshift, r)
+        self._tfps, self._tids, self._dirs = _new_tables(n_tables, ids.shape[0], r)
+        _build(fps, ids, self._druns, r, 0, self._tfps, self._tids, self._dirs)
         self._n_main = self._n
 
-    def _merge(self) -> None:
-        """Merge the buffer into the tables and drop removed entries (O(n) per table)."""
-        lo = self._n_main
-        bids = (lo + np.flatnonzero(self._alive[lo : self._n])).astype(np.uint32)
-        bfps = self._fps[bids]
-        n_tables = self._masks.shape[0]
-        sf = np.empty((n_tables, bids.shape[0]), np.uint64)
-        si = np.empty((n_tables, bids.shape[0]), np.uint32)
-        for t, mask in enumerate(self._masks):
-            order = np.argsort(bfps & mask, kind="stable")
-            np.take(bfps, order, out=sf[t])
-            np.take(bids, order, out=si[t])
-        work = n_tables * (self._tfps.shape[1] + bids.shape[0])
-        merge = (
-            _k.merge_tables_kernel
-            if n_tables > 1 and work >= _k.PARALLEL_MIN_WORK
-            else _k.merge_tables_kernel_serial
-        )
-        self._tfps, self._tids = merge(
-            self._tfps, self._tids, sf, si, self._masks, self._alive, self._n_alive
-        )
-        self._build_dirs()
-        self._n_main = self._n
-        self._dead_in_tables = 0
+    def _live(self) -> tuple[np.ndarray, np.ndarray]:
+        """The live fingerprints and their ids (uint32), in id order (a view when none was removed)."""
+        if self._n_alive == self._n:
+            return self._fps[: self._n], np.arange(self._n, dtype=np.uint32)
+        ids = np.flatnonzero(self._alive[: self._n]).astype(np.uint32)
+        return self._fps[ids], ids
 
     def _buffer_cap(self) -> int:
         return max(256, 2 * math.isqrt(self._tfps.shape[1]))
@@ -389,24 +378,25 @@ class SimhashIndex:
             self._decided_n < 0 or self._n_alive > 2 * self._decided_n or 4 * self._n_alive < self._decided_n
         ):
             self._decided_n = self._n_alive
-            layout = _choose_layout(self._n_alive, self._k, self._bits, self._max_tables)
+            layout = choose_layout(
+                self._n_alive, self._k, self._bits, "index", self._table_cap(), self._budget()
+            )[0]
             if layout != self._layout:
                 self._rebuild(layout)
         if self._masks.shape[0]:
+            # A rebuild (a counting sort per table) costs less than merging the buffer in would.
             n_buf = self._n - self._n_main
-            if n_buf > self._tfps.shape[1]:  # mostly new: build from scratch (counting sort)
-                self._rebuild(self._layout)
-            elif (
+            if (
                 (force and (n_buf or self._dead_in_tables))
                 or n_buf > self._buffer_cap()
                 or 2 * self._dead_in_tables > self._tfps.shape[1]
             ):
-                self._merge()
+                self._rebuild(self._layout)
         self._dirty = False
         self._qargs = None
 
     def flush(self) -> None:
-        """Merge pending adds and removals into the tables now (queries do it lazily when needed)."""
+        """Bring pending adds and removals into the tables now (queries do it lazily when needed)."""
         self._dirty = True
         self._qargs = None
         self._maybe_flush(force=True)
@@ -437,7 +427,7 @@ class SimhashIndex:
             args = self._qargs = (
                 self._k,
                 self._masks,
-                self._dshift,
+                self._druns,
                 self._dirs,
                 self._tfps,
                 self._tids,
@@ -476,13 +466,15 @@ class SimhashIndex:
         """
         qs = self._check_fps(fps)
         self._maybe_flush()
-        work = qs.shape[0] * (self._n - self._n_main + 32 * self._masks.shape[0])
-        kernel = _k.query_many_kernel if work >= _k.PARALLEL_MIN_WORK else _k.query_many_kernel_serial
-        indptr, ids, d = kernel(
+        nq = qs.shape[0]
+        work = nq * (self._n - self._n_main + 32 * self._masks.shape[0])
+        parallel = work >= _k.PARALLEL_MIN_WORK
+        kernel = _k.query_many_kernel if parallel else _k.query_many_kernel_serial
+        args = (
             qs,
             self._k,
             self._masks,
-            self._dshift,
+            self._druns,
             self._dirs,
             self._tfps,
             self._tids,
@@ -491,45 +483,167 @@ class SimhashIndex:
             self._n_main,
             self._n,
         )
+        n_chunks = min(nq, 16 * numba.get_num_threads()) if parallel else min(nq, 1)
+        bounds = np.linspace(0, nq, n_chunks + 1).astype(np.int64)
+        qlo, qhi = bounds[:-1], bounds[1:]
+        counts = np.empty(nq, np.int64)
+        off = _offsets(4 * (qhi - qlo) + 16)  # room for a few matches per query, else run again
+        keys = np.empty(off[-1], np.int64)
+        kernel(*args, qlo, qhi, off, keys, counts)
+        found = np.add.reduceat(counts, qlo) if n_chunks else counts[:0]
+        over = np.flatnonzero(found > np.diff(off))
+        if over.size:  # chunks with more matches than room: again, alone, with the exact room
+            off2 = _offsets(found[over])
+            keys2 = np.empty(off2[-1], np.int64)
+            kernel(*args, qlo[over], qhi[over], off2, keys2, counts)
+        parts, j = [], 0
+        for c in range(n_chunks):
+            if j < over.size and over[j] == c:
+                parts.append(keys2[off2[j] : off2[j + 1]])
+                j += 1
+            else:
+                parts.append(keys[off[c] : off[c] + found[c]])
+        keys = np.concatenate(parts) if len(parts) != 1 else parts[0]
+        indptr = np.zeros(nq + 1, np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        ids = keys & _ID_MASK
+        d = keys >> _ID_BITS
         if return_arrays:
             return indptr, ids, d
         pairs = list(zip(ids.tolist(), d.tolist()))
-        bounds = indptr.tolist()
-        return [pairs[bounds[i] : bounds[i + 1]] for i in range(qs.shape[0])]
+        cuts = indptr.tolist()
+        return [pairs[cuts[i] : cuts[i + 1]] for i in range(nq)]
+
+    # -- all pairs -------------------------------------------------------------------------------
 
     def pairs(self) -> np.ndarray:
         """Every pair of stored fingerprints within distance ``k``.
 
+        With ``layout="auto"`` the pairs come from whichever is cheaper by the cost model (see
+        :mod:`simhash_lab.index.design`): the tables built for queries, or tables of a design chosen
+        for this job, built and dropped one thread's worth at a time (so its memory stays within
+        ``memory_budget`` whatever the number of tables). A forced layout uses its own tables.
+
         Returns
         -------
-        array of shape (m, 3), int64
+        array of shape (m, 3), int64, read-only
             Rows ``(i, j, d)`` with ``i < j`` and ``d = hamming(fp_i, fp_j) <= k``, sorted by
-            ``(i, j)``.
+            ``(i, j)``. While it is alive and nothing is added or removed, later calls (and
+            :meth:`groups`) return this same array instead of computing it again.
         """
-        self.flush()
-        if self._masks.shape[0] == 0:
-            scan = (
-                _k.pairs_scan_kernel
-                if self._n * self._n // 2 >= _k.PARALLEL_MIN_WORK
-                else _k.pairs_scan_kernel_serial
-            )
-            return scan(self._fps, self._alive, self._n, self._k)
-        kernel = (
-            _k.pairs_table_kernel
-            if self._tfps.shape[1] >= _k.PARALLEL_MIN_WORK
-            else _k.pairs_table_kernel_serial
-        )
-        parts = [
-            kernel(self._tfps[t], self._tids[t], self._masks, t, self._k, self._alive)
-            for t in range(self._masks.shape[0])
-        ]
-        out = np.concatenate(parts) if len(parts) > 1 else parts[0]
-        if out.shape[0] > 1:
-            out = out[np.lexsort((out[:, 1], out[:, 0]))]
+        if self._pairs_cache is not None and self._pairs_cache[0] == self._version:
+            cached = self._pairs_cache[1]()
+            if cached is not None:
+                return cached
+        out = self._compute_pairs()
+        out.flags.writeable = False
+        self._pairs_cache = (self._version, weakref.ref(out))
         return out
+
+    def _compute_pairs(self) -> np.ndarray:
+        if self._n_alive < 2:
+            return np.empty((0, 3), np.int64)
+        if self._layout_request != "auto":  # a forced layout: its own tables
+            self.flush()
+            if self._masks.shape[0] == 0:
+                return self._pairs_streamed("scan")
+            return self._pairs_stored()
+        n, threads = self._n_alive, numba.get_num_threads()
+        layout, cost = choose_layout(
+            n, self._k, self._bits, "pairs", self._table_cap(), self._budget(), threads
+        )
+        if self._masks.shape[0] and self._n_main:  # tables built for queries: would they do?
+            d = _design(self._layout, n, self._k, self._bits)
+            stale = self._n > self._n_main or self._dead_in_tables  # then flush() rebuilds them
+            if d.est_pairs_ns + (d.est_build_ns if stale else 0.0) <= cost:
+                self.flush()
+                return self._pairs_stored()
+        return self._pairs_streamed(layout)
+
+    def _pairs_streamed(self, layout: Layout) -> np.ndarray:
+        """All pairs through the tables of ``layout``, built a few at a time and dropped."""
+        fps, ids = self._live()
+        masks = np.array(_layout_tables(layout, self._k, self._bits)[0], dtype=np.uint64)
+        if masks.shape[0] == 0:  # the scan: one "table" keyed on no bits, a single group
+            zero = np.zeros(1, np.uint64)
+            return self._unpack([self._pair_keys(fps[None, :], ids[None, :], zero, zero, 0)])
+        r = dir_bits(ids.shape[0], min(int(m).bit_count() for m in masks))
+        druns = _dir_runs(masks, r)
+        gmasks = _runs_mask(druns)
+        # Tables built at once: one per thread, more while small (fewer parallel calls: each one
+        # wakes the threads and waits for the slowest).
+        per_table = 16 * ids.shape[0] + 8 * (1 << r)  # the row, the build's scratch, the directory
+        step = max(numba.get_num_threads(), min(self._budget() // 8, _STREAM_BYTES) // max(per_table, 1), 1)
+        parts = []
+        tf, ti, dirs = _new_tables(min(step, masks.shape[0]), ids.shape[0], r)  # reused: no new pages
+        scratch = None
+        for t0 in range(0, masks.shape[0], step):
+            rows = min(step, masks.shape[0] - t0)
+            scratch = _build(fps, ids, druns, r, t0, tf[:rows], ti[:rows], dirs[:rows], scratch)
+            parts.append(self._pair_keys(tf[:rows], ti[:rows], masks, gmasks[t0 : t0 + rows], t0))
+        del tf, ti, dirs, scratch
+        return self._unpack(parts)
+
+    def _pairs_stored(self) -> np.ndarray:
+        """All pairs through the tables built for queries."""
+        return self._unpack(
+            [self._pair_keys(self._tfps, self._tids, self._masks, _runs_mask(self._druns), 0)]
+        )
+
+    def _unpack(self, parts: list) -> np.ndarray:
+        keys = np.concatenate(parts) if len(parts) != 1 else parts[0]
+        keys.sort()
+        return _k.unpack_pairs_kernel(keys, self._fps)
+
+    def _pair_keys(
+        self, tfps: np.ndarray, tids: np.ndarray, masks: np.ndarray, gmasks: np.ndarray, t0: int
+    ) -> np.ndarray:
+        """Packed pairs (uint64 ``i << 32 | j``, unsorted) that rows ``tfps`` (tables ``t0 ..``) report;
+        ``gmasks`` are the rows' grouping bits (see ``pairs_chunks_kernel``).
+
+        The work is cut into chunks of about equal cost (long groups across several) and run in
+        waves; each chunk writes into its own slice, sized from the density of pairs seen so far, and
+        only a chunk that found more than its slice holds is run again (alone, with the exact room).
+        """
+        rows, n = tfps.shape
+        threads = max(1, numba.get_num_threads())
+        est = rows * n + sum(n * (n - 1) / 2.0 ** (int(m).bit_count() + 1) for m in gmasks.tolist())
+        parallel = _parallel(2, est)
+        target = max(1 << 15, int(est // (16 * threads))) if parallel else 1 << 62
+        ct, lo, hi, _ = _k.pair_chunks_kernel(tfps, gmasks, target)
+        kernel = _k.pairs_chunks_kernel if parallel else _k.pairs_chunks_kernel_serial
+        k = self._k
+        density = 1 / 16  # pairs per entry a chunk makes room for, raised by what chunks find
+        # Two waves: a few chunks to measure the density, then the rest with room to match.
+        parts, c, wave = [], 0, 2 * threads if ct.shape[0] > 8 * threads else ct.shape[0]
+        while c < ct.shape[0]:
+            sl = slice(c, min(c + wave, ct.shape[0]))
+            cts, los, his = ct[sl], lo[sl], hi[sl]
+            entries = his - los
+            off = _offsets(np.ceil(entries * density).astype(np.int64) + 16)
+            out = np.empty(off[-1], np.uint64)
+            counts = np.empty(entries.shape[0], np.int64)
+            kernel(tfps, tids, masks, gmasks, t0, k, cts, los, his, off, out, counts)
+            over = counts > np.diff(off)
+            parts.extend(out[off[j] : off[j] + counts[j]] for j in np.flatnonzero(~over))
+            if over.any():  # again, alone, with the exact room
+                j = np.flatnonzero(over)
+                off2 = _offsets(counts[j])
+                out2 = np.empty(off2[-1], np.uint64)
+                kernel(tfps, tids, masks, gmasks, t0, k, cts[j], los[j], his[j], off2, out2, counts[j].copy())
+                parts.append(out2)
+            density = max(density, 1.25 * float((counts / np.maximum(entries, 1)).max()))
+            c = sl.stop
+            wave = ct.shape[0]
+        if not parts:
+            return np.empty(0, np.uint64)
+        return np.concatenate(parts) if len(parts) > 1 else parts[0]
 
     def groups(self) -> list[list[int]]:
         """Near-duplicate clusters: connected components of the :meth:`pairs` graph.
+
+        Uses the array :meth:`pairs` returned while it is alive and nothing was added or removed
+        since, instead of computing the pairs again.
 
         Returns
         -------
@@ -555,6 +669,14 @@ class SimhashIndex:
         groups.sort()
         return groups
 
+    # -- choices -------------------------------------------------------------------------------
+
+    def _table_cap(self) -> int:
+        return MAX_TABLES_FORCED if self._max_tables is None else self._max_tables
+
+    def _budget(self) -> int:
+        return _check_budget(self._memory_budget)
+
     # -- persistence -----------------------------------------------------------------------------
 
     def save(self, path: str | os.PathLike) -> None:
@@ -575,3 +697,69 @@ class SimhashIndex:
             altered (its checksum does not match).
         """
         return storage.load(cls, path)
+
+
+#: Bytes of tables ``pairs()`` may build at once beyond one per thread (small tables go together).
+_STREAM_BYTES = 16 << 20
+
+
+def _new_tables(rows: int, n: int, r: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return (
+        np.empty((rows, n), np.uint64),
+        np.empty((rows, n), np.uint32),
+        np.empty((rows, (1 << r) + 1), np.uint32),
+    )
+
+
+def _build(fps, ids, druns, r, t0, out_f, out_i, dirs, scratch=None):
+    """Build tables ``t0 ..`` into ``out_f``/``out_i``/``dirs`` (parallel when large); returns the
+    scratch it used, for the next call."""
+    rows, n = out_f.shape
+    parallel = _parallel(rows, rows * n)
+    workers = min(rows, numba.get_num_threads()) if parallel else 1
+    if scratch is None or scratch[0].shape[0] < workers:
+        scratch = (np.empty((workers, n), np.uint32), np.empty((workers, n), np.uint32))
+    kernel = _k.build_tables_kernel if parallel else _k.build_tables_kernel_serial
+    two = _d.two_passes(n, r)
+    kernel(fps, ids, druns, r, t0, out_f, out_i, dirs, scratch[0][:workers], scratch[1][:workers], two)
+    return scratch
+
+
+def _parallel(n_tables: int, work: float) -> bool:
+    """Whether a kernel over ``n_tables`` tables (or chunks) and ``work`` entries runs in parallel."""
+    return n_tables > 1 and work >= _k.PARALLEL_MIN_WORK
+
+
+def _offsets(sizes: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(sizes) + 1, np.int64)
+    np.cumsum(sizes, out=out[1:])
+    return out
+
+
+def _dir_runs(masks: np.ndarray, r: int) -> np.ndarray:
+    """``(shift, width)`` runs of each mask's ``r`` highest set bits, highest first; width 0 pads.
+
+    Returns a uint64 array of shape (T, R, 3): ``(shift, width, 2**width - 1)`` for the kernels'
+    ``_compress``.
+    """
+    per_mask = []
+    for m in masks.tolist():
+        runs, left = [], r
+        while left and m:
+            top = m.bit_length()
+            lo = (~m & ((1 << top) - 1)).bit_length()  # the run of ones is [lo, top)
+            width = min(top - lo, left)
+            runs.append((top - width, width))
+            left -= width
+            m &= (1 << lo) - 1
+        per_mask.append(runs)
+    out = np.zeros((len(per_mask), max(1, max(map(len, per_mask), default=1)), 3), np.uint64)
+    for t, runs in enumerate(per_mask):
+        for j, (shift, width) in enumerate(runs):
+            out[t, j] = shift, width, (1 << width) - 1
+    return out
+
+
+def _runs_mask(druns: np.ndarray) -> np.ndarray:
+    """The bits each table's runs cover, as uint64 masks of shape (T,)."""
+    return np.bitwise_or.reduce(druns[:, :, 2] << druns[:, :, 0], axis=1).astype(np.uint64)

@@ -1,25 +1,38 @@
 """Numba kernels behind :class:`simhash_lab.SimhashIndex`.
 
 The index keeps ``T`` tables. Table ``t`` has a 64-bit ``mask`` (the bits of the fingerprint it
-keeps exact) and two rows of equal length ``L``:
+keeps exact: two fingerprints can lie within ``k`` only if some table's bits agree) and two rows of
+equal length ``L``: ``tfps[t]``, the uint64 fingerprints, and ``tids[t]``, their uint32 ids.
 
-* ``tfps[t]``: uint64 fingerprints sorted by ``fp & masks[t]`` (ties in ascending id order), so
-  every fingerprint that agrees with a query on the masked bits sits in one contiguous run, found
-  by binary search, and the candidates are verified from contiguous memory (Manku et al.'s
-  "permuted tables", without physically permuting the bits: sorting by the masked value groups
-  exactly the same runs);
-* ``tids[t]``: uint32 ids in the same order.
+**Buckets.** A mask is a union of runs of contiguous bits; ``_compress`` packs a fingerprint's masked
+bits, highest run first, into one integer (its *key*, ordered exactly as ``fp & mask``). A row is
+sorted by the ``r`` leading bits of the key (``druns[t]``: the ``(shift, width, 2**width - 1)`` runs
+of the mask's ``r`` highest set bits; all-zero runs pad), with ids ascending inside each *bucket*;
+``dirs[t, h]:dirs[t, h + 1]`` is bucket ``h``. ``r`` grows with the table (about ``log2(L) - 2``,
+capped by the key's length), whatever the mask looks like, so a bucket holds a few entries at every
+size and a table is built by one or two counting sorts (Manku et al.'s "permuted tables", without
+permuting the bits: sorting by the masked bits groups the same fingerprints). A query scans its
+bucket in each table and checks the rest of the key entry by entry; ``pairs()`` compares the entries
+of each bucket with each other the same way.
 
 Ids at or above ``buf_start`` are not in the tables yet (the small unsorted buffer of recent adds)
 and are scanned linearly. A pair seen through several tables is reported once, by the first table
 (lowest ``t``) whose mask it satisfies: ``(a ^ b) & masks[s] == 0``.
 
-Decorator policy (the package's): ``@njit(cache=True, nogil=True)`` for serial kernels;
-``parallel=True`` kernels are marked as such and use ``prange`` only over independent rows (queries,
-tables, runs) that each write their own output slots. Each parallel kernel is written once, as
-``_NAME_impl``, and compiled twice: ``NAME`` (parallel) and ``NAME_serial`` (where ``prange`` is
-``range``), used below ``PARALLEL_MIN_WORK``. Kernels never raise user-facing errors: the
-Python layer (``index.py``) validates everything first.
+**Variable-size output without a second pass.** ``pairs_chunks_kernel`` and ``query_many_kernel``
+split their work into chunks, run them in parallel, and each chunk writes into its own slice of one
+output array (its capacity set by the caller) while counting everything it finds. A chunk that found
+more than its capacity is run again, alone, into a slice of the exact size: only the chunks whose
+output was underestimated pay twice, so the work stays linear in the output however dense it is
+(the caller raises its estimate from what earlier chunks found).
+
+Decorator policy (the package's): ``@njit(cache=True, nogil=True)`` for serial kernels; each
+parallel kernel is written once, as ``_NAME_impl`` with ``prange`` over independent chunks or tables
+that each write their own output slots, and compiled twice by :func:`._jit.twins`: ``NAME`` (parallel)
+and ``NAME_serial`` (``prange`` is ``range``), each with its own cache entry. The Python layer calls
+the serial twins below ``PARALLEL_MIN_WORK``. Hot loops index with unsigned integers, so that LLVM
+knows no index wraps around and vectorizes them (``vpopcntq``) instead of gathering. Kernels never
+raise user-facing errors: the Python layer (``simhash_lab.index``) validates everything first.
 """
 
 from __future__ import annotations
@@ -32,26 +45,70 @@ from .bits import popcount
 
 __all__ = [
     "PARALLEL_MIN_WORK",
-    "query_one_kernel",
-    "query_many_kernel",
-    "query_many_kernel_serial",
-    "pairs_table_kernel",
-    "pairs_table_kernel_serial",
-    "pairs_scan_kernel",
-    "pairs_scan_kernel_serial",
-    "merge_tables_kernel",
-    "merge_tables_kernel_serial",
-    "build_dirs_kernel",
     "build_tables_kernel",
     "build_tables_kernel_serial",
+    "pair_chunks_kernel",
+    "pairs_chunks_kernel",
+    "pairs_chunks_kernel_serial",
+    "pairs_table_kernel_serial",
+    "query_many_kernel",
+    "query_many_kernel_serial",
+    "query_one_kernel",
+    "unpack_pairs_kernel",
 ]
 
 #: Below this much work (entries touched) the Python layer calls the serial twins.
 PARALLEL_MIN_WORK = 1 << 18
 
-# Results are sorted by one int64 key: distance in the high bits, id in the low 40 bits.
+# Query results are sorted by one int64 key: distance in the high bits, id in the low 40 bits.
 _ID_BITS = 40
 _ID_MASK = (1 << _ID_BITS) - 1
+# Pairs travel as one uint64: the smaller id in the high 32 bits, the larger in the low 32.
+_LOW32 = np.uint64(0xFFFFFFFF)
+
+
+# -- keys ------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _compress(x, runs, t):
+    """The bits of ``x`` under table ``t``'s runs, packed high to low into the low bits.
+
+    ``runs[t, j]`` is ``(shift, width, 2**width - 1)``; padding runs are all zero and change nothing,
+    so the loop has no branch (the shift by ``width`` is done in two halves: ``width`` may be 64).
+    """
+    key = np.uint64(0)
+    for j in range(runs.shape[1]):
+        w = runs[t, j, 1]
+        half = w >> np.uint64(1)
+        key = ((key << half) << (w - half)) | ((x >> runs[t, j, 0]) & runs[t, j, 2])
+    return key
+
+
+@njit(cache=True, nogil=True)
+def _bucket_ids(row, runs, t, out):
+    """``out[i] = _compress(row[i], runs, t)`` (uint32), with up to four runs held in registers."""
+    if runs.shape[1] > 4:
+        for i in range(row.shape[0]):
+            out[i] = np.uint32(_compress(row[i], runs, t))
+        return
+    z = np.uint64(0)
+    r = np.zeros((4, 3), np.uint64)
+    r[: runs.shape[1]] = runs[t]
+    s0, m0 = r[0, 0], r[0, 2]
+    s1, w1, m1 = r[1, 0], r[1, 1], r[1, 2]
+    s2, w2, m2 = r[2, 0], r[2, 1], r[2, 2]
+    s3, w3, m3 = r[3, 0], r[3, 1], r[3, 2]
+    if w1 == z:  # one run: the common case
+        for i in range(row.shape[0]):
+            out[i] = np.uint32((row[i] >> s0) & m0)
+        return
+    for i in range(row.shape[0]):
+        x = row[i]
+        key = (x >> s0) & m0
+        key = (key << w1) | ((x >> s1) & m1)
+        key = (key << w2) | ((x >> s2) & m2)
+        out[i] = np.uint32((key << w3) | ((x >> s3) & m3))
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -63,81 +120,83 @@ def _first_table(diff, masks, t):
     return True
 
 
+# -- one query -------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _count_near(row, fa, b0, e, k):
+    """How many of ``row[b0:e]`` lie within ``k`` of ``fa`` (a branch-free, vectorized loop)."""
+    c = np.uint64(0)
+    for b in range(b0, e):
+        c += np.uint64(popcount(fa ^ row[b]) <= k)
+    return c
+
+
 @njit(cache=True, nogil=True)
-def _probe(q, k, masks, dshift, dirs, tfps, tids, fps, alive, buf_start, buf_end, out, cap):
+def _probe(q, k, masks, druns, dirs, tfps, tids, fps, alive, buf_start, buf_end, out, start, cap, bounds):
     """Find every live id within distance ``k`` of ``q``; write the first ``cap`` of them.
 
-    Table ``t``'s candidates are the run of ``fp & masks[t] == q & masks[t]``: the directory
-    narrows it to the bucket of ``r`` leading key bits, ``(q >> dshift[t]) & (2**r - 1)``, whose
-    entries are ``dirs[t, h]:dirs[t, h + 1]``, then a binary search finds the run in the bucket.
-    Returns the total count (which may exceed ``cap``: the caller then retries with more room).
-    ``out`` (int64, length >= ``cap``) receives ``distance << 40 | id`` per match, unsorted.
+    Table ``t``'s candidates are the entries of ``q``'s bucket, checked on the whole mask. Returns the
+    total count (which may exceed ``cap``: the caller then retries with more room).
+    ``out[start:start + cap]`` (int64) receives ``distance << 40 | id`` per match, unsorted;
+    ``bounds`` is scratch of shape (T, 2), int64.
     """
     cnt = 0
     n_tables = masks.shape[0]
-    dmask = np.uint64(dirs.shape[1] - 2)  # 2**r - 1
-    # Three passes so the tables' cache misses overlap instead of queueing one after another:
-    # the directory entries of every table, then the first row entry of every bucket, then the
-    # searches and scans, which now mostly hit the cache.
-    bounds = np.empty((n_tables, 2), np.int64)
-    for t in range(n_tables):
-        h = np.int64((q >> np.uint64(dshift[t])) & dmask)
-        bounds[t, 0] = dirs[t, h]
-        bounds[t, 1] = dirs[t, h + 1]
+    # Two passes so the tables' cache misses overlap instead of queueing one after another: the
+    # directory entries of every table (and a touch of each bucket's first entry), then the scans.
     touch = np.uint64(0)
     for t in range(n_tables):
-        if bounds[t, 0] < bounds[t, 1]:
-            touch ^= tfps[t, bounds[t, 0]] ^ tfps[t, bounds[t, 1] - 1]
+        h = np.int64(_compress(q, druns, t))
+        s = np.int64(dirs[t, h])
+        e = np.int64(dirs[t, h + 1])
+        bounds[t, 0] = s
+        bounds[t, 1] = e
+        if s < e:
+            touch ^= tfps[t, s]
+    kk = np.uint64(k)
     for t in range(n_tables):
         mask = masks[t]
-        key = q & mask
         row = tfps[t]
-        lo = bounds[t, 0]
-        hi = bounds[t, 1]
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if (row[mid] & mask) < key:
-                lo = mid + 1
-            else:
-                hi = mid
-        i = lo
-        n = row.shape[0]
-        while i < n and (row[i] & mask) == key:
+        for i in range(bounds[t, 0], bounds[t, 1]):
             diff = row[i] ^ q
             d = np.int64(popcount(diff))
-            if d <= k and _first_table(diff, masks, t):
+            if d <= k and (diff & mask) == 0 and _first_table(diff, masks, t):
                 ident = np.int64(tids[t, i])
                 if alive[ident]:
                     if cnt < cap:
-                        out[cnt] = (d << _ID_BITS) | ident
+                        out[start + cnt] = (d << _ID_BITS) | ident
                     cnt += 1
-            i += 1
     if touch == np.uint64(1) and cnt < 0:  # never true: keeps the touching loads alive
         cnt = 0
-    for ident in range(buf_start, buf_end):
-        if alive[ident]:
+    lo, hi = np.uint64(buf_start), np.uint64(buf_end)
+    if lo < hi and _count_near(fps, q, lo, hi, kk):  # the buffer: a vectorized count first
+        for ident in range(buf_start, buf_end):
             d = np.int64(popcount(fps[ident] ^ q))
-            if d <= k:
+            if d <= k and alive[ident]:
                 if cnt < cap:
-                    out[cnt] = (d << _ID_BITS) | ident
+                    out[start + cnt] = (d << _ID_BITS) | ident
                 cnt += 1
     return cnt
 
 
 @njit(cache=True, nogil=True)
-def _insertion_sort(keys, m):
-    """Sort ``keys[:m]`` in place (the usual case: a handful of matches)."""
-    for a in range(1, m):
+def _sort_small(keys, s, e):
+    """Sort ``keys[s:e]`` in place: insertion sort for the usual handful, else ``np.sort``."""
+    if e - s > 16:
+        keys[s:e] = np.sort(keys[s:e])
+        return
+    for a in range(s + 1, e):
         x = keys[a]
         b = a - 1
-        while b >= 0 and keys[b] > x:
+        while b >= s and keys[b] > x:
             keys[b + 1] = keys[b]
             b -= 1
         keys[b + 1] = x
 
 
 @njit(cache=True, nogil=True)
-def query_one_kernel(q, k, masks, dshift, dirs, tfps, tids, fps, alive, buf_start, buf_end, out):
+def query_one_kernel(q, k, masks, druns, dirs, tfps, tids, fps, alive, buf_start, buf_end, out):
     """All live ids within Hamming distance ``k`` of one fingerprint, written into ``out``.
 
     Writing into a caller's buffer and returning a count avoids boxing a new array, which costs
@@ -151,12 +210,13 @@ def query_one_kernel(q, k, masks, dshift, dirs, tfps, tids, fps, alive, buf_star
         Largest distance reported.
     masks : array of shape (T,), uint64
         Bits each table keeps exact.
-    dshift : array of shape (T,), int64
-        Shift that brings table ``t``'s ``r`` leading key bits to the bottom.
+    druns : array of shape (T, R, 3), uint64
+        ``(shift, width, 2**width - 1)`` runs of each mask's ``r`` highest set bits, highest first
+        (all-zero runs pad).
     dirs : array of shape (T, 2**r + 1), uint32
         Directory: bucket ``h`` of table ``t`` is ``tfps[t, dirs[t, h]:dirs[t, h + 1]]``.
     tfps : array of shape (T, L), uint64
-        Each row sorted by ``fp & masks[t]``.
+        Each row sorted by its directory bits (buckets).
     tids : array of shape (T, L), uint32
         Ids in the order of ``tfps``.
     fps : array of shape (>= buf_end,), uint64
@@ -175,64 +235,46 @@ def query_one_kernel(q, k, masks, dshift, dirs, tfps, tids, fps, alive, buf_star
         with a buffer of at least ``m``.
     """
     cap = out.shape[0]
-    cnt = _probe(np.uint64(q), k, masks, dshift, dirs, tfps, tids, fps, alive, buf_start, buf_end, out, cap)
+    bounds = np.empty((masks.shape[0], 2), np.int64)
+    cnt = _probe(
+        np.uint64(q), k, masks, druns, dirs, tfps, tids, fps, alive, buf_start, buf_end, out, 0, cap, bounds
+    )
     if 1 < cnt <= cap:
-        _insertion_sort(out, cnt) if cnt <= 16 else out[:cnt].sort()
+        _sort_small(out, 0, cnt)
     return cnt
 
 
-# -- many queries --------------------------------------------------------------------------------
-# Each parallel kernel has a serial twin (same helpers, ``range`` for ``prange``): for small inputs
-# waking the thread pool costs more than the work, and a busy machine makes it worse.
+# -- many queries ----------------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
-def _query_fill(qs, i, k, masks, dshift, dirs, tfps, tids, fps, alive, buf_start, buf_end, keys, indptr):
-    s = indptr[i]
-    e = indptr[i + 1]
-    seg = keys[s:e]
-    _probe(np.uint64(qs[i]), k, masks, dshift, dirs, tfps, tids, fps, alive, buf_start, buf_end, seg, e - s)
-    if e - s <= 16:
-        _insertion_sort(seg, e - s)
-    else:
-        seg.sort()
+def _query_many_kernel_impl(
+    qs, k, masks, druns, dirs, tfps, tids, fps, alive, buf_start, buf_end, qlo, qhi, off, keys, counts
+):
+    """The matches of each of ``qs`` (uint64, shape (nq,)), parallel over chunks of queries.
 
-
-@njit(cache=True, nogil=True)
-def _unpack(keys):
-    ids = np.empty(keys.shape[0], np.int64)
-    d = np.empty(keys.shape[0], np.int64)
-    for i in range(keys.shape[0]):
-        ids[i] = keys[i] & _ID_MASK
-        d[i] = keys[i] >> _ID_BITS
-    return ids, d
-
-
-def _query_many_kernel_impl(qs, k, masks, dshift, dirs, tfps, tids, fps, alive, buf_start, buf_end):
-    """The matches of each of ``qs`` (uint64, shape (nq,)), in CSR form (parallel over queries).
-
+    Chunk ``c`` holds queries ``qlo[c]:qhi[c]`` and writes their matches, query after query
+    (each sorted by distance then id), into ``keys[off[c]:off[c + 1]]`` while room lasts; the number
+    of matches of query ``i`` goes to ``counts[i]`` in every case. A chunk whose matches exceed its
+    slice holds nothing useful there: the caller runs it again with room for ``sum(counts)`` of it.
     The other parameters are those of ``query_one_kernel``.
-
-    Returns
-    -------
-    indptr : array of shape (nq + 1,), int64
-        Matches of query i are ``ids[indptr[i]:indptr[i + 1]]``.
-    ids, d : arrays of shape (indptr[-1],), int64
-        Sorted by distance then id within each query.
     """
-    nq = qs.shape[0]
-    counts = np.zeros(nq + 1, np.int64)
-    empty = np.empty(0, np.int64)
-    for i in prange(nq):
-        counts[i + 1] = _probe(
-            np.uint64(qs[i]), k, masks, dshift, dirs, tfps, tids, fps, alive, buf_start, buf_end, empty, 0
-        )
-    indptr = np.cumsum(counts)
-    keys = np.empty(indptr[nq], np.int64)
-    for i in prange(nq):
-        _query_fill(qs, i, k, masks, dshift, dirs, tfps, tids, fps, alive, buf_start, buf_end, keys, indptr)
-    ids, d = _unpack(keys)
-    return indptr, ids, d
+    for c in prange(qlo.shape[0]):
+        bounds = np.empty((masks.shape[0], 2), np.int64)
+        pos = off[c]
+        end = off[c + 1]
+        for i in range(qlo[c], qhi[c]):
+            room = max(end - pos, 0)
+            q = np.uint64(qs[i])
+            m = _probe(
+                q, k, masks, druns, dirs, tfps, tids, fps, alive, buf_start, buf_end, keys, pos, room, bounds
+            )
+            counts[i] = m
+            if m <= room:
+                if m > 1:
+                    _sort_small(keys, pos, pos + m)
+                pos += m
+            else:
+                pos = end + 1  # overflowed: count the rest only
 
 
 query_many_kernel, query_many_kernel_serial = twins(_query_many_kernel_impl)
@@ -242,286 +284,291 @@ query_many_kernel, query_many_kernel_serial = twins(_query_many_kernel_impl)
 
 
 @njit(cache=True, nogil=True)
-def _run_pairs(row, idrow, masks, t, k, alive, s, e, out, pos, write):
-    """Pairs within distance ``k`` inside the run ``row[s:e]`` of table ``t``; returns the count."""
+def _chunk_pairs(row, idrow, masks, gmask, t, k, lo, hi, out, start, cap):
+    """Pairs ``(a, b)`` of table ``t`` with ``lo <= a < hi`` and ``a < b`` in ``a``'s group (equal
+    ``row & gmask``), that agree on ``masks[t]``, lie within ``k`` and are reported by this table
+    (see ``_first_table``).
+
+    ``gmask`` is ``masks[t]`` for rows sorted by the whole key, or the bits of the directory for rows
+    sorted only by them (a group is then a bucket, and the key is checked pair by pair). Writes the
+    first ``cap`` as packed uint64 (smaller id << 32 | larger id) into ``out[start:start + cap]``;
+    returns how many there are.
+    """
+    mask = masks[t]
+    kk = np.uint64(k)
+    n = np.uint64(row.shape[0])
+    a = np.uint64(lo)
+    hi = np.uint64(hi)
+    e = a  # end of a's group, found below
     cnt = 0
-    for a in range(s, e - 1):
-        ia = np.int64(idrow[a])
-        if not alive[ia]:
-            continue
+    while a < hi:
+        if a >= e:  # a starts a new group (or the chunk starts inside one): find its end
+            key = row[a] & gmask
+            e = a + np.uint64(1)
+            while e < n and (row[e] & gmask) == key:
+                e += np.uint64(1)
         fa = row[a]
-        for b in range(a + 1, e):
-            diff = fa ^ row[b]
-            d = np.int64(popcount(diff))
-            if d <= k and _first_table(diff, masks, t):
-                ib = np.int64(idrow[b])
-                if alive[ib]:
-                    if write:
-                        r = pos + cnt
-                        if ia < ib:
-                            out[r, 0] = ia
-                            out[r, 1] = ib
-                        else:
-                            out[r, 0] = ib
-                            out[r, 1] = ia
-                        out[r, 2] = d
+        b0 = a + np.uint64(1)
+        if b0 < e and _count_near(row, fa, b0, e, kk):
+            ia = np.uint64(idrow[a])
+            for b in range(b0, e):
+                diff = fa ^ row[b]
+                if popcount(diff) <= kk and (diff & mask) == 0 and _first_table(diff, masks, t):
+                    if cnt < cap:
+                        ib = np.uint64(idrow[b])
+                        out[start + cnt] = (
+                            (ia << np.uint64(32)) | ib if ia < ib else (ib << np.uint64(32)) | ia
+                        )
                     cnt += 1
+        a += np.uint64(1)
     return cnt
 
 
+def _pairs_chunks_kernel_impl(tfps, tids, masks, gmasks, t0, k, ct, lo, hi, off, out, counts):
+    """Pairs of the tables ``tfps`` (global table numbers ``t0 + row``), parallel over chunks.
+
+    Parameters
+    ----------
+    tfps : array of shape (W, L), uint64
+        Row ``w`` with equal ``fp & gmasks[w]`` adjacent (sorted by it).
+    tids : array of shape (W, L), uint32
+    masks : array of shape (T,), uint64
+        Every table's mask (the first-table rule looks at the tables before ``t0 + w``).
+    gmasks : array of shape (W,), uint64
+        Each row's grouping bits: its table's mask, or the directory bits (see ``_chunk_pairs``).
+    t0 : int64
+    k : int64
+    ct, lo, hi : arrays of shape (C,), int64
+        Chunk ``c`` covers positions ``a`` in ``[lo[c], hi[c])`` of row ``ct[c]``, each with its
+        partners later in its group (see ``pair_chunks_kernel``).
+    off : array of shape (C + 1,), int64
+        Chunk ``c`` writes into ``out[off[c]:off[c + 1]]``.
+    out : array, uint64
+        Receives packed pairs (smaller id << 32 | larger id), unsorted.
+    counts : array of shape (C,), int64
+        Receives each chunk's number of pairs (more than its room: run it again with more).
+    """
+    for c in prange(ct.shape[0]):
+        w = ct[c]
+        counts[c] = _chunk_pairs(
+            tfps[w], tids[w], masks, gmasks[w], t0 + w, k, lo[c], hi[c], out, off[c], off[c + 1] - off[c]
+        )
+
+
+pairs_chunks_kernel, pairs_chunks_kernel_serial = twins(_pairs_chunks_kernel_impl)
+
+
 @njit(cache=True, nogil=True)
-def _runs(row, mask):
-    """Starts and ends of the runs of equal ``row & mask`` with at least two entries."""
-    n = row.shape[0]
-    nruns = 0
-    i = 0
-    while i < n:
-        key = row[i] & mask
-        j = i + 1
-        while j < n and (row[j] & mask) == key:
-            j += 1
-        if j - i >= 2:
-            nruns += 1
-        i = j
-    starts = np.empty(nruns, np.int64)
-    ends = np.empty(nruns, np.int64)
-    r = 0
-    i = 0
-    while i < n:
-        key = row[i] & mask
-        j = i + 1
-        while j < n and (row[j] & mask) == key:
-            j += 1
-        if j - i >= 2:
-            starts[r] = i
-            ends[r] = j
-            r += 1
-        i = j
-    return starts, ends
+def _plan_chunks(tfps, gmasks, target, ct, lo, hi, wk, write):
+    """Walk every row's groups and cut chunks of about ``target`` units; returns how many."""
+    n = tfps.shape[1]
+    c = 0
+    for w in range(tfps.shape[0]):
+        gmask = gmasks[w]
+        row = tfps[w]
+        start = 0
+        acc = 0
+        i = 0
+        while i < n:
+            key = row[i] & gmask
+            j = i + 1
+            while j < n and (row[j] & gmask) == key:
+                j += 1
+            size = j - i
+            if acc + size * (size + 1) // 2 < target:  # the whole group fits in this chunk
+                acc += size * (size + 1) // 2
+            else:
+                for a in range(i, j):  # position a costs its j - a - 1 comparisons, plus one
+                    acc += j - a
+                    if acc >= target:
+                        if write:
+                            ct[c], lo[c], hi[c], wk[c] = w, start, a + 1, acc
+                        c += 1
+                        start = a + 1
+                        acc = 0
+            i = j
+        if start < n:
+            if write:
+                ct[c], lo[c], hi[c], wk[c] = w, start, n, acc
+            c += 1
+    return c
 
 
-def _pairs_table_kernel_impl(row, idrow, masks, t, k, alive):
-    """Every pair that table ``t`` reports: same masked key, distance <= ``k`` (parallel over runs).
+@njit(cache=True, nogil=True)
+def pair_chunks_kernel(tfps, gmasks, target):
+    """Cut the pair work of every row of ``tfps`` into chunks of about ``target`` units.
+
+    Position ``a`` costs ``1 + (end of its group - a - 1)`` units (one, plus its comparisons), so a
+    long group is cut across several chunks and the chunks balance however the groups are spread.
+
+    Parameters
+    ----------
+    tfps : array of shape (W, L), uint64
+        Rows with equal ``fp & gmasks[w]`` adjacent.
+    gmasks : array of shape (W,), uint64
+    target : int64
+
+    Returns
+    -------
+    ct, lo, hi : arrays of shape (C,), int64
+        Row, first and end position of each chunk (as ``pairs_chunks_kernel`` takes them).
+    work : array of shape (C,), int64
+        Units of each chunk.
+    """
+    empty = np.empty(0, np.int64)
+    c = _plan_chunks(tfps, gmasks, target, empty, empty, empty, empty, False)
+    ct = np.empty(c, np.int64)
+    lo = np.empty(c, np.int64)
+    hi = np.empty(c, np.int64)
+    wk = np.empty(c, np.int64)
+    _plan_chunks(tfps, gmasks, target, ct, lo, hi, wk, True)
+    return ct, lo, hi, wk
+
+
+@njit(cache=True, nogil=True)
+def unpack_pairs_kernel(keys, fps):
+    """Packed pairs (``i << 32 | j``, uint64) to rows ``(i, j, hamming(fps[i], fps[j]))``, int64."""
+    m = keys.shape[0]
+    out = np.empty((m, 3), np.int64)
+    for r in range(m):
+        x = keys[r]
+        i = x >> np.uint64(32)
+        j = x & _LOW32
+        out[r, 0] = i
+        out[r, 1] = j
+        out[r, 2] = popcount(fps[i] ^ fps[j])
+    return out
+
+
+@njit(cache=True, nogil=True)
+def pairs_table_kernel_serial(row, idrow, masks, t, k, alive):
+    """Every pair that table ``t`` reports: same masked key, distance <= ``k``, both alive.
+
+    For callers that sort their own rows (``simhash_lab.distributed``); the index itself uses
+    ``pairs_chunks_kernel``.
 
     Parameters
     ----------
     row : array of shape (L,), uint64
-        ``tfps[t]``, sorted by ``fp & masks[t]``.
+        Sorted by ``fp & masks[t]`` (or any order where equal masked values are adjacent).
     idrow : array of shape (L,), uint32
-        ``tids[t]``.
     masks : array of shape (T,), uint64
-    t : int64
-    k : int64
+    t, k : int64
     alive : array, bool
+        Indexed by ``idrow``.
 
     Returns
     -------
     array of shape (m, 3), int64
-        Rows (i, j, d) with i < j, unsorted. A pair is reported only by the first table that
-        holds it, so concatenating the tables' outputs has no duplicates.
+        Rows (i, j, d) with i < j, unsorted; a pair only by the first table that holds it.
     """
-    starts, ends = _runs(row, masks[t])
-    nruns = starts.shape[0]
-    counts = np.zeros(nruns + 1, np.int64)
-    dummy = np.empty((0, 3), np.int64)
-    for r in prange(nruns):
-        counts[r + 1] = _run_pairs(row, idrow, masks, t, k, alive, starts[r], ends[r], dummy, 0, False)
-    offsets = np.cumsum(counts)
-    out = np.empty((offsets[nruns], 3), np.int64)
-    for r in prange(nruns):
-        if offsets[r + 1] > offsets[r]:  # most runs hold no pair: skip them the second time
-            _run_pairs(row, idrow, masks, t, k, alive, starts[r], ends[r], out, offsets[r], True)
-    return out
-
-
-pairs_table_kernel, pairs_table_kernel_serial = twins(_pairs_table_kernel_impl)
-
-
-@njit(cache=True, nogil=True)
-def _scan_row_pairs(fps, alive, n, k, a, out, pos, write):
-    cnt = 0
-    fa = fps[a]
-    for b in range(a + 1, n):
-        if alive[b]:
-            d = np.int64(popcount(fa ^ fps[b]))
-            if d <= k:
-                if write:
-                    out[pos + cnt, 0] = a
-                    out[pos + cnt, 1] = b
-                    out[pos + cnt, 2] = d
-                cnt += 1
-    return cnt
-
-
-def _pairs_scan_kernel_impl(fps, alive, n, k):
-    """Every pair (i, j, d), i < j < n, both alive, d = popcount(fps[i] ^ fps[j]) <= k (parallel).
-
-    Quadratic: for tiny indexes and large ``k``. Returns an int64 array of shape (m, 3), sorted
-    by (i, j).
-    """
-    counts = np.zeros(n + 1, np.int64)
-    dummy = np.empty((0, 3), np.int64)
-    for a in prange(n):
-        if alive[a]:
-            counts[a + 1] = _scan_row_pairs(fps, alive, n, k, a, dummy, 0, False)
-    offsets = np.cumsum(counts)
-    out = np.empty((offsets[n], 3), np.int64)
-    for a in prange(n):
-        if offsets[a + 1] > offsets[a]:
-            _scan_row_pairs(fps, alive, n, k, a, out, offsets[a], True)
-    return out
-
-
-pairs_scan_kernel, pairs_scan_kernel_serial = twins(_pairs_scan_kernel_impl)
+    mask = masks[t]
+    n = row.shape[0]
+    cap = 64
+    out = np.empty((cap, 3), np.int64)
+    m = 0
+    i = 0
+    while i < n:
+        key = row[i] & mask
+        j = i + 1
+        while j < n and (row[j] & mask) == key:
+            j += 1
+        for a in range(i, j - 1):
+            ia = np.int64(idrow[a])
+            if not alive[ia]:
+                continue
+            for b in range(a + 1, j):
+                diff = row[a] ^ row[b]
+                d = np.int64(popcount(diff))
+                ib = np.int64(idrow[b])
+                if d <= k and alive[ib] and _first_table(diff, masks, t):
+                    if m == cap:
+                        cap *= 2
+                        grown = np.empty((cap, 3), np.int64)
+                        grown[:m] = out[:m]
+                        out = grown
+                    out[m, 0] = min(ia, ib)
+                    out[m, 1] = max(ia, ib)
+                    out[m, 2] = d
+                    m += 1
+        i = j
+    return out[:m].copy()
 
 
 # -- table maintenance -----------------------------------------------------------------------------
 
 
 @njit(cache=True, nogil=True)
-def _merge_row(tfps, tids, bfps, bids, masks, alive, t, out_f, out_i):
-    mask = masks[t]
-    n_main = tfps.shape[1]
-    n_buf = bfps.shape[1]
-    out_len = out_f.shape[1]
-    a = 0
-    b = 0
-    w = 0
-    while a < n_main or b < n_buf:
-        take_main = b >= n_buf or (a < n_main and (tfps[t, a] & mask) <= (bfps[t, b] & mask))
-        if take_main:
-            f = tfps[t, a]
-            ident = tids[t, a]
-            a += 1
-        else:
-            f = bfps[t, b]
-            ident = bids[t, b]
-            b += 1
-        if alive[np.int64(ident)] and w < out_len:
-            out_f[t, w] = f
-            out_i[t, w] = ident
-            w += 1
-
-
-def _merge_tables_kernel_impl(tfps, tids, bfps, bids, masks, alive, out_len):
-    """Merge sorted buffer rows into the table rows, dropping removed ids (parallel over tables).
-
-    Parameters
-    ----------
-    tfps, tids : arrays of shape (T, L), uint64 / uint32
-        The current tables, each row sorted by ``& masks[t]``.
-    bfps, bids : arrays of shape (T, B), uint64 / uint32
-        The buffer's entries, each row sorted the same way.
-    masks : array of shape (T,), uint64
-    alive : array, bool
-    out_len : int64
-        Number of live entries in a table row plus the buffer (the same for every row).
-
-    Returns
-    -------
-    tfps, tids : arrays of shape (T, out_len)
-        Merged rows; on equal keys table entries come first, keeping ids ascending in each run.
-    """
-    n_tables = masks.shape[0]
-    out_f = np.empty((n_tables, out_len), np.uint64)
-    out_i = np.empty((n_tables, out_len), np.uint32)
-    for t in prange(n_tables):
-        _merge_row(tfps, tids, bfps, bids, masks, alive, t, out_f, out_i)
-    return out_f, out_i
-
-
-merge_tables_kernel, merge_tables_kernel_serial = twins(_merge_tables_kernel_impl)
+def _counting_sort(hs, shift, bits, src_f, src_i, src_h, lo, hi, dst_f, dst_i, dst_h, starts):
+    """Stable counting sort of entries ``lo:hi`` by ``(hs >> shift) & (2**bits - 1)`` into the same
+    positions of ``dst_*`` (``dst_h`` too unless it is empty); ``starts`` (length ``2**bits + 1``)
+    receives the bucket starts."""
+    size = 1 << bits
+    low = np.uint32(size - 1)
+    sh = np.uint32(shift)
+    starts[:] = 0
+    for i in range(lo, hi):
+        starts[np.int64((hs[i] >> sh) & low) + 1] += 1
+    starts[0] = lo
+    for h in range(size):
+        starts[h + 1] += starts[h]
+    pos = starts[:size].copy()
+    keep_h = dst_h.shape[0] > 0
+    for i in range(lo, hi):
+        h = np.int64((hs[i] >> sh) & low)
+        p = pos[h]
+        dst_f[p] = src_f[i]
+        dst_i[p] = src_i[i]
+        if keep_h:
+            dst_h[p] = src_h[i]
+        pos[h] = p + 1
 
 
 @njit(cache=True, nogil=True)
-def build_dirs_kernel(tfps, dshift, r):
-    """Bucket directory of every table (serial: one pass over memory, bandwidth-bound).
+def _build_row(fps, ids, druns, r, t, rf, ri, d, hs, th, two_pass):
+    """Fill ``rf``/``ri`` with table ``t`` sorted by its ``r`` directory bits, and its directory ``d``.
 
-    Parameters
-    ----------
-    tfps : array of shape (T, L), uint64
-        Rows sorted by ``fp & masks[t]``, whose ``r`` leading key bits are
-        ``(fp >> dshift[t]) & (2**r - 1)`` (contiguous bits at the top of the mask).
-    dshift : array of shape (T,), int64
-    r : int64
-        Directory bits, 0..31.
-
-    Returns
-    -------
-    array of shape (T, 2**r + 1), uint32
-        ``dirs[t, h]`` is the first position of bucket ``h`` in row ``t``; ``dirs[t, 2**r] = L``.
+    One counting sort for a small row; else (``two_pass``, and ``r > 6``) two, so that both scatter
+    into few enough places (or a small enough range) to stay in cache: by the 6 highest bits into
+    ``rf``/``ri``, then each of those 64 buckets, copied aside, by the rest. ``hs`` and ``th``
+    (uint32, length n) are scratch. Ids stay ascending inside a bucket (the input is in ascending id
+    order and both sorts are stable).
     """
-    n_tables = tfps.shape[0]
-    n = tfps.shape[1]
-    size = 1 << r
-    dmask = np.uint64(size - 1)
-    dirs = np.zeros((n_tables, size + 1), np.uint32)
-    for t in range(n_tables):
-        sh = np.uint64(dshift[t])
-        for i in range(n):
-            h = np.int64((tfps[t, i] >> sh) & dmask)
-            dirs[t, h + 1] += np.uint32(1)
-        acc = np.uint32(0)
-        for h in range(size + 1):
-            acc += dirs[t, h]
-            dirs[t, h] = acc
-    return dirs
-
-
-@njit(cache=True, nogil=True)
-def _build_row(fps, ids, masks, dshift, r, t, out_f, out_i, dirs):
-    """Fill table ``t``: a counting sort on the ``r`` directory bits, then each bucket sorted by
-    the rest of the masked key (insertion sort when small). Ids stay ascending among equal keys."""
     n = fps.shape[0]
     size = 1 << r
-    dmask = np.uint64(size - 1)
-    sh = np.uint64(dshift[t])
-    mask = masks[t]
-    for i in range(n):
-        dirs[t, np.int64((fps[i] >> sh) & dmask) + 1] += np.uint32(1)
-    acc = np.uint32(0)
-    for h in range(size + 1):
-        acc += dirs[t, h]
-        dirs[t, h] = acc
-    pos = np.empty(size, np.int64)
-    for h in range(size):
-        pos[h] = dirs[t, h]
-    for i in range(n):
-        h = np.int64((fps[i] >> sh) & dmask)
-        p = pos[h]
-        out_f[t, p] = fps[i]
-        out_i[t, p] = ids[i]
-        pos[h] = p + 1
-    if (mask & ~(dmask << sh)) == 0:  # the directory bits are the whole key: done
+    _bucket_ids(fps, druns, t, hs)
+    if r <= 6 or not two_pass:
+        starts = np.empty(size + 1, np.int64)
+        _counting_sort(hs, 0, r, fps, ids, hs, 0, n, rf, ri, hs[:0], starts)
+        for h in range(size + 1):
+            d[h] = np.uint32(starts[h])
         return
-    for h in range(size):
-        s = np.int64(dirs[t, h])
-        e = np.int64(dirs[t, h + 1])
-        if e - s <= 1:
-            continue
-        if e - s <= 32:  # stable insertion sort on the masked key
-            for a in range(s + 1, e):
-                f = out_f[t, a]
-                ident = out_i[t, a]
-                key = f & mask
-                b = a - 1
-                while b >= s and (out_f[t, b] & mask) > key:
-                    out_f[t, b + 1] = out_f[t, b]
-                    out_i[t, b + 1] = out_i[t, b]
-                    b -= 1
-                out_f[t, b + 1] = f
-                out_i[t, b + 1] = ident
-        else:
-            seg_f = out_f[t, s:e].copy()
-            seg_i = out_i[t, s:e].copy()
-            order = np.argsort(seg_f & mask, kind="mergesort")
-            for a in range(e - s):
-                out_f[t, s + a] = seg_f[order[a]]
-                out_i[t, s + a] = seg_i[order[a]]
+    r1 = 6
+    r2 = r - r1
+    s1 = np.empty((1 << r1) + 1, np.int64)
+    _counting_sort(hs, r2, r1, fps, ids, hs, 0, n, rf, ri, th, s1)
+    big = 0
+    for g in range(1 << r1):
+        big = max(big, s1[g + 1] - s1[g])
+    tf = np.empty(big, np.uint64)
+    ti = np.empty(big, np.uint32)
+    tb = np.empty(big, np.uint32)
+    s2 = np.empty((1 << r2) + 1, np.int64)
+    for g in range(1 << r1):
+        lo, hi = s1[g], s1[g + 1]
+        m = hi - lo
+        tf[:m] = rf[lo:hi]
+        ti[:m] = ri[lo:hi]
+        tb[:m] = th[lo:hi]
+        _counting_sort(tb, 0, r2, tf, ti, tb, 0, m, rf[lo:hi], ri[lo:hi], tb[:0], s2)
+        base = g << r2
+        for h in range(1 << r2):
+            d[base + h] = np.uint32(lo + s2[h])
+    d[size] = np.uint32(n)
 
 
-def _build_tables_kernel_impl(fps, ids, masks, dshift, r):
-    """Build every table from scratch (parallel over tables).
+def _build_tables_kernel_impl(fps, ids, druns, r, t0, out_f, out_i, dirs, hs, th, two_pass):
+    """Build tables ``t0 .. t0 + W - 1`` into ``out_f``, ``out_i``, ``dirs`` (parallel over tables).
 
     Parameters
     ----------
@@ -529,27 +576,29 @@ def _build_tables_kernel_impl(fps, ids, masks, dshift, r):
         The live fingerprints, in ascending id order.
     ids : array of shape (n,), uint32
         Their ids, ascending.
-    masks : array of shape (T,), uint64
-    dshift : array of shape (T,), int64
-        Directory shift per table (see ``build_dirs_kernel``).
+    druns : array of shape (T, R, 3), uint64
+        Directory runs per table (see ``query_one_kernel``).
     r : int64
-        Directory bits.
-
-    Returns
-    -------
-    tfps : array of shape (T, n), uint64
-        Row ``t`` sorted by ``fp & masks[t]``, ids ascending among equal keys.
-    tids : array of shape (T, n), uint32
-    dirs : array of shape (T, 2**r + 1), uint32
+        Directory bits, 0..30.
+    t0 : int64
+        The first table built (all of them: 0; ``pairs()`` streams a few at a time).
+    out_f : array of shape (W, n), uint64
+        Receives row ``w``: table ``t0 + w``'s fingerprints sorted by its directory bits.
+    out_i : array of shape (W, n), uint32
+        Their ids, ascending inside each bucket.
+    dirs : array of shape (W, 2**r + 1), uint32
+        Receives the directories: bucket ``h`` of row ``w`` is ``[dirs[w, h], dirs[w, h + 1])``.
+    hs, th : arrays of shape (P, n), uint32
+        Scratch for ``P`` rows at a time: the rows are built round-robin by ``P`` workers, so the
+        scratch (and the memory it costs) does not grow with the number of tables.
+    two_pass : bool
+        Sort in two counting-sort passes (large rows; ``simhash_lab.index.design.two_passes``).
     """
-    n_tables = masks.shape[0]
-    n = fps.shape[0]
-    out_f = np.empty((n_tables, n), np.uint64)
-    out_i = np.empty((n_tables, n), np.uint32)
-    dirs = np.zeros((n_tables, (1 << r) + 1), np.uint32)
-    for t in prange(n_tables):
-        _build_row(fps, ids, masks, dshift, r, t, out_f, out_i, dirs)
-    return out_f, out_i, dirs
+    n_rows = out_f.shape[0]
+    workers = hs.shape[0]
+    for slot in prange(workers):
+        for w in range(slot, n_rows, workers):
+            _build_row(fps, ids, druns, r, t0 + w, out_f[w], out_i[w], dirs[w], hs[slot], th[slot], two_pass)
 
 
 build_tables_kernel, build_tables_kernel_serial = twins(_build_tables_kernel_impl)

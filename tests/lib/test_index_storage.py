@@ -269,7 +269,8 @@ def test_central_directory_declaring_huge_member_is_refused(tmp_path):
         ({"n": True}, r"field 'n' must be an int, got true"),  # before: loaded (with one id)
         ({"bits": 64.0}, r"field 'bits' must be an int, got 64\.0"),
         ({"bits": False}, r"field 'bits' must be an int, got false"),
-        ({"max_tables": None}, r"field 'max_tables' must be an int, got null"),
+        ({"max_tables": "20"}, r"field 'max_tables' must be an int or null, got \"20\""),
+        ({"memory_budget": 1.5}, r"field 'memory_budget' must be an int or null, got 1\.5"),
         ({"version": "1"}, r"field 'version' must be an int"),
         ({"format": 1}, r"field 'format' must be a str, got 1"),
         ({"layout": 5}, r"field 'layout' must be a str or a list, got 5"),
@@ -310,3 +311,14 @@ def test_metadata_that_is_not_a_json_object(tmp_path, raw, match):
 def test_a_good_layout_list_loads_as_a_tuple(tmp_path):
     index = SimhashIndex.load(write(tmp_path, seal(payload(meta(layout=["permuted", 4])))))
     assert index.layout == ("permuted", 4) and len(index) == 3
+
+
+def test_table_limits_round_trip(tmp_path):
+    # max_tables=None (limited by the memory budget only) and the budget itself are saved
+    for kwargs in ({}, {"max_tables": 7}, {"memory_budget": 1 << 30}):
+        index = SimhashIndex(k=3, **kwargs)
+        index.add_many([1, 2, 3])
+        index.save(tmp_path / "i.idx")
+        back = SimhashIndex.load(tmp_path / "i.idx")
+        assert (back._max_tables, back._memory_budget) == (index._max_tables, index._memory_budget)
+        assert back.query(1) == index.query(1)
