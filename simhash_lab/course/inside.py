@@ -19,8 +19,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..kernels._jit import kernel  # cached like the library's: read-only caches, invalidation
-
 __all__ = ["vote_counts", "vote_alloc_once", "vote_alloc_per_token", "hamming_asm"]
 
 
@@ -59,7 +57,7 @@ def vote_counts(hashes) -> np.ndarray:
     return np.asarray(vote_unit(hs, hs.shape[0])).astype(np.int64)
 
 
-@kernel
+@njit(cache=True, nogil=True)
 def vote_alloc_once(hashes):
     """The 64 accumulators of ``hashes`` (uint64 (n,)), with one scratch array per call: the
     session's ``[i64; 64]``. Returns int64 (64,) ``V``."""
@@ -72,7 +70,7 @@ def vote_alloc_once(hashes):
     return v
 
 
-@kernel
+@njit(cache=True, nogil=True)
 def vote_alloc_per_token(hashes):
     """The same as :func:`vote_alloc_once`, with the junior mistake: the scratch array is
     allocated (and freed) again for every token."""

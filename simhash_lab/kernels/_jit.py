@@ -69,7 +69,7 @@ def source_digest() -> str:
 
 def _file_digest(path: str) -> str:
     """SHA-256 of one source file: the stamp's second half, for kernels defined outside
-    ``simhash_lab/kernels`` (``simhash_lab.course.inside``)."""
+    ``simhash_lab/kernels``."""
     st = os.stat(path)
     return _file_digest_of(path, st.st_mtime_ns, st.st_size)
 
