@@ -50,14 +50,20 @@ def hamming(a, b):
         return (a ^ b).bit_count()
     if isinstance(a, int) or (isinstance(a, np.ndarray) and a.ndim == 0):
         a, b = b, a
+    k = _kernels()
     if isinstance(b, int) or b.ndim == 0:
-        a = np.ascontiguousarray(a)
-        if a.ndim == 1 and a.size >= _PARALLEL_MIN:
-            out = np.empty(a.shape, dtype=np.uint8)
-            _kernels().hamming_scalar_kernel(a, np.uint64(int(b)), out)
-            return out
-        return _kernels().hamming_ufunc(a, np.uint64(int(b)))
-    return _kernels().hamming_ufunc(a, b)
+        shape = np.shape(a)
+        flat = np.ascontiguousarray(a).reshape(-1).view()
+        flat.flags.writeable = False  # read-only or not, the kernel sees one type: compiled once
+        out = np.empty(flat.size, dtype=np.uint8)
+        kernel = k.hamming_scalar_kernel if flat.size >= _PARALLEL_MIN else k.hamming_scalar_serial
+        kernel(flat, np.uint64(int(b)), out)
+        out = out.reshape(shape)
+    else:
+        x = np.ascontiguousarray(np.bitwise_xor(a, b))  # broadcasting, as NumPy does
+        out = np.empty(x.shape, dtype=np.uint8)
+        k.popcount_kernel(x.reshape(-1), out.reshape(-1))
+    return out[()] if out.ndim == 0 else out  # 0-d in, a NumPy scalar out (as a ufunc gives)
 
 
 def is_near(a: int, b: int, k: int = 3) -> bool:

@@ -10,6 +10,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import numbers
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -22,8 +23,8 @@ from ._validate import as_text, check_int, check_option, check_weight, utf8
 from .kernels import fingerprint as F
 from .kernels import hashes as H
 from .kernels.strings import lower_utf8, str_views
-from .kernels.tokenize import FLAG_PYTHON_LOWER, FLAG_SURROGATE
-from .kernels.vote import WEIGHT_BINARY, WEIGHT_TF, fold_bits, vote_weighted
+from .kernels.tokenize import FEAT_TOKENS, FLAG_PYTHON_LOWER, FLAG_SURROGATE, TOK_RUST
+from .kernels.vote import WEIGHT_BINARY, WEIGHT_TF, fold_weighted
 from .tokenize import Tokenizer, words
 
 __all__ = ["Simhasher", "Trace"]
@@ -50,7 +51,7 @@ class Trace:
     weights : ndarray, shape (m,), float64
         Each feature's vote weight (its count under TF weighting).
     hashes : ndarray, shape (m,), uint64
-        Each feature's hash, masked to ``bits``.
+        Each feature's hash, masked to ``bits`` (the bits that vote).
     votes : ndarray, shape (m + 1, bits), float64
         The accumulators ``V`` before any feature (row 0) and after each feature.
     fingerprint : int
@@ -75,7 +76,9 @@ class Simhasher:
     Parameters
     ----------
     bits : int, default 64
-        Fingerprint width, 1..64. Token hashes are masked to their low ``bits`` bits.
+        Fingerprint width, 1..64. Bit i of the fingerprint is voted by bit i of each feature's
+        hash, so only the low ``bits`` bits of the hashes count; features are still told apart
+        (repeats, weights) by the whole feature.
     tokenizer : Tokenizer or callable, default ``words()``
         A built-in :mod:`simhash_lab.tokenize` rule (runs in Numba), or any callable
         ``text -> iterable of str`` (runs in Python).
@@ -155,30 +158,36 @@ class Simhasher:
     def _weighting(self) -> int:
         return WEIGHT_BINARY if self.weights == "binary" else WEIGHT_TF
 
-    def _kernel_args(self, tok: Tokenizer):
+    @functools.cached_property
+    def _pipeline(self) -> F.Pipeline:
+        """This Simhasher as the kernels read it (built tokenizer tables included), on first use."""
+        return self.tokenizer.pipeline._replace(
+            hash_kind=int(self._hash_kind),
+            weighting=self._weighting,
+            wkeys=self._wkeys,
+            wvals=self._wvals,
+            wdefault=float(self.default_weight),
+            bits=int(self.bits),
+        )
+
+    def _fused_path(self) -> bool:
+        """True when ``fingerprints_str_*`` compute the fingerprint straight from the strings."""
+        tok = self.tokenizer
         return (
-            tok.table,
-            tok.kind,
-            tok.features,
-            tok.n,
-            tok.joiner_byte,
-            tok.empty_feature,
-            self._hash_kind,
-            np.uint64(self.mask),
-            self._weighting,
-            self._wkeys,
-            self._wvals,
-            self.default_weight,
+            tok.features == FEAT_TOKENS
+            and tok.kind != TOK_RUST
+            and self._weighting == WEIGHT_TF
+            and self._wkeys.shape[0] == 0
         )
 
     def _hash_features(self, feats: Sequence[str]) -> np.ndarray:
-        """Hashes (uint64, masked) of feature strings."""
+        """The full 64-bit hashes (uint64) of feature strings (a custom hash: its low 64 bits)."""
         if self._hash_kind >= 0:
             enc = [utf8(f, "features") for f in feats]
             offsets = np.zeros(len(enc) + 1, dtype=np.int64)
             np.cumsum(np.fromiter(map(len, enc), dtype=np.int64, count=len(enc)), out=offsets[1:])
-            buf = np.frombuffer(b"".join(enc), dtype=np.uint8)
-            return F.hash_spans(buf, offsets, self._hash_kind, np.uint64(self.mask))
+            buf = np.frombuffer(bytearray().join(enc) or bytearray(1), dtype=np.uint8)  # writable
+            return F.hash_spans(buf, offsets, self._hash_kind)
         out = np.empty(len(feats), dtype=np.uint64)
         fn = self._hash_fn
         for i, f in enumerate(feats):
@@ -188,7 +197,7 @@ class Simhasher:
                 raise ValueError(f"hash mapping has no entry for the feature {f!r}") from None
             if isinstance(h, bool) or not isinstance(h, numbers.Integral) or h < 0:
                 raise ValueError(f"hash must give non-negative ints; gave {h!r} for {f!r}")
-            out[i] = int(h) & self.mask
+            out[i] = int(h) & 0xFFFFFFFFFFFFFFFF
         return out
 
     def _text_features(self, text: str) -> list[str]:
@@ -256,8 +265,7 @@ class Simhasher:
         return self._fold(self._hash_features(feats), w)
 
     def _fold(self, hs: np.ndarray, w: np.ndarray) -> int:
-        s = vote_weighted(hs, w, hs.shape[0])
-        return int(fold_bits(s, float(w.sum()), self.bits))
+        return int(fold_weighted(hs, w, self.bits))
 
     def fingerprints(self, texts: Iterable[Features], parallel: bool | None = None) -> np.ndarray:
         """Fingerprints of many texts: uint64 array of shape (n,), equal item by item to
@@ -277,38 +285,22 @@ class Simhasher:
                 out[i] = self.fingerprint(t) if self._fast and type(t) is str else self._slow(t, i)
             return out
         par = bool(parallel or (parallel is None and n >= 64))
-        tok = self.tokenizer
-        if F.is_fused(tok.kind, tok.features, self._weighting, self._wkeys.shape[0]):
+        if self._fused_path():
             self._fused(items, out, par)
             return out
-        buf, offsets = _utf8_batch(items, tok.lowercase)
+        buf, offsets = _utf8_batch(items, self.tokenizer.lowercase)
         kernel = F.fingerprints_parallel if par else F.fingerprints_serial
-        kernel(buf, offsets, *self._kernel_args(tok), self.bits, out)
+        kernel(buf, offsets, self._pipeline, out)
         return out
 
     def _fused(self, items: list, out: np.ndarray, parallel: bool) -> None:
         """Word or whitespace tokens, TF weights: straight from the strings' code units."""
-        tok = self.tokenizer
-        sel, want, amap, ranges = tok.fused_tables
-        lower = lower_table() if tok.lowercase else _NO_LOWER
         kernel = F.fingerprints_str_parallel if parallel else F.fingerprints_str_serial
+        pipeline = self._pipeline
 
         def run(strs: list, fps: np.ndarray) -> np.ndarray:
             flags = np.zeros(len(strs), dtype=np.int64)
-            kernel(
-                *str_views(strs),
-                ranges,
-                tok.table,
-                sel,
-                want,
-                lower,
-                amap,
-                self._hash_kind,
-                np.uint64(self.mask),
-                self.bits,
-                fps,
-                flags,
-            )
+            kernel(*str_views(strs), pipeline, fps, flags)
             return flags
 
         flags = run(items, out)
@@ -333,7 +325,7 @@ class Simhasher:
         steps = np.where(bitsets, w[:, None], -w[:, None])
         votes = np.vstack([np.zeros((1, self.bits)), np.cumsum(steps, axis=0)])
         fp = self._fold(hs, w)
-        return Trace(feats, w, hs, votes, fp, self.bits)
+        return Trace(feats, w, hs & np.uint64(self.mask), votes, fp, self.bits)
 
     def accumulators(self, x: Features) -> np.ndarray:
         """The accumulators ``V`` (float64, shape (bits,)): bit i is set when ``V[i] > 0``."""
@@ -350,9 +342,6 @@ class Simhasher:
         hash_name = self.hash if isinstance(self.hash, str) else "custom"
         wname = self.weights if isinstance(self.weights, str) else "mapping"
         return f"Simhasher(bits={self.bits}, tokenizer={tok}, hash={hash_name}, weights={wname})"
-
-
-_NO_LOWER = np.empty(0, dtype=np.uint32)
 
 
 def _utf8_batch(items: Sequence[str], lowercase: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -373,7 +362,7 @@ def _utf8_batch(items: Sequence[str], lowercase: bool) -> tuple[np.ndarray, np.n
         raise
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.fromiter(map(len, enc), dtype=np.int64, count=n), out=offsets[1:])
-    joined = b"".join(enc)
+    joined = bytearray().join(enc)
     buf = np.frombuffer(joined, dtype=np.uint8) if joined else np.zeros(1, dtype=np.uint8)
     if lowercase:
         buf, offsets = lower_utf8(buf, offsets, lower_table())

@@ -13,19 +13,22 @@ one on a text returns its features as strings, which is how the course shows the
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
-from ._unicode import PYSPACE, RUSTALNUM, RUSTSPACE, WORD, char_table
+from ._unicode import PYSPACE, RUSTALNUM, RUSTSPACE, WORD, char_table, lower_table
 from ._validate import as_text, check_int, utf8
 from .kernels import tokenize as K
-from .kernels.hashes import HASH_XXH3
+from .kernels.fingerprint import Pipeline
 
 __all__ = ["Tokenizer", "words", "whitespace", "rust_words", "char_ngrams", "word_shingles", "leonsim_ngrams"]
 
-_FUSED: dict = {}
 _CLASSES = {K.TOK_WORDS: WORD, K.TOK_WHITESPACE: PYSPACE, K.TOK_RUST: RUSTSPACE | RUSTALNUM}
+# what "inside a token" means for the words and whitespace rules: (class bit, wanted)
+_INSIDE = {K.TOK_WORDS: (WORD, True), K.TOK_WHITESPACE: (PYSPACE, False)}
+_NO_LOWER = np.empty(0, dtype=np.uint32)
 
 
 @dataclass(frozen=True)
@@ -69,13 +72,34 @@ class Tokenizer:
     def fused_tables(self) -> tuple[int, bool, np.ndarray, np.ndarray]:
         """(class bit, wanted, ASCII map, ASCII ranges): what the fused kernel needs for this
         word rule (``words``/``whitespace``; see ``kernels.tokenize.lower_tokenize_str``)."""
-        key = (self.kind, self.lowercase)
-        cached = _FUSED.get(key)
-        if cached is None:
-            sel, want = (WORD, True) if self.kind == K.TOK_WORDS else (PYSPACE, False)
-            amap = K.ascii_map(self.table, sel, want, self.lowercase)
-            cached = _FUSED[key] = (sel, want, amap, K.ascii_ranges(amap, self.lowercase))
-        return cached
+        p = self.pipeline
+        return p.sel, p.want, p.amap, p.ranges
+
+    @functools.cached_property
+    def pipeline(self) -> Pipeline:
+        """This tokenizer as the kernels read it (``kernels.fingerprint.Pipeline``, its other
+        fields left at their defaults), built on first use."""
+        table = self.table
+        if self.kind in _INSIDE:
+            sel, want = _INSIDE[self.kind]
+            amap = K.ascii_map(table, sel, want, self.lowercase)
+            ranges = K.ascii_ranges(amap, self.lowercase)
+        else:  # the Rust rule never runs on the fused path: placeholders of the same types
+            sel, want = RUSTSPACE, False
+            amap, ranges = np.full(128, -1, dtype=np.int16), np.zeros(10, dtype=np.uint64)
+        return Pipeline(
+            table=table,
+            tok_kind=int(self.kind),
+            feat_kind=int(self.features),
+            n=int(self.n),
+            joiner=self.joiner_byte,
+            empty_feature=bool(self.empty_feature),
+            lower=lower_table() if self.lowercase else _NO_LOWER,
+            sel=int(sel),
+            want=bool(want),
+            amap=amap,
+            ranges=ranges,
+        )
 
     @property
     def joiner_byte(self) -> int:
@@ -88,20 +112,8 @@ class Tokenizer:
     def __call__(self, text: str) -> list[str]:
         """The features of ``text``, in order, as strings (repeats kept)."""
         text = as_text(text, "text")
-        b = np.frombuffer(self.prepare(text), dtype=np.uint8)
-        _, rec, off = K.record_features(
-            b,
-            0,
-            b.size,
-            self.table,
-            self.kind,
-            self.features,
-            self.n,
-            self.joiner_byte,
-            self.empty_feature,
-            HASH_XXH3,
-            np.uint64(0xFFFFFFFFFFFFFFFF),
-        )
+        b = np.frombuffer(bytearray(self.prepare(text)), dtype=np.uint8)  # writable, as every kernel's
+        rec, off = K.record_features(b, 0, b.size, self.pipeline)
         raw = rec.tobytes()
         return [raw[off[i] : off[i + 1]].decode("utf-8") for i in range(off.size - 1)]
 

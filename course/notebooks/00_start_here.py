@@ -158,3 +158,11 @@ assert np.mean(d_edit <= 3) > 0.5 and d_unrelated.mean() < 32
 # you run it. Run its cell (or Run All) and the same frames get a player: ▶ to play, and a slider to
 # stop on any frame. The player holds all its frames in the page, so it keeps working after the
 # kernel stops.
+#
+# **The first run.** The first `make lab` installs the packages into `.venv/` (a few minutes, mostly
+# downloading), then runs `simhash-lab warmup`: it compiles every Numba kernel the course, the
+# exercises and the grader use to machine code, once, and keeps it in a cache beside the library's
+# sources, with a progress bar naming each step (under a minute on two cores, less with more;
+# about a second on every later `make lab`). Only then does JupyterLab open, so no cell here waits for a
+# compiler: the first cell of a notebook takes about a second (loading the library and its cached
+# code), and every cell after it runs at full speed.

@@ -3,6 +3,7 @@
 simhash-lab fingerprint FILE... [--bits N] [--preset NAME] [--max-bytes N]
 simhash-lab grade NOTEBOOK...
 simhash-lab dedup PATH... [-k K] [--json]
+simhash-lab warmup
 
 No run ends in a traceback over its output: a reader that stops early (``| head``) ends the run
 quietly with status 141, as a program stopped by SIGPIPE; a closed or failing stdout is one line on
@@ -20,6 +21,7 @@ from ._output import OutputError, err, flush
 from .dedup import add_dedup_parser
 from .fingerprint import add_fingerprint_parser
 from .grade import add_grade_parser
+from .warmup import add_warmup_parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -29,6 +31,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_fingerprint_parser(sub)
     add_grade_parser(sub)
     add_dedup_parser(sub)
+    add_warmup_parser(sub)
 
     args = parser.parse_args(argv)
     try:

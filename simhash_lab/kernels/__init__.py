@@ -10,11 +10,18 @@
 * :mod:`.index`: the block index's build, query, pairs and merge kernels;
 * :mod:`.verify`: shingle sets as sorted hashes, exact Jaccard by merging, the keep/drop pass.
 
-Decorator policy:
+Decorator policy (``_jit``):
 
-* serial kernels: ``@njit(cache=True, nogil=True)``;
-* parallel kernels: ``@njit(cache=True, nogil=True, parallel=True)``, written with ``prange`` over
-  independent rows that each write their own ``out[i]``; where a serial twin is needed, the body is
-  written once and compiled twice;
+* serial kernels: ``@kernel`` (``njit(nogil=True)`` with the package's cache: fresh while every
+  kernel source is unchanged, readable from a read-only folder, each compile visible on demand);
+* parallel kernels: one body written with ``prange`` over independent rows that each write their
+  own ``out[i]``, compiled twice by ``twins(body)`` (a parallel kernel and a serial twin, each with
+  its own cache entry);
+* ``@kernel(inline=True)`` only for tiny leaf helpers, and for the hash and size-class choice in
+  the per-feature loops (measured: a call that is not inlined costs reference counts per array);
+* one compiled specialisation per kernel: options are runtime values (one ``Pipeline`` named
+  tuple), buffers passed to kernels are writable C arrays, no literal constants as arguments;
 * kernels never raise user-facing errors: the Python layer (``simhash_lab.*``) validates first.
+
+``simhash-lab warmup`` (``simhash_lab.warmup``) compiles them all once, at setup.
 """

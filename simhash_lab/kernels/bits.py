@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.extending import intrinsic
+
+from ._jit import kernel
 
 __all__ = ["BYTE_HIGH", "BYTE_LANES", "cttz", "popcount"]
 
@@ -38,13 +40,13 @@ _ctpop_u64 = _u64_intrinsic("llvm.ctpop")
 _cttz_u64 = _u64_intrinsic("llvm.cttz", zero_is_poison=False)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def popcount(x):
     """Number of set bits of a uint64 (the POPCNT primitive every Hamming kernel uses)."""
     return _ctpop_u64(np.uint64(x))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def cttz(x):
     """Trailing zero bits of a uint64 (64 for 0)."""
     return _cttz_u64(np.uint64(x))

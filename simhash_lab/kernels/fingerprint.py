@@ -10,69 +10,120 @@ Two paths, both with no Python objects in their loops and run across documents w
   Python layer encodes the batch as one contiguous UTF-8 buffer plus document offsets, Numba
   lowercases it (``lower_utf8``), and ``doc_sums`` cuts each document into features and votes.
 
+What a Simhasher is, to the kernels, is one :class:`Pipeline` argument. Every field has the same
+Numba type for every Simhasher (a tokenizer kind or a hash is a runtime int, not a compile-time
+constant), so each kernel is compiled once and serves every setting.
+
 Votes are counted as in the `simhash` package: ``S[i] = sum of w over features whose hash has bit i``
 and ``T = sum of all w``; then the accumulator of the session, ``V[i] = sum of (+w or -w)``, is
 ``2 S[i] - T`` and bit i of the fingerprint is ``V[i] > 0``. With unit weights the sums are integers
-(exact, and the inner loop is a vectorised add of 64 bit-lanes).
+(exact, and the inner loop is a vectorised add of 64 bit-lanes). Features are told apart (binary
+weights, weight lookup) by their full 64-bit hash; only the fold reads the low ``bits`` bits.
 """
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit, prange
+from typing import NamedTuple
 
-from ._jit import twins
-from .hashes import hash_span
+import numpy as np
+from numba import prange
+
+from ._jit import kernel, twins
+from .hashes import HASH_MD5_FIRST8, HASH_MD5_LAST8, HASH_XXH3, hash_span, xxh3_64
 from .strings import unit_bytes
-from .tokenize import FEAT_TOKENS, TOK_RUST, doc_features, lower_tokenize_str, max_features
+from .tokenize import FEAT_CHARGRAMS, _str_scratch, feature_spans, lower_tokenize_str
 from .vote import (
+    _ORDER_SIZE,
     _TOKEN_BATCH,
     WEIGHT_BINARY,
     WEIGHT_TF,
-    _dedupe_sorted,
+    dedupe,
     fold_bits,
+    fold_counts,
     hash_vote_tokens,
     vote_unit,
     vote_weighted,
 )
 
+__all__ = ["Pipeline", "doc_sums", "feature_hashes", "fingerprints_parallel", "fingerprints_serial"]
+
 _U64 = np.uint64
 
+# Documents per ``prange`` iteration of the fused path: its scratch (tok, pos, hs, order: about
+# 40 KiB for short texts) is allocated once per chunk instead of once per document, and 64 is the
+# batch size from which ``Simhasher.fingerprints`` goes parallel, so a parallel batch has at least
+# one chunk per 64 documents to share out.
+_CHUNK = 64
 
-def _fingerprints_str_impl(
-    ptrs, lens, kinds, ranges, table, sel, want, lower, amap, hash_kind, mask, bits, out, flags
-):
+# MD5's scratch: the padded last block of a message is one or two 64-byte blocks.
+_MD5_TAIL = 128
+
+
+_NO_KEYS = np.empty(0, dtype=np.uint64)
+_NO_VALUES = np.empty(0, dtype=np.float64)
+
+
+class Pipeline(NamedTuple):
+    """A Simhasher as the kernels read it: one argument instead of eighteen.
+
+    Built once per tokenizer (``simhash_lab.tokenize.Tokenizer.pipeline``, the first eleven
+    fields; the others keep their defaults) and once per Simhasher (``Simhasher._pipeline``, the
+    tokenizer's with the rest filled in). Every field has one Numba type whatever the settings, so
+    each kernel that takes a ``Pipeline`` is compiled once. It is flat, not a tuple of tuples:
+    Numba's parallel loops cannot take a tuple nested in a tuple.
+    """
+
+    # the tokenizer (``kernels.tokenize``)
+    table: np.ndarray  #: uint8 (0x110000,): character classes (``simhash_lab._unicode``)
+    tok_kind: int  #: word rule, TOK_*
+    feat_kind: int  #: feature rule, FEAT_*
+    n: int  #: shingle or n-gram size
+    joiner: int  #: byte put between words before n-grams are cut (-1: none)
+    empty_feature: bool  #: an empty text still has one feature, "" (n-grams)
+    lower: np.ndarray  #: uint32 (0x110000,): ``str.lower()`` per code point; empty: keep case
+    sel: int  #: the class bit that decides "inside a token" (words, whitespace)
+    want: bool  #: inside a token when that bit is set (words) or clear (whitespace)
+    amap: np.ndarray  #: int16 (128,): each ASCII byte as the fused path stores it, -1 outside tokens
+    ranges: np.ndarray  #: uint64 (10,): the SWAR form of ``amap`` (``tokenize.ascii_ranges``)
+    # the hash, the weights and the width
+    hash_kind: int = HASH_XXH3  #: HASH_* of ``kernels.hashes``
+    weighting: int = WEIGHT_TF  #: WEIGHT_TF or WEIGHT_BINARY (``kernels.vote``)
+    wkeys: np.ndarray = _NO_KEYS  #: uint64 (k,): sorted full hashes of the features given a weight
+    wvals: np.ndarray = _NO_VALUES  #: float64 (k,): their weights
+    wdefault: float = 1.0  #: the weight of the other features (when k > 0)
+    bits: int = 64  #: fingerprint width, 1..64
+
+
+def _fingerprints_str_impl(ptrs, lens, kinds, p, out, flags):
     """out[d] = fingerprint of the d-th string (see ``strings.str_views``): word or whitespace
-    tokens, lowered by ``lower`` (empty: not lowered), every occurrence voting once.
+    tokens, lowered when ``p.lower`` is not empty, every occurrence voting once.
     ``flags[d]`` gets ``lower_tokenize_str``'s flags; the caller redoes the flagged texts.
 
-    Documents go in chunks, one ``prange`` iteration each, so that scratch memory is allocated once
-    per chunk rather than once per document; every chunk writes only its own entries.
+    Documents go in chunks of ``_CHUNK``, one ``prange`` iteration each; every chunk writes only
+    its own entries.
     """
     ndocs = ptrs.shape[0]
-    chunk = 64
-    for ci in prange((ndocs + chunk - 1) // chunk):
-        lo = ci * chunk
-        hi = min(lo + chunk, ndocs)
-        longest = 0
-        widest = 0
+    for ci in prange((ndocs + _CHUNK - 1) // _CHUNK):
+        lo = ci * _CHUNK
+        hi = min(lo + _CHUNK, ndocs)
+        tok_size = 1
+        pos_size = 1
         for d in range(lo, hi):
-            longest = max(longest, lens[d])
-            widest = max(widest, lens[d] * min(kinds[d] + 1, 4))
-        tok = np.empty(widest + 8, dtype=np.uint8)
-        pos = np.empty(longest + 9, dtype=np.int64)
+            t_need, p_need = _str_scratch(lens[d], kinds[d])
+            tok_size = max(tok_size, t_need)
+            pos_size = max(pos_size, p_need)
+        tok = np.empty(tok_size, dtype=np.uint8)
+        pos = np.empty(pos_size, dtype=np.int64)
         hs = np.empty(_TOKEN_BATCH, dtype=np.uint64)
-        order = np.empty(4 * _TOKEN_BATCH, dtype=np.int64)
-        tail = np.empty(128, dtype=np.uint8)
+        order = np.empty(_ORDER_SIZE, dtype=np.int64)
+        tail = np.empty(_MD5_TAIL, dtype=np.uint8)
         acc = np.empty(64, dtype=np.int64)
         for d in range(lo, hi):
             data = unit_bytes(ptrs[d], lens[d], kinds[d])
-            nflips, flags[d] = lower_tokenize_str(
-                data, lens[d], kinds[d], ranges, table, sel, want, lower, amap, tok, pos
-            )
+            nflips, flags[d] = lower_tokenize_str(data, lens[d], kinds[d], p, tok, pos)
             ntok = nflips // 2
-            hash_vote_tokens(tok, pos, ntok, hash_kind, mask, hs, order, tail, acc)
-            out[d] = fold_bits(acc, ntok, bits)
+            hash_vote_tokens(tok, pos, ntok, p.hash_kind, hs, order, tail, acc)
+            out[d] = fold_counts(acc, ntok, p.bits)
 
 
 # one body, compiled twice (each with its own cache entry): across documents in parallel, and a
@@ -80,146 +131,93 @@ def _fingerprints_str_impl(
 fingerprints_str_parallel, fingerprints_str_serial = twins(_fingerprints_str_impl)
 
 
-@njit(cache=True, nogil=True)
-def doc_sums(
-    b,
-    start,
-    end,
-    table,
-    tok_mode,
-    feat_mode,
-    n,
-    joiner,
-    empty_feature,
-    hash_kind,
-    mask,
-    weighting,
-    wkeys,
-    wvals,
-    wdefault,
-):
-    """Vote sums of one document: (S float64 (64,), total weight T, number of features)."""
-    cap = max_features(end - start)
-    hs = np.empty(cap, dtype=np.uint64)
-    no_rec = np.empty(0, dtype=np.uint8)
-    no_off = np.empty(0, dtype=np.int64)
-    nf = doc_features(
-        b,
-        start,
-        end,
-        table,
-        tok_mode,
-        feat_mode,
-        n,
-        joiner,
-        empty_feature,
-        hash_kind,
-        mask,
-        hs,
-        no_rec,
-        no_off,
-    )
-    if weighting == WEIGHT_BINARY:
-        nf = _dedupe_sorted(hs, nf)
-    if wkeys.shape[0] == 0:
-        acc = vote_unit(hs, nf)
-        return acc.astype(np.float64), np.float64(nf), nf
+@kernel(inline=True)
+def _memo_slot(src, s, e, key, mkeys, mstart, mend, slot_mask):
+    """The slot of the open-addressing table that holds the feature src[s:e] (hash ``key``), or
+    the empty slot where it goes. A slot matches on the key and then byte by byte."""
+    slot = np.int64(key & slot_mask)
+    while True:
+        q = mstart[slot]
+        if q < 0:
+            return slot
+        if mkeys[slot] == key and mend[slot] - q == e - s:
+            same = True
+            for t in range(e - s):
+                if src[q + t] != src[s + t]:
+                    same = False
+                    break
+            if same:
+                return slot
+        slot = np.int64((_U64(slot) + _U64(1)) & slot_mask)
+
+
+@kernel(inline=True)
+def feature_hashes(b, start, end, p):
+    """(hashes uint64 (>= nf,), nf): the full 64-bit hash of each feature of ``b[start:end]``.
+
+    Character n-grams hashed with MD5 (LEONSIM) are hashed once per distinct gram: repeats (a
+    third or more of the 4-grams of prose) reuse the first result, found in an open-addressing
+    table keyed by the gram's XXH3 and confirmed byte by byte, so the result is exactly that of
+    hashing every gram. The table has a power of two >= 2 nf slots (at most half full).
+    """
+    src, fs, fe, nf = feature_spans(b, start, end, p)
+    hs = np.empty(max(nf, 1), dtype=np.uint64)
+    tail = np.empty(_MD5_TAIL, dtype=np.uint8)
+    hash_kind = p.hash_kind
+    memo = p.feat_kind == FEAT_CHARGRAMS and (hash_kind == HASH_MD5_FIRST8 or hash_kind == HASH_MD5_LAST8)
+    cap = 1
+    while memo and cap < 2 * nf:
+        cap *= 2
+    mkeys = np.empty(cap, dtype=np.uint64)
+    mstart = np.full(cap, -1, dtype=np.int64)
+    mend = np.empty(cap, dtype=np.int64)
+    mvals = np.empty(cap, dtype=np.uint64)
+    slot_mask = _U64(cap - 1)
+    for i in range(nf):
+        s = fs[i]
+        e = fe[i]
+        slot = 0
+        if memo:
+            key = xxh3_64(src, s, e)
+            slot = _memo_slot(src, s, e, key, mkeys, mstart, mend, slot_mask)
+            if mstart[slot] >= 0:
+                hs[i] = mvals[slot]
+                continue
+            mkeys[slot] = key
+            mstart[slot] = s
+            mend[slot] = e
+        hs[i] = hash_span(src, s, e, hash_kind, tail)  # one call site: hash_span is inlined
+        if memo:
+            mvals[slot] = hs[i]
+    return hs, nf
+
+
+@kernel
+def doc_sums(b, start, end, p):
+    """Vote sums of one document: (S float64 (64,), total weight T)."""
+    hs, nf = feature_hashes(b, start, end, p)
+    if p.weighting == WEIGHT_BINARY:
+        nf = dedupe(hs, nf)
+    if p.wkeys.shape[0] == 0:
+        return vote_unit(hs, nf).astype(np.float64), np.float64(nf)
     ws = np.empty(nf, dtype=np.float64)
     total = 0.0
     for j in range(nf):
-        k = np.searchsorted(wkeys, hs[j])
-        w = wdefault
-        if k < wkeys.shape[0] and wkeys[k] == hs[j]:
-            w = wvals[k]
+        k = np.searchsorted(p.wkeys, hs[j])
+        w = p.wdefault
+        if k < p.wkeys.shape[0] and p.wkeys[k] == hs[j]:
+            w = p.wvals[k]
         ws[j] = w
         total += w
-    return vote_weighted(hs, ws, nf), total, nf
+    return vote_weighted(hs, ws, nf), total
 
 
-@njit(cache=True, nogil=True)
-def is_fused(tok_mode, feat_mode, weighting, n_weight_keys):
-    """True when ``fingerprints_str_*`` compute the fingerprint straight from the strings."""
-    return feat_mode == FEAT_TOKENS and weighting == WEIGHT_TF and n_weight_keys == 0 and tok_mode != TOK_RUST
-
-
-@njit(cache=True, nogil=True)
-def _doc_fingerprint(
-    b,
-    start,
-    end,
-    table,
-    tok_mode,
-    feat_mode,
-    n,
-    joiner,
-    empty_feature,
-    hash_kind,
-    mask,
-    weighting,
-    wkeys,
-    wvals,
-    wdefault,
-    bits,
-):
-    s, total, _ = doc_sums(
-        b,
-        start,
-        end,
-        table,
-        tok_mode,
-        feat_mode,
-        n,
-        joiner,
-        empty_feature,
-        hash_kind,
-        mask,
-        weighting,
-        wkeys,
-        wvals,
-        wdefault,
-    )
-    return fold_bits(s, total, bits)
-
-
-def _fingerprints_impl(
-    buf,
-    offsets,
-    table,
-    tok_mode,
-    feat_mode,
-    n,
-    joiner,
-    empty_feature,
-    hash_kind,
-    mask,
-    weighting,
-    wkeys,
-    wvals,
-    wdefault,
-    bits,
-    out,
-):
+def _fingerprints_impl(buf, offsets, p, out):
     """out[d] = fingerprint of buf[offsets[d]:offsets[d+1]] (UTF-8, lowered by the caller when the
     tokenizer lowers): the general path, for every tokenizer, feature kind and weighting."""
     for d in prange(offsets.shape[0] - 1):
-        out[d] = _doc_fingerprint(
-            buf,
-            offsets[d],
-            offsets[d + 1],
-            table,
-            tok_mode,
-            feat_mode,
-            n,
-            joiner,
-            empty_feature,
-            hash_kind,
-            mask,
-            weighting,
-            wkeys,
-            wvals,
-            wdefault,
-            bits,
-        )
+        s, total = doc_sums(buf, offsets[d], offsets[d + 1], p)
+        out[d] = fold_bits(s, total, p.bits)
 
 
 # one body, compiled twice (each with its own cache entry): across documents in parallel, and a
@@ -227,11 +225,11 @@ def _fingerprints_impl(
 fingerprints_parallel, fingerprints_serial = twins(_fingerprints_impl)
 
 
-@njit(cache=True, nogil=True)
-def hash_spans(buf, offsets, hash_kind, mask):
-    """Hash each item buf[offsets[i]:offsets[i+1]]; returns uint64 (len(offsets) - 1,)."""
+@kernel
+def hash_spans(buf, offsets, hash_kind):
+    """The full 64-bit hash of each item buf[offsets[i]:offsets[i+1]]: uint64 (len(offsets) - 1,)."""
     out = np.empty(offsets.shape[0] - 1, dtype=np.uint64)
-    tail = np.empty(128, dtype=np.uint8)
+    tail = np.empty(_MD5_TAIL, dtype=np.uint8)
     for i in range(out.shape[0]):
-        out[i] = hash_span(buf, offsets[i], offsets[i + 1], hash_kind, tail) & mask
+        out[i] = hash_span(buf, offsets[i], offsets[i + 1], hash_kind, tail)
     return out

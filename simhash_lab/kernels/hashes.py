@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.extending import intrinsic
+
+from ._jit import kernel
 
 __all__ = [
     "HASH_XXH3",
@@ -53,12 +55,12 @@ _P4 = _U64(0x85EBCA77C2B2AE63)
 _P5 = _U64(0x27D4EB2F165667C5)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _rotl64(x, r):
     return (x << _U64(r)) | (x >> _U64(64 - r))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel
 def _read64(b, p):
     # unsigned indices: Numba adds no negative-index wraparound, so LLVM fuses the 8 loads into one
     q = np.uintp(p)
@@ -74,7 +76,7 @@ def _read64(b, p):
     )
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _read32(b, p):
     q = np.uintp(p)
     return (
@@ -85,20 +87,20 @@ def _read32(b, p):
     )
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _xxh_round(acc, lane):
     acc = acc + lane * _P2
     acc = _rotl64(acc, 31)
     return acc * _P1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _xxh_merge(h, v):
     h = h ^ _xxh_round(_U64(0), v)
     return h * _P1 + _P4
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def xxh64(b, start, end, seed):
     """XXH64 of ``b[start:end]`` (uint8 array) with a uint64 ``seed``."""
     n = end - start
@@ -163,6 +165,12 @@ def _sw(offset: int, nbytes: int = 8) -> int:
     return int.from_bytes(_XXH3_SECRET[offset : offset + nbytes].tobytes(), "little")
 
 
+# the little-endian 64-bit word of the secret at every byte offset: a kernel reads a word of the
+# secret as one load, and the secret is never passed to a kernel (a global array is read-only, so
+# it would compile every reader a second time)
+_SECRET64 = np.array([_sw(o) for o in range(_XXH3_SECRET.size - 7)], dtype=np.uint64)
+
+
 _X3_FLIP_0 = _U64(_sw(56) ^ _sw(64))
 _X3_FLIP_1TO3 = _U64(_sw(0, 4) ^ _sw(4, 4))
 _X3_FLIP_4TO8 = _U64(_sw(8) ^ _sw(16))
@@ -192,7 +200,7 @@ def _mul128_fold64(typingctx, a, b):
     return sig, codegen
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _xxh64_avalanche(h):
     h = h ^ (h >> _U64(33))
     h = h * _P2
@@ -201,31 +209,29 @@ def _xxh64_avalanche(h):
     return h ^ (h >> _U64(32))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _xxh3_avalanche(h):
     h = h ^ (h >> _U64(37))
     h = h * _PMX1
     return h ^ (h >> _U64(32))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _mix16(b, p, so):
-    return _mul128_fold64(
-        _read64(b, p) ^ _read64(_XXH3_SECRET, so), _read64(b, p + 8) ^ _read64(_XXH3_SECRET, so + 8)
-    )
+    return _mul128_fold64(_read64(b, p) ^ _SECRET64[so], _read64(b, p + 8) ^ _SECRET64[so + 8])
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _xxh3_accumulate(acc, b, p, so):
     """One 64-byte stripe b[p:p+64] into the 8 accumulators, with the secret from offset so."""
     for i in range(8):
         v = _read64(b, p + 8 * i)
-        k = v ^ _read64(_XXH3_SECRET, so + 8 * i)
+        k = v ^ _SECRET64[so + 8 * i]
         acc[i ^ 1] += v
         acc[i] += (k & _M32) * (k >> _U64(32))
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _xxh3_long(b, start, n):
     acc = np.empty(8, dtype=np.uint64)
     acc[0] = _P32_3
@@ -245,23 +251,23 @@ def _xxh3_long(b, start, n):
         for i in range(8):  # scramble
             a = acc[i]
             a = a ^ (a >> _U64(47))
-            a = a ^ _read64(_XXH3_SECRET, 128 + 8 * i)
+            a = a ^ _SECRET64[128 + 8 * i]
             acc[i] = a * _P32_1
     q = start + nblocks * block
     nstripes = ((n - 1) - block * nblocks) // 64
     for s in range(nstripes):
         _xxh3_accumulate(acc, b, q + 64 * s, 8 * s)
-    _xxh3_accumulate(acc, b, start + n - 64, 192 - 64 - 7)
+    _xxh3_accumulate(acc, b, start + n - 64, np.int64(192 - 64 - 7))
     h = _U64(n) * _P1
     for i in range(4):
         h += _mul128_fold64(
-            acc[2 * i] ^ _read64(_XXH3_SECRET, 11 + 16 * i),
-            acc[2 * i + 1] ^ _read64(_XXH3_SECRET, 19 + 16 * i),
+            acc[2 * i] ^ _SECRET64[11 + 16 * i],
+            acc[2 * i + 1] ^ _SECRET64[19 + 16 * i],
         )
     return _xxh3_avalanche(h)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel
 def xxh3_1to3(b, start, end):
     """XXH3-64 of b[start:end] for 1 to 3 bytes."""
     n = end - start
@@ -274,7 +280,7 @@ def xxh3_1to3(b, start, end):
     return _xxh64_avalanche(c ^ _X3_FLIP_1TO3)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel
 def xxh3_4to8(b, start, end):
     """XXH3-64 of b[start:end] for 4 to 8 bytes."""
     x = (_read32(b, end - 4) | (_read32(b, start) << _U64(32))) ^ _X3_FLIP_4TO8
@@ -285,7 +291,7 @@ def xxh3_4to8(b, start, end):
     return x ^ (x >> _U64(28))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel
 def xxh3_9to16(b, start, end):
     """XXH3-64 of b[start:end] for 9 to 16 bytes."""
     lo = _read64(b, start) ^ _X3_FLIP_9TO16_LO
@@ -303,9 +309,33 @@ def xxh3_9to16(b, start, end):
     return _xxh3_avalanche(_U64(end - start) + sw + hi + _mul128_fold64(lo, hi))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel
+def _xxh3_17to240(b, start, end):
+    """XXH3-64 of b[start:end] for 17 to 240 bytes."""
+    n = end - start
+    if n <= 128:
+        acc = _U64(n) * _P1
+        rounds = ((n - 1) >> 5) + 1
+        for i in range(rounds):
+            acc += _mix16(b, start + 16 * i, 32 * i)
+            acc += _mix16(b, end - 16 * (i + 1), 32 * i + 16)
+        return _xxh3_avalanche(acc)
+    acc = _U64(n) * _P1
+    for i in range(8):
+        acc += _mix16(b, start + 16 * i, 16 * i)
+    acc = _xxh3_avalanche(acc)
+    for i in range(8, n // 16):
+        acc += _mix16(b, start + 16 * i, 16 * (i - 8) + 3)
+    acc += _mix16(b, end - 16, np.int64(119))
+    return _xxh3_avalanche(acc)
+
+
+@kernel(inline=True)
 def xxh3_64(b, start, end):
-    """XXH3-64 (seed 0, default secret) of ``b[start:end]`` (uint8 array)."""
+    """XXH3-64 (seed 0, default secret) of ``b[start:end]`` (uint8 array).
+
+    Only the choice of size class is inlined into the caller (the loops over words and tokens);
+    each class is its own kernel, which LLVM inlines where it is small."""
     n = end - start
     if n <= 16:
         if n > 8:
@@ -315,22 +345,8 @@ def xxh3_64(b, start, end):
         if n > 0:
             return xxh3_1to3(b, start, end)
         return _xxh64_avalanche(_X3_FLIP_0)
-    if n <= 128:
-        acc = _U64(n) * _P1
-        rounds = ((n - 1) >> 5) + 1
-        for i in range(rounds):
-            acc += _mix16(b, start + 16 * i, 32 * i)
-            acc += _mix16(b, end - 16 * (i + 1), 32 * i + 16)
-        return _xxh3_avalanche(acc)
     if n <= 240:
-        acc = _U64(n) * _P1
-        for i in range(8):
-            acc += _mix16(b, start + 16 * i, 16 * i)
-        acc = _xxh3_avalanche(acc)
-        for i in range(8, n // 16):
-            acc += _mix16(b, start + 16 * i, 16 * (i - 8) + 3)
-        acc += _mix16(b, end - 16, 119)
-        return _xxh3_avalanche(acc)
+        return _xxh3_17to240(b, start, end)
     return _xxh3_long(b, start, n)
 
 
@@ -350,12 +366,12 @@ _MD5_G = np.array(
 )
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _rotl32(x, s):
     return ((x << _U64(s)) | (x >> _U64(32 - s))) & _M32
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _md5_block(blk, q, a0, b0, c0, d0):
     """One MD5 compression of the 64 bytes ``blk[q:q+64]``; state as four uint64 holding u32."""
     a = a0
@@ -381,7 +397,7 @@ def _md5_block(blk, q, a0, b0, c0, d0):
     return (a0 + a) & _M32, (b0 + b) & _M32, (c0 + c) & _M32, (d0 + d) & _M32
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _bswap32(x):
     return (
         ((x & _U64(0xFF)) << _U64(24))
@@ -391,7 +407,7 @@ def _bswap32(x):
     )
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def md5_pair(b, start, end, tail):
     """MD5 of ``b[start:end]``; returns (first 8 bytes, last 8 bytes), each as a big-endian uint64.
 
@@ -425,16 +441,16 @@ def md5_pair(b, start, end, tail):
     bitlen = _U64(n) * _U64(8)
     tw[total // 4 - 2] = np.uint32(bitlen & _M32)
     tw[total // 4 - 1] = np.uint32(bitlen >> _U64(32))
-    a, bb, c, d = _md5_block(tail, 0, a, bb, c, d)
+    a, bb, c, d = _md5_block(tail, np.int64(0), a, bb, c, d)
     if total == 128:
-        a, bb, c, d = _md5_block(tail, 64, a, bb, c, d)
+        a, bb, c, d = _md5_block(tail, np.int64(64), a, bb, c, d)
     first = (_bswap32(a) << _U64(32)) | _bswap32(bb)
     last = (_bswap32(c) << _U64(32)) | _bswap32(d)
     return first, last
 
 
 # ----------------------------------------------------------------------------------- SipHash-1-3
-@njit(cache=True, nogil=True, inline="always")
+@kernel
 def _sipround(v0, v1, v2, v3):
     v0 = v0 + v1
     v1 = _rotl64(v1, 13)
@@ -453,13 +469,13 @@ def _sipround(v0, v1, v2, v3):
     return v0, v1, v2, v3
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _byte_or_ff(b, i, end):
     # the message is b[start:end] followed by one virtual byte (0xFF when `ff`)
     return _U64(b[i]) if i < end else _U64(0xFF)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def siphash13(b, start, end, k0, k1, append_ff):
     """SipHash-1-3 of ``b[start:end]`` (plus one 0xFF byte when ``append_ff``) with keys k0, k1.
 
@@ -501,17 +517,18 @@ def siphash13(b, start, end, k0, k1, append_ff):
     return v0 ^ v1 ^ v2 ^ v3
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def hash_span(b, start, end, kind, tail):
     """Hash ``b[start:end]`` (UTF-8 bytes of one feature) with the hash ``kind`` (a HASH_* constant).
 
-    ``tail``: uint8 scratch of >= 128 bytes, used by MD5 only."""
+    ``tail``: uint8 scratch of >= 128 bytes, used by MD5 only. Inlined into its callers (the loops
+    over features): a call that is not inlined costs a reference count up and down on each array
+    argument, per feature."""
     if kind == HASH_XXH3:
         return xxh3_64(b, start, end)
     if kind == HASH_XXH64:
-        return xxh64(b, start, end, 0)
-    if kind == HASH_MD5_FIRST8:
-        return md5_pair(b, start, end, tail)[0]
-    if kind == HASH_MD5_LAST8:
-        return md5_pair(b, start, end, tail)[1]
-    return siphash13(b, start, end, 0, 0, True)
+        return xxh64(b, start, end, _U64(0))
+    if kind == HASH_MD5_FIRST8 or kind == HASH_MD5_LAST8:
+        first, last = md5_pair(b, start, end, tail)
+        return first if kind == HASH_MD5_FIRST8 else last
+    return siphash13(b, start, end, _U64(0), _U64(0), True)

@@ -26,7 +26,7 @@ more than its capacity is run again, alone, into a slice of the exact size: only
 output was underestimated pay twice, so the work stays linear in the output however dense it is
 (the caller raises its estimate from what earlier chunks found).
 
-Decorator policy (the package's): ``@njit(cache=True, nogil=True)`` for serial kernels; each
+Decorator policy (the package's, ``kernels._jit``): ``@kernel`` for serial kernels; each
 parallel kernel is written once, as ``_NAME_impl`` with ``prange`` over independent chunks or tables
 that each write their own output slots, and compiled twice by :func:`._jit.twins`: ``NAME`` (parallel)
 and ``NAME_serial`` (``prange`` is ``range``), each with its own cache entry. The Python layer calls
@@ -38,9 +38,9 @@ raise user-facing errors: the Python layer (``simhash_lab.index``) validates eve
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
-from ._jit import twins
+from ._jit import kernel, twins
 from .bits import popcount
 
 __all__ = [
@@ -70,7 +70,7 @@ _LOW32 = np.uint64(0xFFFFFFFF)
 # -- keys ------------------------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _compress(x, runs, t):
     """The bits of ``x`` under table ``t``'s runs, packed high to low into the low bits.
 
@@ -85,7 +85,7 @@ def _compress(x, runs, t):
     return key
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _bucket_ids(row, runs, t, out):
     """``out[i] = _compress(row[i], runs, t)`` (uint32), with up to four runs held in registers."""
     if runs.shape[1] > 4:
@@ -111,7 +111,7 @@ def _bucket_ids(row, runs, t, out):
         out[i] = np.uint32((key << w3) | ((x >> s3) & m3))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _first_table(diff, masks, t):
     """True when no table before ``t`` keeps all of ``diff``'s zero bits, i.e. ``t`` reports it."""
     for s in range(t):
@@ -123,7 +123,7 @@ def _first_table(diff, masks, t):
 # -- one query -------------------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _count_near(row, fa, b0, e, k):
     """How many of ``row[b0:e]`` lie within ``k`` of ``fa`` (a branch-free, vectorized loop)."""
     c = np.uint64(0)
@@ -132,7 +132,7 @@ def _count_near(row, fa, b0, e, k):
     return c
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _probe(q, k, masks, druns, dirs, tfps, tids, fps, alive, buf_start, buf_end, out, start, cap, bounds):
     """Find every live id within distance ``k`` of ``q``; write the first ``cap`` of them.
 
@@ -180,7 +180,7 @@ def _probe(q, k, masks, druns, dirs, tfps, tids, fps, alive, buf_start, buf_end,
     return cnt
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _sort_small(keys, s, e):
     """Sort ``keys[s:e]`` in place: insertion sort for the usual handful, else ``np.sort``."""
     if e - s > 16:
@@ -195,7 +195,7 @@ def _sort_small(keys, s, e):
         keys[b + 1] = x
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def query_one_kernel(q, k, masks, druns, dirs, tfps, tids, fps, alive, buf_start, buf_end, out):
     """All live ids within Hamming distance ``k`` of one fingerprint, written into ``out``.
 
@@ -283,7 +283,7 @@ query_many_kernel, query_many_kernel_serial = twins(_query_many_kernel_impl)
 # -- all pairs -------------------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _chunk_pairs(row, idrow, masks, gmask, t, k, lo, hi, out, start, cap):
     """Pairs ``(a, b)`` of table ``t`` with ``lo <= a < hi`` and ``a < b`` in ``a``'s group (equal
     ``row & gmask``), that agree on ``masks[t]``, lie within ``k`` and are reported by this table
@@ -358,7 +358,7 @@ def _pairs_chunks_kernel_impl(tfps, tids, masks, gmasks, t0, k, ct, lo, hi, off,
 pairs_chunks_kernel, pairs_chunks_kernel_serial = twins(_pairs_chunks_kernel_impl)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _plan_chunks(tfps, gmasks, target, ct, lo, hi, wk, write):
     """Walk every row's groups and cut chunks of about ``target`` units; returns how many."""
     n = tfps.shape[1]
@@ -394,7 +394,7 @@ def _plan_chunks(tfps, gmasks, target, ct, lo, hi, wk, write):
     return c
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def pair_chunks_kernel(tfps, gmasks, target):
     """Cut the pair work of every row of ``tfps`` into chunks of about ``target`` units.
 
@@ -425,7 +425,7 @@ def pair_chunks_kernel(tfps, gmasks, target):
     return ct, lo, hi, wk
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def unpack_pairs_kernel(keys, fps):
     """Packed pairs (``i << 32 | j``, uint64) to rows ``(i, j, hamming(fps[i], fps[j]))``, int64."""
     m = keys.shape[0]
@@ -440,7 +440,7 @@ def unpack_pairs_kernel(keys, fps):
     return out
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def pairs_table_kernel_serial(row, idrow, masks, t, k, alive):
     """Every pair that table ``t`` reports: same masked key, distance <= ``k``, both alive.
 
@@ -498,7 +498,7 @@ def pairs_table_kernel_serial(row, idrow, masks, t, k, alive):
 # -- table maintenance -----------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _counting_sort(hs, shift, bits, src_f, src_i, src_h, lo, hi, dst_f, dst_i, dst_h, starts):
     """Stable counting sort of entries ``lo:hi`` by ``(hs >> shift) & (2**bits - 1)`` into the same
     positions of ``dst_*`` (``dst_h`` too unless it is empty); ``starts`` (length ``2**bits + 1``)
@@ -524,7 +524,7 @@ def _counting_sort(hs, shift, bits, src_f, src_i, src_h, lo, hi, dst_f, dst_i, d
         pos[h] = p + 1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _build_row(fps, ids, druns, r, t, rf, ri, d, hs, th, two_pass):
     """Fill ``rf``/``ri`` with table ``t`` sorted by its ``r`` directory bits, and its directory ``d``.
 

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir
-from numba import carray, njit, types
+from numba import carray, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from ._jit import kernel
 from .bits import BYTE_HIGH as _HI
 from .bits import cttz
 from .hashes import _read32, _read64
@@ -70,7 +71,7 @@ def _u8_pointer(typingctx, addr):
     return sig, codegen
 
 
-@njit(cache=True)  # holds the GIL: the helper may ask CPython to ready a legacy string
+@kernel(nogil=False)  # holds the GIL: the helper may ask CPython to ready a legacy string
 def _views(ids, ptrs, lens, kinds):
     for i in range(ids.shape[0]):
         ptr, length, kind = _extract_unicode(ids[i])
@@ -98,13 +99,13 @@ def str_views(items: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return ptrs, lens, kinds
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def unit_bytes(ptr, length, kind):
     """The code units of one string as a uint8 array of ``length * kind`` bytes (no copy)."""
     return carray(_u8_pointer(ptr), (length * kind,))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel
 def decode_utf8(b, p):
     """(code point, byte length) of the UTF-8 character starting at b[p] (input is valid UTF-8)."""
     c = np.int64(b[p])
@@ -122,7 +123,7 @@ def decode_utf8(b, p):
     ), 4
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel
 def put_utf8(out, o, cp):
     """Write code point ``cp`` as UTF-8 at out[o]; return the new end."""
     if cp < 0x80:
@@ -144,7 +145,7 @@ def put_utf8(out, o, cp):
     return o + 4
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def lower_utf8(buf, offsets, lower):
     """``str.lower()`` of every document of a UTF-8 batch, by the per-character table ``lower``.
 
@@ -153,7 +154,7 @@ def lower_utf8(buf, offsets, lower):
     """
     out = np.empty(buf.shape[0] + buf.shape[0] // 2 + 4, dtype=np.uint8)
     out_off = np.empty_like(offsets)
-    o = 0
+    o = np.int64(0)
     for d in range(offsets.shape[0] - 1):
         out_off[d] = o
         p = offsets[d]
@@ -178,7 +179,7 @@ def lower_utf8(buf, offsets, lower):
     return out, out_off
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def ascii_block(data, p, kind):
     """Code units p..p+7 packed one per byte lane, and how many of them, from the first, are
     ASCII (8: all; lanes from there on hold junk)."""
@@ -210,7 +211,7 @@ def ascii_block(data, p, kind):
     return x, j
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def unit(data, p, kind):
     if kind == 1:
         return np.int64(data[np.uintp(p)])

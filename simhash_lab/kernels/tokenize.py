@@ -3,7 +3,8 @@
 Two forms of input:
 
 * UTF-8 bytes (the general path): ``tokenize_spans`` finds token byte spans by a per-character
-  class table (``simhash_lab._unicode``), ``doc_features`` turns them into features and hashes each;
+  class table (``simhash_lab._unicode``), ``feature_spans`` turns them into features (byte spans,
+  never copies), which ``kernels.fingerprint`` hashes and ``record_features`` returns as bytes;
 * ``str`` code units read in place (the fused default path): ``lower_tokenize_str`` lowercases and
   tokenizes eight ASCII units at a time in the byte lanes of a uint64 (SWAR) and writes the tokens'
   UTF-8 into scratch for hashing.
@@ -12,13 +13,12 @@ Two forms of input:
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from .._unicode import PYSPACE, RUSTALNUM, RUSTSPACE, WORD
+from .._unicode import RUSTALNUM, RUSTSPACE
+from ._jit import kernel
 from .bits import BYTE_HIGH as _HI
 from .bits import BYTE_LANES as _LANES
 from .bits import cttz, popcount
-from .hashes import HASH_MD5_FIRST8, HASH_MD5_LAST8, hash_span, xxh3_64
 from .strings import ascii_block, decode_utf8, put_utf8, unit
 
 _U64 = np.uint64
@@ -43,10 +43,13 @@ FEAT_SHINGLES = 1  # n consecutive tokens joined by one space
 FEAT_CHARGRAMS = 2  # n consecutive code points of the tokens joined by `joiner`
 
 
-@njit(cache=True, nogil=True)
+@kernel(inline=True)
 def _tokenize_branchless(b, start, end, table, sel, want, starts, ends):
     """Token spans without a branch per boundary: starts and ends are stored unconditionally and
-    their counters advance by 0 or 1 (word boundaries are unpredictable, mispredicts dominated)."""
+    their counters advance by 0 or 1 (word boundaries are unpredictable, mispredicts dominated).
+
+    The unconditional stores write one entry past the last token: ``starts``/``ends`` need
+    (number of tokens) + 1 entries."""
     n_start = 0
     n_end = 0
     prev = 0
@@ -72,18 +75,27 @@ def _tokenize_branchless(b, start, end, table, sel, want, starts, ends):
     return n_end
 
 
-@njit(cache=True, nogil=True)
-def tokenize_spans(b, start, end, table, mode, starts, ends):
-    """Token byte spans of ``b[start:end]`` into ``starts``/``ends`` (int64, length >= nbytes // 2 + 2);
-    returns the number of tokens."""
-    if mode == TOK_WORDS:
-        return _tokenize_branchless(b, start, end, table, WORD, True, starts, ends)
-    if mode == TOK_WHITESPACE:
-        return _tokenize_branchless(b, start, end, table, PYSPACE, False, starts, ends)
-    return _tokenize_rust(b, start, end, table, starts, ends)
+def span_capacity(nbytes: int) -> int:
+    """Entries ``tokenize_spans`` may write for ``nbytes`` bytes: a token has >= 1 byte and two
+    tokens are >= 1 byte apart, so there are at most (nbytes + 1) // 2 <= nbytes // 2 + 1 tokens,
+    and the branch-free tokenizer stores one entry past the last (``tests/lib/test_bounds.py``)."""
+    return nbytes // 2 + 2
 
 
-@njit(cache=True, nogil=True)
+_span_capacity = kernel(inline=True)(span_capacity)
+
+
+@kernel(inline=True)
+def tokenize_spans(b, start, end, p, starts, ends):
+    """Token byte spans of ``b[start:end]`` into ``starts``/``ends`` (int64, at least
+    ``span_capacity(end - start)`` entries) by the word rule of ``p`` (a ``Pipeline``); returns
+    the number of tokens."""
+    if p.tok_kind == TOK_RUST:
+        return _tokenize_rust(b, start, end, p.table, starts, ends)
+    return _tokenize_branchless(b, start, end, p.table, p.sel, p.want, starts, ends)
+
+
+@kernel(inline=True)
 def _tokenize_rust(b, start, end, table, starts, ends):
     """Rust's ``split_whitespace``, each word then trimmed of non-alphanumeric characters at both
     ends (``trim_matches(|c: char| !c.is_alphanumeric())``); words left empty are dropped."""
@@ -113,136 +125,77 @@ def _tokenize_rust(b, start, end, table, starts, ends):
     return ntok
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _emit(src, s, e, hash_kind, mask, hs, nf, rec, rec_off, tail):
-    """Hash the feature src[s:e] into hs[nf]; when recording, also copy its bytes into ``rec``."""
-    hs[nf] = hash_span(src, s, e, hash_kind, tail) & mask
-    if rec.shape[0] > 0:
-        o = rec_off[nf]
-        for i in range(e - s):
-            rec[o + i] = src[s + i]
-        rec_off[nf + 1] = o + (e - s)
+@kernel
+def feature_spans(b, start, end, p):
+    """The features of the document ``b[start:end]`` by the tokenizer of ``p`` (a ``Pipeline``) as
+    byte spans: (src, fs, fe, nf), feature i being ``src[fs[i]:fe[i]]`` for i < nf. Nothing is
+    copied per feature.
 
-
-@njit(cache=True, nogil=True)
-def doc_features(
-    b, start, end, table, tok_mode, feat_mode, n, joiner, empty_feature, hash_kind, mask, hs, rec, rec_off
-):
-    """Hashes of every feature of the document ``b[start:end]`` into ``hs``; returns their count.
-
-    ``joiner`` is the byte put between tokens for character n-grams (-1: none). ``empty_feature``:
-    a text with no characters still yields one feature, the empty string (the `simhash` package's
-    rule). When ``rec`` is non-empty the feature bytes are copied there, delimited by ``rec_off``.
+    Tokens are spans of ``b`` itself. For word shingles and character n-grams ``src`` is a new
+    buffer holding the tokens joined by one space (shingles) or by ``p.joiner`` (n-grams): in
+    it a shingle of n words is one contiguous span, and so is a gram of n characters. A text with
+    fewer than n words or characters has one feature, itself; an empty text has none, or the
+    empty feature with ``p.empty_feature`` (n-grams: the `simhash` package's rule).
     """
     nbytes = end - start
-    tail = np.empty(128, dtype=np.uint8)  # MD5's scratch block
-    starts = np.empty(nbytes // 2 + 2, dtype=np.int64)  # a token and a separator: >= 2 bytes
-    ends = np.empty(nbytes // 2 + 2, dtype=np.int64)
-    ntok = tokenize_spans(b, start, end, table, tok_mode, starts, ends)
-    nf = 0
-    if feat_mode == FEAT_TOKENS:
-        for i in range(ntok):
-            _emit(b, starts[i], ends[i], hash_kind, mask, hs, nf, rec, rec_off, tail)
-            nf += 1
-        return nf
-    if feat_mode == FEAT_SHINGLES:
-        if ntok == 0:
-            return 0
-        scratch = np.empty(nbytes + n + 1, dtype=np.uint8)
-        m = max(ntok - n + 1, 1)
-        for i in range(m):
-            ln = 0
-            for j in range(i, min(i + n, ntok)):
-                if j > i:
-                    scratch[ln] = 32
-                    ln += 1
-                for q in range(starts[j], ends[j]):
-                    scratch[ln] = b[q]
-                    ln += 1
-            _emit(scratch, 0, ln, hash_kind, mask, hs, nf, rec, rec_off, tail)
-            nf += 1
-        return nf
-    # FEAT_CHARGRAMS: the tokens joined by `joiner`, then windows of n code points
-    scratch = np.empty(nbytes + ntok + 1, dtype=np.uint8)
+    cap = _span_capacity(nbytes)
+    starts = np.empty(cap, dtype=np.int64)
+    ends = np.empty(cap, dtype=np.int64)
+    ntok = tokenize_spans(b, start, end, p, starts, ends)
+    if p.feat_kind == FEAT_TOKENS:
+        return b, starts, ends, ntok
+    # Tokens joined: the separators between tokens in b are >= 1 byte each and a joiner is at most
+    # 1 byte, so the joined text is never longer than the document.
+    sep = 32 if p.feat_kind == FEAT_SHINGLES else p.joiner
+    src = np.empty(max(nbytes, 1), dtype=np.uint8)
     ln = 0
     for j in range(ntok):
-        if j > 0 and joiner >= 0:
-            scratch[ln] = joiner
+        if j > 0 and sep >= 0:
+            src[ln] = sep
             ln += 1
+        s0 = ln
         for q in range(starts[j], ends[j]):
-            scratch[ln] = b[q]
+            src[ln] = b[q]
             ln += 1
-    cstarts = np.empty(ln + 1, dtype=np.int64)
+        starts[j] = s0  # token j, now in src
+        ends[j] = ln
+    n = p.n
+    if p.feat_kind == FEAT_SHINGLES:
+        m = max(ntok - n + 1, 1) if ntok > 0 else 0
+        for i in range(m):  # shingle i: tokens i .. i+n-1; reads ends[>= i], not yet rewritten
+            ends[i] = ends[min(i + n, ntok) - 1]
+        return src, starts, ends, m
+    # character n-grams: cs[c] is where character c starts in src (cs[nchars] = ln)
+    cs = np.empty(ln + 1, dtype=np.int64)
     nchars = 0
     for q in range(ln):
-        if (scratch[q] & 0xC0) != 0x80:
-            cstarts[nchars] = q
+        if (src[q] & 0xC0) != 0x80:
+            cs[nchars] = q
             nchars += 1
-    cstarts[nchars] = ln
+    cs[nchars] = ln
     if nchars == 0:
-        if empty_feature:
-            _emit(scratch, 0, 0, hash_kind, mask, hs, nf, rec, rec_off, tail)
-            return 1
-        return 0
-    if nchars <= n:
-        _emit(scratch, 0, ln, hash_kind, mask, hs, nf, rec, rec_off, tail)
-        return 1
-    m = nchars - n + 1
-    if rec.shape[0] == 0 and (hash_kind == HASH_MD5_FIRST8 or hash_kind == HASH_MD5_LAST8):
-        return _memo_grams(scratch, cstarts, m, n, hash_kind, mask, hs, tail)
-    for i in range(m):
-        _emit(scratch, cstarts[i], cstarts[i + n], hash_kind, mask, hs, nf, rec, rec_off, tail)
-        nf += 1
-    return nf
+        m = 1 if p.empty_feature else 0
+    else:
+        m = max(nchars - n + 1, 1)
+    ge = np.empty(max(m, 1), dtype=np.int64)
+    for i in range(m):  # gram i: characters i .. i+n-1 (the empty feature: cs[0] = 0 = ln)
+        ge[i] = cs[min(i + n, nchars)]
+    return src, cs, ge, m
 
 
-@njit(cache=True, nogil=True)
-def _memo_grams(scratch, cstarts, m, n, hash_kind, mask, hs, tail):
-    """Hash the m n-grams scratch[cstarts[i]:cstarts[i+n]] with an expensive hash (MD5) once per
-    distinct n-gram: repeats (a third or more of the 4-grams of prose) reuse the first result.
-
-    An open-addressing table keyed by the gram's XXH3; a hit is confirmed byte by byte, so the
-    result is exactly that of hashing every gram."""
-    cap = 16
-    while cap < 2 * m:
-        cap *= 2
-    keys = np.empty(cap, dtype=np.uint64)
-    starts = np.full(cap, -1, dtype=np.int64)
-    ends = np.empty(cap, dtype=np.int64)
-    vals = np.empty(cap, dtype=np.uint64)
-    slot_mask = _U64(cap - 1)
-    for i in range(m):
-        s = cstarts[i]
-        e = cstarts[i + n]
-        k = xxh3_64(scratch, s, e)
-        slot = np.int64(k & slot_mask)
-        while True:
-            q = starts[slot]
-            if q < 0:  # a new gram
-                v = hash_span(scratch, s, e, hash_kind, tail)
-                keys[slot] = k
-                starts[slot] = s
-                ends[slot] = e
-                vals[slot] = v
-                break
-            if keys[slot] == k and ends[slot] - q == e - s:
-                same = True
-                for t in range(e - s):
-                    if scratch[q + t] != scratch[s + t]:
-                        same = False
-                        break
-                if same:
-                    v = vals[slot]
-                    break
-            slot = np.int64((_U64(slot) + _U64(1)) & slot_mask)
-        hs[i] = v & mask
-    return m
-
-
-@njit(cache=True, nogil=True)
-def max_features(nbytes):
-    """An upper bound on the number of features of a document of ``nbytes`` bytes."""
-    return nbytes + 1
+@kernel
+def record_features(b, start, end, p):
+    """The features of ``b[start:end]`` as bytes: (uint8 concatenation, int64 offsets (nf + 1,))."""
+    src, fs, fe, nf = feature_spans(b, start, end, p)
+    off = np.zeros(nf + 1, dtype=np.int64)
+    for i in range(nf):
+        off[i + 1] = off[i] + (fe[i] - fs[i])
+    rec = np.empty(max(off[nf], 1), dtype=np.uint8)
+    for i in range(nf):
+        o = off[i]
+        for q in range(fs[i], fe[i]):
+            rec[o + q - fs[i]] = src[q]
+    return rec, off
 
 
 def ascii_map(table, sel, want, lowercase):
@@ -302,29 +255,51 @@ def ascii_ranges(amap, lowercase):
     return np.array(consts, dtype=np.uint64)
 
 
-@njit(cache=True, nogil=True)
-def lower_tokenize_str(data, n, kind, ranges, table, sel, want, lower, amap, tok, pos):
+def str_scratch(n: int, kind: int) -> tuple[int, int]:
+    """(bytes of ``tok``, entries of ``pos``) that ``lower_tokenize_str`` needs for ``n`` code
+    units of width ``kind``.
+
+    ``tok``: a unit is written as one byte (ASCII, in or out of tokens) or, inside a token, as the
+    UTF-8 of its lowercase: at most 2 bytes for a 1-byte unit (Latin-1 lowers within U+00FF), 3
+    for a 2-byte one (the BMP lowers within the BMP; a lone surrogate becomes U+FFFD), 4 for a
+    4-byte one, so ``o <= w * p`` after p units, w = min(kind + 1, 4). The 8-byte SWAR store at o
+    happens only while p + 8 <= n, so it ends at w * (n - 8) + 8 <= w * n.
+    ``pos``: every unit flips the state at most once, so after p units at most p flips are
+    stored; the block stores 4 or 8 entries from there (p + 8 <= n: the last at n - 1) and the
+    closing flip of a final token is entry n. (Checked with bounds checks on in
+    ``tests/lib/test_bounds.py``.)
+    """
+    return max(n * min(kind + 1, 4), 1), n + 1
+
+
+_str_scratch = kernel(inline=True)(str_scratch)
+
+
+@kernel
+def lower_tokenize_str(data, n, kind, p, tok, pos):
     """Lowercase and tokenize the ``n`` code units of width ``kind`` in ``data``, writing UTF-8
     into ``tok``; returns (number of boundaries, flags). Token i is ``tok[pos[2i]:pos[2i+1]]``.
 
     ``pos`` gets every offset where the state inside/outside a token flips, starting outside.
     Eight ASCII units go at a time: lowered and classified in byte lanes of one uint64 (the
-    constants ``ranges``, see ``ascii_ranges``), the flips found as bits and their offsets written
-    without a branch per token. Other units go one by one, by the tables ``table`` and ``lower``
-    (empty: no lowering); bytes outside tokens are not copied faithfully (never read back).
-    ``tok`` needs ``n * min(kind + 1, 4) + 8`` bytes, ``pos`` n + 9 entries.
+    constants ``p.ranges``, see ``ascii_ranges``), the flips found as bits and their offsets
+    written without a branch per token. Other units go one by one, by the tables ``p.table`` and
+    ``p.lower`` (empty: no lowering); bytes outside tokens are not copied faithfully (never read
+    back). ``tok`` and ``pos`` need ``str_scratch(n, kind)`` entries.
     """
+    ranges, table, lower, amap, sel, want = p.ranges, p.table, p.lower, p.amap, p.sel, p.want
     lowering = lower.shape[0] > 0
     lo0, hi0, lo1, hi1 = ranges[0], ranges[1], ranges[2], ranges[3]
     lo2, hi2, lo3, hi3 = ranges[4], ranges[5], ranges[6], ranges[7]
     inv, up_mask = ranges[8], ranges[9]
     up_lo = _U64(128 - 65) * _LANES  # A..Z
     up_hi = _U64(127 - 90) * _LANES
-    nf = 0
+    # int64 zeros, not literals: a literal 0 passed to a kernel would compile another version of it
+    nf = np.int64(0)
     prev = _U64(0)
-    o = 0
-    p = 0
-    flags = 0
+    o = np.int64(0)
+    p = np.int64(0)
+    flags = np.int64(0)
     while p < n:
         if p + 8 <= n:
             x, j = ascii_block(data, p, kind)
@@ -381,17 +356,3 @@ def lower_tokenize_str(data, n, kind, ranges, table, sel, want, lower, amap, tok
         pos[nf] = o
         nf += 1
     return nf, flags
-
-
-@njit(cache=True, nogil=True)
-def record_features(b, start, end, table, tok_mode, feat_mode, n, joiner, empty_feature, hash_kind, mask):
-    """Features of one document with their bytes: (hashes, feature bytes, offsets into them)."""
-    nbytes = end - start
-    cap = max_features(nbytes)
-    hs = np.empty(cap, dtype=np.uint64)
-    rec = np.empty(max(1, (nbytes + 1) * (n + 1) * 2 + 8), dtype=np.uint8)
-    rec_off = np.zeros(cap + 1, dtype=np.int64)
-    nf = doc_features(
-        b, start, end, table, tok_mode, feat_mode, n, joiner, empty_feature, hash_kind, mask, hs, rec, rec_off
-    )
-    return hs[:nf].copy(), rec[: rec_off[nf]].copy(), rec_off[: nf + 1].copy()

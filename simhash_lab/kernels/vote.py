@@ -4,13 +4,18 @@ Votes are counted as in the `simhash` package: ``S[i] = sum of w over features w
 and ``T = sum of all w``; then the accumulator of the session, ``V[i] = sum of (+w or -w)``, is
 ``2 S[i] - T`` and bit i of the fingerprint is ``V[i] > 0``. With unit weights the sums are integers
 (exact, and the inner loop is a vectorised add of 64 bit-lanes: ``count_bits``).
+
+Hashes arrive whole (64 bits): features are told apart by their full hash, and only the fold reads
+the low ``bits`` bits, so a narrow fingerprint is the low bits of the wide one (bit i's vote sees
+only bit i of each hash). Counts are int64 and weighted sums float64, each with its own fold, so
+that every kernel here has one compiled specialisation.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ._jit import kernel
 from .bits import BYTE_LANES as _LANES
 from .hashes import HASH_XXH3, hash_span, xxh3_1to3, xxh3_4to8, xxh3_9to16, xxh3_64
 
@@ -23,7 +28,7 @@ WEIGHT_TF = 0  # every occurrence votes (weight = count)
 WEIGHT_BINARY = 1  # every distinct feature votes once
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _swar_add(h, c0, c1, c2, c3, c4, c5, c6, c7):
     """Count the bits of ``h`` into byte-lane counters: lane L of c_j counts bit 8L + j."""
     return (
@@ -38,9 +43,9 @@ def _swar_add(h, c0, c1, c2, c3, c4, c5, c6, c7):
     )
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _flush_lanes(acc, c0, c1, c2, c3, c4, c5, c6, c7):
-    """Add the byte-lane counters to acc: lane L of c_j counts bit 8L + j."""
+    """Add the byte-lane counters to acc (int64 (64,)): lane L of c_j counts bit 8L + j."""
     for lane in range(8):
         sh = _U64(8 * lane)
         acc[8 * lane + 0] += np.int64((c0 >> sh) & _U64(0xFF))
@@ -53,13 +58,13 @@ def _flush_lanes(acc, c0, c1, c2, c3, c4, c5, c6, c7):
         acc[8 * lane + 7] += np.int64((c7 >> sh) & _U64(0xFF))
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def count_bits(hs, nf, acc):
     """acc[i] += how many of hs[:nf] have bit i set (acc: int64 (64,)).
 
     SWAR vertical counters: ``c_j += (h >> j) & 0x0101...01`` counts, in byte lane L of c_j, the
     bit 8L + j of every hash, so 8 shift-and-add steps cover all 64 bits of one hash. Lanes are
-    flushed every 255 hashes, before a byte can overflow.
+    flushed every 255 hashes, before a byte (which counts to 255) can overflow.
     """
     j = 0
     while j < nf:
@@ -71,7 +76,7 @@ def count_bits(hs, nf, acc):
         j = stop
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def vote_unit(hs, nf):
     """Counts S[i] of set bit i over hs[:nf] (unit weights); returns int64 (64,)."""
     acc = np.zeros(64, dtype=np.int64)
@@ -79,17 +84,22 @@ def vote_unit(hs, nf):
     return acc
 
 
-_TOKEN_BATCH = 16 * 255  # tokens hashed per batch: a whole number of SWAR flushes
+# Tokens hashed per batch by ``hash_vote_tokens``: 16 whole SWAR flushes of 255 hashes, so only a
+# batch's last flush is partial, and 4080 hashes (32 KiB) stay in the L1/L2 cache between the
+# hashing loop and ``count_bits``. ``hs`` holds one batch; ``order`` holds the batch's token
+# numbers once per XXH3 size class (any class may take the whole batch): 4 batches.
+_TOKEN_BATCH = 16 * 255
+_ORDER_SIZE = 4 * _TOKEN_BATCH
 
 
-@njit(cache=True, nogil=True)
-def hash_vote_tokens(tok, pos, ntok, hash_kind, mask, hs, order, tail, acc):
+@kernel
+def hash_vote_tokens(tok, pos, ntok, hash_kind, hs, order, tail, acc):
     """acc[i] = how many of the ``ntok`` tokens ``tok[pos[2t]:pos[2t+1]]`` hash with bit i set.
 
-    Tokens go in batches of ``_TOKEN_BATCH`` (``hs`` and ``order`` hold one batch, ``order`` four
-    times over). With XXH3 a batch is first sorted by XXH3's size class (1-3, 4-8, 9-16, more
-    bytes), so that each class's loop runs without a mispredicted branch per token; votes are
-    sums, so the order does not change them.
+    Tokens go in batches of ``_TOKEN_BATCH`` (``hs``: one batch, ``order``: ``_ORDER_SIZE``). With
+    XXH3 a batch is first sorted by XXH3's size class (1-3, 4-8, 9-16, more bytes), so that each
+    class's loop runs without a mispredicted branch per token; votes are sums, so the order does
+    not change them. ``tail``: MD5's scratch (128 bytes, see ``hashes.md5_pair``).
     """
     acc[:] = 0
     for b0 in range(0, ntok, _TOKEN_BATCH):
@@ -110,27 +120,27 @@ def hash_vote_tokens(tok, pos, ntok, hash_kind, mask, hs, order, tail, acc):
             w = 0
             for k in range(0, c0):
                 t = order[k]
-                hs[w] = xxh3_1to3(tok, pos[2 * t], pos[2 * t + 1]) & mask
+                hs[w] = xxh3_1to3(tok, pos[2 * t], pos[2 * t + 1])
                 w += 1
             for k in range(nb, c1):
                 t = order[k]
-                hs[w] = xxh3_4to8(tok, pos[2 * t], pos[2 * t + 1]) & mask
+                hs[w] = xxh3_4to8(tok, pos[2 * t], pos[2 * t + 1])
                 w += 1
             for k in range(2 * nb, c2):
                 t = order[k]
-                hs[w] = xxh3_9to16(tok, pos[2 * t], pos[2 * t + 1]) & mask
+                hs[w] = xxh3_9to16(tok, pos[2 * t], pos[2 * t + 1])
                 w += 1
             for k in range(3 * nb, c3):
                 t = order[k]
-                hs[w] = xxh3_64(tok, pos[2 * t], pos[2 * t + 1]) & mask
+                hs[w] = xxh3_64(tok, pos[2 * t], pos[2 * t + 1])
                 w += 1
         else:
             for t in range(b0, b1):
-                hs[t - b0] = hash_span(tok, pos[2 * t], pos[2 * t + 1], hash_kind, tail) & mask
+                hs[t - b0] = hash_span(tok, pos[2 * t], pos[2 * t + 1], hash_kind, tail)
         count_bits(hs, nb, acc)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def vote_weighted(hs, ws, nf):
     """Weighted sums S[i] = sum(ws[j] for j with bit i of hs[j] set); returns float64 (64,)."""
     acc = np.zeros(64, dtype=np.float64)
@@ -143,9 +153,21 @@ def vote_weighted(hs, ws, nf):
     return acc
 
 
-@njit(cache=True, nogil=True)
+@kernel(inline=True)
+def fold_counts(counts, n, bits):
+    """Fingerprint from unit-weight counts (int64 (64,), n features): bit i set when
+    V[i] = 2 S[i] - n > 0, for i < bits."""
+    fp = _U64(0)
+    for i in range(bits):
+        if 2 * counts[i] - n > 0:
+            fp |= _U64(1) << _U64(i)
+    return fp
+
+
+@kernel
 def fold_bits(s, total, bits):
-    """Fingerprint from sums: bit i set when V[i] = 2 S[i] - total > 0, for i < bits."""
+    """Fingerprint from sums (float64 (64,), float64): bit i set when V[i] = 2 S[i] - total > 0,
+    for i < bits."""
     fp = _U64(0)
     for i in range(bits):
         if 2 * s[i] - total > 0:
@@ -153,15 +175,41 @@ def fold_bits(s, total, bits):
     return fp
 
 
-@njit(cache=True, nogil=True)
-def _dedupe_sorted(hs, nf):
-    """Sort hs[:nf] in place and move the distinct values to the front; return their count."""
-    hs[:nf].sort()
-    if nf == 0:
-        return 0
-    u = 1
-    for j in range(1, nf):
-        if hs[j] != hs[u - 1]:
-            hs[u] = hs[j]
-            u += 1
+@kernel
+def dedupe(hs, nf):
+    """Move the distinct values of hs[:nf] to the front (in order of first appearance); return
+    their count. (Binary weights: every distinct feature votes once.)
+
+    An open-addressing set of a power of two >= 2 nf slots (at most half full) indexed by each
+    value's low bits (the values are hashes, already uniform): O(nf), no sort. 0 marks an empty
+    slot, so the value 0 is tracked on its own."""
+    cap = 2
+    while cap < 2 * nf:
+        cap *= 2
+    table = np.zeros(cap, dtype=np.uint64)
+    slot_mask = _U64(cap - 1)
+    seen_zero = False
+    u = 0
+    for j in range(nf):
+        h = hs[j]
+        if h == 0:
+            if seen_zero:
+                continue
+            seen_zero = True
+        else:
+            slot = h & slot_mask
+            while table[slot] != 0 and table[slot] != h:
+                slot = (slot + _U64(1)) & slot_mask
+            if table[slot] == h:
+                continue
+            table[slot] = h
+        hs[u] = h
+        u += 1
     return u
+
+
+@kernel
+def fold_weighted(hs, ws, bits):
+    """The fingerprint of features with hashes ``hs`` (uint64 (m,)) and weights ``ws`` (float64
+    (m,)): what the Python layer calls for token lists, dicts and custom hashes."""
+    return fold_bits(vote_weighted(hs, ws, hs.shape[0]), ws.sum(), bits)

@@ -1,6 +1,15 @@
-"""Fixtures for the library tests that read hostile files."""
+"""Fixtures of the library's tests: hostile files read under a memory cap; a new process with its
+own Numba cache, and what its threads did."""
 
+from __future__ import annotations
+
+import json
+import os
 import resource
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -31,3 +40,76 @@ def memory_cap():
         yield cap
     finally:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Runs SETUP, then FIRST (a call that compiles something first, or nothing), then CALL repeatedly
+# until it has used 0.6 s of CPU, and reports per-thread CPU time of those calls (Linux's
+# /proc/self/task/<tid>/stat: utime + stime, in clock ticks) and every simhash_lab kernel compiled
+# with its signatures (Numba's event API).
+_CHILD = r"""
+import json, os, sys, time
+from numba.core import event
+compiled = {}
+
+class Recorder(event.Listener):
+    def on_start(self, ev):
+        f = ev.data["dispatcher"].py_func
+        if f.__module__.startswith("simhash_lab."):
+            compiled.setdefault(f.__module__ + "." + f.__qualname__, []).append(str(ev.data["args"]))
+    def on_end(self, ev):
+        pass
+
+event.register("numba:compile", Recorder())
+
+def ticks():
+    out = {}
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        out[tid] = int(fields[11]) + int(fields[12])
+    return out
+
+import numba
+SETUP, FIRST, CALL = sys.argv[1:4]
+exec(SETUP)
+exec(FIRST)
+exec(CALL)  # compile (or load) before measuring
+before, c0, n = ticks(), time.process_time(), 0
+while time.process_time() - c0 < 0.6 or n < 3:
+    exec(CALL)
+    n += 1
+after = ticks()
+deltas = sorted((after[t] - before.get(t, 0) for t in after), reverse=True)
+print(json.dumps({"threads": numba.get_num_threads(), "ticks": deltas, "compiled": compiled}))
+"""
+
+
+@pytest.fixture
+def run_measured(tmp_path):
+    """``run_measured(setup, call, first="", cache=None, threads=2)`` runs the code in a new
+    process with ``NUMBA_NUM_THREADS=threads`` and an empty Numba cache (or ``cache``, a folder to
+    reuse across calls), and returns a dict: ``threads`` (Numba's), ``ticks`` (CPU ticks of each
+    thread of the process during the measured calls, largest first), ``busy`` (how many threads
+    did at least a fifth of the busiest one's work) and ``compiled`` (simhash_lab kernel ->
+    signatures compiled in that process)."""
+
+    def run(setup: str, call: str, first: str = "", cache: Path | None = None, threads: int = 2) -> dict:
+        env = dict(os.environ, PYTHONPATH=str(ROOT), NUMBA_NUM_THREADS=str(threads))
+        env["NUMBA_CACHE_DIR"] = str(cache or tmp_path / "numba-cache")
+        env.pop("SIMHASH_LAB_ON_COMPILE", None)
+        args = [sys.executable, "-c", _CHILD, *(textwrap.dedent(c) for c in (setup, first, call))]
+        out = subprocess.run(args, env=env, capture_output=True, text=True, timeout=900, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr[-3000:]
+        res = json.loads(out.stdout.strip().splitlines()[-1])
+        top = res["ticks"][0] if res["ticks"] else 0
+        res["busy"] = sum(1 for t in res["ticks"] if top and t >= top / 5)
+        return res
+
+    if not os.path.isdir("/proc/self/task"):
+        pytest.skip("per-thread CPU time needs Linux's /proc")
+    return run

@@ -115,18 +115,46 @@ def test_lowered_utf8_fits_the_scratch_bound():
     assert size[:256].max() <= 2 and size[:0x10000].max() <= 3
 
 
-def test_str_subclasses_take_the_fast_path():
+def test_str_subclasses_take_the_fast_path(monkeypatch):
     class Text(str):
         pass
 
     h = Simhasher()
     want = h.fingerprint("hello world")
+    ran = []
+    fused = Simhasher._fused
+    monkeypatch.setattr(
+        Simhasher, "_fused", lambda self, items, out, par: ran.append(items) or fused(self, items, out, par)
+    )
+    monkeypatch.setattr(Simhasher, "_slow", lambda *a: pytest.fail("took the Python path"))
     assert h.fingerprint(np.str_("hello world")) == want == h.fingerprint(Text("hello world"))
     assert [int(x) for x in h.fingerprints(np.array(["hello world", "x"]))] == [want, h.fingerprint("x")]
+    assert len(ran) == 4 and all(type(t) is str for items in ran for t in items)  # exact str, in place
 
 
-def test_flags_send_context_lowering_back_to_python():
-    texts = ["plain", "\u0130I\u0307 \u03a3\u03a3\u03a3 \u039f\u0394\u039f\u03a3"]
-    fps = Simhasher().fingerprints(texts)
+def test_flags_send_context_lowering_and_surrogates_back_to_python():
+    """The kernel flags what it cannot finish: İ and Σ (their lowercase depends on context) and
+    lone surrogates (no UTF-8); each flag is the one expected, and the redone result is right."""
+    from simhash_lab.kernels.fingerprint import fingerprints_str_serial
+    from simhash_lab.kernels.strings import str_views
+
+    texts = [
+        "plain",
+        "\u0130I\u0307 \u03a3\u03a3\u03a3 \u039f\u0394\u039f\u03a3",
+        "bad \udc00",
+        "\u0130 \ud800",
+    ]
+    out = np.zeros(len(texts), dtype=np.uint64)
+    flags = np.full(len(texts), -1, dtype=np.int64)
+    fingerprints_str_serial(*str_views(texts), Simhasher()._pipeline, out, flags)
+    assert flags.tolist() == [
+        0,
+        P.FLAG_PYTHON_LOWER,
+        P.FLAG_SURROGATE,
+        P.FLAG_PYTHON_LOWER | P.FLAG_SURROGATE,
+    ]
+    assert int(out[0]) == reference("plain", 64, True, "words")
+    fps = Simhasher().fingerprints(texts[:2])
     assert int(fps[1]) == reference(texts[1], 64, True, "words")
-    assert P.FLAG_PYTHON_LOWER != P.FLAG_SURROGATE
+    with pytest.raises(ValueError, match=r"texts\[2\]"):
+        Simhasher().fingerprints(texts[:3])

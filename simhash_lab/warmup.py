@@ -1,0 +1,216 @@
+"""Compile and cache every kernel once, at setup: what ``simhash-lab warmup`` runs.
+
+Numba compiles a kernel the first time it is called and keeps the machine code in an on-disk cache
+(``simhash_lab.kernels._jit``: beside the sources, shared by every later process, read-only in the
+grader's sandbox). A kernel no one has called yet costs its compile in whoever calls it first; the
+warmup makes that the setup (``make lab``, ``make test``) rather than a learner's first cell.
+
+Each step drives the public API the way the course, the exercises and the grader do, on a tiny
+input, so that every compiled entry point (serial and parallel twins, the fused and the general
+fingerprint paths, the Python-side helpers, the Hamming and index kernels) is compiled or loaded.
+Every setting of a Simhasher (tokenizer, hash, weights, width) is a runtime argument of the same
+kernels, so one call per entry point covers them all. ``make test`` checks the coverage: it runs
+every notebook with ``SIMHASH_LAB_ON_COMPILE=error`` after the warmup, so a cell that compiles fails.
+
+>>> from simhash_lab import warmup
+>>> [name for name, _ in warmup.steps()][:3:2]
+['default fingerprint, one text', 'other tokenizers and weights, one text']
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+from typing import TextIO
+
+from numba.core import event
+
+__all__ = ["run", "steps"]
+
+_TEXTS = ["Rust is safe. Rust is fast!", "hello world", "\u4f60\u597d\u4e16\u754c \u0130stanbul", ""] * 16
+
+
+def _default(parallel: bool) -> None:
+    from .simhasher import Simhasher
+
+    h = Simhasher()
+    if parallel:
+        h.fingerprints(_TEXTS, parallel=True)
+    else:
+        h.fingerprint(_TEXTS[0])
+
+
+def _general(parallel: bool) -> None:
+    from .simhasher import Simhasher
+    from .tokenize import char_ngrams
+
+    h = Simhasher(tokenizer=char_ngrams(3), weights={"rus": 2.0})  # lowering, weights, hashes
+    if parallel:
+        h.fingerprints(_TEXTS, parallel=True)
+    else:
+        h.fingerprint(_TEXTS[0])
+
+
+def _python_side() -> None:
+    from .simhasher import Simhasher
+    from .tokenize import words
+
+    words()(_TEXTS[0])  # the features as strings
+    h = Simhasher(bits=4, hash={"rust": 3, "safe": 5, "fast": 7})  # a made-up hash: Python's votes
+    h.trace("rust safe fast")
+    Simhasher().fingerprint(["rust", "safe"])  # token lists: hashed, then voted
+    Simhasher().accumulators({"rust": 2.0})
+
+
+def _hamming() -> None:
+    import numpy as np
+
+    from .hamming import _PARALLEL_MIN, hamming, is_near, popcount
+
+    fps = np.arange(_PARALLEL_MIN, dtype=np.uint64)
+    hamming(fps, 3)  # threads
+    hamming(fps[:8], 3)  # serial
+    hamming(fps[:8, None], fps[:4])  # broadcasting
+    popcount(fps[:3])
+    is_near(1, 3, 1)
+
+
+def _course() -> None:
+    """The course's own compiled loops (``simhash_lab.course.inside``: notebook 02 times them)."""
+    import numpy as np
+
+    try:
+        from .course import inside
+    except ImportError:  # the library installed without the course
+        return
+    hs = np.arange(3, dtype=np.uint64)
+    inside.vote_counts(hs)
+    inside.vote_alloc_once(hs)
+    inside.vote_alloc_per_token(hs)
+
+
+def steps() -> list[tuple[str, Callable[[], None]]]:
+    """(name, call) pairs: each call compiles (or loads) one group of kernels.
+
+    In the order they run; steps next to each other share no compiled callee, so that two can
+    compile at once in two processes (``run(jobs=2)``) without doing the same work twice.
+    """
+    from .index.warm import steps as index_steps
+
+    index = index_steps()
+    return [
+        ("default fingerprint, one text", lambda: _default(False)),
+        *index[:1],
+        ("other tokenizers and weights, one text", lambda: _general(False)),
+        *index[1:2],
+        ("default fingerprints, a batch (threads)", lambda: _default(True)),
+        ("other tokenizers and weights, a batch (threads)", lambda: _general(True)),
+        ("features, traces, token lists", _python_side),
+        ("Hamming distance", _hamming),
+        *index[2:],
+        ("the course's own loops", _course),
+    ]
+
+
+def _idle_cpus() -> int:
+    """CPUs no other work is using now (by the load average's first figure), at most 4.
+
+    Measured on 2 cores: at load 0.9, two processes took 25 s and one 45 s; at load 4-5, two took
+    53 s and one 38 s (the cores were busy already, and two compilers competed for them)."""
+    n = os.cpu_count() or 1
+    try:
+        busy = int(os.getloadavg()[0])
+    except (AttributeError, OSError):  # no load average (Windows)
+        busy = 0
+    return max(1, min(4, n - busy))
+
+
+def _run_step(i: int) -> tuple[int, float]:
+    """Run step i in this process: (kernels compiled, seconds)."""
+    counter = _CompileCounter()
+    t = time.perf_counter()
+    with event.install_listener("numba:compile", counter):
+        steps()[i][1]()
+    return counter.count, time.perf_counter() - t
+
+
+def run(progress: bool = True, file: TextIO | None = None, jobs: int | None = None) -> tuple[int, float]:
+    """Run every step; returns (kernels compiled, seconds). A second run compiles none.
+
+    ``jobs``: processes compiling at once (default: the idle CPUs, at most 4). Numba compiles one
+    kernel at a time per process, and the steps share their results through the on-disk cache.
+    ``progress``: a tqdm bar on ``file`` (stderr by default) naming the step that runs, a line per
+    step as it finishes (kernels compiled, seconds), and a last line with the count, the time and
+    the cache folder.
+    """
+    from .kernels._jit import cache_dir
+
+    file = file or sys.stderr
+    names = [name for name, _ in steps()]
+    jobs = max(1, min(jobs or _idle_cpus(), len(names)))
+    t0 = time.perf_counter()
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(names), desc="simhash-lab warmup", unit="step", file=file, leave=True)
+    compiled = 0
+    jobs_used = [1]
+
+    def start(i: int) -> None:
+        if bar is not None:
+            bar.set_postfix_str(names[i])
+
+    def done(i: int, count: int, seconds: float) -> None:
+        nonlocal compiled
+        compiled += count
+        if bar is not None:
+            bar.write(f"  {names[i]}: {count} compiled, {seconds:.1f} s", file=file)
+            bar.update(1)
+
+    # The Hamming step first, here: it is small, and every kernel shares one freshness stamp (the
+    # digest of the kernel sources), so if it compiles nothing the cache is warm and the rest is
+    # only loading, faster in this process than in new ones.
+    probe = names.index("Hamming distance")
+    start(probe)
+    count, seconds = _run_step(probe)
+    done(probe, count, seconds)
+    rest = [i for i in range(len(names)) if i != probe]
+    if jobs == 1 or count == 0:
+        for i in rest:
+            start(i)
+            done(i, *_run_step(i))
+    else:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+            futures = {pool.submit(_run_step, i): i for i in rest}
+            for fut in as_completed(futures):
+                done(futures[fut], *fut.result())
+        jobs_used[0] = jobs
+    elapsed = time.perf_counter() - t0
+    if bar is not None:
+        bar.close()
+        print(
+            f"simhash-lab warmup: {compiled} kernels compiled, the rest loaded, in {elapsed:.1f} s "
+            f"with {jobs_used[0]} process{'es' if jobs_used[0] > 1 else ''} (cache: {cache_dir()})",
+            file=file,
+        )
+    return compiled, elapsed
+
+
+class _CompileCounter(event.Listener):
+    """A ``numba:compile`` listener (Numba's event API) counting simhash_lab's kernels."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def on_start(self, ev) -> None:
+        if ev.data["dispatcher"].py_func.__module__.startswith("simhash_lab."):
+            self.count += 1
+
+    def on_end(self, ev) -> None:
+        pass

@@ -1,0 +1,144 @@
+"""Compiling: parallel kernels and their serial twins apart, one specialisation per kernel, the
+warmup, and the switch that makes a compile visible.
+
+Each test that needs an empty cache runs in a new process with its own ``NUMBA_CACHE_DIR``
+(the ``run_measured`` fixture), so it neither reads nor disturbs the shared one.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+DOCS = """
+import sys
+sys.path.insert(0, {bench!r})
+from _corpus import documents
+from simhash_lab import Simhasher
+from simhash_lab.tokenize import char_ngrams
+docs = documents(4000, 200)
+h = {hasher}
+""".format
+
+
+def _setup(hasher: str) -> str:
+    return DOCS(bench=str(ROOT / "benchmarks"), hasher=hasher)
+
+
+PATHS = {"fused": "Simhasher()", "general": "Simhasher(tokenizer=char_ngrams(3))"}
+ORDERS = {
+    "serial first": "h.fingerprints(docs[:5], parallel=False)",
+    "parallel first": "",
+}
+
+
+def _assert_once_each(compiled: dict) -> None:
+    twice = {k: v for k, v in compiled.items() if len(v) > 1 and ".kernels.index." not in k}
+    assert not twice, f"compiled more than once: {twice}"
+
+
+@pytest.mark.parametrize(
+    "path, order", [("fused", "serial first"), ("fused", "parallel first"), ("general", "serial first")]
+)
+def test_the_parallel_kernel_uses_every_thread_from_an_empty_cache(run_measured, tmp_path, path, order):
+    """The twins have their own cache entries: whichever compiles first, the parallel entry point
+    runs on every thread, in the process that compiled it and in a later one that loads it."""
+    cache = tmp_path / "cache"
+    setup = _setup(PATHS[path])
+    parallel = "h.fingerprints(docs, parallel=True)"
+    cold = run_measured(setup, parallel, first=ORDERS[order], cache=cache)
+    assert cold["threads"] == 2
+    assert cold["busy"] >= 2, cold["ticks"]
+    _assert_once_each(cold["compiled"])
+    kernel = "_fingerprints_str_impl" if path == "fused" else "_fingerprints_impl"
+    files = {p.name for p in cache.rglob("*.nbi")}
+    assert any(f.startswith(f"fingerprint.{kernel}_parallel-") for f in files), files
+    if order == "serial first":
+        assert any(f.startswith(f"fingerprint.{kernel}_serial-") for f in files), files
+    warm = run_measured(setup, parallel, cache=cache)  # a new process, loading what was cached
+    assert warm["compiled"] == {} and warm["busy"] >= 2, warm
+    serial = run_measured(setup, "h.fingerprints(docs, parallel=False)", cache=cache)
+    assert serial["busy"] == 1, serial["ticks"]  # and the serial twin stays serial
+
+
+def test_every_kernel_compiles_once_whatever_the_settings(run_measured):
+    """Tokenizer, hash, weights and width are runtime arguments: one compiled kernel serves all."""
+    setup = _setup("Simhasher()") + (
+        "from simhash_lab import presets\nfrom simhash_lab.tokenize import word_shingles, whitespace\n"
+        "hs = [Simhasher(bits=b, tokenizer=t, hash=x, weights=w) for b in (4, 64)"
+        " for t in (char_ngrams(3), word_shingles(2), whitespace())"
+        " for x in ('xxh3', 'md5', 'siphash13-rust')"
+        " for w in ('tf', 'binary', {'the': 2.0})] + [presets.LEONSIM, presets.SEED_RUST]\n"
+    )
+    call = "[g.fingerprints(docs[:3], parallel=False) for g in hs]; [g.trace(docs[0]) for g in hs[:3]]"
+    res = run_measured(setup, call)
+    assert res["compiled"], "nothing compiled: the cache was not empty"
+    _assert_once_each(res["compiled"])
+
+
+def _python(code: str, env: dict) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600, cwd=ROOT
+    )
+
+
+def test_a_compile_can_be_made_visible_or_an_error(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), NUMBA_CACHE_DIR=str(tmp_path))
+    code = "import numpy as np; from simhash_lab import hamming; print(hamming(np.arange(3, dtype='u8'), 1))"
+    warn = _python(code, dict(env, SIMHASH_LAB_ON_COMPILE="warn"))
+    assert warn.returncode == 0 and warn.stdout.split() == ["[1", "0", "2]"], warn.stderr
+    assert "simhash_lab: compiling simhash_lab.kernels.hamming._hamming_scalar_impl_serial" in warn.stderr
+    quiet = _python(code, dict(env, SIMHASH_LAB_ON_COMPILE="warn"))  # cached now: nothing to say
+    assert quiet.returncode == 0 and "compiling" not in quiet.stderr
+    code = "from simhash_lab import is_near; is_near(1, 2, 1)"
+    err = _python(code, dict(env, SIMHASH_LAB_ON_COMPILE="error"))
+    assert err.returncode == 1 and "RuntimeError: simhash_lab: compiling" in err.stderr
+    assert "is_near_kernel" in err.stderr
+
+
+def test_warmup_runs_every_step_and_a_second_run_compiles_nothing():
+    """``simhash-lab warmup`` (in this checkout's cache, as ``make test`` runs it): afterwards a new
+    process fingerprints, traces and queries with compiles forbidden."""
+    from simhash_lab import warmup
+
+    out = io.StringIO()
+    warmup.run(progress=True, file=out)  # the first may compile, if the cache is cold
+    out = io.StringIO()
+    compiled, seconds = warmup.run(progress=True, file=out)
+    assert compiled == 0, out.getvalue()
+    text = out.getvalue()
+    for name, _ in warmup.steps():
+        assert name in text
+    assert "simhash-lab warmup: 0 kernels compiled" in text
+    env = dict(os.environ, PYTHONPATH=str(ROOT), SIMHASH_LAB_ON_COMPILE="error")  # the same cache
+    code = (
+        "import numpy as np\n"
+        "from simhash_lab import Simhasher, SimhashIndex, hamming, is_near, presets\n"
+        "from simhash_lab.tokenize import char_ngrams, word_shingles\n"
+        "docs = ['rust safe fast', 'hello world'] * 40\n"
+        "for h in (Simhasher(), presets.LEONSIM, presets.SEED_PYTHON, presets.SEED_RUST,\n"
+        "          Simhasher(bits=6, tokenizer=word_shingles(2), weights='binary')):\n"
+        "    h.fingerprint(docs[0]); h.fingerprints(docs); h.trace(docs[0]); h.features(docs[1])\n"
+        "Simhasher(bits=4, hash={'rust': 3, 'safe': 5, 'fast': 7}).trace('rust safe fast')\n"
+        "fps = Simhasher().fingerprints(docs)\n"
+        "ix = SimhashIndex(k=3); ix.add_many(fps); ix.query(int(fps[0])); ix.pairs()\n"
+        "hamming(fps, fps[0]); is_near(1, 3, 1)\n"
+        "print('no compile')\n"
+    )
+    res = _python(code, env)
+    assert res.returncode == 0 and res.stdout.strip() == "no compile", res.stderr[-3000:]
+
+
+def test_the_cli_runs_the_warmup():
+    from simhash_lab.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["warmup", "--help"])
+    assert main(["warmup", "--quiet"]) == 0
