@@ -72,7 +72,7 @@ class Shingler:
         buf, offsets = _utf8_batch(list(texts), self.tokenizer.lowercase)
         kernel = V.shingle_sets_parallel if len(texts) >= 64 else V.shingle_sets_serial
         tok = self.tokenizer
-        return kernel(buf, offsets, tok.table, tok.kind, tok.n)
+        return kernel(buf, offsets, tok.pipeline, tok.n)
 
     def fingerprints_and_sets(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(fingerprints, indptr, data)``: the sets of :meth:`sets` and, from the same hashes, the
@@ -87,7 +87,7 @@ class Shingler:
         par = len(texts) >= 64
         tok = self.tokenizer
         sets = V.shingle_sets_parallel if par else V.shingle_sets_serial
-        indptr, data = sets(buf, offsets, tok.table, tok.kind, tok.n)
+        indptr, data = sets(buf, offsets, tok.pipeline, tok.n)
         (V.fold_sets_parallel if par else V.fold_sets_serial)(indptr, data, 64, fps)
         return fps, indptr, data
 

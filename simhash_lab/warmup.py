@@ -77,6 +77,28 @@ def _hamming() -> None:
     is_near(1, 3, 1)
 
 
+def _dedup() -> None:
+    """Verified dedup (``simhash_lab.dedup``): shingle sets, Jaccard, the calibration's scan and the
+    keep/drop pass through the public call on a small batch (serial twins), then each kernel's
+    parallel twin directly at the size that picks it."""
+    import numpy as np
+
+    from .calibration import _neighbours
+    from .dedup import dedup_texts
+    from .shingles import Shingler
+    from .simhasher import Simhasher
+
+    base = "the quick brown fox jumps over the lazy dog near the river bank"
+    texts = [f"{base} {i % 5} {i % 7} end" for i in range(40)] + ["", "!!!"]
+    dedup_texts(texts, jaccard=0.5, sample=40)  # fused shingles, calibration, star clusters
+    dedup_texts(texts, jaccard=0.5, sample=40, hasher=Simhasher(), linkage="complete")  # unfused
+    sh = Shingler(3)
+    fps, indptr, data = sh.fingerprints_and_sets(texts * 2)  # >= 64 texts: the parallel twins
+    rows = np.arange(4096) % len(texts)
+    sh.jaccard(indptr, data, rows, rows[::-1].copy())
+    _neighbours(np.resize(fps, 512), np.resize(fps, 512), 3)
+
+
 def _course() -> None:
     """The course's own compiled loops (``simhash_lab.course.inside``: notebook 02 times them)."""
     import numpy as np
@@ -103,6 +125,7 @@ def steps() -> list[tuple[str, Callable[[], None]]]:
     return [
         ("default fingerprint, one text", lambda: _default(False)),
         *index[:1],
+        ("verified dedup: shingles, Jaccard, clusters", _dedup),
         ("other tokenizers and weights, one text", lambda: _general(False)),
         *index[1:2],
         ("default fingerprints, a batch (threads)", lambda: _default(True)),
@@ -178,6 +201,7 @@ def run(progress: bool = True, file: TextIO | None = None, jobs: int | None = No
     count, seconds = _run_step(probe)
     done(probe, count, seconds)
     rest = [i for i in range(len(names)) if i != probe]
+    left = [len(rest)]
     if jobs == 1 or count == 0:
         for i in rest:
             start(i)
@@ -186,9 +210,15 @@ def run(progress: bool = True, file: TextIO | None = None, jobs: int | None = No
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
+        if bar is not None:
+            bar.set_postfix_str(f"{len(rest)} steps, {jobs} processes")
+
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
             futures = {pool.submit(_run_step, i): i for i in rest}
             for fut in as_completed(futures):
+                if bar is not None:
+                    left[0] -= 1
+                    bar.set_postfix_str(f"{left[0]} steps left, {jobs} processes")
                 done(futures[fut], *fut.result())
         jobs_used[0] = jobs
     elapsed = time.perf_counter() - t0

@@ -18,9 +18,9 @@ Kernels never raise user-facing errors: :mod:`simhash_lab.dedup` validates first
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
-from ._jit import twins
+from ._jit import kernel, twins
 from .bits import popcount
 from .hashes import xxh3_64
 from .tokenize import tokenize_spans
@@ -30,7 +30,7 @@ _U64 = np.uint64
 _ALL_BITS = _U64(0xFFFFFFFFFFFFFFFF)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def sort_u64(a, tmp, m):
     """Sort ``a[:m]`` in place (``tmp``: scratch of >= m): insertion sort below 128 keys
     (measured 35-40 ns a key at 60-100 keys, quicksort 50), Numba's quicksort up to 2048 keys,
@@ -75,17 +75,17 @@ def sort_u64(a, tmp, m):
             a[i] = src[i]
 
 
-@njit(cache=True, nogil=True)
-def _word_spans(b, start, end, table, tok_mode):
+@kernel
+def _word_spans(b, start, end, p):
     nbytes = end - start
     starts = np.empty(nbytes // 2 + 2, dtype=np.int64)
     ends = np.empty(nbytes // 2 + 2, dtype=np.int64)
-    ntok = tokenize_spans(b, start, end, table, tok_mode, starts, ends)
+    ntok = tokenize_spans(b, start, end, p, starts, ends)
     return starts, ends, ntok
 
 
-@njit(cache=True, nogil=True)
-def doc_shingle_hashes(b, start, end, table, tok_mode, n, out):
+@kernel
+def doc_shingle_hashes(b, start, end, p, n, out):
     """The sorted distinct XXH3 hashes of the word ``n``-shingles of ``b[start:end]`` into ``out``
     (capacity >= the number of shingles, ``max(words - n + 1, 1)``); returns their count.
 
@@ -93,7 +93,7 @@ def doc_shingle_hashes(b, start, end, table, tok_mode, n, out):
     makes for ``FEAT_SHINGLES`` (a document with fewer words is one shingle of all of them), so the
     hashes are the same; the words are copied once, space-separated, and each shingle is hashed
     where it lies in that copy."""
-    starts, ends, ntok = _word_spans(b, start, end, table, tok_mode)
+    starts, ends, ntok = _word_spans(b, start, end, p)
     if ntok == 0:
         return 0
     joined = np.empty(end - start + ntok + 1, dtype=np.uint8)
@@ -119,7 +119,7 @@ def doc_shingle_hashes(b, start, end, table, tok_mode, n, out):
     return u
 
 
-def _shingle_sets_impl(buf, offsets, table, tok_mode, n):
+def _shingle_sets_impl(buf, offsets, p, n):
     """CSR arrays of the sorted distinct shingle hashes of every document of the batch.
 
     Each document's slot in the scratch array holds as many hashes as it can have shingles (a word
@@ -138,7 +138,7 @@ def _shingle_sets_impl(buf, offsets, table, tok_mode, n):
     for d in prange(nd):
         if caps[d]:
             counts[d] = doc_shingle_hashes(
-                buf, offsets[d], offsets[d + 1], table, tok_mode, n, scratch[slots[d] : slots[d + 1]]
+                buf, offsets[d], offsets[d + 1], p, n, scratch[slots[d] : slots[d + 1]]
             )
     indptr = np.zeros(nd + 1, dtype=np.int64)
     for d in range(nd):
@@ -153,7 +153,7 @@ def _shingle_sets_impl(buf, offsets, table, tok_mode, n):
 shingle_sets_parallel, shingle_sets_serial = twins(_shingle_sets_impl)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def intersection_size(data, a0, a1, b0, b1):
     """``|A ∩ B|`` of the sorted distinct runs ``data[a0:a1]`` and ``data[b0:b1]`` (one merge)."""
     c = 0
@@ -171,7 +171,7 @@ def intersection_size(data, a0, a1, b0, b1):
     return c
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def jaccard_rows(indptr, data, i, j):
     """Jaccard similarity of the sets of CSR rows ``i`` and ``j``; 0.0 when both are empty."""
     a0, a1, b0, b1 = indptr[i], indptr[i + 1], indptr[j], indptr[j + 1]
@@ -189,7 +189,7 @@ def _jaccard_impl(indptr, data, rows_a, rows_b, out):
 jaccard_parallel, jaccard_serial = twins(_jaccard_impl)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def star_clusters(order, adj_ptr, adj_nbr, adj_edge, complete, indptr, data, threshold, state, rep, via):
     """The greedy keep/drop pass: every dropped node is verified-near its kept representative.
 
