@@ -11,6 +11,7 @@ import argparse
 import os
 import re
 
+from .. import _files
 from ._output import err, out
 
 __all__ = ["add_grade_parser"]
@@ -51,7 +52,7 @@ def _jobs(text: str) -> int:
 def _grade_command(args: argparse.Namespace) -> int:
     try:
         from ..grading._grader import grade
-        from ..grading._report import format_detail, format_table, write_json
+        from ..grading._report import format_detail, format_table, safe_log, write_json
         from ..grading._sandbox import SandboxUnavailable
     except ImportError as e:  # the grading extra is not installed
         err(
@@ -81,7 +82,7 @@ def _grade_command(args: argparse.Namespace) -> int:
     out((format_detail(results[0]) if len(results) == 1 else format_table(results)) + "\n")
     if args.verbose:
         for r in results:
-            out(f"\n===== sandbox log: {r.path} =====\n{r.log}\n")
+            out(f"\n===== sandbox log: {_files.show_name(r.path)} =====\n{safe_log(r.log)}\n")
     if args.json:
         try:
             write_json(results, args.json)

@@ -138,6 +138,13 @@ def collect(paths: Iterable[str | os.PathLike]) -> list[Item]:
     items: list[Item] = []
     for top in paths:
         top_s = os.fsdecode(os.fspath(top))
+        if os.path.isdir(top_s):  # folders named *.ipynb are rows too (walk() goes into them)
+            for folder, dirs, _ in os.walk(top_s):
+                items += [
+                    Item(os.path.join(folder, d), "a directory, not a notebook file")
+                    for d in sorted(dirs)
+                    if _is_notebook_name(d) and not os.path.islink(os.path.join(folder, d))
+                ]
         for e in _files.walk([top_s], hidden=True):
             if not e.named and not _is_notebook_name(e.path):
                 continue
@@ -295,7 +302,7 @@ def _defined_names(source: str) -> set[str]:
         import ast
 
         tree = ast.parse(_static.to_python(source))
-    except SyntaxError:
+    except (SyntaxError, RecursionError, MemoryError, ValueError):
         return set()
     out = set()
     for node in tree.body:
@@ -384,9 +391,11 @@ def _run_notebook(
             else f"was running when the notebook's time limit ({limits.timeout:g} s) ran out"
         )
         culprits = []
-        if where and where[0] == "export" and where[1] in answer_cell:
-            culprits = [where[1]]
-        elif where and where[0] == "cell" and type(where[1]) is int and 0 <= where[1] < len(cells):
+        if where and where[0] == "export" and isinstance(where[1], str):
+            # its function hung on a hidden input: the notebook runs again without that export
+            out.stopped.setdefault(where[1], why)
+            continue
+        if where and where[0] == "cell" and type(where[1]) is int and 0 <= where[1] < len(cells):
             i = where[1]
             if cells[i]["role"] == "answer":
                 culprits = [cells[i]["key"]]

@@ -17,7 +17,15 @@ from collections.abc import Sequence
 
 from .. import _files
 
-__all__ = ["CheckResult", "GradeResult", "format_detail", "format_table", "write_json", "safe_text"]
+__all__ = [
+    "CheckResult",
+    "GradeResult",
+    "format_detail",
+    "format_table",
+    "safe_log",
+    "safe_text",
+    "write_json",
+]
 
 STATUSES = ("passed", "failed", "not gradable")
 
@@ -93,6 +101,22 @@ def safe_text(text: str, limit: int = 400) -> str:
             out.append(f"\\u{c:04x}" if c <= 0xFFFF else f"\\U{c:08x}")
     s = "".join(out)
     return s if len(s) <= limit else s[: limit - 3] + "..."
+
+
+def safe_log(text: str) -> str:
+    """A sandbox log for a terminal: its lines kept, every other control character (terminal
+    escapes included) written ``\\xNN``."""
+    return "\n".join(
+        "".join(
+            ch
+            if ch.isprintable() or ch == "\t"
+            else f"\\x{ord(ch):02x}"
+            if ord(ch) < 0x100
+            else f"\\u{ord(ch):04x}"
+            for ch in line
+        )
+        for line in str(text).split("\n")
+    )
 
 
 def _result_word(r: GradeResult) -> str:

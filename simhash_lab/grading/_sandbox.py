@@ -12,9 +12,11 @@ What the sandbox is (one ``bwrap`` per run; see :func:`bwrap_command`):
   with the sandbox; HOME, TMPDIR, IPYTHONDIR, MPLCONFIGDIR and JUPYTER_* point into ``/tmp``. So
   nothing in the package, the pristine notebooks, ``sitecustomize``/startup files or the teacher's
   ``--json`` can be written, or even seen when it is not needed.
-* **Namespaces**: own PID namespace (when the runner ends, every process it started dies with it,
-  ``setsid`` daemons included; ``--die-with-parent`` kills it all when the grader kills bwrap), no
-  network, own IPC and hostname, a new session (no terminal to inject into).
+* **Processes**: a seccomp filter (:mod:`simhash_lab.grading._seccomp`) lets the notebook start
+  threads but no process at all, and refuses new namespaces, mounts, ``ptrace`` and a few more.
+  Behind it, the own PID namespace: when the runner ends, every process in the sandbox dies with it
+  (a ``setsid`` daemon too, were one started), and ``--die-with-parent`` ends it all when the
+  grader kills bwrap. No network, own IPC and hostname, a new session (no terminal to inject into).
 * **Identity**: started as root (as in CI), bwrap runs without a user namespace and the runner's
   first act is to drop to an unprivileged uid of its own (one per parallel slot, so the process
   limit counts only that sandbox) with no capabilities; started as a user, bwrap puts the sandbox in
@@ -45,6 +47,8 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+
+from . import _seccomp
 
 __all__ = ["Limits", "Run", "availability", "bwrap_command", "run", "SandboxUnavailable"]
 
@@ -129,11 +133,24 @@ def availability() -> str | None:
         return f"the grader's sandbox (bubblewrap) needs Linux; this is {sys.platform}"
     if _bwrap() is None:
         return "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
-    cmd = [*bwrap_command(probe=True), sys.executable, "-I", "-c", "print('ok')"]
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return f"bubblewrap did not start: {e}"
+    with tempfile.TemporaryDirectory(prefix="simhash-lab-probe-") as tmp:
+        prog = _seccomp.program()
+        fd = _fd_of(tmp, "seccomp.bpf", prog) if prog else None
+        cmd = [*bwrap_command(probe=True, seccomp_fd=fd), sys.executable, "-I", "-c", "print('ok')"]
+        try:
+            p = subprocess.run(
+                cmd,
+                capture_output=True,
+                text=True,
+                timeout=60,
+                stdin=subprocess.DEVNULL,
+                pass_fds=() if fd is None else (fd,),
+            )
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return f"bubblewrap did not start: {e}"
+        finally:
+            if fd is not None:
+                os.close(fd)
     if p.returncode != 0 or p.stdout.strip() != "ok":
         err = " ".join((p.stderr or "").split())[:200] or f"exit status {p.returncode}"
         return f"bubblewrap cannot create the sandbox here ({err}); are user namespaces disabled?"
@@ -183,11 +200,13 @@ def bwrap_command(
     root: bool | None = None,
     limits: Limits | None = None,
     data_fds: dict[str, int] | None = None,
+    seccomp_fd: int | None = None,
 ) -> list[str]:
     """The ``bwrap`` arguments of the sandbox (see the module docstring), up to the command.
 
     ``data_fds`` maps a path in the sandbox to an open file descriptor whose content becomes that
-    (read-only) file; ``probe`` gives a minimal sandbox to test that bwrap runs at all.
+    (read-only) file; ``seccomp_fd`` is a descriptor of the filter of :mod:`._seccomp`; ``probe``
+    gives a minimal sandbox to test that bwrap runs at all.
     """
     limits = limits or Limits()
     root = os.geteuid() == 0 if root is None else root
@@ -240,6 +259,10 @@ def bwrap_command(
         if not any(pkg.startswith(b + "/") for _, b in binds):
             ro(pkg)
         grading = str(_GRADING)
+        for _, d in list(binds):  # another simhash_lab on the path: its grader is out of reach too
+            other = os.path.join(d, "simhash_lab", "grading")
+            if os.path.isdir(other) and os.path.realpath(other) != grading:
+                args.extend(["--tmpfs", other, "--remount-ro", other])
         args.extend(["--tmpfs", grading])
         for name in ("data.py", "_wire.py"):
             args.extend(["--ro-bind", str(_GRADING / name), f"{grading}/{name}"])
@@ -255,7 +278,18 @@ def bwrap_command(
     args += ["--clearenv", "--chdir", "/tmp"]
     for k, v in _environment().items():
         args += ["--setenv", k, v]
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
     return args
+
+
+def _fd_of(tmp: str, name: str, data: bytes) -> int:
+    """A read-only descriptor of a new file ``tmp/name`` holding ``data`` (for bwrap's ``--*-data``
+    and ``--seccomp`` options, which read their content from a descriptor)."""
+    path = os.path.join(tmp, name)
+    with open(path, "wb") as f:
+        f.write(data)
+    return os.open(path, os.O_RDONLY)
 
 
 def _environment() -> dict[str, str]:
@@ -306,6 +340,24 @@ def _reader(stream, q: queue.Queue, limit: int) -> None:
         pass
     finally:
         q.put(("eof", None))
+
+
+def _writer(stream, outbox: queue.Queue) -> None:
+    """Write what arrives in ``outbox`` to ``stream`` until None; stop at the first error."""
+    try:
+        while True:
+            data = outbox.get()
+            if data is None:
+                break
+            stream.write(data)
+            stream.flush()
+    except (OSError, ValueError):
+        pass
+    finally:
+        try:
+            stream.close()
+        except (OSError, ValueError):
+            pass
 
 
 def _log_reader(stream, out: list, limit: int) -> None:
@@ -363,19 +415,21 @@ def run(
             job["workdir"] = WORKDIR
             if root:
                 job["uid"] = SANDBOX_UID_BASE + (os.getpid() % 1_000_000) * 64 + slot % 64
-            files = []
-            data_fds = {}
-            for dest, text in (
-                (f"{_GRADING}/__init__.py", _STUB_INIT),
-                (f"{_GRADING}/checks/__init__.py", _STUB_CHECKS),
-            ):
-                path = os.path.join(tmp, f"stub{len(files)}.py")
-                with open(path, "w", encoding="utf-8") as f:
-                    f.write(text)
-                fd = os.open(path, os.O_RDONLY)
-                files.append(fd)
-                data_fds[dest] = fd
-            cmd = [*bwrap_command(limits=limits, data_fds=data_fds), sys.executable, "-I", RUNNER]
+            data_fds = {
+                f"{_GRADING}/__init__.py": _fd_of(tmp, "init.py", _STUB_INIT.encode()),
+                f"{_GRADING}/checks/__init__.py": _fd_of(tmp, "checks.py", _STUB_CHECKS.encode()),
+            }
+            files = list(data_fds.values())
+            prog = _seccomp.program()
+            seccomp_fd = _fd_of(tmp, "seccomp.bpf", prog) if prog else None
+            if seccomp_fd is not None:
+                files.append(seccomp_fd)
+            cmd = [
+                *bwrap_command(limits=limits, data_fds=data_fds, seccomp_fd=seccomp_fd),
+                sys.executable,
+                "-I",
+                RUNNER,
+            ]
             env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
             pass_fds = tuple(files)
         try:
@@ -412,11 +466,12 @@ def _watch(
     deadline = t0 + wall
     step_deadline = deadline
     per_step = limits.cell_timeout + limits.grace
-    try:
-        proc.stdin.write((json.dumps(job) + "\n").encode())
-        proc.stdin.flush()
-    except OSError:
-        pass
+    # Writes go through a thread of their own: a sandbox that stops reading its stdin (its code
+    # can) must not block the watchdog.
+    outbox: queue.Queue = queue.Queue()
+    writer = threading.Thread(target=_writer, args=(proc.stdin, outbox), daemon=True)
+    writer.start()
+    outbox.put((json.dumps(job) + "\n").encode())
     ready_sent = False
     while True:
         now = time.monotonic()
@@ -454,22 +509,21 @@ def _watch(
             ready_sent = True
             where = ("ready", None)
             step_deadline = deadline
-            try:
-                proc.stdin.write((json.dumps(cases or {}) + "\n").encode())
-                proc.stdin.close()
-            except OSError:
-                pass
+            outbox.put((json.dumps(cases or {}) + "\n").encode())
+            outbox.put(None)
         elif event == "done":
             where = ("done", None)
             step_deadline = deadline
+    outbox.put(None)
+    if killed is None:  # its output ended: it exits now, or it is made to
+        try:
+            proc.wait(timeout=max(1.0, min(limits.grace, deadline - time.monotonic())))
+        except subprocess.TimeoutExpired:
+            killed = where[0] if where and where[0] in ("cell", "export") else "notebook"
     if killed is not None:
         proc.kill()
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL does not wait on the sandbox
-        proc.kill()
-        proc.wait()
-    for t in threads:
+    proc.wait()
+    for t in (*threads, writer):
         t.join(timeout=5)
     for s in (proc.stdin, proc.stdout, proc.stderr):
         try:

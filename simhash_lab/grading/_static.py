@@ -187,8 +187,16 @@ def _constant(node: ast.AST) -> bool:
 def extract(source: str) -> Extract:
     """The definitions of an answer cell (``def``, ``import``, ``NAME = constant``), as code.
 
-    Raises SyntaxError when the cell is not Python (after IPython's transformations).
+    Raises SyntaxError when the cell is not Python (after IPython's transformations), or is nested
+    too deeply to be checked.
     """
+    try:
+        return _extract(source)
+    except (RecursionError, MemoryError):
+        raise SyntaxError("nested too deeply to be checked") from None
+
+
+def _extract(source: str) -> Extract:
     tree = ast.parse(to_python(source))
     kept, defines, functions, dropped = [], set(), set(), []
     for node in tree.body:
@@ -270,6 +278,13 @@ def problems(
         Global names known to hold constants (module-level ``MASK = ...`` of the learner's, seen in
         the kernel).
     """
+    try:
+        return _problems(code, allow, extra_names, constants)
+    except (RecursionError, MemoryError):
+        return ["line 1: the code is nested too deeply to be checked"]
+
+
+def _problems(code, allow, extra_names, constants) -> list[str]:
     try:
         tree = ast.parse(code)
     except SyntaxError as e:
