@@ -51,6 +51,9 @@ def _jobs(text: str) -> int:
 
 def _grade_command(args: argparse.Namespace) -> int:
     try:
+        import IPython  # noqa: F401  (what the sandbox runs the notebook in)
+        import nbformat  # noqa: F401
+
         from ..grading._grader import grade
         from ..grading._report import format_detail, format_table, safe_log, write_json
         from ..grading._sandbox import SandboxUnavailable

@@ -579,6 +579,9 @@ def grade_one(
     except NotGradable as e:
         return done(str(e))
     res.exercise = identify(nb, p, pristine, exercise)
+    by_name = identify({}, p, pristine)
+    if exercise is None and res.exercise and by_name and by_name != res.exercise:
+        res.notes.append(f"graded as {res.exercise}, as its metadata says; its file name says {by_name}")
     if res.exercise is None or res.exercise not in EXERCISES:
         return done(
             "cannot tell which exercise this is (no simhash_lab exercise in its metadata and an "
@@ -607,7 +610,7 @@ def grade_one(
     res.checks = _judge(plan, outcome, method_runs)
     res.status = "passed" if res.checks and all(c.passed for c in res.checks) else "failed"
     res.log = outcome.log[-20000:]
-    res.notes = list(outcome.notes)
+    res.notes += outcome.notes
     failed = [c for c in res.checks if not c.passed]
     hint = f"{failed[0].name}: {failed[0].hint}" if failed else None
     if outcome.notes and (hint is None or "not run" in hint):

@@ -133,7 +133,7 @@ def format_table(results: Sequence[GradeResult]) -> str:
                 r.exercise or "?",
                 _result_word(r),
                 f"{r.checks_passed}/{len(r.checks)}" if r.checks else "-",
-                "" if r.passed else safe_text(r.first_hint, 200),
+                safe_text("; ".join(r.notes) if r.passed else r.first_hint, 200),
             )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(4)]

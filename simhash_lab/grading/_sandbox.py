@@ -254,6 +254,11 @@ def bwrap_command(
     for d in _python_dirs():
         if not any(d == b or d.startswith(b + "/") for _, b in binds):
             ro(d)
+    cache = os.environ.get("NUMBA_CACHE_DIR")
+    if cache and os.path.isdir(cache) and not probe:  # compiled kernels: read, never written
+        real = os.path.realpath(cache)
+        if not any(real == b or real.startswith(b + "/") for _, b in binds):
+            ro(real, os.path.abspath(cache))
     if not probe:
         pkg = str(_PKG)
         if not any(pkg.startswith(b + "/") for _, b in binds):

@@ -76,7 +76,7 @@ class Verdict:
     got: str | None = None
 
     def summary(self) -> str:
-        """One line for a table: expected/got (if shown), then the hint."""
+        """One line for a table: the hint, then expected/got (if shown)."""
         if self.passed:
             return ""
         parts = []
@@ -84,8 +84,8 @@ class Verdict:
             parts.append(f"expected {self.expected}")
         if self.got is not None:
             parts.append(f"got {self.got}")
-        head = ", ".join(parts)
-        return _wire.clip(f"{head}: {self.hint}" if head else self.hint, 400)
+        tail = "; ".join(parts)
+        return _wire.clip(f"{self.hint} ({tail})" if tail else self.hint, 400)
 
 
 def _show(x: Any, limit: int = 160) -> str:

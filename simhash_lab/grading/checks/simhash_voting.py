@@ -302,7 +302,7 @@ _NUMBA_ALLOW = AllowList(
             "uint64 int64 uint32 int32 uint8 int8 float64 float32 bool_ zeros empty ones "
             "zeros_like empty_like".split()
         ),
-        "numba": frozenset({"njit", "jit", "prange"}),
+        "numba": frozenset("njit jit prange uint64 int64 uint32 int32 uint8 float64 float32 boolean".split()),
     },
     imports={"numpy", "numba"},
     decorators={"njit", "numba.njit", "jit", "numba.jit"},
