@@ -153,12 +153,15 @@ window.simhashLabCheck = (() => {
       return true;
     },
 
-    // As opened: does each stored widget output (cells `indices`) show live, or as text?
+    // As opened: does each stored widget output (cells `indices`) show live, or as text, and
+    // which of its pictures have loaded (a stepper's fallback is an animated image)?
     storedWidgets(indices) {
       const nb = panel().content;
       return indices.map((i) => {
         const n = nb.widgets[i].node.querySelector(".jp-OutputArea");
-        return [i, !!(n && n.querySelector(".jupyter-widgets")), n ? n.textContent.trim() : ""];
+        const imgs = n ? [...n.querySelectorAll("img")] : [];
+        const loaded = imgs.filter((im) => im.complete && im.naturalWidth > 0).length;
+        return [i, !!(n && n.querySelector(".jupyter-widgets")), n ? n.textContent.trim() : "", imgs.length, loaded];
       });
     },
 

@@ -10,8 +10,11 @@ kernel is idle, and checks what a learner would see:
 - every ``to_jshtml`` animation shows its player (``.anim-buttons``) and its first frame;
 - one interaction per interactive notebook: drag the first widget's slider (the frame under it
   must change, pixel for pixel) and press an animation's Play (its image must change);
+- as opened, before the run, every stored stepper shows its fallback, and an animated picture
+  that it says plays has loaded;
 
-and saves one screenshot of the whole notebook to ``artifacts/browser/`` (or ``--out``).
+and saves one screenshot of the whole notebook to ``artifacts/browser/`` (or ``--out``), and for a
+notebook with widgets one more as opened (``NAME-as-opened.png``).
 
 The server runs on a copy of ``notebooks/`` and ``exercises/`` in a temporary folder (the rest of the
 repository is linked in), with temporary settings, config, runtime and workspace folders, autosave
@@ -487,12 +490,18 @@ def check_notebook(
         if want["widgets"]:
             page.wait_for_timeout(1500)
             before = page.evaluate(_js("storedWidgets"), sorted(want["widgets"]))
-            for i, live, text in before:
+            for i, live, text, n_img, n_loaded in before:
                 if not live:
                     res.notes.append(
                         f"cell {i}: as opened (before running), its stored widget "
-                        f"is not live and shows its fallback: {text[:70]!r}"
+                        f"is not live and shows its fallback ({n_loaded} of {n_img} pictures "
+                        f"loaded): {text[:70]!r}"
                     )
+                    # a stepper's fallback is an animated picture: it must be on screen
+                    if "plays by itself" in text and n_loaded == 0:
+                        res.problems.append(f"cell {i}: as opened, its animated picture does not show")
+            _screenshot(page, res.screenshot.replace(".png", "-as-opened.png"))
+            phase("as opened")
         page.evaluate(_js("run"))
         # a restart dialog would only appear if the setting were ignored: accept it
         dialog = page.locator(".jp-Dialog .jp-mod-accept")

@@ -12,7 +12,7 @@
 # 2. **Simhash** (Charikar, 2002): 64 accumulators vote, one per bit, and a document becomes one `u64`.
 # 3. **Hamming distance and `POPCNT`**: XOR two fingerprints, count the ones, in one CPU instruction.
 # 4. **Charikar's hyperplanes**: why the number of differing bits measures the angle between documents,
-#    `E[d_H] = 64·θ/π`.
+#    $E[d_H] = 64\,\theta/\pi$.
 # 5. **The pigeonhole block index**: how to find every fingerprint within 3 bits without comparing
 #    against all of them.
 
@@ -37,8 +37,8 @@
 # |---|---|
 # | **Grid (squared) paper** | One square per bit: write the 4-bit hashes of "rust safe fast" and the accumulators under them, then the 4 × 16 blocks of a fingerprint. |
 # | **Pencil** | The running sums `V[i]`, which change with every word. |
-# | **Two colours of pen** | One colour for +w votes (bit is 1) and one for −w votes (bit is 0). The figures use the same two: **blue = +, 1, same** and **vermillion = −, 0→flipped, different** (a palette that colour-blind readers can tell apart). |
-# | **Calculator** | `64 × 5 / 180 ≈ 1.78`: the expected Hamming distance of two documents 5° apart; `θ = arccos(cos θ)`. |
+# | **Two colours of pen** | One colour for +w votes (bit is 1) and one for −w votes (bit is 0). The figures use the same two: **blue = +, 1, same** and **vermillion = −, 0→flipped, different** (a palette that colour-blind readers can tell apart). Pairs of documents get two more: **green = near-duplicates**, **purple = unrelated**. |
+# | **Calculator** | $64 \times 5 / 180 \approx 1.78$: the expected Hamming distance of two documents 5° apart; $\theta = \arccos(\cos\theta)$. |
 #
 # Whenever a notebook says **✏️ On paper**, do it by hand before running the next cell.
 
@@ -52,11 +52,11 @@
 #
 # | # | Notebook | You will see | You will measure |
 # |---|---|---|---|
-# | 00 | Start here (this page) | the pipeline, the tools | two fingerprints |
-# | 01 | [LSH vs cryptographic hashes](01_lsh_vs_crypto.ipynb) | the (d1, d2, p1, p2) picture | the avalanche: bits flipped by MD5, SHA-256 and Simhash over hundreds of real edits |
-# | 02 | [Simhash voting](02_simhash_voting.ipynb) | **animation** of 64 accumulators filling; **stepper** widget | "rust safe fast" exactly as the session; TF vs IDF; a Python list loop vs the Numba kernel |
-# | 03 | [Hamming distance and POPCNT](03_hamming_popcount.ipynb) | the `popcnt` instruction in Numba's machine code | six ways to count bits, as a bar chart |
-# | 04 | [Charikar's hyperplanes](04_charikar_hyperplanes.ipynb) | **animation** of a line sweeping the circle; 3-D plane; **θ slider** | `E[d_H] = 64θ/π` on random vectors and on real documents |
+# | 00 | Start here (this page) | the pipeline, the tools | one changed word, in a sentence and in real paragraphs |
+# | 01 | [LSH vs cryptographic hashes](01_lsh_vs_crypto.ipynb) | the $(d_1, d_2, p_1, p_2)$ picture; amplification | the avalanche: bits flipped by MD5, SHA-256 and Simhash over hundreds of real edits |
+# | 02 | [Simhash voting](02_simhash_voting.ipynb) | **animations** of the accumulators filling (the session's 4 bits, then 64) | "rust safe fast" exactly as the session; which bits one word can flip; TF vs IDF; a Python list loop vs the compiled loop |
+# | 03 | [Hamming distance and POPCNT](03_hamming_popcount.ipynb) | the `popcnt` instruction in Numba's machine code | seven ways to count bits, as a bar chart |
+# | 04 | [Charikar's hyperplanes](04_charikar_hyperplanes.ipynb) | **animation** of a line sweeping the circle; 3-D plane; **θ stepper** | $E[d_H] = 64\,\theta/\pi$ on random vectors and on real documents; bits against recall on dense vectors |
 # | 05 | [The pigeonhole block index](05_block_index.ipynb) | the proof drawn; the session's 4 × 16 index | index vs linear scan as n grows (log-log) |
 # | 06 | [Near-duplicates in practice](06_near_duplicates.ipynb) | Python's docs and the license files of installed packages; Chinese with jieba | precision, recall and F1 against k; Simhash beside MinHash, Baidu's longest sentences, MD5 and exact Jaccard |
 # | 07 | [Socratic review and glossary](07_review.ipynb) | questions with folded answers | — |
@@ -99,7 +99,10 @@
 # the first with one word changed, the third is about something else.
 
 # %%
+import numpy as np
+
 from simhash_lab import Simhasher, hamming
+from simhash_lab.course import experiments
 from simhash_lab.course.plot import bit_string
 
 h = Simhasher()  # 64 bits, word tokens, TF weights
@@ -113,17 +116,45 @@ for t, fp in zip(texts, fps):
     print(bit_string(fp, 64, group=16), " ", t)
 
 # %%
-print("one word changed:     ", hamming(fps[0], fps[1]), "bits differ")
-print("a different sentence: ", hamming(fps[0], fps[2]), "bits differ")
+d_word, d_other = hamming(fps[0], fps[1]), hamming(fps[0], fps[2])
+print("one word changed:     ", d_word, "bits differ")
+print("a different sentence: ", d_other, "bits differ")
+assert 3 < d_word < d_other
 
 # %% [markdown]
-# One word of thirteen changed, and only a few of the 64 bits moved; the unrelated sentence differs in
-# many more (two unrelated texts differ in about half of the 64 bits on average, as two random numbers
-# would). The rest of the course explains why, and how to use
-# it. Next: [01 · LSH vs cryptographic hashes](01_lsh_vs_crypto.ipynb).
+# Fewer bits moved for the changed word than for the other sentence, but still more than the 3 bits
+# within which the rest of the course calls two fingerprints near-duplicates. In a sentence of
+# thirteen words each word is a loud voter (notebook 02 shows the vote). Real documents are longer:
+# in a paragraph of a hundred words one word is one voice in a hundred. Measured on the paragraphs of
+# Python's reference manual (it ships with Python), once with one word of each replaced, and once as
+# pairs of unrelated paragraphs:
+
+# %%
+docs = experiments.paragraphs()  # 40 to 150 words each
+rng = np.random.default_rng(60)
+vocab = sorted({w for d in docs for w in d.split()})
+fp_docs = h.fingerprints(docs)
+d_edit = hamming(fp_docs, h.fingerprints([experiments.replace_words(d, 1, rng, vocab) for d in docs]))
+i, j = experiments.unrelated_pairs(len(docs), 500, rng)
+d_unrelated = hamming(fp_docs[i], fp_docs[j])
+print(
+    f"one word replaced, {len(docs)} paragraphs: {d_edit.mean():.1f} bits differ on average, "
+    f"{np.mean(d_edit <= 3):.0%} of them within 3 bits"
+)
+print(f"{len(i)} pairs of unrelated paragraphs: {d_unrelated.mean():.1f} bits differ on average")
+assert np.mean(d_edit <= 3) > 0.5 and d_unrelated.mean() < 32
+
+# %% [markdown]
+# In a paragraph one changed word usually moves at most 3 bits. Unrelated paragraphs differ in many
+# more, but fewer than the 32 bits in which two random 64-bit numbers differ on average: English
+# paragraphs share "the", "is", "of", and those shared words pull their fingerprints together.
+# Notebook 02 measures that pull (and how IDF weights remove it), notebook 04 explains it as an angle.
+# The rest of the course explains why all of this works, and how to use it. Next:
+# [01 · LSH vs cryptographic hashes](01_lsh_vs_crypto.ipynb).
 #
 # **How to run a notebook.** *Kernel → Restart Kernel and Run All Cells*. Outputs are stored, so you can
-# also just read; animations play without a kernel (press ▶ under them). A widget (a stepper or a
-# slider) shows only its first frame until its cell has run in this session, because JupyterLab does
-# not bring back saved widgets when it opens a notebook; run the notebook once and every widget is
-# live. The steppers hold all their frames, so they keep working even after the kernel is stopped.
+# also just read. Every animation and stepper plays by itself as the notebook opens: it is stored as
+# an animated picture, because JupyterLab does not run a notebook's saved widgets or scripts until
+# you run it. Run its cell (or Run All) and the same frames get a player: ▶ to play, and a slider to
+# stop on any frame. The player holds all its frames in the page, so it keeps working after the
+# kernel stops.

@@ -2,18 +2,18 @@
 # # 01 · LSH vs cryptographic hashes: the avalanche effect
 #
 # **Concept 1 of 4: Locality-Sensitive Hashing (LSH).** We measure the avalanche effect on hundreds of
-# real edits, state what "locality-sensitive" means precisely, look at what a fingerprint costs in
-# memory, and end with the junior mistake.
+# real edits, state what "locality-sensitive" means precisely, see how an index sharpens a weak LSH
+# into a steep filter, look at what a fingerprint costs in memory, and end with the junior mistake.
 
 # %%
 import hashlib
-from pydoc_data.topics import topics  # real English text that ships with Python
 
 import matplotlib.pyplot as plt
 import numpy as np
+from scipy.stats import binom
 
 from simhash_lab import Simhasher, hamming, hyperplane_signatures, is_near
-from simhash_lab.course import plot
+from simhash_lab.course import experiments, plot
 from simhash_lab.course.plot import bit_string
 
 plot.use_course_style()
@@ -51,6 +51,7 @@ h = Simhasher()  # 64-bit Simhash over words
 print("Simhash a:", bit_string(h.fingerprint(a), 64, group=16))
 print("Simhash b:", bit_string(h.fingerprint(b), 64, group=16))
 print("Simhash bits that differ:", hamming(h.fingerprint(a), h.fingerprint(b)), "of 64")
+assert h.fingerprint(a) == h.fingerprint(b)
 
 # %% [markdown]
 # The full stop became an exclamation mark. MD5 changed about half its bits. Simhash changed none: it
@@ -58,11 +59,12 @@ print("Simhash bits that differ:", hamming(h.fingerprint(a), h.fingerprint(b)), 
 #
 # ## The experiment: hundreds of real edits
 #
-# The paragraphs of Python's own reference manual (`pydoc_data.topics`, shipped with every Python) are
-# our documents. We make four kinds of small edit, each at a random place:
+# The paragraphs of Python's own reference manual (`pydoc_data.topics`, shipped with every Python;
+# `experiments.paragraphs()` keeps those of 40 to 150 words) are our documents. We make four kinds of
+# small edit, each at a random place:
 
 # %%
-paras = [p for t in topics.values() for p in t.split("\n\n") if 40 <= len(p.split()) <= 150]
+paras = experiments.paragraphs()
 vocab = sorted({w for p in paras for w in p.split() if w.isalpha()})
 
 
@@ -86,7 +88,7 @@ print(len(paras), "paragraphs,", len(vocab), "distinct words")
 
 # %%
 kinds = ["char", "word", "delete", "comma"]
-pairs = [(" ".join(p.split()), kind) for p in paras[::2] for kind in kinds]
+pairs = [(p, kind) for p in paras[::2] for kind in kinds]
 originals = [p for p, _ in pairs]
 edited = [edit(p, kind) for p, kind in pairs]
 
@@ -123,32 +125,53 @@ for k in kinds:
         f"{k:7s} Simhash {bits_changed[sel].mean():4.2f} bits   "
         f"MD5 {flips['MD5 (128 bits)'][sel].mean():.0%}   SHA-256 {flips['SHA-256 (256 bits)'][sel].mean():.0%}"
     )
+assert bits_changed[kind_of == "comma"].max() == 0
 
 # %% [markdown]
 # A comma changes no word, so Simhash does not move at all (it would with character n-grams: the choice
 # of features decides what counts as "the same"). A changed, deleted or replaced word is one of 40–150
 # voters, so only the few bits whose vote was close change.
 #
-# ✏️ **On paper.** With 100 voters per bit, how close must a bit's vote be for one voter to flip it?
-# (One voter moves the sum by at most 2.)
+# ✏️ **On paper.** A bit's vote is the sum $V_i$ of $\pm 1$ from every word (notebook 02 builds it).
+# Replacing one word takes its $\pm 1$ away and adds the new word's $\pm 1$. By how much can $V_i$
+# move, and for which values of $V_i$ can the bit ($1$ when $V_i > 0$) change?
+#
+# <details><summary>Answer</summary>
+#
+# $V_i$ moves by $-2$, $0$ or $+2$. A 1 becomes a 0 only from $V_i \in \{1, 2\}$, a 0 becomes a 1 only
+# from $V_i \in \{-1, 0\}$: one replaced word can flip only the bits whose vote sits at $-1$, $0$, $1$
+# or $2$. With a hundred voters most votes are further from zero, so few bits flip. Notebook 02
+# measures this on every paragraph of the manual.
+# </details>
 #
 # ## (b) Definition
 #
 # > *Familia de algoritmos probabilísticos donde la probabilidad de colisión de hash entre dos elementos
 # > x e y es una función monótona creciente de su similitud.* (the session)
 #
-# The Chinese source makes it exact. A family of hash functions H is **(d1, d2, p1, p2)-sensitive**,
-# with d1 < d2 and p1 > p2, when for a hash h drawn at random from H:
+# The Chinese source makes it exact. A family of hash functions $H$ is
+# **$(d_1, d_2, p_1, p_2)$-sensitive**, with $d_1 < d_2$ and $p_1 > p_2$, when for a hash $h$ drawn at
+# random from $H$:
 #
-# - if d(x, y) ≤ d1 then P(h(x) = h(y)) ≥ p1 (close points collide often);
-# - if d(x, y) ≥ d2 then P(h(x) = h(y)) ≤ p2 (far points collide rarely).
+# - if $d(x, y) \le d_1$ then $P(h(x) = h(y)) \ge p_1$ (close points collide often);
+# - if $d(x, y) \ge d_2$ then $P(h(x) = h(y)) \le p_2$ (far points collide rarely).
 #
 # > 满足以上两个条件的hash functions称为(d1,d2,p1,p2)-sensitive。 (source 001)
 #
-# One bit of Simhash is such a family, with the angle θ as distance: in notebook 04 we prove that the bit
-# agrees with probability **1 − θ/π**. Taking d1 = 10° and d2 = 60° gives p1 = 1 − 10/180 ≈ 0.94 and
-# p2 = 1 − 60/180 ≈ 0.67. The curve is monotone, so it passes through both boxes. Let us check the curve
-# with random vectors (Gaussian hyperplanes, 64 bits each, 100 dimensions):
+# ### One such family: random hyperplanes
+#
+# Picture each document as a vector (one coordinate per word, notebook 04) and the angle $\theta$
+# between two of them as their distance. Draw a random direction $r$ (a Gaussian vector) and let
+# $h(x) = 1$ if $x \cdot r \ge 0$, else 0: which side of the **hyperplane** through the origin with
+# normal $r$ the vector $x$ is on. Two vectors get different bits only when the hyperplane passes
+# between them, and notebook 04 proves that happens with probability $\theta/\pi$; so one bit
+# collides with probability $1 - \theta/\pi$, which falls as the angle grows: an LSH family. Each
+# Simhash bit is one such hyperplane in disguise (notebook 04 finds them in the hash bits).
+#
+# `hyperplane_signatures(X, bits=64, seed=1)` draws 64 such normals (from NumPy's `default_rng(seed)`)
+# and gives each row of `X` its 64 bits as one `uint64`. Taking $d_1 = 10°$ and $d_2 = 60°$ gives
+# $p_1 = 1 - 10/180 \approx 0.94$ and $p_2 = 1 - 60/180 \approx 0.67$. We measure the curve with random
+# vectors in 100 dimensions: 20 pairs at each angle, 64 bits each.
 
 
 # %%
@@ -170,44 +193,72 @@ for th in angles:
 
 # %%
 deg = np.degrees(angles)
-fig, ax = plt.subplots(figsize=(9, 5))
+grid = np.linspace(0, 180, 181)
+fig, ax = plt.subplots(figsize=(10, 5.2))
 plot.lsh_sensitivity(
     10,
     60,
     1 - 10 / 180,
     1 - 60 / 180,
-    distance=np.linspace(0, 180, 181),
-    prob=1 - np.linspace(0, 180, 181) / 180,
+    distance=grid,
+    prob=1 - grid / 180,
     ax=ax,
-    xlabel="angle θ (degrees)",
+    xlabel="angle θ between the vectors (degrees)",
+    unit="°",
+    title="One hyperplane bit is (10°, 60°, 0.94, 0.67)-sensitive",
 )
 ax.plot(deg, agree, "o", color=plot.HIGHLIGHT, markersize=8, label="measured: 20 pairs × 64 bits")
-ax.legend(loc="upper right")
-ax.set_title("One Simhash bit is (10°, 60°, 0.94, 0.67)-sensitive")
+ax.legend(loc="lower left")
 plt.show()
 
 # %% [markdown]
-# A gap of 0.94 against 0.67 is a weak filter on its own. LSH **amplifies** it by combining hashes: the
-# block index of notebook 05 asks that 16 bits *all* agree (AND: p ↦ p¹⁶) in *at least one* of 4 tables
-# (OR: q ↦ 1 − (1 − q)⁴). The curve becomes a steep step:
+# The measured points lie on the line $1 - \theta/\pi$; the line passes through both boxes, so the
+# definition holds.
+#
+# ## Amplification: from a weak gap to a steep step
+#
+# A gap of 0.94 against 0.67 is a weak filter on its own. LSH **amplifies** it by combining hashes:
+# the session's block index (notebook 05) cuts a 64-bit fingerprint into 4 blocks of 16 bits, asks that
+# the 16 bits of a block *all* agree (AND: $p \mapsto p^{16}$) in *at least one* of the 4 blocks
+# (OR: $q \mapsto 1 - (1 - q)^4$). For two documents at angle $\theta$ the bits are independent
+# coins, so the probability that they become **candidates** is $1 - (1 - p^{16})^4$ with
+# $p = 1 - \theta/\pi$.
+#
+# Notebook 05 calls the same index **exact**, and both are true; they answer different questions.
+# *Given two fingerprints*, nothing is random: if they differ in at most $k = 3$ bits, one of the 4
+# blocks is untouched (pigeonhole), so the pair is a candidate for certain, and the check
+# $\mathrm{popcount}(a \oplus b) \le 3$ then keeps exactly the pairs within 3 bits. *Given two
+# documents*, their fingerprints' distance is random (it depends on which hyperplanes the hash
+# function happens to give), so whether the pair is reported is a probability: $P(d_H \le 3)$ for
+# $d_H \sim \mathrm{Binomial}(64, \theta/\pi)$. Exactness says the candidate curve is never below that
+# reported curve:
 
 # %%
-th = np.linspace(0, 180, 181)
-p = 1 - th / 180
-fig, ax = plt.subplots(figsize=(9, 4.5))
-ax.plot(th, p, label="one bit: 1 − θ/π")
-ax.plot(th, p**16, label="16 bits all agree: p¹⁶")
-ax.plot(th, 1 - (1 - p**16) ** 4, label="any of 4 blocks of 16: 1 − (1 − p¹⁶)⁴")
-ax.set_xlabel("angle θ (degrees)")
-ax.set_ylabel("P(become candidates)")
-ax.legend()
-ax.set_title("Amplification: AND inside a block, OR across blocks")
+fig, ax = plt.subplots(figsize=(10, 5))
+plot.amplification(ax=ax, title="Amplification: AND inside a block, OR across blocks")
 plt.show()
+th = np.radians(np.linspace(0, 90, 901))
+p = 1 - th / np.pi
+candidate = 1 - (1 - p**16) ** 4
+reported = binom.cdf(3, 64, th / np.pi)
+assert np.all(candidate >= reported - 1e-12)  # every pair within 3 bits is a candidate
+for deg_ in (5, 10, 20, 30):
+    q = 1 - deg_ / 180
+    print(
+        f"{deg_:2d}°: one bit agrees {q:.3f}, candidate {1 - (1 - q**16) ** 4:.3f}, "
+        f"reported (d_H <= 3) {binom.cdf(3, 64, deg_ / 180):.3f}"
+    )
 
 # %% [markdown]
-# This is what lets LSH answer approximate nearest-neighbour queries in **sublinear time O(N^ρ)**, with
-# ρ = ln(1/p1) / ln(1/p2) < 1 (Indyk and Motwani): for our bit, ρ ≈ ln(1/0.944) / ln(1/0.667) ≈ 0.14.
-#
+# Amplification is what lets LSH answer approximate nearest-neighbour queries in **sublinear time**
+# $O(N^\rho)$, with $\rho = \ln(1/p_1) / \ln(1/p_2) < 1$ (Indyk and Motwani):
+
+# %%
+p1, p2 = 1 - 10 / 180, 1 - 60 / 180
+rho = np.log(1 / p1) / np.log(1 / p2)
+print(f"rho = ln(1/{p1:.3f}) / ln(1/{p2:.3f}) = {rho:.3f}: a query costs about N^{rho:.2f}")
+
+# %% [markdown]
 # ## (c) Memory and types
 #
 # > *Transforma un objeto complejo (un texto largo o vector denso) en un entero escalar sin signo de 64
@@ -238,7 +289,7 @@ print(
 # A "plagiarist" copies a paragraph and swaps one word for a synonym:
 
 # %%
-original = " ".join(paras[0].split())
+original = next(p for p in paras if " unnecessary " in p)
 copy = original.replace(" unnecessary ", " needless ", 1)  # one synonym
 print(original, "\n")
 print("MD5 equal?             ", md5(original) == md5(copy))
@@ -252,16 +303,47 @@ print("near-duplicate (k = 3)?", is_near(h.fingerprint(original), h.fingerprint(
 #
 # ## Summary
 #
-# - A cryptographic hash flips ~50% of its bits on *any* edit (avalanche); a locality-sensitive hash
-#   flips few on a small edit, measured above on hundreds of real edits.
-# - (d1, d2, p1, p2)-sensitive: close pairs collide with probability ≥ p1, far pairs with ≤ p2.
-#   Combining hashes (AND within a block, OR across blocks) sharpens the gap.
+# - A cryptographic hash flips about 50% of its bits on *any* edit (avalanche); a locality-sensitive
+#   hash flips few on a small edit, measured above on hundreds of real edits.
+# - $(d_1, d_2, p_1, p_2)$-sensitive: close pairs collide with probability $\ge p_1$, far pairs with
+#   $\le p_2$. One random-hyperplane bit is such a hash for the angle, with $P = 1 - \theta/\pi$.
+# - Combining hashes (AND within a block, OR across blocks) sharpens the gap:
+#   $1 - (1 - p^{16})^4$. Given the fingerprints the block index is exact; given the documents,
+#   being found is a probability.
 # - A fingerprint is one `u64`: 8 bytes per document, whatever its length.
 # - Never use MD5/SHA to find near-duplicates; use them to find exact ones.
 #
-# ## Questions (answer in your own words)
+# ## Questions (answer in your own words, then unfold)
 #
-# 1. Why is the avalanche effect a *feature* of SHA-256?
-# 2. Adding a comma changed 0 Simhash bits here. Name a feature choice for which it would change some.
-# 3. In the (d1, d2, p1, p2) definition, what goes wrong if p1 = p2?
-# 4. Why does requiring 16 bits to agree make the curve steeper, and what does it cost?
+# <details><summary><b>1.</b> Why is the avalanche effect a <i>feature</i> of SHA-256?</summary>
+#
+# SHA-256 protects integrity and secrets: if similar inputs had similar hashes, an attacker could
+# learn about an input from its hash, or search for a forgery by small steps. Every output bit
+# flipping with probability ½ on any change makes the hash of an edited input look unrelated, so
+# nothing leaks and nothing can be approached step by step.
+# </details>
+#
+# <details><summary><b>2.</b> Adding a comma changed 0 Simhash bits here. Name a feature choice for which
+# it would change some.</summary>
+#
+# Character n-grams (shingles) of the raw text, punctuation included: "program," adds the n-grams
+# around the comma (for 4-grams "ram," and "am, "), new features that vote. So would tokens split on
+# whitespace only ("program," is then a different token from "program").
+# </details>
+#
+# <details><summary><b>3.</b> In the (d1, d2, p1, p2) definition, what goes wrong if p1 = p2?</summary>
+#
+# Then close pairs collide no more often than far pairs: a collision says nothing about the distance,
+# and no amount of combining (AND, OR) can separate them, since $\rho = \ln(1/p_1)/\ln(1/p_2) = 1$:
+# a query costs as much as a linear scan.
+# </details>
+#
+# <details><summary><b>4.</b> Why does requiring 16 bits to agree make the curve steeper, and what does
+# it cost?</summary>
+#
+# $p^{16}$ punishes every disagreement: at 30° one bit agrees with $p \approx 0.83$, sixteen with
+# $p^{16} \approx 0.05$, so far pairs almost never collide. But close pairs are punished too (at 10°,
+# $0.94^{16} \approx 0.40$): the AND alone loses many true near-duplicates. The cost is paid back by
+# the OR across blocks (several tables, more memory) or by using fewer bits per block (more
+# candidates to check).
+# </details>

@@ -20,18 +20,23 @@
 # <details><summary><b>1.2</b> State the (d1, d2, p1, p2)-sensitive definition. Why must d1 < d2 and
 # p1 > p2?</summary>
 #
-# A family H is (d1, d2, p1, p2)-sensitive if for h drawn from H: d(x, y) ≤ d1 ⇒ P(h(x) = h(y)) ≥ p1 and
-# d(x, y) ≥ d2 ⇒ P(h(x) = h(y)) ≤ p2. If p1 ≤ p2, close pairs would collide no more often than far pairs
-# and the hash could not tell them apart. The gap d1 < d2 leaves a band of "undecided" distances where
-# nothing is promised.
+# A family $H$ is $(d_1, d_2, p_1, p_2)$-sensitive if for $h$ drawn from $H$:
+# $d(x, y) \le d_1 \Rightarrow P(h(x) = h(y)) \ge p_1$ and
+# $d(x, y) \ge d_2 \Rightarrow P(h(x) = h(y)) \le p_2$. If $p_1 \le p_2$, close pairs would collide
+# no more often than far pairs and the hash could not tell them apart. The gap $d_1 < d_2$ leaves a
+# band of "undecided" distances where nothing is promised.
 # </details>
 #
 # <details><summary><b>1.3</b> One Simhash bit is (10°, 60°, 0.94, 0.67)-sensitive. How does an index
-# turn such a weak gap into a sharp filter?</summary>
+# turn such a weak gap into a sharp filter, and how can the same index be called exact?</summary>
 #
-# By amplification: require r bits to agree together (AND, p ↦ pʳ, which pushes far pairs' probability
-# to ~0) and accept a match in any of L tables (OR, q ↦ 1 − (1 − q)ᴸ, which brings close pairs back to
-# ~1). The block index uses r = 16 and L = 4.
+# By amplification: require $r$ bits to agree together (AND, $p \mapsto p^r$, which pushes far pairs'
+# probability towards 0) and accept a match in any of $L$ tables (OR, $q \mapsto 1 - (1 - q)^L$, which
+# brings close pairs back towards 1). The block index uses $r = 16$ and $L = 4$: two documents at angle
+# $\theta$ become candidates with probability $1 - (1 - p^{16})^4$, $p = 1 - \theta/\pi$. That is a
+# statement about *documents*, whose fingerprints are random. Given the *fingerprints*, nothing is
+# random: a pair within 3 bits always shares an untouched block (pigeonhole), so it is always a
+# candidate, and the popcount check keeps exactly the pairs within 3 bits: exact (notebooks 01 and 05).
 # </details>
 #
 # ## 2. Simhash [02]
@@ -39,64 +44,80 @@
 # <details><summary><b>2.1</b> Replay "rust safe fast" with the hashes 0011, 0101, 0111. What are the
 # accumulators and the fingerprint?</summary>
 #
-# V[0] = +3, V[1] = +1, V[2] = +1, V[3] = −3, so the fingerprint is 0111 (bit 3 is 0 because every word
-# voted against it).
+# $V_0 = +3$, $V_1 = +1$, $V_2 = +1$, $V_3 = -3$, so the fingerprint is `0111` (bit 3 is 0 because
+# every word voted against it).
 # </details>
 #
-# <details><summary><b>2.2</b> Why can changing one word of weight 1 only flip bits whose accumulator
-# ends within ±2 of zero?</summary>
+# <details><summary><b>2.2</b> One word of weight 1 is replaced by another. Which accumulators can
+# flip their bit?</summary>
 #
-# Removing the word moves every V[i] by 1 (its vote) and adding the new word moves it by 1 again, so
-# V[i] changes by at most 2. A bit flips only when V[i] crosses from > 0 to ≤ 0 or back, which needs
-# |V[i]| ≤ 2 before the edit. Long documents have large |V[i]| on most bits, hence few flips.
+# Only those at $V_i \in \{-1, 0, 1, 2\}$ before the edit. Removing the old word's vote ($\pm 1$)
+# and adding the new one's ($\pm 1$) moves every $V_i$ by $-2$, $0$ or $+2$. A 1 (from $V_i > 0$)
+# becomes a 0 only if $V_i - 2 \le 0$, so $V_i \in \{1, 2\}$; a 0 (from $V_i \le 0$) becomes a 1
+# only if $V_i + 2 > 0$, so $V_i \in \{-1, 0\}$. The set is lopsided because a tie gives 0. Long
+# documents have most $|V_i|$ large, hence few flips (notebook 02 measured every flipped bit at one
+# of the four values).
 # </details>
 #
 # <details><summary><b>2.3</b> The accumulators [13, 108, −22, −5, −32, 55] cannot come from integer
 # weights. Why?</summary>
 #
-# V[i] = 2·S[i] − W, where S[i] is the weight voting + on bit i and W the total weight. With integer
-# weights all V[i] have the parity of W; 13 is odd and 108 is even.
+# $V_i = 2 S_i - W$, where $S_i$ is the weight voting $+$ on bit $i$ and $W$ the total weight. With
+# integer weights all $V_i$ have the parity of $W$; 13 is odd and 108 is even.
 # </details>
 #
-# <details><summary><b>2.4</b> Why does IDF weighting push unrelated documents towards 32 bits apart?</summary>
+# <details><summary><b>2.4</b> Source 004 writes those accumulators as <code>110001</code>. Which
+# integer is the fingerprint?</summary>
+#
+# 35. The list is $V_0, V_1, \dots, V_5$ and the source writes the signs in the same order, $V_0$
+# first. Bit $i$ of the fingerprint comes from $V_i$ (the library, the session's Rust and Python, the
+# `simhash` package), and a binary numeral writes bit 0 last: the bits are `0b100011` = 35. Reading
+# `110001` as a binary number (49) reverses them.
+# </details>
+#
+# <details><summary><b>2.5</b> Why does IDF weighting push unrelated documents towards 32 bits apart?</summary>
 #
 # With TF, function words ("the", "is", "of") are heavy and shared by all English texts, so unrelated
-# documents' vectors point in similar directions (angles of 50–80°, not 90°). IDF gives words found
-# everywhere a weight near 0, so what remains is the content words, which unrelated documents do not
-# share: their vectors become nearly orthogonal, and 64·(π/2)/π = 32.
+# documents' vectors point in similar directions, well below 90° (notebook 04 measured them); and
+# counts are never negative, so no two documents can be more than 90° apart anyway. IDF gives words
+# found everywhere a weight near 0, so what remains is the content words, which unrelated documents
+# do not share: their vectors become nearly orthogonal, and $64 \cdot (\pi/2)/\pi = 32$.
 # </details>
 #
-# <details><summary><b>2.5</b> The session puts the 64 accumulators in a <code>[i64; 64]</code> on the stack. What
+# <details><summary><b>2.6</b> The session puts the 64 accumulators in a <code>[i64; 64]</code> on the stack. What
 # goes wrong with a <code>Vec&lt;i64&gt;</code>, and what is the Python analogue?</summary>
 #
 # A `Vec` is a heap allocation: a malloc and a free per document (or per token, if created in the
 # loop), plus a pointer indirection. The stack array costs nothing to allocate and its 512 bytes stay in
 # cache and in vector registers. In Python, a list of 64 ints is 64 pointers to heap objects, and the
-# per-bit loop runs in the interpreter: measured in notebook 02, thousands of times slower than the
-# compiled kernel.
+# per-bit loop runs in the interpreter: notebook 02 measured it against the compiled loop, orders of
+# magnitude slower (the factor depends on the machine).
 # </details>
 #
 # ## 3. Hamming distance and POPCNT [03]
 #
 # <details><summary><b>3.1</b> Compute d_H(100111, 101010) with XOR.</summary>
 #
-# 100111 ⊕ 101010 = 001101, which has three 1s: the distance is 3.
+# $100111 \oplus 101010 = 001101$, which has three 1s: the distance is 3.
 # </details>
 #
 # <details><summary><b>3.2</b> Why does <code>x &amp;= x − 1</code> remove exactly one 1-bit, and why does
 # <code>isEqual</code> stop after n + 1 steps?</summary>
 #
 # Subtracting 1 turns the lowest 1-bit into 0 and the 0s below it into 1s; AND with the original keeps
-# everything above and clears the rest, so exactly the lowest 1-bit disappears. After n + 1 removals we
-# know the distance exceeds n, which is all a threshold test needs, so the loop costs at most n + 1 steps
-# whatever the distance.
+# everything above and clears the rest, so exactly the lowest 1-bit disappears. After $n + 1$
+# removals we know the distance exceeds $n$, which is all a threshold test needs, so the loop costs
+# at most $n + 1$ steps whatever the distance.
 # </details>
 #
 # <details><summary><b>3.3</b> What does <code>(fp1 ^ fp2).count_ones()</code> compile to on x86-64, and
 # why is the naive bit loop slow even in a compiled language?</summary>
 #
-# An `xor` and a single `popcnt` instruction: no loop, no branches. The naive loop runs up to 64
-# iterations with a data-dependent branch each, which the CPU mispredicts on random bits.
+# An `xor` and a single `popcnt` instruction, no loop and no branch, *when the compiler may use
+# `popcnt`*: Rust's default x86-64 target predates it, so you build with `-C target-cpu=native` (or
+# `-C target-feature=+popcnt`); otherwise `count_ones()` becomes a short SWAR sequence of shifts,
+# masks and a multiplication. The naive loop runs up to 64 iterations with a data-dependent branch
+# each, which the CPU mispredicts on random bits.
 # </details>
 #
 # ## 4. Charikar's hyperplanes [04]
@@ -104,22 +125,43 @@
 # <details><summary><b>4.1</b> Why is the probability that a random hyperplane separates u and v equal to
 # θ/π?</summary>
 #
-# Project onto the plane spanned by u and v: the hyperplane cuts it in a line through the origin whose
-# direction is uniform over a half-turn (π). The line separates u and v exactly when it falls inside the
-# angle θ between them (or its opposite, which is the same line). So the probability is θ/π.
+# Project onto the plane spanned by $u$ and $v$: the hyperplane cuts it in a line through the origin
+# whose direction is uniform over a half-turn ($\pi$). The line separates $u$ and $v$ exactly when it
+# falls inside the angle $\theta$ between them (or its opposite, which is the same line). So the
+# probability is $\theta/\pi$.
 # </details>
 #
 # <details><summary><b>4.2</b> Where are Simhash's random hyperplanes?</summary>
 #
-# In the hash function. Bit i of feature k's hash, with 0 read as −1, is coordinate k of the i-th
-# random vector rᵢ; the accumulator V[i] = Σ_k w_k·rᵢ[k] is the dot product w · rᵢ, and bit i is its sign
-# (source 001). Notebook 04 rebuilt the 64 × vocabulary ±1 matrix and got the library's fingerprint.
+# In the hash function. Bit $i$ of feature $k$'s hash, with 0 read as $-1$, is coordinate $k$ of the
+# $i$-th random vector $r_i$; the accumulator $V_i = \sum_k w_k\, r_i[k]$ is the dot product
+# $w \cdot r_i$, and bit $i$ is its sign (source 001). Notebook 04 rebuilt the 64 × vocabulary
+# $\pm 1$ matrix and got the library's fingerprint.
 # </details>
 #
 # <details><summary><b>4.3</b> E[d_H] at 5° is 1.78 bits, below k = 3. Are all 5° pairs found with k = 3?</summary>
 #
-# No. d_H is Binomial(64, 5/180) with standard deviation about 1.3, so P(d_H ≤ 3) ≈ 0.90: about one
-# true 5° pair in ten is missed. The threshold must be chosen from the distribution, not the mean.
+# No. $d_H \sim \mathrm{Binomial}(64, 5/180)$ with standard deviation about 1.3, so
+# $P(d_H \le 3) \approx 0.90$: about one true 5° pair in ten is missed. The threshold must be chosen
+# from the distribution, not the mean.
+# </details>
+#
+# <details><summary><b>4.4</b> Why does the plot of real paragraphs in notebook 04 have nothing beyond
+# 90°?</summary>
+#
+# Term counts are never negative, so the dot product of two TF vectors is a sum of non-negative
+# products: $\cos\theta \ge 0$ and $\theta \le 90°$ for any two documents. (TF-IDF weights are
+# non-negative too.) Only vectors with negative coordinates, such as the random Gaussian ones, reach
+# past 90°.
+# </details>
+#
+# <details><summary><b>4.5</b> Random hyperplanes index dense vectors with one hash table keyed on the
+# b-bit signature. What happens as b grows?</summary>
+#
+# Buckets shrink (about $n / 2^b$ vectors each for spread-out data), so a query checks fewer
+# candidates; but a true neighbour at angle $\theta$ stays in the query's bucket only with
+# probability $(1 - \theta/\pi)^b$, so recall falls. More tables with their own hyperplanes bring
+# recall back, $1 - (1 - p^b)^L$, at $L$ times the memory (notebook 04 measured both).
 # </details>
 #
 # ## 5. The block index [05]
@@ -127,39 +169,51 @@
 # <details><summary><b>5.1</b> Prove that two 64-bit fingerprints with d_H ≤ 3 agree exactly on at least
 # one of four 16-bit blocks.</summary>
 #
-# The differing bits are at most 3 and each lies in exactly one of the 4 disjoint blocks, so at most 3
-# blocks contain a difference. At least one block contains none: it is identical (pigeonhole principle).
+# The differing bits are at most 3 and each lies in exactly one of the 4 disjoint blocks, so at most
+# 3 blocks contain a difference. At least one block contains none: it is identical (pigeonhole principle).
 # </details>
 #
 # <details><summary><b>5.2</b> Why is the seed's index exact while LSH is usually probabilistic?</summary>
 #
-# The pigeonhole argument is a certainty: every pair within k shares a block, so every true match is a
-# candidate, and candidates are verified exactly with popcount. Probabilistic LSH (random bits, random
-# projections) only makes close pairs collide with high probability.
+# The pigeonhole argument is a certainty about fingerprints: every pair within $k$ bits shares a
+# block, so every true match is a candidate, and candidates are verified exactly with popcount.
+# Probabilistic LSH (random bits, random projections, MinHash bands) only makes close items collide
+# with high probability. The randomness has not gone away: it sits one step earlier, in the
+# fingerprints themselves, whose distance is a random estimate of the documents' angle (1.3 and 4.3
+# above).
 # </details>
 #
 # <details><summary><b>5.3</b> At N = 2³⁴ random fingerprints, how many candidates does one 16-bit probe
 # return, and how do Manku et al. fix it?</summary>
 #
-# About 2³⁴ / 2¹⁶ = 2¹⁸ = 262,144 per table, a million per query over 4 tables. Manku's permuted tables
-# split into more blocks and keep more bits exact per table (C(6, 3) = 20 tables keeping 31–33 bits:
-# at most 8 candidates per probe), paying with memory: every table stores every fingerprint.
+# About $2^{34} / 2^{16} = 2^{18} = 262{,}144$ per table, a million per query over 4 tables. Manku's
+# permuted tables split into more blocks and keep more bits exact per table ($\binom{6}{3} = 20$
+# tables keeping 31–33 bits: about $2^{34} / 2^{31} = 8$ candidates per probe), paying with memory:
+# every table stores every fingerprint.
 # </details>
 #
 # <details><summary><b>5.4</b> Why does the session assert <code>threshold &lt;= 3</code>?</summary>
 #
 # With 4 blocks, 4 differing bits can land one in each block, so no block is intact and the pair is
-# never a candidate: the index would silently miss it. k ≤ m − 1 for m blocks.
+# never a candidate: the index would silently miss it. $k \le m - 1$ for $m$ blocks.
 # </details>
 #
-# ## 6. Putting it together
+# ## 6. Near-duplicates in practice [06]
 #
-# <details><summary><b>6.1</b> Walk one new web page through the whole pipeline.</summary>
+# <!-- The questions on notebook 06 (and their folded answers) go in this section: it is the only part
+# of this notebook the author of notebook 06 edits. -->
 #
-# Tokenize and weight (TF or TF-IDF) → 64 accumulators vote with each token's hash → fingerprint bit i =
-# V[i] > 0 → split into blocks, look each block up in its table → verify each candidate with
-# popcount(fp ^ candidate) ≤ 3 → report near-duplicates, then insert the page's fingerprint into every
-# table.
+# *The questions on notebook 06 are being written; until then, answer the questions at the end of
+# notebook 06 itself.*
+#
+# ## 7. Putting it together
+#
+# <details><summary><b>7.1</b> Walk one new web page through the whole pipeline.</summary>
+#
+# Tokenize and weight (TF or TF-IDF) → 64 accumulators vote with each token's hash → fingerprint bit
+# $i$ = $[V_i > 0]$ → split into blocks, look each block up in its table → verify each candidate with
+# $\mathrm{popcount}(fp \oplus \text{candidate}) \le 3$ → report near-duplicates, then insert the
+# page's fingerprint into every table.
 # </details>
 
 # %% [markdown]
@@ -194,7 +248,12 @@
 # | permuted tables | tablas permutadas (Manku et al.) | 置换表 † | more tables, more bits kept exact |
 # | stack / heap | Stack (pila) / Heap (montículo) | 栈 / 堆 † | free fixed-size storage vs allocated storage |
 # | shingling | shingling | shingle算法 (004) | sets of overlapping n-grams (another near-duplicate method) |
+# | amplification (AND, OR) | amplificación ‡ | 放大 † | combining hashes: all of r must agree, any of L tables may match |
+# | SWAR (SIMD within a register) | SWAR ‡ | 寄存器内SIMD † | one 64-bit operation on eight bytes (or 32 pairs of bits) at once |
+# | Jaccard similarity | similitud de Jaccard ‡ | Jaccard相似度 † | shared features over all features of two sets |
+# | MinHash, banding | MinHash, bandas ‡ | 最小哈希, 分段 † | the LSH for Jaccard similarity: b bands of r rows (notebook 06) |
 #
 # † The sources do not use this term; it is the usual Chinese term, given so you can search for it.
+# ‡ The session does not use this term; it is the usual Spanish one.
 # Where a cell mixes languages, that is how the source writes it (source 004 keeps "simhash", "xor" and
 # "hash" in English, and source 001 "hash table").

@@ -1,9 +1,13 @@
 """What only the course uses (the ``course`` extra: matplotlib, ipywidgets): plots, animations,
-widgets, the corpora and the method comparisons of the notebooks.
+widgets, the corpora, the experiments and the method comparisons of the notebooks.
 
 * :mod:`.plot`: figures (``ax=None`` draws on the current axes, returns the axes);
-* :mod:`.animate`: matplotlib animations, stored as animated images and JS players;
-* :mod:`.widgets`: ipywidgets players and steppers that show a first frame without a kernel;
+* :mod:`.animate`: matplotlib animations, shown as steppers;
+* :mod:`.widgets`: :class:`~.widgets.Stepper`, the course's one player: an animated image as a
+  notebook opens, Play and a slider once its cell has run;
+* :mod:`.experiments`: the measured experiments of notebooks 00 to 04;
+* :mod:`.inside`: the library's compiled vote loop and the machine code of a Hamming distance,
+  public for the notebooks;
 * :mod:`.corpus`: the real and generated texts the notebooks measure on, and labelled pairs;
 * :mod:`.methods`: the near-duplicate methods compared in notebook 06.
 """

@@ -1,10 +1,12 @@
-"""Animations for the course, built with matplotlib's ``FuncAnimation``.
+"""Animations for the course, built with matplotlib's ``FuncAnimation`` and shown as steppers.
 
 Each builder creates its artists once, updates them frame by frame (``set_height``, ``set_data``,
-``set_segments``, ``set_text``) and returns the animation. Show one in a notebook with
-:func:`show`, which embeds it as JavaScript HTML (``to_jshtml``), so it plays in a static render
-(GitHub, nbviewer, an HTML export) with no kernel, and which gives the player a stable id so a
-re-run produces the same HTML.
+``set_segments``, ``set_text``) and returns the animation, with two attributes the player reads:
+``frame_labels`` (what the slider shows for each frame) and ``frame_durations`` (milliseconds per
+frame in the animated image). Show one with :func:`show`: its frames become a
+:class:`~simhash_lab.course.widgets.Stepper`, the course's one player, which plays as an animated
+image in a notebook just opened (JupyterLab does not run stored JavaScript or widgets until the
+notebook is trusted or run) and becomes Play + slider once its cell has run.
 
 >>> import matplotlib
 >>> matplotlib.use("Agg")
@@ -12,99 +14,116 @@ re-run produces the same HTML.
 >>> from simhash_lab.course import animate
 >>> t = Simhasher(bits=4, hash={"rust": 3, "safe": 5, "fast": 7}).trace("rust safe fast")
 >>> anim = animate.accumulators(t)
->>> anim._save_count  # empty, one frame per feature, then the final bits held
-7
->>> html = animate.to_jshtml(anim, "toy")  # stable ids: the same HTML on every run
->>> "toy" not in html and html.count("data:image/png") == 7
-True
+>>> anim.frame_labels  # empty, one frame per feature, then the fingerprint
+['start', 'rust', 'safe', 'fast', 'fingerprint']
+>>> player = animate.show(anim)
+>>> player.n_frames, player.animation_png[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
+(5, True)
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import io
-import re
+from collections.abc import Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.animation import FuncAnimation
+from matplotlib.animation import AbstractMovieWriter, FuncAnimation
 from matplotlib.collections import LineCollection
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Wedge
 
 from . import plot as P
+from .widgets import Stepper, stepper
 
-__all__ = ["to_jshtml", "show", "accumulators", "hyperplane_sweep"]
+__all__ = ["frames", "show", "accumulators", "hyperplane_sweep"]
 
 _PALE_NEG = "#EDAA80"  # vermillion blended with white (opaque, so frames compress well)
 _PALE_MUTED = "#CCCCCC"
 
 
-def _quantize_png(b64: str, colors: int) -> str:
-    """A base64 PNG re-encoded with an adaptive palette of ``colors`` (no dithering): line art
-    keeps its look and the frame shrinks several times."""
-    from PIL import Image
+class _Frames(AbstractMovieWriter):
+    """A matplotlib movie writer that keeps each frame as an RGB PIL image instead of writing a file."""
 
-    img = Image.open(io.BytesIO(base64.b64decode(b64))).convert("RGB")
-    pal = img.quantize(colors=colors, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
-    out = io.BytesIO()
-    pal.save(out, format="PNG", optimize=True)
-    return base64.b64encode(out.getvalue()).decode("ascii")
+    def setup(self, fig, outfile, dpi=None):
+        super().setup(fig, outfile, dpi=dpi)
+        self.images = []
+
+    def grab_frame(self, **savefig_kwargs):
+        import io
+
+        from PIL import Image
+
+        buf = io.BytesIO()
+        self.fig.savefig(buf, format="rgba", dpi=self.dpi, facecolor="white")
+        img = Image.frombuffer("RGBA", self.frame_size, buf.getbuffer(), "raw", "RGBA", 0, 1)
+        self.images.append(img.convert("RGB"))
+
+    def finish(self):
+        pass
 
 
-def to_jshtml(
-    anim: FuncAnimation,
-    name: str = "anim",
-    *,
-    default_mode: str = "once",
-    close: bool = True,
-    colors: int | None = 48,
-) -> str:
-    """``anim.to_jshtml()`` with its random element ids replaced by ids derived from ``name``.
+def frames(anim: FuncAnimation, *, dpi: float | None = None, close: bool = True) -> list:
+    """Every frame of ``anim`` as an RGB PIL image (drawn by matplotlib's own ``Animation.save``),
+    at ``dpi`` (default: the figure's own, which the builders here set).
 
-    Give each animation in a notebook its own ``name``. The figure is closed afterwards (so the
-    notebook does not also show its last frame), unless ``close=False``. Frames are re-encoded
-    with a palette of ``colors`` colours to keep notebooks small (``None``: leave them as they are).
-    """
-    html = anim.to_jshtml(default_mode=default_mode)
-    stable = hashlib.md5(name.encode("utf-8")).hexdigest()
-    html = re.sub(r"(?<![0-9a-f])[0-9a-f]{32}(?![0-9a-f])", stable, html)
-    if colors:
-        # to_jshtml wraps each frame's base64 in backslash-newline continuations
-        html = re.sub(
-            r"(data:image/png;base64,)([A-Za-z0-9+/=\\\n]+)",
-            lambda m: m.group(1) + _quantize_png(re.sub(r"[\\\n]", "", m.group(2)), colors),
-            html,
-        )
+    The figure is closed afterwards (so the notebook does not also show its last frame), unless
+    ``close=False``."""
+    writer = _Frames()
+    anim.save("frames", writer=writer, dpi=anim._fig.dpi if dpi is None else dpi)
     if close:
         plt.close(anim._fig)
-    return html
+    return writer.images
 
 
-def show(anim: FuncAnimation, name: str = "anim", **kwargs):
-    """The animation as an ``IPython.display.HTML`` object: the last line of a cell shows it."""
-    from IPython.display import HTML
+def show(
+    anim: FuncAnimation,
+    *,
+    labels: Sequence[str] | None = None,
+    durations: Sequence[int] | None = None,
+    description: str = "frame",
+    dpi: float | None = None,
+) -> Stepper:
+    """The animation as a :class:`~simhash_lab.course.widgets.Stepper`: the last line of a cell
+    shows it (an animated image as opened, Play and a slider after a run).
 
-    return HTML(to_jshtml(anim, name, **kwargs))
+    ``labels`` and ``durations`` default to the animation's ``frame_labels`` and
+    ``frame_durations`` (set by the builders here), then to 1, 2, 3, ... and its interval."""
+    images = frames(anim, dpi=dpi)
+    labels = labels if labels is not None else getattr(anim, "frame_labels", None)
+    durations = durations if durations is not None else getattr(anim, "frame_durations", None)
+    return stepper(
+        images, labels=labels, durations=durations, interval=int(anim._interval), description=description
+    )
 
 
 def accumulators(
-    trace, *, interval: int = 900, hold: int = 3, dpi: int = 72, figsize=(11, 6.4), max_label: int = 18
+    trace,
+    *,
+    interval: int = 1000,
+    dpi: int = 72,
+    figsize=None,
+    max_label: int = 18,
+    values: bool | None = None,
 ) -> FuncAnimation:
     """The congress of accumulators filling feature by feature (a :class:`~simhash_lab.Trace`).
 
     Frame 0 is ``V = 0``; frame j adds feature j's votes: its hash bits are shown on top (blue 1,
-    white 0), every bar moves up by its weight where the bit is 1 and down where it is 0; the
-    last ``hold`` frames light the fingerprint's bits (``V[i] > 0`` gives 1).
+    white 0), every bar moves up by its weight where the bit is 1 and down where it is 0, and the
+    move is outlined in orange (the part of the bar added, or the empty box of the part taken
+    away). Bars whose sign changed in this step (their fingerprint bit flipped) get an orange
+    frame in the fingerprint row. The last frame lights the fingerprint's bits (``V[i] > 0`` gives
+    1). ``values`` writes each ``V[i]`` on its bar (default: when ``bits <= 16``).
     """
     bits = trace.bits
     m = len(trace)
     votes = np.asarray(trace.votes, dtype=float)
-    lim = max(1.0, float(np.abs(votes).max()) * 1.15)
+    values = bits <= 16 if values is None else values
+    figsize = figsize or ((11, 6.4) if bits > 16 else (8.5, 6.2))
+    lim = max(1.0, float(np.abs(votes).max()) * (1.3 if values else 1.15))
     fig = plt.figure(figsize=figsize, dpi=dpi)
-    gs = fig.add_gridspec(3, 1, height_ratios=[1, 5, 1], hspace=0.55)
+    gs = fig.add_gridspec(3, 1, height_ratios=[1, 5, 1], hspace=0.8)  # room for a two-line status
     ax_h, ax_v, ax_f = (fig.add_subplot(g) for g in gs)
+    x = np.arange(bits)
 
     def strip(ax, label):
         im = ax.imshow(
@@ -126,50 +145,73 @@ def accumulators(
     im_h = strip(ax_h, "hash bits")
     im_f = strip(ax_f, "fingerprint")
     ax_f.set_xlabel("bit index i (most significant on the left)")
-    bars = ax_v.bar(np.arange(bits), np.zeros(bits), color=P.POS, width=0.8)
+    bars = ax_v.bar(x, np.zeros(bits), color=P.POS, width=0.8)
+    moves = ax_v.bar(x, np.zeros(bits), width=0.8, facecolor="none", edgecolor=P.HIGHLIGHT, linewidth=2.2)
+    flips = ax_f.bar(
+        x, np.ones(bits), bottom=0, width=0.96, facecolor="none", edgecolor=P.HIGHLIGHT, linewidth=3
+    )
+    labels_v = [ax_v.text(i, 0, "", ha="center", fontsize=13, fontweight="bold") for i in x] if values else []
     ax_v.axhline(0, color="#333333", linewidth=1)
     ax_v.set_ylim(-lim, lim)
     P._bit_axis(ax_v, bits)
     ax_v.set_xlabel("")
     ax_v.set_ylabel("accumulator V[i]")
     title = fig.suptitle("", fontsize=17)
-    status = ax_v.text(0.01, 0.97, "", transform=ax_v.transAxes, va="top", fontsize=13)
+    status = ax_v.set_title("", fontsize=13, loc="left")  # above the bars, never over them
     order = np.arange(bits)[::-1]  # column c shows bit bits-1-c
 
-    def row_of(x):
-        return ((np.uint64(x) >> order.astype(np.uint64)) & np.uint64(1)).astype(float)
+    def row_of(h):
+        return ((np.uint64(h) >> order.astype(np.uint64)) & np.uint64(1)).astype(float)
 
     def update(frame):
         j = min(frame, m)
         v = votes[j][order]
+        before = votes[max(j - 1, 0)][order]
+        voting = 1 <= frame <= m
         for b, h in zip(bars, v):
             b.set_height(h)
             b.set_color(P.POS if h > 0 else P.NEG)
-        if 1 <= frame <= m:
+        for b, lo, hi in zip(moves, before, v):
+            b.set_y(lo)
+            b.set_height(hi - lo if voting else 0)
+            b.set_visible(voting)
+        flipped = (v > 0) != (before > 0)
+        for b, f in zip(flips, flipped):
+            b.set_visible(bool(voting and f))
+        for t, h in zip(labels_v, v):
+            t.set_text(f"{h:+g}" if h else "0")
+            t.set_y(h + (0.04 if h >= 0 else -0.04) * lim)
+            t.set_va("bottom" if h >= 0 else "top")
+        sign = (v > 0).astype(float)
+        if voting:
             f = trace.features[frame - 1]
             w = trace.weights[frame - 1]
             shown = f if len(f) <= max_label else f[: max_label - 1] + "…"
-            title.set_text(f"feature {frame}/{m}: {shown!r}   weight {w:g}")
+            title.set_text(f"feature {frame}/{m}: {shown!r}, weight {w:g}")
             im_h.set_data(2 * row_of(trace.hashes[frame - 1])[None, :])
-            status.set_text(f"bit 1 → V[i] += {w:g}     bit 0 → V[i] −= {w:g}")
-        else:
-            im_h.set_data(np.zeros((1, bits)))
-        if frame == 0:
+            n_flip = int(flipped.sum())
+            status.set_text(
+                f"hash bit i = 1: V[i] += {w:g}; = 0: V[i] −= {w:g} (orange box: the move)\n"
+                f"{n_flip} fingerprint bit{'s' if n_flip != 1 else ''} flipped (orange frame)"
+            )
+            im_f.set_data(sign[None, :])  # pale: the fingerprint so far
+        elif frame == 0:
             title.set_text(f"V = [0; {bits}]: every accumulator starts at zero")
             status.set_text("")
-        # the fingerprint row: pale while voting, lit once every feature has voted
-        sign = (v > 0).astype(float)
-        if frame > m:
-            im_f.set_data(2 * sign[None, :])
+            im_h.set_data(np.zeros((1, bits)))
+            im_f.set_data(np.zeros((1, bits)))
+        else:
+            im_h.set_data(np.zeros((1, bits)))
+            im_f.set_data(2 * sign[None, :])  # lit: every feature has voted
             title.set_text(
-                f"fingerprint: bit i = 1 where V[i] > 0  →  0x{trace.fingerprint:0{(bits + 3) // 4}x}"
+                f"fingerprint: bit i = 1 where V[i] > 0  →  {trace.fingerprint:#0{(bits + 3) // 4 + 2}x}"
             )
             status.set_text(f"{int(sign.sum())} of {bits} bits are 1")
-        else:
-            im_f.set_data(sign[None, :])
-        return [*bars, im_h, im_f, title, status]
+        return [*bars, *moves, *flips, *labels_v, im_h, im_f, title, status]
 
-    anim = FuncAnimation(fig, update, frames=m + 1 + hold, interval=interval, blit=False)
+    anim = FuncAnimation(fig, update, frames=m + 2, interval=interval, blit=False)
+    anim.frame_labels = ["start", *[str(f) for f in trace.features], "fingerprint"]
+    anim.frame_durations = [interval] * (m + 1) + [3 * interval]
     return anim
 
 
@@ -177,13 +219,13 @@ def hyperplane_sweep(
     theta: float = np.pi / 3,
     *,
     n_random: int = 1000,
-    sweep_frames: int = 24,
-    random_frames: int = 40,
+    sweep_frames: int = 13,
+    random_frames: int = 12,
     seed: int = 0,
     dpi: int = 72,
-    figsize=(12, 5.4),
-    interval: int = 250,
-    history_lines: int = 40,
+    figsize=(11.5, 5.0),
+    interval: int = 450,
+    history_lines: int = 20,
 ) -> FuncAnimation:
     """Charikar's lemma animated: a random line through the origin separates u and v with P = θ/π.
 
@@ -199,7 +241,7 @@ def hyperplane_sweep(
     v = np.array([np.cos(0.35 + theta), np.sin(0.35 + theta)])
     sep = np.array([P.separates(u, v, r) for r in normals])
     running = np.cumsum(sep) / np.arange(1, n_random + 1)
-    counts = np.unique(np.linspace(1, n_random, random_frames).round().astype(int))
+    counts = np.unique(np.geomspace(1, n_random, random_frames).round().astype(int))
     random_frames = counts.size
 
     fig, (ax, ax_r) = plt.subplots(1, 2, figsize=figsize, dpi=dpi, gridspec_kw={"width_ratios": [1, 1.35]})
@@ -209,7 +251,7 @@ def hyperplane_sweep(
     (cur,) = ax.plot([], [], color=P.OKABE_ITO["black"], linewidth=3.5)
     arc = Wedge((0, 0), 1.0, 0, 0, width=0.08, color=P.NEG, alpha=0.8)
     ax.add_patch(arc)
-    label = ax.text(0, -1.38, "", ha="center", va="top", fontsize=12)
+    label = ax.text(0, -1.38, "", ha="center", va="top", fontsize=13)
     ax.set_ylim(-1.75, 1.3)
     ax.set_title(f"θ = {np.degrees(theta):.0f}°")
 
@@ -238,7 +280,6 @@ def hyperplane_sweep(
             cur.set_data(seg[:, 0], seg[:, 1])
             s = P.separates(u, v, n)
             cur.set_color(P.NEG if s else P.OKABE_ITO["black"])
-            arc.set_theta1(0)
             deg = np.degrees(phi)
             # the part of the sweep so far that lies inside the angle (u, v)
             inside_end = min(max(deg, a0), a0 + np.degrees(theta))
@@ -251,8 +292,7 @@ def hyperplane_sweep(
         else:
             k = counts[frame - sweep_frames]
             first = max(0, k - history_lines)
-            segs = [P._line(r) for r in normals[first:k]]
-            history.set_segments(segs)
+            history.set_segments([P._line(r) for r in normals[first:k]])
             history.set_colors([_PALE_NEG if s else _PALE_MUTED for s in sep[first:k]])
             seg = P._line(normals[k - 1])
             cur.set_data(seg[:, 0], seg[:, 1])
@@ -265,4 +305,8 @@ def hyperplane_sweep(
             )
         return [cur, history, arc, label, run_line]
 
-    return FuncAnimation(fig, update, frames=sweep_frames + random_frames, interval=interval, blit=False)
+    anim = FuncAnimation(fig, update, frames=sweep_frames + random_frames, interval=interval, blit=False)
+    sweep_deg = [180 * f / (sweep_frames - 1) for f in range(sweep_frames)]
+    anim.frame_labels = [f"line at {d:.0f}°" for d in sweep_deg] + [f"{k} random" for k in counts]
+    anim.frame_durations = [interval] * (sweep_frames + random_frames - 1) + [4 * interval]
+    return anim

@@ -9,7 +9,10 @@ a greyscale projector). One meaning per colour across the course:
 * ``POS`` (blue): a +w vote, a bit that is 1, an untouched block, "same";
 * ``NEG`` (vermillion): a -w vote, a flipped bit, "different";
 * ``HIGHLIGHT`` (orange): the thing to look at now (the current token, the current hyperplane);
-* ``MUTED`` (grey): context.
+* ``MUTED`` (grey): context;
+* ``NEAR`` (green, also ``ACCENT``) and ``FAR`` (purple): pairs of documents that are
+  near-duplicates, and pairs that are unrelated (so histograms of pairs never reuse the colours
+  of votes and bits).
 
 Importing this module imports matplotlib; ``import simhash_lab`` does not.
 
@@ -37,6 +40,8 @@ __all__ = [
     "HIGHLIGHT",
     "MUTED",
     "ACCENT",
+    "NEAR",
+    "FAR",
     "course_style",
     "use_course_style",
     "bit_string",
@@ -50,6 +55,13 @@ __all__ = [
     "hamming_vs_angle",
     "pigeonhole",
     "scaling",
+    # notebook 01
+    "amplification",
+    # notebook 02
+    "distance_hists",
+    # notebook 04
+    "theta_frame",
+    "dense_tradeoff",
 ]
 
 OKABE_ITO = {
@@ -67,6 +79,8 @@ NEG = OKABE_ITO["vermillion"]
 HIGHLIGHT = OKABE_ITO["orange"]
 ACCENT = OKABE_ITO["green"]
 MUTED = "#999999"
+NEAR = ACCENT
+FAR = OKABE_ITO["purple"]
 _CYCLE = [POS, NEG, ACCENT, HIGHLIGHT, OKABE_ITO["purple"], OKABE_ITO["sky"], OKABE_ITO["black"]]
 
 
@@ -277,53 +291,64 @@ def lsh_sensitivity(
     ax=None,
     *,
     xlabel: str = "distance d(x, y)",
+    unit: str = "",
     title: str = "",
 ):
     """The (d1, d2, p1, p2)-sensitive definition drawn: collision probability against distance.
 
     ``distance``/``prob`` (arrays) draw a family's actual curve; the shaded boxes are what the
-    definition demands: at distance <= d1 the curve must stay above p1, at >= d2 below p2.
+    definition demands: at distance <= d1 the curve must stay above p1 (green), at >= d2 below p2
+    (purple). The axes carry numbers, with d1, d2, p1 and p2 marked by dotted guides and named on
+    the axes; the box labels sit where the curve is not.
     """
     ax = _ax(ax)
     if distance is not None:
-        ax.plot(distance, prob, color=POS, label="P(h(x) = h(y)) of this family")
+        ax.plot(distance, prob, color=POS, label="P(h(x) = h(y)) of this family", zorder=3)
     xmax = ax.get_xlim()[1] if distance is None else float(np.max(distance))
-    ax.add_patch(Rectangle((0, p1), d1, 1 - p1, color=ACCENT, alpha=0.18))
-    ax.add_patch(Rectangle((d2, 0), xmax - d2, p2, color=NEG, alpha=0.18))
-    ax.plot([0, d1], [p1, p1], color=ACCENT, linewidth=2)
-    ax.plot([d1, d1], [p1, 1], color=ACCENT, linewidth=2)
-    ax.plot([d2, xmax], [p2, p2], color=NEG, linewidth=2)
-    ax.plot([d2, d2], [0, p2], color=NEG, linewidth=2)
+    ax.add_patch(Rectangle((0, p1), d1, 1 - p1, color=NEAR, alpha=0.18))
+    ax.add_patch(Rectangle((d2, 0), xmax - d2, p2, color=FAR, alpha=0.18))
+    ax.plot([0, d1], [p1, p1], color=NEAR, linewidth=2)
+    ax.plot([d1, d1], [p1, 1], color=NEAR, linewidth=2)
+    ax.plot([d2, xmax], [p2, p2], color=FAR, linewidth=2)
+    ax.plot([d2, d2], [0, p2], color=FAR, linewidth=2)
+    for x in (d1, d2):
+        ax.axvline(x, color=MUTED, linestyle=":", linewidth=1, zorder=1)
+    for y in (p1, p2):
+        ax.axhline(y, color=MUTED, linestyle=":", linewidth=1, zorder=1)
+    # labels in the empty corners: above the curve on the left is inside the green box's band
     ax.annotate(
-        "close (d ≤ d1): P ≥ p1",
-        xy=(d1, (1 + p1) / 2),
-        xytext=(d1 + 0.04 * xmax, p1 - 0.1),
-        color=ACCENT,
-        fontsize=13,
+        f"close (d ≤ d1):\nmust have P ≥ p1 = {p1:.2f}",
+        xy=(d1 / 2, (1 + p1) / 2),
+        xytext=(d1 + 0.03 * xmax, 0.3),
+        color=NEAR,
+        fontsize=12,
         fontweight="bold",
-        arrowprops=dict(arrowstyle="->", color=ACCENT),
+        va="center",
+        arrowprops=dict(arrowstyle="->", color=NEAR),
     )
     ax.text(
         d2 + 0.02 * xmax,
-        0.04,
-        "far (d ≥ d2): P ≤ p2",
-        ha="left",
-        va="bottom",
-        color=NEG,
-        fontsize=13,
+        p2 + 0.1,
+        f"far (d ≥ d2): must have P ≤ p2 = {p2:.2f}",
+        color=FAR,
+        fontsize=12,
         fontweight="bold",
+        va="bottom",
     )
-    ax.set_xticks([0, d1, d2], ["0", "d1", "d2"])
-    yt = [(0, "0"), (p2, "p2"), (p1, "p1")] + ([(1, "1")] if p1 < 0.9 else [])
-    ax.set_yticks([y for y, _ in yt], [lab for _, lab in yt])
+    sec = ax.secondary_xaxis("top")
+    sec.set_xticks([d1, d2], [f"d1 = {d1:g}{unit}", f"d2 = {d2:g}{unit}"])
+    sec.tick_params(length=0)
+    secy = ax.secondary_yaxis("right")
+    secy.set_yticks([p2, p1], [f"p2 = {p2:.2f}", f"p1 = {p1:.2f}"])
+    secy.tick_params(length=0)
     ax.set_xlim(0, xmax)
     ax.set_ylim(0, 1.02)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("P(h(x) = h(y))")
     if distance is not None:
-        ax.legend(loc="upper right")
+        ax.legend(loc="lower left")
     if title:
-        ax.set_title(title)
+        ax.set_title(title, pad=28)
     return ax
 
 
@@ -396,14 +421,26 @@ def hyperplanes_2d(u, v, normals=(), ax=None, *, show_normals: bool = False, tit
                     xytext=(0, 0),
                     arrowprops=dict(arrowstyle="->", color=MUTED, linestyle=":"),
                 )
-    for vec, name in ((u, "u"), (v, "v")):
+    gap = np.degrees(np.arccos(np.clip(u @ v, -1, 1)))
+    for vec in (u, v):
         ax.annotate(
             "",
             xy=vec,
             xytext=(0, 0),
             arrowprops=dict(arrowstyle="-|>", color=OKABE_ITO["black"], linewidth=2.5, mutation_scale=18),
         )
-        ax.text(*(1.12 * vec), name, fontsize=16, fontweight="bold", ha="center", va="center")
+    if gap < 12:  # the arrows (nearly) coincide: one label for both
+        ax.text(
+            *(1.16 * u),
+            "u = v" if gap < 0.5 else "u ≈ v",
+            fontsize=16,
+            fontweight="bold",
+            ha="left",
+            va="center",
+        )
+    else:
+        for vec, name in ((u, "u"), (v, "v")):
+            ax.text(*(1.14 * vec), name, fontsize=16, fontweight="bold", ha="center", va="center")
     ax.set_xlim(-1.3, 1.3)
     ax.set_ylim(-1.3, 1.3)
     ax.set_aspect("equal")
@@ -416,8 +453,17 @@ def hyperplanes_2d(u, v, normals=(), ax=None, *, show_normals: bool = False, tit
     return ax
 
 
-def hyperplane_3d(u, v, normal, ax=None, *, title: str = ""):
-    """Two 3-D vectors and one random plane through the origin (needs a 3-D axes; made if None)."""
+def hyperplane_3d(u, v, normal, ax=None, *, view: tuple | None = None, title: str = ""):
+    """Two 3-D vectors and one random plane through the origin (needs a 3-D axes; made if None).
+
+    What decides the bit is the side of the plane each vector is on, the sign of ``r · x``: each
+    tip gets a dashed drop line to the plane and its sign is written in the corner. The plane cuts
+    the plane of u and v in a line through the origin (black): the 2-D picture of notebook 04,
+    where the plane separates u and v exactly when that line passes between them (orange arc).
+    ``view`` = (elevation, azimuth) in degrees; by default the camera is 30° above the plane,
+    looking square to the middle direction of u and v, so both arrows show at length and the
+    plane between or below them is seen from its edge.
+    """
     if ax is None:
         ax = plt.gcf().add_subplot(projection="3d")
     u = np.asarray(u, float) / np.linalg.norm(u)
@@ -429,19 +475,49 @@ def hyperplane_3d(u, v, normal, ax=None, *, title: str = ""):
     s, t = np.meshgrid(np.linspace(-1.1, 1.1, 2), np.linspace(-1.1, 1.1, 2))
     P = s[..., None] * e1 + t[..., None] * e2
     sep = separates(u, v, n)
-    ax.plot_surface(P[..., 0], P[..., 1], P[..., 2], color=NEG if sep else MUTED, alpha=0.25, shade=False)
+    ax.plot_surface(P[..., 0], P[..., 1], P[..., 2], color=NEG if sep else MUTED, alpha=0.22, shade=False)
+    # where the plane meets the plane of u and v: a line through the origin
+    m = np.cross(n, np.cross(u, v))
+    if np.linalg.norm(m) > 1e-9:
+        m /= np.linalg.norm(m)
+        ax.plot(*np.array([-1.1 * m, 1.1 * m]).T, color=OKABE_ITO["black"], linewidth=2)
+    arc = np.array(
+        [
+            np.cos(a) * u + np.sin(a) * _unit(v - (v @ u) * u)
+            for a in np.linspace(0, np.arccos(np.clip(u @ v, -1, 1)), 30)
+        ]
+    )
+    ax.plot(*(0.35 * arc).T, color=HIGHLIGHT, linewidth=4)
+    lines = []
     for vec, name, c in ((u, "u", POS), (v, "v", ACCENT)):
         ax.quiver(0, 0, 0, *vec, color=c, linewidth=3, arrow_length_ratio=0.12)
         ax.text(*(1.15 * vec), name, fontsize=16, fontweight="bold", color=c)
+        h = float(vec @ n)
+        foot = vec - h * n
+        ax.plot(*np.array([vec, foot]).T, color=c, linestyle="--", linewidth=1.5)
+        lines.append(f"r·{name} = {h:+.2f}: {'above' if h >= 0 else 'below'}")
     ax.quiver(0, 0, 0, *(0.7 * n), color=HIGHLIGHT, linewidth=2, arrow_length_ratio=0.15)
     ax.text(*(0.8 * n), "r", fontsize=15, color=HIGHLIGHT, fontweight="bold")
+    ax.text2D(0.02, 0.02, "\n".join(lines), transform=ax.transAxes, fontsize=12, va="bottom")
     for setter in (ax.set_xlim, ax.set_ylim, ax.set_zlim):
         setter(-1, 1)
     ax.set_xticks([])
     ax.set_yticks([])
     ax.set_zticks([])
+    if view is None:
+        bis = u + v - ((u + v) @ n) * n  # u and v's middle direction, along the plane
+        d = _unit(np.cos(np.radians(30)) * _unit(np.cross(n, bis)) + np.sin(np.radians(30)) * n)
+        view = (np.degrees(np.arcsin(d[2])), np.degrees(np.arctan2(d[1], d[0])))
+    if view is not None:
+        ax.view_init(elev=view[0], azim=view[1])
     ax.set_title(title or ("this plane separates u and v" if sep else "u and v on the same side"))
     return ax
+
+
+def _unit(x):
+    x = np.asarray(x, float)
+    nx = np.linalg.norm(x)
+    return x / nx if nx else x
 
 
 def hamming_vs_angle(
@@ -454,9 +530,13 @@ def hamming_vs_angle(
     label: str = "measured",
     color: str = POS,
     scatter: bool = True,
+    impossible_beyond: float | None = None,
     title: str = "",
 ):
     """Measured Hamming distance against angle, with the theory line ``bits * theta / pi``.
+
+    ``impossible_beyond`` (degrees) shades the angles the data cannot reach, with a note (for
+    vectors with no negative coordinates, such as term counts, angles beyond 90°).
 
     Parameters
     ----------
@@ -487,9 +567,19 @@ def hamming_vs_angle(
     ax.plot(
         grid, bits * grid / 180, "--", color=OKABE_ITO["black"], linewidth=1.5, label=f"theory: {bits}·θ/π"
     )
+    if impossible_beyond is not None:
+        ax.axvspan(impossible_beyond, 180, color=MUTED, alpha=0.15, linewidth=0)
+        ax.text(
+            (impossible_beyond + 180) / 2,
+            bits * 0.06,
+            f"no pair can be here:\nvectors without negative\ncoordinates stay within {impossible_beyond:g}°",
+            ha="center",
+            fontsize=11,
+            color="#555555",
+        )
     ax.set_xlabel("angle θ between the vectors (degrees)")
     ax.set_ylabel("Hamming distance (bits)")
-    ax.set_xlim(0, max(th.max() * 1.05, 10))
+    ax.set_xlim(0, 180 if impossible_beyond is not None else max(th.max() * 1.05, 10))
     ax.set_ylim(0, max(d.max(), bits * th.max() / 180) * 1.1 + 1)
     ax.legend(loc="upper left")
     if title:
@@ -582,3 +672,174 @@ def scaling(n, times: Mapping[str, np.ndarray], ax=None, *, unit: str = "seconds
     if title:
         ax.set_title(title)
     return ax
+
+
+# -- notebook 01: amplification -----------------------------------------------------------------
+
+
+def amplification(
+    ax=None, *, block_bits: int = 16, blocks: int = 4, bits: int = 64, k: int = 3, title: str = ""
+):
+    """How the block index turns one bit's weak (1 − θ/π) into a sharp step, against the angle θ.
+
+    Four curves, for two documents at angle θ whose ``bits``-bit fingerprints have independent
+    bits that each agree with probability ``p = 1 − θ/π`` (notebook 04):
+
+    * one bit agrees: ``p``;
+    * a block of ``block_bits`` bits agrees whole (AND): ``p^r``;
+    * some block of ``blocks`` agrees (OR), so the pair becomes a *candidate*: ``1 − (1 − p^r)^b``;
+    * the pair is *reported* (its fingerprints within ``k`` bits): ``P(Binomial(bits, θ/π) ≤ k)``.
+
+    The candidate curve lies above the reported one everywhere: every pair within k bits is a
+    candidate, for certain (notebook 05's pigeonhole), and the check ``popcount ≤ k`` then drops
+    the candidates that are further apart.
+    """
+    from scipy.stats import binom
+
+    ax = _ax(ax)
+    th = np.linspace(0, 180, 361)
+    p = 1 - th / 180
+    cand = 1 - (1 - p**block_bits) ** blocks
+    ax.plot(th, p, color=MUTED, label="one bit agrees: $p = 1 - \\theta/\\pi$")
+    ax.plot(th, p**block_bits, color=POS, label=f"a block of {block_bits} bits agrees: $p^{{{block_bits}}}$")
+    ax.plot(
+        th,
+        cand,
+        color=HIGHLIGHT,
+        linewidth=3,
+        label=f"candidate, some block of {blocks}: $1-(1-p^{{{block_bits}}})^{{{blocks}}}$",
+    )
+    ax.plot(
+        th,
+        binom.cdf(k, bits, th / 180),
+        color=NEAR,
+        linestyle="--",
+        linewidth=2.5,
+        label=f"reported: $d_H \\leq {k}$ of {bits} bits",
+    )
+    ax.set_xlim(0, 90)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("angle θ between the documents (degrees)")
+    ax.set_ylabel("probability")
+    ax.legend(loc="upper right")
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+# -- notebook 02: weights ------------------------------------------------------------------------
+
+
+def distance_hists(dist: Mapping[str, tuple], axes=None, *, bits: int = 64, max_bits: int = 48):
+    """One histogram per weighting of the Hamming distances of edited copies (``NEAR``, green) and
+    unrelated pairs (``FAR``, purple), each with its mean, and the ``bits / 2`` of two random numbers.
+
+    Parameters
+    ----------
+    dist : mapping name -> (unrelated, edited)
+        Arrays of distances, as :func:`simhash_lab.course.experiments.weighting_distances` gives.
+    axes : sequence of axes, optional
+        One per entry (default: a new row of subplots sharing the y axis).
+    """
+    if axes is None:
+        _, axes = plt.subplots(1, len(dist), figsize=(6.5 * len(dist), 4.6), sharey=True)
+    axes = np.atleast_1d(axes)
+    bins = np.arange(-0.5, max_bits + 0.5, 1)
+    for ax, (name, (unrel, edited)) in zip(axes, dist.items()):
+        unrel, edited = np.asarray(unrel, float), np.asarray(edited, float)
+        ax.hist(edited, bins=bins, color=NEAR, alpha=0.75, label=f"edited copies (mean {edited.mean():.1f})")
+        ax.hist(unrel, bins=bins, color=FAR, alpha=0.75, label=f"unrelated pairs (mean {unrel.mean():.1f})")
+        ax.axvline(
+            bits / 2,
+            color=OKABE_ITO["black"],
+            linestyle="--",
+            linewidth=1.2,
+            label=f"{bits // 2}: two random numbers",
+        )
+        ax.set_title(f"{name} weights")
+        ax.set_xlabel(f"Hamming distance (bits of {bits})")
+        ax.set_xlim(-0.5, max_bits)
+        ax.legend(loc="upper right", fontsize=11)
+    axes[0].set_ylabel("pairs of paragraphs")
+    return axes
+
+
+# -- notebook 04: the θ stepper and the dense-vector trade-off -------------------------------------
+
+
+def theta_frame(u, v, normals, dist, *, bits: int, degrees: float, axes=None):
+    """One frame of notebook 04's θ stepper: u, v and a few random lines (left); the histogram of
+    the Hamming distances ``dist`` of their ``bits``-bit signatures with the expected
+    ``bits·θ/π`` and the measured mean (right), the legend placed away from the bars."""
+    if axes is None:
+        _, axes = plt.subplots(1, 2, figsize=(11, 4.4), gridspec_kw={"width_ratios": [1, 1.8]})
+    a, b = axes
+    hyperplanes_2d(u, v, normals, ax=a, title=f"θ = {degrees:g}°")
+    d = np.asarray(dist)
+    b.hist(d, bins=np.arange(-0.5, bits + 1.5, 1), color=POS, alpha=0.75)
+    e = bits * np.radians(degrees) / np.pi
+    b.axvline(
+        e,
+        color=OKABE_ITO["black"],
+        linestyle="--",
+        linewidth=2,
+        label=f"$E[d_H] = {bits}\\theta/\\pi$ = {e:.2f}",
+    )
+    b.axvline(d.mean(), color=NEG, linewidth=2, label=f"measured mean = {d.mean():.2f}")
+    b.set_xlim(-1, bits + 1)
+    b.set_ylim(0, None)
+    b.set_xlabel(f"Hamming distance of {bits}-bit signatures")
+    b.set_ylabel(f"count of {d.size} trials")
+    # the bars sit around the mean: put the legend on the other half
+    b.legend(loc="upper right" if d.mean() < bits / 2 else "upper left")
+    return axes
+
+
+def dense_tradeoff(result: Mapping[str, np.ndarray], axes=None):
+    """Random hyperplanes on dense vectors (:func:`simhash_lab.course.experiments.dense_tradeoff`):
+    recall against bits per table (left: one and several tables, measured and predicted, and the
+    full Hamming ranking) and what a query costs (right: candidates per query, and how many buckets
+    are in use, against the vectors stored), both against the bits of a signature."""
+    if axes is None:
+        _, axes = plt.subplots(1, 2, figsize=(14, 5))
+    a, b = axes
+    bits = np.asarray(result["bits"])
+    colors = [POS, HIGHLIGHT, ACCENT, OKABE_ITO["purple"]]
+    for r, (L, c) in enumerate(zip(result["tables"], colors)):
+        tab = "1 table" if L == 1 else f"{L} tables"
+        a.plot(bits, result["bucket_recall"][r], "o", color=c, markersize=7, label=f"bucket, {tab}: measured")
+        a.plot(
+            bits,
+            result["bucket_recall_theory"][r],
+            "-",
+            color=c,
+            linewidth=1.5,
+            label=f"bucket, {tab}: " + ("$p^b$" if L == 1 else f"$1-(1-p^b)^{{{L}}}$"),
+        )
+        b.plot(bits, result["candidates"][r], "o-", color=c, label=f"candidates per query, {tab}")
+    a.plot(
+        bits, result["ranking_recall"], "s--", color=OKABE_ITO["black"], label="rank all by Hamming distance"
+    )
+    a.set_xscale("log", base=2)
+    a.set_xticks(bits, [str(x) for x in bits])
+    a.set_ylim(0, 1.02)
+    a.set_xlabel("bits per signature, b (log scale)")
+    a.set_ylabel(f"recall of the {int(result['k'])} true neighbours")
+    a.legend(loc="upper center", bbox_to_anchor=(0.5, -0.17), ncol=2, fontsize=10, frameon=False)
+    a.set_title("more bits: sharper buckets, lower recall")
+    b.plot(bits, result["buckets"], "^:", color=MUTED, label="buckets in use (one table)")
+    b.axhline(
+        float(result["n"]),
+        color=OKABE_ITO["black"],
+        linestyle="--",
+        linewidth=1,
+        label=f"vectors stored: {int(result['n']):,}",
+    )
+    b.set_xscale("log", base=2)
+    b.set_yscale("log")
+    b.set_xticks(bits, [str(x) for x in bits])
+    b.set_xlabel("bits per signature, b (log scale)")
+    b.set_ylabel("count (log scale)")
+    b.legend(loc="upper center", bbox_to_anchor=(0.5, -0.17), ncol=2, fontsize=10, frameon=False)
+    b.set_title("more bits: fewer candidates to check")
+    return axes

@@ -1,15 +1,26 @@
-"""ipywidgets for the course that keep working without a kernel.
+"""Steppers: the one way the course shows frames, as opened and after a run.
 
-Every widget here is a *stepper*: all its frames are computed up front (HTML, or figures embedded as
-PNG), put in an ``ipywidgets.Stack``, and a ``Play`` button and a slider drive it through
-``jslink``, which runs in the browser. So a saved notebook (with widget state, as
-``tools/build.py`` stores it) shows the first frame and still steps through the others in
-a static render, and a learner never sees a blank widget.
+Every animation and every stepper of the course is a :class:`Stepper`, made by :func:`stepper` from
+a list of frames (matplotlib figures or PNG images; :func:`simhash_lab.course.animate.show` makes
+one from an animation). What a learner sees depends on where the notebook is shown:
+
+* **As opened** (JupyterLab does not trust a notebook it has just opened, so stored widgets and
+  JavaScript do not run; GitHub and other static renderers are the same): an *animated image* of
+  all the frames (APNG, which every current browser plays), stored in the output, plays by itself,
+  with a line under it that says so.
+* **After its cell has run**: a live widget, a Play button and a slider over the same frames, linked
+  in the browser with ``jslink``, so it keeps working when the kernel stops.
+
+The frames are quantized to one shared palette, which keeps the stored notebook small (line art
+loses nothing visible). Frames given as HTML strings also work, but cannot be turned into an
+animated image: as opened those steppers show their first frame and say how to see the others.
 
 >>> from simhash_lab.course import widgets
 >>> w = widgets.stepper(["<b>one</b>", "<b>two</b>"], labels=["1", "2"])
 >>> w
 Stepper: 2 frames (press ▶ or drag the slider)
+>>> "Frame 1 of 2" in w.fallback_html
+True
 """
 
 from __future__ import annotations
@@ -22,64 +33,264 @@ from collections.abc import Callable, Sequence
 import ipywidgets as W
 import numpy as np
 
-__all__ = ["Stepper", "stepper", "figure_html", "accumulator_frames", "accumulator_stepper", "theta_slider"]
+__all__ = ["Stepper", "stepper", "figure_png", "figure_html", "animated_png", "theta_slider"]
 
 
 class Stepper(W.VBox):
-    """A VBox of [Play, slider] over a Stack of frames, with a short text repr.
+    """A VBox of [Play, slider] over a Stack of frames; as opened, an animated image.
 
-    Besides the widget it offers its first frame as HTML: a front end that shows no live widget
-    (JupyterLab on a notebook it has just opened and does not trust yet, GitHub, nbviewer) shows
-    that frame and a line saying how to play the rest, not a blank space or a bare repr.
+    Make one with :func:`stepper`. Besides the widget it offers :attr:`fallback_html` (the animated
+    image of its frames and one line saying what it is), which front ends that show no live widget
+    display instead: JupyterLab on a notebook it has just opened, GitHub, nbviewer.
+
+    Attributes
+    ----------
+    fallback_html : str
+        What a front end without live widgets shows.
+    animation_png : bytes or None
+        The animated PNG of the frames (None for HTML frames).
     """
 
-    def __repr__(self) -> str:
-        return f"Stepper: {self._n_frames()} frames (press ▶ or drag the slider)"
+    fallback_html: str = ""
+    animation_png: bytes | None = None
 
-    def _n_frames(self) -> int:
+    def __repr__(self) -> str:
+        return f"Stepper: {self.n_frames} frames (press ▶ or drag the slider)"
+
+    @property
+    def n_frames(self) -> int:
+        """Number of frames."""
         return len(self.children[1].children) if len(self.children) > 1 else 0
 
     def _repr_mimebundle_(self, **kwargs):
         data = super()._repr_mimebundle_(**kwargs)
-        if self._n_frames():
-            first = self.children[1].children[0].value
-            data["text/html"] = (
-                f'<div>{first}<div style="color:#555;font-size:90%;margin-top:4px">Frame 1 of '
-                f"{self._n_frames()}: run this cell to play them all (▶ or the slider).</div></div>"
-            )
+        if self.fallback_html:
+            data["text/html"] = self.fallback_html
         return data
 
 
+# -- frames as images -----------------------------------------------------------------------------
+
+
+def figure_png(fig, *, dpi: int = 72, close: bool = True) -> bytes:
+    """A matplotlib figure as PNG bytes (``bbox_inches="tight"``); the figure is closed afterwards
+    (so the notebook does not also show it) unless ``close=False``."""
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight", metadata={"Software": None})
+    if close:
+        plt.close(fig)
+    return buf.getvalue()
+
+
+def figure_html(fig, *, dpi: int = 72, close: bool = True) -> str:
+    """A matplotlib figure as an ``<img>`` tag with the PNG inline (for HTML frames and pages).
+
+    For a stepper, pass the figure itself to :func:`stepper` instead: its frames then also make the
+    animated image shown as opened."""
+    data = base64.b64encode(figure_png(fig, dpi=dpi, close=close)).decode("ascii")
+    return f'<img src="data:image/png;base64,{data}" style="max-width:100%"/>'
+
+
+def _as_image(frame, dpi: int):
+    """One frame (a matplotlib figure, PNG/JPEG bytes or a PIL image) as an RGB PIL image."""
+    from PIL import Image
+
+    if isinstance(frame, Image.Image):
+        img = frame
+    elif isinstance(frame, (bytes, bytearray, memoryview)):
+        img = Image.open(io.BytesIO(bytes(frame)))
+    elif hasattr(frame, "savefig"):
+        img = Image.open(io.BytesIO(figure_png(frame, dpi=dpi)))
+    else:
+        raise TypeError(
+            f"frames must be matplotlib figures, PNG bytes or PIL images (or all HTML strings), "
+            f"got {type(frame).__name__}"
+        )
+    if img.mode in ("RGBA", "LA", "P"):
+        img = img.convert("RGBA")
+        white = Image.new("RGBA", img.size, "white")
+        img = Image.alpha_composite(white, img)
+    return img.convert("RGB")
+
+
+def _same_size(images: list) -> list:
+    """Pad every image on white to the largest width and height (top left kept in place), so the
+    frames line up and the player does not jump."""
+    from PIL import Image
+
+    w = max(i.width for i in images)
+    h = max(i.height for i in images)
+    out = []
+    for img in images:
+        if img.size != (w, h):
+            canvas = Image.new("RGB", (w, h), "white")
+            canvas.paste(img, (0, 0))
+            img = canvas
+        out.append(img)
+    return out
+
+
+def _shared_palette(images: list, colors: int) -> list:
+    """Every image mapped, without dithering, onto one adaptive palette of ``colors`` colours made
+    from all of them (an animated PNG has one palette for all its frames)."""
+    from PIL import Image
+
+    w, h = images[0].size
+    step = max(1, int(np.ceil(np.sqrt(len(images) * w * h / 4e6))))  # sample at most ~4 Mpixels
+    small = [i.resize((max(1, w // step), max(1, h // step)), Image.Resampling.NEAREST) for i in images]
+    sheet = Image.new("RGB", (small[0].width, small[0].height * len(small)), "white")
+    for k, img in enumerate(small):
+        sheet.paste(img, (0, k * small[0].height))
+    quant = sheet.quantize(colors=colors, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    pal = np.array(quant.getpalette()[: 3 * colors], dtype=np.int64).reshape(-1, 3)
+    # a median cut averages each box of colours: put pure white and black back, so backgrounds
+    # stay white and text black
+    for exact in ((255, 255, 255), (0, 0, 0)):
+        k = int(np.abs(pal - exact).sum(axis=1).argmin())
+        if np.abs(pal[k] - exact).sum() <= 24:
+            pal[k] = exact
+    flat = [int(c) for c in pal.ravel()]
+    out = []
+    for img in images:
+        # the nearest palette colour of each distinct colour (Pillow's own mapping is coarser)
+        rgb = np.asarray(img, dtype=np.int64)
+        code = (rgb[..., 0] << 16) | (rgb[..., 1] << 8) | rgb[..., 2]
+        uniq, inv = np.unique(code.ravel(), return_inverse=True)
+        u = np.stack([uniq >> 16, (uniq >> 8) & 255, uniq & 255], axis=1)
+        nearest = ((u[:, None, :] - pal[None, :, :]) ** 2).sum(axis=2).argmin(axis=1)
+        p = Image.fromarray(nearest[inv].reshape(code.shape).astype(np.uint8), mode="P")
+        p.putpalette(flat)
+        out.append(p)
+    return out
+
+
+def _png(img) -> bytes:
+    buf = io.BytesIO()
+    img.save(buf, format="PNG", optimize=True)
+    return buf.getvalue()
+
+
+def animated_png(frames: Sequence, durations: Sequence[int], *, loop: int = 0) -> bytes:
+    """An animated PNG (APNG) of palette images of one size, frame j shown ``durations[j]`` ms.
+
+    Each frame after the first stores only the rectangle that changed (Pillow's encoder), so an
+    animation whose frames differ in a few places stays small."""
+    buf = io.BytesIO()
+    frames[0].save(
+        buf,
+        format="PNG",
+        save_all=True,
+        append_images=list(frames[1:]),
+        duration=[int(d) for d in durations],
+        loop=loop,
+        optimize=True,
+    )
+    return buf.getvalue()
+
+
+def _img_tag(png: bytes, alt: str, width: int) -> str:
+    data = base64.b64encode(png).decode("ascii")
+    return (
+        f'<img src="data:image/png;base64,{data}" alt="{_html.escape(alt)}" '
+        f'style="max-width:100%;width:{width}px"/>'
+    )
+
+
+_NOTE = '<div style="color:#555;font-size:90%;margin-top:4px">{}</div>'
+
+
+# -- the stepper ----------------------------------------------------------------------------------
+
+
 def stepper(
-    frames: Sequence[str],
+    frames: Sequence,
     *,
     labels: Sequence[str] | None = None,
     description: str = "step",
     interval: int = 900,
+    durations: Sequence[int] | None = None,
+    dpi: int = 72,
+    colors: int = 64,
 ) -> Stepper:
-    """A Play button and a slider stepping through ``frames`` (HTML strings), linked in the browser.
+    """Frames with a player: an animated image as opened, Play and a slider after a run.
 
     Parameters
     ----------
-    frames : sequence of str
-        HTML of each frame (use :func:`figure_html` for a matplotlib figure).
+    frames : sequence of matplotlib figures, PNG bytes or PIL images (or of HTML strings)
+        The frames in order. Figures are saved at ``dpi`` and closed, so make them in the cell that
+        calls this (the notebook then shows only the stepper); for many frames, append
+        ``figure_png(fig)`` instead, which closes each figure as you go. HTML strings give a
+        stepper whose as-opened view is its first frame (HTML cannot become an animated image).
     labels : sequence of str, optional
-        What the slider shows for each frame (default: 0, 1, 2, ...).
+        What the slider shows for each frame (default: 1, 2, 3, ...); repeated labels get their
+        position in front.
+    description : str
+        The slider's name.
     interval : int
-        Milliseconds per frame when playing.
+        Milliseconds per frame, for Play and for the animated image.
+    durations : sequence of int, optional
+        Milliseconds each frame stays in the animated image (default: ``interval``, and three times
+        that for the last frame, so the result is seen before the loop starts again).
+    dpi : int
+        Resolution at which figures are saved.
+    colors : int
+        Size of the shared palette of image frames (2..256).
+
+    Returns
+    -------
+    Stepper
+        Show it as the last line of a cell.
     """
     frames = list(frames)
     if not frames:
         raise ValueError("frames must not be empty")
-    labels = [str(i) for i in range(len(frames))] if labels is None else [str(x) for x in labels]
-    if len(labels) != len(frames):
-        raise ValueError(f"labels must have one entry per frame ({len(frames)}), got {len(labels)}")
-    if len(set(labels)) != len(labels):
-        labels = [f"{i}: {lab}" for i, lab in enumerate(labels)]
-    stack = W.Stack([W.HTML(f) for f in frames], selected_index=0)
-    play = W.Play(
-        value=0, min=0, max=len(frames) - 1, step=1, interval=interval, description="play", show_repeat=False
-    )
+    n = len(frames)
+    labels = [str(i + 1) for i in range(n)] if labels is None else [str(x) for x in labels]
+    if len(labels) != n:
+        raise ValueError(f"labels must have one entry per frame ({n}), got {len(labels)}")
+    if len(set(labels)) != n:
+        labels = [f"{i + 1}: {lab}" for i, lab in enumerate(labels)]
+    if durations is None:
+        durations = [interval] * (n - 1) + [3 * interval]
+    durations = [int(d) for d in durations]
+    if len(durations) != n or min(durations) <= 0:
+        raise ValueError(f"durations must be {n} positive milliseconds, got {durations}")
+    if not 2 <= int(colors) <= 256:
+        raise ValueError(f"colors must be between 2 and 256, got {colors}")
+
+    html_frames = [isinstance(f, str) for f in frames]
+    if all(html_frames):
+        views = [W.HTML(f) for f in frames]
+        fallback = (
+            "<div>"
+            + frames[0]
+            + _NOTE.format(f"Frame 1 of {n}: run this cell to play them all (▶ or the slider).")
+            + "</div>"
+        )
+        anim = None
+    elif any(html_frames):
+        raise TypeError("frames must be all images (figures, PNG bytes, PIL images) or all HTML strings")
+    else:
+        images = _shared_palette(_same_size([_as_image(f, dpi) for f in frames]), int(colors))
+        pngs = [_png(i) for i in images]
+        width = images[0].width
+        fit = W.Layout(max_width="100%")  # one layout model shared by every frame
+        views = [W.Image(value=p, format="png", layout=fit) for p in pngs]
+        anim = animated_png(images, durations) if n > 1 else pngs[0]
+        what = (
+            f"An animated picture of {n} frames: it plays by itself. Run this cell for ▶ and a "
+            f"slider to stop on any frame."
+            if n > 1
+            else "Run this cell to get the widget."
+        )
+        fallback = (
+            f"<div>{_img_tag(anim, f'{n} frames: ' + ', '.join(labels), width)}{_NOTE.format(what)}</div>"
+        )
+
+    stack = W.Stack(views, selected_index=0)
+    play = W.Play(value=0, min=0, max=n - 1, step=1, interval=interval, description="play", show_repeat=False)
     slider = W.SelectionSlider(
         options=labels,
         index=0,
@@ -90,97 +301,13 @@ def stepper(
     )
     W.jslink((play, "value"), (slider, "index"))
     W.jslink((slider, "index"), (stack, "selected_index"))
-    return Stepper([W.HBox([play, slider]), stack])
+    out = Stepper([W.HBox([play, slider]), stack])
+    out.fallback_html = fallback
+    out.animation_png = anim
+    return out
 
 
-def figure_html(fig, *, dpi: int = 72, close: bool = True, colors: int | None = 48) -> str:
-    """A matplotlib figure as an ``<img>`` tag with the PNG inline (for :func:`stepper` frames),
-    re-encoded with a palette of ``colors`` colours to keep the saved widget state small."""
-    import matplotlib.pyplot as plt
-
-    from .animate import _quantize_png
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight", metadata={"Software": None})
-    if close:
-        plt.close(fig)
-    data = base64.b64encode(buf.getvalue()).decode("ascii")
-    if colors:
-        data = _quantize_png(data, colors)
-    return f'<img src="data:image/png;base64,{data}" style="max-width:100%"/>'
-
-
-_POS, _NEG = "#0072B2", "#D55E00"
-
-
-def _cell(value: float, lim: float, bit: int | None) -> str:
-    a = 0.15 + 0.85 * min(1.0, abs(value) / lim) if value != 0 else 0.0
-    rgb = (0, 114, 178) if value > 0 else (213, 94, 0)
-    bg = f"rgba({rgb[0]},{rgb[1]},{rgb[2]},{a:.2f})"
-    fg = "white" if a > 0.55 else "black"
-    mark = (
-        ""
-        if bit is None
-        else (f'<div style="font-size:9px;color:{_POS if bit else _NEG}">{"▲" if bit else "▼"}</div>')
-    )
-    return (
-        f'<td style="background:{bg};color:{fg};text-align:center;min-width:34px;'
-        f'padding:2px 1px;border:1px solid #ccc;font-family:monospace">{mark}{value:g}</td>'
-    )
-
-
-def accumulator_frames(trace, *, per_row: int = 16) -> tuple[list[str], list[str]]:
-    """HTML frames (and slider labels) of a :class:`~simhash_lab.Trace`: the accumulator table
-    after each feature, with the current feature's hash bits marked (▲ +w, ▼ −w)."""
-    bits = trace.bits
-    votes = np.asarray(trace.votes, dtype=float)
-    lim = max(1.0, float(np.abs(votes).max()))
-    per_row = min(per_row, bits)
-    frames, labels = [], []
-    for j in range(len(trace) + 2):
-        step = min(j, len(trace))
-        v = votes[step]
-        h = int(trace.hashes[j - 1]) if 1 <= j <= len(trace) else None
-        if j == 0:
-            head = f"Start: V = [0; {bits}]"
-            labels.append("start")
-        elif j <= len(trace):
-            f = trace.features[j - 1]
-            head = (
-                f"Feature {j}/{len(trace)}: <b>{_html.escape(repr(f))}</b>, weight "
-                f"{trace.weights[j - 1]:g}, hash bits <code>{format(h, f'0{bits}b')}</code>"
-            )
-            labels.append(f)
-        else:
-            fp = trace.fingerprint
-            head = f"Fingerprint (bit i = 1 where V[i] &gt; 0): <code>{format(fp, f'0{bits}b')}</code> = {fp}"
-            labels.append("fingerprint")
-        rows = []
-        for start in range(bits - 1, -1, -per_row):
-            idx = list(range(start, max(start - per_row, -1), -1))
-            hdr = "".join(f'<th style="font-size:10px;color:#666;font-weight:normal">{i}</th>' for i in idx)
-            cells = "".join(_cell(v[i], lim, None if h is None else (h >> i) & 1) for i in idx)
-            rows.append(f"<tr><th></th>{hdr}</tr><tr><th style='font-size:11px'>V</th>{cells}</tr>")
-            if j == len(trace) + 1:
-                fb = "".join(
-                    f'<td style="text-align:center;font-family:monospace;font-weight:bold;'
-                    f"background:{_POS if v[i] > 0 else 'white'};color:"
-                    f'{"white" if v[i] > 0 else "black"};border:1px solid #ccc">'
-                    f"{int(v[i] > 0)}</td>"
-                    for i in idx
-                )
-                rows.append(f"<tr><th style='font-size:11px'>bit</th>{fb}</tr>")
-        frames.append(
-            f'<div style="font-size:14px;margin:4px 0">{head}</div>'
-            f'<table style="border-collapse:collapse">{"".join(rows)}</table>'
-        )
-    return frames, labels
-
-
-def accumulator_stepper(trace, *, interval: int = 1200) -> Stepper:
-    """Step through a trace's votes feature by feature (see :func:`accumulator_frames`)."""
-    frames, labels = accumulator_frames(trace)
-    return stepper(frames, labels=labels, description="after", interval=interval)
+# -- the theta slider of notebook 04 -----------------------------------------------------------------
 
 
 def theta_slider(
@@ -192,9 +319,11 @@ def theta_slider(
     dpi: int = 72,
     draw: Callable | None = None,
 ) -> Stepper:
-    """A θ slider: for each angle, two unit vectors and the Hamming distances of their
-    ``bits``-bit signatures over ``trials`` independent sets of Gaussian hyperplanes, against
-    ``E[d_H] = bits·θ/π``. All frames are computed here (seeded), so the slider needs no kernel."""
+    """A θ stepper: for each angle, two unit vectors and a dozen random lines (left), and the
+    Hamming distances of their ``bits``-bit signatures over ``trials`` independent sets of Gaussian
+    hyperplanes (right) against ``E[d_H] = bits·θ/π``. All frames are computed here (seeded).
+
+    ``draw(fig, degrees)``, if given, adds to each frame before it is saved."""
     import matplotlib.pyplot as plt
 
     from . import plot as P
@@ -207,20 +336,10 @@ def theta_slider(
         v = np.array([np.cos(th), np.sin(th)])
         R = rng.standard_normal((trials, bits, 2))
         d = ((R @ u >= 0) != (R @ v >= 0)).sum(axis=1)
-        fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [1, 1.8]})
-        P.hyperplanes_2d(u, v, R[0, :12], ax=a, title=f"θ = {deg:g}°")
-        b.hist(d, bins=np.arange(-0.5, bits + 1.5, 1), color=P.POS, alpha=0.75)
-        e = bits * th / np.pi
-        b.axvline(
-            e, color=P.OKABE_ITO["black"], linestyle="--", linewidth=2, label=f"E[d_H] = {bits}·θ/π = {e:.2f}"
-        )
-        b.axvline(d.mean(), color=P.NEG, linewidth=2, label=f"measured mean = {d.mean():.2f}")
-        b.set_xlim(-1, bits + 1)
-        b.set_xlabel(f"Hamming distance of {bits}-bit signatures")
-        b.set_ylabel(f"count of {trials} trials")
-        b.legend(loc="upper right")
+        fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4.4), gridspec_kw={"width_ratios": [1, 1.8]})
+        P.theta_frame(u, v, R[0, :12], d, bits=bits, degrees=deg, axes=(a, b))
         if draw is not None:
             draw(fig, deg)
         fig.tight_layout()
-        frames.append(figure_html(fig, dpi=dpi))
-    return stepper(frames, labels=[f"{g:g}°" for g in degrees], description="θ", interval=700)
+        frames.append(figure_png(fig, dpi=dpi))  # closed as we go: no pile of open figures
+    return stepper(frames, labels=[f"{g:g}°" for g in degrees], description="θ", interval=800)

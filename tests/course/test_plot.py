@@ -78,6 +78,7 @@ HELPERS = {
     "pigeonhole": lambda ax: plot.pigeonhole(64, 3, [0, 20, 40], ax=ax),
     "pigeonhole_none": lambda ax: plot.pigeonhole(64, 3, [], ax=ax),
     "scaling": lambda ax: plot.scaling([10, 100, 1000], {"scan": [1, 10, 100], "index": [1, 1.5, 2]}, ax=ax),
+    "amplification": lambda ax: plot.amplification(ax=ax),
 }
 
 
@@ -119,57 +120,130 @@ def test_hyperplane_3d_makes_a_3d_axes():
 
 
 def test_accumulator_animation_frames_follow_the_trace(toy_trace):
-    anim = animate.accumulators(toy_trace, hold=2)
-    bars = [a for a in anim._fig.axes[1].patches]
-    for frame, row in [(0, 0), (1, 1), (3, 3), (5, 3)]:
+    anim = animate.accumulators(toy_trace)
+    bars = anim._fig.axes[1].containers[0]
+    for frame, row in [(0, 0), (1, 1), (3, 3), (4, 3)]:
         anim._func(frame)
         assert [b.get_height() for b in bars] == list(toy_trace.votes[row][::-1])
+    assert anim.frame_labels == ["start", "rust", "safe", "fast", "fingerprint"]
+    assert len(anim.frame_durations) == 5 and anim.frame_durations[-1] > anim.frame_durations[0]
     plt.close(anim._fig)
 
 
-def test_to_jshtml_is_stable_and_closes_the_figure(toy_trace):
-    a1 = animate.accumulators(toy_trace, dpi=30)
-    a2 = animate.accumulators(toy_trace, dpi=30)
-    h1, h2 = animate.to_jshtml(a1, "x"), animate.to_jshtml(a2, "x")
-    assert h1 == h2
-    assert not plt.fignum_exists(a1._fig.number)
-    assert animate.to_jshtml(animate.accumulators(toy_trace, dpi=30), "y") != h1
+def test_accumulator_animation_outlines_each_move_and_frames_flipped_bits(toy_trace):
+    anim = animate.accumulators(toy_trace)
+    moves = anim._fig.axes[1].containers[1]  # outlined boxes from the old height to the new
+    flips = anim._fig.axes[2].containers[0]  # frames on the fingerprint row
+    anim._func(2)  # "safe": V goes from [1, 1, -1, -1] to [2, 0, 0, -2] (bit 0 first)
+    drawn = [(b.get_y(), b.get_y() + b.get_height()) for b in moves]  # bit 3 on the left
+    assert drawn == [(-1, -2), (-1, 0), (1, 0), (1, 2)]
+    # only bit 1 changed sign (1 -> 0): column 2 from the left
+    assert [b.get_visible() for b in flips] == [False, False, True, False]
+    anim._func(4)  # the fingerprint frame: no moves drawn
+    assert not any(b.get_visible() for b in moves)
+    plt.close(anim._fig)
+
+
+def test_animation_frames_have_no_repeats(toy_trace):
+    images = animate.frames(animate.accumulators(toy_trace, dpi=30))
+    raw = [img.tobytes() for img in images]
+    assert len(raw) == 5 and len(set(raw)) == 5
+
+
+def test_show_turns_an_animation_into_a_stepper_and_closes_it(toy_trace):
+    anim = animate.accumulators(toy_trace, dpi=30)
+    w = animate.show(anim)
+    assert isinstance(w, widgets.Stepper) and w.n_frames == 5
+    assert not plt.fignum_exists(anim._fig.number)
+    assert w.children[0].children[1].options == ("start", "rust", "safe", "fast", "fingerprint")
+    again = animate.show(animate.accumulators(toy_trace, dpi=30))
+    assert again.fallback_html == w.fallback_html  # the same bytes on every run: stored outputs stay true
 
 
 def test_hyperplane_sweep_runs_and_counts():
     anim = animate.hyperplane_sweep(np.pi / 2, n_random=50, sweep_frames=4, random_frames=5, dpi=30)
-    for f in range(9):
+    n = len(anim.frame_labels)
+    for f in range(n):
         anim._func(f)
     run_line = anim._fig.axes[1].lines[1]
     y = run_line.get_ydata()
     assert len(y) == 50 and 0 <= y[-1] <= 1
+    assert anim.frame_labels[0] == "line at 0°" and anim.frame_labels[-1] == "50 random"
     plt.close(anim._fig)
-
-
-def test_stepper_links_play_slider_and_stack():
-    w = widgets.stepper(["<b>a</b>", "<b>b</b>", "<b>c</b>"], labels=["x", "y", "x"])
-    (play, slider), stack = w.children[0].children, w.children[1]
-    assert len(stack.children) == 3 and play.max == 2
-    assert slider.options == ("0: x", "1: y", "2: x")  # duplicate labels made unique
-    assert repr(w).startswith("Stepper: 3 frames")
-    bundle = w._repr_mimebundle_()
-    assert "application/vnd.jupyter.widget-view+json" in bundle  # live where widgets run
-    assert bundle["text/html"].startswith("<div><b>a</b>") and "Frame 1 of 3" in bundle["text/html"]
-
-
-@pytest.mark.parametrize("bad", [[], ["a", "b"]])
-def test_stepper_rejects_bad_input(bad):
-    with pytest.raises(ValueError):
-        widgets.stepper(bad or [], labels=["only one"] if bad else None)
-
-
-def test_accumulator_frames_show_each_step(toy_trace):
-    frames, labels = widgets.accumulator_frames(toy_trace)
-    assert labels == ["start", "rust", "safe", "fast", "fingerprint"]
-    assert "0111" in frames[-1] and "safe" in frames[2] and "rust" not in frames[2]
 
 
 def test_theta_slider_has_a_frame_per_angle():
     w = widgets.theta_slider(degrees=(0, 90), trials=50, dpi=20)
-    assert len(w.children[1].children) == 2
-    assert "data:image/png;base64," in w.children[1].children[0].value
+    assert w.n_frames == 2
+    assert w.children[1].children[0].format == "png" and w.animation_png is not None
+
+
+# -- the helpers of notebooks 01, 02 and 04 -------------------------------------------------------
+
+
+def test_lsh_sensitivity_has_numbers_on_its_axes():
+    ax = plot.lsh_sensitivity(10, 60, 0.94, 0.67, np.linspace(0, 180, 5), np.linspace(1, 0, 5), unit="°")
+    plt.gcf().canvas.draw()
+    assert {"0", "60", "120", "180"} <= {t.get_text() for t in ax.get_xticklabels()}
+    assert {"0.0", "0.5", "1.0"} & {t.get_text() for t in ax.get_yticklabels()}
+    named = [t.get_text() for a in ax.child_axes for t in (*a.get_xticklabels(), *a.get_yticklabels())]
+    assert {"d1 = 10°", "d2 = 60°", "p1 = 0.94", "p2 = 0.67"} <= set(named)
+
+
+def test_hyperplanes_2d_labels_coinciding_vectors_once():
+    ax = plot.hyperplanes_2d([1, 0], [1, 0])
+    texts = [t.get_text() for t in ax.texts if t.get_text()]  # the arrows are empty annotations
+    assert texts == ["u = v"]
+    ax2 = plot.hyperplanes_2d([1, 0], [0, 1], ax=plt.figure().gca())
+    assert sorted(t.get_text() for t in ax2.texts if t.get_text()) == ["u", "v"]
+
+
+def test_hyperplane_3d_writes_which_side_each_vector_is_on():
+    ax = plot.hyperplane_3d([1, 0, 0.2], [1, 0, -0.2], [0, 0, 1])
+    corner = ax.texts[-1].get_text()
+    assert "r·u = +0.20: above" in corner and "r·v = -0.20: below" in corner
+    assert ax.get_title() == "this plane separates u and v"
+
+
+def test_hamming_vs_angle_shades_what_cannot_happen():
+    ax = plot.hamming_vs_angle(np.linspace(0, np.pi / 2, 60), np.linspace(0, 32, 60), impossible_beyond=90)
+    assert ax.get_xlim() == (0, 180)
+    assert any("no pair can be here" in t.get_text() for t in ax.texts)
+
+
+def test_amplification_candidates_never_below_reported():
+    ax = plot.amplification()
+    curves = {line.get_label().split(":")[0]: line.get_ydata() for line in ax.lines}
+    cand = curves["candidate, some block of 4"]
+    rep = curves["reported"]
+    assert np.all(cand >= rep - 1e-12) and cand[0] == 1 and rep[-1] < 1e-6
+
+
+def test_distance_hists_use_the_pair_colours():
+    rng = np.random.default_rng(0)
+    axes = plot.distance_hists({"TF": (rng.integers(20, 30, 50), rng.integers(0, 8, 50))})
+    colours = {matplotlib.colors.to_hex(p.get_facecolor()[:3]) for p in axes[0].patches}
+    assert {plot.NEAR.lower(), plot.FAR.lower()} <= colours
+    assert plot.POS.lower() not in colours and plot.NEG.lower() not in colours
+
+
+@pytest.mark.parametrize("dist,side", [(np.full(20, 5), "upper right"), (np.full(20, 60), "upper left")])
+def test_theta_frame_keeps_the_legend_off_the_bars(dist, side):
+    _, b = plot.theta_frame([1, 0], [0, 1], [[1, 1]], dist, bits=64, degrees=90)
+    assert b.get_legend()._loc == matplotlib.legend.Legend.codes[side]
+
+
+def test_dense_tradeoff_plot_draws_both_panels():
+    res = {
+        "bits": np.array([2, 4]),
+        "tables": np.array([1, 4]),
+        "bucket_recall": np.array([[0.8, 0.6], [1.0, 0.9]]),
+        "bucket_recall_theory": np.array([[0.8, 0.6], [1.0, 0.9]]),
+        "candidates": np.array([[100.0, 30.0], [300.0, 90.0]]),
+        "buckets": np.array([4, 16]),
+        "ranking_recall": np.array([0.1, 0.3]),
+        "n": np.array(1000),
+        "k": np.array(10),
+    }
+    a, b = plot.dense_tradeoff(res)
+    assert len(a.lines) == 5 and b.get_yscale() == "log"
