@@ -117,6 +117,7 @@ class Item:
 
     path: str
     problem: str | None = None
+    note: str | None = None
 
 
 def _is_notebook_name(path: str) -> bool:
@@ -153,6 +154,9 @@ def collect(paths: Iterable[str | os.PathLike]) -> list[Item]:
             elif not e.named and os.path.islink(e.path) and not _inside(e.path, top_s):
                 target = _files.show_name(os.path.realpath(e.path))
                 items.append(Item(e.path, f"a symbolic link out of the folder (to {target}), not read"))
+            elif os.path.islink(e.path):
+                target = _files.show_name(os.path.realpath(e.path))
+                items.append(Item(e.path, note=f"a symbolic link to {target}"))
             else:
                 items.append(Item(e.path))
     return items
@@ -552,11 +556,13 @@ def grade_one(
     slot: int = 0,
     seed: int | None = None,
     problem: str | None = None,
+    note: str | None = None,
 ) -> GradeResult:
     """Grade one notebook file (see the module docstring); never raises for a bad file.
 
     ``seed`` fixes the hidden variant and cases (tests only; by default they are drawn from the
-    system's randomness); ``problem`` is the reason :func:`collect` found the file unreadable.
+    system's randomness); ``problem`` is the reason :func:`collect` found the file unreadable,
+    ``note`` what it found worth telling (a link).
     """
     from .checks import EXERCISES
 
@@ -565,6 +571,8 @@ def grade_one(
     pristine = pristine if pristine is not None else load_pristine()
     p = os.fsdecode(os.fspath(path))
     res = GradeResult(p, None, "not gradable")
+    if note:
+        res.notes.append(note)
 
     def done(hint: str | None = None) -> GradeResult:
         if hint is not None:
@@ -688,6 +696,7 @@ def grade(
                 slot=slot,
                 seed=s,
                 problem=item.problem,
+                note=item.note,
             )
         except Exception as e:  # a bug of the grader's must not lose the other rows
             r = GradeResult(item.path, None, "not gradable")
