@@ -238,6 +238,11 @@ def bwrap_command(
         args.extend(["--ro-bind", src, dest])
         binds.append((src, dest))
 
+    # the private, writable places first: what is bound below may live under /tmp (a CI checkout)
+    args += ["--dev", "/dev", "--proc", "/proc"]
+    args += ["--perms", "1777", "--size", str(limits.tmp_size), "--tmpfs", "/tmp"]
+    args += ["--perms", "1777", "--size", str(limits.shm_size), "--tmpfs", "/dev/shm"]
+    made.update({"/tmp", "/dev"})
     for d in _SYSTEM:
         if os.path.isdir("/" + d):
             ro("/" + d)
@@ -276,9 +281,6 @@ def bwrap_command(
         for dest, fd in (data_fds or {}).items():
             args.extend(["--perms", "0644", "--ro-bind-data", str(fd), dest])
         args.extend(["--remount-ro", grading])
-    args += ["--dev", "/dev", "--proc", "/proc"]
-    args += ["--perms", "1777", "--size", str(limits.tmp_size), "--tmpfs", "/tmp"]
-    args += ["--perms", "1777", "--size", str(limits.shm_size), "--tmpfs", "/dev/shm"]
     args += ["--remount-ro", "/"]
     args += ["--clearenv", "--chdir", "/tmp"]
     for k, v in _environment().items():

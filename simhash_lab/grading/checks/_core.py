@@ -471,8 +471,8 @@ def returned(res: dict, what: str) -> Any:
         raise Wrong(f"{what.split('(')[0]} is not defined: run its answer cell (def ...).")
     if res.get("stub"):
         raise Wrong(
-            "Not written yet: the function still raises NotImplementedError. Write your code in the "
-            "answer cell (in place of `raise NotImplementedError()`), run it, then run this check."
+            "not written yet (it still raises NotImplementedError): write your code in the answer cell "
+            "in place of `raise NotImplementedError()`, run it, then run this check."
         )
     if res.get("timeout"):
         raise Wrong(f"{what} ran too long and was stopped (an endless loop?).")
