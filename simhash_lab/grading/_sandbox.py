@@ -161,23 +161,24 @@ def availability() -> str | None:
 
 
 def _python_dirs() -> list[str]:
-    """Directories the interpreter needs, read-only: its prefixes and the existing sys.path entries
-    except the one that holds the simhash_lab package of a checkout (the package is bound alone)."""
-    dirs = {
-        os.path.realpath(sys.base_prefix),
-        os.path.realpath(sys.prefix),
-        os.path.realpath(sys.exec_prefix),
-    }
-    dirs.add(os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))))
-    pkg_parent = str(_PKG.parent)
+    """Directories the interpreter needs, read-only: its prefixes, and the ``sys.path`` entries that
+    are installed packages (inside a prefix, or a ``site-packages``/``dist-packages``). Not the
+    other entries: the current directory of ``python -m`` (a class folder, say) or a checkout on
+    PYTHONPATH stay out of the sandbox; the simhash_lab package itself is bound alone."""
+    prefixes = {os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, sys.exec_prefix)}
+    prefixes.add(os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))))
+    dirs = set(prefixes)
     for p in sys.path:
         if not p or not os.path.isdir(p):
             continue
         real = os.path.realpath(p)
-        if real == pkg_parent and os.path.basename(real) not in ("site-packages", "dist-packages"):
-            continue
-        dirs.add(real)
-    return _outermost(dirs)
+        installed = os.path.basename(real) in ("site-packages", "dist-packages")
+        if installed or any(real == q or real.startswith(q.rstrip("/") + "/") for q in prefixes):
+            dirs.add(real)
+    private = ("/tmp", "/dev", "/proc")
+    return [
+        d for d in _outermost(dirs) if not any(p == d or p.startswith(d.rstrip("/") + "/") for p in private)
+    ]
 
 
 def _outermost(paths) -> list[str]:
