@@ -9,12 +9,8 @@
   the allow-lists of method checks in :mod:`simhash_lab.grading._static`).
 * :mod:`simhash_lab.grading.data`: the exercises' data, and the variants grading draws.
 
-Importing this package is cheap and does not load Numba (the notebooks' check cells import it);
-the grader loads on first use.
-
->>> import sys, simhash_lab.grading
->>> "numba" in sys.modules
-False
+Importing this package is cheap and does not load Numba (the notebooks' check cells import it;
+``tests/lib/test_package.py`` checks it); the grader loads on first use.
 """
 
 from __future__ import annotations
