@@ -73,6 +73,9 @@ def _grade_command(args: argparse.Namespace) -> int:
             exercise=args.exercise,
             unsafe=args.unsafe_no_sandbox,
         )
+    except ValueError as e:  # an unknown --exercise
+        err(f"simhash-lab grade: --{e}")
+        return 2
     except SandboxUnavailable as e:
         err(
             f"simhash-lab grade: refusing to run student code unsandboxed: {e}; "

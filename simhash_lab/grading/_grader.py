@@ -662,13 +662,11 @@ def grade(
     ------
     SandboxUnavailable
         bubblewrap cannot run here and ``unsafe`` is False.
+    ValueError
+        ``exercise`` is not one of the exercises.
     """
     if isinstance(paths, (str, bytes, os.PathLike)):
         paths = [paths]
-    if not unsafe:
-        why = _sandbox.availability()
-        if why is not None:
-            raise _sandbox.SandboxUnavailable(why)
     base = _sandbox.Limits()
     limits = dataclasses.replace(
         base,
@@ -676,8 +674,14 @@ def grade(
         timeout=base.timeout if timeout is None else float(timeout),
         memory=base.memory if memory is None else int(memory),
     )
-    items = collect(paths)
     pristine = load_pristine(pristine_dir)
+    if exercise is not None and exercise not in pristine:
+        raise ValueError(f"exercise must be one of {', '.join(sorted(pristine))}; got {exercise!r}")
+    if not unsafe:
+        why = _sandbox.availability()
+        if why is not None:
+            raise _sandbox.SandboxUnavailable(why)
+    items = collect(paths)
     slots = list(range(max(1, jobs)))
     lock = threading.Lock()
 

@@ -132,3 +132,11 @@ def test_bad_metadata_is_ignored_not_trusted(tmp_path):
     pristine = _grader.load_pristine()["03_hamming_popcount"]
     _, roles, found = _grader.assemble(pristine, nb)
     assert set(found.values()) == {"stub"} and [r["role"] for r in roles].count("answer") == 4
+
+
+def test_an_unknown_exercise_is_a_usage_error(capsys):
+    from simhash_lab import cli
+
+    assert cli.main(["grade", "x.ipynb", "--exercise", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert "--exercise must be one of 01_lsh_vs_crypto" in err and "'nope'" in err
