@@ -4,9 +4,12 @@
   (``checks.NAME(answer)``): one module per exercise; each prints a ✅ line or a ❌ with a hint, in
   the learner's kernel, for feedback.
 * :func:`grade` / ``simhash-lab grade``: grade notebooks in a sandbox, trusting nothing that runs
-  in the student's process (the steps are in :mod:`simhash_lab.grading._grader`; the sandbox in
-  :mod:`simhash_lab.grading._sandbox`, what runs inside it in :mod:`simhash_lab.grading._runner`,
-  the allow-lists of method checks in :mod:`simhash_lab.grading._static`).
+  in the student's process. The grader by step: :mod:`~simhash_lab.grading._grader` (the steps, and
+  steps 4-6: run, method runs, judge), :mod:`~simhash_lab.grading._notebooks` (1-3: collect, read,
+  assemble), :mod:`~simhash_lab.grading._sandbox` (bubblewrap, limits, the watchdog) with
+  :mod:`~simhash_lab.grading._seccomp` (its filter), :mod:`~simhash_lab.grading._runner` (what runs
+  inside), :mod:`~simhash_lab.grading._wire` (the data that crosses), :mod:`~simhash_lab.grading._static`
+  (the allow-lists of method checks), :mod:`~simhash_lab.grading._report` (table, detail, JSON).
 * :mod:`simhash_lab.grading.data`: the exercises' data, and the variants grading draws.
 
 Importing this package is cheap and does not load Numba (the notebooks' check cells import it;
