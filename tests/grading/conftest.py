@@ -145,4 +145,5 @@ def kit():
         processes_with=processes_with,
         package_digest=package_digest,
         grade_cli=grade_cli,
+        cache_warm=_CACHE_LOADS_READ_ONLY,
     )

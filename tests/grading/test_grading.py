@@ -514,10 +514,12 @@ def test_the_class_table_lists_every_file(class_run):
     assert f"of {len(class_run['files'])} notebooks passed" in class_run["stdout"]
 
 
-def test_a_graded_notebook_takes_seconds(class_run):
-    """A bound, not a speed claim (the report gives the measured times)."""
+def test_a_graded_notebook_takes_seconds(class_run, kit):
+    """A bound, not a speed claim: with the kernels cached (as after `simhash-lab warmup`) a notebook
+    grades in seconds (measured: 0.5-6 s on two shared cores), far below this bound."""
+    bound = 60 if kit.cache_warm else 900
     for r in class_run["results"].values():
-        assert r["seconds"] < 120, (r["path"], r["seconds"])
+        assert r["seconds"] < bound, (r["path"], r["seconds"])
 
 
 # -- hangs: each answer graded on its own, and nothing outlives the time limit ---------------------------
