@@ -22,7 +22,7 @@ a role is adding one entry there)::
     # %% tags=["setup"]                                      imports; locked in JupyterLab
     # %%                                                     a given cell (data, helpers); locked
     # %% simhash_lab={"answer": "is_near"} tags=["answer"]   the learner's cell, found by its key
-    # %% tags=["check"]                                      one `assert checks.NAME(...)`; locked
+    # %% tags=["check"]                                      one `checks.NAME(...)` call; locked
 
 Other tags pass through (``nbval-ignore-output``: nbval does not compare that cell's output). The
 generated cells carry their role in ``metadata.simhash_lab`` (``role``, and ``answer`` or
@@ -164,13 +164,14 @@ def read_sources(layout: Layout) -> list[Source]:
 
 
 def _check_meta(source: str, where: str) -> dict:
-    """A check cell is one ``assert checks.NAME(...)`` with a registered NAME; the generated cell
-    records NAME and the exact line the checker prints on a pass."""
+    """A check cell is one call ``checks.NAME(...)`` with a registered NAME (it prints ✅ or ❌ and
+    never raises, so Run All goes on); the generated cell records NAME and the exact line the
+    checker prints on a pass."""
     from simhash_lab.grading.checks import CHECKS, pass_line
 
     calls = _CHECK_CALL.findall(source)
-    if len(calls) != 1 or calls[0] not in CHECKS or not source.lstrip().startswith("assert "):
-        raise ValueError(f"{where}: a check cell is one `assert checks.NAME(...)` with a known NAME")
+    if len(calls) != 1 or calls[0] not in CHECKS or not source.lstrip().startswith("checks."):
+        raise ValueError(f"{where}: a check cell is one call `checks.NAME(...)` with a known NAME")
     return {"check": calls[0], "expect": pass_line(calls[0])}
 
 

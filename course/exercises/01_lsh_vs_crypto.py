@@ -8,8 +8,13 @@
 #
 # **How these exercises work.** Write your code in the cells tagged `answer` (they start with
 # `raise NotImplementedError()`), run them, then run the check cell below each one: it prints ✅, or
-# ❌ with what was expected, what came back and a hint. Add cells of your own to experiment; only
-# the answer cells are graded.
+# ❌ with a hint (and, for computed values, what was expected on this notebook's data). A ❌ never
+# stops the notebook, so Run All shows every check at once. Add cells of your own to experiment;
+# only the answer cells are graded.
+#
+# **How they are graded.** `simhash-lab grade` takes only your answer cells, runs them on *other*
+# data and inputs drawn at grading time, and checks the results outside your notebook: a number
+# copied from a ❌ is wrong there, so compute it.
 
 # %% tags=["setup"]
 import hashlib
@@ -35,7 +40,7 @@ def md5_64(text: str) -> int:
 
 
 # %% tags=["check"]
-assert checks.md5_64(md5_64)
+checks.md5_64(md5_64)
 
 # %% [markdown]
 # ## 2. What should an ideal hash do?
@@ -50,7 +55,7 @@ ideal_flips = 64 * 0.5
 ### END SOLUTION
 
 # %% tags=["check"]
-assert checks.ideal_flips(ideal_flips)
+checks.ideal_flips(ideal_flips)
 
 # %% [markdown]
 # ## 3. Measure the avalanche
@@ -74,7 +79,7 @@ crypto_flips = sum(hamming(md5_64(a), md5_64(b)) for a, b in pairs) / len(pairs)
 print(crypto_flips)
 
 # %% tags=["check"]
-assert checks.crypto_flips(crypto_flips)
+checks.crypto_flips(crypto_flips)
 
 # %% [markdown]
 # ## 4. The same edits under Simhash
@@ -91,7 +96,7 @@ simhash_flips = sum(hamming(h.fingerprint(a), h.fingerprint(b)) for a, b in pair
 print(simhash_flips)
 
 # %% tags=["check"]
-assert checks.simhash_flips(simhash_flips)
+checks.simhash_flips(simhash_flips)
 
 # %% [markdown]
 # **Think.** One letter changed one word. Why does Simhash move only a few bits, and MD5 about 32?

@@ -7,6 +7,8 @@
 #
 # You need grid paper and a pencil for parts 1–2. Write answers in the `answer` cells, run the check
 # cell below each; add cells of your own to experiment.
+#
+# A ❌ never stops Run All; grading runs your answers on other data and inputs (see exercise 01).
 
 # %% tags=["setup"]
 import numpy as np
@@ -36,7 +38,7 @@ V_rust_safe_fast = [3, 1, 1, -3]
 ### END SOLUTION
 
 # %% tags=["check"]
-assert checks.rust_safe_fast_votes(V_rust_safe_fast)
+checks.rust_safe_fast_votes(V_rust_safe_fast)
 
 # %% [markdown]
 # Now the fingerprint: bit *i* is 1 where `V[i] > 0`. Write it as a binary literal (`0b....`).
@@ -48,7 +50,7 @@ fp_rust_safe_fast = 0b0111
 ### END SOLUTION
 
 # %% tags=["check"]
-assert checks.rust_safe_fast_fingerprint(fp_rust_safe_fast)
+checks.rust_safe_fast_fingerprint(fp_rust_safe_fast)
 
 # %% [markdown]
 # The library reproduces the session's trace when you give it the same made-up hashes:
@@ -61,9 +63,10 @@ print(seed4.accumulators("rust safe fast"), bin(seed4.fingerprint("rust safe fas
 # ## 2. Six accumulators to bits
 #
 # The Chinese source (004) ends a 6-bit example with the accumulators `[13, 108, -22, -5, -32, 55]`
-# and writes the result as `110001`: "positive → 1, negative → 0".
+# and writes the result as `110001`: "positive → 1, negative → 0". Its figure writes the signs in
+# the list's order, `V[0]` first.
 #
-# First write that bit string yourself, **in the list's order** (a `str`).
+# First write that bit string yourself, **in the list's order**, `V[0]` first (a `str`).
 
 # %% simhash_lab={"answer": "six_bit_string"} tags=["answer"]
 # Set `six_bits` in place of `raise NotImplementedError()`.
@@ -72,12 +75,14 @@ six_bits = "110001"
 ### END SOLUTION
 
 # %% tags=["check"]
-assert checks.six_bit_string(six_bits)
+checks.six_bit_string(six_bits)
 
 # %% [markdown]
-# The junior mistake: the string above lists V[0] first, but in a number the first digit you write is
-# the *most* significant. In the library (and the seed's Rust, `fingerprint |= 1 << i`) bit *i* comes
-# from `V[i]` and bit 0 is the least significant. **Which int is the fingerprint?**
+# Now the fingerprint as an int. In this course, as in the library, the seed's Rust
+# (`fingerprint |= 1 << i`) and Python, and the `simhash` package, **`V[i]` is bit *i*** of the
+# fingerprint, worth `2**i`. A binary numeral such as `0b110001` writes bit 0 *last* (rightmost).
+# The junior mistake is to read the figure's string, `V[0]` first, as a binary numeral.
+# **Which int is the fingerprint?** Write it as a binary literal (`0b......`) or in decimal.
 
 # %% simhash_lab={"answer": "six_bit_int"} tags=["answer"]
 # Set `six_bit_fp` in place of `raise NotImplementedError()`.
@@ -86,7 +91,7 @@ six_bit_fp = 0b100011
 ### END SOLUTION
 
 # %% tags=["check"]
-assert checks.six_bit_int(six_bit_fp)
+checks.six_bit_int(six_bit_fp)
 
 # %% [markdown]
 # ## 3. Simhash in plain Python
@@ -112,7 +117,7 @@ def simhash_py(features, bits=64):
 
 
 # %% tags=["check"]
-assert checks.simhash_py(simhash_py)
+checks.simhash_py(simhash_py)
 
 # %% [markdown]
 # ## 4. The same loop in Numba
@@ -146,7 +151,7 @@ def simhash_numba(hashes, weights, bits):
 
 
 # %% tags=["check"]
-assert checks.simhash_numba(simhash_numba)
+checks.simhash_numba(simhash_numba)
 
 # %% [markdown]
 # **Think.** Your Numba loop and the library's kernel agree bit for bit. Time both against

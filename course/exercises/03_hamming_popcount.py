@@ -4,6 +4,8 @@
 # Two fingerprints are near when few of their bits differ. XOR marks the differing bits with a 1;
 # counting the ones (the **population count**, one `popcnt` instruction on a modern CPU) gives the
 # Hamming distance. Pencil first, then code.
+#
+# A ❌ never stops Run All; grading runs your answers on other data and inputs (see exercise 01).
 
 # %% tags=["setup"]
 from simhash_lab.grading import checks
@@ -25,7 +27,7 @@ d_CD = 2
 ### END SOLUTION
 
 # %% tags=["check"]
-assert checks.hamming_by_hand(d_AB, d_CD)
+checks.hamming_by_hand(d_AB, d_CD)
 
 # %% [markdown]
 # Now the XOR itself: write `A ^ B` as a binary literal, worked out by hand (`0b......`).
@@ -37,7 +39,7 @@ xor_AB = 0b001101
 ### END SOLUTION
 
 # %% tags=["check"]
-assert checks.xor_AB(xor_AB)
+checks.xor_AB(xor_AB)
 
 # %% [markdown]
 # ## 2. Kernighan's popcount
@@ -47,7 +49,8 @@ assert checks.xor_AB(xor_AB)
 # `x &= x - 1` runs once per *set* bit, not once per bit.
 #
 # Write `popcount_kernighan(x)` for a non-negative int `x < 2**64` with that loop. The check also
-# counts your loop's steps: one step per set bit.
+# counts your loop's steps (one step per set bit), so use only integer operations, comparisons and
+# a loop: `bin`, `str`, `int.bit_count` and library popcounts are not allowed in this answer.
 
 
 # %% simhash_lab={"answer": "popcount_kernighan"} tags=["answer"]
@@ -62,7 +65,7 @@ def popcount_kernighan(x: int) -> int:
 
 
 # %% tags=["check"]
-assert checks.popcount_kernighan(popcount_kernighan)
+checks.popcount_kernighan(popcount_kernighan)
 
 # %% [markdown]
 # ## 3. Stop early: the source's `isEqual`
@@ -80,7 +83,7 @@ assert checks.popcount_kernighan(popcount_kernighan)
 # ```
 #
 # Write `is_near(a, b, k=3)` in Python: True when `hamming(a, b) <= k`, taking at most k + 1 steps
-# however far apart `a` and `b` are.
+# however far apart `a` and `b` are (one step per differing bit, as above; the check counts them).
 
 
 # %% simhash_lab={"answer": "is_near"} tags=["answer"]
@@ -96,7 +99,7 @@ def is_near(a: int, b: int, k: int = 3) -> bool:
 
 
 # %% tags=["check"]
-assert checks.is_near(is_near)
+checks.is_near(is_near)
 
 # %% [markdown]
 # **Think.** For k = 3, how many steps does `is_near` take on two random 64-bit fingerprints

@@ -5,6 +5,8 @@
 # avoids it: cut each 64-bit fingerprint into 4 blocks of 16 bits and keep one hash table per block.
 # If two fingerprints differ in at most 3 bits, those 3 bits fall into at most 3 blocks, so **at
 # least one block is identical** (the pigeonhole principle) and that table finds the pair.
+#
+# A ❌ never stops Run All; grading runs your answers on other data and inputs (see exercise 01).
 
 # %% tags=["setup"]
 from simhash_lab import hamming
@@ -25,7 +27,7 @@ def blocks(fp: int) -> list[int]:
 
 
 # %% tags=["check"]
-assert checks.blocks(blocks)
+checks.blocks(blocks)
 
 # %% [markdown]
 # ## 2. Pigeonhole, on paper
@@ -44,7 +46,7 @@ k4_can_miss = True
 ### END SOLUTION
 
 # %% tags=["check"]
-assert checks.pigeonhole(min_equal_blocks, k4_can_miss)
+checks.pigeonhole(min_equal_blocks, k4_can_miss)
 
 # %% [markdown]
 # ## 3. Build the index, answer a query
@@ -80,7 +82,7 @@ def query(tables, fps, q, k):
 
 
 # %% tags=["check"]
-assert checks.block_index(build_tables, query)
+checks.block_index(build_tables, query)
 
 # %% [markdown]
 # Try it on the exercise's data: 2000 fingerprints, with near copies planted among the first 400.

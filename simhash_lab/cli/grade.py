@@ -1,47 +1,100 @@
 """``simhash-lab grade``: the command line of the grader (:mod:`simhash_lab.grading`, the ``grading``
-extra). Only argparse here: the grader, nbformat and nbval load when the command runs."""
+extra). Only argparse here: the grader loads when the command runs.
+
+Exit status: 0 when every notebook passed, 1 when one failed or could not be graded, 2 when nothing
+was graded (no notebook found, no sandbox, a bad option) or the ``--json`` file could not be written.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import sys
-from pathlib import Path
+import re
+
+from .. import _files
+from ._output import err, out
 
 __all__ = ["add_grade_parser"]
+
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+
+
+def _size(text: str) -> int:
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgKMG]?)(?:i?[bB])?\s*", text)
+    if not m:
+        raise argparse.ArgumentTypeError(f"expected a size such as 2G or 512M, got {text!r}")
+    n = int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+    if n < 64 << 20:
+        raise argparse.ArgumentTypeError(f"at least 64M, got {text!r}")
+    return n
+
+
+def _seconds(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not v > 0 or v != v or v == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return v
+
+
+def _jobs(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of notebooks, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"at least 1, got {text!r}")
+    return v
 
 
 def _grade_command(args: argparse.Namespace) -> int:
     try:
-        from ..grading._grader import format_detail, format_table, grade
+        import IPython  # noqa: F401  (what the sandbox runs the notebook in)
+        import nbformat  # noqa: F401
+
+        from ..grading._grader import grade
+        from ..grading._report import format_detail, format_table, safe_log, write_json
+        from ..grading._sandbox import SandboxUnavailable
     except ImportError as e:  # the grading extra is not installed
-        print(
+        err(
             f"simhash-lab grade: the grader needs the grading extra ({e.name} is missing): "
-            "pip install 'simhash-lab[grading]'",
-            file=sys.stderr,
+            "pip install 'simhash-lab[grading]'"
         )
         return 2
-
-    results = grade(
-        args.notebooks,
-        cell_timeout=args.cell_timeout,
-        timeout=args.timeout,
-        jobs=args.jobs,
-        exercise=args.exercise,
-    )
-    if not results:
-        print("simhash-lab grade: no notebooks found", file=sys.stderr)
+    try:
+        results = grade(
+            args.notebooks,
+            cell_timeout=args.cell_timeout,
+            timeout=args.timeout,
+            memory=args.memory,
+            jobs=args.jobs,
+            exercise=args.exercise,
+            unsafe=args.unsafe_no_sandbox,
+        )
+    except ValueError as e:  # an unknown --exercise
+        err(f"simhash-lab grade: --{e}")
         return 2
-    if len(results) == 1:
-        print(format_detail(results[0]))
-    else:
-        print(format_table(results))
-    if args.json:
-        Path(args.json).write_text(json.dumps([r.to_dict() for r in results], indent=1, ensure_ascii=False))
+    except SandboxUnavailable as e:
+        err(
+            f"simhash-lab grade: refusing to run student code unsandboxed: {e}; "
+            "--unsafe-no-sandbox runs it anyway, with your rights"
+        )
+        return 2
+    if not results:
+        err("simhash-lab grade: no notebooks found")
+        return 2
+    out((format_detail(results[0]) if len(results) == 1 else format_table(results)) + "\n")
     if args.verbose:
         for r in results:
-            print(f"\n===== pytest log: {r.path} =====\n{r.log}")
+            out(f"\n===== sandbox log: {_files.show_name(r.path)} =====\n{safe_log(r.log)}\n")
+    if args.json:
+        try:
+            write_json(results, args.json)
+        except OSError as e:
+            err(f"simhash-lab grade: cannot write {args.json}: {e.strerror or e}")
+            return 2
     return 0 if all(r.passed for r in results) else 1
 
 
@@ -49,36 +102,49 @@ def add_grade_parser(subparsers) -> argparse.ArgumentParser:
     """Add ``grade`` to the ``simhash-lab`` command's subparsers."""
     p = subparsers.add_parser(
         "grade",
-        help="grade exercise notebooks with nbval (exit 0 only when every check passes)",
-        description="Grade exercise notebooks: only their `answer` cells are taken; every other cell "
-        "is restored from the pristine copy shipped with simhash-lab, then nbval runs it. "
+        help="grade exercise notebooks in a sandbox (exit 0 only when every answer passes)",
+        description="Grade exercise notebooks: only their answer cells are taken, every other cell "
+        "comes from the pristine copy shipped with simhash-lab; the notebook runs in a bubblewrap "
+        "sandbox on data and inputs drawn at grading time, and the answers are judged outside it. "
         "Several files (or a folder) print a class table.",
     )
     p.add_argument("notebooks", nargs="+", metavar="NOTEBOOK", help="notebook files or folders of them")
     p.add_argument(
         "--cell-timeout",
-        type=float,
-        default=120,
+        type=_seconds,
+        default=None,
         metavar="S",
-        help="seconds one cell may run before it fails (default 120)",
+        help="seconds one cell (or one answer's export) may run before it is stopped (default 30)",
     )
     p.add_argument(
         "--timeout",
-        type=float,
-        default=600,
+        type=_seconds,
+        default=None,
         metavar="S",
-        help="wall-clock seconds per notebook, kernel start included (default 600)",
+        help="seconds for one notebook, every run of it included (default 240)",
+    )
+    p.add_argument(
+        "--memory",
+        type=_size,
+        default=None,
+        metavar="SIZE",
+        help="address space of each sandboxed process, e.g. 2G (default 2G)",
     )
     p.add_argument(
         "--jobs",
         "-j",
-        type=int,
+        type=_jobs,
         default=max(1, min(4, (os.cpu_count() or 2) // 2)),
         metavar="N",
-        help="notebooks graded in parallel",
+        help="notebooks graded at the same time",
     )
     p.add_argument("--exercise", metavar="NAME", help="grade every file as this exercise")
-    p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
-    p.add_argument("--verbose", "-v", action="store_true", help="print pytest's log for each notebook")
+    p.add_argument("--json", metavar="FILE", help="also write the results as JSON (atomically, UTF-8)")
+    p.add_argument("--verbose", "-v", action="store_true", help="print each notebook's sandbox log")
+    p.add_argument(
+        "--unsafe-no-sandbox",
+        action="store_true",
+        help="run the notebooks without bubblewrap: student code then runs with your rights",
+    )
     p.set_defaults(func=_grade_command)
     return p

@@ -1,18 +1,19 @@
 """Exercises and their grading.
 
-* :mod:`simhash_lab.grading.checks`: the checkers that check cells call (``assert checks.NAME(x)``);
-  each prints a ✅/❌ verdict with what was expected, what came back and a hint.
-* :func:`grade` / ``simhash-lab grade``: grade notebooks with nbval, trusting only their ``answer``
-  cells (every other cell is restored from the pristine copies in ``simhash_lab/grading/pristine/``).
+* :mod:`simhash_lab.grading.checks`: the checkers the exercises' check cells call
+  (``checks.NAME(answer)``): one module per exercise; each prints a ✅ line or a ❌ with a hint, in
+  the learner's kernel, for feedback.
+* :func:`grade` / ``simhash-lab grade``: grade notebooks in a sandbox, trusting nothing that runs
+  in the student's process. The grader by step: :mod:`~simhash_lab.grading._grader` (the steps, and
+  steps 4-6: run, method runs, judge), :mod:`~simhash_lab.grading._notebooks` (1-3: collect, read,
+  assemble), :mod:`~simhash_lab.grading._sandbox` (bubblewrap, limits, the watchdog) with
+  :mod:`~simhash_lab.grading._seccomp` (its filter), :mod:`~simhash_lab.grading._runner` (what runs
+  inside), :mod:`~simhash_lab.grading._wire` (the data that crosses), :mod:`~simhash_lab.grading._static`
+  (the allow-lists of method checks), :mod:`~simhash_lab.grading._report` (table, detail, JSON).
+* :mod:`simhash_lab.grading.data`: the exercises' data, and the variants grading draws.
 
-Importing this package is cheap (the notebooks' check cells import it); the grader and nbformat load
-on first use.
-
->>> from simhash_lab.grading import lint_answer
->>> lint_answer("V = [3, 1, 1, -3]")
-[]
->>> lint_answer("import os")
-['line 1: `import os` is not allowed in an answer cell']
+Importing this package is cheap and does not load Numba (the notebooks' check cells import it;
+``tests/lib/test_package.py`` checks it); the grader loads on first use.
 """
 
 from __future__ import annotations
@@ -22,29 +23,31 @@ from typing import Any
 __all__ = [
     "CheckResult",
     "GradeResult",
+    "SandboxUnavailable",
     "format_detail",
     "format_table",
     "grade",
     "grade_one",
-    "lint_answer",
     "load_pristine",
+    "write_json",
 ]
 
-_LAZY = {
-    "CheckResult",
-    "GradeResult",
-    "format_detail",
-    "format_table",
-    "grade",
-    "grade_one",
-    "lint_answer",
-    "load_pristine",
+_WHERE = {
+    "CheckResult": "_report",
+    "GradeResult": "_report",
+    "format_detail": "_report",
+    "format_table": "_report",
+    "write_json": "_report",
+    "grade": "_grader",
+    "grade_one": "_grader",
+    "load_pristine": "_grader",
+    "SandboxUnavailable": "_sandbox",
 }
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        from . import _grader
+    if name in _WHERE:
+        import importlib
 
-        return getattr(_grader, name)
+        return getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,729 +1,525 @@
-"""``simhash-lab grade``: grade exercise notebooks with nbval, trusting only their answer cells.
+"""``simhash-lab grade``: grade exercise notebooks, trusting nothing that runs in the student's process.
 
-How a notebook is graded
-------------------------
-1. Find its exercise (notebook metadata ``simhash_lab.exercise``, else the file name) and load the
-   pristine student notebook of that exercise shipped in ``simhash_lab/grading/pristine/``.
-2. Take the source of each ``answer`` cell from the graded file, matched by the stable key in the
-   cell's metadata (``simhash_lab.answer``), then by cell id; a missing answer keeps the stub.
-   Every other cell (setup, given data, check cells) comes from the pristine copy; nothing else in
-   the graded file is read: not its outputs, not its other cells, not its tags.
-3. Lint the answers: they must be plain Python that does not reach into the grader or the kernel
-   (IPython hooks, ``builtins``, ``sys``, the ``checks`` module, ``open`` ...). A failing answer is
-   reported without running anything.
-4. Write the assembled notebook to a fresh temporary folder. Every cell is unrun (no stored output)
-   except the check cells, whose stored output is exactly their ``✅`` line. So nbval fails a check
-   cell when it raises (the checkers raise on a wrong answer, and the cell ends in ``assert``) *and*
-   when it prints anything but the ``✅`` line (a swallowed exception still prints ``❌``).
-5. Run ``pytest --nbval`` on it in a subprocess with a per-cell time limit (an endless loop is
-   interrupted and fails) and a wall-clock limit for the whole notebook (the process tree is killed).
-   The notebook passes only when pytest exits 0 and every check cell reported a pass.
+How a notebook is graded, step by step
+--------------------------------------
+1-3. **Collect, read, assemble** (:mod:`simhash_lab.grading._notebooks`): every ``*.ipynb`` path
+   under the given folders is one row; a file is read only if it is a regular file (no FIFO,
+   device, link out of the folder) and is a notebook; the notebook to run is the pristine copy
+   shipped in ``simhash_lab/grading/pristine/`` with the file's ``answer`` cells put in, and
+   nothing else of the file.
+4. **Run** (:mod:`simhash_lab.grading._sandbox`, :mod:`simhash_lab.grading._runner`): the assembled
+   cells run in a bubblewrap sandbox on a variant of the exercise's data drawn now
+   (:mod:`simhash_lab.grading.data`); afterwards, and only then, the answer functions get inputs
+   drawn now too (hidden: they appear nowhere in the notebook or the package). The sandbox exports
+   each answer's values and the functions' outputs as JSON. An answer that hangs the notebook is
+   stopped; the notebook runs again with that answer's stub, so the later answers are still graded.
+5. **Method runs**: an answer whose *method* is checked (Kernighan's loop, ``is_near``'s early exit,
+   the index's candidate reads, Numba) is extracted from its cell, checked against an allow-list
+   here (:mod:`simhash_lab.grading._static`) and run again in a sandbox of its own where no other
+   code of the student's runs, which counts what the method check needs.
+6. **Judge**, here, in the grader's process: each answer's exports go to its checker
+   (:mod:`simhash_lab.grading.checks`) as plain data, never as the student's objects; the expected
+   values are computed here for the variant and the hidden inputs, and never enter the sandbox.
+
+Why this and not a lint: any measurement taken in a process that runs the student's code can be
+forged by that code (a checker replaced, an input transformer installed, a fake Numba object, a
+counter read and reset). So the only things that decide a grade are those the student's process
+cannot forge: its outputs on inputs it could not know in advance, checked outside; a static check
+of the answer's source, done outside; and counts taken in a clean sandbox that runs nothing but the
+allow-listed definitions. The learner's own check cells in JupyterLab run the same checkers in the
+kernel, for feedback only.
 """
 
 from __future__ import annotations
 
-import ast
-import copy
 import dataclasses
-import hashlib
-import json
 import os
+import random
 import re
-import signal
-import subprocess
-import sys
-import tempfile
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from importlib import resources
-from pathlib import Path
+from typing import Any
 
-import nbformat
+from . import _sandbox, _static, _wire
+from ._notebooks import (
+    META,
+    Item,
+    NotGradable,
+    _meta,
+    _source,
+    assemble,
+    collect,
+    identify,
+    load_pristine,
+    read_notebook,
+)
+from ._report import CheckResult, GradeResult
 
 __all__ = [
-    "GradeResult",
-    "CheckResult",
+    "META",
+    "Item",
+    "assemble",
+    "collect",
     "grade",
     "grade_one",
-    "lint_answer",
-    "assemble",
+    "identify",
     "load_pristine",
-    "format_table",
-    "format_detail",
-    "META",
+    "read_notebook",
 ]
 
-META = "simhash_lab"  # key of our metadata on notebooks and cells
-_PKG = Path(__file__).resolve().parent
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-_EXC_LINE = re.compile(
-    r"^([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Failed|Warning)\w*)"
-    r"(?:\[\w+\])?: ?(.*)$"
-)
-_CHECK_FAILED = re.compile(r"CheckFailed\[(\w+)\]: ?(.*)")
 
-# -- pristine notebooks --------------------------------------------------------------------------
-
-
-def _pristine_dir() -> Path:
-    return Path(str(resources.files("simhash_lab.grading") / "pristine"))
-
-
-def load_pristine(directory: str | os.PathLike | None = None) -> dict[str, nbformat.NotebookNode]:
-    """The pristine student notebooks, by exercise name (e.g. ``"02_simhash_voting"``)."""
-    d = Path(directory) if directory is not None else _pristine_dir()
-    out = {}
-    for p in sorted(d.glob("*.ipynb")):
-        nb = nbformat.read(p, as_version=4)
-        out[nb.metadata.get(META, {}).get("exercise", p.stem)] = nb
-    return out
-
-
-def _role(cell) -> dict:
-    return cell.get("metadata", {}).get(META, {}) or {}
-
-
-def _digest(paths: Iterable[Path]) -> str:
-    h = hashlib.sha256()
-    for p in sorted(paths):
-        h.update(str(p).encode())
-        try:
-            h.update(p.read_bytes())
-        except OSError:
-            h.update(b"<missing>")
-    return h.hexdigest()
-
-
-def _grading_files() -> list[Path]:
-    return list(_PKG.glob("*.py")) + list(_pristine_dir().glob("*.ipynb"))
-
-
-# -- lint ----------------------------------------------------------------------------------------
-
-_ALLOWED_IMPORTS = {
-    "__future__",
-    "array",
-    "bisect",
-    "cmath",
-    "collections",
-    "dataclasses",
-    "decimal",
-    "fractions",
-    "functools",
-    "hashlib",
-    "heapq",
-    "itertools",
-    "math",
-    "numba",
-    "numpy",
-    "operator",
-    "random",
-    "re",
-    "simhash_lab",
-    "statistics",
-    "string",
-    "struct",
-    "time",
-    "typing",
-}
-_DENIED_NAMES = {
-    "get_ipython",
-    "__builtins__",
-    "builtins",
-    "globals",
-    "locals",
-    "vars",
-    "exec",
-    "eval",
-    "compile",
-    "__import__",
-    "open",
-    "setattr",
-    "delattr",
-    "getattr",
-    "breakpoint",
-    "input",
-    "checks",
-    "grading",
-    "sys",
-    "os",
-    "importlib",
-    "subprocess",
-    "ctypes",
-    "gc",
-    "inspect",
-    "signal",
-    "IPython",
-    "ipykernel",
-    "excepthook",
-    "set_custom_exc",
-    "showtraceback",
-    "run_cell",
-    "user_ns",
-    "modules",
-    # stdlib modules keep private aliases of os/sys (random._os, collections._sys ...); frames leak globals
-    "_os",
-    "_sys",
-    "_builtins",
-    "_imp",
-    "_bootstrap",
-    "_getframe",
-    "f_globals",
-    "f_locals",
-    "f_back",
-    "f_builtins",
-    "gi_frame",
-    "cr_frame",
-    "tb_frame",
-    "ag_frame",
-}
-_ALLOWED_DUNDERS = {
-    "__init__",
-    "__name__",
-    "__doc__",
-    "__len__",
-    "__iter__",
-    "__next__",
-    "__getitem__",
-    "__eq__",
-    "__hash__",
-    "__repr__",
-    "__str__",
-    "__lt__",
-}
-
-
-def lint_answer(source: str) -> list[str]:
-    """Problems that keep an answer cell from being graded (empty list: fine).
-
-    Answers are graded as plain Python: no IPython magics or shell escapes (they do not parse),
-    imports only from a short list (math, numpy, numba, hashlib, simhash_lab but not its grading,
-    ...), and no names that reach into the kernel or the grader (``get_ipython``, ``builtins``,
-    ``globals``, ``getattr``, ``open``, ``sys``, the ``checks`` module, dunder attributes ...).
-    This closes the obvious ways to tamper with the check cells from an answer cell; it does not
-    make running untrusted code safe.
-    """
-    try:
-        tree = ast.parse(source)
-    except SyntaxError as e:
-        return [
-            f"line {e.lineno}: not plain Python ({e.msg}); IPython magics (%timeit, !cmd) and "
-            "experiments belong in a cell of your own, outside the answer cell"
-        ]
-    problems: list[tuple[tuple[int, int, int], str]] = []
-
-    def bad(node: ast.AST, what: str) -> None:
-        pos = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0), getattr(node, "end_col_offset", 0))
-        problems.append((pos, f"line {pos[0]}: {what}"))
-
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for a in node.names:
-                root = a.name.split(".")[0]
-                if root not in _ALLOWED_IMPORTS or a.name.startswith("simhash_lab.grading"):
-                    bad(node, f"`import {a.name}` is not allowed in an answer cell")
-        elif isinstance(node, ast.ImportFrom):
-            mod = node.module or ""
-            names = {a.name for a in node.names}
-            if (
-                node.level
-                or mod.split(".")[0] not in _ALLOWED_IMPORTS
-                or mod.startswith("simhash_lab.grading")
-                or (mod == "simhash_lab" and names & {"grading", "*"})
-                or "*" in names
-            ):
-                bad(node, f"`from {'.' * node.level}{mod} import ...` is not allowed in an answer cell")
-        elif isinstance(node, ast.Name) and node.id in _DENIED_NAMES:
-            bad(node, f"`{node.id}` is not allowed in an answer cell")
-        elif isinstance(node, ast.Attribute):
-            a = node.attr
-            if a in _DENIED_NAMES or (a.startswith("__") and a.endswith("__") and a not in _ALLOWED_DUNDERS):
-                bad(node, f"`.{a}` is not allowed in an answer cell")
-        elif (
-            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-            and node.name in _DENIED_NAMES
-        ):
-            bad(node, f"a definition named `{node.name}` is not allowed in an answer cell")
-        elif isinstance(node, ast.alias) and (node.asname or "") in _DENIED_NAMES:
-            bad(node, f"`as {node.asname}` is not allowed in an answer cell")
-    return [msg for _, msg in sorted(problems)]
-
-
-# -- assembling the notebook that nbval runs ------------------------------------------------------
-
-
-def _answers_of(nb) -> tuple[dict[str, list], dict[str, object]]:
-    by_key: dict[str, list] = {}
-    by_id: dict[str, object] = {}
-    for cell in nb.get("cells", []):
-        if cell.get("cell_type") != "code":
-            continue
-        key = _role(cell).get("answer")
-        if isinstance(key, str):
-            by_key.setdefault(key, []).append(cell)
-        if isinstance(cell.get("id"), str):
-            by_id[cell["id"]] = cell
-    return by_key, by_id
-
-
-def assemble(pristine, graded) -> tuple[nbformat.NotebookNode, list[dict], dict[str, str]]:
-    """The notebook to run: pristine cells, with the graded file's answer sources put in.
-
-    Returns ``(notebook, roles, found)``: ``roles[i]`` describes the i-th code cell (``role``:
-    "answer", "check" or "given"; ``answer`` or ``check`` name); ``found`` says, per answer key,
-    where its source came from ("key", "id" or "stub").
-    """
-    nb = copy.deepcopy(pristine)
-    by_key, by_id = _answers_of(graded)
-    roles, found = [], {}
-    for cell in nb.cells:
-        if cell.cell_type != "code":
-            continue
-        cell.outputs = []
-        cell.execution_count = None
-        meta = _role(cell)
-        role = meta.get("role", "given")
-        if role == "answer":
-            key = meta["answer"]
-            cands = by_key.get(key, [])
-            same_id = [c for c in cands if c.get("id") == cell.get("id")]
-            src = None
-            if same_id:
-                src, found[key] = same_id[0], "key"
-            elif cands:
-                src, found[key] = cands[0], "key"
-            elif cell.get("id") in by_id and not _role(by_id[cell["id"]]).get("role"):
-                src, found[key] = by_id[cell["id"]], "id"
-            else:
-                found[key] = "stub"
-            if src is not None:
-                s = src.get("source", "")
-                cell.source = "".join(s) if isinstance(s, list) else str(s)
-        elif role == "check":
-            cell.execution_count = 1
-            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=meta["expect"])]
-        roles.append({"role": role, "answer": meta.get("answer"), "check": meta.get("check")})
-    return nb, roles, found
-
-
-# -- results --------------------------------------------------------------------------------------
+# -- 4-6. run and judge ----------------------------------------------------------------------------
 
 
 @dataclasses.dataclass
-class CheckResult:
-    """One check cell: its checker's name, whether it passed, and the hint when not."""
+class _Plan:
+    """One notebook's grading: its cells, its answers, the variant and the hidden cases."""
 
-    name: str
-    passed: bool
-    hint: str = ""
-
-
-@dataclasses.dataclass
-class GradeResult:
-    """The grade of one notebook file."""
-
-    path: str
-    exercise: str | None
-    passed: bool
-    checks: list[CheckResult] = dataclasses.field(default_factory=list)
-    first_hint: str = ""
-    seconds: float = 0.0
-    returncode: int | None = None
-    log: str = ""  # pytest's output, for a teacher who wants the details
-
-    @property
-    def checks_passed(self) -> int:
-        return sum(c.passed for c in self.checks)
-
-    def to_dict(self) -> dict:
-        d = dataclasses.asdict(self)
-        d["checks_passed"] = self.checks_passed
-        return d
+    exercise: Any  # checks._core.Exercise
+    cells: list[dict]  # {"role", "key", "source", "stub"} for every code cell but the checks
+    variant: int | None
+    cases: dict[str, list[dict]]  # answer key -> hidden cases (functions)
+    method_cases: dict[str, list[dict]]  # answer key -> hidden measured cases (methods)
 
 
-def _exception(text: str) -> tuple[str, str]:
-    """(exception name, message) of the last exception line in an nbval failure text."""
-    text = _ANSI.sub("", text)
-    tb = text.split("Traceback:", 1)[-1]
-    for line in reversed(tb.splitlines()):
-        m = _EXC_LINE.match(line.strip())
-        if m:
-            return m.group(1), m.group(2).strip()
-    return "", ""
+def _plan(exercise: Any, nb: Any, roles: list[dict], rng: random.Random) -> _Plan:
+    from .checks._core import Functions
+
+    cells = []
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    for cell, role in zip(code, roles):
+        if role["role"] != "check":
+            cells.append({"role": role["role"], "key": role["answer"], "source": _source(cell)})
+    variant = exercise.grading_variant(rng)
+    cases, method_cases = {}, {}
+    for a in exercise.answers:
+        if isinstance(a, Functions):
+            cases[a.key] = a.cases(rng)
+            if a.method is not None:
+                method_cases[a.key] = a.method.cases(rng)
+    return _Plan(exercise, cells, variant, cases, method_cases)
 
 
-def _hint(role: dict, entry: dict, cell_timeout: float) -> str:
-    text = _ANSI.sub("", entry.get("text", ""))
-    where = (
-        f"answer `{role['answer']}`"
-        if role["role"] == "answer"
-        else f"check `{role['check']}`"
-        if role["role"] == "check"
-        else "a given cell"
-    )
-    if "Timeout of" in text or "timed out" in text.lower():
-        return f"{where} ran longer than {cell_timeout:g} s and was stopped (an endless loop?)"
-    if "Kernel dead" in text or "Kernel died" in text or "kernel died" in text:
-        return f"the kernel died before {where} (did your code crash Python?)"
-    m = _CHECK_FAILED.search(text)
-    if m:
-        return m.group(2).strip()
-    if "Cell outputs differ" in text:
-        return (
-            f"{where} printed something besides its ✅ line (remove prints from your functions, "
-            "and leave the check cells as they are)"
-        )
-    name, msg = _exception(text)
-    if role["role"] == "answer" and name == "NotImplementedError":
-        return f"answer `{role['answer']}` is not written yet (it still raises NotImplementedError)"
-    if name:
-        return f"{where} raised {name}: {msg}"[:300]
-    first = next((ln for ln in text.splitlines() if ln.strip()), "failed")
-    return f"{where} failed: {first.strip()}"[:300]
+def _stub_of(pristine_nb: dict, key: str) -> str:
+    for cell in pristine_nb.get("cells", []):
+        if _meta(cell).get("answer") == key:
+            return _source(cell)
+    return "raise NotImplementedError()"
 
 
-# -- running nbval --------------------------------------------------------------------------------
+_NAME = re.compile(r"[A-Za-z_]\w*")
 
 
-def _descendants(pid: int) -> list[int]:
+def _defined_names(source: str) -> set[str]:
     try:
-        import psutil
+        import ast
 
-        return [p.pid for p in psutil.Process(pid).children(recursive=True)]
-    except Exception:
-        pass
-    children: dict[int, list[int]] = {}
-    for d in Path("/proc").glob("[0-9]*"):
-        try:
-            stat = (d / "stat").read_text()
-            ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        children.setdefault(ppid, []).append(int(d.name))
-    out, todo = [], [pid]
-    while todo:
-        for c in children.get(todo.pop(), []):
-            out.append(c)
-            todo.append(c)
+        tree = ast.parse(_static.to_python(source))
+    except (SyntaxError, RecursionError, MemoryError, ValueError):
+        return set()
+    out = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        for t in getattr(node, "targets", [getattr(node, "target", None)]):
+            for n in ast.walk(t) if t is not None else ():
+                if isinstance(n, ast.Name):
+                    out.add(n.id)
     return out
 
 
-def _kill_tree(proc: subprocess.Popen) -> None:
-    """Kill pytest and everything it started (the kernel runs in a session of its own).
+@dataclasses.dataclass
+class _Outcome:
+    """What the runs of a notebook gave, per answer key: exports, errors, timeouts."""
 
-    Freeze first (SIGSTOP), so nothing forks or gets re-parented to init while the tree is listed,
-    then SIGKILL every process found.
-    """
-    frozen = [proc.pid]
-    try:
-        os.kill(proc.pid, signal.SIGSTOP)
-    except OSError:
-        pass
-    for _ in range(5):
-        new = [p for p in _descendants(proc.pid) if p not in frozen]
-        if not new:
-            break
-        for p in new:
-            try:
-                os.kill(p, signal.SIGSTOP)
-            except OSError:
-                pass
-        frozen += new
-    for p in reversed(frozen):
-        try:
-            os.kill(p, signal.SIGKILL)
-        except OSError:
-            pass
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except OSError:
-        pass
+    exports: dict[str, dict] = dataclasses.field(default_factory=dict)
+    errors: dict[str, dict] = dataclasses.field(default_factory=dict)  # answer key -> its cell's error
+    stopped: dict[str, str] = dataclasses.field(default_factory=dict)  # answer key -> why it was stopped
+    notes: list[str] = dataclasses.field(default_factory=list)
+    log: str = ""
 
 
-def _kill_strays(directory: Path) -> None:
-    """Kill processes still working in ``directory`` (a kernel nbval could not stop, say)."""
-    target = str(directory)
-    for d in Path("/proc").glob("[0-9]*"):
-        try:
-            cwd = os.readlink(d / "cwd")
-        except OSError:
-            continue
-        if cwd == target or cwd.startswith(target + "/"):
-            try:
-                os.kill(int(d.name), signal.SIGKILL)
-            except OSError:
-                pass
+def _run_notebook(
+    plan: _Plan, pristine_nb: dict, limits: _sandbox.Limits, unsafe: bool, slot: int, t_end: float
+) -> _Outcome:
+    """Run the assembled cells and the exports; after a hang, run again with the culprit stubbed."""
+    from .checks._core import Functions
 
-
-def _run_nbval(nb_path: Path, report: Path, cell_timeout: float, timeout: float) -> tuple[int, str, bool]:
-    ini = nb_path.parent / "pytest.ini"
-    ini.write_text("[pytest]\n")
-    args = [
-        sys.executable,
-        str(_PKG / "_report.py"),
-        str(report),
-        "--",
-        "-p",
-        "nbval.plugin",
-        "--nbval",
-        "--nbval-current-env",
-        "--nbval-cell-timeout",
-        f"{cell_timeout:g}",
-        "--nbval-kernel-startup-timeout",
-        "60",
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:randomly",
-        "--noconftest",
-        "-c",
-        str(ini),
-        "--rootdir",
-        str(nb_path.parent),
-        "-q",
-        "-rN",
-        "--color=no",
-        "-W",
-        "ignore::DeprecationWarning",
-        str(nb_path),
+    out = _Outcome()
+    cells = [dict(c) for c in plan.cells]
+    skipped: set[int] = set()
+    exports = [
+        {"key": a.key, "kind": "values" if a.kind == "values" else "functions", "names": list(a.names)}
+        for a in plan.exercise.answers
+        if not (isinstance(a, Functions) and a.method is not None)
     ]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    env.update(PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", MPLBACKEND="Agg", PYDEVD_DISABLE_FILE_VALIDATION="1")
-    proc = subprocess.Popen(
-        args,
-        cwd=nb_path.parent,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        errors="replace",
-        start_new_session=True,
-    )
-    try:
-        out, _ = proc.communicate(timeout=timeout)
-        return proc.returncode, out, False
-    except subprocess.TimeoutExpired:
-        _kill_tree(proc)
-        out, _ = proc.communicate()
-        return -signal.SIGKILL, out or "", True
-    finally:
-        _kill_strays(nb_path.parent)
+    answer_cell = {c["key"]: i for i, c in enumerate(cells) if c["role"] == "answer"}
+    for _attempt in range(len(cells) + 2):
+        left = t_end - time.monotonic()
+        if left < 5:
+            out.notes.append(f"the notebook's time limit ({limits.timeout:g} s) ran out")
+            break
+        job = {
+            "mode": "notebook",
+            "variant": plan.variant,
+            "cells": [{"source": "pass" if i in skipped else c["source"]} for i, c in enumerate(cells)],
+            "exports": [e for e in exports if e["key"] not in out.stopped],
+            "cell_timeout": limits.cell_timeout,
+            "call_timeout": limits.call_timeout,
+        }
+        cases = {k: v for k, v in plan.cases.items() if k not in out.stopped}
+        run = _sandbox.run(job, limits=limits, wall=left, cases=cases, unsafe=unsafe, slot=slot)
+        out.log = run.log
+        for m in run.messages:
+            ev = m.get("event")
+            if (
+                ev == "cell"
+                and m.get("phase") == "end"
+                and type(m.get("i")) is int
+                and 0 <= m["i"] < len(cells)
+            ):
+                c = cells[m["i"]]
+                err = m.get("error")
+                if c["role"] == "answer" and isinstance(err, dict):
+                    out.errors[c["key"]] = err
+                    if err.get("timeout"):
+                        out.stopped.setdefault(
+                            c["key"],
+                            f"ran longer than {limits.cell_timeout:g} s and was stopped (an endless loop?)",
+                        )
+            elif ev == "export" and isinstance(m.get("key"), str):
+                out.exports[m["key"]] = m
+        done = any(m.get("event") == "done" for m in run.messages)
+        if done:
+            return out
+        # it ended early: find what was running, stub it, and go again
+        where = run.where
+        why = (
+            f"ran longer than {limits.cell_timeout:g} s and was stopped (an endless loop?)"
+            if run.killed in ("cell", "export")
+            else "ended the notebook's Python (a crash, os._exit, or too much memory)"
+            if run.killed is None
+            else f"wrote more than {limits.max_messages >> 20} MiB of results"
+            if run.killed == "output"
+            else f"was running when the notebook's time limit ({limits.timeout:g} s) ran out"
+        )
+        culprits = []
+        if where and where[0] == "export" and isinstance(where[1], str):
+            # its function hung on a hidden input: the notebook runs again without that export
+            out.stopped.setdefault(where[1], why)
+            continue
+        if where and where[0] == "cell" and type(where[1]) is int and 0 <= where[1] < len(cells):
+            i = where[1]
+            if cells[i]["role"] == "answer":
+                culprits = [cells[i]["key"]]
+            else:  # a given cell that calls an answer's code: stub the answers it uses
+                used = set(_NAME.findall(cells[i]["source"]))
+                culprits = [
+                    c["key"]
+                    for c in cells[:i]
+                    if c["role"] == "answer"
+                    and c["key"] not in out.stopped
+                    and _defined_names(c["source"]) & used
+                ]
+                if not culprits:
+                    skipped.add(i)
+                    out.notes.append(f"a given cell (code cell {i + 1}) {why}; it was skipped")
+        if not culprits and not (where and where[0] == "cell" and where[1] in skipped):
+            if where and where[0] in ("ready", "done"):
+                out.notes.append(f"while the answers were exported, something {why}")
+                return out
+            out.notes.append(f"the notebook could not run: something {why}")
+            return out
+        for key in culprits:
+            out.stopped.setdefault(key, why)
+            cells[answer_cell[key]]["source"] = _stub_of(pristine_nb, key)
+    return out
 
 
-# -- grading --------------------------------------------------------------------------------------
+def _method_code(plan: _Plan, answer: Any) -> tuple[str | None, list[str]]:
+    """The code a method run executes for ``answer`` (its cell's definitions and those of the answers
+    it uses), and the allow-list's problems with it."""
+    by_key = {c["key"]: c["source"] for c in plan.cells if c["role"] == "answer"}
+    wanted = [answer.key]
+    for used in answer.method.uses:
+        for key, src in by_key.items():
+            if key != answer.key and key not in wanted:
+                try:
+                    if used in _static.extract(src).functions:
+                        wanted.append(key)
+                except SyntaxError:
+                    pass
+    order = [c["key"] for c in plan.cells if c["role"] == "answer" and c["key"] in wanted]
+    texts, problems = [], []
+    defined = set()
+    for key in order:
+        try:
+            ex = _static.extract(by_key[key])
+        except SyntaxError as e:
+            problems.append(f"answer `{key}`, line {e.lineno}: not Python ({e.msg})")
+            continue
+        texts.append((key, ex))
+        defined |= ex.functions
+    extra = {n: None for n in defined}
+    for key, ex in texts:
+        for p in _static.problems(ex.text, answer.method.allow, extra_names=extra):
+            problems.append(p if key == answer.key else f"answer `{key}`, {p}")
+    missing = [n for n in answer.names if n not in defined]
+    if missing and not problems:
+        problems.append(f"`{missing[0]}` is not defined with def in its answer cell")
+    return "".join(ex.text for _, ex in texts), problems
 
 
-def _identify(nb, path: Path, pristine: dict, exercise: str | None) -> str | None:
-    if exercise:
-        return exercise if exercise in pristine else None
-    name = nb.get("metadata", {}).get(META, {}).get("exercise") if isinstance(nb, dict) else None
-    if isinstance(name, str) and name in pristine:
-        return name
-    if path.stem in pristine:
-        return path.stem
-    m = re.match(r"(\d\d)_", path.name)
-    if m:
-        same = [k for k in pristine if k.startswith(m.group(0))]
-        if len(same) == 1:
-            return same[0]
-    return None
+def _run_method(
+    plan: _Plan, answer: Any, code: str, limits: _sandbox.Limits, unsafe: bool, slot: int, t_end: float
+) -> tuple[list | None, str | None]:
+    """Run ``code`` alone in a fresh sandbox on the answer's hidden cases (measured); returns
+    ``(results per case or None, why it failed)``."""
+    cases = plan.cases[answer.key] + plan.method_cases.get(answer.key, [])
+    job = {
+        "mode": "method",
+        "key": answer.key,
+        "variant": plan.variant,
+        "setup": [c["source"] for c in plan.cells if c["role"] == "setup"],
+        "code": code,
+        "names": list(answer.names),
+        "cases": cases,
+        "call_timeout": limits.call_timeout,
+    }
+    left = t_end - time.monotonic()
+    if left < 5:
+        return None, f"not run: the notebook's time limit ({limits.timeout:g} s) ran out"
+    run = _sandbox.run(job, limits=limits, wall=min(left, limits.cell_timeout * 4), unsafe=unsafe, slot=slot)
+    for m in run.messages:
+        if m.get("event") == "cell" and m.get("phase") == "end" and isinstance(m.get("error"), dict):
+            e = m["error"]
+            return None, f"its definitions raised {e.get('text', 'an error')}" if not e.get("timeout") else (
+                "its definitions ran too long"
+            )
+        if m.get("event") == "export" and m.get("key") == answer.key:
+            return m.get("results"), None
+    if run.killed:
+        return None, f"ran longer than {limits.cell_timeout:g} s and was stopped (an endless loop?)"
+    return None, "stopped before it reported (it crashed Python or used too much memory)"
+
+
+def _judge(plan: _Plan, outcome: _Outcome, method_runs: dict) -> list[CheckResult]:
+    from .checks._core import Functions, Verdict
+
+    results = []
+    for a in plan.exercise.answers:
+        if a.key in outcome.stopped:
+            v = Verdict(a.key, False, f"answer `{a.key}` {outcome.stopped[a.key]}")
+        elif isinstance(a, Functions) and a.method is not None:
+            res, problems, why = method_runs.get(a.key, (None, [], "not run"))
+            if problems:
+                v = a.verdict([], [], problems)
+            elif res is None:
+                v = Verdict(a.key, False, f"answer `{a.key}` {why}")
+            else:
+                n = len(plan.cases[a.key])
+                v = a.verdict(
+                    plan.cases[a.key],
+                    res[:n],
+                    (),
+                    plan.method_cases.get(a.key, []),
+                    res[n:],
+                )
+        elif isinstance(a, Functions):
+            exp = outcome.exports.get(a.key)
+            res = exp.get("results") if isinstance(exp, dict) else None
+            if not isinstance(res, list):
+                v = Verdict(a.key, False, f"answer `{a.key}` was not run (the notebook stopped before it)")
+            else:
+                v = a.verdict(plan.cases[a.key], res)
+        else:
+            exp = outcome.exports.get(a.key)
+            values = exp.get("values") if isinstance(exp, dict) else None
+            if not isinstance(values, dict):
+                v = Verdict(a.key, False, f"answer `{a.key}` was not run (the notebook stopped before it)")
+            else:
+                v = a.verdict(values, plan.variant)
+                err = outcome.errors.get(a.key)
+                if not v.passed and isinstance(err, dict) and "not defined" in v.hint:
+                    v = Verdict(a.key, False, _cell_error_hint(a.key, err))
+        results.append(CheckResult(a.key, v.passed, "" if v.passed else _wire.clip(v.summary(), 400)))
+    return results
+
+
+def _cell_error_hint(key: str, err: dict) -> str:
+    if err.get("timeout"):
+        return f"answer `{key}` ran too long and was stopped"
+    text = str(err.get("text", ""))
+    if text.startswith("NotImplementedError"):
+        return f"answer `{key}` is not written yet (it still raises NotImplementedError)"
+    return f"answer `{key}` raised {text}"
 
 
 def grade_one(
     path: str | os.PathLike,
     *,
     pristine: dict | None = None,
-    cell_timeout: float = 120,
-    timeout: float = 600,
+    limits: _sandbox.Limits | None = None,
     exercise: str | None = None,
+    unsafe: bool = False,
+    slot: int = 0,
+    seed: int | None = None,
+    problem: str | None = None,
+    note: str | None = None,
 ) -> GradeResult:
-    """Grade one notebook file; see the module docstring for how."""
+    """Grade one notebook file (see the module docstring); never raises for a bad file.
+
+    ``seed`` fixes the hidden variant and cases (tests only; by default they are drawn from the
+    system's randomness); ``problem`` is the reason :func:`collect` found the file unreadable,
+    ``note`` what it found worth telling (a link).
+    """
+    from .checks import EXERCISES
+
     t0 = time.monotonic()
-    path = Path(path)
+    limits = limits or _sandbox.Limits()
     pristine = pristine if pristine is not None else load_pristine()
-    res = GradeResult(str(path), None, False)
-    try:
-        graded = nbformat.read(path, as_version=4)
-    except Exception as e:  # unreadable: not JSON, not a notebook, missing
-        res.first_hint = f"not a readable notebook ({type(e).__name__}: {str(e)[:120]})"
-        return res
-    res.exercise = _identify(graded, path, pristine, exercise)
-    if res.exercise is None:
-        res.first_hint = (
-            "cannot tell which exercise this is (no simhash_lab metadata and an unknown "
-            f"file name); known: {', '.join(sorted(pristine))}"
-        )
-        return res
-    nb, roles, found = assemble(pristine[res.exercise], graded)
-    res.checks = [CheckResult(r["check"], False) for r in roles if r["role"] == "check"]
-    code = [c for c in nb.cells if c.cell_type == "code"]
-    problems = [
-        (r["answer"], p) for r, c in zip(roles, code) if r["role"] == "answer" for p in lint_answer(c.source)
-    ]
-    if problems:
-        key, p = problems[0]
-        res.first_hint = f"answer `{key}`, {p}"
-        for c in res.checks:
-            c.hint = "not run: an answer cell is not allowed (see the first hint)"
+    p = os.fsdecode(os.fspath(path))
+    res = GradeResult(p, None, "not gradable")
+    if note:
+        res.notes.append(note)
+
+    def done(hint: str | None = None) -> GradeResult:
+        if hint is not None:
+            res.first_hint = _wire.clip(hint, 400)
         res.seconds = time.monotonic() - t0
         return res
-    with tempfile.TemporaryDirectory(prefix="simhash-lab-grade-") as tmp:
-        run = Path(tmp) / "run"
-        run.mkdir()
-        nb_path = run / f"{res.exercise}.ipynb"
-        nbformat.write(nb, nb_path)
-        report_path = Path(tmp) / "report.json"
-        rc, log, killed = _run_nbval(nb_path, report_path, cell_timeout, timeout)
-        try:
-            report = json.loads(report_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            report = {"cells": {}, "errors": []}
-    res.returncode, res.log = rc, log[-20000:]
-    cells = report.get("cells", {})
-    hints = []
-    ci = 0
-    for i, role in enumerate(roles):
-        entry = cells.get(str(i))
-        ok = entry is not None and entry["outcome"] == "passed" and not entry.get("xfail")
-        if entry is not None and entry["outcome"] == "failed":
-            h = _hint(role, entry, cell_timeout)
-            hints.append(
-                f"check `{role['check']}`: {h}" if _CHECK_FAILED.search(_ANSI.sub("", entry["text"])) else h
-            )
-        elif entry is not None and entry.get("xfail") and not hints:
-            hints.append(f"not run: an earlier cell timed out after {cell_timeout:g} s")
-        if role["role"] == "check":
-            c = res.checks[ci]
-            ci += 1
-            c.passed = ok and not killed
-            if not c.passed:
-                c.hint = (
-                    _hint(role, entry, cell_timeout)
-                    if entry and entry["outcome"] == "failed"
-                    else "not run"
-                    if entry is None or entry.get("xfail")
-                    else ""
-                )
-    all_ran = all(str(i) in cells for i in range(len(roles)))
-    res.passed = rc == 0 and not killed and all_ran and all(c.passed for c in res.checks)
-    if killed:
-        res.first_hint = f"grading took longer than {timeout:g} s and was stopped" + (
-            f"; before that: {hints[0]}" if hints else ""
-        )
-    elif hints:
-        res.first_hint = hints[0]
-    elif not res.passed:
-        errs = report.get("errors") or []
-        res.first_hint = (
-            "nbval could not run the notebook: " + _ANSI.sub("", errs[0]).strip()[-200:]
-            if errs
-            else f"pytest exited with status {rc} and no cell report"
-        )
-    res.seconds = time.monotonic() - t0
-    return res
 
-
-def _expand(paths: Iterable[str | os.PathLike]) -> list[Path]:
-    out = []
-    for p in map(Path, paths):
-        if p.is_dir():
-            out += sorted(q for q in p.glob("*.ipynb") if not q.name.startswith("."))
-        else:
-            out.append(p)
-    return out
+    if problem is not None:
+        return done(problem)
+    try:
+        nb = read_notebook(p)
+    except NotGradable as e:
+        return done(str(e))
+    res.exercise = identify(nb, p, pristine, exercise)
+    by_name = identify({}, p, pristine)
+    if exercise is None and res.exercise and by_name and by_name != res.exercise:
+        res.notes.append(f"graded as {res.exercise}, as its metadata says; its file name says {by_name}")
+    if res.exercise is None or res.exercise not in EXERCISES:
+        return done(
+            "cannot tell which exercise this is (no simhash_lab exercise in its metadata and an "
+            f"unknown file name); known: {', '.join(sorted(pristine))}"
+        )
+    ex = EXERCISES[res.exercise]
+    rng = random.Random(seed) if seed is not None else random.SystemRandom()
+    try:
+        assembled, roles, found = assemble(pristine[res.exercise], nb)
+    except Exception as e:  # a pristine copy the grader cannot use: not the student's fault
+        return done(f"the pristine copy of {res.exercise} is broken ({type(e).__name__}: {e})")
+    plan = _plan(ex, assembled, roles, rng)
+    t_end = t0 + limits.timeout
+    outcome = _run_notebook(plan, pristine[res.exercise], limits, unsafe, slot, t_end)
+    method_runs = {}
+    for a in ex.answers:
+        method = getattr(a, "method", None)
+        if method is None:
+            continue
+        code, problems = _method_code(plan, a)
+        if problems:
+            method_runs[a.key] = (None, problems, None)
+            continue
+        results, why = _run_method(plan, a, code, limits, unsafe, slot, t_end)
+        method_runs[a.key] = (results, [], why)
+    res.checks = _judge(plan, outcome, method_runs)
+    res.status = "passed" if res.checks and all(c.passed for c in res.checks) else "failed"
+    res.log = outcome.log[-20000:]
+    res.notes += outcome.notes
+    failed = [c for c in res.checks if not c.passed]
+    hint = f"{failed[0].name}: {failed[0].hint}" if failed else None
+    if outcome.notes and (hint is None or "not run" in hint):
+        hint = "; ".join(outcome.notes) + (f"; {hint}" if hint else "")
+    return done(hint)
 
 
 def grade(
     paths: str | os.PathLike | Sequence[str | os.PathLike],
     *,
-    cell_timeout: float = 120,
-    timeout: float = 600,
+    cell_timeout: float | None = None,
+    timeout: float | None = None,
+    memory: int | None = None,
     jobs: int = 1,
     exercise: str | None = None,
     pristine_dir: str | os.PathLike | None = None,
+    unsafe: bool = False,
+    seed: int | None = None,
 ) -> list[GradeResult]:
-    """Grade notebooks (a directory means its ``*.ipynb``); one :class:`GradeResult` per file.
+    """Grade notebooks: one :class:`GradeResult` per path :func:`collect` finds, in its order.
 
     Parameters
     ----------
     paths : path or list of paths
-    cell_timeout : float
-        Seconds one cell may run before it is interrupted and fails (nbval's
-        ``--nbval-cell-timeout``).
-    timeout : float
-        Wall-clock seconds for one notebook, kernel start included; past it the whole process tree
-        is killed and the notebook fails.
+        Notebook files, or folders (every ``*.ipynb`` under them).
+    cell_timeout, timeout : float, optional
+        Seconds one cell (or one answer's export) may run, and the whole notebook (every run of it);
+        defaults: :class:`~simhash_lab.grading._sandbox.Limits`.
+    memory : int, optional
+        Bytes of address space each sandboxed process may use (default 2 GiB).
     jobs : int
         Notebooks graded at the same time.
     exercise : str, optional
         Grade every file as this exercise (default: from each file's metadata or name).
+    unsafe : bool
+        Run the notebooks without the sandbox (``--unsafe-no-sandbox``).
+    seed : int, optional
+        Fix the hidden variants and cases (tests); by default each notebook gets fresh ones.
+
+    Raises
+    ------
+    SandboxUnavailable
+        bubblewrap cannot run here and ``unsafe`` is False.
+    ValueError
+        ``exercise`` is not one of the exercises.
     """
-    if isinstance(paths, (str, os.PathLike)):
+    if isinstance(paths, (str, bytes, os.PathLike)):
         paths = [paths]
-    files = _expand(paths)
-    pristine = load_pristine(pristine_dir)
-    watched = _grading_files()
-    before = _digest(watched)
-    lock = threading.Lock()
-    tampered = [False]
-
-    def one(p: Path) -> GradeResult:
-        r = grade_one(p, pristine=pristine, cell_timeout=cell_timeout, timeout=timeout, exercise=exercise)
-        with lock:
-            if tampered[0] or _digest(watched) != before:
-                tampered[0] = True
-                r.passed = False
-                r.first_hint = (
-                    "the grading files of simhash_lab changed on disk while this notebook was "
-                    "graded; reinstall simhash-lab and grade again"
-                )
-        return r
-
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
-        return list(ex.map(one, files))
-
-
-# -- reporting ------------------------------------------------------------------------------------
-
-
-def format_table(results: Sequence[GradeResult]) -> str:
-    """A class table: file, exercise, result, checks passed, first hint."""
-    rows = [("file", "exercise", "result", "checks", "first hint")]
-    for r in results:
-        rows.append(
-            (
-                r.path,
-                r.exercise or "?",
-                "passed" if r.passed else "FAILED",
-                f"{r.checks_passed}/{len(r.checks)}",
-                "" if r.passed else r.first_hint,
-            )
-        )
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    lines = []
-    for j, row in enumerate(rows):
-        lines.append("  ".join(row[i].ljust(widths[i]) for i in range(4)) + "  " + row[4])
-        if j == 0:
-            lines.append("  ".join("-" * w for w in widths) + "  " + "-" * 10)
-    n_ok = sum(r.passed for r in results)
-    lines.append(f"\n{n_ok} of {len(results)} notebooks passed")
-    return "\n".join(line.rstrip() for line in lines)
-
-
-def format_detail(r: GradeResult) -> str:
-    """One notebook: each check with ✅/❌ and its hint, then the verdict."""
-    lines = [f"{r.path} ({r.exercise or 'unknown exercise'})"]
-    for c in r.checks:
-        lines.append(
-            f"  {'✅' if c.passed else '❌'} {c.name}" + ("" if c.passed or not c.hint else f": {c.hint}")
-        )
-    verdict = "PASSED" if r.passed else "FAILED"
-    lines.append(
-        f"{verdict}: {r.checks_passed}/{len(r.checks)} checks passed"
-        + ("" if r.passed else f"; first hint: {r.first_hint}")
-        + f" ({r.seconds:.1f} s)"
+    base = _sandbox.Limits()
+    limits = dataclasses.replace(
+        base,
+        cell_timeout=base.cell_timeout if cell_timeout is None else float(cell_timeout),
+        timeout=base.timeout if timeout is None else float(timeout),
+        memory=base.memory if memory is None else int(memory),
     )
-    return "\n".join(lines)
+    pristine = load_pristine(pristine_dir)
+    if exercise is not None and exercise not in pristine:
+        raise ValueError(f"exercise must be one of {', '.join(sorted(pristine))}; got {exercise!r}")
+    if not unsafe:
+        why = _sandbox.availability()
+        if why is not None:
+            raise _sandbox.SandboxUnavailable(why)
+    items = collect(paths)
+    slots = list(range(max(1, jobs)))
+    lock = threading.Lock()
+
+    def one(i_item: tuple[int, Item]) -> GradeResult:
+        i, item = i_item
+        with lock:
+            slot = slots.pop()
+        try:
+            s = None if seed is None else seed + i
+            return grade_one(
+                item.path,
+                pristine=pristine,
+                limits=limits,
+                exercise=exercise,
+                unsafe=unsafe,
+                slot=slot,
+                seed=s,
+                problem=item.problem,
+                note=item.note,
+            )
+        except Exception as e:  # a bug of the grader's must not lose the other rows
+            r = GradeResult(item.path, None, "not gradable")
+            r.first_hint = f"the grader failed on this file ({type(e).__name__}: {_wire.clip(str(e), 200)})"
+            return r
+        finally:
+            with lock:
+                slots.append(slot)
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        return list(pool.map(one, enumerate(items)))

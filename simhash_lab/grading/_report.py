@@ -1,66 +1,189 @@
-"""Run pytest + nbval on one assembled notebook and write what happened to each cell as JSON.
+"""Grading results and how they are shown: one notebook's detail, a class table, the ``--json`` file.
 
-The grader runs this file in a subprocess, loaded by path (so the pytest process does not import
-numba or the library)::
-
-    python _report.py REPORT.json -- PYTEST_ARGS...
-
-It writes ``{"exitstatus": int, "cells": {"3": {"outcome": ..., "text": ...}}, "errors": [...]}``.
-Only the subprocess's exit status decides pass or fail; this report only explains it.
+Everything a result holds that came from a student (file names, exception messages, hints that
+quote a value) is shown escaped: file names with :func:`simhash_lab._files.show_name` in text and
+:func:`~simhash_lab._files.json_name` in JSON; other text on one line, control characters and
+terminal escapes written as ``\\xNN``. The ``--json`` file is written atomically (a temporary file
+in the same folder, then renamed) and is valid UTF-8.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
-import re
-import sys
+import os
+import tempfile
+from collections.abc import Sequence
 
-_CELL = re.compile(r"::Cell (\d+)$")
+from .. import _files
+
+__all__ = [
+    "CheckResult",
+    "GradeResult",
+    "format_detail",
+    "format_table",
+    "safe_log",
+    "safe_text",
+    "write_json",
+]
+
+STATUSES = ("passed", "failed", "not gradable")
 
 
-def _clip(text: str, head: int = 2000, tail: int = 4000) -> str:
-    """The start (nbval's message) and the end (the exception) of a long failure text."""
-    return text if len(text) <= head + tail else text[:head] + "\n[...]\n" + text[-tail:]
+@dataclasses.dataclass
+class CheckResult:
+    """One answer: its checker's name, whether it passed, and the hint when not."""
+
+    name: str
+    passed: bool
+    hint: str = ""
 
 
-class Reporter:
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.cells: dict[str, dict] = {}
-        self.errors: list[str] = []
+@dataclasses.dataclass
+class GradeResult:
+    """The grade of one notebook file.
 
-    def pytest_runtest_logreport(self, report) -> None:  # noqa: ANN001 (pytest hook)
-        m = _CELL.search(report.nodeid)
-        if not m:
-            return
-        if report.when != "call" and not report.failed:
-            return
-        entry = {
-            "outcome": report.outcome,
-            "when": report.when,
-            "xfail": bool(getattr(report, "wasxfail", "")),
-            "text": _clip(report.longreprtext or ""),
+    ``status`` is "passed" (every answer passed), "failed", or "not gradable" (``first_hint`` says
+    why: not a regular file, too large, not JSON, not a notebook, an unknown exercise ...).
+    """
+
+    path: str
+    exercise: str | None
+    status: str
+    checks: list[CheckResult] = dataclasses.field(default_factory=list)
+    first_hint: str = ""
+    seconds: float = 0.0
+    log: str = ""  # the sandbox's stderr: the notebook's own output and tracebacks, for a teacher
+    notes: list[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+    @property
+    def checks_passed(self) -> int:
+        return sum(c.passed for c in self.checks)
+
+    def to_dict(self) -> dict:
+        """JSON-able, valid UTF-8 (the path as :func:`~simhash_lab._files.json_name` writes it)."""
+        return {
+            "path": _files.json_name(self.path),
+            "exercise": self.exercise,
+            "status": self.status,
+            "passed": self.passed,
+            "checks_passed": self.checks_passed,
+            "checks": [{"name": c.name, "passed": c.passed, "hint": _utf8(c.hint)} for c in self.checks],
+            "first_hint": _utf8(self.first_hint),
+            "notes": [_utf8(n) for n in self.notes],
+            "seconds": round(self.seconds, 3),
+            "log": _utf8(self.log),
         }
-        prev = self.cells.get(m.group(1))
-        if prev is None or prev["outcome"] != "failed":  # keep the first failure of a cell
-            self.cells[m.group(1)] = entry
-
-    def pytest_collectreport(self, report) -> None:  # noqa: ANN001 (pytest hook)
-        if report.failed:
-            self.errors.append((report.longreprtext or "collection failed")[-3000:])
-
-    def pytest_sessionfinish(self, session, exitstatus) -> None:  # noqa: ANN001 (pytest hook)
-        with open(self.path, "w", encoding="utf-8") as f:
-            json.dump({"exitstatus": int(exitstatus), "cells": self.cells, "errors": self.errors}, f)
 
 
-def main(argv: list[str]) -> int:
-    report, sep, *args = argv
-    assert sep == "--"
-    import pytest
-
-    return int(pytest.main(args, plugins=[Reporter(report)]))
+def _utf8(text: str) -> str:
+    """``text`` with anything UTF-8 cannot hold (lone surrogates) replaced."""
+    return str(text).encode("utf-8", "replace").decode("utf-8")
 
 
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+def safe_text(text: str, limit: int = 400) -> str:
+    """``text`` on one line for a terminal: whitespace runs become one space, other control
+    characters (terminal escapes included) ``\\xNN``; at most ``limit`` characters."""
+    out = []
+    for ch in " ".join(str(text).split()):
+        c = ord(ch)
+        if ch.isprintable() or ch == " ":
+            out.append(ch)
+        elif c < 0x100:
+            out.append(f"\\x{c:02x}")
+        elif 0xD800 <= c <= 0xDFFF:
+            out.append(f"\\u{c:04x}")
+        else:
+            out.append(f"\\u{c:04x}" if c <= 0xFFFF else f"\\U{c:08x}")
+    s = "".join(out)
+    return s if len(s) <= limit else s[: limit - 3] + "..."
+
+
+def safe_log(text: str) -> str:
+    """A sandbox log for a terminal: its lines kept, every other control character (terminal
+    escapes included) written ``\\xNN``."""
+    return "\n".join(
+        "".join(
+            ch
+            if ch.isprintable() or ch == "\t"
+            else f"\\x{ord(ch):02x}"
+            if ord(ch) < 0x100
+            else f"\\u{ord(ch):04x}"
+            for ch in line
+        )
+        for line in str(text).split("\n")
+    )
+
+
+def _result_word(r: GradeResult) -> str:
+    return {"passed": "passed", "failed": "FAILED"}.get(r.status, "NOT GRADABLE")
+
+
+def format_table(results: Sequence[GradeResult]) -> str:
+    """A class table: file, exercise, result, checks passed, first hint; then a count."""
+    rows = [("file", "exercise", "result", "checks", "first hint")]
+    for r in results:
+        rows.append(
+            (
+                _files.show_name(r.path),
+                r.exercise or "?",
+                _result_word(r),
+                f"{r.checks_passed}/{len(r.checks)}" if r.checks else "-",
+                safe_text("; ".join(r.notes) if r.passed else r.first_hint, 200),
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    lines = []
+    for j, row in enumerate(rows):
+        lines.append("  ".join(row[i].ljust(widths[i]) for i in range(4)) + "  " + row[4])
+        if j == 0:
+            lines.append("  ".join("-" * w for w in widths) + "  " + "-" * 10)
+    n = {s: sum(r.status == s for r in results) for s in STATUSES}
+    summary = f"\n{n['passed']} of {len(results)} notebooks passed"
+    if n["not gradable"]:
+        summary += f", {n['not gradable']} not gradable"
+    lines.append(summary)
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def format_detail(r: GradeResult) -> str:
+    """One notebook: each answer with ✅/❌ and its hint, then the verdict."""
+    lines = [f"{_files.show_name(r.path)} ({r.exercise or 'unknown exercise'})"]
+    for c in r.checks:
+        lines.append(
+            f"  {'✅' if c.passed else '❌'} {c.name}" + ("" if c.passed else f": {safe_text(c.hint)}")
+        )
+    for note in r.notes:
+        lines.append(f"  note: {safe_text(note)}")
+    if r.status == "not gradable":
+        lines.append(f"NOT GRADABLE: {safe_text(r.first_hint)}")
+    else:
+        verdict = "PASSED" if r.passed else "FAILED"
+        lines.append(f"{verdict}: {r.checks_passed}/{len(r.checks)} answers passed ({r.seconds:.1f} s)")
+    return "\n".join(lines)
+
+
+def write_json(results: Sequence[GradeResult], path: str | os.PathLike) -> None:
+    """Write the results to ``path`` as UTF-8 JSON, atomically: the old file stays whole until the
+    new one is complete. Raises OSError when the folder cannot be written."""
+    text = json.dumps([r.to_dict() for r in results], indent=1, ensure_ascii=False) + "\n"
+    data = text.encode("utf-8")
+    target = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(target))
+    fd, tmp = tempfile.mkstemp(prefix=".simhash-lab-grade-", suffix=".json.tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

@@ -4,16 +4,29 @@ Checkers never take data from the notebook (a learner could redefine it); they c
 functions themselves. Every function returns a fresh copy, so mutating it changes nothing here.
 Randomness comes from :class:`random.Random` with fixed seeds (its integer stream is stable across
 Python versions, unlike NumPy's ``Generator.choice``), so stored outputs stay true.
+
+Variants
+--------
+Every data function takes ``variant``: None (the default) is the data the notebooks show; an int
+gives other data of the same kind (other edits, other vectors, another corpus with another best
+k). ``simhash-lab grade`` runs each notebook on a variant drawn at grading time, set in the
+sandbox with :func:`use_variant` before the first cell runs, and judges the answers against the
+same variant in its own process: a value pasted from a ❌ of the visible data is wrong there.
+
+>>> avalanche_pairs()[0] == avalanche_pairs(variant=None)[0] != avalanche_pairs(variant=7)[0]
+True
 """
 
 from __future__ import annotations
 
 import random
-from functools import cache
+from functools import lru_cache
 
 import numpy as np
 
 __all__ = [
+    "use_variant",
+    "current_variant",
     "RUST_SAFE_FAST_HASHES",
     "SIX_ACCUMULATORS",
     "avalanche_pairs",
@@ -21,6 +34,32 @@ __all__ = [
     "block_fingerprints",
     "near_dup_corpus",
 ]
+
+_VARIANT: list[int | None] = [None]
+
+
+def use_variant(variant: int | None) -> None:
+    """Make ``variant`` the default of every data function in this process (None: the notebooks'
+    own data). The grader's sandbox calls it before a notebook's first cell."""
+    if variant is not None and (isinstance(variant, bool) or not isinstance(variant, int)):
+        raise TypeError(f"variant must be an int or None, got {type(variant).__name__}")
+    _VARIANT[0] = variant
+
+
+def current_variant() -> int | None:
+    """The variant the data functions use when none is given."""
+    return _VARIANT[0]
+
+
+def _pick(variant: int | None) -> int | None:
+    return _VARIANT[0] if variant is None else variant
+
+
+def _rng(variant: int | None, seed: int, salt: str) -> random.Random:
+    """The generator of one data function: its fixed ``seed`` for the notebooks' data, else one
+    derived from the variant and the function (``salt``), so variants of two functions differ."""
+    return random.Random(seed if variant is None else f"{salt}:{variant}")
+
 
 #: The session's made-up 4-bit hashes for "rust safe fast" (source 000).
 RUST_SAFE_FAST_HASHES = {"rust": 0b0011, "safe": 0b0101, "fast": 0b0111}
@@ -51,20 +90,20 @@ def _edit_one_char(s: str, rng: random.Random) -> str:
     return s[:i] + new + s[i + 1 :]
 
 
-@cache
-def _avalanche_pairs() -> tuple:
-    rng = random.Random(1)
+@lru_cache(maxsize=8)
+def _avalanche_pairs(variant: int | None) -> tuple:
+    rng = _rng(variant, 1, "avalanche")
     return tuple((s, _edit_one_char(s, rng)) for s in _SENTENCES for _ in range(5))
 
 
-def avalanche_pairs() -> list[tuple[str, str]]:
+def avalanche_pairs(variant: int | None = None) -> list[tuple[str, str]]:
     """40 pairs ``(sentence, the same sentence with one letter changed)``."""
-    return list(_avalanche_pairs())
+    return list(_avalanche_pairs(_pick(variant)))
 
 
-def hyperplane_pair() -> tuple[np.ndarray, np.ndarray]:
+def hyperplane_pair(variant: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Two vectors in 50 dimensions at exactly 30 degrees: ``(u, v)``, float64 arrays of shape (50,)."""
-    rng = random.Random(4)
+    rng = _rng(_pick(variant), 4, "hyperplanes")
     a = np.array([rng.gauss(0.0, 1.0) for _ in range(50)])
     b = np.array([rng.gauss(0.0, 1.0) for _ in range(50)])
     e1 = a / np.linalg.norm(a)
@@ -74,9 +113,9 @@ def hyperplane_pair() -> tuple[np.ndarray, np.ndarray]:
     return 2.0 * e1, 3.0 * (np.cos(t) * e1 + np.sin(t) * e2)
 
 
-@cache
-def _block_fingerprints() -> tuple:
-    rng = random.Random(5)
+@lru_cache(maxsize=8)
+def _block_fingerprints(variant: int | None) -> tuple:
+    rng = _rng(variant, 5, "blocks")
     fps = [rng.getrandbits(64) for _ in range(2000)]
     for i in range(0, 400, 2):  # plant near copies: 1..5 flipped bits
         f = fps[i]
@@ -93,10 +132,10 @@ def _block_fingerprints() -> tuple:
     return tuple(fps), tuple(queries)
 
 
-def block_fingerprints() -> tuple[list[int], list[int]]:
+def block_fingerprints(variant: int | None = None) -> tuple[list[int], list[int]]:
     """``(fps, queries)``: 2000 64-bit fingerprints (pairs of near copies among the first 400) and
     40 queries (30 near a stored fingerprint, 10 random), all Python ints."""
-    fps, queries = _block_fingerprints()
+    fps, queries = _block_fingerprints(_pick(variant))
     return list(fps), list(queries)
 
 
@@ -124,9 +163,15 @@ _SYLLABLES = (
 )
 
 
-@cache
-def _near_dup_corpus() -> tuple:
-    rng = random.Random(2024)
+@lru_cache(maxsize=8)
+def _near_dup_corpus(variant: int | None) -> tuple:
+    rng = _rng(variant, 2024, "corpus")
+    if variant is None:  # the notebooks' corpus: up to 12% edited is a near duplicate
+        near_max, far = 0.12, (0.25, 0.6)
+    else:  # another corpus, another threshold, so another best k
+        near_max = rng.uniform(0.04, 0.3)
+        lo = near_max + rng.uniform(0.08, 0.2)
+        far = (lo, min(0.95, lo + rng.uniform(0.2, 0.4)))
     vocab = sorted({"".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(1, 3))) for _ in range(3000)})
     cum = []
     total = 0.0
@@ -157,11 +202,11 @@ def _near_dup_corpus() -> tuple:
         docs.append(" ".join(base))
         b = len(docs) - 1
         # a near duplicate: up to 12% of the words edited
-        docs.append(" ".join(edit(base, round(rng.uniform(0.0, 0.12) * len(base)))))
+        docs.append(" ".join(edit(base, round(rng.uniform(0.0, near_max) * len(base)))))
         pairs.append((b, len(docs) - 1))
         labels.append(True)
         # a different document on the same template: 25..60% of the words edited
-        docs.append(" ".join(edit(base, round(rng.uniform(0.25, 0.6) * len(base)))))
+        docs.append(" ".join(edit(base, round(rng.uniform(*far) * len(base)))))
         pairs.append((b, len(docs) - 1))
         labels.append(False)
     for _ in range(150):  # unrelated pairs
@@ -171,12 +216,13 @@ def _near_dup_corpus() -> tuple:
     return tuple(docs), tuple(pairs), tuple(labels)
 
 
-def near_dup_corpus() -> tuple[list[str], np.ndarray, np.ndarray]:
+def near_dup_corpus(variant: int | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
     """``(docs, pairs, labels)``: 450 short documents, 450 labelled pairs.
 
     ``pairs`` is an int64 array of shape (450, 2) of indices into ``docs``; ``labels`` a bool array of
     shape (450,), True for a near duplicate (a copy with up to 12% of its words edited). The negatives
-    are documents rewritten by 25-60% from the same source, and unrelated pairs.
+    are documents rewritten by 25-60% from the same source, and unrelated pairs. (A variant draws
+    its own thresholds: its near duplicates have up to 4-30% of their words edited.)
     """
-    docs, pairs, labels = _near_dup_corpus()
+    docs, pairs, labels = _near_dup_corpus(_pick(variant))
     return list(docs), np.array(pairs, dtype=np.int64), np.array(labels, dtype=bool)

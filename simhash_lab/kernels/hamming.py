@@ -7,13 +7,12 @@ even from the cache); ``simhash_lab.hamming`` broadcasts with NumPy and counts w
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from ._jit import kernel, twins
 from .bits import popcount
 
 __all__ = [
-    "hamming_asm",
     "hamming_pairwise_kernel",
     "hamming_scalar_kernel",
     "hamming_scalar_serial",
@@ -69,17 +68,3 @@ def hamming_pairwise_kernel(a, b, out):
         ai = a[i]
         for j in range(b.shape[0]):
             out[i, j] = np.uint8(popcount(ai ^ b[j]))
-
-
-def hamming_asm() -> str:
-    """The machine code of a freshly compiled scalar ``popcount(a ^ b)``, to show the ``popcnt``.
-
-    Compiled here without the on-disk cache, since Numba cannot show the assembly of cached code.
-    """
-
-    @njit(cache=False)
-    def hamming_u64(a, b):
-        return popcount(a ^ b)
-
-    hamming_u64(np.uint64(1), np.uint64(2))
-    return next(iter(hamming_u64.inspect_asm().values()))

@@ -158,7 +158,7 @@ ideal_flips = bits // 2
 ### END SOLUTION
 
 # %% tags=["check", "nbval-ignore-output"]
-assert checks.ideal_flips(ideal_flips)
+checks.ideal_flips(ideal_flips)
 
 
 # %% simhash_lab={"answer": "near"} tags=["answer"]
@@ -251,7 +251,7 @@ def test_exercise_roles_become_the_metadata_the_grader_reads(build, tmp_path):
         (('tags=["setup"]', 'tags=["setup", "check"]'), "a cell has one role"),
         (("bits = 64\n", "### BEGIN SOLUTION\nbits = 64\n### END SOLUTION\n"), "holds a solution region"),
         (("checks.ideal_flips(", "checks.no_such_checker("), "a known NAME"),
-        (("assert checks.ideal_flips(ideal_flips)", "checks.ideal_flips(ideal_flips)"), "a known NAME"),
+        (("checks.ideal_flips(ideal_flips)", "assert checks.ideal_flips(ideal_flips)"), "a known NAME"),
         (("# %% [markdown]\n", '# %% [markdown] tags=["answer"]\n'), "only code cells have roles"),
     ],
 )

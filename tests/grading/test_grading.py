@@ -1,533 +1,854 @@
-"""Exercises and `simhash-lab grade`.
+"""`simhash-lab grade` against hostile notebooks: one notebook per attack class of issue 13.
 
-Grading runs nbval in subprocesses, so it is slow (seconds per notebook). Every notebook is graded
-once: one session-wide class run (all student versions, all solutions, forged and rearranged
-copies) through the real CLI, a looping run, and a wall-clock run; the tests read their results.
+Every notebook here is graded in the real sandbox, through the real command line, in a few class
+runs shared by the tests (a fixture each): the solutions and the untouched student versions with the
+attacks; a second run after the write attacks; the class-folder oddities; the hangs. Each attack is
+a *wrong* notebook (its answers are stubs or wrong values) plus code that tries to make it pass or to
+reach outside the sandbox; it must fail, and leave the installed package byte-identical.
+
+Hermetic: the tests look only at their own files (tmp_path) and at processes whose command line holds
+a uuid of their own.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
-import subprocess
-import sys
+import stat
 import time
+import uuid
 from pathlib import Path
 
-import nbformat
-import numpy as np
 import pytest
 
-from simhash_lab import cli
-from simhash_lab.grading import _grader, checks, data, grade, lint_answer
-from simhash_lab.grading._grader import CheckResult, GradeResult, assemble, load_pristine
+pytestmark = pytest.mark.usefixtures("sandbox_ok")
 
-ROOT = Path(__file__).resolve().parents[2]
-EXERCISES = ROOT / "exercises"
-SOLUTIONS = EXERCISES / "solutions"
-PRISTINE = ROOT / "simhash_lab" / "grading" / "pristine"
-NAMES = sorted(p.stem for p in (ROOT / "course" / "exercises").glob("[0-9][0-9]_*.py"))
-META = "simhash_lab"
+TOKEN = f"simhash-lab-attack-{uuid.uuid4().hex}"
 
 
-def _role(cell) -> dict:
-    return cell.get("metadata", {}).get(META, {})
+def _visible(name: str):
+    """What a ❌ shows (or a classmate could pass on) for the notebook's own data."""
+    from simhash_lab.grading.checks import charikar_hyperplanes, lsh_vs_crypto, near_duplicates
+
+    return {
+        "crypto_flips": lsh_vs_crypto._crypto_reference(None),
+        "simhash_flips": lsh_vs_crypto._simhash_reference(None),
+        "mean_d": charikar_hyperplanes._mean_reference(None),
+        "distances": near_duplicates._distances(None),
+        "best_k": near_duplicates._best_k(None),
+    }[name]
 
 
-def _cells(nb, role):
-    return [c for c in nb.cells if _role(c).get("role") == role]
+# -- the attacks ---------------------------------------------------------------------------------------
 
 
-def _read(path: Path):
-    return nbformat.read(path, as_version=4)
-
-
-def _set_answers(nb, answers: dict[str, str]):
-    for c in nb.cells:
-        key = _role(c).get("answer")
-        if key in answers:
-            c.source = answers[key]
-    return nb
-
-
-# -- fixtures: every grading run happens once -----------------------------------------------------
-
-_SWALLOW = (
-    "get_ipython().set_custom_exc((BaseException,), lambda *a, **k: None)\nV_rust_safe_fast = [0, 0, 0, 0]"
-)
-
-
-def _forged(tmp: Path) -> Path:
-    """02, unanswered, with every check cell turned into a print of its ✅ line, the expected outputs
-    pasted in, asserts gone, and nbval's raises-exception tag on every cell."""
-    nb = _read(EXERCISES / "02_simhash_voting.ipynb")
-    n = 0
-    for c in nb.cells:
-        if c.cell_type != "code":
-            continue
-        n += 1
-        c.execution_count = n
-        c.metadata.setdefault("tags", []).append("raises-exception")
-        role = _role(c)
-        if role.get("role") == "answer":
-            c.source = "pass"
-        elif role.get("role") == "check":
-            c.source = f"print({role['expect'].rstrip()!r})"
-            c.outputs = [nbformat.v4.new_output("stream", name="stdout", text=role["expect"])]
-        else:
-            c.source = "pass"
-    p = tmp / "forged_02_simhash_voting.ipynb"
-    nbformat.write(nb, p)
-    return p
-
-
-def _rearranged(tmp: Path) -> Path:
-    """The 03 solution as a learner's messy copy: cells added, answers moved to the end, checks and
-    markdown deleted, a broken duplicate of an answer (new id) after the real one, no file-name hint."""
-    nb = _read(SOLUTIONS / "03_hamming_popcount.ipynb")
-    answers = _cells(nb, "answer")
-    others = [
-        c for c in nb.cells if c not in answers and _role(c).get("role") != "check" and c.cell_type == "code"
-    ]
-    dup = nbformat.from_dict(json.loads(json.dumps(answers[2])))
-    dup.id = "my-copy"
-    dup.source = "def popcount_kernighan(x):\n    return -1"
-    scratch = nbformat.v4.new_code_cell("print('my experiments')\nx = 1 + 1", id="scratch")
-    nb.cells = [scratch, *others, *answers, dup]
-    p = tmp / "alice_homework.ipynb"
-    nbformat.write(nb, p)
-    return p
-
-
-def _swallowing(tmp: Path) -> Path:
-    nb = _set_answers(_read(SOLUTIONS / "02_simhash_voting.ipynb"), {"rust_safe_fast_votes": _SWALLOW})
-    p = tmp / "swallow_02.ipynb"
-    nbformat.write(nb, p)
-    return p
-
-
-def _looping(tmp: Path) -> tuple[Path, Path]:
-    py = _set_answers(
-        _read(SOLUTIONS / "03_hamming_popcount.ipynb"),
-        {"popcount_kernighan": "def popcount_kernighan(x):\n    while True:\n        pass"},
-    )
-    nb = _set_answers(
-        _read(SOLUTIONS / "03_hamming_popcount.ipynb"),
+def _tampering(kit, d: Path) -> Path:
+    """01, wrong: replaces the checkers, the data, the library's functions and the export code in its
+    process, and writes forged results to every descriptor it has."""
+    forged = json.dumps(
         {
-            "popcount_kernighan": (
-                "from numba import njit\n\n@njit\ndef spin(n):\n    i = 0\n    while n > 0:\n        i += 1\n"
-                "    return i\n\nspin(1)\n\ndef popcount_kernighan(x):\n    return bin(x).count('1')"
-            )
-        },
+            "event": "export",
+            "key": "crypto_flips",
+            "values": {"crypto_flips": {"ok": _visible("crypto_flips")}},
+        }
     )
-    paths = tmp / "loop_python_03.ipynb", tmp / "loop_numba_03.ipynb"
-    nbformat.write(py, paths[0])
-    nbformat.write(nb, paths[1])
-    return paths
-
-
-@pytest.fixture(scope="session")
-def work(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("grading")
-
-
-@pytest.fixture(scope="session")
-def class_run(work):
-    """One `simhash-lab grade` over the whole class: (exit status, stdout, {path: result dict})."""
-    files = (
-        [EXERCISES / f"{n}.ipynb" for n in NAMES]
-        + [SOLUTIONS / f"{n}.ipynb" for n in NAMES]
-        + [_forged(work), _rearranged(work), _swallowing(work)]
-    )
-    out_json = work / "class.json"
-    buf = io.StringIO()
-    lint = _grader.lint_answer
-    _grader.lint_answer = lambda source: []  # let the swallowing answer run: the next layer must hold
+    src = f"""
+import json, os, sys
+import simhash_lab, simhash_lab.hamming
+from simhash_lab.grading import checks, data
+for name in list(vars(checks)):
+    if not name.startswith("__"):
+        setattr(checks, name, lambda *a, **k: True)
+data.avalanche_pairs = lambda *a, **k: [("a", "a")] * 40
+simhash_lab.hamming = lambda a, b: 0
+sys.modules["simhash_lab.hamming"].hamming = lambda a, b: 0
+for mod in list(sys.modules.values()):
+    for attr in ("plain", "run_case", "unplain"):
+        if getattr(mod, "__name__", "").startswith("simhash_lab.grading") and hasattr(mod, attr):
+            setattr(mod, attr, lambda *a, **k: 0)
+for fd in range(3, 100):
     try:
-        with contextlib.redirect_stdout(buf):
-            rc = cli.main(
-                [
-                    "grade",
-                    *map(str, files),
-                    "--jobs",
-                    "2",
-                    "--cell-timeout",
-                    "120",
-                    "--timeout",
-                    "400",
-                    "--json",
-                    str(out_json),
-                ]
-            )
-    finally:
-        _grader.lint_answer = lint
-    results = {r["path"]: r for r in json.loads(out_json.read_text())}
-    return rc, buf.getvalue(), results, files
-
-
-@pytest.fixture(scope="session")
-def loop_run(work):
-    return grade(_looping(work), cell_timeout=20, timeout=300, jobs=2)
-
-
-# -- the class run ------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_untouched_student_version_fails(class_run, name):
-    r = class_run[2][str(EXERCISES / f"{name}.ipynb")]
-    assert not r["passed"]
-    assert r["exercise"] == name
-    assert r["checks_passed"] == 0, "a check passes with no answer written"
-    assert "NotImplementedError" in r["first_hint"]
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_solution_passes(class_run, name):
-    r = class_run[2][str(SOLUTIONS / f"{name}.ipynb")]
-    assert r["passed"], (r["first_hint"], r["log"][-3000:])
-    assert r["checks_passed"] == len(r["checks"]) > 0
-    assert r["returncode"] == 0
-
-
-def test_forged_copy_fails(class_run, work):
-    forged = work / "forged_02_simhash_voting.ipynb"
-    r = class_run[2][str(forged)]
-    assert r["exercise"] == "02_simhash_voting"  # from the notebook's metadata
-    assert not r["passed"] and r["checks_passed"] == 0
-
-
-def test_forgery_would_fool_plain_nbval(work):
-    """The forged copy passes nbval run directly: restoring cells from the pristine copy is what
-    stops it. (Cheap: the forged cells are all `pass` and prints.)"""
-    forged = work / "forged_plain.ipynb"
-    nb = _read(_forged(work))
-    nbformat.write(nb, forged)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "--nbval",
-            "--nbval-current-env",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "--noconftest",
-            str(forged),
-        ],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
+        os.write(fd, ({forged!r} + "\\n").encode())
+        os.write(fd, b'{{"event": "done"}}\\n')
+    except OSError:
+        pass
+def md5_64(text):
+    return 0
+crypto_flips = simhash_flips = ideal_flips = 0.0
+"""
+    return kit.with_answers(
+        kit.EXERCISES / "01_lsh_vs_crypto.ipynb", {"md5_64": src}, d / "tamper_01_lsh_vs_crypto.ipynb"
     )
-    assert proc.returncode == 0, proc.stdout[-2000:]
 
 
-def test_rearranged_copy_with_extra_cells_passes(class_run, work):
-    r = class_run[2][str(work / "alice_homework.ipynb")]
-    assert r["exercise"] == "03_hamming_popcount"
-    assert r["passed"], (r["first_hint"], r["log"][-3000:])
+def _transformer(kit, d: Path) -> Path:
+    """01, wrong: an IPython input transformer rewrites every later cell to paste the visible values."""
+    paste = f"crypto_flips = {_visible('crypto_flips')!r}; simhash_flips = {_visible('simhash_flips')!r}"
+    src = f"""
+def _rewrite(lines):
+    return [l.replace("raise NotImplementedError()", {paste!r}) for l in lines]
+get_ipython().input_transformers_post.append(_rewrite)
+get_ipython().input_transformers_cleanup.append(_rewrite)
+def md5_64(text):
+    return 0
+"""
+    return kit.with_answers(
+        kit.EXERCISES / "01_lsh_vs_crypto.ipynb", {"md5_64": src}, d / "transformer_01_lsh_vs_crypto.ipynb"
+    )
 
 
-def test_swallowed_exceptions_still_fail(class_run, work):
-    """An answer that installs an IPython handler swallowing every exception (with the lint turned
-    off) still fails: check cells must print exactly their ✅ line, and a wrong one prints ❌."""
-    r = class_run[2][str(work / "swallow_02.ipynb")]
-    assert not r["passed"]
-    assert "printed something besides its ✅ line" in r["first_hint"]
+def _write_targets(kit, json_path: Path) -> list[tuple[str, str]]:
+    import site
+    import sysconfig
 
-
-def test_class_table_lists_every_file(class_run):
-    rc, out, results, files = class_run
-    assert rc == 1  # some notebooks fail
-    lines = out.splitlines()
-    assert lines[0].split()[:5] == ["file", "exercise", "result", "checks", "first"]
-    for f in files:
-        row = next(ln for ln in lines if ln.startswith(str(f) + " "))
-        assert ("passed" if results[str(f)]["passed"] else "FAILED") in row
-    assert f"of {len(files)} notebooks passed" in out
-
-
-def test_class_run_is_bounded(class_run):
-    """Each notebook's grading took a bounded time (the suite budget is ~4 minutes on 2 cores)."""
-    assert all(r["seconds"] < 400 for r in class_run[2].values())
-
-
-# -- loops and time limits --------------------------------------------------------------------------
-
-
-def test_looping_answers_time_out_as_failures(loop_run):
-    py, nb = loop_run
-    assert not py.passed and not nb.passed
-    assert "popcount_kernighan" in py.first_hint and "ran longer than 20 s" in py.first_hint
-    assert "popcount_kernighan" in nb.first_hint and "ran longer than 20 s" in nb.first_hint
-    assert py.seconds < 200 and nb.seconds < 200
-
-
-def _our_grading_processes() -> list[int]:
-    out = []
-    for d in Path("/proc").glob("[0-9]*"):
-        try:
-            if "simhash-lab-grade-" in os.readlink(d / "cwd"):
-                out.append(int(d.name))
-        except OSError:
-            pass
-    return out
-
-
-def test_wall_clock_bound_kills_the_whole_tree(work):
-    path = _looping(work)[0]
-    r = grade([path], cell_timeout=600, timeout=12)[0]
-    assert not r.passed
-    assert "took longer than 12 s" in r.first_hint
-    assert r.seconds < 40
-    for _ in range(50):  # kernel and pytest are gone (give init a moment to reap them)
-        if not _our_grading_processes():
-            break
-        time.sleep(0.1)
-    assert _our_grading_processes() == []
-
-
-# -- cheap checks: no nbval run ---------------------------------------------------------------------
-
-
-def test_unreadable_and_unknown_notebooks(tmp_path, capsys):
-    bad = tmp_path / "not_a_notebook.ipynb"
-    bad.write_text("{ this is not json")
-    unknown = tmp_path / "my_notes.ipynb"
-    nbformat.write(nbformat.v4.new_notebook(), unknown)
-    rc = cli.main(["grade", str(bad), str(unknown)])
-    out = capsys.readouterr().out
-    assert rc == 1
-    assert "not a readable notebook" in out and "cannot tell which exercise" in out
-    assert str(bad) in out and str(unknown) in out
-
-
-def test_lint_failure_is_reported_without_running(tmp_path):
-    nb = _set_answers(_read(SOLUTIONS / "02_simhash_voting.ipynb"), {"rust_safe_fast_votes": _SWALLOW})
-    p = tmp_path / "02_simhash_voting.ipynb"
-    nbformat.write(nb, p)
-    r = grade([p])[0]
-    assert not r.passed and r.returncode is None
-    assert "rust_safe_fast_votes" in r.first_hint and "get_ipython" in r.first_hint
-
-
-def test_exit_status(monkeypatch, capsys):
-    ok = GradeResult("a.ipynb", "01_lsh_vs_crypto", True, [CheckResult("md5_64", True)])
-    bad = GradeResult("b.ipynb", "01_lsh_vs_crypto", False, [CheckResult("md5_64", False, "h")], "h")
-    monkeypatch.setattr(_grader, "grade", lambda paths, **kw: [ok] if paths == ["a"] else [ok, bad])
-    assert cli.main(["grade", "a"]) == 0
-    assert "PASSED: 1/1 checks passed" in capsys.readouterr().out
-    assert cli.main(["grade", "a", "b"]) == 1
-    table = capsys.readouterr().out
-    assert "a.ipynb" in table and "b.ipynb" in table and "FAILED" in table
-
-
-@pytest.mark.parametrize(
-    "source",
-    [
-        "get_ipython().set_custom_exc((Exception,), print)",
-        "import sys\nsys.modules['simhash_lab.grading.checks'].md5_64 = lambda f: True",
-        "checks.md5_64 = lambda f: True",
-        "from simhash_lab.grading import checks as c",
-        "import simhash_lab.grading",
-        "from simhash_lab import grading",
-        "__builtins__.print = None",
-        "x = ().__class__.__bases__[0].__subclasses__()",
-        "exec('import os')",
-        "f = getattr(md5_64, '__glo' + 'bals__')",
-        "open('/tmp/x', 'w').write('')",
-        "%timeit 1 + 1",
-        "!rm -rf /",
-        "import os as checks",
-        "import subprocess",
-        "from os import system",
-        "import random\nrandom._os.system('true')",
-        "def f():\n    return f.__code__",
-    ],
-)
-def test_lint_rejects_tampering(source):
-    assert lint_answer(source)
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_solution_answers_pass_the_lint(name):
-    for c in _cells(_read(SOLUTIONS / f"{name}.ipynb"), "answer"):
-        assert lint_answer(c.source) == [], c.source
-
-
-def test_assemble_trusts_only_answer_cells():
-    pristine = load_pristine()["02_simhash_voting"]
-    graded = _read(SOLUTIONS / "02_simhash_voting.ipynb")
-    for c in graded.cells:  # tamper with everything but the answers
-        if _role(c).get("role") != "answer":
-            c.source = "pass"
-            c.metadata["tags"] = ["raises-exception", "nbval-skip"]
-    nb, roles, found = assemble(pristine, graded)
-    assert set(found.values()) == {"key"}
-    code = [c for c in nb.cells if c.cell_type == "code"]
-    for c, p in zip(code, [c for c in pristine.cells if c.cell_type == "code"]):
-        if _role(p).get("role") != "answer":
-            assert c.source == p.source and c.metadata == p.metadata
-    for c, r in zip(code, roles):
-        if r["role"] == "check":
-            assert c.execution_count == 1 and c.outputs[0]["text"] == checks.pass_line(r["check"])
-        else:
-            assert c.execution_count is None and c.outputs == []
-
-
-def test_assemble_missing_answers_keep_the_stub():
-    pristine = load_pristine()["05_block_index"]
-    graded = nbformat.v4.new_notebook()  # a learner who deleted everything
-    nb, roles, found = assemble(pristine, graded)
-    assert set(found.values()) == {"stub"}
-    stubs = [
-        c.source
-        for c, r in zip([c for c in nb.cells if c.cell_type == "code"], roles)
-        if r["role"] == "answer"
+    pkg = kit.ROOT / "simhash_lab"
+    always = "from simhash_lab.grading.checks._core import *\n# " + TOKEN + "\n"
+    solved = (kit.SOLUTIONS / "03_hamming_popcount.ipynb").read_text(encoding="utf-8")
+    return [
+        (str(pkg / "grading" / "checks" / "hamming_popcount.py"), always),
+        (str(pkg / "grading" / "_grader.py"), always),
+        (str(pkg / "grading" / "pristine" / "03_hamming_popcount.ipynb"), solved),
+        (str(pkg / "grading" / "pristine" / "07_extra.ipynb"), solved),
+        (str(pkg / "kernels" / "__pycache__" / f"{TOKEN}.nbi"), "x"),
+        (str(pkg / "__init__.py"), always),
+        *[(os.path.join(p, "sitecustomize.py"), f"# {TOKEN}\n") for p in site.getsitepackages()],
+        (os.path.join(sysconfig.get_paths()["stdlib"], "sitecustomize.py"), f"# {TOKEN}\n"),
+        (os.path.expanduser(f"~/.ipython/profile_default/startup/00-{TOKEN}.py"), "pass\n"),
+        (str(json_path), "[]\n"),
+        (f"/tmp/{TOKEN}", "x"),
     ]
-    assert all("raise NotImplementedError()" in s for s in stubs)
 
 
-def test_assemble_matches_by_id_when_metadata_is_lost():
-    pristine = load_pristine()["01_lsh_vs_crypto"]
-    graded = _read(SOLUTIONS / "01_lsh_vs_crypto.ipynb")
-    for c in graded.cells:
-        c.metadata.pop(META, None)
-    _, _, found = assemble(pristine, graded)
-    assert set(found.values()) == {"id"}
+def _writer(kit, d: Path, json_path: Path) -> Path:
+    """03, unanswered, whose first answer cell tries to write the package, the pristine copies, the
+    Numba cache, sitecustomize files, the teacher's IPython startup folder and --json file."""
+    src = f"""
+import json, os
+_results = {{}}
+for path, text in {_write_targets(kit, json_path)!r}:
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+        _results[path] = "WRITTEN"
+    except OSError as e:
+        _results[path] = type(e).__name__
+print("write attempts:", json.dumps(_results))
+raise NotImplementedError()
+"""
+    return kit.with_answers(
+        kit.EXERCISES / "03_hamming_popcount.ipynb",
+        {"hamming_by_hand": src},
+        d / "writer_03_hamming_popcount.ipynb",
+    )
 
 
-# -- the notebooks themselves ---------------------------------------------------------------------
+def _daemons(kit, d: Path, json_path: Path) -> Path:
+    """03, unanswered, starting daemons (setsid, double fork) that outlive the cell and, for a minute,
+    keep overwriting the teacher's --json file with a passing result."""
+    forged = json.dumps([{"path": "x", "status": "passed", "passed": True}])
+    src = f"""
+import subprocess, sys
+subprocess.Popen(["setsid", "sh", "-c", "sleep 120; : {TOKEN}"])
+subprocess.Popen([sys.executable, "-c", '''
+import time  # {TOKEN}
+for _ in range(600):
+    try:
+        open({str(json_path)!r}, "w").write({forged!r})
+    except OSError:
+        pass
+    time.sleep(0.1)
+'''], start_new_session=True)
+raise NotImplementedError()
+"""
+    return kit.with_answers(
+        kit.EXERCISES / "03_hamming_popcount.ipynb",
+        {"hamming_by_hand": src},
+        d / "daemon_03_hamming_popcount.ipynb",
+    )
 
 
-def test_enough_exercises_and_answer_cells():
-    assert len(NAMES) >= 6
-    total = 0
-    for name in NAMES:
-        nb = _read(EXERCISES / f"{name}.ipynb")
-        answers = _cells(nb, "answer")
-        total += len(answers)
-        for c in answers:
-            assert "answer" in c.metadata["tags"] and "nbval-ignore-output" in c.metadata["tags"]
-            assert "raise NotImplementedError()" in c.source
-            assert c.outputs == [] and c.execution_count is None
-        for c in _cells(nb, "check"):
-            assert c.source.startswith("assert checks.") and c.metadata["editable"] is False
-        assert nb.metadata[META]["exercise"] == name
-    assert total >= 15
+def _memory(kit, d: Path) -> Path:
+    """03 with its other answers right; the first one asks for gigabytes, fills /tmp and forks."""
+    src = """
+import os, subprocess
+for size in (8 << 30, 3 << 30):
+    try:
+        _x = bytearray(size)
+        print("allocated", size)
+    except MemoryError:
+        print("MemoryError for", size)
+try:
+    with open("/tmp/fill", "wb") as f:
+        for _ in range(2048):
+            f.write(b"x" * (1 << 20))
+except OSError as e:
+    print("tmp full:", e)
+_children = []
+try:
+    for _ in range(500):
+        _children.append(subprocess.Popen(["sleep", "60"]))
+except OSError as e:
+    print("processes refused after", len(_children), e)
+d_AB = 0
+d_CD = 0
+"""
+    answers = {
+        k: kit.solution_source("03_hamming_popcount", k) for k in ("xor_AB", "popcount_kernighan", "is_near")
+    }
+    answers["hamming_by_hand"] = src
+    return kit.with_answers(
+        kit.SOLUTIONS / "03_hamming_popcount.ipynb", answers, d / "memory_03_hamming_popcount.ipynb"
+    )
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_solutions_store_their_check_lines(name):
-    nb = _read(SOLUTIONS / f"{name}.ipynb")
-    for c in nb.cells:
-        if c.cell_type == "code":
-            assert c.execution_count is not None
-            assert not any(o.output_type == "error" for o in c.outputs)
-    for c in _cells(nb, "check"):
-        assert [o.get("text") for o in c.outputs] == [_role(c)["expect"]]
-
-
-# -- the checkers, in process -----------------------------------------------------------------------
-
-
-def test_checker_pass_prints_one_line(capsys):
-    assert checks.rust_safe_fast_votes([3, 1, 1, -3]) is True
-    assert capsys.readouterr().out == checks.pass_line("rust_safe_fast_votes")
-
-
-def test_checker_fail_prints_verdict_and_raises_short(capsys):
-    with pytest.raises(AssertionError) as e:
-        checks.rust_safe_fast_votes([-3, 1, 1, 3])
-    out = capsys.readouterr().out
-    assert out.startswith("❌") and "expected: [3, 1, 1, -3]" in out and "got:" in out
-    assert "backwards" in out
-    assert isinstance(e.value, checks.CheckFailed)
-    assert len(e.value._render_traceback_()) == 1
-
-
-class _Sneaky:
+def _lying_02(kit, d: Path) -> Path:
+    """02 answered with objects that lie: a str whose strip() and == lie, always-equal objects, an int
+    subclass, and a fake Numba dispatcher around a plain Python function."""
+    liars = """
+class _Eq:
     def __eq__(self, other):
         return True
-
+    def __ne__(self, other):
+        return False
     def __iter__(self):
-        return iter([_Sneaky()] * 4)
-
+        return iter([_Eq()] * 4)
     def __len__(self):
         return 4
+    def __index__(self):
+        return 35
+class _Str(str):
+    def strip(self, *a):
+        return _Eq()
+    def removeprefix(self, *a):
+        return _Eq()
+    def __eq__(self, other):
+        return True
+    __hash__ = str.__hash__
+class _Int(int):
+    def __eq__(self, other):
+        return True
+    __hash__ = int.__hash__
+"""
+    numba_fake = """
+class _FakeDispatcher:
+    nopython_signatures = ["(uint64[:], float64[:], int64)"]
+    def __init__(self, f):
+        self.py_func = f
+    def __call__(self, *a):
+        return self.py_func(*a)
+def _plain(hashes, weights, bits):
+    V = [0.0] * bits
+    for j in range(len(hashes)):
+        for i in range(bits):
+            V[i] += weights[j] if (int(hashes[j]) >> i) & 1 else -weights[j]
+    fp = 0
+    for i in range(bits):
+        if V[i] > 0:
+            fp += 1 << i
+    return fp
+simhash_numba = _FakeDispatcher(_plain)
+"""
+    answers = {
+        "rust_safe_fast_votes": liars + "V_rust_safe_fast = _Eq()",
+        "rust_safe_fast_fingerprint": "fp_rust_safe_fast = _Int(0)",
+        "six_bit_string": "six_bits = _Str('nonsense')",
+        "six_bit_int": "six_bit_fp = _Eq()",
+        "simhash_py": "def simhash_py(features, bits=64):\n    return _Int(0)",
+        "simhash_numba": numba_fake,
+    }
+    return kit.with_answers(
+        kit.EXERCISES / "02_simhash_voting.ipynb", answers, d / "lying_02_simhash_voting.ipynb"
+    )
+
+
+def _lying_03(kit, d: Path) -> Path:
+    """03 with the bypasses: int.bit_count for Kernighan's loop, bin().count in is_near, and a loop
+    that fakes one step per set bit."""
+    answers = {
+        "popcount_kernighan": (
+            "def popcount_kernighan(x):\n    for _ in range(x.bit_count()):\n        pass\n"
+            "    return x.bit_count()"
+        ),
+        "is_near": "def is_near(a, b, k=3):\n    return bin(a ^ b).count('1') <= k",
+    }
+    return kit.with_answers(
+        kit.EXERCISES / "03_hamming_popcount.ipynb", answers, d / "lying_03_hamming_popcount.ipynb"
+    )
+
+
+def _lying_05(kit, d: Path) -> Path:
+    """05 with a query that scans every fingerprint, reading the spy list's own storage and resetting
+    its counter, and tables that smuggle a copy of the fingerprints."""
+    src = """
+def build_tables(fps):
+    tables = [{} for _ in range(4)]
+    for i, fp in enumerate(fps):
+        for j, b in enumerate(blocks(fp)):
+            tables[j].setdefault(b, []).append(i)
+    return tables + [{"all": list(fps)}]
+
+
+def query(tables, fps, q, k):
+    items = object.__getattribute__(fps, "_Spy__items")
+    object.__getattribute__(fps, "_Spy__seen").clear()
+    return [i for i, f in enumerate(items) if bin(f ^ q).count("1") <= k]
+"""
+    answers = {"blocks": kit.solution_source("05_block_index", "blocks"), "block_index": src}
+    return kit.with_answers(kit.EXERCISES / "05_block_index.ipynb", answers, d / "lying_05_block_index.ipynb")
+
+
+def _copied(kit, d: Path) -> list[Path]:
+    """The values a ❌ shows for the notebook's own data, pasted; every other answer right."""
+
+    def solved(name, pasted):
+        keys = [kit.role(c).get("answer") for c in kit.read(kit.SOLUTIONS / f"{name}.ipynb").cells]
+        answers = {k: kit.solution_source(name, k) for k in keys if k}
+        answers.update(pasted)
+        return kit.with_answers(kit.SOLUTIONS / f"{name}.ipynb", answers, d / f"copied_{name}.ipynb")
+
+    return [
+        solved(
+            "01_lsh_vs_crypto",
+            {
+                "crypto_flips": f"crypto_flips = {_visible('crypto_flips')!r}",
+                "simhash_flips": f"h = Simhasher()\nsimhash_flips = {_visible('simhash_flips')!r}",
+            },
+        ),
+        solved("04_charikar_hyperplanes", {"mean_hamming": f"mean_d = {_visible('mean_d')!r}"}),
+        solved(
+            "06_near_duplicates",
+            {
+                "pair_distances": f"import numpy as np\ndistances = np.array({_visible('distances')!r})",
+                "best_k": f"best_k = {_visible('best_k')!r}",
+            },
+        ),
+    ]
+
+
+# -- the class run -------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def class_run(kit, tmp_path_factory):
+    """One `simhash-lab grade` over the solutions, the student versions and every attack."""
+    d = tmp_path_factory.mktemp("class")
+    out = tmp_path_factory.mktemp("out")
+    json_path = out / "grade-0.json"
+    before = kit.package_digest()
+    attacks = {
+        "tamper": _tampering(kit, d),
+        "transformer": _transformer(kit, d),
+        "writer": _writer(kit, d, json_path),
+        "daemon": _daemons(kit, d, json_path),
+        "memory": _memory(kit, d),
+        "lying_02": _lying_02(kit, d),
+        "lying_03": _lying_03(kit, d),
+        "lying_05": _lying_05(kit, d),
+    }
+    copied = _copied(kit, d)
+    files = (
+        [kit.SOLUTIONS / f"{n}.ipynb" for n in kit.NAMES]
+        + [kit.EXERCISES / f"{n}.ipynb" for n in kit.NAMES]
+        + list(attacks.values())
+        + copied
+    )
+    t0 = time.monotonic()
+    rc, stdout, stderr, doc = kit.grade_cli([*map(str, files), "--jobs", "2"], out)
+    seconds = time.monotonic() - t0
+    time.sleep(1.0)  # a daemon that survived would have rewritten the JSON by now
+    return {
+        "rc": rc,
+        "stdout": stdout,
+        "stderr": stderr,
+        "results": {r["path"]: r for r in doc},
+        "files": files,
+        "attacks": attacks,
+        "copied": copied,
+        "json_path": json_path,
+        "json_text": json_path.read_text(encoding="utf-8"),
+        "before": before,
+        "seconds": seconds,
+        "out": out,
+    }
+
+
+def _result(run, path: Path) -> dict:
+    return run["results"][str(path)]
 
 
 @pytest.mark.parametrize(
-    "call",
+    "name",
     [
-        lambda: checks.rust_safe_fast_votes(_Sneaky()),
-        lambda: checks.six_bit_int(_Sneaky()),
-        lambda: checks.six_bit_int(True),
-        lambda: checks.best_k(4.0),
-        lambda: checks.md5_64(lambda t: _Sneaky()),
+        "01_lsh_vs_crypto",
+        "02_simhash_voting",
+        "03_hamming_popcount",
+        "04_charikar_hyperplanes",
+        "05_block_index",
+        "06_near_duplicates",
     ],
 )
-def test_checkers_normalise_answers(call, capsys):
-    with pytest.raises(checks.CheckFailed):
-        call()
+def test_every_solution_passes(class_run, kit, name):
+    r = _result(class_run, kit.SOLUTIONS / f"{name}.ipynb")
+    assert r["status"] == "passed", (r["first_hint"], r["checks"], r["log"][-3000:])
+    assert r["checks_passed"] == len(r["checks"]) > 0
 
 
-def test_checkers_catch_learner_bugs(capsys):
-    def broken(x):
-        raise ZeroDivisionError("oops")
-
-    with pytest.raises(checks.CheckFailed):
-        checks.popcount_kernighan(broken)
-    assert "ZeroDivisionError: oops" in capsys.readouterr().out
-
-
-def test_kernighan_check_counts_steps(capsys):
-    def shifting(x):
-        c = 0
-        while x:
-            c += x & 1
-            x >>= 1
-        return c
-
-    with pytest.raises(checks.CheckFailed, match="set bit"):
-        checks.popcount_kernighan(shifting)
+@pytest.mark.parametrize(
+    "name",
+    [
+        "01_lsh_vs_crypto",
+        "02_simhash_voting",
+        "03_hamming_popcount",
+        "04_charikar_hyperplanes",
+        "05_block_index",
+        "06_near_duplicates",
+    ],
+)
+def test_every_untouched_student_version_fails(class_run, kit, name):
+    r = _result(class_run, kit.EXERCISES / f"{name}.ipynb")
+    assert r["status"] == "failed" and r["exercise"] == name
+    assert r["checks_passed"] == 0, [c for c in r["checks"] if c["passed"]]
+    assert "not written yet" in r["first_hint"] or "NotImplementedError" in r["first_hint"]
 
 
-def test_is_near_check_wants_an_early_exit(capsys):
-    def full(a, b, k=3):
-        x, c = a ^ b, 0
-        while x:
-            x &= x - 1
-            c += 1
-        return c <= k
-
-    with pytest.raises(checks.CheckFailed, match="exceeds k"):
-        checks.is_near(full)
+@pytest.mark.parametrize(
+    "attack", ["tamper", "transformer", "writer", "daemon", "memory", "lying_02", "lying_03", "lying_05"]
+)
+def test_every_attack_fails(class_run, attack):
+    r = _result(class_run, class_run["attacks"][attack])
+    assert r["status"] == "failed", r
 
 
-def test_block_index_check_rejects_a_scan(capsys):
-    def build(fps):
-        return None
-
-    def query(tables, fps, q, k):
-        return [i for i, f in enumerate(fps) if bin(f ^ q).count("1") <= k]
-
-    with pytest.raises(checks.CheckFailed, match="candidate"):
-        checks.block_index(build, query)
+def test_tampering_in_the_process_changes_no_verdict(class_run):
+    r = _result(class_run, class_run["attacks"]["tamper"])
+    assert r["checks_passed"] == 0 and len(r["checks"]) == 4, r["checks"]
 
 
-def test_data_is_deterministic_and_fresh():
-    a, b = data.near_dup_corpus(), data.near_dup_corpus()
-    assert a[0] == b[0] and np.array_equal(a[1], b[1]) and np.array_equal(a[2], b[2])
-    a[0][0] = "changed"
-    assert data.near_dup_corpus()[0][0] != "changed"
-    u, v = data.hyperplane_pair()
-    assert np.isclose(np.degrees(np.arccos(u @ v / np.linalg.norm(u) / np.linalg.norm(v))), 30.0)
-    assert len(data.avalanche_pairs()) == 40
-    assert all(a != b and len(a) == len(b) for a, b in data.avalanche_pairs())
+def test_an_input_transformer_pastes_nothing_that_passes(class_run):
+    r = _result(class_run, class_run["attacks"]["transformer"])
+    passed = {c["name"] for c in r["checks"] if c["passed"]}
+    assert not passed & {"md5_64", "crypto_flips", "simhash_flips"}, r["checks"]
+
+
+def test_objects_that_lie_fail(class_run):
+    for attack, why in (
+        (
+            "lying_02",
+            {
+                "six_bit_string": "subclass of str",
+                "six_bit_int": "_Eq object",
+                "simhash_numba": "`simhash_numba` is not defined with def",
+            },
+        ),
+        (
+            "lying_03",
+            {"popcount_kernighan": "`.bit_count` is not allowed", "is_near": "`bin` is not allowed"},
+        ),
+        ("lying_05", {"block_index": "not allowed"}),
+    ):
+        r = _result(class_run, class_run["attacks"][attack])
+        hints = {c["name"]: c["hint"] for c in r["checks"]}
+        for key, text in why.items():
+            assert text in hints[key], (attack, key, hints[key])
+        assert not any(c["passed"] for c in r["checks"] if c["name"] in why)
+
+
+def test_values_copied_from_the_visible_data_fail(class_run):
+    wrong = {"crypto_flips", "simhash_flips", "mean_hamming", "pair_distances", "best_k"}
+    for path in class_run["copied"]:
+        r = _result(class_run, path)
+        assert r["status"] == "failed", r
+        for c in r["checks"]:
+            assert c["passed"] == (c["name"] not in wrong), (path.name, c)
+
+
+def test_a_memory_hog_fails_alone(class_run):
+    r = _result(class_run, class_run["attacks"]["memory"])
+    by = {c["name"]: c for c in r["checks"]}
+    assert not by["hamming_by_hand"]["passed"]
+    assert all(by[k]["passed"] for k in ("xor_AB", "popcount_kernighan", "is_near")), r["checks"]
+    assert "MemoryError for 8589934592" in r["log"] and "MemoryError for 3221225472" in r["log"]
+    assert "tmp full" in r["log"] and "processes refused" in r["log"]
+
+
+def test_no_write_reaches_outside_the_sandbox(class_run, kit):
+    r = _result(class_run, class_run["attacks"]["writer"])
+    line = next(ln for ln in r["log"].splitlines() if ln.startswith("write attempts:"))
+    attempts = json.loads(line.split(":", 1)[1])
+    assert attempts and "WRITTEN" not in {v for p, v in attempts.items() if not p.startswith("/tmp/")}
+    assert kit.package_digest() == class_run["before"]
+    for path, _ in _write_targets(kit, class_run["json_path"]):
+        if path == str(class_run["json_path"]):
+            continue
+        assert not (Path(path).exists() and TOKEN in Path(path).read_text(errors="replace")), path
+    assert not Path(f"/tmp/{TOKEN}").exists()
+
+
+def test_a_clean_stub_graded_after_the_writes_still_fails(class_run, kit, tmp_path):
+    rc, stdout, _, doc = kit.grade_cli([str(kit.EXERCISES / "03_hamming_popcount.ipynb")], tmp_path)
+    assert rc == 1 and doc[0]["status"] == "failed" and doc[0]["checks_passed"] == 0
+    assert "FAILED: 0/4 answers passed" in stdout
+
+
+def test_daemons_die_with_the_sandbox_and_the_json_is_the_graders(class_run, kit):
+    from simhash_lab import _files
+
+    r = _result(class_run, class_run["attacks"]["daemon"])
+    assert "PermissionError" in r["log"] and "Operation not permitted" in r["log"]  # seccomp: no fork
+    assert kit.processes_with(TOKEN) == []
+    doc = json.loads(class_run["json_text"])
+    assert len(doc) == len(class_run["files"])
+    assert class_run["json_path"].read_text(encoding="utf-8") == class_run["json_text"]
+    assert {r["path"] for r in doc} == {_files.json_name(str(f)) for f in class_run["files"]}
+
+
+def test_the_class_table_lists_every_file(class_run):
+    assert class_run["rc"] == 1
+    lines = class_run["stdout"].splitlines()
+    assert lines[0].split()[:4] == ["file", "exercise", "result", "checks"]
+    for f in class_run["files"]:
+        r = _result(class_run, f)
+        row = next(ln for ln in lines if ln.startswith(str(f) + " "))
+        assert ("passed" if r["status"] == "passed" else "FAILED") in row
+    assert f"of {len(class_run['files'])} notebooks passed" in class_run["stdout"]
+
+
+def test_the_sandbox_loads_the_warmup_cache_and_compiles_nothing(kit, tmp_path):
+    """Every grading run here forbids compiles in the sandbox (``SIMHASH_LAB_ON_COMPILE=error``), so
+    the passing solutions above prove the read-only cache loads. The same solution with an empty
+    cache folder instead fails, naming the compile: the check can fail."""
+    sol = kit.SOLUTIONS / "06_near_duplicates.ipynb"  # fingerprints a corpus with the fused kernels
+    rc, out, err, doc = kit.grade_cli([str(sol)], tmp_path)
+    assert rc == 0 and doc[0]["status"] == "passed", out + err
+    empty = tmp_path / "empty-cache"
+    empty.mkdir()
+    rc, out, err, doc = kit.grade_cli([str(sol)], tmp_path, env={"NUMBA_CACHE_DIR": str(empty)})
+    assert rc == 1 and doc[0]["status"] != "passed", out + err
+    assert "compil" in json.dumps(doc), doc
+
+
+# -- hangs: each answer graded on its own, and nothing outlives the time limit ---------------------------
+
+
+@pytest.fixture(scope="session")
+def hang_run(kit, tmp_path_factory):
+    d = tmp_path_factory.mktemp("hangs")
+    sol = {k: kit.solution_source("03_hamming_popcount", k) for k in ("hamming_by_hand", "xor_AB", "is_near")}
+    python_loop = kit.with_answers(
+        kit.SOLUTIONS / "03_hamming_popcount.ipynb",
+        {**sol, "popcount_kernighan": "while True:\n    pass"},
+        d / "loop_python_03_hamming_popcount.ipynb",
+    )
+    numba_loop = kit.with_answers(
+        kit.SOLUTIONS / "03_hamming_popcount.ipynb",
+        {
+            **sol,
+            "popcount_kernighan": (
+                "import signal\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
+                "from numba import njit\n\n@njit\ndef spin(n):\n    i = 0\n    while n > 0:\n        i += 1\n"
+                "    return i\n\nspin(1)"
+            ),
+        },
+        d / "loop_numba_03_hamming_popcount.ipynb",
+    )
+    rc, stdout, stderr, doc = kit.grade_cli(
+        [str(python_loop), str(numba_loop), "--cell-timeout", "8", "--jobs", "2"], d
+    )
+    return {r["path"]: r for r in doc}, python_loop, numba_loop
+
+
+def test_after_a_timeout_the_other_answers_are_still_graded(hang_run):
+    results, *paths = hang_run
+    for p in paths:
+        r = results[str(p)]
+        by = {c["name"]: c for c in r["checks"]}
+        assert not by["popcount_kernighan"]["passed"]
+        assert "ran longer than 8 s" in by["popcount_kernighan"]["hint"], by
+        assert all(by[k]["passed"] for k in ("hamming_by_hand", "xor_AB", "is_near")), (p.name, by)
+
+
+def test_wall_clock_bound_kills_the_whole_tree(kit, tmp_path):
+    """A notebook past its time limit is killed with everything it started: here a Numba loop that no
+    signal interrupts, and a setsid daemon if the seccomp filter let one start (it does not; a test
+    below shows the PID namespace would end it). Only this test's own processes are looked at."""
+    token = f"{TOKEN}-wall"
+    src = (
+        "import subprocess\n"
+        "try:\n"
+        f"    subprocess.Popen(['setsid', 'sh', '-c', 'sleep 300; : {token}'])\n"
+        "except OSError as e:\n"
+        "    print('no daemon:', e)\n"
+        "from numba import njit\n\n@njit\ndef spin(n):\n    i = 0\n    while n > 0:\n"
+        "        i += 1\n    return i\n\nspin(1)"
+    )
+    path = kit.with_answers(
+        kit.EXERCISES / "03_hamming_popcount.ipynb",
+        {"hamming_by_hand": src},
+        tmp_path / "03_hamming_popcount.ipynb",
+    )
+    t0 = time.monotonic()
+    rc, stdout, _, doc = kit.grade_cli([str(path), "--timeout", "20", "--cell-timeout", "300"], tmp_path)
+    assert time.monotonic() - t0 < 120
+    assert rc == 1 and doc[0]["status"] == "failed"
+    assert "time limit (20 s)" in doc[0]["first_hint"], doc[0]
+    for _ in range(50):
+        if not kit.processes_with(token):
+            break
+        time.sleep(0.1)
+    assert kit.processes_with(token) == []
+
+
+# -- class folders: every *.ipynb path is one row, nothing blocks -------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def odd_run(kit, tmp_path_factory):
+    d = tmp_path_factory.mktemp("odd")
+    cls = d / "class"
+    (cls / "sub").mkdir(parents=True)
+    outside = d / "elsewhere"
+    outside.mkdir()
+    solved = kit.SOLUTIONS / "03_hamming_popcount.ipynb"
+    (outside / "03_hamming_popcount.ipynb").write_bytes(solved.read_bytes())
+    os.mkfifo(cls / "fifo.ipynb")
+    os.symlink("/dev/zero", cls / "zero.ipynb")
+    os.symlink(outside / "03_hamming_popcount.ipynb", cls / "outside.ipynb")
+    os.symlink(cls / "sub" / "03_in_sub.ipynb", cls / "03_inside_link.ipynb")
+    os.symlink(cls / "missing", cls / "broken.ipynb")
+    (cls / "sub" / "03_in_sub.ipynb").write_bytes(solved.read_bytes())
+    (cls / ".03_hidden.ipynb").write_bytes(solved.read_bytes())
+    (cls / "03_UPPER.IPYNB").write_bytes(solved.read_bytes())
+    nb = json.loads(solved.read_text(encoding="utf-8"))
+    nb["metadata"]["simhash_lab"] = "x"
+    for c in nb["cells"][:3]:
+        c["metadata"] = "also not a dict"
+    (cls / "03_bad_metadata.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+    (cls / "no_exercise.ipynb").write_text(
+        json.dumps({**nb, "metadata": {"simhash_lab": "x"}}), encoding="utf-8"
+    )
+    (cls / "not_json.ipynb").write_text("{ not json", encoding="utf-8")
+    (cls / "a_list.ipynb").write_text("[1, 2]", encoding="utf-8")
+    with open(cls / "huge.ipynb", "wb") as f:
+        f.truncate(1 << 30)  # sparse: 1 GB that costs nothing
+    (cls / "notes.txt").write_text("not a notebook name")
+    raw = os.fsencode(str(cls)) + b"/03_\xff_bytes.ipynb"
+    with open(raw, "wb") as f:
+        f.write(solved.read_bytes())
+    (cls / "03_new\nline.ipynb").write_bytes(solved.read_bytes())
+    t0 = time.monotonic()
+    rc, stdout, stderr, doc = kit.grade_cli([str(cls), "--jobs", "2"], d)
+    return {
+        "rc": rc,
+        "stdout": stdout,
+        "stderr": stderr,
+        "doc": doc,
+        "dir": cls,
+        "seconds": time.monotonic() - t0,
+        "json_bytes": max(d.glob("grade-*.json"), key=lambda p: p.stat().st_mtime).read_bytes(),
+    }
+
+
+def _row(odd, name: str) -> dict:
+    rows = [r for r in odd["doc"] if r["path"].endswith("/" + name)]
+    assert len(rows) == 1, (name, [r["path"] for r in odd["doc"]])
+    return rows[0]
+
+
+def test_every_notebook_path_in_a_class_folder_gets_one_row(odd_run):
+    names = [r["path"].rsplit("/", 1)[1] for r in odd_run["doc"]]
+    assert sorted(names) == sorted(
+        [
+            "fifo.ipynb",
+            "zero.ipynb",
+            "outside.ipynb",
+            "03_inside_link.ipynb",
+            "broken.ipynb",
+            ".03_hidden.ipynb",
+            "03_UPPER.IPYNB",
+            "03_bad_metadata.ipynb",
+            "no_exercise.ipynb",
+            "not_json.ipynb",
+            "a_list.ipynb",
+            "huge.ipynb",
+            "03_\\xff_bytes.ipynb",
+            "03_new\nline.ipynb",
+            "03_in_sub.ipynb",
+        ]
+    )
+    assert odd_run["seconds"] < 300
+
+
+@pytest.mark.parametrize(
+    "name, status, why",
+    [
+        ("fifo.ipynb", "not gradable", "FIFO"),
+        ("zero.ipynb", "not gradable", "character device"),
+        ("outside.ipynb", "not gradable", "out of the folder"),
+        ("broken.ipynb", "not gradable", "broken symbolic link"),
+        ("no_exercise.ipynb", "not gradable", "cannot tell which exercise"),
+        ("not_json.ipynb", "not gradable", "not JSON"),
+        ("a_list.ipynb", "not gradable", "not a notebook"),
+        ("huge.ipynb", "not gradable", "larger than"),
+        ("03_inside_link.ipynb", "passed", ""),
+        (".03_hidden.ipynb", "passed", ""),
+        ("03_UPPER.IPYNB", "passed", ""),
+        ("03_bad_metadata.ipynb", "passed", ""),
+        ("03_\\xff_bytes.ipynb", "passed", ""),
+        ("03_new\nline.ipynb", "passed", ""),
+        ("03_in_sub.ipynb", "passed", ""),
+    ],
+)
+def test_each_odd_file_is_graded_or_refused_with_a_reason(odd_run, name, status, why):
+    r = _row(odd_run, name)
+    assert r["status"] == status, r
+    assert why in r["first_hint"], r
+
+
+def test_names_are_escaped_and_the_json_is_valid_utf8(odd_run):
+    odd_run["json_bytes"].decode("utf-8")  # strict: valid UTF-8
+    table = odd_run["stdout"]
+    assert "03_\\xff_bytes.ipynb" in table and "03_new\\nline.ipynb" in table
+    assert all("\n" not in ln for ln in table.splitlines())
+    assert len(table.splitlines()) == len(odd_run["doc"]) + 4  # header, rule, rows, blank, summary
+
+
+def test_a_fifo_is_never_opened(odd_run):
+    assert stat.S_ISFIFO(os.lstat(odd_run["dir"] / "fifo.ipynb").st_mode)  # and the run above ended
+
+
+# -- without a sandbox ------------------------------------------------------------------------------------
+
+
+def test_no_sandbox_means_a_refusal_naming_the_unsafe_option(kit, tmp_path, monkeypatch, capsys):
+    from simhash_lab import cli
+    from simhash_lab.grading import _sandbox
+
+    monkeypatch.setattr(_sandbox, "availability", lambda: "bubblewrap is not installed (test)")
+    rc = cli.main(["grade", str(kit.SOLUTIONS / "03_hamming_popcount.ipynb")])
+    err = capsys.readouterr().err
+    assert rc == 2 and len(err.strip().splitlines()) == 1
+    assert "bubblewrap is not installed (test)" in err and "--unsafe-no-sandbox" in err
+
+
+def test_unsafe_no_sandbox_still_grades(kit, tmp_path):
+    rc, stdout, _, doc = kit.grade_cli(
+        [str(kit.SOLUTIONS / "03_hamming_popcount.ipynb"), "--unsafe-no-sandbox"], tmp_path
+    )
+    assert rc == 0 and doc[0]["status"] == "passed", doc
+
+
+# -- the sandbox's layers, one at a time -----------------------------------------------------------------
+
+
+def test_the_seccomp_filter_allows_threads_and_refuses_processes(tmp_path):
+    import subprocess
+    import sys
+
+    from simhash_lab.grading import _sandbox, _seccomp
+
+    prog = _seccomp.program()
+    assert prog, "no seccomp rules for this machine"
+    path = tmp_path / "filter.bpf"
+    path.write_bytes(prog)
+    fd = os.open(path, os.O_RDONLY)
+    code = (
+        "import os, subprocess, threading\n"
+        "t = threading.Thread(target=print, args=('thread ok',)); t.start(); t.join()\n"
+        "for what, f in (('fork', os.fork), ('spawn', lambda: subprocess.run(['true']))):\n"
+        "    try:\n        f(); print(what, 'WORKED')\n"
+        "    except OSError as e:\n        print(what, 'refused', e.errno)\n"
+    )
+    try:
+        p = subprocess.run(
+            [*_sandbox.bwrap_command(probe=True, seccomp_fd=fd), sys.executable, "-I", "-c", code],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            pass_fds=(fd,),
+        )
+    finally:
+        os.close(fd)
+    assert p.stdout.split("\n")[:3] == ["thread ok", "fork refused 1", "spawn refused 1"], (
+        p.stdout,
+        p.stderr,
+    )
+
+
+def test_the_pid_namespace_ends_every_process_of_the_sandbox(kit):
+    """Below the filter: a setsid daemon started inside (here by a shell, which may fork) dies when
+    the sandbox's first process ends."""
+    import subprocess
+
+    from simhash_lab.grading import _sandbox
+
+    token = f"{TOKEN}-pidns"
+    script = f"setsid sh -c 'sleep 300; : {token}' & sleep 1; echo started"
+    p = subprocess.run(
+        [*_sandbox.bwrap_command(probe=True), "/bin/sh", "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "started" in p.stdout, p.stderr
+    for _ in range(50):
+        if not kit.processes_with(token):
+            break
+        time.sleep(0.1)
+    assert kit.processes_with(token) == []
+
+
+def test_the_sandbox_sees_no_checkout_no_checker_and_no_classmate(kit, tmp_path):
+    """What the notebook's code can see: the package without its grader, nothing of the checkout,
+    none of the class folder's notebooks (the grader is run with ``python -m`` from the class folder,
+    whose current directory is on its sys.path)."""
+    import shutil
+
+    classmate = f"classmate-{TOKEN}.ipynb"
+    src = f"""
+import os, sys, simhash_lab
+pkg = os.path.dirname(simhash_lab.__file__)
+print('SEEN', sorted(os.listdir(os.path.join(pkg, 'grading'))))
+print('SEEN', sorted(os.listdir(os.path.dirname(pkg))))
+print('SEEN', os.getuid() != 0, os.path.exists(os.path.expanduser('~/.ipython')))
+found = []
+for top in [*sys.path, '/', '/work', '/root', '/home', '/tmp']:
+    for folder, dirs, files in os.walk(top if os.path.isdir(top) else '/nonexistent'):
+        dirs[:] = [d for d in dirs if os.path.join(folder, d) not in ('/usr', '/proc', '/sys', '/dev')]
+        found += [f for f in files if f.endswith('{TOKEN}.ipynb') or f == '03_hamming_popcount.ipynb']
+print('SEEN', sorted(set(found)))
+raise NotImplementedError()
+"""
+    cls = tmp_path / "class"
+    path = kit.with_answers(
+        kit.EXERCISES / "03_hamming_popcount.ipynb", {"hamming_by_hand": src}, cls / classmate
+    )
+    shutil.copy(kit.SOLUTIONS / "03_hamming_popcount.ipynb", cls / "03_hamming_popcount.ipynb")
+    rc, stdout, _, doc = kit.grade_cli([str(path), "-v"], cls)  # cwd: the class folder
+    seen = [ln.split("SEEN ", 1)[1] for ln in doc[0]["log"].splitlines() if ln.startswith("SEEN ")]
+    assert seen[0] == "['__init__.py', '_wire.py', 'checks', 'data.py']", seen
+    assert seen[1] == "['simhash_lab']", seen
+    assert seen[2] == "True False", seen
+    assert seen[3] == "[]", seen
+
+
+def test_a_package_under_tmp_is_graded_too(kit, tmp_path):
+    """The sandbox's private /tmp must not hide a simhash_lab that lives under /tmp (a CI checkout)."""
+    import shutil
+    import subprocess
+    import sys
+
+    copy = tmp_path / "checkout"
+    shutil.copytree(
+        kit.ROOT / "simhash_lab", copy / "simhash_lab", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    env = {**os.environ, "PYTHONPATH": str(copy)}
+    p = subprocess.run(
+        [sys.executable, "-m", "simhash_lab.cli", "grade", str(kit.SOLUTIONS / "03_hamming_popcount.ipynb")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert p.returncode == 0 and "PASSED: 4/4" in p.stdout, (p.stdout, p.stderr)

@@ -1,0 +1,234 @@
+"""Steps 1-3 of grading: collect the files of a class run, read each notebook, assemble it.
+
+1. **Collect** (:func:`collect`): every path under the given folders whose name ends in ``.ipynb``
+   (any case, hidden files and subfolders included) is one row. FIFOs, devices and broken links
+   are refused without being opened, links out of the folder without being read (a link inside it
+   is graded, with a note), folders named ``*.ipynb`` are rows too; :mod:`simhash_lab._files` does
+   the opening.
+2. **Read** (:func:`read_notebook`): at most 32 MiB of JSON that is a notebook (a dict with a list
+   of cells); metadata of the wrong type is ignored rather than trusted; :func:`identify` takes the
+   exercise from ``metadata.simhash_lab.exercise``, else the file name.
+3. **Assemble** (:func:`assemble`): the pristine student notebook shipped in
+   ``simhash_lab/grading/pristine/`` with the source of each of the file's ``answer`` cells put in
+   (matched by key, then by cell id). Nothing else of the file is used: not its other cells, not
+   its outputs, tags or metadata.
+
+Steps 4-6 (run, method runs, judge) are in :mod:`simhash_lab.grading._grader`.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import os
+import re
+from collections.abc import Iterable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .. import _files
+from . import _wire
+
+__all__ = [
+    "META",
+    "Item",
+    "NotGradable",
+    "assemble",
+    "collect",
+    "identify",
+    "load_pristine",
+    "read_notebook",
+]
+
+META = "simhash_lab"  # our key in notebook and cell metadata
+MAX_NOTEBOOK_BYTES = 32 << 20
+_SUFFIX = ".ipynb"
+
+
+class NotGradable(Exception):
+    """A file that cannot be graded; ``str(e)`` is the reason, one line."""
+
+
+# -- pristine notebooks ----------------------------------------------------------------------------
+
+
+def _pristine_dir() -> Path:
+    return Path(str(resources.files("simhash_lab.grading") / "pristine"))
+
+
+def load_pristine(directory: str | os.PathLike | None = None) -> dict[str, dict]:
+    """The pristine student notebooks (as JSON dicts), by exercise name (``"02_simhash_voting"``)."""
+    d = Path(directory) if directory is not None else _pristine_dir()
+    out = {}
+    for p in sorted(d.glob("*.ipynb")):
+        nb = json.loads(p.read_text(encoding="utf-8"))
+        name = _meta(nb).get("exercise")
+        out[name if isinstance(name, str) else p.stem] = nb
+    return out
+
+
+def _meta(obj: Any) -> dict:
+    """``obj.metadata.simhash_lab`` when every step of it is a dict, else {}."""
+    md = obj.get("metadata") if isinstance(obj, dict) else None
+    ours = md.get(META) if isinstance(md, dict) else None
+    return ours if isinstance(ours, dict) else {}
+
+
+def _source(cell: dict) -> str:
+    s = cell.get("source", "")
+    if isinstance(s, list):
+        return "".join(x for x in s if isinstance(x, str))
+    return s if isinstance(s, str) else ""
+
+
+# -- 1. collect --------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Item:
+    """One row of a class run: a path, and why it cannot be read when it cannot."""
+
+    path: str
+    problem: str | None = None
+    note: str | None = None
+
+
+def _is_notebook_name(path: str) -> bool:
+    return path.lower().endswith(_SUFFIX)
+
+
+def _inside(path: str, folder: str) -> bool:
+    real, top = os.path.realpath(path), os.path.realpath(folder)
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def collect(paths: Iterable[str | os.PathLike]) -> list[Item]:
+    """The rows of a run: each named file, and every ``*.ipynb`` (any case) under each named folder.
+
+    Folders are walked with hidden files and subfolders; a link is followed only to a regular file
+    inside the folder it was found in (a link out of it, to a device, or broken, is a row that says
+    so, and nothing is read). A named path that is missing or not a regular file is a row too.
+    """
+    items: list[Item] = []
+    for top in paths:
+        top_s = os.fsdecode(os.fspath(top))
+        if os.path.isdir(top_s):  # folders named *.ipynb are rows too (walk() goes into them)
+            for folder, dirs, _ in os.walk(top_s):
+                items += [
+                    Item(os.path.join(folder, d), "a directory, not a notebook file")
+                    for d in sorted(dirs)
+                    if _is_notebook_name(d) and not os.path.islink(os.path.join(folder, d))
+                ]
+        for e in _files.walk([top_s], hidden=True):
+            if not e.named and not _is_notebook_name(e.path):
+                continue
+            if e.kind != "file":
+                items.append(Item(e.path, e.problem or "cannot be read"))
+            elif not e.named and os.path.islink(e.path) and not _inside(e.path, top_s):
+                target = _files.show_name(os.path.realpath(e.path))
+                items.append(Item(e.path, f"a symbolic link out of the folder (to {target}), not read"))
+            elif os.path.islink(e.path):
+                target = _files.show_name(os.path.realpath(e.path))
+                items.append(Item(e.path, note=f"a symbolic link to {target}"))
+            else:
+                items.append(Item(e.path))
+    return items
+
+
+# -- 2. read -----------------------------------------------------------------------------------------
+
+
+def read_notebook(path: str, max_bytes: int = MAX_NOTEBOOK_BYTES) -> dict:
+    """The notebook at ``path`` as a JSON dict with a list of cells, or :class:`NotGradable`."""
+    try:
+        raw = _files.read_bytes(path, max_bytes, limit_name=f"{max_bytes >> 20} MiB")
+    except (_files.Refused, OSError) as e:
+        raise NotGradable(_files.reason(e)) from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise NotGradable(f"not UTF-8 (byte {raw[e.start]:#04x} at offset {e.start})") from None
+    try:
+        nb = json.loads(text)
+    except RecursionError:
+        raise NotGradable("not a notebook: JSON nested too deeply") from None
+    except ValueError as e:
+        raise NotGradable(f"not JSON ({_wire.clip(str(e), 120)})") from None
+    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
+        raise NotGradable("not a notebook: no list of cells")
+    return nb
+
+
+def identify(nb: dict, path: str, pristine: dict, exercise: str | None = None) -> str | None:
+    """Which exercise ``nb`` is: ``exercise`` if given, else its metadata, else its file name."""
+    if exercise:
+        return exercise if exercise in pristine else None
+    name = _meta(nb).get("exercise")
+    if isinstance(name, str) and name in pristine:
+        return name
+    stem = os.path.basename(path)
+    stem = stem[: -len(_SUFFIX)] if _is_notebook_name(stem) else stem
+    if stem in pristine:
+        return stem
+    m = re.match(r"(\d\d)_", os.path.basename(path))
+    if m:
+        same = [k for k in pristine if k.startswith(m.group(0))]
+        if len(same) == 1:
+            return same[0]
+    return None
+
+
+# -- 3. assemble -------------------------------------------------------------------------------------
+
+
+def _answers_of(nb: dict) -> tuple[dict[str, list[dict]], dict[str, dict]]:
+    by_key: dict[str, list[dict]] = {}
+    by_id: dict[str, dict] = {}
+    for cell in nb.get("cells", []):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        key = _meta(cell).get("answer")
+        if isinstance(key, str):
+            by_key.setdefault(key, []).append(cell)
+        if isinstance(cell.get("id"), str):
+            by_id[cell["id"]] = cell
+    return by_key, by_id
+
+
+def assemble(pristine: dict, graded: dict) -> tuple[Any, list[dict], dict[str, str]]:
+    """The notebook to run: pristine cells, with the graded file's answer sources put in.
+
+    Returns ``(notebook, roles, found)``: the notebook (an nbformat node), ``roles[i]`` for its i-th
+    code cell (``role``: "setup", "given", "answer" or "check"; ``answer`` or ``check``: the key),
+    and, per answer key, where its source came from ("key", "id" or "stub").
+    """
+    import nbformat
+
+    nb = nbformat.from_dict(copy.deepcopy(pristine))
+    by_key, by_id = _answers_of(graded)
+    roles, found = [], {}
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        cell.outputs, cell.execution_count = [], None
+        meta = _meta(cell)
+        role = meta.get("role", "given")
+        if role == "answer":
+            key = meta["answer"]
+            cands = by_key.get(key, [])
+            same_id = [c for c in cands if c.get("id") == cell.get("id")]
+            src = None
+            if same_id:
+                src, found[key] = same_id[0], "key"
+            elif cands:
+                src, found[key] = cands[0], "key"
+            elif cell.get("id") in by_id and not _meta(by_id[cell["id"]]).get("role"):
+                src, found[key] = by_id[cell["id"]], "id"
+            else:
+                found[key] = "stub"
+            if src is not None:
+                cell.source = _source(src)
+        roles.append({"role": role, "answer": meta.get("answer"), "check": meta.get("check")})
+    return nb, roles, found

@@ -1,0 +1,236 @@
+"""The program the sandbox runs: a notebook's cells, or one answer's definitions, and what they export.
+
+``simhash_lab.grading._sandbox`` starts it as ``python -I /grade/runner.py`` inside bubblewrap and
+talks to it over two pipes: the job arrives as one JSON line on stdin; messages go back as JSON
+lines on the descriptor that was stdout when it started (stdout and stderr of the notebook's code go
+to the log, stderr). Nothing it sends is trusted: once a student's cell has run, this process is
+the student's, and so is every message after that. The grader reads the messages as untrusted data
+and judges them in its own process.
+
+Modes (``job["mode"]``):
+
+``notebook``
+    Runs the assembled notebook's cells (setup and given cells from the pristine copy, the
+    student's answer cells; check cells are not sent) in an IPython shell, each under a time limit,
+    reporting ``{"event": "cell", "i": ..., "phase": "start" | "end", ...}``. Then it sends
+    ``{"event": "ready"}`` and only then reads the hidden cases for the answer functions (a second
+    line on stdin), so no cell can have read them; it exports each answer (``{"event": "export",
+    "key": ..., "values" | "results": ...}``) and ends with ``{"event": "done"}``.
+``method``
+    Runs the pristine setup cells, then only the definitions the grader extracted from the answer
+    and checked against its allow-list (:mod:`simhash_lab.grading._static`), written to a file of
+    their own; then the method cases, counting lines in that file, and exports the results.
+
+Before any of that it lowers its limits (address space, CPU seconds, processes, file size, core
+dumps), which no code that runs later can raise again, and, when started as root (the sandbox's
+root, without a user namespace), drops to the unprivileged uid the job names.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import sys
+import time
+
+_MAX_JOB = 64 << 20
+
+
+def _readline(fd: int, limit: int = _MAX_JOB) -> bytes:
+    buf = bytearray()
+    while not buf.endswith(b"\n"):
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            break
+        buf += chunk
+        if len(buf) > limit:
+            raise SystemExit("runner: job too large")
+    return bytes(buf)
+
+
+class _Channel:
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def send(self, msg: dict) -> None:
+        data = (json.dumps(msg, allow_nan=True, ensure_ascii=True) + "\n").encode("ascii")
+        view = memoryview(data)
+        while view:
+            n = os.write(self.fd, view)
+            view = view[n:]
+
+
+def _limit(kind: int, value: int | None) -> None:
+    if value is None:
+        return
+    soft, hard = resource.getrlimit(kind)
+    value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+    resource.setrlimit(kind, (value, value))
+
+
+def _drop(job: dict) -> None:
+    uid = job.get("uid")
+    if os.getuid() != 0 or uid is None:
+        return
+    gid = job.get("gid", uid)
+    os.setgroups([])
+    os.setresgid(gid, gid, gid)
+    os.setresuid(uid, uid, uid)
+    if os.getuid() == 0 or os.geteuid() == 0:
+        raise SystemExit("runner: could not drop root")
+
+
+def _prepare(job: dict) -> tuple[_Channel, int]:
+    """Drop root, lower the limits, move the control pipes off stdin/stdout, make the folders."""
+    _drop(job)
+    lim = job.get("limits", {})
+    _limit(resource.RLIMIT_AS, lim.get("memory"))
+    _limit(resource.RLIMIT_CPU, lim.get("cpu"))
+    _limit(resource.RLIMIT_NPROC, lim.get("nproc"))
+    _limit(resource.RLIMIT_FSIZE, lim.get("fsize"))
+    _limit(resource.RLIMIT_NOFILE, lim.get("nofile"))
+    _limit(resource.RLIMIT_CORE, 0)
+    ctl_out, ctl_in = os.dup(1), os.dup(0)  # not inherited by children (O_CLOEXEC)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.dup2(2, 1)
+    os.close(devnull)
+    sys.stdout = os.fdopen(1, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)
+    sys.stdin = open(os.devnull, encoding="utf-8")
+    for var in ("HOME", "IPYTHONDIR", "MPLCONFIGDIR", "JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR"):
+        if os.environ.get(var):
+            os.makedirs(os.environ[var], exist_ok=True)
+    os.makedirs(job["workdir"], exist_ok=True)
+    os.chdir(job["workdir"])
+    sys.dont_write_bytecode = True
+    for p in reversed(job.get("pythonpath", [])):
+        sys.path.insert(0, p)
+    return _Channel(ctl_out), ctl_in
+
+
+class _CellTimeout(BaseException):
+    """A cell ran past its time (BaseException: ``except Exception`` in the cell does not hide it)."""
+
+
+def _alarm(seconds: float | None) -> None:
+    signal.setitimer(signal.ITIMER_REAL, seconds or 0)
+
+
+def _on_alarm(signum, frame):
+    raise _CellTimeout()
+
+
+def _error(e: BaseException | None) -> dict | None:
+    if e is None:
+        return None
+    from simhash_lab.grading import _wire
+
+    if isinstance(e, _CellTimeout):
+        return {"timeout": True}
+    return {"type": _wire.type_name(type(e)), "text": _wire._exception_text(e)}
+
+
+def _export_values(ns: dict, names: list[str]) -> dict:
+    from simhash_lab.grading import _wire
+
+    out = {}
+    for name in names:
+        if name not in ns:
+            out[name] = {"missing": True}
+            continue
+        try:
+            out[name] = {"ok": _wire.plain(ns[name])}
+        except _wire.NotPlain as e:
+            out[name] = {"bad": str(e)}
+    return out
+
+
+def _run_notebook(job: dict, ch: _Channel, ctl_in: int) -> None:
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
+    from simhash_lab.grading import _wire, data
+
+    data.use_variant(job.get("variant"))
+    cfg = Config()
+    cfg.HistoryManager.enabled = False
+    cfg.InteractiveShell.colors = "NoColor"
+    cfg.InteractiveShell.xmode = "Plain"
+    shell = InteractiveShell.instance(config=cfg)
+    signal.signal(signal.SIGALRM, _on_alarm)
+    cell_timeout = job.get("cell_timeout")
+    for i, cell in enumerate(job["cells"]):
+        ch.send({"event": "cell", "i": i, "phase": "start"})
+        t0 = time.monotonic()
+        err = None
+        try:
+            _alarm(cell_timeout)
+            result = shell.run_cell(cell["source"], store_history=False)
+            _alarm(0)
+            err = _error(result.error_before_exec or result.error_in_exec)
+        except _CellTimeout:
+            err = {"timeout": True}
+        finally:
+            _alarm(0)
+        ch.send({"event": "cell", "i": i, "phase": "end", "error": err, "seconds": time.monotonic() - t0})
+    ch.send({"event": "ready"})
+    line = _readline(ctl_in)
+    cases = json.loads(line) if line.strip() else {}
+    ns = shell.user_ns
+    for answer in job["exports"]:
+        key = answer["key"]
+        ch.send({"event": "exporting", "key": key})
+        if answer["kind"] == "values":
+            ch.send({"event": "export", "key": key, "values": _export_values(ns, answer["names"])})
+            continue
+        fns = {n: ns.get(n) for n in answer["names"]}
+        results = [_wire.run_case(fns, c, timeout=job.get("call_timeout")) for c in cases.get(key, [])]
+        ch.send({"event": "export", "key": key, "results": results})
+    ch.send({"event": "done"})
+
+
+def _run_method(job: dict, ch: _Channel) -> None:
+    import builtins
+
+    from simhash_lab.grading import _wire, data
+
+    data.use_variant(job.get("variant"))
+    ns: dict = {"__name__": "__main__", "__builtins__": builtins}
+    for i, src in enumerate(job["setup"]):
+        exec(compile(src, f"<setup {i}>", "exec"), ns)
+    path = os.path.join(job["workdir"], f"answer_{job['key']}.py")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(job["code"])
+    ch.send({"event": "cell", "i": 0, "phase": "start"})
+    try:
+        exec(compile(job["code"], path, "exec"), ns)
+        err = None
+    except BaseException as e:  # the definitions themselves failed (a bad decorator argument, say)
+        err = _error(e)
+    ch.send({"event": "cell", "i": 0, "phase": "end", "error": err})
+    ch.send({"event": "exporting", "key": job["key"]})
+    fns = {n: ns.get(n) for n in job["names"]}
+    results = [_wire.run_case(fns, c, files=[path], timeout=job.get("call_timeout")) for c in job["cases"]]
+    ch.send({"event": "export", "key": job["key"], "results": results})
+    ch.send({"event": "done"})
+
+
+def main() -> int:
+    line = _readline(0)
+    job = json.loads(line)
+    ch, ctl_in = _prepare(job)
+    ch.send({"event": "started", "uid": os.getuid()})
+    if job["mode"] == "notebook":
+        _run_notebook(job, ch, ctl_in)
+    elif job["mode"] == "method":
+        _run_method(job, ch)
+    else:
+        raise SystemExit(f"runner: unknown mode {job['mode']!r}")
+    sys.stdout.flush()
+    os._exit(0)  # no atexit hooks of the notebook's code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

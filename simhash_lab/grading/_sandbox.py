@@ -1,0 +1,542 @@
+"""The sandbox every graded notebook runs in: bubblewrap, limits, and a watchdog outside it.
+
+What the sandbox is (one ``bwrap`` per run; see :func:`bwrap_command`):
+
+* **Filesystem**: a fresh root with only what Python needs bound read-only: ``/usr`` (and the
+  ``/lib``/``/bin`` links), a few files of ``/etc``, the interpreter's prefix and the directories on
+  ``sys.path``, and the ``simhash_lab`` package itself (not the checkout around it: no solutions, no
+  tests, no git). Inside the package, ``grading/`` is replaced by a read-only copy of only what the
+  notebook may use: ``data.py`` and ``_wire.py``, an empty ``__init__``, and a ``checks`` whose
+  every checker does nothing (the real ones, with their references, stay out of reach). The
+  only writable places are a private ``/tmp`` and ``/dev/shm``, both size-limited tmpfs that vanish
+  with the sandbox; HOME, TMPDIR, IPYTHONDIR, MPLCONFIGDIR and JUPYTER_* point into ``/tmp``. So
+  nothing in the package, the pristine notebooks, ``sitecustomize``/startup files or the teacher's
+  ``--json`` can be written, or even seen when it is not needed.
+* **Processes**: a seccomp filter (:mod:`simhash_lab.grading._seccomp`) lets the notebook start
+  threads but no process at all, and refuses new namespaces, mounts, ``ptrace`` and a few more.
+  Behind it, the own PID namespace: when the runner ends, every process in the sandbox dies with it
+  (a ``setsid`` daemon too, were one started), and ``--die-with-parent`` ends it all when the
+  grader kills bwrap. No network, own IPC and hostname, a new session (no terminal to inject into).
+* **Identity**: started as root (as in CI), bwrap runs without a user namespace and the runner's
+  first act is to drop to an unprivileged uid of its own (one per parallel slot, so the process
+  limit counts only that sandbox) with no capabilities; started as a user, bwrap puts the sandbox in
+  a new user namespace as uid 65534 and forbids nested ones.
+* **Limits** (lowered by the runner before any notebook code, for every process of the sandbox,
+  irreversibly): address space (``--memory``, default 2 GiB: Numba, NumPy and IPython run well in
+  it), CPU seconds (the notebook's time limit), processes and threads, file size, no core dumps.
+* **Time**, enforced from outside: the watchdog in :func:`run` kills the sandbox when a cell (or
+  one answer's export) runs past its limit plus a grace, or the whole run past the notebook's; the
+  runner's own per-cell alarm stops an ordinary endless loop first, cooperatively.
+
+Where bwrap cannot run (not Linux, no bubblewrap, no namespaces), :func:`availability` says why in
+one line; ``simhash-lab grade`` then refuses unless given ``--unsafe-no-sandbox``, which runs the
+same runner as a plain subprocess with the same limits but none of the isolation.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import os
+import queue
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from . import _seccomp
+
+__all__ = ["Limits", "Run", "availability", "bwrap_command", "run", "SandboxUnavailable"]
+
+_PKG = Path(__file__).resolve().parents[1]  # the simhash_lab package
+_GRADING = _PKG / "grading"
+RUNNER = "/grade/runner.py"
+WORKDIR = "/tmp/work"
+SANDBOX_UID_BASE = 2_000_000_000
+_STUB_INIT = '"""simhash_lab.grading inside the grading sandbox: the data, nothing else."""\n'
+_STUB_CHECKS = (
+    '"""Inside the grading sandbox the checkers do nothing: the grader judges outside."""\n\n\n'
+    "def __getattr__(name):\n"
+    "    if name.startswith('__'):\n"
+    "        raise AttributeError(name)\n"
+    "    return lambda *args, **kwargs: None\n"
+)
+
+
+class SandboxUnavailable(RuntimeError):
+    """bubblewrap cannot run here; ``str(e)`` is the one-line reason."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Limits:
+    """Limits of one graded notebook (seconds, bytes)."""
+
+    memory: int = 2 << 30
+    cell_timeout: float = 30.0
+    timeout: float = 240.0
+    call_timeout: float = 10.0
+    nproc: int = 64
+    tmp_size: int = 256 << 20
+    shm_size: int = 64 << 20
+    fsize: int = 128 << 20
+    nofile: int = 256
+    grace: float = 5.0
+    max_messages: int = 64 << 20
+    max_log: int = 200_000
+
+    def for_runner(self, wall: float) -> dict:
+        return {
+            "memory": int(self.memory),
+            "cpu": max(1, int(wall) + 1),
+            "nproc": int(self.nproc),
+            "fsize": int(self.fsize),
+            "nofile": int(self.nofile),
+        }
+
+
+@dataclasses.dataclass
+class Run:
+    """What one sandbox run reported: its messages (untrusted data), how it ended, its log."""
+
+    messages: list[dict]
+    returncode: int | None
+    killed: str | None  # why the watchdog killed it: "cell", "export", "notebook", "output"; None if not
+    where: tuple | None  # ("cell", i) or ("export", key): what was running at the end
+    log: str
+    seconds: float
+
+
+# -- can bwrap run here? -------------------------------------------------------------------------------
+
+
+def _bwrap() -> str | None:
+    return shutil.which("bwrap")
+
+
+@functools.lru_cache(maxsize=1)
+def _bwrap_version() -> tuple[int, ...]:
+    try:
+        out = subprocess.run([_bwrap(), "--version"], capture_output=True, text=True, timeout=10).stdout
+        return tuple(int(p) for p in out.split()[-1].split("."))
+    except Exception:
+        return (0,)
+
+
+@functools.lru_cache(maxsize=1)
+def availability() -> str | None:
+    """None when bubblewrap can sandbox a process here, else the one-line reason it cannot."""
+    if not sys.platform.startswith("linux"):
+        return f"the grader's sandbox (bubblewrap) needs Linux; this is {sys.platform}"
+    if _bwrap() is None:
+        return "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+    with tempfile.TemporaryDirectory(prefix="simhash-lab-probe-") as tmp:
+        prog = _seccomp.program()
+        fd = _fd_of(tmp, "seccomp.bpf", prog) if prog else None
+        cmd = [*bwrap_command(probe=True, seccomp_fd=fd), sys.executable, "-I", "-c", "print('ok')"]
+        try:
+            p = subprocess.run(
+                cmd,
+                capture_output=True,
+                text=True,
+                timeout=60,
+                stdin=subprocess.DEVNULL,
+                pass_fds=() if fd is None else (fd,),
+            )
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return f"bubblewrap did not start: {e}"
+        finally:
+            if fd is not None:
+                os.close(fd)
+    if p.returncode != 0 or p.stdout.strip() != "ok":
+        err = " ".join((p.stderr or "").split())[:200] or f"exit status {p.returncode}"
+        return f"bubblewrap cannot create the sandbox here ({err}); are user namespaces disabled?"
+    return None
+
+
+# -- the command -------------------------------------------------------------------------------------
+
+
+def _python_dirs() -> list[str]:
+    """Directories the interpreter needs, read-only: its prefixes, and the ``sys.path`` entries that
+    are installed packages (inside a prefix, or a ``site-packages``/``dist-packages``). Not the
+    other entries: the current directory of ``python -m`` (a class folder, say) or a checkout on
+    PYTHONPATH stay out of the sandbox; the simhash_lab package itself is bound alone."""
+    prefixes = {os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, sys.exec_prefix)}
+    prefixes.add(os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))))
+    dirs = set(prefixes)
+    for p in sys.path:
+        if not p or not os.path.isdir(p):
+            continue
+        real = os.path.realpath(p)
+        installed = os.path.basename(real) in ("site-packages", "dist-packages")
+        if installed or any(real == q or real.startswith(q.rstrip("/") + "/") for q in prefixes):
+            dirs.add(real)
+    private = ("/tmp", "/dev", "/proc")
+    return [
+        d for d in _outermost(dirs) if not any(p == d or p.startswith(d.rstrip("/") + "/") for p in private)
+    ]
+
+
+def _outermost(paths) -> list[str]:
+    out: list[str] = []
+    for p in sorted(set(paths), key=lambda s: (s.count(os.sep), s)):
+        if p in ("/", "") or any(p == q or p.startswith(q.rstrip("/") + "/") for q in out):
+            continue
+        out.append(p)
+    return out
+
+
+_ETC = ("ld.so.cache", "ld.so.conf", "localtime", "nsswitch.conf", "passwd", "group", "fonts", "mime.types")
+_SYSTEM = ("usr",)
+_LINKS = ("lib", "lib32", "lib64", "libx32", "bin", "sbin")
+
+
+def bwrap_command(
+    *,
+    probe: bool = False,
+    root: bool | None = None,
+    limits: Limits | None = None,
+    data_fds: dict[str, int] | None = None,
+    seccomp_fd: int | None = None,
+) -> list[str]:
+    """The ``bwrap`` arguments of the sandbox (see the module docstring), up to the command.
+
+    ``data_fds`` maps a path in the sandbox to an open file descriptor whose content becomes that
+    (read-only) file; ``seccomp_fd`` is a descriptor of the filter of :mod:`._seccomp`; ``probe``
+    gives a minimal sandbox to test that bwrap runs at all.
+    """
+    limits = limits or Limits()
+    root = os.geteuid() == 0 if root is None else root
+    args = [_bwrap() or "bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
+    args += ["--unshare-cgroup-try", "--die-with-parent", "--new-session", "--hostname", "grader"]
+    if root:
+        # no user namespace: the runner drops to an unprivileged uid itself (see the module docstring)
+        args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    else:
+        args += ["--unshare-user", "--uid", "65534", "--gid", "65534", "--cap-drop", "ALL"]
+        if _bwrap_version() >= (0, 8):
+            args += ["--disable-userns"]
+    made: set[str] = set()
+    binds: list[tuple[str, str]] = []
+
+    def mkdirs(path: str) -> None:
+        parts = Path(path).parent.parts[1:]
+        cur = ""
+        for part in parts:
+            cur += "/" + part
+            if cur in made or any(cur == b or cur.startswith(b + "/") for _, b in binds):
+                continue
+            made.add(cur)
+            args.extend(["--perms", "0755", "--dir", cur])
+
+    def ro(src: str, dest: str | None = None) -> None:
+        dest = dest or src
+        mkdirs(dest)
+        args.extend(["--ro-bind", src, dest])
+        binds.append((src, dest))
+
+    # the private, writable places first: what is bound below may live under /tmp (a CI checkout)
+    args += ["--dev", "/dev", "--proc", "/proc"]
+    args += ["--perms", "1777", "--size", str(limits.tmp_size), "--tmpfs", "/tmp"]
+    args += ["--perms", "1777", "--size", str(limits.shm_size), "--tmpfs", "/dev/shm"]
+    made.update({"/tmp", "/dev"})
+    for d in _SYSTEM:
+        if os.path.isdir("/" + d):
+            ro("/" + d)
+    for d in _LINKS:
+        p = "/" + d
+        if os.path.islink(p):
+            args.extend(["--symlink", os.readlink(p), p])
+        elif os.path.isdir(p):
+            ro(p)
+    for name in _ETC:
+        p = "/etc/" + name
+        if os.path.exists(p):
+            ro(os.path.realpath(p), p)
+    for d in _python_dirs():
+        if not any(d == b or d.startswith(b + "/") for _, b in binds):
+            ro(d)
+    cache = os.environ.get("NUMBA_CACHE_DIR")
+    if cache and os.path.isdir(cache) and not probe:  # compiled kernels: read, never written
+        real = os.path.realpath(cache)
+        if not any(real == b or real.startswith(b + "/") for _, b in binds):
+            ro(real, os.path.abspath(cache))
+    if not probe:
+        pkg = str(_PKG)
+        if not any(pkg.startswith(b + "/") for _, b in binds):
+            ro(pkg)
+        grading = str(_GRADING)
+        for _, d in list(binds):  # another simhash_lab on the path: its grader is out of reach too
+            other = os.path.join(d, "simhash_lab", "grading")
+            if os.path.isdir(other) and os.path.realpath(other) != grading:
+                args.extend(["--tmpfs", other, "--remount-ro", other])
+        args.extend(["--tmpfs", grading])
+        for name in ("data.py", "_wire.py"):
+            args.extend(["--ro-bind", str(_GRADING / name), f"{grading}/{name}"])
+        args.extend(["--ro-bind", str(_GRADING / "_runner.py"), RUNNER])
+        args.extend(["--dir", f"{grading}/checks"])
+        for dest, fd in (data_fds or {}).items():
+            args.extend(["--perms", "0644", "--ro-bind-data", str(fd), dest])
+        args.extend(["--remount-ro", grading])
+    args += ["--remount-ro", "/"]
+    args += ["--clearenv", "--chdir", "/tmp"]
+    for k, v in _environment().items():
+        args += ["--setenv", k, v]
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
+    return args
+
+
+def _fd_of(tmp: str, name: str, data: bytes) -> int:
+    """A read-only descriptor of a new file ``tmp/name`` holding ``data`` (for bwrap's ``--*-data``
+    and ``--seccomp`` options, which read their content from a descriptor)."""
+    path = os.path.join(tmp, name)
+    with open(path, "wb") as f:
+        f.write(data)
+    return os.open(path, os.O_RDONLY)
+
+
+def _environment() -> dict[str, str]:
+    env = {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "HOME": "/tmp/home",
+        "USER": "student",
+        "LOGNAME": "student",
+        "TMPDIR": "/tmp",
+        "IPYTHONDIR": "/tmp/ipython",
+        "MPLCONFIGDIR": "/tmp/matplotlib",
+        "MPLBACKEND": "Agg",
+        "JUPYTER_CONFIG_DIR": "/tmp/jupyter/config",
+        "JUPYTER_DATA_DIR": "/tmp/jupyter/data",
+        "JUPYTER_RUNTIME_DIR": "/tmp/jupyter/runtime",
+        "JUPYTER_PLATFORM_DIRS": "1",
+        "XDG_CACHE_HOME": "/tmp/cache",
+        "NUMBA_NUM_THREADS": str(max(1, min(2, os.cpu_count() or 1))),
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "PYTHONHASHSEED": "0",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    for k in ("NUMBA_CACHE_DIR", "SIMHASH_LAB_ON_COMPILE"):
+        if os.environ.get(k):
+            env[k] = os.environ[k]
+    return env
+
+
+# -- one run -----------------------------------------------------------------------------------------
+
+
+def _reader(stream, q: queue.Queue, limit: int) -> None:
+    total = 0
+    try:
+        while True:
+            line = stream.readline(limit - total + 1)
+            if not line:
+                return
+            total += len(line)
+            if total > limit:
+                q.put(("overflow", None))
+                return
+            q.put(("line", line))
+    except (OSError, ValueError):
+        pass
+    finally:
+        q.put(("eof", None))
+
+
+def _writer(stream, outbox: queue.Queue) -> None:
+    """Write what arrives in ``outbox`` to ``stream`` until None; stop at the first error."""
+    try:
+        while True:
+            data = outbox.get()
+            if data is None:
+                break
+            stream.write(data)
+            stream.flush()
+    except (OSError, ValueError):
+        pass
+    finally:
+        try:
+            stream.close()
+        except (OSError, ValueError):
+            pass
+
+
+def _log_reader(stream, out: list, limit: int) -> None:
+    size = 0
+    try:
+        while True:
+            chunk = stream.read(1 << 14)
+            if not chunk:
+                return
+            if size < limit:
+                out.append(chunk[: limit - size])
+            size += len(chunk)
+    except (OSError, ValueError):
+        pass
+
+
+def run(
+    job: dict,
+    *,
+    limits: Limits,
+    wall: float,
+    cases: dict | None = None,
+    unsafe: bool = False,
+    slot: int = 0,
+) -> Run:
+    """Run ``job`` in a fresh sandbox (see :mod:`simhash_lab.grading._runner`) and watch it.
+
+    Parameters
+    ----------
+    job : dict
+        The runner's job, without ``limits``, ``uid``, ``workdir`` (filled in here).
+    limits : Limits
+    wall : float
+        Seconds the whole run may take.
+    cases : dict, optional
+        The hidden cases, sent only once the runner says ``ready``.
+    unsafe : bool
+        No bubblewrap: the runner as a plain subprocess (``--unsafe-no-sandbox``).
+    slot : int
+        Which parallel grading slot this is (root: each slot its own uid).
+    """
+    t0 = time.monotonic()
+    root = os.geteuid() == 0
+    job = dict(job, limits=limits.for_runner(wall), pythonpath=[str(_PKG.parent)])
+    with tempfile.TemporaryDirectory(prefix="simhash-lab-grade-") as tmp:
+        if unsafe:
+            workdir = os.path.join(tmp, "work")
+            cmd = [sys.executable, "-I", str(_GRADING / "_runner.py")]
+            job["workdir"] = workdir
+            env = {k: v.replace("/tmp", tmp) for k, v in _environment().items()}
+            env["PATH"] = os.environ.get("PATH", env["PATH"])
+            pass_fds: tuple[int, ...] = ()
+            files = []
+        else:
+            job["workdir"] = WORKDIR
+            if root:
+                job["uid"] = SANDBOX_UID_BASE + (os.getpid() % 1_000_000) * 64 + slot % 64
+            data_fds = {
+                f"{_GRADING}/__init__.py": _fd_of(tmp, "init.py", _STUB_INIT.encode()),
+                f"{_GRADING}/checks/__init__.py": _fd_of(tmp, "checks.py", _STUB_CHECKS.encode()),
+            }
+            files = list(data_fds.values())
+            prog = _seccomp.program()
+            seccomp_fd = _fd_of(tmp, "seccomp.bpf", prog) if prog else None
+            if seccomp_fd is not None:
+                files.append(seccomp_fd)
+            cmd = [
+                *bwrap_command(limits=limits, data_fds=data_fds, seccomp_fd=seccomp_fd),
+                sys.executable,
+                "-I",
+                RUNNER,
+            ]
+            env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+            pass_fds = tuple(files)
+        try:
+            proc = subprocess.Popen(
+                cmd,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+                cwd=tmp,
+                pass_fds=pass_fds,
+                start_new_session=True,
+            )
+        finally:
+            for fd in files:
+                os.close(fd)
+        return _watch(proc, job, cases, limits, wall, t0)
+
+
+def _watch(
+    proc: subprocess.Popen, job: dict, cases: dict | None, limits: Limits, wall: float, t0: float
+) -> Run:
+    q: queue.Queue = queue.Queue()
+    log: list[bytes] = []
+    threads = [
+        threading.Thread(target=_reader, args=(proc.stdout, q, limits.max_messages), daemon=True),
+        threading.Thread(target=_log_reader, args=(proc.stderr, log, limits.max_log), daemon=True),
+    ]
+    for t in threads:
+        t.start()
+    messages: list[dict] = []
+    killed = None
+    where: tuple | None = None
+    deadline = t0 + wall
+    step_deadline = deadline
+    per_step = limits.cell_timeout + limits.grace
+    # Writes go through a thread of their own: a sandbox that stops reading its stdin (its code
+    # can) must not block the watchdog.
+    outbox: queue.Queue = queue.Queue()
+    writer = threading.Thread(target=_writer, args=(proc.stdin, outbox), daemon=True)
+    writer.start()
+    outbox.put((json.dumps(job) + "\n").encode())
+    ready_sent = False
+    while True:
+        now = time.monotonic()
+        timeout = min(deadline, step_deadline) - now
+        if timeout <= 0:
+            killed = "notebook" if now >= deadline else (where[0] if where else "notebook")
+            break
+        try:
+            kind, line = q.get(timeout=timeout)
+        except queue.Empty:
+            continue
+        if kind == "eof":
+            break
+        if kind == "overflow":
+            killed = "output"
+            break
+        try:
+            msg = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(msg, dict):
+            continue
+        messages.append(msg)
+        event = msg.get("event")
+        if event == "cell" and msg.get("phase") == "start" and type(msg.get("i")) is int:
+            where = ("cell", msg["i"])
+            step_deadline = time.monotonic() + per_step
+        elif event == "cell" and msg.get("phase") == "end":
+            step_deadline = deadline
+        elif event == "exporting" and isinstance(msg.get("key"), str):
+            where = ("export", msg["key"])
+            n_cases = len((cases or {}).get(msg["key"], ())) or len(job.get("cases", ())) or 1
+            step_deadline = time.monotonic() + min(per_step + limits.call_timeout * n_cases, wall)
+        elif event == "ready" and not ready_sent:
+            ready_sent = True
+            where = ("ready", None)
+            step_deadline = deadline
+            outbox.put((json.dumps(cases or {}) + "\n").encode())
+            outbox.put(None)
+        elif event == "done":
+            where = ("done", None)
+            step_deadline = deadline
+    outbox.put(None)
+    if killed is None:  # its output ended: it exits now, or it is made to
+        try:
+            proc.wait(timeout=max(1.0, min(limits.grace, deadline - time.monotonic())))
+        except subprocess.TimeoutExpired:
+            killed = where[0] if where and where[0] in ("cell", "export") else "notebook"
+    if killed is not None:
+        proc.kill()
+    proc.wait()
+    for t in (*threads, writer):
+        t.join(timeout=5)
+    for s in (proc.stdin, proc.stdout, proc.stderr):
+        try:
+            s.close()
+        except (OSError, ValueError):
+            pass
+    text = b"".join(log).decode("utf-8", "replace")
+    return Run(messages, proc.returncode, killed, where, text, time.monotonic() - t0)

@@ -1,0 +1,576 @@
+"""What every checker shares: answers, verdicts, and the helpers that turn a wrong value into a hint.
+
+An exercise module (``checks/hamming_popcount.py`` ...) declares its answers, one per answer cell:
+
+* :class:`Values`: the cell defines values (``d_AB``, ``best_k``); ``judge(values, variant)``
+  checks them. ``data=True`` marks values computed from the exercise's data: grading re-runs the
+  notebook on a hidden variant of that data (:mod:`simhash_lab.grading.data`), so a value copied
+  from a ❌ (or from a classmate) is wrong there.
+* :class:`Functions`: the cell defines functions; ``cases(rng)`` gives the calls to make (``rng``
+  None: the visible cases of the learner's check cell; a ``random.Random``: hidden cases drawn at
+  grading time) and ``judge(case, results)`` checks what came back. A :class:`Method` adds an
+  allow-list (:mod:`simhash_lab.grading._static`) and measured cases (lines executed, items read,
+  Numba's signatures) that hold for any honest implementation and fail a bypass.
+
+The same answer object serves both paths: called from a check cell (``checks.md5_64(md5_64)``) it
+runs the visible cases in the learner's kernel and prints one ✅ line or a ❌ block, without raising
+(so Run All goes on); the grader calls :meth:`Values.verdict` / :meth:`Functions.verdict` on data
+exported from the sandbox. Judges only ever see plain data (:func:`~simhash_lab.grading._wire.plain`
+and back through JSON), never the learner's objects.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .. import _static, _wire
+
+__all__ = [
+    "Answer",
+    "Values",
+    "Functions",
+    "Method",
+    "Verdict",
+    "Wrong",
+    "Raw",
+    "case",
+    "Exercise",
+    "call",
+    "expect_int",
+    "expect_number",
+    "expect_bool",
+    "int_list",
+    "returned",
+    "u64",
+    "f64",
+    "i64",
+    "flags",
+    "spy",
+    "ref",
+]
+
+NOT_SHOWN = object()  # Wrong(expected=NOT_SHOWN): the ❌ says what is wrong without the value
+
+
+class Wrong(Exception):
+    """A wrong answer: a hint, and what was expected and what came back (when they may be shown)."""
+
+    def __init__(self, hint: str, expected: Any = NOT_SHOWN, got: Any = NOT_SHOWN) -> None:
+        super().__init__(hint)
+        self.hint, self.expected, self.got = hint, expected, got
+
+
+@dataclasses.dataclass
+class Verdict:
+    """One answer's result: passed, or the hint (and expected/got when shown) of its first problem."""
+
+    key: str
+    passed: bool
+    hint: str = ""
+    expected: str | None = None
+    got: str | None = None
+
+    def summary(self) -> str:
+        """One line for a table: the hint, then expected/got (if shown)."""
+        if self.passed:
+            return ""
+        parts = []
+        if self.expected is not None:
+            parts.append(f"expected {self.expected}")
+        if self.got is not None:
+            parts.append(f"got {self.got}")
+        tail = "; ".join(parts)
+        return _wire.clip(f"{self.hint} ({tail})" if tail else self.hint, 400)
+
+
+def _show(x: Any, limit: int = 160) -> str:
+    s = x if isinstance(x, str) and type(x) is str and getattr(x, "_raw", False) else repr(x)
+    s = " ".join(str(s).split())
+    return s if len(s) <= limit else s[: limit - 3] + "..."
+
+
+class Raw(str):
+    """A text shown as it is (not repr'd) in expected/got."""
+
+    _raw = True
+
+
+def _fmt(x: Any) -> str | None:
+    if x is NOT_SHOWN:
+        return None
+    if type(x) is Raw:
+        return _wire.clip(str(x), 200)
+    return _show(x)
+
+
+# -- answers ---------------------------------------------------------------------------------------
+
+
+class Answer:
+    """One answer cell's checker (see the module docstring). ``key`` is the answer cell's key and the
+    check cell's ``checks.KEY(...)``; ``names`` are what the cell defines, in the check call's order."""
+
+    kind = "answer"
+
+    def __init__(self, key: str, title: str, passed: str, names: Sequence[str]) -> None:
+        self.key, self.title, self.passed, self.names = key, title, passed, tuple(names)
+
+    def pass_line(self) -> str:
+        """The exact stdout of a passing check cell."""
+        return f"✅ {self.passed}\n"
+
+    def render(self, v: Verdict) -> str:
+        """What the check cell prints for ``v``."""
+        if v.passed:
+            return self.pass_line()
+        lines = [f"❌ {self.title}: not yet"]
+        if v.expected is not None:
+            lines.append(f"   expected: {v.expected}")
+        if v.got is not None:
+            lines.append(f"   got:      {v.got}")
+        lines.append(f"   hint:     {v.hint}")
+        return "\n".join(lines) + "\n"
+
+    def _verdict(self, fn: Callable[[], None]) -> Verdict:
+        try:
+            fn()
+        except Wrong as w:
+            return Verdict(self.key, False, w.hint, _fmt(w.expected), _fmt(w.got))
+        except Exception as e:  # data no judge expected (a forged export, say): a failure, not a crash
+            return Verdict(
+                self.key, False, f"the answer's results could not be judged ({_wire._exception_text(e)})"
+            )
+        return Verdict(self.key, True)
+
+    def __call__(self, *values: Any) -> None:
+        """The check cell: judge the learner's values in this kernel; print ✅ or ❌, never raise."""
+        if len(values) != len(self.names):
+            print(f"❌ {self.title}: call it as checks.{self.key}({', '.join(self.names)})")
+            return
+        v = self.feedback(*values)
+        print(self.render(v), end="", flush=True)
+
+    def feedback(self, *values: Any) -> Verdict:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+
+class Values(Answer):
+    """An answer cell that defines values.
+
+    Parameters
+    ----------
+    judge : callable
+        ``judge(values, variant)``: ``values`` maps each name to its plain value; raises
+        :class:`Wrong`. ``variant`` is the data variant (None: the notebook's own data).
+    data : bool
+        The values come from the exercise's data: graded on a hidden variant.
+    reference : callable, optional
+        ``reference(variant)``: the expected values (for ``data`` answers), so the grader picks a
+        variant whose answer differs from the visible one.
+    """
+
+    kind = "values"
+
+    def __init__(
+        self,
+        key: str,
+        title: str,
+        passed: str,
+        names: Sequence[str],
+        judge: Callable[[dict, Any], None],
+        *,
+        data: bool = False,
+        reference: Callable[[Any], Any] | None = None,
+        kinds: str = "an int, a float, a str, a bool, or a list of them",
+    ) -> None:
+        super().__init__(key, title, passed, names)
+        self.judge, self.data, self.reference, self.kinds = judge, data, reference, kinds
+
+    def feedback(self, *values: Any) -> Verdict:
+        exported = {}
+        for name, value in zip(self.names, values):
+            try:
+                exported[name] = {"ok": json.loads(json.dumps(_wire.plain(value)))}
+            except _wire.NotPlain as e:
+                exported[name] = {"bad": str(e)}
+        return self.verdict(exported, None)
+
+    def verdict(self, exported: dict, variant: Any) -> Verdict:
+        """The verdict on exported values: ``{name: {"ok": plain} | {"bad": why} | {"missing": true}}``."""
+
+        def run() -> None:
+            values = {}
+            for name in self.names:
+                e = exported.get(name) if isinstance(exported, dict) else None
+                if not isinstance(e, dict) or "missing" in e or not ({"ok", "bad"} & set(e)):
+                    raise Wrong(
+                        f"`{name}` is not defined: run the answer cell (it must set `{name}` "
+                        "without an error)."
+                    )
+                if "bad" in e:
+                    raise Wrong(
+                        f"`{name}` must be {self.kinds}; it is {e['bad']}.",
+                        got=Raw(_wire.clip(str(e["bad"]), 120)),
+                    )
+                try:
+                    values[name] = _wire.unplain(e["ok"])
+                except ValueError as err:
+                    raise Wrong(f"`{name}` could not be read: {err}.") from None
+            self.judge(values, variant)
+
+        return self._verdict(run)
+
+
+@dataclasses.dataclass(frozen=True)
+class Method:
+    """How an answer function must work, beside what it returns.
+
+    Parameters
+    ----------
+    allow : AllowList
+        What its code may use (checked on the source, in the grader's process).
+    cases : callable
+        ``cases(rng)`` -> cases whose calls ``measure`` something (rng None: the visible ones).
+    judge : callable
+        ``judge(cases, results)`` raises :class:`Wrong` when the measures show a bypass; it gets the
+        answer's ordinary cases (which may measure too) followed by these.
+    uses : tuple of str
+        Functions of other answers it may call (their cells' code is checked and run with it).
+    """
+
+    allow: _static.AllowList
+    cases: Callable[[random.Random | None], list[dict]]
+    judge: Callable[[list[dict], list[list[dict]]], None]
+    uses: tuple[str, ...] = ()
+
+
+class Functions(Answer):
+    """An answer cell that defines functions.
+
+    Parameters
+    ----------
+    cases : callable
+        ``cases(rng)`` -> list of cases (see :func:`call`); rng None gives the visible cases.
+    judge : callable
+        ``judge(case, results)``: ``results`` has one entry per call of the case; raises
+        :class:`Wrong`.
+    method : Method, optional
+    """
+
+    kind = "functions"
+
+    def __init__(
+        self,
+        key: str,
+        title: str,
+        passed: str,
+        names: Sequence[str],
+        cases: Callable[[random.Random | None], list[dict]],
+        judge: Callable[[dict, list[dict]], None],
+        *,
+        method: Method | None = None,
+    ) -> None:
+        super().__init__(key, title, passed, names)
+        self.cases, self.judge, self.method = cases, judge, method
+
+    def feedback(self, *fns: Any) -> Verdict:
+        by_name = dict(zip(self.names, fns))
+        for name, fn in by_name.items():
+            if not callable(fn):
+                return Verdict(self.key, False, f"Define `{name}` as a function (def {name}(...):).")
+        files = {getattr(getattr(f, "py_func", f), "__code__", None) for f in fns}
+        files = {c.co_filename for c in files if c is not None}
+        results = [_roundtrip(_wire.run_case(by_name, c, files=files)) for c in self.cases(None)]
+        problems: list[str] = []
+        measured: list[list[dict]] = []
+        method_cases: list[dict] = []
+        if self.method is not None:
+            for name, fn in by_name.items():
+                src = _static.function_source(fn)
+                if src is None:
+                    continue
+                extra = {n: None for n in self.names}
+                extra.update({n: None for n in self.method.uses})
+                consts = _constants_of(fn)
+                problems += [
+                    f"{p} (`{name}`)" if f"`{name}`" not in p else p
+                    for p in _static.problems(src, self.method.allow, extra_names=extra, constants=consts)
+                ]
+            if not problems:
+                method_cases = self.method.cases(None)
+                measured = [_roundtrip(_wire.run_case(by_name, c, files=files)) for c in method_cases]
+        return self.verdict(self.cases(None), results, problems, method_cases, measured)
+
+    def verdict(
+        self,
+        cases: list[dict],
+        results: list[list[dict]],
+        problems: Sequence[str] = (),
+        method_cases: Sequence[dict] = (),
+        measured: Sequence[list[dict]] = (),
+    ) -> Verdict:
+        """The verdict on the results of ``cases`` (and, with a method, on the static problems and the
+        measured cases)."""
+
+        def run() -> None:
+            if len(results) != len(cases):
+                raise Wrong("the answer's functions were not run on every case (did grading stop?).")
+            for case, res in zip(cases, results):
+                if not isinstance(res, list) or len(res) != len(case["calls"]):
+                    raise Wrong("the answer's functions did not report on every call.")
+                self.judge(case, res)
+            if self.method is not None:
+                if problems:
+                    raise Wrong(f"{problems[0]}. {self.method.allow.why}")
+                if len(measured) != len(method_cases):
+                    raise Wrong("the method's measured calls did not all run.")
+                for case, res in zip(method_cases, measured):
+                    for c, r in zip(case["calls"], res):
+                        returned(r, _call_text(c))
+                self.method.judge([*cases, *method_cases], [*results, *measured])
+
+        return self._verdict(run)
+
+
+def _roundtrip(results: list[dict]) -> list[dict]:
+    """What the grader would read: the results through JSON (so both paths judge the same data)."""
+    return json.loads(json.dumps(results))
+
+
+def _constants_of(fn: Any) -> list[str]:
+    f = getattr(fn, "py_func", fn)
+    code, g = getattr(f, "__code__", None), getattr(f, "__globals__", {})
+    if code is None:
+        return []
+    out = []
+    for n in code.co_names:
+        v = g.get(n) if isinstance(g, dict) else None
+        if type(v) in (int, float, str, bool) or (
+            type(v) is tuple and all(type(i) in (int, float) for i in v)
+        ):
+            out.append(n)
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Exercise:
+    """An exercise's answers, by key, in notebook order."""
+
+    name: str
+    answers: tuple[Answer, ...]
+
+    def __post_init__(self) -> None:
+        keys = [a.key for a in self.answers]
+        if len(set(keys)) != len(keys):
+            raise ValueError(f"{self.name}: an answer key is used twice: {keys}")
+
+    def answer(self, key: str) -> Answer | None:
+        return next((a for a in self.answers if a.key == key), None)
+
+    def grading_variant(self, rng: random.Random, tries: int = 50) -> int | None:
+        """A data variant on which every ``data`` answer differs from the notebook's own data (None
+        when no answer depends on the data)."""
+        data = [a for a in self.answers if isinstance(a, Values) and a.data]
+        if not data:
+            return None
+        visible = [a.reference(None) if a.reference else None for a in data]
+        for _ in range(tries):
+            seed = rng.getrandbits(62) + 1
+            if all(a.reference is None or not _same(a.reference(seed), v) for a, v in zip(data, visible)):
+                return seed
+        raise RuntimeError(f"{self.name}: no data variant found whose answers differ from the visible ones")
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, float) or isinstance(b, float):
+        return math.isclose(float(a), float(b), rel_tol=0, abs_tol=1e-6)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+# -- cases ------------------------------------------------------------------------------------------
+
+
+def call(fn: str, *args: Any, save: str | None = None, measure: Sequence[str] = ()) -> dict:
+    """One call of a case: ``fn(*args)`` (arguments in the wire encoding: plain values, :func:`u64`,
+    :func:`spy`, :func:`ref` ...)."""
+    c: dict[str, Any] = {"fn": fn, "args": list(args)}
+    if save:
+        c["save"] = save
+    if measure:
+        c["measure"] = list(measure)
+    return c
+
+
+def case(*calls: dict, **info: Any) -> dict:
+    """A case: its calls, and any plain ``info`` the judge needs (labels, the expected value...)."""
+    return {"calls": list(calls), **info}
+
+
+def u64(xs: Sequence[int]) -> dict:
+    return {"$u64": [int(x) for x in xs]}
+
+
+def i64(xs: Sequence[int]) -> dict:
+    return {"$i64": [int(x) for x in xs]}
+
+
+def f64(xs: Any) -> dict:
+    return {"$f64": xs.tolist() if hasattr(xs, "tolist") else list(xs)}
+
+
+def flags(xs: Sequence[bool]) -> dict:
+    return {"$bool": [bool(x) for x in xs]}
+
+
+def spy(xs: Sequence[int]) -> dict:
+    return {"$spy": [int(x) for x in xs]}
+
+
+def ref(name: str) -> dict:
+    return {"$ref": name}
+
+
+def _arg_text(a: Any) -> str:
+    if isinstance(a, dict) and len(a) == 1:
+        (tag, body), *_ = a.items()
+        if tag == "$ref":
+            return str(body)
+        if tag in ("$u64", "$i64", "$f64", "$bool"):
+            return f"np.array({_show(body, 60)})"
+        if tag == "$spy":
+            return f"<{len(body)} fingerprints>"
+    if isinstance(a, int) and not isinstance(a, bool) and a > 2**20:
+        return hex(a)
+    return _show(a, 60)
+
+
+def _call_text(c: dict) -> str:
+    return f"{c['fn']}({', '.join(_arg_text(a) for a in c['args'])})"
+
+
+# -- what came back ---------------------------------------------------------------------------------
+
+
+def returned(res: dict, what: str) -> Any:
+    """The plain value a call returned, or :class:`Wrong` saying why there is none."""
+    if not isinstance(res, dict):
+        raise Wrong(f"{what}: no result came back.")
+    if "ok" in res:
+        try:
+            return _wire.unplain(res["ok"])
+        except ValueError as e:
+            raise Wrong(f"{what} returned something that could not be read ({e}).") from None
+    if res.get("missing"):
+        raise Wrong(f"{what.split('(')[0]} is not defined: run its answer cell (def ...).")
+    if res.get("stub"):
+        raise Wrong(
+            "not written yet (it still raises NotImplementedError): write your code in the answer cell "
+            "in place of `raise NotImplementedError()`, run it, then run this check."
+        )
+    if res.get("timeout"):
+        raise Wrong(f"{what} ran too long and was stopped (an endless loop?).")
+    if "bad" in res:
+        raise Wrong(
+            f"{what} returned {res['bad']}; return plain values (int, float, str, bool, list).",
+            got=Raw(_wire.clip(str(res["bad"]), 120)),
+        )
+    if "error" in res:
+        err = str(res["error"])
+        hint = "Your function raised an exception; run it on this input yourself to see where."
+        if err.startswith(("numba.core.errors.TypingError", "TypingError")):
+            hint = (
+                "Numba could not compile your function. Mixing uint64 and int64 gives float64 in "
+                "Numba: write np.uint64(1) and np.uint64(i) in shifts and masks."
+            )
+        raise Wrong(hint, expected=Raw(f"{what} to return a value"), got=Raw(err))
+    raise Wrong(f"{what}: an unreadable result.")
+
+
+def expect_int(
+    got: Any,
+    exp: int,
+    what: str,
+    hint: str,
+    *,
+    mistakes: dict[int, str] | None = None,
+    show: bool = True,
+    shown: Callable[[int], str] = repr,
+) -> int:
+    """``got`` must be the int ``exp``: the checker helper for "expected an int, known mistakes map to
+    hints".
+
+    Parameters
+    ----------
+    got : plain value
+    exp : int
+    what : str
+        What ``got`` is (``"md5_64('rust')"``), for the messages.
+    hint : str
+        The hint for a wrong int that is no known mistake.
+    mistakes : dict, optional
+        A wrong value that a known mistake gives -> the hint that names that mistake.
+    show : bool
+        Show the expected value in the ❌ (False for answers worked out by hand: showing it would
+        give it away).
+    shown : callable
+        How to write an int (``bin``, ``hex``).
+    """
+    if type(got) is not int:
+        kind = "a bool" if type(got) is bool else f"a {type(got).__name__}"
+        raise Wrong(f"{what} must be an int; it is {kind}.", got=Raw(f"{kind} {_show(got, 60)}"))
+    if got != exp:
+        hint = (mistakes or {}).get(got, hint)
+        raise Wrong(hint, expected=Raw(shown(exp)) if show else NOT_SHOWN, got=Raw(shown(got)))
+    return got
+
+
+def expect_number(
+    got: Any,
+    exp: float,
+    what: str,
+    hint: str,
+    *,
+    tol: float = 1e-9,
+    show: bool = True,
+    mistakes: Sequence[tuple[float, str]] = (),
+) -> float:
+    """``got`` must be a number within ``tol`` of ``exp``; a known mistake's value gives its hint."""
+    if type(got) not in (int, float):
+        kind = "a bool" if type(got) is bool else f"a {type(got).__name__}"
+        raise Wrong(f"{what} must be a number; it is {kind}.", got=Raw(f"{kind} {_show(got, 60)}"))
+    if not math.isfinite(got) or not math.isclose(got, exp, rel_tol=0, abs_tol=tol):
+        for value, h in mistakes:
+            if math.isfinite(got) and math.isclose(got, value, rel_tol=0, abs_tol=tol):
+                hint = h
+                break
+        raise Wrong(hint, expected=Raw(f"{exp:.6g}") if show else NOT_SHOWN, got=Raw(f"{got:.6g}"))
+    return float(got)
+
+
+def int_list(got: Any, what: str, n: int | None = None) -> list[int]:
+    """``got`` as a list of ints (of length ``n`` when given), or :class:`Wrong` saying what it is."""
+    if type(got) is not list:
+        raise Wrong(f"Write {what} as a list of ints, e.g. [1, 2, 3].", got=Raw(_show(got, 80)))
+    if n is not None and len(got) != n:
+        raise Wrong(f"{what} needs exactly {n} numbers.", got=Raw(f"{len(got)} numbers"))
+    bad = next((v for v in got if type(v) is not int), None)
+    if bad is not None or any(type(v) is not int for v in got):
+        kind = "a bool" if type(bad) is bool else f"a {type(bad).__name__}"
+        raise Wrong(f"Every item of {what} must be an int; one is {kind}.", got=Raw(_show(got, 80)))
+    return got
+
+
+def expect_bool(got: Any, exp: bool, what: str, hint: str) -> bool:
+    """``got`` must be the bool ``exp`` (an int 0/1 is not a bool); the value is never shown."""
+    if type(got) is not bool:
+        raise Wrong(f"{what} must be True or False; it is a {type(got).__name__}.", got=Raw(_show(got, 60)))
+    if got != exp:
+        raise Wrong(hint, got=got)
+    return got

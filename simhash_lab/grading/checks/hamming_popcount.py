@@ -1,0 +1,290 @@
+"""Checkers of exercise 03, Hamming distance and POPCNT: distances and XOR by hand, Kernighan's
+popcount, the early-exit ``is_near`` of source 004's ``isEqual``.
+
+The two functions are checked for their method as well as their results. Their code must pass an
+allow-list (integer arithmetic, comparisons, loops: no ``bin``, ``str``, ``int.bit_count`` or
+library popcount), and the lines they execute are counted on chosen inputs, in a sandbox of their
+own (see :mod:`simhash_lab.grading._static`):
+
+* ``popcount_kernighan``: the lines depend on the number of set bits only (not on where they are),
+  and grow with it: one loop step per set bit;
+* ``is_near``: the lines grow with the number of differing bits up to k + 1 and stay flat after:
+  it stops after k + 1 differing bits.
+"""
+
+from __future__ import annotations
+
+import random
+
+from .._static import AllowList
+from ._core import (
+    Exercise,
+    Functions,
+    Method,
+    Raw,
+    Values,
+    Wrong,
+    call,
+    case,
+    expect_bool,
+    expect_int,
+    returned,
+)
+
+__all__ = ["EXERCISE", "hamming_by_hand", "xor_AB", "popcount_kernighan", "is_near"]
+
+_A, _B = 0b100111, 0b101010
+_C, _D = 0b1011101, 0b1001001
+
+
+def _popcount(x: int) -> int:
+    return bin(x).count("1")
+
+
+def _by_hand_judge(values: dict, variant: object) -> None:
+    expect_int(
+        values["d_AB"],
+        _popcount(_A ^ _B),
+        "d_AB",
+        "Write A = 100111 over B = 101010 and mark the columns where the digits differ; count the marks.",
+        mistakes={
+            6 - _popcount(_A ^ _B): "That counts the columns where A and B agree; count where they differ."
+        },
+        show=False,
+    )
+    expect_int(
+        values["d_CD"],
+        _popcount(_C ^ _D),
+        "d_CD",
+        "Compare 1011101 and 1001001 column by column and count the columns that differ.",
+        mistakes={7 - _popcount(_C ^ _D): "That counts the columns that agree; count the ones that differ."},
+        show=False,
+    )
+
+
+hamming_by_hand = Values(
+    "hamming_by_hand",
+    "hamming by hand",
+    "Both distances are right: XOR, then count the ones.",
+    ["d_AB", "d_CD"],
+    _by_hand_judge,
+    kinds="an int",
+)
+
+
+def _xor_judge(values: dict, variant: object) -> None:
+    expect_int(
+        values["xor_AB"],
+        _A ^ _B,
+        "xor_AB",
+        "XOR gives 1 where the bits differ and 0 where they agree; work column by column.",
+        mistakes={
+            _A | _B: "That is A | B (OR); XOR is 1 only where exactly one of the two bits is 1.",
+            _A & _B: "That is A & B (AND); XOR is 1 where the bits differ.",
+            ~(_A ^ _B) & 0b111111: "That marks the columns where A and B agree; XOR marks where they differ.",
+        },
+        show=False,
+        shown=lambda v: f"0b{v:06b}" if v >= 0 else str(v),
+    )
+
+
+xor_AB = Values(
+    "xor_AB",
+    "xor_AB",
+    "A ^ B = 0b001101: a 1 exactly where A and B differ.",
+    ["xor_AB"],
+    _xor_judge,
+    kinds="an int",
+)
+
+_INT_LOOPS = AllowList(
+    why=(
+        "Write it with integer operations (^ & - >>), comparisons and a loop: the check counts the "
+        "steps your loop takes, so bin(), str(), int.bit_count() and library popcounts are not "
+        "allowed here."
+    ),
+)
+
+
+# -- Kernighan's popcount -----------------------------------------------------------------------------
+
+_VISIBLE = [0, 1, 2, 3, 0b1011101, _A ^ _B, 2**63, 2**64 - 1, 2**32 - 1, 0xF0F0F0F0F0F0F0F0]
+
+
+def _with_bits(rng: random.Random, n: int, positions: range = range(64)) -> int:
+    return sum(1 << b for b in rng.sample(list(positions), n))
+
+
+def _pc_cases(rng: random.Random | None) -> list[dict]:
+    if rng is None:
+        r = random.Random(3)
+        xs = _VISIBLE + [r.getrandbits(64) for _ in range(40)]
+    else:
+        xs = [_with_bits(rng, rng.randint(0, 64)) for _ in range(40)] + [0, 2**64 - 1]
+    return [case(call("popcount_kernighan", x), x=x) for x in xs]
+
+
+def _pc_judge(c: dict, res: list[dict]) -> None:
+    x = c["x"]
+    what = f"popcount_kernighan({x:#x})"
+    expect_int(
+        returned(res[0], what),
+        _popcount(x),
+        what,
+        "Count the steps of x &= x - 1 until x == 0: each step clears the lowest set bit.",
+        mistakes={64 - _popcount(x): "That counts the 0 bits; count the 1 bits."} if x else {},
+    )
+
+
+def _pc_method_cases(rng: random.Random | None) -> list[dict]:
+    """Pairs with the same number of set bits in low and high places, and counts from 0 to 64."""
+    r = rng if rng is not None else random.Random(30)
+    xs = [0, 1, 2**63, 0b1111, 0b1111 << 60, 2**64 - 1]
+    xs += [_with_bits(r, n) for n in (1, 2, 5, 9, 17, 33, 48)]
+    xs += [_with_bits(r, 8, range(8)), _with_bits(r, 8, range(56, 64))]
+    return [case(call("popcount_kernighan", x, measure=["lines"]), x=x) for x in xs]
+
+
+def _lines(cases: list[dict], results: list[list[dict]], name: str) -> list[tuple[dict, int]]:
+    out = []
+    for c, res in zip(cases, results):
+        for cl, r in zip(c["calls"], res):
+            if cl["fn"] == name and "lines" in cl.get("measure", ()):
+                n = r.get("lines") if isinstance(r, dict) else None
+                if type(n) is not int or n < 0:
+                    raise Wrong(f"the steps of {name} could not be counted.")
+                out.append((c, n))
+    return out
+
+
+def _pc_method_judge(cases: list[dict], results: list[list[dict]]) -> None:
+    lines = [(c["x"], n) for c, n in _lines(cases, results, "popcount_kernighan")]
+    base = next(n for x, n in lines if x == 0)
+    full = next(n for x, n in lines if x == 2**64 - 1)
+    per_bit = (full - base) / 64
+    shown = Raw(
+        "lines executed: " + ", ".join(f"{n} for {_popcount(x)} set bits ({x:#x})" for x, n in lines[:4])
+    )
+    if per_bit < 1:
+        raise Wrong(
+            "Loop while x != 0 with x &= x - 1: one loop step per set bit. Your function takes about "
+            "the same steps whatever the number of set bits.",
+            expected=Raw("more steps for more set bits"),
+            got=shown,
+        )
+    one = next(n for x, n in lines if x == 2**63)
+    scans = full < 4 * one  # a fixed pass over all 64 bits, plus one step per set bit
+    for x, n in lines:
+        want = base + per_bit * _popcount(x)
+        if scans or abs(n - want) > max(3.0, 0.1 * per_bit * _popcount(x)):
+            raise Wrong(
+                "Kernighan's loop takes one step per set bit and nothing else, wherever the bits "
+                "are (x &= x - 1 clears the lowest one each time); yours walks through the bit "
+                "positions, the junior way.",
+                expected=Raw("one step per set bit"),
+                got=shown,
+            )
+
+
+popcount_kernighan = Functions(
+    "popcount_kernighan",
+    "popcount_kernighan",
+    "Kernighan's loop: one step per set bit, not one per bit.",
+    ["popcount_kernighan"],
+    _pc_cases,
+    _pc_judge,
+    method=Method(_INT_LOOPS, _pc_method_cases, _pc_method_judge),
+)
+
+
+# -- is_near -------------------------------------------------------------------------------------------
+
+
+def _flip(rng: random.Random, a: int, d: int) -> int:
+    return a ^ _with_bits(rng, d)
+
+
+def _near_cases(rng: random.Random | None) -> list[dict]:
+    if rng is None:
+        r = random.Random(4)
+        abk = [
+            (0b1011101, 0b1001001, 3),
+            (_A, _B, 3),
+            (_A, _B, 2),
+            (0, 0, 0),
+            (0, 1, 0),
+            (0, 2**64 - 1, 63),
+            (0, 2**64 - 1, 64),
+            (5, 5, 3),
+        ]
+        n = 40
+    else:
+        r, abk, n = rng, [(0, 2**64 - 1, 64)], 40
+    for _ in range(n):
+        a = r.getrandbits(64)
+        abk.append((a, _flip(r, a, r.randint(0, 7)), r.randint(0, 5)))
+    return [case(call("is_near", a, b, k), a=a, b=b, k=k) for a, b, k in abk]
+
+
+def _near_judge(c: dict, res: list[dict]) -> None:
+    a, b, k = c["a"], c["b"], c["k"]
+    d = _popcount(a ^ b)
+    what = f"is_near({a:#x}, {b:#x}, k={k})"
+    got = returned(res[0], what)
+    if type(got) is not bool:
+        expect_bool(got, d <= k, what, "")
+    if got != (d <= k):
+        raise Wrong(
+            f"Near means distance <= k: True when at most k bits differ (here {d} differ).",
+            expected=d <= k,
+            got=got,
+        )
+
+
+def _near_method_cases(rng: random.Random | None) -> list[dict]:
+    r = rng if rng is not None else random.Random(40)
+    out = []
+    for k in (1, 3, 5):
+        a = r.getrandbits(64)
+        for d in sorted({0, 1, k, k + 1, k + 2, 20, 64}):
+            out.append(case(call("is_near", a, _flip(r, a, d), k, measure=["lines"]), k=k, d=d))
+    return out
+
+
+def _near_method_judge(cases: list[dict], results: list[list[dict]]) -> None:
+    lines = [(c["k"], c["d"], n) for c, n in _lines(cases, results, "is_near")]
+    for k in sorted({k for k, _, _ in lines}):
+        by_d = {d: n for kk, d, n in lines if kk == k}
+        stop = by_d[k + 1]
+        shown = Raw(
+            f"with k = {k}: "
+            + ", ".join(f"{n} lines for {d} differing bits" for d, n in sorted(by_d.items()))
+        )
+        if stop - by_d[0] < k + 1:
+            raise Wrong(
+                "Count the differing bits one at a time (x = a ^ b, then x &= x - 1) and stop as soon "
+                "as the count exceeds k: the check counts those steps.",
+                expected=Raw("one more step per differing bit, up to k + 1"),
+                got=shown,
+            )
+        late = max(n for d, n in by_d.items() if d > k)
+        if late > stop + 3:
+            raise Wrong(
+                "Stop the loop as soon as the count exceeds k (while x and count <= k): yours goes on "
+                "counting however far apart a and b are.",
+                expected=Raw("the same steps for k + 1 differing bits as for 64"),
+                got=shown,
+            )
+
+
+is_near = Functions(
+    "is_near",
+    "is_near",
+    "is_near stops after k + 1 differing bits, like the source's isEqual.",
+    ["is_near"],
+    _near_cases,
+    _near_judge,
+    method=Method(_INT_LOOPS, _near_method_cases, _near_method_judge),
+)
+
+EXERCISE = Exercise("03_hamming_popcount", (hamming_by_hand, xor_AB, popcount_kernighan, is_near))

@@ -1,0 +1,156 @@
+"""Checkers of exercise 01, LSH vs cryptographic hashes: ``md5_64``, the ideal and measured avalanche.
+
+``crypto_flips`` and ``simhash_flips`` are means over the exercise's 40 sentence pairs; grading
+draws other pairs (another variant of :func:`simhash_lab.grading.data.avalanche_pairs`), so the
+means the notebook's ❌ shows do not pass there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import string
+
+from .. import data
+from ._core import Exercise, Functions, Values, call, case, expect_int, expect_number, returned
+
+__all__ = ["EXERCISE", "md5_64", "ideal_flips", "crypto_flips", "simhash_flips"]
+
+
+def _md5_64(text: str) -> int:
+    return int(hashlib.md5(text.encode("utf-8")).hexdigest()[:16], 16)
+
+
+_VISIBLE = ["rust", "safe", "fast", "", "Simhash", "near-duplicate", "ñandú 汉明距离"]
+_ALPHABET = string.ascii_letters + string.digits + " -_.ñüé汉明距离"
+
+
+def _md5_cases(rng: random.Random | None) -> list[dict]:
+    if rng is None:
+        texts = _VISIBLE
+    else:
+        texts = ["".join(rng.choice(_ALPHABET) for _ in range(rng.randint(0, 30))) for _ in range(24)]
+    return [case(call("md5_64", t), text=t) for t in texts]
+
+
+def _md5_judge(c: dict, res: list[dict]) -> None:
+    text = c["text"]
+    what = f"md5_64({text!r})"
+    got = returned(res[0], what)
+    digest = hashlib.md5(text.encode("utf-8")).hexdigest()
+    expect_int(
+        got,
+        int(digest[:16], 16),
+        what,
+        "Take the first 16 hex digits (8 bytes) of hashlib.md5(text.encode('utf-8')).hexdigest() "
+        "and read them in base 16.",
+        mistakes={
+            int(digest[-16:], 16): "You took the last 16 hex digits; the seed takes the first 16 ([:16]).",
+            int(digest, 16): "That is all 128 bits; keep only the first 16 hex digits ([:16]) for 64 bits.",
+        },
+    )
+
+
+md5_64 = Functions(
+    "md5_64",
+    "md5_64",
+    "md5_64 matches the seed's SimhashPython._hash_token.",
+    ["md5_64"],
+    _md5_cases,
+    _md5_judge,
+)
+
+
+def _ideal(values: dict, variant: object) -> None:
+    expect_number(
+        values["ideal_flips"],
+        32.0,
+        "ideal_flips",
+        "Each of the 64 bits flips with probability 1/2, independently of the others: add up what "
+        "each bit contributes on average (linearity of expectation).",
+        show=False,
+        mistakes=[
+            (0.5, "That is the probability for one bit; the question asks about all 64 bits."),
+            (64.0, "Not every bit flips: each one flips with probability 1/2."),
+        ],
+    )
+
+
+ideal_flips = Values(
+    "ideal_flips",
+    "ideal avalanche",
+    "An ideal 64-bit hash flips half its bits: 32 on average.",
+    ["ideal_flips"],
+    _ideal,
+    kinds="a number",
+)
+
+
+def _popcount(x: int) -> int:
+    return bin(x).count("1")
+
+
+def _mean_flips(fp, variant: int | None) -> float:
+    pairs = data.avalanche_pairs(variant=variant)
+    return sum(_popcount(fp(a) ^ fp(b)) for a, b in pairs) / len(pairs)
+
+
+def _crypto_reference(variant: int | None) -> float:
+    return _mean_flips(_md5_64, variant)
+
+
+def _simhash_reference(variant: int | None) -> float:
+    from ...presets import DEFAULT
+
+    return _mean_flips(DEFAULT.fingerprint, variant)
+
+
+def _mean_judge(name: str, reference, hint: str):
+    def judge(values: dict, variant: int | None) -> None:
+        exp = reference(variant)
+        n = len(data.avalanche_pairs(variant=variant))
+        got = values[name]
+        expect_number(
+            got,
+            exp,
+            name,
+            hint,
+            mistakes=[(exp * n, f"That is the sum over the {n} pairs; divide by len(pairs) for the mean.")],
+        )
+
+    return judge
+
+
+crypto_flips = Values(
+    "crypto_flips",
+    "crypto_flips",
+    "MD5's bits flip about half the time: the avalanche effect.",
+    ["crypto_flips"],
+    _mean_judge(
+        "crypto_flips",
+        _crypto_reference,
+        "For every (a, b) in pairs, count the bits of md5_64(a) ^ md5_64(b) (hamming does it); "
+        "then average over all pairs.",
+    ),
+    data=True,
+    reference=_crypto_reference,
+    kinds="a number",
+)
+
+simhash_flips = Values(
+    "simhash_flips",
+    "simhash_flips",
+    "Simhash moves only a few bits for a one-letter edit: it is locality sensitive.",
+    ["simhash_flips"],
+    _mean_judge(
+        "simhash_flips",
+        _simhash_reference,
+        "Use h = Simhasher() (the default) and hamming(h.fingerprint(a), h.fingerprint(b)) for every "
+        "pair of `pairs`, then average.",
+    ),
+    data=True,
+    reference=_simhash_reference,
+    kinds="a number",
+)
+
+EXERCISE = Exercise("01_lsh_vs_crypto", (md5_64, ideal_flips, crypto_flips, simhash_flips))

@@ -1,0 +1,204 @@
+"""Checkers of exercise 06, choosing k: the labelled pairs' distances, precision and recall, the
+F1-best k.
+
+``distances`` and ``best_k`` are graded on another corpus (a variant of
+:func:`simhash_lab.grading.data.near_dup_corpus` drawn at grading time, with its own edit rates, so
+its best k differs from the notebook's): the values a ❌ shows for the notebook's corpus fail there.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+
+from .. import data
+from ._core import (
+    Exercise,
+    Functions,
+    Raw,
+    Values,
+    Wrong,
+    call,
+    case,
+    expect_int,
+    flags,
+    i64,
+    returned,
+)
+
+__all__ = ["EXERCISE", "pair_distances", "precision_recall", "best_k"]
+
+
+def _distances(variant: int | None) -> list[int]:
+    from ...hamming import hamming
+    from ...presets import DEFAULT
+
+    docs, pairs, _ = data.near_dup_corpus(variant=variant)
+    fps = DEFAULT.fingerprints(docs)
+    return [int(d) for d in hamming(fps[pairs[:, 0]], fps[pairs[:, 1]])]
+
+
+def _distances_judge(values: dict, variant: int | None) -> None:
+    got = values["distances"]
+    exp = _distances(variant)
+    if type(got) is not list or len(got) != len(exp) or any(type(d) not in (int, float) for d in got):
+        raise Wrong(
+            "One distance per row of pairs (an array of ints): hamming(fps[pairs[:, 0]], fps[pairs[:, 1]]).",
+            expected=Raw(f"an array of {len(exp)} distances"),
+            got=Raw(_describe(got)),
+        )
+    i = next((i for i, (a, b) in enumerate(zip(got, exp)) if a != b), None)
+    if i is not None:
+        raise Wrong(
+            "Fingerprint docs with Simhasher() (the default), then take the Hamming distance of the two "
+            "documents of each pair.",
+            expected=Raw(f"{exp[i]} for pair {i}"),
+            got=got[i],
+        )
+
+
+def _describe(x: object) -> str:
+    if type(x) is list:
+        return f"a list of {len(x)}"
+    return f"a {type(x).__name__}"
+
+
+pair_distances = Values(
+    "pair_distances",
+    "pair_distances",
+    "One Hamming distance per labelled pair, all right.",
+    ["distances"],
+    _distances_judge,
+    data=True,
+    reference=_distances,
+    kinds="an array or a list of ints",
+)
+
+
+def _pr(d: np.ndarray, labels: np.ndarray, k: int) -> tuple[float, float]:
+    pred = d <= k
+    tp = int(np.sum(pred & labels))
+    npred, npos = int(np.sum(pred)), int(np.sum(labels))
+    return (tp / npred if npred else 1.0), (tp / npos if npos else 1.0)
+
+
+def _pr_cases(rng: random.Random | None) -> list[dict]:
+    if rng is None:
+        g = np.random.default_rng(12)
+        specs = [
+            (np.array([0, 1, 5, 9]), np.array([True, True, False, True]), 3),
+            (np.array([4, 7]), np.array([True, False]), 2),  # nothing flagged: precision 1.0
+            (np.array([0, 1, 2]), np.array([True, True, True]), 64),
+        ]
+        for _ in range(8):
+            n = int(g.integers(5, 40))
+            specs.append((g.integers(0, 30, n), g.random(n) < 0.4, int(g.integers(0, 20))))
+        _, _, labels = data.near_dup_corpus(variant=None)
+        specs.append((np.array(_distances(None)), labels, 4))
+    else:
+        g = np.random.default_rng(rng.getrandbits(64))
+        specs = [(np.array([9, 12]), np.array([True, False]), int(g.integers(0, 8)))]
+        while len(specs) < 14:
+            n = int(g.integers(3, 60))
+            specs.append((g.integers(0, 40, n), g.random(n) < g.uniform(0.1, 0.9), int(g.integers(0, 30))))
+    out = []
+    for d, labels, k in specs:
+        if not labels.any():
+            continue
+        out.append(
+            case(
+                call("precision_recall", i64(d), flags(labels), k),
+                d=d.tolist(),
+                labels=labels.tolist(),
+                k=k,
+            )
+        )
+    return out
+
+
+def _pr_judge(c: dict, res: list[dict]) -> None:
+    d, labels, k = np.array(c["d"]), np.array(c["labels"], dtype=bool), c["k"]
+    what = f"precision_recall(distances, labels, {k})"
+    got = returned(res[0], what)
+    if type(got) is not list or len(got) != 2 or any(type(v) not in (int, float) for v in got):
+        raise Wrong("Return two numbers: (precision, recall).", got=Raw(_describe(got)))
+    p, r = (float(v) for v in got)
+    exp = _pr(d, labels, k)
+    if (
+        all(math.isfinite(v) for v in (p, r))
+        and math.isclose(p, exp[0], abs_tol=1e-9)
+        and math.isclose(r, exp[1], abs_tol=1e-9)
+    ):
+        return
+    hint = (
+        "Flag distance <= k. precision = TP / flagged (1.0 when nothing is flagged), recall = TP / "
+        "actual near duplicates."
+    )
+    close = lambda a, b: math.isfinite(a) and math.isclose(a, b, abs_tol=1e-9)  # noqa: E731
+    if close(p, exp[1]) and close(r, exp[0]):
+        hint = "Precision and recall are swapped."
+    elif k > 0 and all(close(a, b) for a, b in zip((p, r), _pr(d, labels, k - 1))):
+        hint = "Flag distance <= k (at most k bits), not < k."
+    shown = (
+        f"({exp[0]:.4f}, {exp[1]:.4f}) for k={k}, distances={_short(c['d'])}, labels={_short(c['labels'])}"
+    )
+    raise Wrong(hint, expected=Raw(shown), got=Raw(f"({p:.4f}, {r:.4f})"))
+
+
+def _short(xs: list) -> str:
+    s = str([int(x) for x in xs])
+    return s if len(s) <= 50 else s[:47] + "..."
+
+
+precision_recall = Functions(
+    "precision_recall",
+    "precision_recall",
+    "Precision and recall are right, edge cases included.",
+    ["precision_recall"],
+    _pr_cases,
+    _pr_judge,
+)
+
+
+def _f1s(variant: int | None) -> list[float]:
+    d = np.array(_distances(variant))
+    labels = data.near_dup_corpus(variant=variant)[2]
+    out = []
+    for k in range(65):
+        p, r = _pr(d, labels, k)
+        out.append(2 * p * r / (p + r) if p + r else 0.0)
+    return out
+
+
+def _best_k(variant: int | None) -> int:
+    return int(np.argmax(_f1s(variant)))
+
+
+def _best_k_judge(values: dict, variant: int | None) -> None:
+    f1 = _f1s(variant)
+    exp = int(np.argmax(f1))
+    got = values["best_k"]
+    yours = f"; yours gives F1 = {f1[got]:.3f}" if type(got) is int and 0 <= got <= 64 else ""
+    expect_int(
+        got,
+        exp,
+        "best_k",
+        "Compute F1 = 2PR / (P + R) for every k in range(65) and keep the k with the largest F1 (the "
+        f"smallest such k on a tie){yours}.",
+    )
+
+
+best_k = Values(
+    "best_k",
+    "best_k",
+    "That k maximises F1 on this corpus.",
+    ["best_k"],
+    _best_k_judge,
+    data=True,
+    reference=_best_k,
+    kinds="an int",
+)
+
+EXERCISE = Exercise("06_near_duplicates", (pair_distances, precision_recall, best_k))

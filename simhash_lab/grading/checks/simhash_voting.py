@@ -1,0 +1,333 @@
+"""Checkers of exercise 02, Simhash voting: the 4-bit trace by hand, the 6-bit figure's bit order,
+Simhash in plain Python and in Numba.
+
+The bit order (decided for the whole course): ``V[i]`` is bit *i* of the fingerprint, as in the
+library, the seed's Rust and Python and the ``simhash`` package. Source 004's figure
+``[13, 108, -22, -5, -32, 55] -> 110001`` writes the signs in list order, ``V[0]`` first; as an int
+that is ``0b100011 = 35``, because a binary numeral writes bit 0 last. The answers worked out by
+hand are never shown in a ❌ (the hints say where to look, not what to write).
+"""
+
+from __future__ import annotations
+
+import random
+
+from .._static import AllowList
+from ._core import (
+    Exercise,
+    Functions,
+    Method,
+    Raw,
+    Values,
+    Wrong,
+    call,
+    case,
+    expect_int,
+    f64,
+    int_list,
+    returned,
+    u64,
+)
+
+__all__ = [
+    "EXERCISE",
+    "rust_safe_fast_votes",
+    "rust_safe_fast_fingerprint",
+    "six_bit_string",
+    "six_bit_int",
+    "simhash_py",
+    "simhash_numba",
+]
+
+#: The session's made-up 4-bit hashes (as in :data:`simhash_lab.grading.data.RUST_SAFE_FAST_HASHES`).
+_HASHES = {"rust": 0b0011, "safe": 0b0101, "fast": 0b0111}
+_SIX = (13, 108, -22, -5, -32, 55)
+
+
+def _votes(features: list, bits: int) -> list[float]:
+    v = [0.0] * bits
+    for h, w in features:
+        for i in range(bits):
+            v[i] += w if (h >> i) & 1 else -w
+    return v
+
+
+def _simhash_ref(features: list, bits: int, *, ties: bool = False) -> int:
+    v = _votes(features, bits)
+    return sum(1 << i for i in range(bits) if v[i] > 0 or (ties and v[i] == 0))
+
+
+def _votes_judge(values: dict, variant: object) -> None:
+    got = int_list(values["V_rust_safe_fast"], "V", 4)
+    exp = [int(v) for v in _votes([(h, 1) for h in _HASHES.values()], 4)]
+    if got == exp:
+        return
+    if got == exp[::-1]:
+        raise Wrong(
+            "You listed the accumulators backwards: V[0] belongs to bit 0, the rightmost binary digit "
+            "of each hash.",
+            got=got,
+        )
+    bad = next(i for i in range(4) if got[i] != exp[i])
+    col = ", ".join(f"{w} has bit {bad} = {(h >> bad) & 1}" for w, h in _HASHES.items())
+    raise Wrong(
+        f"V[{bad}] is not right. Look at bit {bad} of each hash ({col}): a 1 votes +1, a 0 votes -1, "
+        "starting from 0.",
+        got=got,
+    )
+
+
+rust_safe_fast_votes = Values(
+    "rust_safe_fast_votes",
+    "rust_safe_fast_votes",
+    "The four accumulators are right: each word votes +1 or -1 on every bit.",
+    ["V_rust_safe_fast"],
+    _votes_judge,
+    kinds="a list of ints",
+)
+
+
+def _fp_judge(values: dict, variant: object) -> None:
+    expect_int(
+        values["fp_rust_safe_fast"],
+        0b0111,
+        "fp_rust_safe_fast",
+        "Bit i of the fingerprint is 1 when V[i] > 0, else 0; bit 0 is the rightmost digit of 0b....",
+        mistakes={
+            0b1110: "You wrote V[0] as the leftmost digit; in 0b... notation bit 0 is the rightmost.",
+            0b1111: "Bit 3 is 1 only when V[3] > 0: look at V[3] again.",
+        },
+        show=False,
+        shown=lambda v: f"0b{v:04b}" if v >= 0 else str(v),
+    )
+
+
+rust_safe_fast_fingerprint = Values(
+    "rust_safe_fast_fingerprint",
+    "rust_safe_fast_fingerprint",
+    "0b0111: bit i is 1 exactly where V[i] > 0.",
+    ["fp_rust_safe_fast"],
+    _fp_judge,
+    kinds="an int",
+)
+
+
+def _string_judge(values: dict, variant: object) -> None:
+    s = values["six_bits"]
+    if type(s) is not str:
+        raise Wrong("Write it as a str of six '0'/'1' characters, e.g. '101010'.", got=s)
+    got = s.strip().removeprefix("0b")
+    exp = "".join("1" if v > 0 else "0" for v in _SIX)
+    if got == exp:
+        return
+    hint = "Go through [13, 108, -22, -5, -32, 55] in order, V[0] first: > 0 gives '1', otherwise '0'."
+    if got == exp[::-1]:
+        hint = "That is the other order: here write the signs in the list's order, V[0] first."
+    elif len(got) != 6 or set(got) - {"0", "1"}:
+        hint = "Six characters, each '0' or '1', one per accumulator."
+    raise Wrong(hint, got=s)
+
+
+six_bit_string = Values(
+    "six_bit_string",
+    "six_bit_string",
+    "110001: positive -> 1, negative -> 0, in the list's order (V[0] first), as the source writes it.",
+    ["six_bits"],
+    _string_judge,
+    kinds="a str",
+)
+
+
+def _int_judge(values: dict, variant: object) -> None:
+    exp = sum(1 << i for i, v in enumerate(_SIX) if v > 0)
+    in_list_order = int("".join("1" if v > 0 else "0" for v in _SIX), 2)
+    expect_int(
+        values["six_bit_fp"],
+        exp,
+        "six_bit_fp",
+        "V[i] is bit i of the fingerprint (as in the library and the seed's Rust), and bit i is worth "
+        "2**i: add up 2**i over the i with V[i] > 0.",
+        mistakes={
+            in_list_order: (
+                "That reads the figure's string as a binary numeral, which puts V[0] in the most "
+                "significant place. But V[i] is bit i, and a binary numeral writes bit 0 last."
+            ),
+            exp ^ 0b111111: "That marks the negative accumulators; a bit is 1 where V[i] > 0.",
+        },
+        show=False,
+        shown=lambda v: f"{v} (0b{v:b})" if v >= 0 else str(v),
+    )
+
+
+six_bit_int = Values(
+    "six_bit_int",
+    "six_bit_int",
+    "35 = 0b100011: V[i] is bit i, and a binary numeral writes bit 0 last, so the figure's "
+    "110001 (V[0] first) reads backwards as a number.",
+    ["six_bit_fp"],
+    _int_judge,
+    kinds="an int",
+)
+
+
+# -- Simhash in plain Python --------------------------------------------------------------------------
+
+
+def _features(rng: random.Random, n: int, bits: int, ints: bool) -> list[list]:
+    """``n`` random ``(hash, weight)`` pairs; float weights are multiples of 1/8, so every sum of
+    votes is exact in floating point, whatever order a learner adds them in."""
+    out = []
+    for _ in range(n):
+        h = rng.getrandbits(bits)
+        w = rng.randint(1, 5) if ints else rng.randint(1, 24) / 8
+        out.append([h, w])
+    return out
+
+
+def _py_cases(rng: random.Random | None) -> list[dict]:
+    fixed = [
+        ([[0b0011, 1], [0b0101, 1], [0b0111, 1]], 4, "the seed's 4-bit example"),
+        ([], 64, "no features (the fingerprint of an empty text is 0)"),
+        ([[0b1, 1], [0b0, 1]], 1, "a tie (V[0] == 0 gives bit 0)"),
+        ([[2**64 - 1, 2], [0, 1]], 64, "64-bit hashes with weights"),
+    ]
+    r = rng if rng is not None else random.Random(7)
+    n = 12 if rng is None else 20
+    cases = fixed if rng is None else [fixed[1], fixed[2]]
+    cases = cases + [(_features(r, r.randint(1, 12), 64, i % 2 == 0), 64, "random hashes") for i in range(n)]
+    cases.append((_features(r, 6, 16, False), 16, "16-bit hashes, float weights"))
+    cases.append(([[h, 1] for h in (r.getrandbits(8), r.getrandbits(8))] * 2, 8, "ties on some bits"))
+    return [
+        case(call("simhash_py", [{"$tuple": f} for f in feats], bits), features=feats, bits=bits, label=label)
+        for feats, bits, label in cases
+    ]
+
+
+def _py_judge(c: dict, res: list[dict]) -> None:
+    feats, bits = [tuple(f) for f in c["features"]], c["bits"]
+    what = f"simhash_py({_short(feats)}, bits={bits})"
+    exp = _simhash_ref(feats, bits)
+    expect_int(
+        returned(res[0], what),
+        exp,
+        f"{what} ({c['label']})",
+        "For each (h, w): V[i] += w if bit i of h is 1, else V[i] -= w, for i in range(bits); then "
+        "set bit i where V[i] > 0.",
+        mistakes={
+            _simhash_ref(feats, bits, ties=True): "A tie (V[i] == 0) must give 0: use V[i] > 0, not >= 0."
+        }
+        if _simhash_ref(feats, bits, ties=True) != exp
+        else {},
+    )
+
+
+def _short(feats: list) -> str:
+    s = repr(feats)
+    return s if len(s) <= 70 else s[:67] + "..."
+
+
+simhash_py = Functions(
+    "simhash_py",
+    "simhash_py",
+    "Your plain-Python Simhash agrees with the reference on every case.",
+    ["simhash_py"],
+    _py_cases,
+    _py_judge,
+)
+
+
+# -- the same loop in Numba ---------------------------------------------------------------------------
+
+
+def _nb_cases(rng: random.Random | None) -> list[dict]:
+    r = rng if rng is not None else random.Random(8)
+    cases = [([[0b0011, 1.0], [0b0101, 1.0], [0b0111, 1.0]], 4), ([[2**63 + 5, 1.5], [2**64 - 1, 1.0]], 64)]
+    cases += [(_features(r, r.randint(1, 20), 64, False), 64) for _ in range(10 if rng is None else 16)]
+    cases += [([[0b1, 1.0], [0b0, 1.0]], 1)]
+    return [
+        case(
+            call("simhash_numba", u64([h for h, _ in f]), f64([float(w) for _, w in f]), bits),
+            features=f,
+            bits=bits,
+        )
+        for f, bits in cases
+    ]
+
+
+def _nb_judge(c: dict, res: list[dict]) -> None:
+    feats, bits = [tuple(f) for f in c["features"]], c["bits"]
+    what = f"simhash_numba(hashes={_short([h for h, _ in feats])}, weights=..., bits={bits})"
+    expect_int(
+        returned(res[0], what),
+        _simhash_ref(feats, bits),
+        what,
+        "Loop over features and bits as in simhash_py. Keep the bit arithmetic in uint64: "
+        "(h >> np.uint64(i)) & np.uint64(1), and fp |= np.uint64(1) << np.uint64(i).",
+    )
+
+
+def _nb_method_cases(rng: random.Random | None) -> list[dict]:
+    return [case(call("simhash_numba", u64([3, 5, 7]), f64([1.0, 1.0, 1.0]), 4, measure=["numba"]))]
+
+
+def _nb_method_judge(cases: list[dict], results: list[list[dict]]) -> None:
+    for res in results:
+        for r in res:
+            state = r.get("numba") if isinstance(r, dict) else None
+            if state is None:
+                continue
+            if not (isinstance(state, dict) and state.get("dispatcher") is True):
+                raise Wrong(
+                    "Decorate it with @njit (from numba import njit) so that Numba compiles it.",
+                    expected=Raw("a function compiled by Numba"),
+                    got=Raw("a plain Python function"),
+                )
+            if not (type(state.get("nopython")) is int and state["nopython"] >= 1):
+                raise Wrong(
+                    "Use @njit (nopython mode), not @jit(forceobj=True).",
+                    expected=Raw("nopython mode"),
+                    got=Raw("object mode"),
+                )
+
+
+_NUMBA_ALLOW = AllowList(
+    why=(
+        "Write it as a plain Numba loop over the features and the bits: @njit, NumPy's uint64 and "
+        "float64 and arrays, arithmetic, comparisons and loops; the grader compiles and runs it on "
+        "its own."
+    ),
+    names={"np": "numpy", "njit": None},
+    modules={
+        "numpy": frozenset(
+            "uint64 int64 uint32 int32 uint8 int8 float64 float32 bool_ zeros empty ones "
+            "zeros_like empty_like".split()
+        ),
+        "numba": frozenset("njit jit prange uint64 int64 uint32 int32 uint8 float64 float32 boolean".split()),
+    },
+    imports={"numpy", "numba"},
+    decorators={"njit", "numba.njit", "jit", "numba.jit"},
+    attributes={"shape", "size"},
+    builtins={"float"},
+)
+
+simhash_numba = Functions(
+    "simhash_numba",
+    "simhash_numba",
+    "Your Numba Simhash is compiled and exact, 64-bit hashes included.",
+    ["simhash_numba"],
+    _nb_cases,
+    _nb_judge,
+    method=Method(_NUMBA_ALLOW, _nb_method_cases, _nb_method_judge),
+)
+
+EXERCISE = Exercise(
+    "02_simhash_voting",
+    (
+        rust_safe_fast_votes,
+        rust_safe_fast_fingerprint,
+        six_bit_string,
+        six_bit_int,
+        simhash_py,
+        simhash_numba,
+    ),
+)

@@ -1,0 +1,142 @@
+"""Results as a teacher reads them: the table, the detail, the --json file; the class-folder walk."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from simhash_lab.grading import _grader
+from simhash_lab.grading._report import (
+    CheckResult,
+    GradeResult,
+    format_detail,
+    format_table,
+    safe_text,
+    write_json,
+)
+
+
+def _results():
+    ok = GradeResult("a.ipynb", "03_hamming_popcount", "passed", [CheckResult("xor_AB", True)])
+    bad = GradeResult(
+        os.fsdecode(b"b\xff\nc.ipynb"),
+        "03_hamming_popcount",
+        "failed",
+        [CheckResult("xor_AB", False, "it raised ValueError: \x1b[31mred\x1b[0m\nsecond line")],
+        "xor_AB: it raised ValueError: \x1b[31mred\x1b[0m\nsecond line \udcff",
+    )
+    odd = GradeResult(
+        "fifo.ipynb", None, "not gradable", first_hint="not a regular file: a FIFO (named pipe)"
+    )
+    return [ok, bad, odd]
+
+
+def test_the_table_is_one_line_per_file_with_every_name_escaped():
+    table = format_table(_results())
+    lines = table.splitlines()
+    assert len(lines) == 2 + 3 + 2
+    assert lines[3].startswith("b\\xff\\nc.ipynb ") and "FAILED" in lines[3] and "\x1b" not in table
+    assert "NOT GRADABLE" in lines[4] and "FIFO" in lines[4]
+    assert lines[-1] == "1 of 3 notebooks passed, 1 not gradable"
+
+
+def test_the_detail_names_each_answer():
+    text = format_detail(_results()[1])
+    assert "❌ xor_AB: it raised ValueError: \\x1b[31mred\\x1b[0m second line" in text
+    assert text.splitlines()[-1].startswith("FAILED: 0/1 answers passed")
+    assert (
+        format_detail(_results()[2]).splitlines()[-1]
+        == "NOT GRADABLE: not a regular file: a FIFO (named pipe)"
+    )
+
+
+def test_safe_text_keeps_one_printable_line():
+    assert safe_text("a\nb\tc\x07\u202e") == "a b c\\x07\\u202e"
+
+
+def test_the_json_is_valid_utf8_and_written_atomically(tmp_path, monkeypatch):
+    target = tmp_path / "grades.json"
+    write_json(_results(), target)
+    doc = json.loads(target.read_bytes().decode("utf-8"))
+    assert [r["status"] for r in doc] == ["passed", "failed", "not gradable"]
+    assert doc[1]["path"] == "b\\xff\nc.ipynb"
+    before = target.read_bytes()
+
+    def boom(*a, **k):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", boom)
+    with pytest.raises(OSError):
+        write_json(_results()[:1], target)
+    assert target.read_bytes() == before  # the old file whole
+    assert [p.name for p in tmp_path.iterdir()] == ["grades.json"]  # no temporary left behind
+
+
+def test_collect_gives_every_notebook_path_one_item_and_reads_nothing(tmp_path):
+    cls = tmp_path / "class"
+    (cls / "sub" / "deeper").mkdir(parents=True)
+    (cls / "sub" / "deeper" / "x.IpYnB").write_text("{}")
+    (cls / ".hidden.ipynb").write_text("{}")
+    (cls / "folder.ipynb").mkdir()
+    (cls / "readme.md").write_text("")
+    os.mkfifo(cls / "pipe.ipynb")
+    os.symlink("/dev/zero", cls / "zero.ipynb")
+    os.symlink(tmp_path / "nowhere", cls / "broken.ipynb")
+    (tmp_path / "outside.ipynb").write_text("{}")
+    os.symlink(tmp_path / "outside.ipynb", cls / "out.ipynb")
+    items = {
+        os.path.relpath(i.path, cls): i.problem for i in _grader.collect([cls, tmp_path / "missing.ipynb"])
+    }
+    assert set(items) == {
+        "sub/deeper/x.IpYnB",
+        ".hidden.ipynb",
+        "folder.ipynb",
+        "pipe.ipynb",
+        "zero.ipynb",
+        "broken.ipynb",
+        "out.ipynb",
+        "../missing.ipynb",
+    }
+    assert items["sub/deeper/x.IpYnB"] is None and items[".hidden.ipynb"] is None
+    assert "FIFO" in items["pipe.ipynb"] and "character device" in items["zero.ipynb"]
+    assert "broken" in items["broken.ipynb"] and "out of the folder" in items["out.ipynb"]
+    assert "directory" in items["folder.ipynb"] and "No such file" in items["../missing.ipynb"]
+
+
+@pytest.mark.parametrize(
+    "content, why",
+    [
+        (b"{ nope", "not JSON"),
+        (b"[1, 2]", "not a notebook"),
+        (b'{"cells": 5}', "not a notebook"),
+        (b"\xff\xfe{}", "not UTF-8"),
+        (b"[" * 100000 + b"]" * 100000, "nested too deeply"),
+    ],
+)
+def test_unreadable_notebooks_say_why(tmp_path, content, why):
+    p = tmp_path / "x.ipynb"
+    p.write_bytes(content)
+    r = _grader.grade_one(p)
+    assert r.status == "not gradable" and why in r.first_hint, r.first_hint
+
+
+def test_bad_metadata_is_ignored_not_trusted(tmp_path):
+    nb = {
+        "cells": [{"cell_type": "code", "metadata": "x", "source": 5}, "not a cell"],
+        "metadata": {"simhash_lab": "x"},
+    }
+    assert _grader.identify(nb, "03_hamming_popcount.ipynb", _grader.load_pristine()) == "03_hamming_popcount"
+    assert _grader.identify(nb, "mine.ipynb", _grader.load_pristine()) is None
+    pristine = _grader.load_pristine()["03_hamming_popcount"]
+    _, roles, found = _grader.assemble(pristine, nb)
+    assert set(found.values()) == {"stub"} and [r["role"] for r in roles].count("answer") == 4
+
+
+def test_an_unknown_exercise_is_a_usage_error(capsys):
+    from simhash_lab import cli
+
+    assert cli.main(["grade", "x.ipynb", "--exercise", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert "--exercise must be one of 01_lsh_vs_crypto" in err and "'nope'" in err
