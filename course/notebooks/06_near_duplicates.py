@@ -244,7 +244,7 @@ for k in k_steps:
     show_k(k)
     frames.append(widgets.figure_png(fig, dpi=80, close=False))
 plt.close(fig)
-widgets.stepper(frames, labels=[f"k = {k}" for k in k_steps], description="threshold k", colors=256)
+widgets.stepper(frames, labels=[f"k = {k}" for k in k_steps], description="threshold k")
 
 # %% [markdown]
 # The counts in the frames agree with `methods.sweep`:
