@@ -62,9 +62,9 @@
 # | 07 | [Socratic review and glossary](07_review.ipynb) | questions with folded answers | — |
 # | 08 | [Near-duplicates at scale](08_dask_at_scale.ipynb) (optional) | Manku's batch mode as a join on Dask | the same pairs as the single-machine index; scaling over cores |
 #
-# **Exercises.** `exercises/` holds one student notebook per concept, numbered like the notebook it
-# practises (the navigation line at the top of each notebook links it when it exists); `exercises/solutions/`
-# holds the same files solved. You write only in the cells tagged `answer`; the other cells check your
+# **Exercises.** `exercises/` holds one student notebook for each of notebooks 01 to 06, numbered
+# like the notebook it practises (the navigation line at the top of each notebook links it);
+# `exercises/solutions/` holds the same files solved. You write only in the cells tagged `answer`; the other cells check your
 # work with `assert`. Grade a notebook from a terminal:
 #
 # ```bash
