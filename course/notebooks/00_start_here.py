@@ -47,8 +47,8 @@
 #
 # Work through the notebooks in order; each takes one sitting. Each concept is told in the session's
 # four parts: **(a) intuition**, **(b) definition**, **(c) memory and types**, **(d) the typical junior
-# mistake**, and then adds what a page cannot: an animation, a widget to play with, and a measured
-# experiment.
+# mistake**, and then adds what a page cannot: a measured experiment in every notebook, and where
+# motion helps (02, 04, 05, 06) an animation or a stepper to play with.
 #
 # | # | Notebook | You will see | You will measure |
 # |---|---|---|---|
@@ -57,14 +57,14 @@
 # | 02 | [Simhash voting](02_simhash_voting.ipynb) | **animations** of the accumulators filling (the session's 4 bits, then 64) | "rust safe fast" exactly as the session; which bits one word can flip; TF vs IDF; a Python list loop vs the compiled loop |
 # | 03 | [Hamming distance and POPCNT](03_hamming_popcount.ipynb) | the `popcnt` instruction in Numba's machine code | seven ways to count bits, as a bar chart |
 # | 04 | [Charikar's hyperplanes](04_charikar_hyperplanes.ipynb) | **animation** of a line sweeping the circle; 3-D plane; **θ stepper** | $E[d_H] = 64\,\theta/\pi$ on random vectors and on real documents; bits against recall on dense vectors |
-# | 05 | [The pigeonhole block index](05_block_index.ipynb) | the proof drawn; the session's 4 × 16 index | index vs linear scan as n grows (log-log) |
-# | 06 | [Near-duplicates in practice](06_near_duplicates.ipynb) | Python's docs and the license files of installed packages; Chinese with jieba | precision, recall and F1 against k; Simhash beside MinHash, Baidu's longest sentences, MD5 and exact Jaccard |
+# | 05 | [The pigeonhole block index](05_block_index.ipynb) | the proof drawn, and a **stepper** of an adversary dirtying one block per flip; the session's 4 × 16 index in NumPy; Manku et al.'s permuted tables: memory against work | why the index is exact for a distance and probabilistic for an angle (notebook 01's amplification); index vs linear scan as $N$ grows (log-log); candidates per query up to $N = 10^9$ and $2^{34}$ |
+# | 06 | [Near-duplicates in practice](06_near_duplicates.ipynb) | Python's docs and the license files of installed packages; a **stepper** moving the threshold k; MinHash and LSH banding (the S-curve); Chinese with jieba | precision, recall and F1 against k; why unrelated text sits well below 32 bits apart; Simhash beside MinHash, Baidu's longest sentences, MD5 and exact Jaccard; dedup with a Jaccard threshold: calibrate k, verify, keep or drop |
 # | 07 | [Socratic review and glossary](07_review.ipynb) | questions with folded answers | — |
 # | 08 | [Near-duplicates at scale](08_dask_at_scale.ipynb) (optional) | Manku's batch mode as a join on Dask | the same pairs as the single-machine index; scaling over cores |
 #
-# **Exercises.** `exercises/` holds one student notebook per concept, numbered like the notebook it
-# practises (the navigation line at the top of each notebook links it when it exists); `exercises/solutions/`
-# holds the same files solved. You write only in the cells tagged `answer`; the other cells check your
+# **Exercises.** `exercises/` holds one student notebook for each of notebooks 01 to 06, numbered
+# like the notebook it practises (the navigation line at the top of each notebook links it);
+# `exercises/solutions/` holds the same files solved. You write only in the cells tagged `answer`; the other cells check your
 # work with `assert`. Grade a notebook from a terminal:
 #
 # ```bash
@@ -148,7 +148,8 @@ assert np.mean(d_edit <= 3) > 0.5 and d_unrelated.mean() < 32
 # In a paragraph one changed word usually moves at most 3 bits. Unrelated paragraphs differ in many
 # more, but fewer than the 32 bits in which two random 64-bit numbers differ on average: English
 # paragraphs share "the", "is", "of", and those shared words pull their fingerprints together.
-# Notebook 02 measures that pull (and how IDF weights remove it), notebook 04 explains it as an angle.
+# Notebook 02 measures that pull (and how IDF weights remove it), notebook 04 explains it as an angle,
+# and notebook 06 shows why the vectors of real text are never more than 90° apart.
 # The rest of the course explains why all of this works, and how to use it. Next:
 # [01 · LSH vs cryptographic hashes](01_lsh_vs_crypto.ipynb).
 #
@@ -161,8 +162,9 @@ assert np.mean(d_edit <= 3) > 0.5 and d_unrelated.mean() < 32
 #
 # **The first run.** The first `make lab` installs the packages into `.venv/` (a few minutes, mostly
 # downloading), then runs `simhash-lab warmup`: it compiles every Numba kernel the course, the
-# exercises and the grader use to machine code, once, and keeps it in a cache beside the library's
-# sources, with a progress bar naming each step (under a minute on two cores, less with more;
-# about a second on every later `make lab`). Only then does JupyterLab open, so no cell here waits for a
-# compiler: the first cell of a notebook takes about a second (loading the library and its cached
-# code), and every cell after it runs at full speed.
+# exercises and the grader use (about 70) to machine code, once, and keeps them in a cache beside the
+# library's sources, with a progress bar naming each step. On a 2-core machine that takes about half
+# a minute with two processes (longer when other programs share the cores); every later `make lab`
+# finds the cache, and its warmup takes a few seconds. Only then does JupyterLab open, so no cell
+# here waits for a compiler: the first cell of a notebook takes about a second (loading the library
+# and its cached code), and every cell after it runs at full speed.

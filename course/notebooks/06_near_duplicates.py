@@ -230,10 +230,11 @@ print(f"k = 3 misses {1 - prf[3, 1]:.0%} of the near-duplicate pairs; k = {best_
 # %% [markdown]
 # ### Play with k
 #
-# Press play, or drag the slider: each frame moves the threshold one bit. On the left, every pair of
-# the labelled set by distance (a log scale: a few hundred copies among well over 100,000 pairs); the
-# pairs left of the dashed line are flagged. On the right, what that costs. Watch the first false
-# alarms arrive from the rewrites, and the flood once the line reaches the unrelated pairs.
+# Each frame moves the threshold one bit: as the notebook opens they play by themselves; run the cell
+# for ▶ and a slider to stop on one k. On the left, every pair of the labelled set by distance (a
+# log scale: a few hundred copies among well over 100,000 pairs); the pairs left of the dashed line
+# are flagged. On the right, what that costs. Watch the first false alarms arrive from the rewrites,
+# and the flood once the line reaches the unrelated pairs.
 
 # %%
 k_steps = np.arange(0, 13)
@@ -244,7 +245,7 @@ for k in k_steps:
     show_k(k)
     frames.append(widgets.figure_png(fig, dpi=80, close=False))
 plt.close(fig)
-widgets.stepper(frames, labels=[f"k = {k}" for k in k_steps], description="threshold k", colors=256)
+widgets.stepper(frames, labels=[f"k = {k}" for k in k_steps], description="threshold k")
 
 # %% [markdown]
 # The counts in the frames agree with `methods.sweep`:

@@ -11,9 +11,11 @@ one from an animation). What a learner sees depends on where the notebook is sho
 * **After its cell has run**: a live widget, a Play button and a slider over the same frames, linked
   in the browser with ``jslink``, so it keeps working when the kernel stops.
 
-The frames are quantized to one shared palette, which keeps the stored notebook small (line art
-loses nothing visible). Frames given as HTML strings also work, but cannot be turned into an
-animated image: as opened those steppers show their first frame and say how to see the others.
+The frames share one palette, which keeps the stored notebook small: every colour that fills an
+area (even a 2×2 one: a marker, a legend patch, a thin bar) keeps its exact value, and only the
+anti-aliased edges are approximated. Frames given as HTML strings also work, but cannot be turned
+into an animated image: as opened those steppers show their first frame and say how to see the
+others.
 
 >>> from simhash_lab.course import widgets
 >>> w = widgets.stepper(["<b>one</b>", "<b>two</b>"], labels=["1", "2"])
@@ -132,34 +134,66 @@ def _same_size(images: list) -> list:
     return out
 
 
+def _codes(rgb: np.ndarray) -> np.ndarray:
+    """(h, w, 3) uint8 RGB as (h, w) int64 codes 0xRRGGBB."""
+    rgb = rgb.astype(np.int64)
+    return (rgb[..., 0] << 16) | (rgb[..., 1] << 8) | rgb[..., 2]
+
+
+def _filled(code: np.ndarray) -> np.ndarray:
+    """The colour codes that fill at least one 2×2 block of ``code`` ((h, w) int64): areas, lines of
+    two pixels or more and text strokes, not the one-pixel blends that anti-aliasing puts on edges."""
+    top = code[:-1, :-1]
+    same = (top == code[1:, :-1]) & (top == code[:-1, 1:]) & (top == code[1:, 1:])
+    return np.unique(top[same])
+
+
 def _shared_palette(images: list, colors: int) -> list:
-    """Every image mapped, without dithering, onto one adaptive palette of ``colors`` colours made
-    from all of them (an animated PNG has one palette for all its frames)."""
+    """Every image mapped, without dithering, onto one palette made from all of them (an animated
+    PNG has one palette for all its frames).
+
+    Every colour that fills a 2×2 block anywhere in any frame (backgrounds, bars, markers, legend
+    patches, text: whatever covers an area, however small) gets its own exact palette entry; the
+    other colours (anti-aliased edges) share the rest of the ``colors`` entries, by a median cut
+    over their pixels, or keep their own exact entries when they fit. When the filled colours alone
+    need more than ``colors`` entries the palette grows to hold them (up to 256, 16 of them kept for
+    the edges; beyond that the 224 that cover most area are kept exactly). So no small area loses
+    its colour, and frames with few colours come out exact.
+    """
     from PIL import Image
 
-    w, h = images[0].size
-    step = max(1, int(np.ceil(np.sqrt(len(images) * w * h / 4e6))))  # sample at most ~4 Mpixels
-    small = [i.resize((max(1, w // step), max(1, h // step)), Image.Resampling.NEAREST) for i in images]
-    sheet = Image.new("RGB", (small[0].width, small[0].height * len(small)), "white")
-    for k, img in enumerate(small):
-        sheet.paste(img, (0, k * small[0].height))
-    quant = sheet.quantize(colors=colors, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
-    pal = np.array(quant.getpalette()[: 3 * colors], dtype=np.int64).reshape(-1, 3)
-    # a median cut averages each box of colours: put pure white and black back, so backgrounds
-    # stay white and text black
-    for exact in ((255, 255, 255), (0, 0, 0)):
-        k = int(np.abs(pal - exact).sum(axis=1).argmin())
-        if np.abs(pal[k] - exact).sum() <= 24:
-            pal[k] = exact
-    flat = [int(c) for c in pal.ravel()]
+    codes = [_codes(np.asarray(img)) for img in images]
+    every, count = np.unique(np.concatenate([c.ravel() for c in codes]), return_counts=True)
+    filled = np.unique(np.concatenate([_filled(c) for c in codes]))
+    room = 256 if filled.size == every.size else 240  # at least 16 entries for the edges
+    if filled.size > room:  # a photograph or a colour map: keep the colours of the largest areas
+        area = count[np.searchsorted(every, filled)]
+        filled = np.sort(filled[np.argsort(-area, kind="stable")[:224]])
+    rest = every[~np.isin(every, filled)]
+    slots = min(256, max(int(colors), filled.size + 16 if rest.size else filled.size)) - filled.size
+    if rest.size <= slots:
+        pal = np.concatenate([filled, rest])
+    else:
+        # a median cut over the pixels of the other colours (at most ~4 Mpixels, sampled evenly)
+        pix = np.repeat(rest, count[np.searchsorted(every, rest)])
+        pix = pix[:: max(1, int(np.ceil(pix.size / 4e6)))]
+        width = 1024
+        pix = np.resize(pix, -(-pix.size // width) * width).reshape(-1, width)  # pad by repeating
+        rgb = np.stack([pix >> 16, (pix >> 8) & 255, pix & 255], axis=-1).astype(np.uint8)
+        quant = Image.fromarray(rgb, mode="RGB").quantize(
+            colors=slots, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE
+        )
+        cut = np.array(quant.getpalette()[: 3 * slots], dtype=np.int64).reshape(-1, 3)
+        pal = np.concatenate([filled, (cut[:, 0] << 16) | (cut[:, 1] << 8) | cut[:, 2]])
+    pal_rgb = np.stack([pal >> 16, (pal >> 8) & 255, pal & 255], axis=1)
+    flat = [int(c) for c in pal_rgb.ravel()]
     out = []
-    for img in images:
-        # the nearest palette colour of each distinct colour (Pillow's own mapping is coarser)
-        rgb = np.asarray(img, dtype=np.int64)
-        code = (rgb[..., 0] << 16) | (rgb[..., 1] << 8) | rgb[..., 2]
+    for code in codes:
+        # the nearest palette colour of each distinct colour (Pillow's own mapping is coarser);
+        # a filled colour is its own nearest
         uniq, inv = np.unique(code.ravel(), return_inverse=True)
         u = np.stack([uniq >> 16, (uniq >> 8) & 255, uniq & 255], axis=1)
-        nearest = ((u[:, None, :] - pal[None, :, :]) ** 2).sum(axis=2).argmin(axis=1)
+        nearest = ((u[:, None, :] - pal_rgb[None, :, :]) ** 2).sum(axis=2).argmin(axis=1)
         p = Image.fromarray(nearest[inv].reshape(code.shape).astype(np.uint8), mode="P")
         p.putpalette(flat)
         out.append(p)
@@ -236,7 +270,9 @@ def stepper(
     dpi : int
         Resolution at which figures are saved.
     colors : int
-        Size of the shared palette of image frames (2..256).
+        Size of the shared palette of image frames (2..256). Colours that fill an area always get an
+        exact entry (the palette grows to hold them); the rest of the entries go to the anti-aliased
+        edges, so fewer colours give a smaller image with rougher edges, never a lost colour.
 
     Returns
     -------

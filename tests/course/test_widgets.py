@@ -96,6 +96,56 @@ def test_frames_of_different_sizes_are_padded_and_white_stays_white():
     assert tuple(first[0, 0]) == (255, 255, 255) and tuple(first[-1, -1]) == (255, 255, 255)
 
 
+def _gradient_frames(n: int = 3, *, square=None, at: int = 1) -> list:
+    """``n`` frames of a blue-to-vermillion gradient (300 columns, each its own colour, like the
+    anti-aliased edges of a plot) on white; frame ``at`` also has a 6x6 square of colour ``square``."""
+    out = []
+    x = np.arange(300)
+    for j in range(n):
+        a = np.full((200, 300, 3), 255, np.uint8)
+        a[20:180, :, 0] = (x * 255 // 299)[None, :]
+        a[20:180, :, 1] = 100
+        a[20:180, :, 2] = (255 - x * 255 // 299)[None, :]
+        if square is not None and j == at:
+            a[5:11, 5:11] = square
+        out.append(Image.fromarray(a))
+    return out
+
+
+def test_a_small_area_keeps_its_colour():
+    """A median cut over all pixels gave this 36-pixel square the colour of the gradient around
+    (129, 100, 126): the k stepper of notebook 06 lost its blue markers that way at 64 colours."""
+    pink = (200, 100, 200)
+    w = widgets.stepper(_gradient_frames(3, square=pink), colors=64)
+    shown = _apng_frames(w.animation_png)
+    live = [np.asarray(Image.open(io.BytesIO(v.value)).convert("RGB")) for v in w.children[1].children]
+    for frames in (shown, live):
+        assert (frames[1][5:11, 5:11] == pink).all(), frames[1][8, 8]
+        assert (frames[0][5:11, 5:11] == 255).all() and (frames[2][5:11, 5:11] == 255).all()
+
+
+def test_frames_with_few_colours_come_out_exact():
+    rng = np.random.default_rng(0)
+    frames = [rng.integers(0, 4, size=(40, 60, 1)).astype(np.uint8) * 60 + np.uint8(k) for k in range(3)]
+    frames = [np.repeat(f, 3, axis=2) for f in frames]  # 12 distinct greys in all, one pixel each
+    w = widgets.stepper([Image.fromarray(f) for f in frames], colors=16)
+    assert all((a == b).all() for a, b in zip(_apng_frames(w.animation_png), frames))
+
+
+def test_more_filled_colours_than_a_palette_holds_keeps_the_largest_areas():
+    """300 colours each filling a 10x10 tile, one of them a 40x40 area: the palette holds 256, and
+    the large area keeps its colour exactly."""
+    a = np.zeros((200, 150, 3), np.uint8)
+    tiles = [(i, j) for i in range(20) for j in range(15)]
+    for n, (i, j) in enumerate(tiles):
+        a[10 * i : 10 * i + 10, 10 * j : 10 * j + 10] = (n % 256, (n * 7) % 256, n // 256 * 128 + 10)
+    a[:40, :40] = (250, 20, 200)
+    w = widgets.stepper([Image.fromarray(a), Image.fromarray(a[::-1].copy())], colors=64)
+    first, second = _apng_frames(w.animation_png)
+    assert (first[:40, :40] == (250, 20, 200)).all() and (second[-40:, :40] == (250, 20, 200)).all()
+    assert len(np.unique(first.reshape(-1, 3), axis=0)) <= 256
+
+
 def test_png_bytes_and_pil_images_are_frames_too():
     png = widgets.figure_png(_figure(0))
     w = widgets.stepper([png, Image.open(io.BytesIO(png)), Image.new("RGBA", (10, 10), (0, 0, 0, 0))])
