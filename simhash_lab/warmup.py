@@ -96,6 +96,7 @@ def _dedup() -> None:
     fps, indptr, data = sh.fingerprints_and_sets(texts * 2)  # >= 64 texts: the parallel twins
     rows = np.arange(4096) % len(texts)
     sh.jaccard(indptr, data, rows, rows[::-1].copy())
+    sh.jaccard(indptr, data, rows, rows[::-1].copy(), at_least=0.5)  # the calibration's
     _neighbours(np.resize(fps, 512), np.resize(fps, 512), 3)
 
 

@@ -368,11 +368,13 @@ def test_outputs_are_checked_before_any_work(tmp_path, rows):
         dedup_table(tmp_path / "docs.txt")
 
 
-def test_radix_sort_sorts():
+def test_sort_sorts():
+    """Every path: insertion (< 64), buckets (64..4096; a bucket of > 32 keys by Numba's sort: the
+    "low" and "equal" keys), radix (> 4096)."""
     from simhash_lab.kernels.verify import sort_u64
 
     rng = np.random.default_rng(5)
-    for m in (0, 1, 5, 127, 128, 129, 2048, 2049, 5000):
+    for m in (0, 1, 5, 63, 64, 65, 127, 128, 129, 2048, 2049, 4096, 4097, 5000):
         for kind in ("random", "low", "equal"):
             a = rng.integers(0, 2**64, size=m, dtype=np.uint64)
             if kind == "low":
@@ -382,6 +384,36 @@ def test_radix_sort_sorts():
             want = np.sort(a)
             sort_u64(a, np.empty(m, np.uint64), m)
             assert np.array_equal(a, want)
+
+
+def test_jaccard_at_least_equals_the_exact_similarity_where_it_reaches_the_threshold():
+    """Sets drawn to lie on both sides of the threshold, at it exactly too (4 of 5 shared: 0.8)."""
+    rng = np.random.default_rng(3)
+    sets = [np.array([1, 2, 3, 4, 5], np.uint64), np.array([1, 2, 3, 4, 6], np.uint64)]  # J = 4/6
+    sets += [np.array([1, 2, 3, 4], np.uint64), np.array([1, 2, 3, 4, 9], np.uint64)]  # J = 0.8
+    sets.append(np.empty(0, np.uint64))
+    base = rng.choice(1 << 40, 400, replace=False).astype(np.uint64)
+    for _ in range(60):
+        keep = base[rng.random(base.size) < rng.uniform(0.6, 1.0)]
+        extra = rng.choice(1 << 40, int(rng.integers(0, 60)), replace=False).astype(np.uint64) + np.uint64(
+            1 << 41
+        )
+        sets.append(np.sort(np.concatenate([keep, extra])))
+    indptr = np.zeros(len(sets) + 1, np.int64)
+    np.cumsum([s.size for s in sets], out=indptr[1:])
+    data = np.concatenate(sets)
+    a, b = (x.ravel() for x in np.triu_indices(len(sets), 1))
+    exact = Shingler.jaccard(indptr, data, a, b)
+    for t in (0.8, 0.5, 0.9):
+        for par in (a, np.tile(a, 3)):  # serial and parallel twins
+            rows_b = b if par is a else np.tile(b, 3)
+            want = exact if par is a else np.tile(exact, 3)
+            got = Shingler.jaccard(indptr, data, par, rows_b, at_least=t)
+            reach = want >= t
+            assert reach.any() and (~reach).any()
+            assert np.array_equal(got[reach], want[reach])
+            assert (got[~reach] < t).all()
+    assert exact[(a == 2) & (b == 3)][0] == 0.8
 
 
 @pytest.mark.parametrize("chunk, budget", [(7, 1 << 30), (7, 0), (100_000, 0)])
