@@ -275,7 +275,7 @@ jaccard_at_least_parallel, jaccard_at_least_serial = twins(_jaccard_at_least_imp
 
 
 @kernel
-def star_clusters(order, adj_ptr, adj_nbr, adj_edge, complete, indptr, data, threshold, state, rep, via):
+def star_clusters(order, adj_ptr, adj_nbr, adj_edge, complete, state, rep, via):
     """The greedy keep/drop pass: every dropped node is verified-near its kept representative.
 
     Nodes are visited in ``order`` (a permutation of 0..m-1: first seen, longest, or a priority).
@@ -284,23 +284,25 @@ def star_clusters(order, adj_ptr, adj_nbr, adj_edge, complete, indptr, data, thr
     earlier one was visited: kept or dropped), so no node is dropped for a node that was itself
     dropped: the clusters are stars around kept nodes and never chain.
 
-    With ``complete``, a neighbour joins only when it is also verified-near (similarity >=
-    ``threshold`` on the CSR sets ``indptr``/``data``, rows = nodes) every member that joined
-    before it, so that every two members of a cluster are near; one that cannot join stays
-    undecided, for a later representative or to be kept itself.
+    With ``complete``, a neighbour joins only when it is also a verified neighbour of every member
+    that joined before it: every two members of a cluster are then a verified pair (a clique of the
+    graph). One that cannot join stays undecided, for a later representative or to be kept itself.
+    Each member's neighbours are counted once (``hits[v]``: members ``v`` is adjacent to), so the
+    pass stays linear in the edges.
 
     Parameters
     ----------
     order : int64 (m,)
     adj_ptr, adj_nbr, adj_edge : int64 (m + 1,), (2e,), (2e,)
         Both directions of every verified edge, each node's neighbours in the visiting order.
+    complete : bool
     state : int8 (m,), output
         1 kept, 2 dropped (0 on entry).
     rep, via : int64 (m,), output
         A dropped node's representative and the edge that links them (-1 for kept nodes).
     """
     m = order.shape[0]
-    members = np.empty(m, dtype=np.int64)
+    hits = np.zeros(m if complete else 0, dtype=np.int64)
     for pos in range(m):
         u = order[pos]
         if state[u] != 0:
@@ -311,20 +313,21 @@ def star_clusters(order, adj_ptr, adj_nbr, adj_edge, complete, indptr, data, thr
         nm = 0
         for e in range(adj_ptr[u], adj_ptr[u + 1]):
             v = adj_nbr[e]
-            if state[v] != 0:
+            if state[v] != 0 or (complete and hits[v] != nm):
                 continue
-            ok = True
+            state[v] = 2
+            rep[v] = u
+            via[v] = adj_edge[e]
+            nm += 1
             if complete:
-                for q in range(nm):
-                    if jaccard_rows(indptr, data, v, members[q]) < threshold:
-                        ok = False
-                        break
-            if ok:
-                state[v] = 2
-                rep[v] = u
-                via[v] = adj_edge[e]
-                members[nm] = v
-                nm += 1
+                for f in range(adj_ptr[v], adj_ptr[v + 1]):
+                    hits[adj_nbr[f]] += 1
+        if complete and nm:
+            for e in range(adj_ptr[u], adj_ptr[u + 1]):  # reset: every member's neighbours
+                v = adj_nbr[e]
+                if rep[v] == u and state[v] == 2:
+                    for f in range(adj_ptr[v], adj_ptr[v + 1]):
+                        hits[adj_nbr[f]] = 0
 
 
 def _fold_sets_impl(indptr, data, bits, fps):
