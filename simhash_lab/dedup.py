@@ -432,6 +432,9 @@ def _run(
             for i in np.flatnonzero(f == 0).tolist():
                 if _no_features(hasher, texts[i]):
                     featureless.append(start + i)
+            if jaccard is not None and not fused:  # features for the hasher, maybe no shingle
+                no_words = np.flatnonzero(shingler.word_counts(texts) == 0)
+                featureless.extend((no_words + start).tolist())
             fps_parts.append(f)
             res.ids.extend(ids)
             if keep == "longest":
@@ -497,9 +500,6 @@ def _run(
             bars.close()
         la, lb = store.local(pairs[:, 0]), store.local(pairs[:, 1])
         res.similarity = Shingler.jaccard(store.indptr, store.data, la, lb)
-        empty = need[np.diff(store.indptr)[store.local(need)] == 0]
-        if empty.size:  # features for the hasher, none for the shingles: featureless too
-            featureless.extend(empty.tolist())
         ok = res.similarity >= jaccard
     else:
         res.similarity = np.full(pairs.shape[0], np.nan)

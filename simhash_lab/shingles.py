@@ -74,6 +74,19 @@ class Shingler:
         tok = self.tokenizer
         return kernel(buf, offsets, tok.pipeline, tok.n)
 
+    def word_counts(self, texts: Sequence[str]) -> np.ndarray:
+        """Words per document (int64, shape ``(len(texts),)``) by the shingles' word rule: 0 for a
+        document with no shingle (empty, whitespace or punctuation only)."""
+        from .kernels import verify as V
+        from .simhasher import _utf8_batch
+
+        out = np.zeros(len(texts), np.int64)
+        if texts:
+            buf, offsets = _utf8_batch(list(texts), self.tokenizer.lowercase)
+            kernel = V.word_counts_parallel if len(texts) >= 64 else V.word_counts_serial
+            kernel(buf, offsets, self.tokenizer.pipeline, out)
+        return out
+
     def fingerprints_and_sets(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(fingerprints, indptr, data)``: the sets of :meth:`sets` and, from the same hashes, the
         fingerprints of :func:`recommended_hasher` (``shingle`` = this ``n``), tokenized once."""

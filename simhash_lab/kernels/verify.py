@@ -192,6 +192,16 @@ def _shingle_sets_impl(buf, offsets, p, n):
 shingle_sets_parallel, shingle_sets_serial = twins(_shingle_sets_impl)
 
 
+def _word_counts_impl(buf, offsets, p, out):
+    """out[d] = the number of words of document d (the words its shingles are made of; 0: it has no
+    shingle, so nothing to verify against)."""
+    for d in prange(offsets.shape[0] - 1):
+        out[d] = _word_spans(buf, offsets[d], offsets[d + 1], p)[2]
+
+
+word_counts_parallel, word_counts_serial = twins(_word_counts_impl)
+
+
 @kernel(inline=True)
 def intersection_size(data, a0, a1, b0, b1):
     """``|A ∩ B|`` of the sorted distinct runs ``data[a0:a1]`` and ``data[b0:b1]`` (one merge)."""

@@ -573,3 +573,36 @@ def test_memory_budget_and_max_tables_reach_the_index(tmp_path, cli, capsys, mon
         dedup_texts(["a b c"], memory_budget=-1)
     with pytest.raises(ValueError, match="max_tables"):
         dedup_texts(["a b c"], max_tables=0)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--jaccard", "0.8"],
+        ["-k", "3"],
+        ["--jaccard", "0.5", "--tokenizer", "char_ngrams:3", "-k", "10"],  # n-grams, but no word
+        ["--jaccard", "0.5", "--tokenizer", "whitespace", "-k", "10"],  # tokens, but no word
+    ],
+)
+def test_featureless_rows_are_listed_apart_never_grouped(tmp_path, cli, args):
+    base = " ".join(f"w{i}" for i in range(40))
+    texts = ["", base, "   \n", "!!! ???", base, "", "!!! ???", "-- --", base + " end"]
+    p = tmp_path / "docs.jsonl"
+    p.write_text("".join(json.dumps({"id": f"r{i}", "text": t}) + "\n" for i, t in enumerate(texts)))
+    featureless = [f"r{i}" for i, t in enumerate(texts) if not any(c.isalnum() for c in t)]
+    r = cli("dedup", p, "--id-column", "id", "--json", *args)
+    assert r.code == 1, r.errors
+    doc = json.loads(r.text)
+    assert doc["featureless"] == featureless
+    members = {m["id"] for g in doc["groups"] for m in g}
+    assert members and members.isdisjoint(featureless)
+    assert f"{len(featureless)} featureless (kept)" in r.errors[-1]
+    r = cli("dedup", p, "--id-column", "id", "--duplicates", tmp_path / "d.csv", "-q", *args)
+    with open(tmp_path / "d.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert rows and not {x["dropped_id"] for x in rows} & set(featureless)
+    assert not {x["kept_id"] for x in rows} & set(featureless)
+    r = cli("dedup", p, "--id-column", "id", "-q", *args)  # the text output: a list after the groups
+    tail = r.text.rstrip("\n").split("\n\n")[-1].splitlines()
+    assert tail[0] == f"featureless: {len(featureless)} rows (no word: never compared nor grouped, kept)"
+    assert [line.strip() for line in tail[1:]] == featureless
