@@ -13,12 +13,16 @@ ones (Debian's copyright files repeat whole licences). Truth: exact Jaccard simi
 same process, alternating, ``--repeats`` times (medians):
 
 * ours, recommended: ``dedup_texts(texts, jaccard=0.8)`` (word 3-shingles, binary weights, k
-  calibrated on a sample, exact Jaccard verification): the verified pairs;
+  calibrated on a sample, exact Jaccard verification, complete-linkage clusters): the verified
+  pairs; timed with Numba's threads (all the machine's cores) and again on one thread (MinHash
+  LSH runs on one: the same CPU on both sides, and on a loaded machine the faster of the two);
 * ours, the first version's defaults: words, TF weights, k = 3, unverified;
 * datasketch MinHash LSH at threshold 0.8 (128 permutations, its own banding), pairs kept when the
   estimated Jaccard is >= 0.8.
 
-It also checks every cluster: each dropped document against its kept one, and every two members.
+It also checks every cluster, for both linkages: each dropped document against its kept one,
+every two members, and the kept documents left verified-near each other (the price of complete
+linkage: a document near a kept one but not near every member of its cluster stays).
 
 Part 2: 1M generated JSONL documents (words drawn from the vocabulary of part 1's corpus, about 100
 a document; 10 % are copies of earlier ones with up to 3 % of their words replaced) through the
@@ -40,6 +44,7 @@ import subprocess
 import sys
 import time
 
+import numba
 import numpy as np
 
 from simhash_lab.course import corpus as C
@@ -104,13 +109,16 @@ def timed(fn, repeats: int):
     return out, statistics.median(times)
 
 
-def cluster_check(res, texts) -> tuple[float, float, int]:
-    """(lowest dropped-to-kept similarity, lowest similarity of any two members, member pairs below T)."""
+def cluster_check(res, texts) -> tuple[float, float, int, int]:
+    """(lowest dropped-to-kept similarity, lowest similarity of any two members, member pairs below T,
+    verified pairs of two kept documents)."""
     from simhash_lab.dedup import Shingler
 
     groups = res.groups
+    verified = res.pairs[res.similarity >= T]
+    kept_pairs = int(np.count_nonzero(res.keep[verified[:, 0]] & res.keep[verified[:, 1]]))
     if not groups:
-        return 1.0, 1.0, 0
+        return 1.0, 1.0, 0, kept_pairs
     ind, dat = Shingler(3).sets(texts)
     a, b = [], []
     for g in groups:
@@ -119,7 +127,8 @@ def cluster_check(res, texts) -> tuple[float, float, int]:
                 a.append(g[x])
                 b.append(g[y])
     sim = Shingler.jaccard(ind, dat, np.array(a), np.array(b))
-    return float(res.duplicates.similarity.min()), float(sim.min()), int(np.count_nonzero(sim < T))
+    lows = float(res.duplicates.similarity.min()), float(sim.min()), int(np.count_nonzero(sim < T))
+    return (*lows, kept_pairs)
 
 
 def part_labelled(repeats: int) -> None:
@@ -135,18 +144,31 @@ def part_labelled(repeats: int) -> None:
     dedup_texts(texts[:50], jaccard=T)  # compiled kernels loaded before timing
     dedup_texts(texts[:50])
     minhash_lsh_pairs(texts[:50], threshold=T)
-    runs = {"ours": [], "defaults": [], "minhash": []}
+    runs = {"ours": [], "ours1": [], "defaults": [], "minhash": []}
     out = {}
-    print(f"load before: {load():.2f}")
+    threads = numba.get_num_threads()
+    step_times: list[dict] = []
+
+    def one_thread(fn):
+        numba.set_num_threads(1)
+        try:
+            return fn()
+        finally:
+            numba.set_num_threads(threads)
+
+    print(f"load before: {load():.2f}; Numba threads: {threads}")
     for _ in range(repeats):  # alternating
         for name, fn in (
             ("ours", lambda: dedup_texts(texts, jaccard=T)),
+            ("ours1", lambda: one_thread(lambda: dedup_texts(texts, jaccard=T))),
             ("defaults", lambda: dedup_texts(texts)),
             ("minhash", lambda: minhash_lsh_pairs(texts, threshold=T)),
         ):
             t0 = time.perf_counter()
             out[name] = fn()
             runs[name].append(time.perf_counter() - t0)
+            if name == "ours":
+                step_times.append(out[name].timings)
     med = {k: statistics.median(v) for k, v in runs.items()}
     ours = out["ours"]
     found = ours.pairs[ours.similarity >= T, :2]
@@ -162,6 +184,8 @@ def part_labelled(repeats: int) -> None:
     )
     for label, s, t in (
         (f"ours: word 3-shingles, binary, k={ours.k}, J>=0.8", s_ours, med["ours"]),
+        ("ours, the same on 1 thread", pair_scores(out["ours1"].pairs[out["ours1"].similarity >= T, :2], tp),
+         med["ours1"]),
         ("ours, defaults: words, TF, k=3, unverified", s_def, med["defaults"]),
         (f"datasketch MinHash LSH (128 perm, b={info['b']}, r={info['r']})", s_mh, med["minhash"]),
     ):  # fmt: skip
@@ -170,21 +194,23 @@ def part_labelled(repeats: int) -> None:
             f"{med['minhash'] / t:9.1f}x"
         )
     ratios = [m / o for m, o in zip(runs["minhash"], runs["ours"])]
+    ratios1 = [m / o for m, o in zip(runs["minhash"], runs["ours1"])]
     print(f"times over {repeats} alternating runs: ours {[round(x, 3) for x in runs['ours']]}, "
+          f"ours on 1 thread {[round(x, 3) for x in runs['ours1']]}, "
           f"MinHash {[round(x, 3) for x in runs['minhash']]}; MinHash / ours per run "
-          f"{[round(r, 1) for r in ratios]}, median {statistics.median(ratios):.1f}x; "
+          f"{[round(r, 1) for r in ratios]}, median {statistics.median(ratios):.1f}x; on 1 thread "
+          f"{[round(r, 1) for r in ratios1]}, median {statistics.median(ratios1):.1f}x; "
           f"load after: {load():.2f}")  # fmt: skip
-    lo_pair, lo_member, below = cluster_check(ours, texts)
-    print(
-        f"clusters (star): {len(ours.groups)}, {len(ours.duplicates)} dropped; lowest dropped-to-kept "
-        f"similarity {lo_pair:.3f}; lowest member-member {lo_member:.3f} ({below} member pairs below {T})"
-    )
-    full = dedup_texts(texts, jaccard=T, linkage="complete")
-    lo_pair, lo_member, below = cluster_check(full, texts)
-    print(
-        f"clusters (complete): {len(full.groups)}, {len(full.duplicates)} dropped; lowest member-member "
-        f"{lo_member:.3f} ({below} member pairs below {T})"
-    )
+    steps = {s: statistics.median([t[s] for t in step_times]) for s in step_times[0]} if step_times else {}
+    print("ours, per step (medians, s): " + ", ".join(f"{s} {v:.3f}" for s, v in steps.items()))
+    star = dedup_texts(texts, jaccard=T, linkage="star")
+    for name, res in (("complete, the default", ours), ("star", star)):
+        lo_pair, lo_member, below, kept_pairs = cluster_check(res, texts)
+        print(
+            f"clusters ({name}): {len(res.groups)}, {len(res.duplicates)} dropped; lowest dropped-to-kept "
+            f"similarity {lo_pair:.3f}; lowest member-member {lo_member:.3f} ({below} member pairs below "
+            f"{T}); {kept_pairs} verified pairs of two kept documents"
+        )
     # the issue's finding, on the copyright files alone
     lic = [d.text for d in debian_docs() if d.name.endswith("/copyright")]
     ltp, _ = jaccard_all_pairs(lic, n=3, min_similarity=T)

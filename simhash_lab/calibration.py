@@ -241,7 +241,7 @@ def calibrate(
         size = np.diff(store.indptr)
         small, large = np.minimum(size[la], size[lb]), np.maximum(size[la], size[lb])
         can = small >= threshold * large  # J <= |small| / |large|: the others cannot reach it
-        s = Shingler.jaccard(store.indptr, store.data, la[can], lb[can])
+        s = Shingler.jaccard(store.indptr, store.data, la[can], lb[can], at_least=threshold)
         ok = s >= threshold
         dist, sims = d[can][ok].astype(np.int64), s[ok]
     method = "sample"

@@ -22,10 +22,13 @@ same steps and return a :class:`DedupResult`:
    the first versions, kept for comparison: it over-matches boilerplate).
 5. **Keep / drop**: documents are visited in a stated order (``keep="first"``: input order;
    ``"longest"``: most characters first; or a ``priority`` per document, highest first); a
-   document not dropped yet is kept and drops each verified neighbour not decided yet. Every
-   dropped document is verified-near the kept one it is dropped for (its representative): clusters
-   are stars and never chain. ``linkage="complete"`` also requires every two members of a cluster
-   to be near (a document that is not stays out, to be kept or dropped for another).
+   document not dropped yet is kept and drops each verified neighbour not decided yet that is
+   also a verified neighbour of every document dropped for it so far (``linkage="complete"``, the
+   default). So every dropped document is verified-near the kept one it is dropped for (its
+   representative), nothing chains, and every two members of a cluster are a verified pair: no
+   cluster holds a pair below the threshold. A neighbour that cannot join stays undecided, to be
+   kept or dropped for a later one. ``linkage="star"`` asks only the first of these (each dropped
+   document near its kept one; two dropped members of one star can be less alike).
 
 The result holds the keep mask (``keep``, bool per document) and the duplicates table
 (:class:`Duplicates`: dropped id, kept id, Hamming distance, Jaccard similarity).
@@ -139,8 +142,14 @@ class DedupResult:
     keep : ndarray, shape (n,), bool
         False for the dropped documents.
     duplicates : Duplicates
+        One row per dropped document: the kept one it is dropped for, their distance and verified
+        similarity. With ``linkage="complete"`` (the default) every two members of a cluster (a
+        kept row and the rows dropped for it, :attr:`groups`) are a verified pair; with
+        ``"star"``, each dropped row and its kept one.
     featureless : ndarray, int64
-        Rows with no feature (never compared, kept).
+        Rows with no feature (empty, whitespace or punctuation only): never compared, never in a
+        cluster, kept; reported apart (``to_json()``: ``"empty"`` for files, ``"featureless"`` for
+        rows).
     pairs : ndarray, shape (m, 3), int64
         The candidate pairs ``(i, j, d)`` within ``k`` (rows, ``i < j``), before verification.
     similarity : ndarray, shape (m,), float64
@@ -383,6 +392,7 @@ def _run(
     seed: int,
     max_tables: int | None,
     progress: str,
+    memory_budget: int | None = None,
     result: DedupResult | None = None,
 ) -> DedupResult:
     import time
@@ -422,6 +432,9 @@ def _run(
             for i in np.flatnonzero(f == 0).tolist():
                 if _no_features(hasher, texts[i]):
                     featureless.append(start + i)
+            if jaccard is not None and not fused:  # features for the hasher, maybe no shingle
+                no_words = np.flatnonzero(shingler.word_counts(texts) == 0)
+                featureless.extend((no_words + start).tolist())
             fps_parts.append(f)
             res.ids.extend(ids)
             if keep == "longest":
@@ -461,8 +474,7 @@ def _run(
     lap("calibrate")
     # 3. candidates
     rows = np.flatnonzero(valid)
-    kw = {} if max_tables is None else {"max_tables": max_tables}
-    index = SimhashIndex(k=k, bits=hasher.bits, **kw)
+    index = SimhashIndex(k=k, bits=hasher.bits, max_tables=max_tables, memory_budget=memory_budget)
     bar = bars.start("indexing", None, unit="step")
     try:
         index.add_many(fps[rows])
@@ -488,9 +500,6 @@ def _run(
             bars.close()
         la, lb = store.local(pairs[:, 0]), store.local(pairs[:, 1])
         res.similarity = Shingler.jaccard(store.indptr, store.data, la, lb)
-        empty = need[np.diff(store.indptr)[store.local(need)] == 0]
-        if empty.size:  # features for the hasher, none for the shingles: featureless too
-            featureless.extend(empty.tolist())
         ok = res.similarity >= jaccard
     else:
         res.similarity = np.full(pairs.shape[0], np.nan)
@@ -520,19 +529,12 @@ def _run(
         src, dst, eid = src[srt], dst[srt], eid[srt]
         adj_ptr = np.zeros(nodes.size + 1, np.int64)
         np.cumsum(np.bincount(src, minlength=nodes.size), out=adj_ptr[1:])
-        complete = linkage == "complete"
-        if complete:
-            local = store.local(nodes)
-            ind = np.concatenate([[0], np.cumsum(np.diff(store.indptr)[local])]).astype(np.int64)
-            dat = np.concatenate([store.data[store.indptr[i] : store.indptr[i + 1]] for i in local.tolist()])
-        else:
-            ind, dat = np.zeros(1, np.int64), np.empty(0, np.uint64)
         state = np.zeros(nodes.size, np.int8)
         rep = np.full(nodes.size, -1, np.int64)
         via = np.full(nodes.size, -1, np.int64)
         V.star_clusters(
-            order, adj_ptr, np.ascontiguousarray(dst), np.ascontiguousarray(eid), complete, ind, dat,
-            float(jaccard or 0.0), state, rep, via,
+            order, adj_ptr, np.ascontiguousarray(dst), np.ascontiguousarray(eid), linkage == "complete",
+            state, rep, via,
         )  # fmt: skip
         dropped = np.flatnonzero(state == 2)
         d_rows = nodes[dropped]
@@ -557,6 +559,16 @@ def _run(
     return res
 
 
+def _check_index_options(max_tables, memory_budget) -> None:
+    """The index's options, checked before any work (their errors name the parameter)."""
+    from .index.design import MAX_TABLES_FORCED
+
+    if max_tables is not None:
+        check_int("max_tables", max_tables, 1, MAX_TABLES_FORCED)
+    if memory_budget is not None:
+        check_int("memory_budget", memory_budget, 0, 1 << 62)
+
+
 def _resolve(hasher, jaccard, shingle, keep, priority, linkage, k, bits_default=64):
     from .presets import ALL
     from .simhasher import Simhasher
@@ -566,8 +578,6 @@ def _resolve(hasher, jaccard, shingle, keep, priority, linkage, k, bits_default=
         jaccard = _check_fraction("jaccard", jaccard)
     check_option("keep", keep, KEEP_ORDERS)
     check_option("linkage", linkage, LINKAGES)
-    if linkage == "complete" and jaccard is None:
-        raise ValueError("linkage='complete' needs a jaccard threshold (it compares every two members)")
     if hasher is None:
         hasher = recommended_hasher(shingle) if jaccard is not None else ALL["default"]
     elif isinstance(hasher, str):
@@ -603,13 +613,19 @@ _DOC_PARAMS = """
         characters first (ties in input order). ``priority`` overrides it.
     priority : array of shape (n,), float, optional
         Keep documents with a higher priority first (ties in input order).
-    linkage : {"star", "complete"}
-        "star": every dropped document is verified-near its kept one; "complete": also near every
-        other member of its cluster (needs ``jaccard``).
+    linkage : {"complete", "star"}
+        "complete" (the default): every two members of a cluster are a verified pair (with
+        ``jaccard``: within ``k`` and Jaccard >= ``jaccard``; without: within ``k``), so no cluster
+        holds a pair below the threshold. "star": only each dropped document and its kept one are
+        (two dropped members of one star can be less alike: down to ``2 jaccard - 1``); it drops a
+        few more documents.
     seed : int
         The calibration's sample.
     max_tables : int, optional
-        The most tables the index may build (memory: 12 bytes per document per table).
+        The most tables the index may build, 1 to 4096 (memory: 12 bytes per document per table).
+    memory_budget : int, optional
+        Bytes the index's tables may use (:class:`~simhash_lab.SimhashIndex`; default a quarter of
+        the machine's memory): fewer tables, slower candidates, when it is small.
     progress : {"never", "auto", "always"}
         tqdm bars on stderr for fingerprinting, calibrating, indexing and verifying ("auto": when
         stderr is a terminal and a step takes over a second).
@@ -627,10 +643,11 @@ def dedup_texts(
     sample: int = 1000,
     keep: str = "first",
     priority=None,
-    linkage: str = "star",
+    linkage: str = "complete",
     ids: Sequence | None = None,
     seed: int = 0,
     max_tables: int | None = None,
+    memory_budget: int | None = None,
     progress: str = "never",
 ) -> DedupResult:
     """Near-duplicates of a list of texts: which to keep, and why each other one is dropped.
@@ -643,11 +660,13 @@ def dedup_texts(
     """
     check_option("progress", progress, ["auto", "always", "never"])
     hasher, jaccard, shingle, linkage, k = _resolve(hasher, jaccard, shingle, keep, priority, linkage, k)
+    _check_index_options(max_tables, memory_budget)
     source = TextsSource(texts, ids)
     pr = _check_priority(priority, len(source.texts))
     res = _run(
         source, hasher=hasher, k=k, jaccard=jaccard, shingle=shingle, recall=recall, sample=sample,
         keep=keep, priority=pr, linkage=linkage, seed=seed, max_tables=max_tables, progress=progress,
+        memory_budget=memory_budget,
     )  # fmt: skip
     res.format = "texts"
     res.preset = hasher.name or repr(hasher)
@@ -695,9 +714,10 @@ def dedup_table(
     recall: float = 0.95,
     sample: int = 1000,
     keep: str = "first",
-    linkage: str = "star",
+    linkage: str = "complete",
     seed: int = 0,
     max_tables: int | None = None,
+    memory_budget: int | None = None,
     progress: str = "never",
 ) -> DedupResult:
     """Deduplicate a dataset file (JSONL, CSV or Parquet), in bounded memory.
@@ -730,6 +750,7 @@ def dedup_table(
     """
     check_option("progress", progress, ["auto", "always", "never"])
     hasher, jaccard, shingle, linkage, k = _resolve(hasher, jaccard, shingle, keep, None, linkage, k)
+    _check_index_options(max_tables, memory_budget)
     source = open_dataset(os.fspath(path), column, id_column, format, priority_column)
     for out in (output, duplicates):
         if out is not None:
@@ -742,6 +763,7 @@ def dedup_table(
     res = _run(
         source, hasher=hasher, k=k, jaccard=jaccard, shingle=shingle, recall=recall, sample=sample,
         keep=keep, priority=None, linkage=linkage, seed=seed, max_tables=max_tables, progress=progress,
+        memory_budget=memory_budget,
     )  # fmt: skip
     res.preset = hasher.name or repr(hasher)
     if not res.ids:
@@ -878,9 +900,10 @@ def dedup(
     recall: float = 0.95,
     sample: int = 1000,
     keep: str = "first",
-    linkage: str = "star",
+    linkage: str = "complete",
     seed: int = 0,
     max_tables: int | None = None,
+    memory_budget: int | None = None,
 ) -> DedupResult:
     """Near-duplicate text files under ``paths``: each file that reads as text is a document, its
     path its id.
@@ -909,6 +932,7 @@ def dedup(
     hasher, jaccard, shingle, linkage, k = _resolve(
         preset if preset is not None else hasher, jaccard, shingle, keep, None, linkage, k
     )
+    _check_index_options(max_tables, memory_budget)
     res = DedupResult(k=-1, bits=hasher.bits, preset=preset or hasher.name or repr(hasher), format="files")
     report = report or (lambda path, reason: None)
     files = list(iter_files(paths, hidden=hidden, errors=res.errors, skipped=res.skipped))
@@ -928,5 +952,5 @@ def dedup(
     return _run(
         source, hasher=hasher, k=k, jaccard=jaccard, shingle=shingle, recall=recall, sample=sample,
         keep=keep, priority=None, linkage=linkage, seed=seed, max_tables=max_tables, progress=progress,
-        result=res,
+        memory_budget=memory_budget, result=res,
     )  # fmt: skip

@@ -508,7 +508,7 @@ def _right_part(q, _token, scratch, path, column, id_column, fmt, offset, shingl
     return int(cat["i"].size)
 
 
-def _cluster(_token, scratch, keep, output):
+def _cluster(_token, scratch, keep, output, linkage="complete"):
     """The keep/drop pass over every verified pair (on one worker): the dropped rows, and the
     duplicates table written beside the kept rows."""
     import glob
@@ -556,8 +556,8 @@ def _cluster(_token, scratch, keep, output):
         rep = np.full(nodes.size, -1, np.int64)
         via = np.full(nodes.size, -1, np.int64)
         V.star_clusters(
-            order, ptr, np.ascontiguousarray(dst), np.ascontiguousarray(eid), False,
-            np.zeros(1, np.int64), np.empty(0, np.uint64), 0.0, state, rep, via,
+            order, ptr, np.ascontiguousarray(dst), np.ascontiguousarray(eid), linkage == "complete",
+            state, rep, via,
         )  # fmt: skip
         gone = np.flatnonzero(state == 2)
         e = via[gone]
@@ -611,6 +611,7 @@ def dedup_dataset(
     shingle: int = 3,
     recall: float = 0.95,
     keep: str = "first",
+    linkage: str = "complete",
     layout: Any = "blocks",
     n_reducers: int | None = None,
     scratch: str | None = None,
@@ -641,6 +642,9 @@ def dedup_dataset(
         Default: calibrated (:func:`simhash_lab.dedup.calibrate`) in a task on the first
         ``calibrate_on`` partitions.
     keep : {"first", "longest"}
+    linkage : {"complete", "star"}
+        As in :func:`simhash_lab.dedup.dedup_table` (the clique test needs only the verified pairs,
+        which the keep/drop task holds).
     compute : bool
         False: return the delayed result (to inspect or persist the graph).
 
@@ -658,6 +662,7 @@ def dedup_dataset(
     from .dedup import Shingler, _check_fraction, recommended_hasher
 
     check_option("keep", keep, ["first", "longest"])
+    check_option("linkage", linkage, ["complete", "star"])
     jaccard = _check_fraction("jaccard", jaccard)
     paths = [os.fspath(p) for p in partitions]
     if not paths:
@@ -693,7 +698,7 @@ def dedup_dataset(
         for i, p in enumerate(paths)
     ]
     t4 = delayed(_barrier)(*rights)
-    summary = delayed(_cluster)(t4, scratch, keep, output)
+    summary = delayed(_cluster)(t4, scratch, keep, output, linkage)
     writes = [
         delayed(_write_part)(i, summary, scratch, p, *args, delayed(_take)(offsets, i), sizes[i], output)
         for i, p in enumerate(paths)

@@ -95,8 +95,10 @@ def _dedup() -> None:
     dedup_texts(texts, jaccard=0.5, sample=40, hasher=Simhasher(), linkage="complete")  # unfused
     sh = Shingler(3)
     fps, indptr, data = sh.fingerprints_and_sets(texts * 2)  # >= 64 texts: the parallel twins
+    sh.word_counts(texts * 2)  # the unfused path's featureless test
     rows = np.arange(4096) % len(texts)
     sh.jaccard(indptr, data, rows, rows[::-1].copy())
+    sh.jaccard(indptr, data, rows, rows[::-1].copy(), at_least=0.5)  # the calibration's
     _neighbours(np.resize(fps, 512), np.resize(fps, 512), 3)
 
 

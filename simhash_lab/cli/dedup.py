@@ -13,7 +13,12 @@ Two inputs:
 ``--jaccard T`` verifies every candidate pair by the exact Jaccard similarity of the documents'
 word shingles, with the recommended hasher (word 3-shingles, binary weights) and ``k`` calibrated
 on a sample unless ``-k`` is given; without it, pairs within ``-k`` (default 3) of the default
-hasher stand unverified. Clusters are stars: each dropped document is near its kept one.
+hasher stand unverified. Clusters are complete (``--linkage complete``, the default): each dropped
+document is verified-near its kept one and every two members of a cluster are a verified pair, so
+no cluster holds a pair below the threshold; ``--linkage star`` asks only the first. Featureless
+documents (empty, whitespace or punctuation only) are never compared nor grouped: they are listed
+apart (text output: after the groups; JSON: ``"empty"`` for files, ``"featureless"`` for rows) and
+kept.
 
 Exit status (as ``grep`` and ``diff`` use it): 0 no near-duplicates, 1 some found (and dropped),
 2 trouble: an input could not be read (the groups among the files that were read are still
@@ -55,6 +60,13 @@ def _format_text(res: DedupResult) -> str:
             name = show_name(ident) if res.format == "files" else show_name(str(ident))
             sim = f"  {s:.3f}" if verified else ""
             lines.append(f"  {d:2d}{sim}  {fp:0{width}x}  {name}")
+        lines.append("")
+    if res.featureless.size:
+        lines.append(
+            f"featureless: {res.featureless.size} {what} (no word: never compared nor grouped, kept)"
+        )
+        for ident in res.empty:
+            lines.append(f"  {show_name(ident) if res.format == 'files' else show_name(str(ident))}")
         lines.append("")
     return "\n".join(lines)
 
@@ -107,6 +119,7 @@ def _dedup_command(args: argparse.Namespace) -> int:
         linkage=args.linkage,
         seed=args.seed,
         max_tables=args.max_tables,
+        memory_budget=args.memory_budget,
         progress=args.progress,
     )
     dataset = _is_dataset(args)
@@ -226,6 +239,39 @@ def _positive(name: str):
     return parse
 
 
+def _max_tables(value: str) -> int:
+    from ..index.design import MAX_TABLES_FORCED
+
+    try:
+        v = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--max-tables must be an int from 1 to {MAX_TABLES_FORCED}, got {value!r}"
+        ) from None
+    if not 1 <= v <= MAX_TABLES_FORCED:
+        raise argparse.ArgumentTypeError(
+            f"--max-tables must be an int from 1 to {MAX_TABLES_FORCED}, got {v}"
+        )
+    return v
+
+
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+
+
+def _memory_budget(value: str) -> int:
+    """``--memory-budget``: bytes, as an int or with a binary suffix (``512M``, ``2G``, ``1.5GiB``)."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgt]?)(?:i?b)?\s*", value, re.IGNORECASE)
+    if not m:
+        raise argparse.ArgumentTypeError(
+            f"--memory-budget must be a number of bytes, with K, M, G or T for KiB..TiB (2G, 512M), "
+            f"got {value!r}"
+        )
+    n = int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+    if n >= 1 << 62:
+        raise argparse.ArgumentTypeError(f"--memory-budget must be below 4 EiB, got {value!r}")
+    return n
+
+
 def _tokenizer(value: str) -> tuple[str, int | None]:
     m = re.fullmatch(r"([a-z_]+)(?:[(:](\d+)\)?)?", value.strip())
     if not m or m.group(1) not in TOKENIZERS:
@@ -249,8 +295,9 @@ def add_dedup_parser(subparsers) -> argparse.ArgumentParser:
         description="Find near-duplicate documents: the text files under the paths (folders recursively), "
         "or the rows of one dataset file (JSONL, CSV, Parquet). Simhash finds candidate pairs within k bits; "
         "with --jaccard each candidate is verified by the exact Jaccard similarity of word shingles and k is "
-        "calibrated on a sample. Each group keeps its first document (--keep) and drops the others, each "
-        "verified-near the kept one. Input files are never modified.",
+        "calibrated on a sample. Each group keeps its first document (--keep) and drops the others; every "
+        "two members of a group are a verified pair (--linkage). Documents with no word are listed apart, "
+        "never grouped. Input files are never modified.",
         epilog="exit status: 0 no near-duplicates, 1 near-duplicates found, 2 trouble: an input could not be "
         "read (a PATH missing or not a regular file or folder, a file or folder unreadable; groups among the "
         "other files are still printed) or a dataset was refused (a missing column, a value that is not "
@@ -295,15 +342,26 @@ def add_dedup_parser(subparsers) -> argparse.ArgumentParser:
     )
     g.add_argument("--weights", choices=["tf", "binary"], default=None, help=weights)
     g.add_argument("--preset", default=None, choices=sorted(ALL), help="a preset hasher instead (64 bits)")
-    tables = "the most tables the index may build (memory: 12 bytes per document per table)"
-    g.add_argument("--max-tables", type=_positive("--max-tables"), default=None, metavar="N", help=tables)
+    tables = "the most tables the index may build, 1 to 4096 (memory: 12 bytes per document per table)"
+    g.add_argument("--max-tables", type=_max_tables, default=None, metavar="N", help=tables)
+    g.add_argument(
+        "--memory-budget",
+        type=_memory_budget,
+        default=None,
+        metavar="BYTES",
+        help="bytes the index's tables may use (2G, 512M; default: a quarter of the machine's memory); "
+        "a small budget means fewer tables and slower candidates",
+    )
     g = p.add_argument_group("which one is kept")
     g.add_argument(
         "--keep", choices=["first", "longest"], default="first", help="keep the first or the longest"
     )
     g.add_argument("--priority-column", metavar="COLUMN", help="keep the row with the highest value first")
-    linkage = "star: each dropped document is near its kept one; complete: near every member"
-    g.add_argument("--linkage", choices=["star", "complete"], default="star", help=linkage)
+    linkage = (
+        "complete: every two members of a group are a verified pair (no pair in a group below the "
+        "threshold); star: each dropped document is verified-near its kept one only"
+    )
+    g.add_argument("--linkage", choices=["complete", "star"], default="complete", help=linkage)
     g = p.add_argument_group("datasets")
     g.add_argument("--column", metavar="COLUMN", help="the column holding the text (default: text)")
     g.add_argument("--id-column", metavar="COLUMN", help="the column of ids (default: row numbers from 0)")

@@ -6,7 +6,8 @@
   de-duplicated: the document's shingle set as a sorted uint64 run.
   The sets of a batch come back as CSR arrays ``(indptr (n + 1,), data (nnz,))``.
 * ``jaccard_*``: ``|A ∩ B| / |A ∪ B|`` of pairs of sets, the intersection counted by one merge of
-  the two sorted runs (no hash tables, no allocation).
+  the two sorted runs (no hash tables, no allocation); ``jaccard_at_least_*`` stops a merge once
+  the pair cannot reach a threshold (the calibration keeps only the pairs that do).
 * ``star_clusters``: the greedy keep/drop pass over verified pairs (see its docstring).
 
 Two sets are compared through 64-bit hashes, so two different shingles count as one only when
@@ -30,23 +31,61 @@ _U64 = np.uint64
 _ALL_BITS = _U64(0xFFFFFFFFFFFFFFFF)
 
 
+@kernel(inline=True)
+def _insertion_sort(a, s, e):
+    """Sort ``a[s:e]`` in place by insertion (a few keys: no call, no scratch)."""
+    for i in range(s + 1, e):
+        x = a[i]
+        j = i - 1
+        while j >= s and a[j] > x:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = x
+
+
 @kernel
 def sort_u64(a, tmp, m):
-    """Sort ``a[:m]`` in place (``tmp``: scratch of >= m): insertion sort below 128 keys
-    (measured 35-40 ns a key at 60-100 keys, quicksort 50), Numba's quicksort up to 2048 keys,
-    else an LSD radix sort on bytes (eight passes of 256 counters pay off only on long runs),
-    skipping the passes where every key has the same byte."""
-    if 128 <= m <= 2048:
-        a[:m].sort()
+    """Sort ``a[:m]`` in place (``tmp``: scratch of >= m keys when m >= 64).
+
+    The keys are hashes (XXH3 of shingles), spread evenly over 64 bits, so below 4096 keys one
+    bucket pass on their top bits (about 4 to 8 keys a bucket, scattered into ``tmp``) then an
+    insertion sort of each bucket as it is copied back sorts them in about 13 ns a key, where
+    Numba's quicksort took 35 (measured at 500 to 1500 keys, the size of most documents). A bucket
+    that gets more than 32 keys (repeated shingles, or keys that are not hashes) is sorted by
+    Numba's sort instead, so the worst case stays O(m log m). Above 4096 keys an LSD radix sort on
+    bytes (eight passes of 256 counters, 10-11 ns a key there), skipping the passes where every key
+    has the same byte; below 64, insertion sort alone."""
+    if m < 64:
+        _insertion_sort(a, 0, m)
         return
-    if m < 128:
-        for i in range(1, m):
-            x = a[i]
-            j = i - 1
-            while j >= 0 and a[j] > x:
-                a[j + 1] = a[j]
-                j -= 1
-            a[j + 1] = x
+    if m <= 4096:
+        bits = 0
+        while (2 << bits) <= m:
+            bits += 1
+        bits -= 2  # 2**bits buckets: 4 to 8 keys each
+        sh = _U64(64 - bits)
+        count = np.zeros(1 << bits, dtype=np.int64)
+        for i in range(m):
+            count[np.int64(a[i] >> sh)] += 1
+        total = 0
+        for b in range(1 << bits):
+            c = count[b]
+            count[b] = total
+            total += c
+        for i in range(m):
+            b = np.int64(a[i] >> sh)
+            tmp[count[b]] = a[i]
+            count[b] += 1
+        s = 0  # bucket b is tmp[s:count[b]] now
+        for b in range(1 << bits):
+            e = count[b]
+            for i in range(s, e):
+                a[i] = tmp[i]
+            if e - s <= 32:
+                _insertion_sort(a, s, e)
+            else:
+                a[s:e].sort()
+            s = e
         return
     count = np.empty(256, dtype=np.int64)
     src = a
@@ -110,7 +149,7 @@ def doc_shingle_hashes(b, start, end, p, n, out):
     m = max(ntok - n + 1, 1)
     for i in range(m):
         out[i] = xxh3_64(joined, ws[i], ws[min(i + n, ntok)] - 1)
-    sort_u64(out, np.empty(m if m > 2048 else 0, dtype=np.uint64), m)
+    sort_u64(out, np.empty(m if m >= 64 else 0, dtype=np.uint64), m)
     u = 1
     for j in range(1, m):
         if out[j] != out[u - 1]:
@@ -153,6 +192,16 @@ def _shingle_sets_impl(buf, offsets, p, n):
 shingle_sets_parallel, shingle_sets_serial = twins(_shingle_sets_impl)
 
 
+def _word_counts_impl(buf, offsets, p, out):
+    """out[d] = the number of words of document d (the words its shingles are made of; 0: it has no
+    shingle, so nothing to verify against)."""
+    for d in prange(offsets.shape[0] - 1):
+        out[d] = _word_spans(buf, offsets[d], offsets[d + 1], p)[2]
+
+
+word_counts_parallel, word_counts_serial = twins(_word_counts_impl)
+
+
 @kernel(inline=True)
 def intersection_size(data, a0, a1, b0, b1):
     """``|A ∩ B|`` of the sorted distinct runs ``data[a0:a1]`` and ``data[b0:b1]`` (one merge)."""
@@ -189,8 +238,54 @@ def _jaccard_impl(indptr, data, rows_a, rows_b, out):
 jaccard_parallel, jaccard_serial = twins(_jaccard_impl)
 
 
+@kernel(inline=True)
+def jaccard_rows_at_least(indptr, data, i, j, threshold):
+    """Jaccard similarity of CSR rows ``i`` and ``j`` when it is at least ``threshold``; otherwise
+    -1.0, often without finishing the merge.
+
+    ``J = c / (a + b - c) >= t`` holds when the elements found in one run only (``a + b - 2c``)
+    are at most ``(a + b)(1 - t) / (1 + t)``; the merge stops as soon as more have been seen. The
+    bound is loosened by one element and a relative 1e-9, so a pair at the threshold is always
+    merged to the end and its similarity is the one :func:`jaccard_rows` gives."""
+    a0, a1, b0, b1 = indptr[i], indptr[i + 1], indptr[j], indptr[j + 1]
+    na = a1 - a0
+    nb = b1 - b0
+    if na + nb == 0:
+        return 0.0 if threshold <= 0.0 else -1.0
+    allowed = (na + nb) * (1.0 - threshold) / (1.0 + threshold) * (1.0 + 1e-9) + 1.0
+    c = 0
+    miss = 0
+    while a0 < a1 and b0 < b1:
+        x = data[a0]
+        y = data[b0]
+        if x == y:
+            c += 1
+            a0 += 1
+            b0 += 1
+        else:
+            miss += 1
+            if miss > allowed:
+                return -1.0
+            if x < y:
+                a0 += 1
+            else:
+                b0 += 1
+    union = na + nb - c
+    sim = c / union
+    return sim if sim >= threshold else -1.0
+
+
+def _jaccard_at_least_impl(indptr, data, rows_a, rows_b, threshold, out):
+    """out[p] = :func:`jaccard_rows_at_least` of CSR rows ``rows_a[p]`` and ``rows_b[p]``."""
+    for p in prange(rows_a.shape[0]):
+        out[p] = jaccard_rows_at_least(indptr, data, rows_a[p], rows_b[p], threshold)
+
+
+jaccard_at_least_parallel, jaccard_at_least_serial = twins(_jaccard_at_least_impl)
+
+
 @kernel
-def star_clusters(order, adj_ptr, adj_nbr, adj_edge, complete, indptr, data, threshold, state, rep, via):
+def star_clusters(order, adj_ptr, adj_nbr, adj_edge, complete, state, rep, via):
     """The greedy keep/drop pass: every dropped node is verified-near its kept representative.
 
     Nodes are visited in ``order`` (a permutation of 0..m-1: first seen, longest, or a priority).
@@ -199,23 +294,25 @@ def star_clusters(order, adj_ptr, adj_nbr, adj_edge, complete, indptr, data, thr
     earlier one was visited: kept or dropped), so no node is dropped for a node that was itself
     dropped: the clusters are stars around kept nodes and never chain.
 
-    With ``complete``, a neighbour joins only when it is also verified-near (similarity >=
-    ``threshold`` on the CSR sets ``indptr``/``data``, rows = nodes) every member that joined
-    before it, so that every two members of a cluster are near; one that cannot join stays
-    undecided, for a later representative or to be kept itself.
+    With ``complete``, a neighbour joins only when it is also a verified neighbour of every member
+    that joined before it: every two members of a cluster are then a verified pair (a clique of the
+    graph). One that cannot join stays undecided, for a later representative or to be kept itself.
+    Each member's neighbours are counted once (``hits[v]``: members ``v`` is adjacent to), so the
+    pass stays linear in the edges.
 
     Parameters
     ----------
     order : int64 (m,)
     adj_ptr, adj_nbr, adj_edge : int64 (m + 1,), (2e,), (2e,)
         Both directions of every verified edge, each node's neighbours in the visiting order.
+    complete : bool
     state : int8 (m,), output
         1 kept, 2 dropped (0 on entry).
     rep, via : int64 (m,), output
         A dropped node's representative and the edge that links them (-1 for kept nodes).
     """
     m = order.shape[0]
-    members = np.empty(m, dtype=np.int64)
+    hits = np.zeros(m if complete else 0, dtype=np.int64)
     for pos in range(m):
         u = order[pos]
         if state[u] != 0:
@@ -226,20 +323,21 @@ def star_clusters(order, adj_ptr, adj_nbr, adj_edge, complete, indptr, data, thr
         nm = 0
         for e in range(adj_ptr[u], adj_ptr[u + 1]):
             v = adj_nbr[e]
-            if state[v] != 0:
+            if state[v] != 0 or (complete and hits[v] != nm):
                 continue
-            ok = True
+            state[v] = 2
+            rep[v] = u
+            via[v] = adj_edge[e]
+            nm += 1
             if complete:
-                for q in range(nm):
-                    if jaccard_rows(indptr, data, v, members[q]) < threshold:
-                        ok = False
-                        break
-            if ok:
-                state[v] = 2
-                rep[v] = u
-                via[v] = adj_edge[e]
-                members[nm] = v
-                nm += 1
+                for f in range(adj_ptr[v], adj_ptr[v + 1]):
+                    hits[adj_nbr[f]] += 1
+        if complete and nm:
+            for e in range(adj_ptr[u], adj_ptr[u + 1]):  # reset: every member's neighbours
+                v = adj_nbr[e]
+                if rep[v] == u and state[v] == 2:
+                    for f in range(adj_ptr[v], adj_ptr[v + 1]):
+                        hits[adj_nbr[f]] = 0
 
 
 def _fold_sets_impl(indptr, data, bits, fps):

@@ -58,8 +58,14 @@ def test_groups_copies_and_edits(tree, capsys):
     before = snapshot(tree)
     code, out, err = run(capsys, tree, "-k", "3")
     assert code == 1
-    groups = [g for g in out.split("\n\n") if g.strip()]
+    blocks = [g for g in out.split("\n\n") if g.strip()]
+    groups = [g for g in blocks if g.startswith("group ")]
     assert len(groups) == 1
+    # the empty file is listed apart, after the groups, never in one
+    assert blocks[-1].splitlines() == [
+        "featureless: 1 files (no word: never compared nor grouped, kept)",
+        f"  {tree / 'empty.txt'}",
+    ]
     lines = groups[0].splitlines()
     assert lines[0].startswith("group 1: 3 files")
     paths = [line.split()[-1] for line in lines[1:]]
@@ -452,7 +458,6 @@ def test_dataset_groups_on_stdout_and_json(docs_jsonl, capsys):
             ["--output", "{tmp}/kept.csv"],
             "the kept rows are written in the input's format",
         ),
-        ('{"text": "x"}\n', ["--linkage", "complete"], "linkage='complete' needs a jaccard threshold"),
         (
             '{"text": "x"}\n',
             ["--preset", "leonsim", "--weights", "tf"],
@@ -512,3 +517,92 @@ def test_jaccard_on_folders_cuts_the_boilerplate_chain(tmp_path, capsys):
 def test_dataset_options_are_refused_for_folders(tree, capsys):
     code, _, err = run(capsys, tree, "--output", "x.jsonl")
     assert code == 2 and "--output is for a dataset" in err
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--max-tables", "0"], "argument --max-tables: --max-tables must be an int from 1 to 4096, got 0"),
+        (["--max-tables", "5000"], "--max-tables must be an int from 1 to 4096, got 5000"),
+        (["--memory-budget", "lots"], "argument --memory-budget: --memory-budget must be a number of bytes"),
+        (["--memory-budget=-1G"], "--memory-budget must be a number of bytes"),
+        (["--memory-budget", "9000000T"], "--memory-budget must be below 4 EiB"),
+    ],
+)
+def test_index_options_are_refused_by_name(tmp_path, cli, args, message):
+    p = tmp_path / "docs.jsonl"
+    p.write_text('{"text": "x"}\n', encoding="utf-8")
+    r = cli("dedup", p, *args)
+    r.assert_no_traceback()
+    assert r.code == 2 and message in r.errors[-1], r.errors
+    assert r.out == b""
+
+
+def test_memory_budget_and_max_tables_reach_the_index(tmp_path, cli, capsys, monkeypatch):
+    """--memory-budget and --max-tables are the index's: parsed with suffixes and passed on; a
+    budget with no room for a table (the linear scan) finds the same groups; bad values are refused
+    by name, from Python too, before any work."""
+    import simhash_lab.index as ix
+    from simhash_lab.cli.dedup import _memory_budget
+
+    assert _memory_budget("512M") == 512 << 20 and _memory_budget("1.5GiB") == 3 << 29
+    assert _memory_budget("2g") == 2 << 30 and _memory_budget("1000") == 1000
+    base = " ".join(f"w{i}" for i in range(60))
+    rows = [{"id": i, "text": base + f" tail{i}"} for i in range(6)] + [{"id": 9, "text": "other words"}]
+    p = tmp_path / "docs.jsonl"
+    p.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    seen = []
+    real = ix.SimhashIndex.__init__
+
+    def spy(self, *a, **kw):
+        seen.append((kw.get("max_tables"), kw.get("memory_budget")))
+        real(self, *a, **kw)
+
+    monkeypatch.setattr(ix.SimhashIndex, "__init__", spy)
+    groups = []
+    for extra in ([], ["--memory-budget", "0", "--max-tables", "2"]):
+        assert main(["dedup", str(p), "--jaccard", "0.8", "-k", "6", "--json", "-q", *extra]) == 1
+        groups.append(json.loads(capsys.readouterr().out)["groups"])
+    assert seen == [(None, None), (2, 0)]
+    assert groups[0] == groups[1] and len(groups[0]) == 1 and len(groups[0][0]) == 6
+    r = cli("dedup", p, "--memory-budget", "2G", "--jaccard", "0.8", "-k", "6", "-q")
+    assert r.code == 1
+    from simhash_lab.dedup import dedup_texts
+
+    with pytest.raises(ValueError, match="memory_budget"):
+        dedup_texts(["a b c"], memory_budget=-1)
+    with pytest.raises(ValueError, match="max_tables"):
+        dedup_texts(["a b c"], max_tables=0)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--jaccard", "0.8"],
+        ["-k", "3"],
+        ["--jaccard", "0.5", "--tokenizer", "char_ngrams:3", "-k", "10"],  # n-grams, but no word
+        ["--jaccard", "0.5", "--tokenizer", "whitespace", "-k", "10"],  # tokens, but no word
+    ],
+)
+def test_featureless_rows_are_listed_apart_never_grouped(tmp_path, cli, args):
+    base = " ".join(f"w{i}" for i in range(40))
+    texts = ["", base, "   \n", "!!! ???", base, "", "!!! ???", "-- --", base + " end"]
+    p = tmp_path / "docs.jsonl"
+    p.write_text("".join(json.dumps({"id": f"r{i}", "text": t}) + "\n" for i, t in enumerate(texts)))
+    featureless = [f"r{i}" for i, t in enumerate(texts) if not any(c.isalnum() for c in t)]
+    r = cli("dedup", p, "--id-column", "id", "--json", *args)
+    assert r.code == 1, r.errors
+    doc = json.loads(r.text)
+    assert doc["featureless"] == featureless
+    members = {m["id"] for g in doc["groups"] for m in g}
+    assert members and members.isdisjoint(featureless)
+    assert f"{len(featureless)} featureless (kept)" in r.errors[-1]
+    r = cli("dedup", p, "--id-column", "id", "--duplicates", tmp_path / "d.csv", "-q", *args)
+    with open(tmp_path / "d.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert rows and not {x["dropped_id"] for x in rows} & set(featureless)
+    assert not {x["kept_id"] for x in rows} & set(featureless)
+    r = cli("dedup", p, "--id-column", "id", "-q", *args)  # the text output: a list after the groups
+    tail = r.text.rstrip("\n").split("\n\n")[-1].splitlines()
+    assert tail[0] == f"featureless: {len(featureless)} rows (no word: never compared nor grouped, kept)"
+    assert [line.strip() for line in tail[1:]] == featureless

@@ -91,20 +91,81 @@ def test_verified_pairs_are_exactly_the_true_pairs_within_k(labelled):
 
 def test_no_chaining_every_dropped_document_is_near_its_kept_one(labelled):
     texts = labelled.docs
-    res = dedup_texts(texts, jaccard=0.8, k=14)
-    d = res.duplicates
-    assert len(d) > 50
-    sets = shingle_sets(texts, 3)
-    for dr, kp, dist, sim in zip(
-        d.dropped.tolist(), d.kept.tolist(), d.distance.tolist(), d.similarity.tolist()
-    ):
-        assert res.keep[kp] and not res.keep[dr] and kp < dr  # first seen is kept
-        a, b = sets[dr], sets[kp]
-        assert sim == pytest.approx(len(a & b) / len(a | b)) and sim >= 0.8
-        assert dist == hamming(int(res.fingerprints[dr]), int(res.fingerprints[kp])) <= 14
-    # the kept documents: no two of them form a verified pair
+    for linkage in ("complete", "star"):
+        res = dedup_texts(texts, jaccard=0.8, k=14, linkage=linkage)
+        d = res.duplicates
+        assert len(d) > 50
+        sets = shingle_sets(texts, 3)
+        for dr, kp, dist, sim in zip(
+            d.dropped.tolist(), d.kept.tolist(), d.distance.tolist(), d.similarity.tolist()
+        ):
+            assert res.keep[kp] and not res.keep[dr] and kp < dr  # first seen is kept
+            a, b = sets[dr], sets[kp]
+            assert sim == pytest.approx(len(a & b) / len(a | b)) and sim >= 0.8
+            assert dist == hamming(int(res.fingerprints[dr]), int(res.fingerprints[kp])) <= 14
+    # star: the kept documents, no two of them form a verified pair
     verified = res.pairs[res.similarity >= 0.8]
     assert not np.any(res.keep[verified[:, 0]] & res.keep[verified[:, 1]])
+
+
+def _member_pairs_below(res, texts, t):
+    """Pairs of members of one cluster whose exact Jaccard (from Python sets) is below ``t``, and
+    how many member pairs there are."""
+    sets = shingle_sets(texts, 3)
+    below, total = [], 0
+    for g in res.groups:
+        for x in range(len(g)):
+            for y in range(x + 1, len(g)):
+                a, b = sets[g[x]], sets[g[y]]
+                total += 1
+                if len(a & b) / len(a | b) < t:
+                    below.append((g[x], g[y]))
+    return below, total
+
+
+def test_the_default_clusters_hold_no_pair_below_the_threshold(labelled):
+    """The default (complete linkage) on a corpus where stars would chain: every two members of
+    every cluster are at Jaccard >= 0.8 and within k (checked from Python sets and popcounts), where
+    star clusters of the same run hold pairs below it."""
+    texts = labelled.docs
+    star = dedup_texts(texts, jaccard=0.8, k=14, linkage="star")
+    below, _ = _member_pairs_below(star, texts, 0.8)
+    assert below  # the corpus chains: star clusters hold pairs below the threshold
+    res = dedup_texts(texts, jaccard=0.8, k=14)
+    assert res.settings["linkage"] == "complete"
+    below, total = _member_pairs_below(res, texts, 0.8)
+    assert below == [] and total > len(res.duplicates)  # clusters of three or more were checked
+    for g in res.groups:
+        fp = [int(res.fingerprints[r]) for r in g]
+        assert max(hamming(a, b) for a in fp for b in fp) <= 14
+    # each dropped document is still near its kept one, and nothing is dropped twice
+    assert np.all(res.duplicates.similarity >= 0.8) and len(set(res.duplicates.dropped.tolist())) == len(
+        res.duplicates
+    )
+    assert len(res.duplicates) <= len(star.duplicates)
+
+
+def test_complete_linkage_without_a_threshold_keeps_every_pair_within_k():
+    """Hamming-only: the similarity asked for is "within k", so every two members are within k."""
+    rng = np.random.default_rng(2)
+    words = [f"w{i}" for i in range(300)]
+    base = list(rng.choice(words, 80))
+    texts = []
+    for _ in range(30):
+        w = list(base)
+        for j in rng.choice(len(w), int(rng.integers(0, 12)), replace=False):
+            w[j] = str(rng.choice(words))
+        texts.append(" ".join(w))
+    k = 8
+    star = dedup_texts(texts, k=k, linkage="star")
+    full = dedup_texts(texts, k=k)
+    fps = [int(f) for f in full.fingerprints]
+
+    def worst(res):
+        return max(hamming(fps[a], fps[b]) for g in res.groups for a in g for b in g)
+
+    assert worst(star) > k  # stars hold pairs farther apart than k
+    assert full.groups and worst(full) <= k
 
 
 def test_a_chain_is_cut_not_followed():
@@ -128,12 +189,13 @@ def test_complete_linkage_keeps_every_pair_of_a_cluster_near():
     b = words[:50] + [f"x{i}" for i in range(10)]
     c = [f"y{i}" for i in range(10)] + words[10:]
     texts = [" ".join(t) for t in (a, b, c)]
-    star = dedup_texts(texts, jaccard=0.7, k=40)
+    star = dedup_texts(texts, jaccard=0.7, k=40, linkage="star")
     assert star.groups == [[0, 1, 2]]  # b and c near a, not near each other
-    full = dedup_texts(texts, jaccard=0.7, k=40, linkage="complete")
+    full = dedup_texts(texts, jaccard=0.7, k=40)
     assert full.groups == [[0, 1]] and full.keep.tolist() == [True, False, True]
-    with pytest.raises(ValueError, match="jaccard"):
-        dedup_texts(texts, linkage="complete")
+    assert dedup_texts(texts, jaccard=0.7, k=40, linkage="complete").groups == full.groups
+    with pytest.raises(ValueError, match="linkage"):
+        dedup_texts(texts, linkage="single")
 
 
 def test_keep_orders():
@@ -368,11 +430,13 @@ def test_outputs_are_checked_before_any_work(tmp_path, rows):
         dedup_table(tmp_path / "docs.txt")
 
 
-def test_radix_sort_sorts():
+def test_sort_sorts():
+    """Every path: insertion (< 64), buckets (64..4096; a bucket of > 32 keys by Numba's sort: the
+    "low" and "equal" keys), radix (> 4096)."""
     from simhash_lab.kernels.verify import sort_u64
 
     rng = np.random.default_rng(5)
-    for m in (0, 1, 5, 127, 128, 129, 2048, 2049, 5000):
+    for m in (0, 1, 5, 63, 64, 65, 127, 128, 129, 2048, 2049, 4096, 4097, 5000):
         for kind in ("random", "low", "equal"):
             a = rng.integers(0, 2**64, size=m, dtype=np.uint64)
             if kind == "low":
@@ -382,6 +446,36 @@ def test_radix_sort_sorts():
             want = np.sort(a)
             sort_u64(a, np.empty(m, np.uint64), m)
             assert np.array_equal(a, want)
+
+
+def test_jaccard_at_least_equals_the_exact_similarity_where_it_reaches_the_threshold():
+    """Sets drawn to lie on both sides of the threshold, at it exactly too (4 of 5 shared: 0.8)."""
+    rng = np.random.default_rng(3)
+    sets = [np.array([1, 2, 3, 4, 5], np.uint64), np.array([1, 2, 3, 4, 6], np.uint64)]  # J = 4/6
+    sets += [np.array([1, 2, 3, 4], np.uint64), np.array([1, 2, 3, 4, 9], np.uint64)]  # J = 0.8
+    sets.append(np.empty(0, np.uint64))
+    base = rng.choice(1 << 40, 400, replace=False).astype(np.uint64)
+    for _ in range(60):
+        keep = base[rng.random(base.size) < rng.uniform(0.6, 1.0)]
+        extra = rng.choice(1 << 40, int(rng.integers(0, 60)), replace=False).astype(np.uint64) + np.uint64(
+            1 << 41
+        )
+        sets.append(np.sort(np.concatenate([keep, extra])))
+    indptr = np.zeros(len(sets) + 1, np.int64)
+    np.cumsum([s.size for s in sets], out=indptr[1:])
+    data = np.concatenate(sets)
+    a, b = (x.ravel() for x in np.triu_indices(len(sets), 1))
+    exact = Shingler.jaccard(indptr, data, a, b)
+    for t in (0.8, 0.5, 0.9):
+        for par in (a, np.tile(a, 3)):  # serial and parallel twins
+            rows_b = b if par is a else np.tile(b, 3)
+            want = exact if par is a else np.tile(exact, 3)
+            got = Shingler.jaccard(indptr, data, par, rows_b, at_least=t)
+            reach = want >= t
+            assert reach.any() and (~reach).any()
+            assert np.array_equal(got[reach], want[reach])
+            assert (got[~reach] < t).all()
+    assert exact[(a == 2) & (b == 3)][0] == 0.8
 
 
 @pytest.mark.parametrize("chunk, budget", [(7, 1 << 30), (7, 0), (100_000, 0)])
