@@ -555,9 +555,11 @@ for name, hz in {
 # 4. **Verify** each candidate: the exact Jaccard similarity of the two shingle sets (computed in
 #    Numba); pairs below the threshold go.
 # 5. **Keep or drop**: visit the documents in a stated order (input order, `keep="longest"`, or a
-#    priority); a document not yet dropped is kept and drops each verified neighbour not yet decided.
-#    Every dropped document is verified-near the document kept for it: clusters are stars, and
-#    never chain.
+#    priority); a document not yet dropped is kept, and drops each undecided verified neighbour
+#    that is also verified-near every document already in its cluster (`linkage="complete"`, the
+#    default). Every two members of a cluster are a verified pair, so clusters never chain.
+#    `linkage="star"` drops every verified neighbour of the kept document instead: fewer documents
+#    kept, but two dropped members may lie below the threshold (each is near the kept one only).
 
 # %% tags=["nbval-ignore-output"]
 res = dedup_texts(lic_texts, jaccard=0.8, ids=[lf.name for lf in lics])
@@ -606,7 +608,7 @@ print(
 
 # %%
 assert np.all(res.duplicates.similarity >= res.jaccard)  # every drop verified against its kept file
-assert set(res.duplicates.kept.tolist()).isdisjoint(res.duplicates.dropped.tolist())  # stars: no chains
+assert set(res.duplicates.kept.tolist()).isdisjoint(res.duplicates.dropped.tolist())  # a kept file is never dropped
 
 # %% [markdown]
 # Compare the connected components above, where one group joined files whose Jaccard lies far below

@@ -251,9 +251,9 @@
 # Closeness is not transitive: A near B and B near C does not make A near C. Connected components
 # follow every chain, so a group can join documents that have nothing in common (on the license
 # files of notebook 06, one group of dozens holds files with Jaccard below 0.1 to its first). A
-# keep/drop policy must drop each document only for a kept one it is verified to be near: clusters
-# are stars around a representative, and every row of the table (dropped, kept, distance,
-# similarity) can be checked.
+# keep/drop policy must drop each document only for a kept one it is verified to be near, and
+# `dedup_texts` asks more by default (complete linkage): every two members of a cluster are a
+# verified pair. Every row of the table (dropped, kept, distance, similarity) can be checked.
 # </details>
 #
 # ## 7. Putting it together

@@ -235,8 +235,9 @@ plt.show()
 # - `simhash_lab.distributed` runs it on Dask; its pairs equal `SimhashIndex.pairs()` exactly.
 # - It runs on a `LocalCluster` here and on a cluster unchanged; only fingerprints are shuffled.
 # - `D.dedup_dataset` runs notebook 06's verified dedup from Parquet or JSONL partitions to Parquet:
-#   calibrated k, candidates from the join, exact Jaccard where the texts are, star clusters that
-#   never chain; the same decisions as `dedup_texts` on one machine.
+#   calibrated k, candidates from the join, exact Jaccard where the texts are, clusters whose every
+#   two members are a verified pair (complete linkage); the same decisions as `dedup_texts` on one
+#   machine.
 #
 # ## Questions (answer in your own words)
 #
