@@ -30,12 +30,35 @@ def check_int(param: str, value: Any, lo: int, hi: int) -> int:
 
 def check_weight(param: str, value: Any) -> float:
     """A finite real weight, else a TypeError/ValueError naming ``param``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{param} must be a finite number, got {value!r}")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:
+        raise ValueError(
+            f"{param} is too large for a float64 weight (|w| < 2**1024), got about "
+            f"{'-' if value < 0 else ''}2**{abs(int(value)).bit_length() - 1}"
+        ) from None
     if not math.isfinite(value):
         raise ValueError(f"{param} must be finite, got {value}")
     return value
+
+
+def check_weights(values: list, features: list, param: str) -> np.ndarray:
+    """Given weights as float64 (n,), one per feature; the first bad one is a TypeError/ValueError
+    naming the feature and ``param``. Plain ints and floats are converted in one pass."""
+    if set(map(type, values)) <= {float, int}:
+        try:
+            out = np.fromiter(values, dtype=np.float64, count=len(values))
+        except OverflowError:
+            out = None
+        if out is not None and np.isfinite(out).all():
+            return out
+    return np.fromiter(
+        (check_weight(f"the weight of {f!r} in {param}", w) for f, w in zip(features, values)),
+        dtype=np.float64,
+        count=len(values),
+    )
 
 
 def as_text(value: Any, param: str) -> str:
