@@ -113,10 +113,10 @@ def hash_vote_tokens(tok, pos, ntok, hash_kind, hs, order, tail, acc):
                 order[c1] = t
                 order[c2] = t
                 order[c3] = t
-                c0 += ln <= 3
+                c0 += (ln > 0) & (ln <= 3)
                 c1 += (ln > 3) & (ln <= 8)
                 c2 += (ln > 8) & (ln <= 16)
-                c3 += ln > 16
+                c3 += (ln > 16) | (ln == 0)  # the empty token (given token lists): xxh3_64
             w = 0
             for k in range(0, c0):
                 t = order[k]
