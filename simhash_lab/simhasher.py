@@ -452,8 +452,12 @@ def _split_input(x: Any, param: str) -> tuple[str, Any, np.ndarray | None]:
     raise TypeError(f"{param} must be all str tokens or all (str, weight) pairs, not a mix of both")
 
 
+def _texts_param(i: int) -> str:
+    return f"texts[{i}]"
+
+
 def _utf8_batch(
-    items: Sequence[str], lowercase: bool, param: Callable[[int], str]
+    items: Sequence[str], lowercase: bool, param: Callable[[int], str] = _texts_param
 ) -> tuple[np.ndarray, np.ndarray]:
     """One uint8 buffer with every text's UTF-8 bytes, and the int64 offsets (n + 1,).
 

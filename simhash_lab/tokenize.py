@@ -14,6 +14,7 @@ one on a text returns its features as strings, which is how the course shows the
 from __future__ import annotations
 
 import functools
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -76,7 +77,7 @@ class Tokenizer:
             ("kind", self.kind, _KINDS),
             ("features", self.features, _FEATURES),
         ):
-            if isinstance(value, bool) or not isinstance(value, int) or value not in options:
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value not in options:
                 raise ValueError(f"{param} must be one of {options} ({_NAMES[param]}), got {value!r}")
         check_int("n", self.n, 1, 64)
         if not isinstance(self.joiner, str) or len(self.joiner) > 1 or self.joiner > "\x7f":
