@@ -164,7 +164,8 @@ class Simhasher:
     @functools.cached_property
     def _pipeline(self) -> F.Pipeline:
         """This Simhasher as the kernels read it (built tokenizer tables included), on first use."""
-        return self.tokenizer.pipeline._replace(
+        tok = self.tokenizer if isinstance(self.tokenizer, Tokenizer) else words()  # token lists only
+        return tok.pipeline._replace(
             hash_kind=int(self._hash_kind),
             weighting=self._weighting,
             wkeys=self._wkeys,
