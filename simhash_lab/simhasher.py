@@ -107,7 +107,9 @@ class Simhasher:
     ``V[i] = sum over features f of (+w_f if bit i of hash(f) is 1 else -w_f)``; bit i of the
     fingerprint is 1 when ``V[i] > 0`` (a tie is 0). An empty text has no features and gives 0.
     Integer weights (counts) are summed exactly. With fractional weights the sums are float64, so
-    an accumulator that is exactly 0 in real arithmetic may round to either side of 0.
+    an accumulator that is exactly 0 in real arithmetic may round to either side of 0. Weights
+    may be any finite float64: when their sums could overflow they are all divided by one power
+    of two first (exact; the fingerprint does not change, ``Trace.scale`` says it happened).
     """
 
     def __init__(
@@ -445,6 +447,8 @@ def _split_input(x: Any, param: str) -> tuple[str, Any, np.ndarray | None]:
         return "tokens", [str.__str__(t) for t in items], None
     if types <= {tuple} and set(map(len, items)) <= {2}:
         toks, ws = (list(c) for c in zip(*items)) if items else ([], [])
+        if not set(map(type, toks)) <= {str} and all(isinstance(t, str) for t in toks):
+            toks = [str.__str__(t) for t in toks]  # np.str_ & co
         if set(map(type, toks)) <= {str}:
             return "given", toks, check_weights(ws, toks, param)
     for j, t in enumerate(items):

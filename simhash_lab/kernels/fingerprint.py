@@ -1,6 +1,6 @@
 """The fingerprint pipeline in Numba: tokenize -> features -> hash -> vote -> fingerprint.
 
-Two paths, both with no Python objects in their loops and run across documents with ``prange``:
+Three paths, all with no Python objects in their loops and run across documents with ``prange``:
 
 * the fused path (``fingerprints_str_*``), for word or whitespace tokens with TF weights, the
   default: it reads each ``str``'s code units in place (``kernels.strings``), lowercases and tokenizes
@@ -8,7 +8,13 @@ Two paths, both with no Python objects in their loops and run across documents w
   scratch, hashes them sorted by XXH3's size class and counts the votes in SWAR lanes;
 * the general path (``fingerprints_*``), for every tokenizer, feature kind and weighting: the
   Python layer encodes the batch as one contiguous UTF-8 buffer plus document offsets, Numba
-  lowercases it (``lower_utf8``), and ``doc_sums`` cuts each document into features and votes.
+  lowercases it (``lower_utf8``), and ``doc_sums`` cuts each document into features and votes;
+* the token path (``token_fingerprints_*``), for token lists, dicts and (token, weight) pairs given
+  by the caller: every token of a batch joined in one ``str`` (one ``"".join``), read in place like
+  the fused path's texts, each token's UTF-8 written into scratch and hashed as it is.
+
+Weighted sums never overflow: weights are first multiplied by a power of two small enough
+(``vote.weighted_sums``), which leaves the fingerprint as it is (Simhash is scale-invariant).
 
 What a Simhasher is, to the kernels, is one :class:`Pipeline` argument. Every field has the same
 Numba type for every Simhasher (a tokenizer kind or a hash is a runtime int, not a compile-time

@@ -288,6 +288,11 @@ def test_inputs_that_have_an_answer():
     )
     assert h.fingerprint(np.array(["hi", "there"])) == h.fingerprint(["hi", "there"])
     assert h.fingerprints(t for t in ["a b", "c"]).tolist() == [h.fingerprint("a b"), h.fingerprint("c")]
+    assert (
+        h.fingerprint([(np.str_("a"), 1.5)])
+        == h.fingerprint({np.str_("a"): 1.5})
+        == h.fingerprint({"a": 1.5})
+    )
     assert h.fingerprint({"a", "b"}) == h.fingerprint(["a", "b"])  # a set of tokens: order does not count
     assert h.fingerprint({"a": np.float32(2.0), "b": np.int64(3)}) == h.fingerprint({"a": 2.0, "b": 3.0})
     assert h.fingerprint({"a": -1.0}) == h.fingerprint({"a": 1.0}) ^ ((1 << 64) - 1)  # every bit flips
