@@ -308,6 +308,9 @@ class Simhasher:
         else:
             texts, tokens, given = [], [], []
             for i, x in enumerate(items):
+                if type(x) is list or type(x) is tuple:  # tokens, checked by the join (_tokens)
+                    tokens.append(i)
+                    continue
                 kind, feats, w = _split_input(x, param(i))
                 items[i] = (feats, w) if kind == "given" else feats
                 (texts if kind == "text" else tokens if kind == "tokens" else given).append(i)
@@ -322,7 +325,21 @@ class Simhasher:
             if fps is not out:
                 out[texts] = fps
         if tokens:
-            out[tokens] = self._tokens([items[i] for i in tokens], None, par, lambda k: param(tokens[k]))
+            docs = [items[i] for i in tokens]
+            try:
+                out[tokens] = self._tokens(docs, None, par, lambda k: param(tokens[k]))
+            except TypeError:  # not all str: pairs, or an error to name
+                checked = []
+                for i in tokens:
+                    kind, feats, w = _split_input(items[i], param(i))
+                    items[i] = (feats, w) if kind == "given" else feats
+                    (checked if kind == "tokens" else given).append(i)
+                tokens = checked
+                given.sort()
+                if tokens:
+                    out[tokens] = self._tokens(
+                        [items[i] for i in tokens], None, par, lambda k: param(tokens[k])
+                    )
         if given:
             feats = [items[i][0] for i in given]
             ws = np.concatenate([items[i][1] for i in given])
@@ -362,22 +379,33 @@ class Simhasher:
         self, docs: list, ws: np.ndarray | None, parallel: bool, param: Callable[[int], str]
     ) -> np.ndarray:
         """Fingerprints of token lists (each a list of str, or a dict's keys with ``ws``, one
-        given weight per token, in order): all tokens joined into one str, read in place."""
-        joined = "".join(itertools.chain.from_iterable(docs))
+        given weight per token, in order): all tokens joined into one str, read in place.
+
+        The tokens are joined by NUL, and the kernel finds where each starts, when no token holds
+        a NUL (the str's count of NULs says so); otherwise they are joined as they are and their
+        lengths are taken one by one. ``"".join`` raises TypeError on any token that is not a str
+        (the caller then says which)."""
         ntok = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
         doff = np.zeros(len(docs) + 1, dtype=np.int64)
         np.cumsum(ntok, out=doff[1:])
-        toff = np.zeros(int(doff[-1]) + 1, dtype=np.int64)
-        np.cumsum(
-            np.fromiter(map(len, itertools.chain.from_iterable(docs)), dtype=np.int64, count=int(doff[-1])),
-            out=toff[1:],
-        )
-        ptrs, _, kinds = str_views([joined])
+        total = int(doff[-1])
+        joined = "\x00".join(itertools.chain.from_iterable(docs))
+        gap = 1
+        ptrs, lens, kinds = str_views([joined])
+        if total > 0 and joined.count("\x00") == total - 1:
+            toff = F.separator_starts(ptrs[0], lens[0], kinds[0], total, 0)
+        else:  # a token holds a NUL, or none at all: the lengths one by one
+            joined = "".join(itertools.chain.from_iterable(docs))
+            ptrs, lens, kinds = str_views([joined])
+            toff = np.zeros(total + 1, dtype=np.int64)
+            lengths = map(len, itertools.chain.from_iterable(docs))
+            np.cumsum(np.fromiter(lengths, dtype=np.int64, count=total), out=toff[1:])
+            gap = 0
         out = np.empty(len(docs), dtype=np.uint64)
         flags = np.zeros(len(docs), dtype=np.int64)
         kernel = F.token_fingerprints_parallel if parallel else F.token_fingerprints_serial
         weights = _NO_WEIGHTS if ws is None else ws
-        kernel(ptrs[0], kinds[0], toff, doff, weights, self._pipeline, out, flags)
+        kernel(ptrs[0], kinds[0], toff, gap, doff, weights, self._pipeline, out, flags)
         for d in np.flatnonzero(flags):
             for j, t in enumerate(docs[d]):
                 utf8(t, f"{param(int(d))}, token {j}")  # raises: a lone surrogate has no UTF-8 form

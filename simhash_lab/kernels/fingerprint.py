@@ -257,14 +257,32 @@ def hash_spans(buf, offsets, hash_kind):
     return out
 
 
-def _token_fingerprints_impl(ptr, kind, toff, doff, ws, p, out, flags):
+@kernel
+def separator_starts(ptr, n, kind, ntok, sep):
+    """Where each of ``ntok`` tokens joined by the code unit ``sep`` starts, in a str of ``n``
+    units of width ``kind`` at ``ptr``: int64 (ntok + 1,), the last entry ``n + 1`` (as if one
+    more separator followed). The caller has checked that the str holds ntok - 1 separators."""
+    data = unit_bytes(ptr, n, kind)
+    starts = np.empty(ntok + 1, dtype=np.int64)
+    starts[0] = 0
+    t = 1
+    for u in range(n):
+        if unit(data, u, kind) == sep:
+            starts[t] = u + 1
+            t += 1
+    starts[ntok] = n + 1
+    return starts
+
+
+def _token_fingerprints_impl(ptr, kind, toff, gap, doff, ws, p, out, flags):
     """out[d] = fingerprint of the d-th token list of a batch whose tokens are joined in one str.
 
     The str's code units (width ``kind``) start at ``ptr`` (``strings.str_views``); token t is
-    units toff[t]:toff[t+1] (int64 (T + 1,)), document d holds tokens doff[d]:doff[d+1] (int64
-    (ndocs + 1,)). Tokens are features as they are (no tokenizing, no lowering). ``ws`` (float64):
-    empty, and the tokens vote as ``p`` says (counts, binary, weights of ``p.wkeys``); or one
-    given weight per token (dicts, (token, weight) pairs), each occurrence voting its weight.
+    units toff[t]:toff[t+1] - gap (int64 (T + 1,); ``gap``: the separator's width, 0 or 1),
+    document d holds tokens doff[d]:doff[d+1] (int64 (ndocs + 1,)). Tokens are features as they
+    are (no tokenizing, no lowering). ``ws`` (float64): empty, and the tokens vote as ``p`` says
+    (counts, binary, weights of ``p.wkeys``); or one given weight per token (dicts, (token,
+    weight) pairs), each occurrence voting its weight.
     ``flags[d]`` gets ``FLAG_SURROGATE`` when a token holds a lone surrogate (no UTF-8: the
     caller raises); the token's other units are still hashed, its result is not used.
 
@@ -272,7 +290,7 @@ def _token_fingerprints_impl(ptr, kind, toff, doff, ws, p, out, flags):
     into the chunk's scratch and hashed there (XXH3 sorted by size class, ``hash_vote_tokens``).
     """
     ndocs = doff.shape[0] - 1
-    data = unit_bytes(ptr, toff[toff.shape[0] - 1], kind)
+    data = unit_bytes(ptr, toff[toff.shape[0] - 1] - gap, kind)
     width = min(kind + 1, 4)  # UTF-8 bytes per unit at most (see ``tokenize.str_scratch``)
     given = ws.shape[0] > 0
     unit_votes = not given and p.weighting == WEIGHT_TF and p.wkeys.shape[0] == 0
@@ -297,7 +315,7 @@ def _token_fingerprints_impl(ptr, kind, toff, doff, ws, p, out, flags):
             flag = np.int64(0)
             for t in range(ntok):
                 pos[2 * t] = o
-                for u in range(toff[t0 + t], toff[t0 + t + 1]):
+                for u in range(toff[t0 + t], toff[t0 + t + 1] - gap):
                     cp = unit(data, u, kind)
                     if cp < 0x80:
                         tok[o] = np.uint8(cp)

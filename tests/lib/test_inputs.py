@@ -278,6 +278,12 @@ def test_inputs_that_have_an_answer():
         h.fingerprint("") == 0 == h.fingerprint([]) == h.fingerprint({}) == h.fingerprints([""]).tolist()[0]
     )
     assert h.fingerprints([]).shape == (0,)
+    assert h.fingerprints([[], ()]).tolist() == [0, 0]
+    # tokens are joined by NUL unless one holds a NUL: both ways give the same votes
+    for docs in ([["a\x00b", "c"], ["", "\x00"], ["c"]], [["a", "b", "c"], ["", ""], ["c"]]):
+        want = [vote([(t, 1.0) for t in d], "xxh3", 64) for d in docs]
+        assert h.fingerprints(docs, parallel=False).tolist() == want
+        assert h.fingerprints(docs * 30, parallel=True).tolist() == want * 30
     assert h.fingerprint("word") == h.fingerprint(["word"]) == vote([("word", 1)], "xxh3", 64)
     text = "\U0001f389 party \u4f60\u597d\u4e16\u754c caf\u00e9"
     assert h.fingerprint(text) == h.fingerprint(["party", "\u4f60\u597d\u4e16\u754c", "caf\u00e9"])
