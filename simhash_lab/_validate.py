@@ -44,16 +44,25 @@ def check_weight(param: str, value: Any) -> float:
     return value
 
 
-def check_weights(values: list, features: list, param: str) -> np.ndarray:
-    """Given weights as float64 (n,), one per feature; the first bad one is a TypeError/ValueError
-    naming the feature and ``param``. Plain ints and floats are converted in one pass."""
+def plain_weights(values: list) -> np.ndarray | None:
+    """``values`` as float64 (n,) when they are all finite plain ints and floats (one C-speed
+    pass to check, one to convert), else None: the caller then checks them one by one."""
     if set(map(type, values)) <= {float, int}:
         try:
             out = np.fromiter(values, dtype=np.float64, count=len(values))
         except OverflowError:
-            out = None
-        if out is not None and np.isfinite(out).all():
+            return None
+        if np.isfinite(out).all():
             return out
+    return None
+
+
+def check_weights(values: list, features: list, param: str) -> np.ndarray:
+    """Given weights as float64 (n,), one per feature; the first bad one is a TypeError/ValueError
+    naming the feature and ``param``. Plain ints and floats are converted in one pass."""
+    out = plain_weights(values)
+    if out is not None:
+        return out
     return np.fromiter(
         (check_weight(f"the weight of {f!r} in {param}", w) for f, w in zip(features, values)),
         dtype=np.float64,

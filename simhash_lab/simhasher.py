@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ._unicode import lower_table, needs_python_lower
-from ._validate import as_text, check_int, check_option, check_weight, check_weights, utf8
+from ._validate import as_text, check_int, check_option, check_weight, check_weights, plain_weights, utf8
 from .kernels import fingerprint as F
 from .kernels import hashes as H
 from .kernels.strings import lower_utf8, str_views
@@ -304,12 +304,15 @@ class Simhasher:
                 out[i] = self._fold(self._hash_features(feats, param(i)), w)
             return out
         if all(type(t) is str for t in items):
-            texts, tokens, given = list(range(n)), [], []
+            texts, tokens, given, dicts = list(range(n)), [], [], []
         else:
-            texts, tokens, given = [], [], []
+            texts, tokens, given, dicts = [], [], [], []
             for i, x in enumerate(items):
                 if type(x) is list or type(x) is tuple:  # tokens, checked by the join (_tokens)
                     tokens.append(i)
+                    continue
+                if type(x) is dict:  # keys checked by the join, weights all at once
+                    dicts.append(i)
                     continue
                 kind, feats, w = _split_input(x, param(i))
                 items[i] = (feats, w) if kind == "given" else feats
@@ -340,6 +343,18 @@ class Simhasher:
                     out[tokens] = self._tokens(
                         [items[i] for i in tokens], None, par, lambda k: param(tokens[k])
                     )
+        if dicts:
+            keys = [list(items[i]) for i in dicts]
+            ws = plain_weights(list(itertools.chain.from_iterable(items[i].values() for i in dicts)))
+            try:
+                if ws is None:
+                    raise TypeError  # a weight to check one by one
+                out[dicts] = self._tokens(keys, ws, par, lambda k: param(dicts[k]))
+            except TypeError:  # a key or a weight to name
+                for i in dicts:
+                    _, feats, w = _split_input(items[i], param(i))
+                    items[i] = (feats, w)
+                given = sorted(given + dicts)
         if given:
             feats = [items[i][0] for i in given]
             ws = np.concatenate([items[i][1] for i in given])

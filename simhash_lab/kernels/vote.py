@@ -147,9 +147,8 @@ def vote_weighted(hs, ws, nf):
     for j in range(nf):
         h = hs[j]
         w = ws[j]
-        for i in range(64):
-            if (h >> _U64(i)) & _U64(1):
-                acc[i] += w
+        for i in range(64):  # branch-free (vectorised): + w or + 0.0, the same sums in the same order
+            acc[i] += w * np.float64((h >> _U64(i)) & _U64(1))
     return acc
 
 

@@ -181,11 +181,9 @@ def test_token_lists_dicts_and_pairs_take_one_kernel_call_per_batch(calls):
     assert h.fingerprints(docs).tolist() == [want] * 90
     assert ran(calls) == {"token_fingerprints_parallel": 1}
     given = {"hello": 2.0, "world": 1.0}
-    assert (
-        h.fingerprints([given, list(given.items()), [("hello", 1), ("world", 1), ("hello", 1)]]).tolist()
-        == [want] * 3
-    )
-    assert ran(calls) == {"token_fingerprints_serial": 1}
+    pairs = [list(given.items()), [("hello", 1), ("world", 1), ("hello", 1)]]
+    assert h.fingerprints([given, *pairs, dict(given)] * 10).tolist() == [want] * 40
+    assert ran(calls) == {"token_fingerprints_serial": 2}  # one call for the dicts, one for the pairs
     mixed = h.fingerprints(["hello world hello", toks, given], parallel=False)
     assert mixed.tolist() == [want] * 3
     assert ran(calls) == {"fingerprints_str_serial": 1, "token_fingerprints_serial": 2}
