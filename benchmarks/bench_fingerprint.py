@@ -10,12 +10,17 @@ always wall time).
 from __future__ import annotations
 
 import argparse
+import glob
+import importlib.machinery
+import importlib.util
 import os
 import platform
 import statistics
 import subprocess
 import sys
 import time
+from collections import Counter
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -26,6 +31,21 @@ from simhash_lab import Simhasher, hamming, presets
 from simhash_lab.tokenize import words
 
 CLOCK = [time.perf_counter]  # the one-thread comparisons' clock (--clock)
+
+# simhash-pybind installs as `simhash` (shadowing the `simhash` package above), so it is loaded
+# from a folder of its own: pip install --no-deps --target build/peers/simhash_pybind simhash-pybind
+PYBIND_DIR = Path(__file__).resolve().parents[1] / "build" / "peers" / "simhash_pybind"
+
+
+def pybind_compute():
+    """simhash-pybind's ``compute`` (a list of 64-bit hashes -> fingerprint), or None."""
+    for so in glob.glob(str(PYBIND_DIR / "simhash" / "_simhash*.so")):
+        loader = importlib.machinery.ExtensionFileLoader("_simhash", so)
+        spec = importlib.util.spec_from_file_location("_simhash", so, loader=loader)
+        mod = importlib.util.module_from_spec(spec)
+        loader.exec_module(mod)
+        return mod.compute
+    return None
 
 
 def median_time(fn, repeat: int) -> float:
@@ -100,6 +120,39 @@ def main() -> None:
         f"   ratio (1 thread / package), median of {repeat} alternating pairs: "
         f"{r_one * scale:6.1f}x   (target >= 40x)"
     )
+
+    compute = pybind_compute()
+    if compute is None:
+        print(f"\n1b. token lists: simhash-pybind not found in {PYBIND_DIR} (see PYBIND_DIR); skipped")
+    else:
+        import xxhash
+
+        xxh3 = xxhash.xxh3_64_intdigest
+        assert compute([xxh3(t.encode()) for t in feats[0]]) == int(h.fingerprint(feats[0]))  # same values
+        numba.set_num_threads(1)
+        t_tl, t_pb, r_tl = paired(
+            lambda: h.fingerprints(feats, parallel=False),
+            lambda: [compute([xxh3(t.encode()) for t in f]) for f in feats],
+            repeat,
+        )
+        numba.set_num_threads(threads)
+        t_tla = median_time(lambda: h.fingerprints(feats, parallel=True), repeat)
+        counts = [dict(Counter(f)) for f in feats]
+        t_dict = median_time(lambda: h.fingerprints(counts, parallel=False), repeat)
+        n_keys = sum(map(len, counts))
+        print(
+            f"\n1b. token lists: Simhasher().fingerprints(lists of str), {n_docs} lists ({n_tokens} tokens)"
+        )
+        print(
+            f"   ours, 1 thread {n_tokens / t_tl / 1e6:6.1f} M tokens/s, {threads} threads "
+            f"{n_tokens / t_tla / 1e6:6.1f} M tokens/s; simhash-pybind compute + xxhash.xxh3_64(t.encode()) "
+            f"{n_tokens / t_pb / 1e6:6.1f} M tokens/s (same values)"
+        )
+        print(f"   dicts token -> count of the same lists, 1 thread: {n_keys / t_dict / 1e6:6.1f} M keys/s")
+        print(
+            f"   ratio (1 thread / simhash-pybind), median of {repeat} alternating pairs: {r_tl:5.2f}x"
+            "   (target >= 1.5x)"
+        )
 
     ld = docs[: max(500, n_docs // 10)]
     ours = presets.LEONSIM.fingerprints(ld)

@@ -30,12 +30,44 @@ def check_int(param: str, value: Any, lo: int, hi: int) -> int:
 
 def check_weight(param: str, value: Any) -> float:
     """A finite real weight, else a TypeError/ValueError naming ``param``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{param} must be a finite number, got {value!r}")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:
+        raise ValueError(
+            f"{param} is too large for a float64 weight (|w| < 2**1024), got about "
+            f"{'-' if value < 0 else ''}2**{abs(int(value)).bit_length() - 1}"
+        ) from None
     if not math.isfinite(value):
         raise ValueError(f"{param} must be finite, got {value}")
     return value
+
+
+def plain_weights(values: list) -> np.ndarray | None:
+    """``values`` as float64 (n,) when they are all finite plain ints and floats (one C-speed
+    pass to check, one to convert), else None: the caller then checks them one by one."""
+    if set(map(type, values)) <= {float, int}:
+        try:
+            out = np.fromiter(values, dtype=np.float64, count=len(values))
+        except OverflowError:
+            return None
+        if np.isfinite(out).all():
+            return out
+    return None
+
+
+def check_weights(values: list, features: list, param: str) -> np.ndarray:
+    """Given weights as float64 (n,), one per feature; the first bad one is a TypeError/ValueError
+    naming the feature and ``param``. Plain ints and floats are converted in one pass."""
+    out = plain_weights(values)
+    if out is not None:
+        return out
+    return np.fromiter(
+        (check_weight(f"the weight of {f!r} in {param}", w) for f, w in zip(features, values)),
+        dtype=np.float64,
+        count=len(values),
+    )
 
 
 def as_text(value: Any, param: str) -> str:

@@ -14,6 +14,7 @@ one on a text returns its features as strings, which is how the course shows the
 from __future__ import annotations
 
 import functools
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +30,12 @@ _CLASSES = {K.TOK_WORDS: WORD, K.TOK_WHITESPACE: PYSPACE, K.TOK_RUST: RUSTSPACE 
 # what "inside a token" means for the words and whitespace rules: (class bit, wanted)
 _INSIDE = {K.TOK_WORDS: (WORD, True), K.TOK_WHITESPACE: (PYSPACE, False)}
 _NO_LOWER = np.empty(0, dtype=np.uint32)
+_KINDS = (K.TOK_WORDS, K.TOK_WHITESPACE, K.TOK_RUST)
+_FEATURES = (K.FEAT_TOKENS, K.FEAT_SHINGLES, K.FEAT_CHARGRAMS)
+_NAMES = {
+    "kind": "TOK_WORDS, TOK_WHITESPACE, TOK_RUST",
+    "features": "FEAT_TOKENS, FEAT_SHINGLES, FEAT_CHARGRAMS",
+}
 
 
 @dataclass(frozen=True)
@@ -62,6 +69,22 @@ class Tokenizer:
     joiner: str = " "
     lowercase: bool = True
     empty_feature: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str):
+            raise TypeError(f"name must be a str, got {self.name!r}")
+        for param, value, options in (
+            ("kind", self.kind, _KINDS),
+            ("features", self.features, _FEATURES),
+        ):
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value not in options:
+                raise ValueError(f"{param} must be one of {options} ({_NAMES[param]}), got {value!r}")
+        check_int("n", self.n, 1, 64)
+        if not isinstance(self.joiner, str) or len(self.joiner) > 1 or self.joiner > "\x7f":
+            raise ValueError(f"joiner must be '' or one ASCII character, got {self.joiner!r}")
+        for param in ("lowercase", "empty_feature"):
+            if not isinstance(getattr(self, param), bool):
+                raise TypeError(f"{param} must be True or False, got {getattr(self, param)!r}")
 
     @property
     def table(self) -> np.ndarray:

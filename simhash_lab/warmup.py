@@ -61,7 +61,8 @@ def _python_side() -> None:
     words()(_TEXTS[0])  # the features as strings
     h = Simhasher(bits=4, hash={"rust": 3, "safe": 5, "fast": 7})  # a made-up hash: Python's votes
     h.trace("rust safe fast")
-    Simhasher().fingerprint(["rust", "safe"])  # token lists: hashed, then voted
+    Simhasher().fingerprint(["rust", "safe"])  # token lists, dicts, pairs: one kernel, two twins
+    Simhasher().fingerprints([["rust", "safe"], {"rust": 2.0}, [("fast", 1.5)]] * 22, parallel=True)
     Simhasher().accumulators({"rust": 2.0})
 
 

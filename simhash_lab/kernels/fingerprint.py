@@ -1,6 +1,6 @@
 """The fingerprint pipeline in Numba: tokenize -> features -> hash -> vote -> fingerprint.
 
-Two paths, both with no Python objects in their loops and run across documents with ``prange``:
+Three paths, all with no Python objects in their loops and run across documents with ``prange``:
 
 * the fused path (``fingerprints_str_*``), for word or whitespace tokens with TF weights, the
   default: it reads each ``str``'s code units in place (``kernels.strings``), lowercases and tokenizes
@@ -8,7 +8,13 @@ Two paths, both with no Python objects in their loops and run across documents w
   scratch, hashes them sorted by XXH3's size class and counts the votes in SWAR lanes;
 * the general path (``fingerprints_*``), for every tokenizer, feature kind and weighting: the
   Python layer encodes the batch as one contiguous UTF-8 buffer plus document offsets, Numba
-  lowercases it (``lower_utf8``), and ``doc_sums`` cuts each document into features and votes.
+  lowercases it (``lower_utf8``), and ``doc_sums`` cuts each document into features and votes;
+* the token path (``token_fingerprints_*``), for token lists, dicts and (token, weight) pairs given
+  by the caller: every token of a batch joined in one ``str`` (one ``"".join``), read in place like
+  the fused path's texts, each token's UTF-8 written into scratch and hashed as it is.
+
+Weighted sums never overflow: weights are first multiplied by a power of two small enough
+(``vote.weighted_sums``), which leaves the fingerprint as it is (Simhash is scale-invariant).
 
 What a Simhasher is, to the kernels, is one :class:`Pipeline` argument. Every field has the same
 Numba type for every Simhasher (a tokenizer kind or a hash is a runtime int, not a compile-time
@@ -30,8 +36,8 @@ from numba import prange
 
 from ._jit import kernel, twins
 from .hashes import HASH_MD5_FIRST8, HASH_MD5_LAST8, HASH_XXH3, hash_span, xxh3_64
-from .strings import unit_bytes
-from .tokenize import FEAT_CHARGRAMS, _str_scratch, feature_spans, lower_tokenize_str
+from .strings import put_utf8, unit, unit_bytes
+from .tokenize import FEAT_CHARGRAMS, FLAG_SURROGATE, _str_scratch, feature_spans, lower_tokenize_str
 from .vote import (
     _ORDER_SIZE,
     _TOKEN_BATCH,
@@ -42,10 +48,19 @@ from .vote import (
     fold_counts,
     hash_vote_tokens,
     vote_unit,
-    vote_weighted,
+    weighted_sums,
 )
 
-__all__ = ["Pipeline", "doc_sums", "feature_hashes", "fingerprints_parallel", "fingerprints_serial"]
+__all__ = [
+    "Pipeline",
+    "doc_sums",
+    "feature_hashes",
+    "fingerprints_parallel",
+    "fingerprints_serial",
+    "hashed_sums",
+    "token_fingerprints_parallel",
+    "token_fingerprints_serial",
+]
 
 _U64 = np.uint64
 
@@ -193,23 +208,30 @@ def feature_hashes(b, start, end, p):
 
 
 @kernel
-def doc_sums(b, start, end, p):
-    """Vote sums of one document: (S float64 (64,), total weight T)."""
-    hs, nf = feature_hashes(b, start, end, p)
+def hashed_sums(hs, nf, p):
+    """Vote sums of the features with full hashes hs[:nf] (one entry per occurrence), weighted by
+    ``p`` (counts, binary, or the weights of ``p.wkeys``): (S float64 (64,), total weight T), both
+    divided by the same power of two when the weights' sums could overflow (``weighted_sums``).
+    ``hs`` is reordered (binary: its distinct values first)."""
     if p.weighting == WEIGHT_BINARY:
         nf = dedupe(hs, nf)
     if p.wkeys.shape[0] == 0:
         return vote_unit(hs, nf).astype(np.float64), np.float64(nf)
-    ws = np.empty(nf, dtype=np.float64)
-    total = 0.0
+    ws = np.empty(max(nf, 1), dtype=np.float64)
     for j in range(nf):
         k = np.searchsorted(p.wkeys, hs[j])
         w = p.wdefault
         if k < p.wkeys.shape[0] and p.wkeys[k] == hs[j]:
             w = p.wvals[k]
         ws[j] = w
-        total += w
-    return vote_weighted(hs, ws, nf), total
+    return weighted_sums(hs, ws, nf)
+
+
+@kernel
+def doc_sums(b, start, end, p):
+    """Vote sums of one document: (S float64 (64,), total weight T)."""
+    hs, nf = feature_hashes(b, start, end, p)
+    return hashed_sums(hs, nf, p)
 
 
 def _fingerprints_impl(buf, offsets, p, out):
@@ -233,3 +255,89 @@ def hash_spans(buf, offsets, hash_kind):
     for i in range(out.shape[0]):
         out[i] = hash_span(buf, offsets[i], offsets[i + 1], hash_kind, tail)
     return out
+
+
+@kernel
+def separator_starts(ptr, n, kind, ntok, sep):
+    """Where each of ``ntok`` tokens joined by the code unit ``sep`` starts, in a str of ``n``
+    units of width ``kind`` at ``ptr``: int64 (ntok + 1,), the last entry ``n + 1`` (as if one
+    more separator followed). The caller has checked that the str holds ntok - 1 separators."""
+    data = unit_bytes(ptr, n, kind)
+    starts = np.empty(ntok + 1, dtype=np.int64)
+    starts[0] = 0
+    t = 1
+    for u in range(n):
+        if unit(data, u, kind) == sep:
+            starts[t] = u + 1
+            t += 1
+    starts[ntok] = n + 1
+    return starts
+
+
+def _token_fingerprints_impl(ptr, kind, toff, gap, doff, ws, p, out, flags):
+    """out[d] = fingerprint of the d-th token list of a batch whose tokens are joined in one str.
+
+    The str's code units (width ``kind``) start at ``ptr`` (``strings.str_views``); token t is
+    units toff[t]:toff[t+1] - gap (int64 (T + 1,); ``gap``: the separator's width, 0 or 1),
+    document d holds tokens doff[d]:doff[d+1] (int64 (ndocs + 1,)). Tokens are features as they
+    are (no tokenizing, no lowering). ``ws`` (float64): empty, and the tokens vote as ``p`` says
+    (counts, binary, weights of ``p.wkeys``); or one given weight per token (dicts, (token,
+    weight) pairs), each occurrence voting its weight.
+    ``flags[d]`` gets ``FLAG_SURROGATE`` when a token holds a lone surrogate (no UTF-8: the
+    caller raises); the token's other units are still hashed, its result is not used.
+
+    Documents go in chunks of ``_CHUNK`` like the fused path's; each token's UTF-8 is written
+    into the chunk's scratch and hashed there (XXH3 sorted by size class, ``hash_vote_tokens``).
+    """
+    ndocs = doff.shape[0] - 1
+    data = unit_bytes(ptr, toff[toff.shape[0] - 1] - gap, kind)
+    width = min(kind + 1, 4)  # UTF-8 bytes per unit at most (see ``tokenize.str_scratch``)
+    given = ws.shape[0] > 0
+    unit_votes = not given and p.weighting == WEIGHT_TF and p.wkeys.shape[0] == 0
+    for ci in prange((ndocs + _CHUNK - 1) // _CHUNK):
+        lo = ci * _CHUNK
+        hi = min(lo + _CHUNK, ndocs)
+        tok_size = 1
+        ntok_max = 1
+        for d in range(lo, hi):
+            tok_size = max(tok_size, width * (toff[doff[d + 1]] - toff[doff[d]]))
+            ntok_max = max(ntok_max, doff[d + 1] - doff[d])
+        tok = np.empty(tok_size, dtype=np.uint8)
+        pos = np.empty(2 * ntok_max, dtype=np.int64)
+        hs = np.empty(_TOKEN_BATCH if unit_votes else ntok_max, dtype=np.uint64)
+        order = np.empty(_ORDER_SIZE if unit_votes else 1, dtype=np.int64)
+        tail = np.empty(_MD5_TAIL, dtype=np.uint8)
+        acc = np.empty(64, dtype=np.int64)
+        for d in range(lo, hi):
+            t0 = doff[d]
+            ntok = doff[d + 1] - t0
+            o = np.int64(0)
+            flag = np.int64(0)
+            for t in range(ntok):
+                pos[2 * t] = o
+                for u in range(toff[t0 + t], toff[t0 + t + 1] - gap):
+                    cp = unit(data, u, kind)
+                    if cp < 0x80:
+                        tok[o] = np.uint8(cp)
+                        o += 1
+                    else:
+                        if 0xD800 <= cp < 0xE000:
+                            flag = FLAG_SURROGATE
+                        o = put_utf8(tok, o, cp)
+                pos[2 * t + 1] = o
+            flags[d] = flag
+            if unit_votes:
+                hash_vote_tokens(tok, pos, ntok, p.hash_kind, hs, order, tail, acc)
+                out[d] = fold_counts(acc, ntok, p.bits)
+                continue
+            for t in range(ntok):
+                hs[t] = hash_span(tok, pos[2 * t], pos[2 * t + 1], p.hash_kind, tail)
+            if given:
+                s, total = weighted_sums(hs, ws[t0 : t0 + ntok], ntok)
+            else:
+                s, total = hashed_sums(hs, ntok, p)
+            out[d] = fold_bits(s, total, p.bits)
+
+
+# one body, compiled twice (each with its own cache entry)
+token_fingerprints_parallel, token_fingerprints_serial = twins(_token_fingerprints_impl)

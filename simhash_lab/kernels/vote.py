@@ -113,10 +113,10 @@ def hash_vote_tokens(tok, pos, ntok, hash_kind, hs, order, tail, acc):
                 order[c1] = t
                 order[c2] = t
                 order[c3] = t
-                c0 += ln <= 3
+                c0 += (ln > 0) & (ln <= 3)
                 c1 += (ln > 3) & (ln <= 8)
                 c2 += (ln > 8) & (ln <= 16)
-                c3 += ln > 16
+                c3 += (ln > 16) | (ln == 0)  # the empty token (given token lists): xxh3_64
             w = 0
             for k in range(0, c0):
                 t = order[k]
@@ -147,9 +147,8 @@ def vote_weighted(hs, ws, nf):
     for j in range(nf):
         h = hs[j]
         w = ws[j]
-        for i in range(64):
-            if (h >> _U64(i)) & _U64(1):
-                acc[i] += w
+        for i in range(64):  # branch-free (vectorised): + w or + 0.0, the same sums in the same order
+            acc[i] += w * np.float64((h >> _U64(i)) & _U64(1))
     return acc
 
 
@@ -208,8 +207,46 @@ def dedupe(hs, nf):
     return u
 
 
+# float64's largest finite value
+_DBL_MAX = np.finfo(np.float64).max
+
+
+@kernel
+def overflow_scale(ws, nf):
+    """The power of two (float64, 1.0 when none is needed) that ``ws[:nf]`` are multiplied by so
+    that no sum ``weighted_sums`` forms, nor ``2 S[i] - T``, can overflow: ``4 * nf * max|w| <=
+    DBL_MAX`` afterwards.
+
+    Simhash is scale-invariant (every bit compares ``2 S[i]`` with ``T``), and multiplying by a
+    power of two is exact (short of underflow to subnormals, which only weights more than 2**-1000
+    times the largest can reach), so the fingerprint is the one of the unscaled weights."""
+    amax = 0.0
+    for j in range(nf):
+        amax = max(amax, abs(ws[j]))
+    limit = _DBL_MAX / (4.0 * max(nf, 1))
+    scale = 1.0
+    while amax * scale > limit:
+        scale *= 0.5
+    return scale
+
+
+@kernel
+def weighted_sums(hs, ws, nf):
+    """(S float64 (64,), T float64) of features with hashes hs[:nf] and weights ws[:nf], both
+    divided by ``1 / overflow_scale(ws, nf)`` (a power of two: the fingerprint is unchanged) so
+    that none of the sums overflows, however large the finite weights."""
+    scale = overflow_scale(ws, nf)
+    w = np.empty(max(nf, 1), dtype=np.float64)
+    total = 0.0
+    for j in range(nf):
+        w[j] = ws[j] * scale
+        total += w[j]
+    return vote_weighted(hs, w, nf), total
+
+
 @kernel
 def fold_weighted(hs, ws, bits):
     """The fingerprint of features with hashes ``hs`` (uint64 (m,)) and weights ``ws`` (float64
-    (m,)): what the Python layer calls for token lists, dicts and custom hashes."""
-    return fold_bits(vote_weighted(hs, ws, hs.shape[0]), ws.sum(), bits)
+    (m,)): what the Python layer calls for custom hashes and traces."""
+    s, total = weighted_sums(hs, ws, hs.shape[0])
+    return fold_bits(s, total, bits)

@@ -115,21 +115,88 @@ def test_lowered_utf8_fits_the_scratch_bound():
     assert size[:256].max() <= 2 and size[:0x10000].max() <= 3
 
 
-def test_str_subclasses_take_the_fast_path(monkeypatch):
+KERNELS = [
+    "fingerprints_str_serial",
+    "fingerprints_str_parallel",
+    "fingerprints_serial",
+    "fingerprints_parallel",
+    "token_fingerprints_serial",
+    "token_fingerprints_parallel",
+]
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """Counts the calls of each fingerprint kernel (and of the Python layer's vote kernel)."""
+    import simhash_lab.simhasher as S
+    from simhash_lab.kernels import fingerprint as F
+
+    counts = dict.fromkeys([*KERNELS, "fold_weighted"], 0)
+
+    def spy(module, name):
+        real = getattr(module, name)
+
+        def wrapper(*args):
+            counts[name] += 1
+            return real(*args)
+
+        monkeypatch.setattr(module, name, wrapper)
+
+    for name in KERNELS:
+        spy(F, name)
+    spy(S, "fold_weighted")
+    return counts
+
+
+def ran(calls: dict) -> dict:
+    out = {k: v for k, v in calls.items() if v}
+    for k in calls:
+        calls[k] = 0
+    return out
+
+
+def test_str_subclasses_and_bytes_take_the_fused_path(calls):
     class Text(str):
         pass
 
     h = Simhasher()
     want = h.fingerprint("hello world")
-    ran = []
-    fused = Simhasher._fused
-    monkeypatch.setattr(
-        Simhasher, "_fused", lambda self, items, out, par: ran.append(items) or fused(self, items, out, par)
-    )
-    monkeypatch.setattr(Simhasher, "_slow", lambda *a: pytest.fail("took the Python path"))
-    assert h.fingerprint(np.str_("hello world")) == want == h.fingerprint(Text("hello world"))
-    assert [int(x) for x in h.fingerprints(np.array(["hello world", "x"]))] == [want, h.fingerprint("x")]
-    assert len(ran) == 4 and all(type(t) is str for items in ran for t in items)  # exact str, in place
+    assert ran(calls) == {"fingerprints_str_serial": 1}
+    for x in (np.str_("hello world"), Text("hello world"), b"hello world", bytearray(b"hello world")):
+        assert h.fingerprint(x) == want
+        assert ran(calls) == {"fingerprints_str_serial": 1}, type(x)
+    fps = h.fingerprints(np.array(["hello world", "x"]))
+    assert [int(v) for v in fps] == [want, h.fingerprint("x")]
+    assert ran(calls) == {"fingerprints_str_serial": 2}
+    assert h.fingerprints(["hello world"] * 64).tolist() == [want] * 64
+    assert ran(calls) == {"fingerprints_str_parallel": 1}
+
+
+def test_token_lists_dicts_and_pairs_take_one_kernel_call_per_batch(calls):
+    h = Simhasher()
+    toks = ["hello", "world", "hello"]
+    want = h.fingerprint(" ".join(toks))
+    ran(calls)
+    docs = [x for _ in range(30) for x in (toks, tuple(toks), iter(toks))]
+    assert h.fingerprints(docs).tolist() == [want] * 90
+    assert ran(calls) == {"token_fingerprints_parallel": 1}
+    given = {"hello": 2.0, "world": 1.0}
+    pairs = [list(given.items()), [("hello", 1), ("world", 1), ("hello", 1)]]
+    assert h.fingerprints([given, *pairs, dict(given)] * 10).tolist() == [want] * 40
+    assert ran(calls) == {"token_fingerprints_serial": 2}  # one call for the dicts, one for the pairs
+    mixed = h.fingerprints(["hello world hello", toks, given], parallel=False)
+    assert mixed.tolist() == [want] * 3
+    assert ran(calls) == {"fingerprints_str_serial": 1, "token_fingerprints_serial": 2}
+    assert h.trace(toks).fingerprint == want  # the trace is Python's: its own fold
+    assert ran(calls) == {"fold_weighted": 1}
+
+
+def test_other_tokenizers_and_weights_take_the_general_path(calls):
+    from simhash_lab.tokenize import char_ngrams
+
+    for h in (Simhasher(weights="binary"), Simhasher(tokenizer=char_ngrams(3)), Simhasher(weights={"a": 2})):
+        h.fingerprint("a b a")
+        assert ran(calls) == {"fingerprints_serial": 1}, h
 
 
 def test_flags_send_context_lowering_and_surrogates_back_to_python():
