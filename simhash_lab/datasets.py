@@ -225,6 +225,27 @@ class _FileSource(Source):
         if os.path.exists(path) and os.path.exists(self.path) and os.path.samefile(path, self.path):
             raise DatasetError(f"{show_name(path)}: the output would overwrite the input")
 
+    def _pick(self, rows, chunk, records):
+        """``(rows, texts)`` chunks of the wanted rows (sorted), read in one pass over ``records``:
+        ``(row, text())`` pairs in file order, the text parsed only for a wanted row."""
+        want = rows.tolist()
+        if not want:
+            return
+        w = 0
+        got, texts = [], []
+        for row, text in records:
+            if row != want[w]:
+                continue
+            got.append(row)
+            texts.append(text())
+            w += 1
+            if len(texts) >= chunk or w == len(want):
+                yield np.array(got, np.int64), texts
+                got, texts = [], []
+                if w == len(want):
+                    return
+        raise DatasetError(f"{self.name}: the file changed while it was being deduplicated (rows missing)")
+
 
 def _atomic_write(path: str, mode: str, write, **kw) -> Any:
     """Call ``write(f)`` on a temporary file beside ``path``, then rename it over ``path``."""
@@ -311,23 +332,9 @@ class JsonlSource(_FileSource):
             yield texts, ids, prio
 
     def select(self, rows, chunk):
-        want = rows.tolist()
-        w = 0
-        got_rows, texts = [], []
-        if not want:
-            return
-        for row, lineno, raw in self._records():
-            if row != want[w]:
-                continue
-            texts.append(self._parse(lineno, raw)[1])
-            got_rows.append(row)
-            w += 1
-            if len(texts) >= chunk or w == len(want):
-                yield np.array(got_rows, np.int64), texts
-                got_rows, texts = [], []
-                if w == len(want):
-                    return
-        raise DatasetError(f"{self.name}: the file changed while it was being deduplicated (rows missing)")
+        records = ((row, lambda lineno=lineno, raw=raw: self._parse(lineno, raw)[1])
+                   for row, lineno, raw in self._records())  # fmt: skip
+        return self._pick(rows, chunk, records)
 
     def write_kept(self, path, keep, progress=None):
         def write(out):
@@ -433,23 +440,7 @@ class CsvSource(_FileSource):
             yield texts, ids, (prio if want_prio else None)
 
     def select(self, rows, chunk):
-        want = rows.tolist()
-        if not want:
-            return
-        w = 0
-        got, texts = [], []
-        for row, text, _, _, _ in self._rows():
-            if row != want[w]:
-                continue
-            got.append(row)
-            texts.append(text)
-            w += 1
-            if len(texts) >= chunk or w == len(want):
-                yield np.array(got, np.int64), texts
-                got, texts = [], []
-                if w == len(want):
-                    return
-        raise DatasetError(f"{self.name}: the file changed while it was being deduplicated (rows missing)")
+        return self._pick(rows, chunk, ((row, lambda text=text: text) for row, text, *_ in self._rows()))
 
     def write_kept(self, path, keep, progress=None):
         def write(out):

@@ -349,9 +349,42 @@ def _no_features(hasher, text: str) -> bool:
         return False
 
 
-def _fused_chunk(shingler: Shingler, texts: list, start: int, where: str):
+def keep_drop(order, u, v, edges, complete: bool):
+    """The greedy keep/drop pass over verified pairs (``kernels.verify.star_clusters``).
+
+    ``order`` (m,): the m nodes in visiting order; ``u``, ``v`` (e,): the two node positions of each
+    verified pair; ``edges`` (e,): each pair's id, reported back in ``via``. Returns ``(state, rep,
+    via)``, each (m,): 2 for a dropped node, the node kept for it, and the pair that dropped it.
+    The same function serves ``dedup_texts`` and ``distributed.dedup_dataset``, so that both make
+    the same decisions.
+    """
+    from .kernels import verify as V
+
+    m = len(order)
+    order = np.ascontiguousarray(order, np.int64)
+    rank = np.empty(m, np.int64)
+    rank[order] = np.arange(m)
+    src, dst = np.concatenate([u, v]), np.concatenate([v, u])
+    eid = np.concatenate([edges, edges])
+    srt = np.lexsort((rank[dst], src))  # each node's neighbours in visiting order
+    src, dst, eid = src[srt], dst[srt], eid[srt]
+    adj_ptr = np.zeros(m + 1, np.int64)
+    np.cumsum(np.bincount(src, minlength=m), out=adj_ptr[1:])
+    state = np.zeros(m, np.int8)
+    rep = np.full(m, -1, np.int64)
+    via = np.full(m, -1, np.int64)
+    V.star_clusters(
+        order, adj_ptr, np.ascontiguousarray(dst), np.ascontiguousarray(eid, np.int64), complete,
+        state, rep, via,
+    )  # fmt: skip
+    return state, rep, via
+
+
+def _check_text_chunk(call, texts: list, start: int, where: str):
+    """``call(texts)``, with a ValueError from a lone surrogate turned into a DatasetError naming
+    the row."""
     try:
-        return shingler.fingerprints_and_sets(texts)
+        return call(texts)
     except ValueError:
         for i, t in enumerate(texts):
             try:
@@ -361,20 +394,14 @@ def _fused_chunk(shingler: Shingler, texts: list, start: int, where: str):
                     f"{where}: row {start + i}: the text holds a lone surrogate, not text"
                 ) from None
         raise
+
+
+def _fused_chunk(shingler: Shingler, texts: list, start: int, where: str):
+    return _check_text_chunk(shingler.fingerprints_and_sets, texts, start, where)
 
 
 def _fingerprint_chunk(hasher, texts: list, start: int, where: str) -> np.ndarray:
-    try:
-        return hasher.fingerprints(texts)
-    except ValueError:
-        for i, t in enumerate(texts):
-            try:
-                t.encode("utf-8")
-            except UnicodeEncodeError:
-                raise DatasetError(
-                    f"{where}: row {start + i}: the text holds a lone surrogate, not text"
-                ) from None
-        raise
+    return _check_text_chunk(hasher.fingerprints, texts, start, where)
 
 
 def _run(
@@ -398,7 +425,6 @@ def _run(
     import time
 
     from .index import SimhashIndex
-    from .kernels import verify as V
 
     bars = _Bars(progress)
     res = result or DedupResult(k=-1, bits=hasher.bits, format=source.format)
@@ -517,25 +543,9 @@ def _run(
             rank_key = np.lexsort((nodes, -np.concatenate(lengths)[nodes]))
         else:
             rank_key = np.arange(nodes.size)
-        order = np.ascontiguousarray(rank_key, np.int64)  # node positions in visiting order
-        rank = np.empty(nodes.size, np.int64)
-        rank[order] = np.arange(nodes.size)
         u = np.searchsorted(nodes, pairs[edges, 0])
         v = np.searchsorted(nodes, pairs[edges, 1])
-        src = np.concatenate([u, v])
-        dst = np.concatenate([v, u])
-        eid = np.concatenate([edges, edges])
-        srt = np.lexsort((rank[dst], src))
-        src, dst, eid = src[srt], dst[srt], eid[srt]
-        adj_ptr = np.zeros(nodes.size + 1, np.int64)
-        np.cumsum(np.bincount(src, minlength=nodes.size), out=adj_ptr[1:])
-        state = np.zeros(nodes.size, np.int8)
-        rep = np.full(nodes.size, -1, np.int64)
-        via = np.full(nodes.size, -1, np.int64)
-        V.star_clusters(
-            order, adj_ptr, np.ascontiguousarray(dst), np.ascontiguousarray(eid), linkage == "complete",
-            state, rep, via,
-        )  # fmt: skip
+        state, rep, via = keep_drop(rank_key, u, v, edges, linkage == "complete")
         dropped = np.flatnonzero(state == 2)
         d_rows = nodes[dropped]
         k_rows = nodes[rep[dropped]]

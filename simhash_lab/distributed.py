@@ -515,8 +515,7 @@ def _cluster(_token, scratch, keep, output, linkage="complete"):
     import os
 
     from .datasets import write_duplicates
-    from .dedup import Duplicates
-    from .kernels import verify as V
+    from .dedup import Duplicates, keep_drop
 
     cols = {key: [] for key in ("i", "j", "d", "s", "li", "lj")}
     id_of: dict = {}
@@ -542,23 +541,8 @@ def _cluster(_token, scratch, keep, output, linkage="complete"):
             order = np.lexsort((nodes, -lens))
         else:
             order = np.arange(nodes.size)
-        order = np.ascontiguousarray(order, np.int64)
-        rank = np.empty(nodes.size, np.int64)
-        rank[order] = np.arange(nodes.size)
         u, v = np.searchsorted(nodes, i), np.searchsorted(nodes, j)
-        edges = np.arange(i.size)
-        src, dst, eid = np.concatenate([u, v]), np.concatenate([v, u]), np.concatenate([edges, edges])
-        srt = np.lexsort((rank[dst], src))
-        src, dst, eid = src[srt], dst[srt], eid[srt]
-        ptr = np.zeros(nodes.size + 1, np.int64)
-        np.cumsum(np.bincount(src, minlength=nodes.size), out=ptr[1:])
-        state = np.zeros(nodes.size, np.int8)
-        rep = np.full(nodes.size, -1, np.int64)
-        via = np.full(nodes.size, -1, np.int64)
-        V.star_clusters(
-            order, ptr, np.ascontiguousarray(dst), np.ascontiguousarray(eid), linkage == "complete",
-            state, rep, via,
-        )  # fmt: skip
+        state, rep, via = keep_drop(order, u, v, np.arange(i.size), linkage == "complete")
         gone = np.flatnonzero(state == 2)
         e = via[gone]
         drops = Duplicates(
