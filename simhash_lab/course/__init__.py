@@ -12,3 +12,20 @@ widgets, the corpora, the experiments and the method comparisons of the notebook
 * :mod:`.methods`: the near-duplicate methods compared in notebook 06;
 * :mod:`.pigeonhole`: notebook 05's story-sized block index, candidate probabilities, query timing.
 """
+
+import importlib.util as _util
+
+
+def _missing(name: str) -> bool:
+    try:
+        return _util.find_spec(name) is None
+    except ImportError:
+        return True
+
+
+_MISSING = [m for m in ("matplotlib", "ipywidgets", "PIL") if _missing(m)]
+if _MISSING:  # say which extra, rather than a bare ModuleNotFoundError from deep in a plot
+    raise ImportError(
+        f"simhash_lab.course needs the course extra ({', '.join(_MISSING)} missing): "
+        "pip install 'simhash-lab[course]'"
+    )

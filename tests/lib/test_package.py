@@ -89,6 +89,22 @@ def test_grade_without_the_grading_extra_says_what_to_install():
     assert "simhash-lab[grading]" in out.stderr and "Traceback" not in out.stderr
 
 
+def test_the_course_without_its_extra_says_what_to_install():
+    out = _run("""
+        import sys
+        class Block:  # as if matplotlib were not installed
+            def find_spec(self, name, path=None, target=None):
+                if name.split(".")[0] == "matplotlib":
+                    raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        sys.meta_path.insert(0, Block())
+        try:
+            from simhash_lab.course import plot
+        except ImportError as e:
+            print(e)
+    """)
+    assert "simhash-lab[course]" in out and "matplotlib" in out
+
+
 def test_importing_the_grader_or_the_course_does_not_load_numba():
     out = _run("""
         import sys
