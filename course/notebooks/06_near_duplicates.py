@@ -608,7 +608,7 @@ print(
 
 # %%
 assert np.all(res.duplicates.similarity >= res.jaccard)  # every drop verified against its kept file
-assert set(res.duplicates.kept.tolist()).isdisjoint(res.duplicates.dropped.tolist())  # a kept file is never dropped
+assert set(res.duplicates.kept.tolist()).isdisjoint(res.duplicates.dropped.tolist())  # kept ∩ dropped = ∅
 
 # %% [markdown]
 # Compare the connected components above, where one group joined files whose Jaccard lies far below
