@@ -36,6 +36,7 @@ import time
 from .._files import DEFAULT_MAX_BYTES, show_name
 from ..datasets import FORMATS, DatasetError, detect_format
 from ..dedup import DedupResult, dedup, dedup_table
+from ._args import int_in
 from ._output import err, out, out_json
 from .fingerprint import byte_count
 
@@ -203,16 +204,6 @@ def _dedup_command(args: argparse.Namespace) -> int:
     return res.exit_status
 
 
-def _k(value: str) -> int:
-    try:
-        k = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"k must be an int between 0 and 63, got {value!r}") from None
-    if not 0 <= k <= 63:
-        raise argparse.ArgumentTypeError(f"k must be between 0 and 63, got {k}")
-    return k
-
-
 def _fraction(name: str):
     def parse(value: str) -> float:
         try:
@@ -224,35 +215,6 @@ def _fraction(name: str):
         return v
 
     return parse
-
-
-def _positive(name: str):
-    def parse(value: str) -> int:
-        try:
-            v = int(value)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a positive int, got {value!r}") from None
-        if v < 1:
-            raise argparse.ArgumentTypeError(f"{name} must be a positive int, got {v}")
-        return v
-
-    return parse
-
-
-def _max_tables(value: str) -> int:
-    from ..index.design import MAX_TABLES_FORCED
-
-    try:
-        v = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"--max-tables must be an int from 1 to {MAX_TABLES_FORCED}, got {value!r}"
-        ) from None
-    if not 1 <= v <= MAX_TABLES_FORCED:
-        raise argparse.ArgumentTypeError(
-            f"--max-tables must be an int from 1 to {MAX_TABLES_FORCED}, got {v}"
-        )
-    return v
 
 
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
@@ -287,6 +249,7 @@ def _tokenizer(value: str) -> tuple[str, int | None]:
 
 def add_dedup_parser(subparsers) -> argparse.ArgumentParser:
     """Add ``dedup`` to the ``simhash-lab`` command's subparsers."""
+    from ..index.design import MAX_TABLES_FORCED
     from ..presets import ALL
 
     p = subparsers.add_parser(
@@ -318,16 +281,16 @@ def add_dedup_parser(subparsers) -> argparse.ArgumentParser:
     g.add_argument(
         "-k",
         "--k",
-        type=_k,
+        type=int_in("-k", 0, 63),
         default=None,
         help="largest Hamming distance of a candidate pair (default: calibrated with --jaccard, else 3)",
     )
-    g.add_argument("--shingle", type=_positive("--shingle"), default=3, help="words per shingle")
+    g.add_argument("--shingle", type=int_in("--shingle", 1), default=3, help="words per shingle")
     g.add_argument(
         "--recall", type=_fraction("--recall"), default=0.95, help="the recall k is calibrated for"
     )
     g.add_argument(
-        "--sample", type=_positive("--sample"), default=1000, help="documents the calibration samples"
+        "--sample", type=int_in("--sample", 1), default=1000, help="documents the calibration samples"
     )
     g.add_argument("--seed", type=int, default=0, help="the calibration sample's seed")
     g.add_argument(
@@ -343,7 +306,8 @@ def add_dedup_parser(subparsers) -> argparse.ArgumentParser:
     g.add_argument("--weights", choices=["tf", "binary"], default=None, help=weights)
     g.add_argument("--preset", default=None, choices=sorted(ALL), help="a preset hasher instead (64 bits)")
     tables = "the most tables the index may build, 1 to 4096 (memory: 12 bytes per document per table)"
-    g.add_argument("--max-tables", type=_max_tables, default=None, metavar="N", help=tables)
+    max_tables = int_in("--max-tables", 1, MAX_TABLES_FORCED)
+    g.add_argument("--max-tables", type=max_tables, default=None, metavar="N", help=tables)
     g.add_argument(
         "--memory-budget",
         type=_memory_budget,

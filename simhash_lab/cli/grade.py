@@ -12,6 +12,7 @@ import os
 import re
 
 from .. import _files
+from ._args import int_in
 from ._output import err, out
 
 __all__ = ["add_grade_parser"]
@@ -36,16 +37,6 @@ def _seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
     if not v > 0 or v != v or v == float("inf"):
         raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
-    return v
-
-
-def _jobs(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of notebooks, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"at least 1, got {text!r}")
     return v
 
 
@@ -133,7 +124,7 @@ def add_grade_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument(
         "--jobs",
         "-j",
-        type=_jobs,
+        type=int_in("--jobs", 1),
         default=max(1, min(4, (os.cpu_count() or 2) // 2)),
         metavar="N",
         help="notebooks graded at the same time",
