@@ -374,38 +374,29 @@ def class_run(kit, tmp_path_factory):
     }
 
 
+# every exercise of the course, by name
+EXERCISE_NAMES = [
+    "01_lsh_vs_crypto",
+    "02_simhash_voting",
+    "03_hamming_popcount",
+    "04_charikar_hyperplanes",
+    "05_block_index",
+    "06_near_duplicates",
+]
+
+
 def _result(run, path: Path) -> dict:
     return run["results"][str(path)]
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        "01_lsh_vs_crypto",
-        "02_simhash_voting",
-        "03_hamming_popcount",
-        "04_charikar_hyperplanes",
-        "05_block_index",
-        "06_near_duplicates",
-    ],
-)
+@pytest.mark.parametrize("name", EXERCISE_NAMES)
 def test_every_solution_passes(class_run, kit, name):
     r = _result(class_run, kit.SOLUTIONS / f"{name}.ipynb")
     assert r["status"] == "passed", (r["first_hint"], r["checks"], r["log"][-3000:])
     assert r["checks_passed"] == len(r["checks"]) > 0
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        "01_lsh_vs_crypto",
-        "02_simhash_voting",
-        "03_hamming_popcount",
-        "04_charikar_hyperplanes",
-        "05_block_index",
-        "06_near_duplicates",
-    ],
-)
+@pytest.mark.parametrize("name", EXERCISE_NAMES)
 def test_every_untouched_student_version_fails(class_run, kit, name):
     r = _result(class_run, kit.EXERCISES / f"{name}.ipynb")
     assert r["status"] == "failed" and r["exercise"] == name
