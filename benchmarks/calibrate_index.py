@@ -119,12 +119,12 @@ def calibrate_build(rng, sizes: list[int], repeats: int) -> None:
             druns = _dir_runs(masks, r)
 
             out = _new_tables(1, n, r)
-            scratch = (np.empty((1, n), np.uint32), np.empty((1, n), np.uint32))
+            scratch = (np.empty(n, np.uint32), np.empty(n, np.uint32))
 
             two = two_passes(n, r)
 
             def run(fps=fps, ids=ids, druns=druns, r=r, out=out, scratch=scratch, two=two):
-                return K.build_tables_kernel_serial(fps, ids, druns, r, 0, *out, *scratch, two)
+                return K.build_tables_kernel(fps, ids, druns, r, 0, *out, *scratch, two, 0, 1)
 
             run()
             ns = cpu_median(run, repeats) * 1e9

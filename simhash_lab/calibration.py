@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ._threads import over
 from ._validate import check_int
 from .datasets import Source, TextsSource
 from .shingles import CHUNK_ROWS, Shingler, _gather_sets, recommended_hasher
@@ -282,15 +283,16 @@ def _neighbours(queries: np.ndarray, fps: np.ndarray, k: int):
 
     q = np.ascontiguousarray(queries, np.uint64)
     f = np.ascontiguousarray(fps, np.uint64)
-    kernel = V.neighbours_parallel if q.size * f.size >= 1 << 18 else V.neighbours_serial
+    par = q.size * f.size >= 1 << 18
     counts = np.zeros(q.size, np.int64)
-    kernel(q, f, k, counts, np.empty(0, np.int64), np.empty(0, np.int64), False)
+    none = np.empty(0, np.int64)
+    over(q.size, lambda lo, hi: V.neighbours(q[lo:hi], f, k, counts[lo:hi], none, none, False), par)
     indptr = np.zeros(q.size + 1, np.int64)
     np.cumsum(counts, out=indptr[1:])
     ids = np.empty(indptr[-1], np.int64)
     d = np.empty(indptr[-1], np.int64)
     starts = indptr[:-1].copy()
-    kernel(q, f, k, starts, ids, d, True)
+    over(q.size, lambda lo, hi: V.neighbours(q[lo:hi], f, k, starts[lo:hi], ids, d, True), par)
     return indptr, ids, d
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._threads import over
 from ._validate import as_fingerprints, check_int
 
 __all__ = ["hamming", "is_near", "popcount"]
@@ -56,8 +57,9 @@ def hamming(a, b):
         flat = np.ascontiguousarray(a).reshape(-1).view()
         flat.flags.writeable = False  # read-only or not, the kernel sees one type: compiled once
         out = np.empty(flat.size, dtype=np.uint8)
-        kernel = k.hamming_scalar_kernel if flat.size >= _PARALLEL_MIN else k.hamming_scalar_serial
-        kernel(flat, np.uint64(int(b)), out)
+        q = np.uint64(int(b))
+        run = lambda lo, hi: k.hamming_scalar_kernel(flat[lo:hi], q, out[lo:hi])  # noqa: E731
+        over(flat.size, run, flat.size >= _PARALLEL_MIN)
         out = out.reshape(shape)
     else:
         x = np.ascontiguousarray(np.bitwise_xor(a, b))  # broadcasting, as NumPy does

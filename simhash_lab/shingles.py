@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ._threads import over
 from ._validate import check_int
 from .datasets import Source
 
@@ -64,15 +65,30 @@ class Shingler:
     def sets(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """``(indptr (n + 1,) int64, data (nnz,) uint64)``: document ``i``'s sorted distinct shingle
         hashes are ``data[indptr[i]:indptr[i + 1]]``."""
-        from .kernels import verify as V
         from .simhasher import _utf8_batch
 
         if not texts:
             return np.zeros(1, np.int64), np.empty(0, np.uint64)
         buf, offsets = _utf8_batch(list(texts), self.tokenizer.lowercase)
-        kernel = V.shingle_sets_parallel if len(texts) >= 64 else V.shingle_sets_serial
+        return self._sets(buf, offsets)
+
+    def _sets(self, buf: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """CSR sets of a UTF-8 batch, in threads for 64 documents or more."""
+        from .kernels import verify as V
+
         tok = self.tokenizer
-        return kernel(buf, offsets, tok.pipeline, tok.n)
+        nd = offsets.shape[0] - 1
+        slots = V.shingle_slots(offsets)
+        scratch = np.empty(slots[-1], np.uint64)
+        counts = np.zeros(nd, np.int64)
+
+        def run(lo: int, hi: int) -> None:
+            V.shingle_hashes(
+                buf, offsets[lo : hi + 1], tok.pipeline, tok.n, slots[lo : hi + 1], scratch, counts[lo:hi]
+            )
+
+        over(nd, run, nd >= 64)
+        return V.pack_sets(scratch, slots, counts)
 
     def word_counts(self, texts: Sequence[str]) -> np.ndarray:
         """Words per document (int64, shape ``(len(texts),)``) by the shingles' word rule: 0 for a
@@ -83,8 +99,9 @@ class Shingler:
         out = np.zeros(len(texts), np.int64)
         if texts:
             buf, offsets = _utf8_batch(list(texts), self.tokenizer.lowercase)
-            kernel = V.word_counts_parallel if len(texts) >= 64 else V.word_counts_serial
-            kernel(buf, offsets, self.tokenizer.pipeline, out)
+            p = self.tokenizer.pipeline
+            run = lambda lo, hi: V.word_counts(buf, offsets[lo : hi + 1], p, out[lo:hi])  # noqa: E731
+            over(len(texts), run, len(texts) >= 64)
         return out
 
     def fingerprints_and_sets(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -97,11 +114,9 @@ class Shingler:
         if not texts:
             return fps, np.zeros(1, np.int64), np.empty(0, np.uint64)
         buf, offsets = _utf8_batch(list(texts), self.tokenizer.lowercase)
-        par = len(texts) >= 64
-        tok = self.tokenizer
-        sets = V.shingle_sets_parallel if par else V.shingle_sets_serial
-        indptr, data = sets(buf, offsets, tok.pipeline, tok.n)
-        (V.fold_sets_parallel if par else V.fold_sets_serial)(indptr, data, 64, fps)
+        indptr, data = self._sets(buf, offsets)
+        run = lambda lo, hi: V.fold_sets(indptr[lo : hi + 1], data, 64, fps[lo:hi])  # noqa: E731
+        over(len(texts), run, len(texts) >= 64)
         return fps, indptr, data
 
     def fuses(self, hasher) -> bool:
@@ -130,12 +145,9 @@ class Shingler:
         a = np.ascontiguousarray(a, np.int64)
         b = np.ascontiguousarray(b, np.int64)
         out = np.empty(a.shape[0], np.float64)
-        par = a.shape[0] >= 4096
-        if at_least is None:
-            (V.jaccard_parallel if par else V.jaccard_serial)(indptr, data, a, b, out)
-        else:
-            kernel = V.jaccard_at_least_parallel if par else V.jaccard_at_least_serial
-            kernel(indptr, data, a, b, float(at_least), out)
+        t = 0.0 if at_least is None else float(at_least)  # 0: every merge runs to the end
+        run = lambda lo, hi: V.jaccard(indptr, data, a[lo:hi], b[lo:hi], t, out[lo:hi])  # noqa: E731
+        over(a.shape[0], run, a.shape[0] >= 4096)
         return out
 
 

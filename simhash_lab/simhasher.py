@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ._threads import over
 from ._unicode import lower_table, needs_python_lower
 from ._validate import as_text, check_int, check_option, check_weight, check_weights, plain_weights, utf8
 from .kernels import fingerprint as F
@@ -367,17 +368,25 @@ class Simhasher:
             self._fused(items, out, par, param)
             return
         buf, offsets = _utf8_batch(items, self.tokenizer.lowercase, param)
-        kernel = F.fingerprints_parallel if par else F.fingerprints_serial
-        kernel(buf, offsets, self._pipeline, out)
+        pipeline = self._pipeline
+        over(
+            len(items),
+            lambda lo, hi: F.fingerprints(buf, offsets[lo : hi + 1], pipeline, out[lo:hi]),
+            par,
+        )
 
     def _fused(self, items: list, out: np.ndarray, parallel: bool, param: Callable[[int], str]) -> None:
         """Word or whitespace tokens, TF weights: straight from the strings' code units."""
-        kernel = F.fingerprints_str_parallel if parallel else F.fingerprints_str_serial
         pipeline = self._pipeline
 
         def run(strs: list, fps: np.ndarray) -> np.ndarray:
             flags = np.zeros(len(strs), dtype=np.int64)
-            kernel(*str_views(strs), pipeline, fps, flags)
+            ptrs, lens, kinds = str_views(strs)
+
+            def docs(lo: int, hi: int) -> None:
+                F.fingerprints_str(ptrs[lo:hi], lens[lo:hi], kinds[lo:hi], pipeline, fps[lo:hi], flags[lo:hi])
+
+            over(len(strs), docs, parallel, align=F.CHUNK)
             return flags
 
         flags = run(items, out)
@@ -418,9 +427,15 @@ class Simhasher:
             gap = 0
         out = np.empty(len(docs), dtype=np.uint64)
         flags = np.zeros(len(docs), dtype=np.int64)
-        kernel = F.token_fingerprints_parallel if parallel else F.token_fingerprints_serial
         weights = _NO_WEIGHTS if ws is None else ws
-        kernel(ptrs[0], kinds[0], toff, gap, doff, weights, self._pipeline, out, flags)
+        pipeline, ptr, kind = self._pipeline, ptrs[0], kinds[0]
+
+        def run(lo: int, hi: int) -> None:
+            F.token_fingerprints(
+                ptr, kind, toff, gap, doff[lo : hi + 1], weights, pipeline, out[lo:hi], flags[lo:hi]
+            )
+
+        over(len(docs), run, parallel, align=F.CHUNK)
         for d in np.flatnonzero(flags):
             for j, t in enumerate(docs[d]):
                 utf8(t, f"{param(int(d))}, token {j}")  # raises: a lone surrogate has no UTF-8 form

@@ -6,8 +6,10 @@ grader's sandbox). A kernel no one has called yet costs its compile in whoever c
 warmup makes that the setup (``make lab``, ``make test``) rather than a learner's first cell.
 
 Each step drives the public API the way the course, the exercises and the grader do, on a tiny
-input, so that every compiled entry point (serial and parallel twins, the fused and the general
-fingerprint paths, the Python-side helpers, the Hamming and index kernels) is compiled or loaded.
+input, so that every compiled entry point (the fused and the general fingerprint paths, the
+Python-side helpers, the Hamming, index and dedup kernels) is compiled or loaded. A batch large
+enough for threads runs the same compiled kernels as a single text (``simhash_lab._threads``), so
+the steps that use threads compile nothing more; they check that.
 Every setting of a Simhasher (tokenizer, hash, weights, width) is a runtime argument of the same
 kernels, so one call per entry point covers them all. ``make test`` checks the coverage: it runs
 every notebook with ``SIMHASH_LAB_ON_COMPILE=error`` after the warmup, so a cell that compiles fails.
@@ -15,7 +17,7 @@ every notebook with ``SIMHASH_LAB_ON_COMPILE=error`` after the warmup, so a cell
 >>> from simhash_lab import warmup
 >>> names = [name for name, _ in warmup.steps()]
 >>> names[0], "verified dedup: shingles, Jaccard, clusters" in names
-('default fingerprint, one text', True)
+('hash functions and votes', True)
 """
 
 from __future__ import annotations
@@ -38,7 +40,11 @@ def _default(parallel: bool) -> None:
 
     h = Simhasher()
     if parallel:
+        from .dedup import dedup_texts
+
         h.fingerprints(_TEXTS, parallel=True)
+        texts = [f"the quick brown fox jumps over the lazy dog {i % 5} {i % 7}" for i in range(40)]
+        dedup_texts(texts, jaccard=0.5, sample=40, hasher=h, linkage="complete")  # dedup, unfused
     else:
         h.fingerprint(_TEXTS[0])
 
@@ -54,6 +60,22 @@ def _general(parallel: bool) -> None:
         h.fingerprint(_TEXTS[0])
 
 
+def _hashes() -> None:
+    """Every hash function (``Simhasher.trace`` hashes its features one by one through the kernel
+    that dispatches on the hash) and the fused paths' hash-and-count loop, called directly with
+    its scratch: the callees every fingerprint path shares, compiled first."""
+    import numpy as np
+
+    from .kernels.vote import _ORDER_SIZE, _TOKEN_BATCH, hash_vote_tokens
+    from .simhasher import Simhasher
+
+    Simhasher().trace(["rust", "safe"])
+    tok = np.frombuffer(bytearray(b"rustsafe"), np.uint8)
+    pos = np.array([0, 4, 4, 8], np.int64)
+    scratch = np.empty(_TOKEN_BATCH, np.uint64), np.empty(_ORDER_SIZE, np.int64), np.empty(128, np.uint8)
+    hash_vote_tokens(tok, pos, 2, 0, *scratch, np.zeros(64, np.int64))
+
+
 def _python_side() -> None:
     from .simhasher import Simhasher
     from .tokenize import words
@@ -61,7 +83,7 @@ def _python_side() -> None:
     words()(_TEXTS[0])  # the features as strings
     h = Simhasher(bits=4, hash={"rust": 3, "safe": 5, "fast": 7})  # a made-up hash: Python's votes
     h.trace("rust safe fast")
-    Simhasher().fingerprint(["rust", "safe"])  # token lists, dicts, pairs: one kernel, two twins
+    Simhasher().fingerprint(["rust", "safe"])  # token lists, dicts, pairs: one kernel
     Simhasher().fingerprints([["rust", "safe"], {"rust": 2.0}, [("fast", 1.5)]] * 22, parallel=True)
     Simhasher().accumulators({"rust": 2.0})
 
@@ -81,21 +103,19 @@ def _hamming() -> None:
 
 def _dedup() -> None:
     """Verified dedup (``simhash_lab.dedup``): shingle sets, Jaccard, the calibration's scan and the
-    keep/drop pass through the public call on a small batch (serial twins), then each kernel's
-    parallel twin directly at the size that picks it."""
+    keep/drop pass through the public call on a small batch, then each kernel at the size that
+    sends it to threads."""
     import numpy as np
 
     from .calibration import _neighbours
     from .dedup import dedup_texts
     from .shingles import Shingler
-    from .simhasher import Simhasher
 
     base = "the quick brown fox jumps over the lazy dog near the river bank"
     texts = [f"{base} {i % 5} {i % 7} end" for i in range(40)] + ["", "!!!"]
     dedup_texts(texts, jaccard=0.5, sample=40)  # fused shingles, calibration, star clusters
-    dedup_texts(texts, jaccard=0.5, sample=40, hasher=Simhasher(), linkage="complete")  # unfused
     sh = Shingler(3)
-    fps, indptr, data = sh.fingerprints_and_sets(texts * 2)  # >= 64 texts: the parallel twins
+    fps, indptr, data = sh.fingerprints_and_sets(texts * 2)  # >= 64 texts: in threads
     sh.word_counts(texts * 2)  # the unfused path's featureless test
     rows = np.arange(4096) % len(texts)
     sh.jaccard(indptr, data, rows, rows[::-1].copy())
@@ -120,38 +140,58 @@ def _course() -> None:
 def steps() -> list[tuple[str, Callable[[], None]]]:
     """(name, call) pairs: each call compiles (or loads) one group of kernels.
 
-    In the order they run; steps next to each other share no compiled callee, so that two can
-    compile at once in two processes (``run(jobs=2)``) without doing the same work twice.
+    In the order they start: two processes (``run(jobs=2)``) take them in turn, and a step starts
+    once what it shares with the others is likely cached, so that no kernel compiles twice. On two
+    cores: the hash functions (about 6 s of CPU) beside the index's kernels (5 s) and two small
+    steps; then the dedup's kernels, which need the hashes, beside the general and the fused
+    fingerprint paths (3-4 s each); then token lists, which need both; then the batches in threads,
+    which compile nothing more.
     """
     from .index.warm import steps as index_steps
 
     index = index_steps()
     return [
-        ("default fingerprint, one text", lambda: _default(False)),
+        ("hash functions and votes", _hashes),
         *index[:1],
+        *index[4:],
+        ("the course's own loops", _course),
         ("verified dedup: shingles, Jaccard, clusters", _dedup),
         ("other tokenizers and weights, one text", lambda: _general(False)),
-        *index[1:2],
-        ("default fingerprints, a batch (threads)", lambda: _default(True)),
-        ("other tokenizers and weights, a batch (threads)", lambda: _general(True)),
+        ("default fingerprint, one text", lambda: _default(False)),
         ("features, traces, token lists", _python_side),
         ("Hamming distance", _hamming),
-        *index[2:],
-        ("the course's own loops", _course),
+        ("default fingerprints and dedup, a batch (threads)", lambda: _default(True)),
+        ("other tokenizers and weights, a batch (threads)", lambda: _general(True)),
+        *index[1:4],
     ]
 
 
-def _idle_cpus() -> int:
-    """CPUs no other work is using now (by the load average's first figure), at most 4.
+def _idle_cpus(sample: float = 0.25) -> int:
+    """CPUs no other work is using now, at most 4: on Linux the idle share of ``/proc/stat`` over
+    ``sample`` seconds; elsewhere the load average's first figure (which lags by about a minute:
+    right after ``pip install`` it still counts the install).
 
     Measured on 2 cores: at load 0.9, two processes took 25 s and one 45 s; at load 4-5, two took
     53 s and one 38 s (the cores were busy already, and two compilers competed for them)."""
     n = os.cpu_count() or 1
     try:
-        busy = int(os.getloadavg()[0])
-    except (AttributeError, OSError):  # no load average (Windows)
-        busy = 0
-    return max(1, min(4, n - busy))
+        before = _cpu_ticks()
+        time.sleep(sample)
+        after = _cpu_ticks()
+        idle = (after[0] - before[0]) / max(after[1] - before[1], 1) * n
+    except (OSError, ValueError, IndexError):
+        try:
+            idle = n - os.getloadavg()[0]
+        except (AttributeError, OSError):  # no load average (Windows)
+            idle = n
+    return max(1, min(4, n, round(idle)))
+
+
+def _cpu_ticks() -> tuple[int, int]:
+    """(idle, total) clock ticks of all CPUs since boot, from ``/proc/stat``."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:9]]
+    return fields[3] + fields[4], sum(fields)
 
 
 def _run_step(i: int) -> tuple[int, float]:

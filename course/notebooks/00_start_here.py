@@ -162,9 +162,9 @@ assert np.mean(d_edit <= 3) > 0.5 and d_unrelated.mean() < 32
 #
 # **The first run.** The first `make lab` installs the packages into `.venv/` (a few minutes, mostly
 # downloading), then runs `simhash-lab warmup`: it compiles every Numba kernel the course, the
-# exercises and the grader use (about 70) to machine code, once, and keeps them in a cache beside the
-# library's sources, with a progress bar naming each step. On a 2-core machine that takes about half
-# a minute with two processes (longer when other programs share the cores); every later `make lab`
-# finds the cache, and its warmup takes a few seconds. Only then does JupyterLab open, so no cell
+# exercises and the grader use (about 65) to machine code, once, and keeps them in a cache beside the
+# library's sources, with a progress bar naming each step. On a 2-core machine that takes about 15
+# seconds with two processes (about 30 with one, or when other programs share the cores); every
+# later `make lab` finds the cache, and its warmup takes a second or two. Only then does JupyterLab open, so no cell
 # here waits for a compiler: the first cell of a notebook takes about a second (loading the library
 # and its cached code), and every cell after it runs at full speed.

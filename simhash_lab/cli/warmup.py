@@ -20,8 +20,8 @@ def add_warmup_parser(sub) -> None:
         help="compile and cache every kernel the course, the exercises and the grader use",
         description=(
             "Compile every Numba kernel once and keep it in the on-disk cache, so that no later "
-            "run waits for a compile: about half a minute the first time on two cores, "
-            "a few seconds once cached. "
+            "run waits for a compile: about 15 s the first time on two idle cores (30 s on one), "
+            "a second or two once cached. "
             "`make lab` and `make test` run it after installing."
         ),
     )

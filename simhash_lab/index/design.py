@@ -351,9 +351,9 @@ def _working_tables(job: str, tables: int, threads: int) -> int:
 
 
 def _threads() -> int:
-    import numba
+    from .._threads import thread_count
 
-    return numba.get_num_threads()
+    return thread_count()
 
 
 def _check_budget(memory_budget: Any) -> int:

@@ -13,9 +13,9 @@ import weakref
 from collections.abc import Iterable
 from typing import Any
 
-import numba
 import numpy as np
 
+from .. import _threads
 from .._validate import check_int
 from ..kernels import index as _k
 from ..kernels.index import _ID_BITS, _ID_MASK
@@ -469,7 +469,6 @@ class SimhashIndex:
         nq = qs.shape[0]
         work = nq * (self._n - self._n_main + 32 * self._masks.shape[0])
         parallel = work >= _k.PARALLEL_MIN_WORK
-        kernel = _k.query_many_kernel if parallel else _k.query_many_kernel_serial
         args = (
             qs,
             self._k,
@@ -483,19 +482,27 @@ class SimhashIndex:
             self._n_main,
             self._n,
         )
-        n_chunks = min(nq, 16 * numba.get_num_threads()) if parallel else min(nq, 1)
+        n_chunks = min(nq, 16 * _threads.thread_count()) if parallel else min(nq, 1)
         bounds = np.linspace(0, nq, n_chunks + 1).astype(np.int64)
         qlo, qhi = bounds[:-1], bounds[1:]
         counts = np.empty(nq, np.int64)
         off = _offsets(4 * (qhi - qlo) + 16)  # room for a few matches per query, else run again
         keys = np.empty(off[-1], np.int64)
-        kernel(*args, qlo, qhi, off, keys, counts)
+
+        def kernel(qlo, qhi, off, keys):  # chunk ranges in threads, each chunk its own slice
+            _threads.over(
+                qlo.shape[0],
+                lambda a, b: _k.query_many_kernel(*args, qlo[a:b], qhi[a:b], off[a : b + 1], keys, counts),
+                parallel,
+            )
+
+        kernel(qlo, qhi, off, keys)
         found = np.add.reduceat(counts, qlo) if n_chunks else counts[:0]
         over = np.flatnonzero(found > np.diff(off))
         if over.size:  # chunks with more matches than room: again, alone, with the exact room
             off2 = _offsets(found[over])
             keys2 = np.empty(off2[-1], np.int64)
-            kernel(*args, qlo[over], qhi[over], off2, keys2, counts)
+            kernel(qlo[over], qhi[over], off2, keys2)
         parts, j = [], 0
         for c in range(n_chunks):
             if j < over.size and over[j] == c:
@@ -548,7 +555,7 @@ class SimhashIndex:
             if self._masks.shape[0] == 0:
                 return self._pairs_streamed("scan")
             return self._pairs_stored()
-        n, threads = self._n_alive, numba.get_num_threads()
+        n, threads = self._n_alive, _threads.thread_count()
         layout, cost = choose_layout(
             n, self._k, self._bits, "pairs", self._table_cap(), self._budget(), threads
         )
@@ -573,7 +580,7 @@ class SimhashIndex:
         # Tables built at once: one per thread, more while small (fewer parallel calls: each one
         # wakes the threads and waits for the slowest).
         per_table = 16 * ids.shape[0] + 8 * (1 << r)  # the row, the build's scratch, the directory
-        step = max(numba.get_num_threads(), min(self._budget() // 8, _STREAM_BYTES) // max(per_table, 1), 1)
+        step = max(_threads.thread_count(), min(self._budget() // 8, _STREAM_BYTES) // max(per_table, 1), 1)
         parts = []
         tf, ti, dirs = _new_tables(min(step, masks.shape[0]), ids.shape[0], r)  # reused: no new pages
         scratch = None
@@ -606,13 +613,31 @@ class SimhashIndex:
         only a chunk that found more than its slice holds is run again (alone, with the exact room).
         """
         rows, n = tfps.shape
-        threads = max(1, numba.get_num_threads())
+        threads = _threads.thread_count()
         est = rows * n + sum(n * (n - 1) / 2.0 ** (int(m).bit_count() + 1) for m in gmasks.tolist())
         parallel = _parallel(2, est)
         target = max(1 << 15, int(est // (16 * threads))) if parallel else 1 << 62
         ct, lo, hi, _ = _k.pair_chunks_kernel(tfps, gmasks, target)
-        kernel = _k.pairs_chunks_kernel if parallel else _k.pairs_chunks_kernel_serial
         k = self._k
+
+        def kernel(cts, los, his, off, out, counts):  # chunk ranges in threads
+            _threads.over(
+                cts.shape[0],
+                lambda a, b: _k.pairs_chunks_kernel(
+                    tfps,
+                    tids,
+                    masks,
+                    gmasks,
+                    t0,
+                    k,
+                    *(x[a:b] for x in (cts, los, his)),
+                    off[a : b + 1],
+                    out,
+                    counts[a:b],
+                ),
+                parallel,
+            )
+
         density = 1 / 16  # pairs per entry a chunk makes room for, raised by what chunks find
         # Two waves: a few chunks to measure the density, then the rest with room to match.
         parts, c, wave = [], 0, 2 * threads if ct.shape[0] > 8 * threads else ct.shape[0]
@@ -623,14 +648,14 @@ class SimhashIndex:
             off = _offsets(np.ceil(entries * density).astype(np.int64) + 16)
             out = np.empty(off[-1], np.uint64)
             counts = np.empty(entries.shape[0], np.int64)
-            kernel(tfps, tids, masks, gmasks, t0, k, cts, los, his, off, out, counts)
+            kernel(cts, los, his, off, out, counts)
             over = counts > np.diff(off)
             parts.extend(out[off[j] : off[j] + counts[j]] for j in np.flatnonzero(~over))
             if over.any():  # again, alone, with the exact room
                 j = np.flatnonzero(over)
                 off2 = _offsets(counts[j])
                 out2 = np.empty(off2[-1], np.uint64)
-                kernel(tfps, tids, masks, gmasks, t0, k, cts[j], los[j], his[j], off2, out2, counts[j].copy())
+                kernel(cts[j], los[j], his[j], off2, out2, counts[j].copy())
                 parts.append(out2)
             density = max(density, 1.25 * float((counts / np.maximum(entries, 1)).max()))
             c = sl.stop
@@ -716,12 +741,18 @@ def _build(fps, ids, druns, r, t0, out_f, out_i, dirs, scratch=None):
     scratch it used, for the next call."""
     rows, n = out_f.shape
     parallel = _parallel(rows, rows * n)
-    workers = min(rows, numba.get_num_threads()) if parallel else 1
+    workers = min(rows, _threads.thread_count()) if parallel else 1
     if scratch is None or scratch[0].shape[0] < workers:
         scratch = (np.empty((workers, n), np.uint32), np.empty((workers, n), np.uint32))
-    kernel = _k.build_tables_kernel if parallel else _k.build_tables_kernel_serial
     two = _d.two_passes(n, r)
-    kernel(fps, ids, druns, r, t0, out_f, out_i, dirs, scratch[0][:workers], scratch[1][:workers], two)
+
+    def rows_of(a: int, b: int) -> None:  # worker w builds rows w, w + workers, ... with its scratch
+        for w in range(a, b):
+            _k.build_tables_kernel(
+                fps, ids, druns, r, t0, out_f, out_i, dirs, scratch[0][w], scratch[1][w], two, w, workers
+            )
+
+    _threads.run_ranges(rows_of, workers, threads=workers, size=1)
     return scratch
 
 

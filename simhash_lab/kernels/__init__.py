@@ -8,15 +8,16 @@
 * :mod:`.vote`: the accumulators and the fingerprint they fold into;
 * :mod:`.fingerprint`: the two whole pipelines (fused from ``str``, general from UTF-8), per batch;
 * :mod:`.index`: the block index's build, query, pairs and merge kernels;
-* :mod:`.verify`: shingle sets as sorted hashes, exact Jaccard by merging, the keep/drop pass.
+* :mod:`.verify`: shingle sets as sorted hashes, exact Jaccard by merging, the keep/drop pass;
+* :mod:`.sort`: in-place sorts of uint64 keys (insertion, heap, radix for hashes).
 
 Decorator policy (``_jit``):
 
 * serial kernels: ``@kernel`` (``njit(nogil=True)`` with the package's cache: fresh while every
   kernel source is unchanged, readable from a read-only folder, each compile visible on demand);
-* parallel kernels: one body written with ``prange`` over independent rows that each write their
-  own ``out[i]``, compiled twice by ``twins(body)`` (a parallel kernel and a serial twin, each with
-  its own cache entry);
+* no ``prange``: a kernel over independent items (documents, pairs, chunks, tables) takes a range
+  of them and writes only their outputs; ``simhash_lab._threads`` runs ranges in threads, so one
+  compiled kernel serves one thread and many (a ``prange`` kernel compiles twice over);
 * ``@kernel(inline=True)`` only for tiny leaf helpers, and for the hash and size-class choice in
   the per-feature loops (measured: a call that is not inlined costs reference counts per array);
 * one compiled specialisation per kernel: options are runtime values (one ``Pipeline`` named

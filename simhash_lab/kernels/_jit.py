@@ -1,4 +1,4 @@
-"""How kernels are compiled and cached: one decorator, ``kernel``, and ``twins`` for prange bodies.
+"""How kernels are compiled and cached: one decorator, ``kernel``.
 
 Every kernel is ``njit(nogil=True)`` with an on-disk cache of our own (``KernelCache``), which
 differs from Numba's ``cache=True`` in three ways:
@@ -19,12 +19,11 @@ differs from Numba's ``cache=True`` in three ways:
   ``RuntimeError``: ``make test`` runs the notebooks that way after ``simhash-lab warmup``, so a
   notebook cell that compiles fails.
 
-Twins: Numba names its cache files after the function's qualified name and first line, and its
-index key holds the signature and the target machine but not the ``parallel`` flag. Two wrappers of
-the *same* function object would share one entry, and whichever compiled first on a cold cache is
-what both load afterwards: the parallel entry point could run serially. ``twins`` gives each its own
-function object and qualified name (``<name>_parallel``, ``<name>_serial``), so each has its own
-cache files (``tests/lib/test_compile.py`` checks both orders from an empty cache).
+No ``parallel=True``: Numba compiles a ``prange`` body a second time (as a gufunc, and LLVM
+optimizes everything it calls again in the function that launches it), 3-6 s per kernel from an
+empty cache. A kernel over many independent items takes a range of them instead, and
+``simhash_lab._threads`` runs ranges in threads (every kernel is ``nogil``): the same compiled code
+for one thread and many.
 
 Inlining: Numba's ``inline="always"`` inlines at the IR level, before typing, so every call site
 re-types the whole callee tree; LLVM inlines small callees anyway once the libraries are linked
@@ -39,7 +38,6 @@ import functools
 import hashlib
 import os
 import sys
-import types
 from collections.abc import Callable
 from pathlib import Path
 
@@ -48,7 +46,7 @@ from numba.core import config
 from numba.core.caching import CompileResultCacheImpl, FunctionCache, _CacheLocator
 from numba.core.dispatcher import Dispatcher
 
-__all__ = ["KERNEL_SOURCES", "MISSES", "KernelCache", "cache_dir", "kernel", "source_digest", "twins"]
+__all__ = ["KERNEL_SOURCES", "MISSES", "KernelCache", "cache_dir", "kernel", "source_digest"]
 
 _KERNELS = Path(__file__).resolve().parent
 #: The files whose content decides whether a cached kernel is fresh.
@@ -166,7 +164,7 @@ def _on_miss(py_func, sig) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def kernel(fn: Callable | None = None, *, parallel: bool = False, nogil: bool = True, inline: bool = False):
+def kernel(fn: Callable | None = None, *, nogil: bool = True, inline: bool = False):
     """Compile ``fn`` with Numba, cached by ``KernelCache``: ``@kernel`` or ``@kernel(...)``.
 
     ``inline=True`` inlines it at Numba's IR level into each caller instead (tiny leaf helpers
@@ -176,27 +174,9 @@ def kernel(fn: Callable | None = None, *, parallel: bool = False, nogil: bool = 
     def wrap(f: Callable):
         if inline:
             return njit(nogil=nogil, inline="always")(f)
-        disp = njit(nogil=nogil, parallel=parallel)(f)
+        disp = njit(nogil=nogil)(f)
         if isinstance(disp, Dispatcher):  # not when NUMBA_DISABLE_JIT gave back the function
             disp._cache = KernelCache(disp.py_func)
         return disp
 
     return wrap(fn) if fn is not None else wrap
-
-
-def _clone(fn: Callable, suffix: str) -> Callable:
-    out = types.FunctionType(
-        fn.__code__, fn.__globals__, fn.__name__ + suffix, fn.__defaults__, fn.__closure__
-    )
-    out.__qualname__ = fn.__qualname__ + suffix
-    out.__doc__ = fn.__doc__
-    out.__module__ = fn.__module__
-    return out
-
-
-def twins(impl: Callable) -> tuple[Callable, Callable]:
-    """(parallel, serial) kernels of one body written with ``prange``, each with its own cache entry.
-
-    In the serial twin ``prange`` is a plain ``range``.
-    """
-    return kernel(_clone(impl, "_parallel"), parallel=True), kernel(_clone(impl, "_serial"))

@@ -1,6 +1,7 @@
 """The fingerprint pipeline in Numba: tokenize -> features -> hash -> vote -> fingerprint.
 
-Three paths, all with no Python objects in their loops and run across documents with ``prange``:
+Three paths, all with no Python objects in their loops, each a kernel over a range of documents
+that writes only their own outputs (``simhash_lab._threads`` runs ranges of a batch in threads):
 
 * the fused path (``fingerprints_str_*``), for word or whitespace tokens with TF weights, the
   default: it reads each ``str``'s code units in place (``kernels.strings``), lowercases and tokenizes
@@ -32,9 +33,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import prange
 
-from ._jit import kernel, twins
+from ._jit import kernel
 from .hashes import HASH_MD5_FIRST8, HASH_MD5_LAST8, HASH_XXH3, hash_span, xxh3_64
 from .strings import put_utf8, unit, unit_bytes
 from .tokenize import FEAT_CHARGRAMS, FLAG_SURROGATE, _str_scratch, feature_spans, lower_tokenize_str
@@ -55,20 +55,18 @@ __all__ = [
     "Pipeline",
     "doc_sums",
     "feature_hashes",
-    "fingerprints_parallel",
-    "fingerprints_serial",
+    "fingerprints",
+    "fingerprints_str",
     "hashed_sums",
-    "token_fingerprints_parallel",
-    "token_fingerprints_serial",
+    "token_fingerprints",
 ]
 
 _U64 = np.uint64
 
-# Documents per ``prange`` iteration of the fused path: its scratch (tok, pos, hs, order: about
-# 40 KiB for short texts) is allocated once per chunk instead of once per document, and 64 is the
-# batch size from which ``Simhasher.fingerprints`` goes parallel, so a parallel batch has at least
-# one chunk per 64 documents to share out.
-_CHUNK = 64
+# Documents per chunk of the fused and token paths: their scratch (tok, pos, hs, order: about
+# 40 KiB for short texts) is allocated once per chunk instead of once per document, sized for the
+# chunk's longest text. A batch goes to threads in ranges of whole chunks.
+CHUNK = 64
 
 # MD5's scratch: the padded last block of a message is one or two 64-byte blocks.
 _MD5_TAIL = 128
@@ -109,18 +107,18 @@ class Pipeline(NamedTuple):
     bits: int = 64  #: fingerprint width, 1..64
 
 
-def _fingerprints_str_impl(ptrs, lens, kinds, p, out, flags):
+@kernel
+def fingerprints_str(ptrs, lens, kinds, p, out, flags):
     """out[d] = fingerprint of the d-th string (see ``strings.str_views``): word or whitespace
     tokens, lowered when ``p.lower`` is not empty, every occurrence voting once.
     ``flags[d]`` gets ``lower_tokenize_str``'s flags; the caller redoes the flagged texts.
 
-    Documents go in chunks of ``_CHUNK``, one ``prange`` iteration each; every chunk writes only
-    its own entries.
+    Documents go in chunks of ``CHUNK``, each with scratch for its longest text.
     """
     ndocs = ptrs.shape[0]
-    for ci in prange((ndocs + _CHUNK - 1) // _CHUNK):
-        lo = ci * _CHUNK
-        hi = min(lo + _CHUNK, ndocs)
+    for ci in range((ndocs + CHUNK - 1) // CHUNK):
+        lo = ci * CHUNK
+        hi = min(lo + CHUNK, ndocs)
         tok_size = 1
         pos_size = 1
         for d in range(lo, hi):
@@ -139,11 +137,6 @@ def _fingerprints_str_impl(ptrs, lens, kinds, p, out, flags):
             ntok = nflips // 2
             hash_vote_tokens(tok, pos, ntok, p.hash_kind, hs, order, tail, acc)
             out[d] = fold_counts(acc, ntok, p.bits)
-
-
-# one body, compiled twice (each with its own cache entry): across documents in parallel, and a
-# serial twin for single texts
-fingerprints_str_parallel, fingerprints_str_serial = twins(_fingerprints_str_impl)
 
 
 @kernel(inline=True)
@@ -234,17 +227,13 @@ def doc_sums(b, start, end, p):
     return hashed_sums(hs, nf, p)
 
 
-def _fingerprints_impl(buf, offsets, p, out):
+@kernel
+def fingerprints(buf, offsets, p, out):
     """out[d] = fingerprint of buf[offsets[d]:offsets[d+1]] (UTF-8, lowered by the caller when the
     tokenizer lowers): the general path, for every tokenizer, feature kind and weighting."""
-    for d in prange(offsets.shape[0] - 1):
+    for d in range(offsets.shape[0] - 1):
         s, total = doc_sums(buf, offsets[d], offsets[d + 1], p)
         out[d] = fold_bits(s, total, p.bits)
-
-
-# one body, compiled twice (each with its own cache entry): across documents in parallel, and a
-# serial twin for single texts
-fingerprints_parallel, fingerprints_serial = twins(_fingerprints_impl)
 
 
 @kernel
@@ -274,7 +263,8 @@ def separator_starts(ptr, n, kind, ntok, sep):
     return starts
 
 
-def _token_fingerprints_impl(ptr, kind, toff, gap, doff, ws, p, out, flags):
+@kernel
+def token_fingerprints(ptr, kind, toff, gap, doff, ws, p, out, flags):
     """out[d] = fingerprint of the d-th token list of a batch whose tokens are joined in one str.
 
     The str's code units (width ``kind``) start at ``ptr`` (``strings.str_views``); token t is
@@ -286,7 +276,8 @@ def _token_fingerprints_impl(ptr, kind, toff, gap, doff, ws, p, out, flags):
     ``flags[d]`` gets ``FLAG_SURROGATE`` when a token holds a lone surrogate (no UTF-8: the
     caller raises); the token's other units are still hashed, its result is not used.
 
-    Documents go in chunks of ``_CHUNK`` like the fused path's; each token's UTF-8 is written
+    Documents go in chunks of ``CHUNK`` like the fused path's (a range of a batch passes
+    ``doff[lo:hi + 1]``); each token's UTF-8 is written
     into the chunk's scratch and hashed there (XXH3 sorted by size class, ``hash_vote_tokens``).
     """
     ndocs = doff.shape[0] - 1
@@ -294,9 +285,9 @@ def _token_fingerprints_impl(ptr, kind, toff, gap, doff, ws, p, out, flags):
     width = min(kind + 1, 4)  # UTF-8 bytes per unit at most (see ``tokenize.str_scratch``)
     given = ws.shape[0] > 0
     unit_votes = not given and p.weighting == WEIGHT_TF and p.wkeys.shape[0] == 0
-    for ci in prange((ndocs + _CHUNK - 1) // _CHUNK):
-        lo = ci * _CHUNK
-        hi = min(lo + _CHUNK, ndocs)
+    for ci in range((ndocs + CHUNK - 1) // CHUNK):
+        lo = ci * CHUNK
+        hi = min(lo + CHUNK, ndocs)
         tok_size = 1
         ntok_max = 1
         for d in range(lo, hi):
@@ -337,7 +328,3 @@ def _token_fingerprints_impl(ptr, kind, toff, gap, doff, ws, p, out, flags):
             else:
                 s, total = hashed_sums(hs, ntok, p)
             out[d] = fold_bits(s, total, p.bits)
-
-
-# one body, compiled twice (each with its own cache entry)
-token_fingerprints_parallel, token_fingerprints_serial = twins(_token_fingerprints_impl)

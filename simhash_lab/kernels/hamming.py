@@ -7,15 +7,12 @@ even from the cache); ``simhash_lab.hamming`` broadcasts with NumPy and counts w
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 
-from ._jit import kernel, twins
+from ._jit import kernel
 from .bits import popcount
 
 __all__ = [
-    "hamming_pairwise_kernel",
     "hamming_scalar_kernel",
-    "hamming_scalar_serial",
     "is_near_kernel",
     "popcount_kernel",
     "popcount_kernighan",
@@ -42,15 +39,12 @@ def is_near_kernel(a, b, k):
     return popcount_kernighan(np.uint64(a) ^ np.uint64(b), k) <= k
 
 
-def _hamming_scalar_impl(fps, q, out):
-    """out[i] = popcount(fps[i] ^ q); fps uint64 (n,), out uint8 (n,)."""
-    for i in prange(fps.shape[0]):
+@kernel
+def hamming_scalar_kernel(fps, q, out):
+    """out[i] = popcount(fps[i] ^ q); fps uint64 (n,), out uint8 (n,). (Long arrays: ranges of
+    them in threads, from ``simhash_lab.hamming._PARALLEL_MIN``.)"""
+    for i in range(fps.shape[0]):
         out[i] = np.uint8(popcount(fps[i] ^ q))
-
-
-# one body, compiled twice (each with its own cache entry): threads for long arrays, and a serial
-# twin below ``simhash_lab.hamming._PARALLEL_MIN``
-hamming_scalar_kernel, hamming_scalar_serial = twins(_hamming_scalar_impl)
 
 
 @kernel
@@ -59,12 +53,3 @@ def popcount_kernel(x, out):
     passes their XOR)."""
     for i in range(x.shape[0]):
         out[i] = np.uint8(popcount(x[i]))
-
-
-@kernel(parallel=True)
-def hamming_pairwise_kernel(a, b, out):
-    """out[i, j] = popcount(a[i] ^ b[j]); a (n,), b (m,) uint64, out uint8 (n, m)."""
-    for i in prange(a.shape[0]):
-        ai = a[i]
-        for j in range(b.shape[0]):
-            out[i, j] = np.uint8(popcount(ai ^ b[j]))

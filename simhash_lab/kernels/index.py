@@ -26,11 +26,10 @@ more than its capacity is run again, alone, into a slice of the exact size: only
 output was underestimated pay twice, so the work stays linear in the output however dense it is
 (the caller raises its estimate from what earlier chunks found).
 
-Decorator policy (the package's, ``kernels._jit``): ``@kernel`` for serial kernels; each
-parallel kernel is written once, as ``_NAME_impl`` with ``prange`` over independent chunks or tables
-that each write their own output slots, and compiled twice by :func:`._jit.twins`: ``NAME`` (parallel)
-and ``NAME_serial`` (``prange`` is ``range``), each with its own cache entry. The Python layer calls
-the serial twins below ``PARALLEL_MIN_WORK``. Hot loops index with unsigned integers, so that LLVM
+Decorator policy (the package's, ``kernels._jit``): every kernel is ``@kernel``, serial. A kernel
+over independent chunks or tables takes a range of them (slices of its chunk arrays, or a first row
+and a step) and writes only their output slots; above ``PARALLEL_MIN_WORK`` the Python layer runs
+ranges in threads (``simhash_lab._threads``). Hot loops index with unsigned integers, so that LLVM
 knows no index wraps around and vectorizes them (``vpopcntq``) instead of gathering. Kernels never
 raise user-facing errors: the Python layer (``simhash_lab.index``) validates everything first.
 """
@@ -38,26 +37,23 @@ raise user-facing errors: the Python layer (``simhash_lab.index``) validates eve
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 
-from ._jit import kernel, twins
+from ._jit import kernel
 from .bits import popcount
+from .sort import heap_sort
 
 __all__ = [
     "PARALLEL_MIN_WORK",
     "build_tables_kernel",
-    "build_tables_kernel_serial",
     "pair_chunks_kernel",
     "pairs_chunks_kernel",
-    "pairs_chunks_kernel_serial",
     "pairs_table_kernel_serial",
     "query_many_kernel",
-    "query_many_kernel_serial",
     "query_one_kernel",
     "unpack_pairs_kernel",
 ]
 
-#: Below this much work (entries touched) the Python layer calls the serial twins.
+#: Below this much work (entries touched) the Python layer runs a kernel in one thread.
 PARALLEL_MIN_WORK = 1 << 18
 
 # Query results are sorted by one int64 key: distance in the high bits, id in the low 40 bits.
@@ -94,7 +90,9 @@ def _bucket_ids(row, runs, t, out):
         return
     z = np.uint64(0)
     r = np.zeros((4, 3), np.uint64)
-    r[: runs.shape[1]] = runs[t]
+    for j in range(runs.shape[1]):  # a loop, not a slice assignment (whose shape check compiles for long)
+        for c in range(3):
+            r[j, c] = runs[t, j, c]
     s0, m0 = r[0, 0], r[0, 2]
     s1, w1, m1 = r[1, 0], r[1, 1], r[1, 2]
     s2, w2, m2 = r[2, 0], r[2, 1], r[2, 2]
@@ -182,9 +180,11 @@ def _probe(q, k, masks, druns, dirs, tfps, tids, fps, alive, buf_start, buf_end,
 
 @kernel
 def _sort_small(keys, s, e):
-    """Sort ``keys[s:e]`` in place: insertion sort for the usual handful, else ``np.sort``."""
+    """Sort ``keys[s:e]`` in place: insertion sort for the usual handful, else a heap sort (of the
+    keys as uint64: they are never negative, and ``kernels.verify`` sorts uint64, so one compiled
+    sort serves both; see ``kernels.sort``)."""
     if e - s > 16:
-        keys[s:e] = np.sort(keys[s:e])
+        heap_sort(keys.view(np.uint64), s, e)
         return
     for a in range(s + 1, e):
         x = keys[a]
@@ -236,21 +236,38 @@ def query_one_kernel(q, k, masks, druns, dirs, tfps, tids, fps, alive, buf_start
     """
     cap = out.shape[0]
     bounds = np.empty((masks.shape[0], 2), np.int64)
+    zero = np.int64(0)  # not the literal 0: the same compiled callees as query_many_kernel's
     cnt = _probe(
-        np.uint64(q), k, masks, druns, dirs, tfps, tids, fps, alive, buf_start, buf_end, out, 0, cap, bounds
+        np.uint64(q),
+        k,
+        masks,
+        druns,
+        dirs,
+        tfps,
+        tids,
+        fps,
+        alive,
+        buf_start,
+        buf_end,
+        out,
+        zero,
+        cap,
+        bounds,
     )
     if 1 < cnt <= cap:
-        _sort_small(out, 0, cnt)
+        _sort_small(out, zero, cnt)
     return cnt
 
 
 # -- many queries ----------------------------------------------------------------------------------
 
 
-def _query_many_kernel_impl(
+@kernel
+def query_many_kernel(
     qs, k, masks, druns, dirs, tfps, tids, fps, alive, buf_start, buf_end, qlo, qhi, off, keys, counts
 ):
-    """The matches of each of ``qs`` (uint64, shape (nq,)), parallel over chunks of queries.
+    """The matches of each of ``qs`` (uint64, shape (nq,)), chunk by chunk of queries (threads
+    take ranges of chunks: ``qlo[a:b]``, ``qhi[a:b]``, ``off[a:b + 1]``).
 
     Chunk ``c`` holds queries ``qlo[c]:qhi[c]`` and writes their matches, query after query
     (each sorted by distance then id), into ``keys[off[c]:off[c + 1]]`` while room lasts; the number
@@ -258,7 +275,7 @@ def _query_many_kernel_impl(
     slice holds nothing useful there: the caller runs it again with room for ``sum(counts)`` of it.
     The other parameters are those of ``query_one_kernel``.
     """
-    for c in prange(qlo.shape[0]):
+    for c in range(qlo.shape[0]):
         bounds = np.empty((masks.shape[0], 2), np.int64)
         pos = off[c]
         end = off[c + 1]
@@ -275,9 +292,6 @@ def _query_many_kernel_impl(
                 pos += m
             else:
                 pos = end + 1  # overflowed: count the rest only
-
-
-query_many_kernel, query_many_kernel_serial = twins(_query_many_kernel_impl)
 
 
 # -- all pairs -------------------------------------------------------------------------------------
@@ -324,8 +338,10 @@ def _chunk_pairs(row, idrow, masks, gmask, t, k, lo, hi, out, start, cap):
     return cnt
 
 
-def _pairs_chunks_kernel_impl(tfps, tids, masks, gmasks, t0, k, ct, lo, hi, off, out, counts):
-    """Pairs of the tables ``tfps`` (global table numbers ``t0 + row``), parallel over chunks.
+@kernel
+def pairs_chunks_kernel(tfps, tids, masks, gmasks, t0, k, ct, lo, hi, off, out, counts):
+    """Pairs of the tables ``tfps`` (global table numbers ``t0 + row``), chunk by chunk (threads
+    take ranges of chunks: ``ct[a:b]``, ``lo[a:b]``, ``hi[a:b]``, ``off[a:b + 1]``, ``counts[a:b]``).
 
     Parameters
     ----------
@@ -348,14 +364,11 @@ def _pairs_chunks_kernel_impl(tfps, tids, masks, gmasks, t0, k, ct, lo, hi, off,
     counts : array of shape (C,), int64
         Receives each chunk's number of pairs (more than its room: run it again with more).
     """
-    for c in prange(ct.shape[0]):
+    for c in range(ct.shape[0]):
         w = ct[c]
         counts[c] = _chunk_pairs(
             tfps[w], tids[w], masks, gmasks[w], t0 + w, k, lo[c], hi[c], out, off[c], off[c + 1] - off[c]
         )
-
-
-pairs_chunks_kernel, pairs_chunks_kernel_serial = twins(_pairs_chunks_kernel_impl)
 
 
 @kernel
@@ -416,12 +429,12 @@ def pair_chunks_kernel(tfps, gmasks, target):
         Units of each chunk.
     """
     empty = np.empty(0, np.int64)
-    c = _plan_chunks(tfps, gmasks, target, empty, empty, empty, empty, False)
+    c = _plan_chunks(tfps, gmasks, target, empty, empty, empty, empty, np.bool_(False))  # not literals:
     ct = np.empty(c, np.int64)
     lo = np.empty(c, np.int64)
     hi = np.empty(c, np.int64)
     wk = np.empty(c, np.int64)
-    _plan_chunks(tfps, gmasks, target, ct, lo, hi, wk, True)
+    _plan_chunks(tfps, gmasks, target, ct, lo, hi, wk, np.bool_(True))  # one compiled _plan_chunks
     return ct, lo, hi, wk
 
 
@@ -485,7 +498,10 @@ def pairs_table_kernel_serial(row, idrow, masks, t, k, alive):
                     if m == cap:
                         cap *= 2
                         grown = np.empty((cap, 3), np.int64)
-                        grown[:m] = out[:m]
+                        for c in range(m):  # a loop, not a slice assignment (no shape check)
+                            grown[c, 0] = out[c, 0]
+                            grown[c, 1] = out[c, 1]
+                            grown[c, 2] = out[c, 2]
                         out = grown
                     out[m, 0] = min(ia, ib)
                     out[m, 1] = max(ia, ib)
@@ -536,17 +552,18 @@ def _build_row(fps, ids, druns, r, t, rf, ri, d, hs, th, two_pass):
     """
     n = fps.shape[0]
     size = 1 << r
+    zero = np.int64(0)  # not the literal 0: one compiled _counting_sort for every call below
     _bucket_ids(fps, druns, t, hs)
     if r <= 6 or not two_pass:
         starts = np.empty(size + 1, np.int64)
-        _counting_sort(hs, 0, r, fps, ids, hs, 0, n, rf, ri, hs[:0], starts)
+        _counting_sort(hs, zero, r, fps, ids, hs, zero, n, rf, ri, hs[:0], starts)
         for h in range(size + 1):
             d[h] = np.uint32(starts[h])
         return
-    r1 = 6
+    r1 = np.int64(6)
     r2 = r - r1
     s1 = np.empty((1 << r1) + 1, np.int64)
-    _counting_sort(hs, r2, r1, fps, ids, hs, 0, n, rf, ri, th, s1)
+    _counting_sort(hs, r2, r1, fps, ids, hs, zero, n, rf, ri, th, s1)
     big = 0
     for g in range(1 << r1):
         big = max(big, s1[g + 1] - s1[g])
@@ -557,18 +574,21 @@ def _build_row(fps, ids, druns, r, t, rf, ri, d, hs, th, two_pass):
     for g in range(1 << r1):
         lo, hi = s1[g], s1[g + 1]
         m = hi - lo
-        tf[:m] = rf[lo:hi]
-        ti[:m] = ri[lo:hi]
-        tb[:m] = th[lo:hi]
-        _counting_sort(tb, 0, r2, tf, ti, tb, 0, m, rf[lo:hi], ri[lo:hi], tb[:0], s2)
+        for c in range(m):  # loops, not slice assignments (whose shape check compiles for long)
+            tf[c] = rf[lo + c]
+            ti[c] = ri[lo + c]
+            tb[c] = th[lo + c]
+        _counting_sort(tb, zero, r2, tf, ti, tb, zero, m, rf[lo:hi], ri[lo:hi], tb[:0], s2)
         base = g << r2
         for h in range(1 << r2):
             d[base + h] = np.uint32(lo + s2[h])
     d[size] = np.uint32(n)
 
 
-def _build_tables_kernel_impl(fps, ids, druns, r, t0, out_f, out_i, dirs, hs, th, two_pass):
-    """Build tables ``t0 .. t0 + W - 1`` into ``out_f``, ``out_i``, ``dirs`` (parallel over tables).
+@kernel
+def build_tables_kernel(fps, ids, druns, r, t0, out_f, out_i, dirs, hs, th, two_pass, first, step):
+    """Build tables ``t0 + w`` for rows ``w = first, first + step, ... < W`` into ``out_f``,
+    ``out_i``, ``dirs`` (``step`` threads, each with its own ``first`` and scratch, build them all).
 
     Parameters
     ----------
@@ -588,17 +608,13 @@ def _build_tables_kernel_impl(fps, ids, druns, r, t0, out_f, out_i, dirs, hs, th
         Their ids, ascending inside each bucket.
     dirs : array of shape (W, 2**r + 1), uint32
         Receives the directories: bucket ``h`` of row ``w`` is ``[dirs[w, h], dirs[w, h + 1])``.
-    hs, th : arrays of shape (P, n), uint32
-        Scratch for ``P`` rows at a time: the rows are built round-robin by ``P`` workers, so the
+    hs, th : arrays of shape (n,), uint32
+        Scratch for one row at a time: the rows are built round-robin by ``step`` workers, so the
         scratch (and the memory it costs) does not grow with the number of tables.
     two_pass : bool
         Sort in two counting-sort passes (large rows; ``simhash_lab.index.design.two_passes``).
+    first, step : int64
+        This worker's first row, and the number of workers.
     """
-    n_rows = out_f.shape[0]
-    workers = hs.shape[0]
-    for slot in prange(workers):
-        for w in range(slot, n_rows, workers):
-            _build_row(fps, ids, druns, r, t0 + w, out_f[w], out_i[w], dirs[w], hs[slot], th[slot], two_pass)
-
-
-build_tables_kernel, build_tables_kernel_serial = twins(_build_tables_kernel_impl)
+    for w in range(first, out_f.shape[0], step):
+        _build_row(fps, ids, druns, r, t0 + w, out_f[w], out_i[w], dirs[w], hs, th, two_pass)

@@ -1,117 +1,36 @@
 """Verification kernels: exact Jaccard similarity of shingle sets, and the keep/drop clustering.
 
-* ``shingle_sets_*``: every document of a UTF-8 batch (``buf``, ``offsets``, as the general
+* ``shingle_hashes`` and ``pack_sets``: every document of a UTF-8 batch (``buf``, ``offsets``, as the general
   fingerprint path takes it) cut into word n-shingles (the features of ``word_shingles(n)``), each
   hashed with XXH3-64 where it lies in one space-joined copy of the words, sorted (radix) and
   de-duplicated: the document's shingle set as a sorted uint64 run.
   The sets of a batch come back as CSR arrays ``(indptr (n + 1,), data (nnz,))``.
-* ``jaccard_*``: ``|A ∩ B| / |A ∪ B|`` of pairs of sets, the intersection counted by one merge of
-  the two sorted runs (no hash tables, no allocation); ``jaccard_at_least_*`` stops a merge once
-  the pair cannot reach a threshold (the calibration keeps only the pairs that do).
+* ``jaccard``: ``|A ∩ B| / |A ∪ B|`` of pairs of sets, the intersection counted by one merge of
+  the two sorted runs (no hash tables, no allocation), stopped once the pair cannot reach a
+  threshold (the calibration keeps only the pairs that do; 0.0 lets every merge finish).
 * ``star_clusters``: the greedy keep/drop pass over verified pairs (see its docstring).
 
 Two sets are compared through 64-bit hashes, so two different shingles count as one only when
 their XXH3 hashes collide (about 2**-64 per pair of shingles).
 
+Each kernel over many items (documents, pairs, queries) takes a range of them and writes only their
+outputs: ``simhash_lab._threads`` runs ranges of a large batch in threads.
 Kernels never raise user-facing errors: :mod:`simhash_lab.dedup` validates first.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 
-from ._jit import kernel, twins
+from ._jit import kernel
 from .bits import popcount
 from .hashes import xxh3_64
+from .sort import sort_u64
 from .tokenize import tokenize_spans
 from .vote import fold_bits, vote_unit
 
 _U64 = np.uint64
 _ALL_BITS = _U64(0xFFFFFFFFFFFFFFFF)
-
-
-@kernel(inline=True)
-def _insertion_sort(a, s, e):
-    """Sort ``a[s:e]`` in place by insertion (a few keys: no call, no scratch)."""
-    for i in range(s + 1, e):
-        x = a[i]
-        j = i - 1
-        while j >= s and a[j] > x:
-            a[j + 1] = a[j]
-            j -= 1
-        a[j + 1] = x
-
-
-@kernel
-def sort_u64(a, tmp, m):
-    """Sort ``a[:m]`` in place (``tmp``: scratch of >= m keys when m >= 64).
-
-    The keys are hashes (XXH3 of shingles), spread evenly over 64 bits, so below 4096 keys one
-    bucket pass on their top bits (about 4 to 8 keys a bucket, scattered into ``tmp``) then an
-    insertion sort of each bucket as it is copied back sorts them in about 13 ns a key, where
-    Numba's quicksort took 35 (measured at 500 to 1500 keys, the size of most documents). A bucket
-    that gets more than 32 keys (repeated shingles, or keys that are not hashes) is sorted by
-    Numba's sort instead, so the worst case stays O(m log m). Above 4096 keys an LSD radix sort on
-    bytes (eight passes of 256 counters, 10-11 ns a key there), skipping the passes where every key
-    has the same byte; below 64, insertion sort alone."""
-    if m < 64:
-        _insertion_sort(a, 0, m)
-        return
-    if m <= 4096:
-        bits = 0
-        while (2 << bits) <= m:
-            bits += 1
-        bits -= 2  # 2**bits buckets: 4 to 8 keys each
-        sh = _U64(64 - bits)
-        count = np.zeros(1 << bits, dtype=np.int64)
-        for i in range(m):
-            count[np.int64(a[i] >> sh)] += 1
-        total = 0
-        for b in range(1 << bits):
-            c = count[b]
-            count[b] = total
-            total += c
-        for i in range(m):
-            b = np.int64(a[i] >> sh)
-            tmp[count[b]] = a[i]
-            count[b] += 1
-        s = 0  # bucket b is tmp[s:count[b]] now
-        for b in range(1 << bits):
-            e = count[b]
-            for i in range(s, e):
-                a[i] = tmp[i]
-            if e - s <= 32:
-                _insertion_sort(a, s, e)
-            else:
-                a[s:e].sort()
-            s = e
-        return
-    count = np.empty(256, dtype=np.int64)
-    src = a
-    dst = tmp
-    in_tmp = False
-    for shift in range(0, 64, 8):
-        sh = _U64(shift)
-        count[:] = 0
-        for i in range(m):
-            count[np.int64((src[i] >> sh) & _U64(0xFF))] += 1
-        if count[np.int64((src[0] >> sh) & _U64(0xFF))] == m:
-            continue  # one bucket: this byte is the same in every key
-        total = 0
-        for b in range(256):
-            c = count[b]
-            count[b] = total
-            total += c
-        for i in range(m):
-            b = np.int64((src[i] >> sh) & _U64(0xFF))
-            dst[count[b]] = src[i]
-            count[b] += 1
-        src, dst = dst, src
-        in_tmp = not in_tmp
-    if in_tmp:
-        for i in range(m):
-            a[i] = src[i]
 
 
 @kernel
@@ -158,84 +77,48 @@ def doc_shingle_hashes(b, start, end, p, n, out):
     return u
 
 
-def _shingle_sets_impl(buf, offsets, p, n):
-    """CSR arrays of the sorted distinct shingle hashes of every document of the batch.
+@kernel
+def shingle_hashes(buf, offsets, p, n, slots, scratch, counts):
+    """The sorted distinct shingle hashes of each document of a batch (or of a range of it:
+    ``offsets[lo:hi + 1]``, ``slots[lo:hi + 1]``, ``counts[lo:hi]``): document ``d``'s go to
+    ``scratch[slots[d]:slots[d + 1]]`` (room for as many as it can have shingles:
+    ``shingle_slots``), their number to ``counts[d]``."""
+    for d in range(offsets.shape[0] - 1):
+        s0 = slots[d]
+        s1 = slots[d + 1]
+        if s1 > s0:
+            counts[d] = doc_shingle_hashes(buf, offsets[d], offsets[d + 1], p, n, scratch[s0:s1])
 
-    Each document's slot in the scratch array holds as many hashes as it can have shingles (a word
-    and a separator take at least 2 bytes: 4 bytes of scratch per byte of text); the slots are
-    filled in parallel, then packed into ``data``.
-    """
-    nd = offsets.shape[0] - 1
-    caps = np.empty(nd, dtype=np.int64)
-    for d in range(nd):  # a word and a separator take >= 2 bytes: at most this many shingles
-        caps[d] = (offsets[d + 1] - offsets[d] + 1) // 2 + 1
-    slots = np.zeros(nd + 1, dtype=np.int64)
-    for d in range(nd):
-        slots[d + 1] = slots[d] + caps[d]
-    scratch = np.empty(slots[nd], dtype=np.uint64)
-    counts = np.zeros(nd, dtype=np.int64)
-    for d in prange(nd):
-        if caps[d]:
-            counts[d] = doc_shingle_hashes(
-                buf, offsets[d], offsets[d + 1], p, n, scratch[slots[d] : slots[d + 1]]
-            )
+
+def shingle_slots(offsets: np.ndarray) -> np.ndarray:
+    """Where each document's room in the scratch of ``shingle_hashes`` starts (int64 (n + 1,)): a
+    word and a separator take at least 2 bytes, so a document of ``b`` bytes has at most
+    ``(b + 1) // 2 + 1`` shingles."""
+    slots = np.zeros(offsets.shape[0], dtype=np.int64)
+    np.cumsum((np.diff(offsets) + 1) // 2 + 1, out=slots[1:])
+    return slots
+
+
+@kernel
+def pack_sets(scratch, slots, counts):
+    """CSR arrays ``(indptr, data)`` of the sets ``shingle_hashes`` left in ``scratch``."""
+    nd = counts.shape[0]
     indptr = np.zeros(nd + 1, dtype=np.int64)
     for d in range(nd):
         indptr[d + 1] = indptr[d] + counts[d]
     data = np.empty(indptr[nd], dtype=np.uint64)
-    for d in prange(nd):
+    for d in range(nd):
         for j in range(counts[d]):
             data[indptr[d] + j] = scratch[slots[d] + j]
     return indptr, data
 
 
-shingle_sets_parallel, shingle_sets_serial = twins(_shingle_sets_impl)
-
-
-def _word_counts_impl(buf, offsets, p, out):
+@kernel
+def word_counts(buf, offsets, p, out):
     """out[d] = the number of words of document d (the words its shingles are made of; 0: it has no
     shingle, so nothing to verify against)."""
-    for d in prange(offsets.shape[0] - 1):
+    for d in range(offsets.shape[0] - 1):
         out[d] = _word_spans(buf, offsets[d], offsets[d + 1], p)[2]
-
-
-word_counts_parallel, word_counts_serial = twins(_word_counts_impl)
-
-
-@kernel(inline=True)
-def intersection_size(data, a0, a1, b0, b1):
-    """``|A ∩ B|`` of the sorted distinct runs ``data[a0:a1]`` and ``data[b0:b1]`` (one merge)."""
-    c = 0
-    while a0 < a1 and b0 < b1:
-        x = data[a0]
-        y = data[b0]
-        if x == y:
-            c += 1
-            a0 += 1
-            b0 += 1
-        elif x < y:
-            a0 += 1
-        else:
-            b0 += 1
-    return c
-
-
-@kernel(inline=True)
-def jaccard_rows(indptr, data, i, j):
-    """Jaccard similarity of the sets of CSR rows ``i`` and ``j``; 0.0 when both are empty."""
-    a0, a1, b0, b1 = indptr[i], indptr[i + 1], indptr[j], indptr[j + 1]
-    c = intersection_size(data, a0, a1, b0, b1)
-    union = (a1 - a0) + (b1 - b0) - c
-    return c / union if union > 0 else 0.0
-
-
-def _jaccard_impl(indptr, data, rows_a, rows_b, out):
-    """out[p] = Jaccard similarity of CSR rows ``rows_a[p]`` and ``rows_b[p]``."""
-    for p in prange(rows_a.shape[0]):
-        out[p] = jaccard_rows(indptr, data, rows_a[p], rows_b[p])
-
-
-jaccard_parallel, jaccard_serial = twins(_jaccard_impl)
 
 
 @kernel(inline=True)
@@ -246,7 +129,7 @@ def jaccard_rows_at_least(indptr, data, i, j, threshold):
     ``J = c / (a + b - c) >= t`` holds when the elements found in one run only (``a + b - 2c``)
     are at most ``(a + b)(1 - t) / (1 + t)``; the merge stops as soon as more have been seen. The
     bound is loosened by one element and a relative 1e-9, so a pair at the threshold is always
-    merged to the end and its similarity is the one :func:`jaccard_rows` gives."""
+    merged to the end and gets its similarity ``c / (a + b - c)``."""
     a0, a1, b0, b1 = indptr[i], indptr[i + 1], indptr[j], indptr[j + 1]
     na = a1 - a0
     nb = b1 - b0
@@ -275,13 +158,12 @@ def jaccard_rows_at_least(indptr, data, i, j, threshold):
     return sim if sim >= threshold else -1.0
 
 
-def _jaccard_at_least_impl(indptr, data, rows_a, rows_b, threshold, out):
-    """out[p] = :func:`jaccard_rows_at_least` of CSR rows ``rows_a[p]`` and ``rows_b[p]``."""
-    for p in prange(rows_a.shape[0]):
+@kernel
+def jaccard(indptr, data, rows_a, rows_b, threshold, out):
+    """out[p] = :func:`jaccard_rows_at_least` of CSR rows ``rows_a[p]`` and ``rows_b[p]``: their
+    Jaccard similarity, or -1.0 below ``threshold`` (0.0: every pair gets its similarity)."""
+    for p in range(rows_a.shape[0]):
         out[p] = jaccard_rows_at_least(indptr, data, rows_a[p], rows_b[p], threshold)
-
-
-jaccard_at_least_parallel, jaccard_at_least_serial = twins(_jaccard_at_least_impl)
 
 
 @kernel
@@ -340,25 +222,25 @@ def star_clusters(order, adj_ptr, adj_nbr, adj_edge, complete, state, rep, via):
                         hits[adj_nbr[f]] = 0
 
 
-def _fold_sets_impl(indptr, data, bits, fps):
+@kernel
+def fold_sets(indptr, data, bits, fps):
     """fps[d] = the fingerprint of CSR row d's sorted distinct hashes with binary weights (every
     hash votes once): what ``kernels.fingerprint.doc_sums`` computes for ``Simhasher(tokenizer=
     word_shingles(n), weights="binary")`` after its dedupe (``vote_unit``, then ``fold_bits``), so
-    the shingles of :func:`shingle_sets_parallel` give the fingerprints too, tokenized once."""
-    for d in prange(indptr.shape[0] - 1):
+    the shingles of :func:`shingle_hashes` give the fingerprints too, tokenized once. (A range of
+    rows: ``indptr[lo:hi + 1]``, ``fps[lo:hi]``.)"""
+    for d in range(indptr.shape[0] - 1):
         nf = indptr[d + 1] - indptr[d]
         acc = vote_unit(data[indptr[d] : indptr[d + 1]], nf)
         fps[d] = fold_bits(acc.astype(np.float64), np.float64(nf), bits)
 
 
-fold_sets_parallel, fold_sets_serial = twins(_fold_sets_impl)
-
-
-def _neighbours_impl(queries, fps, k, counts, out_ids, out_d, fill):
+@kernel
+def neighbours(queries, fps, k, counts, out_ids, out_d, fill):
     """For each query, the positions in ``fps`` within Hamming distance ``k``: a linear popcount
     scan. Called twice: ``fill=False`` counts into ``counts``; ``fill=True`` writes the CSR rows
     (``counts`` then holds each query's start) into ``out_ids`` / ``out_d``."""
-    for q in prange(queries.shape[0]):
+    for q in range(queries.shape[0]):
         x = queries[q]
         c = 0
         o = counts[q] if fill else 0
@@ -371,6 +253,3 @@ def _neighbours_impl(queries, fps, k, counts, out_ids, out_d, fill):
                 c += 1
         if not fill:
             counts[q] = c
-
-
-neighbours_parallel, neighbours_serial = twins(_neighbours_impl)

@@ -1,13 +1,13 @@
-"""Child process of test_index_threads.py: compile the index kernels in a given order, then measure
-how much CPU time each thread spends in the parallel entry points.
+"""Child process of test_index_threads.py: compile the index kernels, then measure how much CPU
+time each thread spends in the parallel entry points.
 
     python _index_thread_probe.py ORDER
 
-ORDER is ``serial-first`` (small inputs first: the serial twins compile first), ``parallel-first``
-(the reverse) or ``cached`` (nothing first: whatever the cache holds is loaded). Prints one JSON
-object: for each parallel entry point (build, pairs, query_many), the CPU nanoseconds each thread of
-this process spent during the calls (from ``/proc/self/task/<tid>/schedstat``), and the threading
-layer's name.
+ORDER is ``serial-first`` (small inputs first: they compile every kernel, one thread each) or
+``cached`` (nothing first: whatever the cache holds is loaded). Prints one JSON object: for each
+parallel entry point (build, pairs, query_many), the CPU nanoseconds each thread of this process
+spent during the calls (from ``/proc/self/task/<tid>/schedstat``), and the kernels the large inputs
+compiled (Numba's event API: none, they run the kernels the small ones compiled).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def fps(n: int, seed: int) -> np.ndarray:
 
 
 def small_run() -> None:
-    """Small inputs: every operation below the parallel threshold (the serial twins)."""
+    """Small inputs: every operation below the parallel threshold (one thread each)."""
     index = SimhashIndex(k=3, layout=("permuted", 5))
     data = fps(3_000, 1)
     index.add_many(data)
@@ -90,26 +90,35 @@ def big_run() -> dict:
 
 
 def main() -> None:
+    import numba
+    from numba.core import event
+
     order = sys.argv[1]
     t = time.perf_counter()
     if order == "serial-first":
         small_run()
-        big_run()
-    elif order == "parallel-first":
-        big_run()
-        small_run()
     elif order != "cached":
         raise SystemExit(f"unknown order {order!r}")
     compile_s = time.perf_counter() - t
-    import numba
+    compiled = []
 
-    result = {op: {str(tid): ns for tid, ns in per.items()} for op, per in big_run().items()}
+    class Recorder(event.Listener):
+        def on_start(self, ev):
+            f = ev.data["dispatcher"].py_func
+            if f.__module__.startswith("simhash_lab."):
+                compiled.append(f.__qualname__)
+
+        def on_end(self, ev):
+            pass
+
+    with event.install_listener("numba:compile", Recorder()):
+        result = {op: {str(tid): ns for tid, ns in per.items()} for op, per in big_run().items()}
     print(
         json.dumps(
             {
-                "layer": numba.threading_layer(),
                 "threads": numba.get_num_threads(),
                 "first_s": compile_s,
+                "compiled_by_big": compiled,
                 "cpu": result,
             }
         )

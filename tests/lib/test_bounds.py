@@ -30,7 +30,7 @@ SCRIPT = textwrap.dedent(
     import numpy as np
     from simhash_lab import Simhasher, presets
     from simhash_lab.kernels import tokenize as K
-    from simhash_lab.kernels.fingerprint import fingerprints_serial
+    from simhash_lab.kernels.fingerprint import fingerprints
     from simhash_lab.kernels.strings import str_views
     from simhash_lab.tokenize import char_ngrams, whitespace, word_shingles, words
 

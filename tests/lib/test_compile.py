@@ -1,4 +1,4 @@
-"""Compiling: parallel kernels and their serial twins apart, one specialisation per kernel, the
+"""Compiling: one compiled kernel for one thread and many, one specialisation per kernel, the
 warmup, and the switch that makes a compile visible.
 
 Each test that needs an empty cache runs in a new process with its own ``NUMBA_CACHE_DIR``
@@ -33,10 +33,6 @@ def _setup(hasher: str) -> str:
 
 
 PATHS = {"fused": "Simhasher()", "general": "Simhasher(tokenizer=char_ngrams(3))"}
-ORDERS = {
-    "serial first": "h.fingerprints(docs[:5], parallel=False)",
-    "parallel first": "",
-}
 
 
 def _assert_once_each(compiled: dict) -> None:
@@ -44,28 +40,25 @@ def _assert_once_each(compiled: dict) -> None:
     assert not twice, f"compiled more than once: {twice}"
 
 
-@pytest.mark.parametrize(
-    "path, order", [("fused", "serial first"), ("fused", "parallel first"), ("general", "serial first")]
-)
-def test_the_parallel_kernel_uses_every_thread_from_an_empty_cache(run_measured, tmp_path, path, order):
-    """The twins have their own cache entries: whichever compiles first, the parallel entry point
-    runs on every thread, in the process that compiled it and in a later one that loads it."""
+@pytest.mark.parametrize("path", ["fused", "general"])
+def test_one_compiled_kernel_runs_on_one_thread_and_on_every_thread(run_measured, tmp_path, path):
+    """No parallel twin: the kernel a single text compiles is the one a batch runs in threads, on
+    every thread, in the process that compiled it and in a later one that loads it."""
     cache = tmp_path / "cache"
     setup = _setup(PATHS[path])
     parallel = "h.fingerprints(docs, parallel=True)"
-    cold = run_measured(setup, parallel, first=ORDERS[order], cache=cache)
+    cold = run_measured(setup, parallel, first="h.fingerprint(docs[0])", cache=cache)
     assert cold["threads"] == 2
     assert cold["busy"] >= 2, cold["ticks"]
     _assert_once_each(cold["compiled"])
-    kernel = "_fingerprints_str_impl" if path == "fused" else "_fingerprints_impl"
-    files = {p.name for p in cache.rglob("*.nbi")}
-    assert any(f.startswith(f"fingerprint.{kernel}_parallel-") for f in files), files
-    if order == "serial first":
-        assert any(f.startswith(f"fingerprint.{kernel}_serial-") for f in files), files
+    kernel = "fingerprints_str" if path == "fused" else "fingerprints"
+    files = {p.name for p in cache.rglob("*.nbi") if p.name.startswith("fingerprint.")}
+    assert any(f.startswith(f"fingerprint.{kernel}-") for f in files), files
+    assert not any("parallel" in f or "serial" in f for f in files), files
     warm = run_measured(setup, parallel, cache=cache)  # a new process, loading what was cached
     assert warm["compiled"] == {} and warm["busy"] >= 2, warm
     serial = run_measured(setup, "h.fingerprints(docs, parallel=False)", cache=cache)
-    assert serial["busy"] == 1, serial["ticks"]  # and the serial twin stays serial
+    assert serial["busy"] == 1, serial["ticks"]  # and a serial call stays in its thread
 
 
 def test_every_kernel_compiles_once_whatever_the_settings(run_measured):
@@ -94,7 +87,7 @@ def test_a_compile_can_be_made_visible_or_an_error(tmp_path):
     code = "import numpy as np; from simhash_lab import hamming; print(hamming(np.arange(3, dtype='u8'), 1))"
     warn = _python(code, dict(env, SIMHASH_LAB_ON_COMPILE="warn"))
     assert warn.returncode == 0 and warn.stdout.split() == ["[1", "0", "2]"], warn.stderr
-    assert "simhash_lab: compiling simhash_lab.kernels.hamming._hamming_scalar_impl_serial" in warn.stderr
+    assert "simhash_lab: compiling simhash_lab.kernels.hamming.hamming_scalar_kernel" in warn.stderr
     quiet = _python(code, dict(env, SIMHASH_LAB_ON_COMPILE="warn"))  # cached now: nothing to say
     assert quiet.returncode == 0 and "compiling" not in quiet.stderr
     code = "from simhash_lab import is_near; is_near(1, 2, 1)"

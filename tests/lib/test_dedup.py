@@ -431,7 +431,7 @@ def test_outputs_are_checked_before_any_work(tmp_path, rows):
 
 
 def test_sort_sorts():
-    """Every path: insertion (< 64), buckets (64..4096; a bucket of > 32 keys by Numba's sort: the
+    """Every path: insertion (< 64), buckets (64..4096; a bucket of > 32 keys heap-sorted: the
     "low" and "equal" keys), radix (> 4096)."""
     from simhash_lab.kernels.verify import sort_u64
 
@@ -467,7 +467,7 @@ def test_jaccard_at_least_equals_the_exact_similarity_where_it_reaches_the_thres
     a, b = (x.ravel() for x in np.triu_indices(len(sets), 1))
     exact = Shingler.jaccard(indptr, data, a, b)
     for t in (0.8, 0.5, 0.9):
-        for par in (a, np.tile(a, 3)):  # serial and parallel twins
+        for par in (a, np.tile(a, 3)):  # one thread, and ranges in threads (>= 4096 pairs)
             rows_b = b if par is a else np.tile(b, 3)
             want = exact if par is a else np.tile(exact, 3)
             got = Shingler.jaccard(indptr, data, par, rows_b, at_least=t)

@@ -115,36 +115,32 @@ def test_lowered_utf8_fits_the_scratch_bound():
     assert size[:256].max() <= 2 and size[:0x10000].max() <= 3
 
 
-KERNELS = [
-    "fingerprints_str_serial",
-    "fingerprints_str_parallel",
-    "fingerprints_serial",
-    "fingerprints_parallel",
-    "token_fingerprints_serial",
-    "token_fingerprints_parallel",
-]
+KERNELS = ["fingerprints_str", "fingerprints", "token_fingerprints"]
 
 
 @pytest.fixture
 def calls(monkeypatch):
-    """Counts the calls of each fingerprint kernel (and of the Python layer's vote kernel)."""
+    """Counts the calls of each fingerprint kernel (and of the Python layer's vote kernel), and
+    the batches sent to threads (``run_ranges``)."""
+    import simhash_lab._threads as T
     import simhash_lab.simhasher as S
     from simhash_lab.kernels import fingerprint as F
 
-    counts = dict.fromkeys([*KERNELS, "fold_weighted"], 0)
+    counts = dict.fromkeys([*KERNELS, "fold_weighted", "run_ranges"], 0)
 
     def spy(module, name):
         real = getattr(module, name)
 
-        def wrapper(*args):
+        def wrapper(*args, **kwargs):
             counts[name] += 1
-            return real(*args)
+            return real(*args, **kwargs)
 
         monkeypatch.setattr(module, name, wrapper)
 
     for name in KERNELS:
         spy(F, name)
     spy(S, "fold_weighted")
+    spy(T, "run_ranges")
     return counts
 
 
@@ -161,15 +157,19 @@ def test_str_subclasses_and_bytes_take_the_fused_path(calls):
 
     h = Simhasher()
     want = h.fingerprint("hello world")
-    assert ran(calls) == {"fingerprints_str_serial": 1}
+    assert ran(calls) == {"fingerprints_str": 1}
     for x in (np.str_("hello world"), Text("hello world"), b"hello world", bytearray(b"hello world")):
         assert h.fingerprint(x) == want
-        assert ran(calls) == {"fingerprints_str_serial": 1}, type(x)
+        assert ran(calls) == {"fingerprints_str": 1}, type(x)
     fps = h.fingerprints(np.array(["hello world", "x"]))
     assert [int(v) for v in fps] == [want, h.fingerprint("x")]
-    assert ran(calls) == {"fingerprints_str_serial": 2}
+    assert ran(calls) == {"fingerprints_str": 2}
     assert h.fingerprints(["hello world"] * 64).tolist() == [want] * 64
-    assert ran(calls) == {"fingerprints_str_parallel": 1}
+    assert ran(calls) == {"run_ranges": 1, "fingerprints_str": 1}  # one range: one chunk of 64
+    assert h.fingerprints(["hello world"] * 640).tolist() == [want] * 640
+    got = ran(calls)
+    assert got.keys() == {"run_ranges", "fingerprints_str"} and got["run_ranges"] == 1
+    assert got["fingerprints_str"] >= 4  # ranges of whole chunks, about four per thread
 
 
 def test_token_lists_dicts_and_pairs_take_one_kernel_call_per_batch(calls):
@@ -179,14 +179,14 @@ def test_token_lists_dicts_and_pairs_take_one_kernel_call_per_batch(calls):
     ran(calls)
     docs = [x for _ in range(30) for x in (toks, tuple(toks), iter(toks))]
     assert h.fingerprints(docs).tolist() == [want] * 90
-    assert ran(calls) == {"token_fingerprints_parallel": 1}
+    assert ran(calls) == {"run_ranges": 1, "token_fingerprints": 2}  # two ranges of whole chunks
     given = {"hello": 2.0, "world": 1.0}
     pairs = [list(given.items()), [("hello", 1), ("world", 1), ("hello", 1)]]
     assert h.fingerprints([given, *pairs, dict(given)] * 10).tolist() == [want] * 40
-    assert ran(calls) == {"token_fingerprints_serial": 2}  # one call for the dicts, one for the pairs
+    assert ran(calls) == {"token_fingerprints": 2}  # one call for the dicts, one for the pairs
     mixed = h.fingerprints(["hello world hello", toks, given], parallel=False)
     assert mixed.tolist() == [want] * 3
-    assert ran(calls) == {"fingerprints_str_serial": 1, "token_fingerprints_serial": 2}
+    assert ran(calls) == {"fingerprints_str": 1, "token_fingerprints": 2}
     assert h.trace(toks).fingerprint == want  # the trace is Python's: its own fold
     assert ran(calls) == {"fold_weighted": 1}
 
@@ -196,13 +196,13 @@ def test_other_tokenizers_and_weights_take_the_general_path(calls):
 
     for h in (Simhasher(weights="binary"), Simhasher(tokenizer=char_ngrams(3)), Simhasher(weights={"a": 2})):
         h.fingerprint("a b a")
-        assert ran(calls) == {"fingerprints_serial": 1}, h
+        assert ran(calls) == {"fingerprints": 1}, h
 
 
 def test_flags_send_context_lowering_and_surrogates_back_to_python():
     """The kernel flags what it cannot finish: İ and Σ (their lowercase depends on context) and
     lone surrogates (no UTF-8); each flag is the one expected, and the redone result is right."""
-    from simhash_lab.kernels.fingerprint import fingerprints_str_serial
+    from simhash_lab.kernels.fingerprint import fingerprints_str
     from simhash_lab.kernels.strings import str_views
 
     texts = [
@@ -213,7 +213,7 @@ def test_flags_send_context_lowering_and_surrogates_back_to_python():
     ]
     out = np.zeros(len(texts), dtype=np.uint64)
     flags = np.full(len(texts), -1, dtype=np.int64)
-    fingerprints_str_serial(*str_views(texts), Simhasher()._pipeline, out, flags)
+    fingerprints_str(*str_views(texts), Simhasher()._pipeline, out, flags)
     assert flags.tolist() == [
         0,
         P.FLAG_PYTHON_LOWER,

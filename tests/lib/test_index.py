@@ -499,8 +499,9 @@ def test_memory_per_fingerprint_per_table():
 
 
 @pytest.mark.parametrize("min_work", [0, 1 << 62])
-def test_parallel_and_serial_kernels_agree(monkeypatch, min_work):
-    """Small inputs use the serial twins; force each kind and compare with brute force."""
+def test_threads_and_one_thread_agree(monkeypatch, min_work):
+    """Small inputs run in one thread; force ranges in threads, or one thread, and compare with
+    brute force."""
     import simhash_lab.kernels.index as kernels
 
     monkeypatch.setattr(kernels, "PARALLEL_MIN_WORK", min_work)

@@ -1,0 +1,84 @@
+"""``simhash_lab._threads``: ranges of a kernel's input run in threads, each range once."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from simhash_lab._threads import over, run_ranges, thread_count
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 64, 1000])
+@pytest.mark.parametrize("threads, size, align", [(1, 0, 1), (2, 0, 1), (3, 5, 1), (2, 0, 64), (4, 1, 1)])
+def test_every_item_is_in_exactly_one_range(n, threads, size, align):
+    seen = [0] * n
+    lock = threading.Lock()
+
+    def body(lo, hi):
+        assert 0 <= lo < hi <= n
+        if align > 1:
+            assert lo % align == 0
+        with lock:
+            for i in range(lo, hi):
+                seen[i] += 1
+
+    run_ranges(body, n, threads=threads, size=size, align=align)
+    assert seen == [1] * n
+
+
+def test_ranges_run_on_several_threads_the_calling_one_included():
+    idents = set()
+
+    def body(lo, hi):
+        idents.add(threading.get_ident())
+        time.sleep(0.02)  # releases the GIL, as a nogil kernel does
+
+    run_ranges(body, 8, threads=2, size=1)
+    assert len(idents) == 2 and threading.get_ident() in idents
+
+
+def test_the_first_error_is_raised_and_the_rest_not_started():
+    started = []
+
+    def body(lo, hi):
+        started.append(lo)
+        if lo == 0:
+            raise ValueError("range 0")
+        time.sleep(0.01)
+
+    with pytest.raises(ValueError, match="range 0"):
+        run_ranges(body, 100, threads=2, size=1)
+    assert len(started) < 100
+
+
+def test_over_runs_small_work_in_this_thread_in_one_call():
+    calls = []
+    over(10, lambda lo, hi: calls.append((lo, hi, threading.get_ident())), parallel=False)
+    assert calls == [(0, 10, threading.get_ident())]
+    over(0, lambda lo, hi: calls.append(1), parallel=True)
+    over(0, lambda lo, hi: calls.append(1), parallel=False)
+    assert len(calls) == 1
+
+
+def test_the_thread_count_is_numbas_and_asking_starts_no_numba_pool():
+    code = (
+        "from numba.np.ufunc import parallel as P\n"
+        "from simhash_lab._threads import thread_count\n"
+        "import numba\n"
+        "n = thread_count()\n"
+        "assert not P._is_initialized, 'the threading layer was started'\n"
+        "numba.set_num_threads(1)\n"
+        "print(n, thread_count())\n"
+    )
+    env = {"PYTHONPATH": str(ROOT), "NUMBA_NUM_THREADS": "2", "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["2", "1"]
+    assert thread_count() >= 1
