@@ -576,11 +576,15 @@ def _build_row(fps, ids, druns, r, t, rf, ri, d, hs, th, two_pass):
     for g in range(1 << r1):
         lo, hi = s1[g], s1[g + 1]
         m = hi - lo
-        # slice assignments, not loops: 15-20 % faster builds at 4M (measured), worth the compile
-        # of their shape check (about 1.5 s, beside the hash functions in the warmup)
-        tf[:m] = rf[lo:hi]
-        ti[:m] = ri[lo:hi]
-        tb[:m] = th[lo:hi]
+        # loops, not slice assignments (whose shape check takes 1.5 s to compile), with unsigned
+        # indices: as fast as the slices at 4M (signed ones were 15-20 % slower: wraparound checks)
+        ulo = np.uint64(lo)
+        for c in range(np.uint64(m)):
+            tf[c] = rf[ulo + c]
+        for c in range(np.uint64(m)):
+            ti[c] = ri[ulo + c]
+        for c in range(np.uint64(m)):
+            tb[c] = th[ulo + c]
         _counting_sort(tb, 0, r2, tf, ti, tb, 0, m, rf[lo:hi], ri[lo:hi], tb[:0], s2)
         base = g << r2
         for h in range(1 << r2):
