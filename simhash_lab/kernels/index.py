@@ -40,7 +40,7 @@ import numpy as np
 
 from ._jit import kernel
 from .bits import popcount
-from .sort import heap_sort
+from .sort import heap_sort, insertion_sort
 
 __all__ = [
     "PARALLEL_MIN_WORK",
@@ -185,14 +185,8 @@ def _sort_small(keys, s, e):
     sort serves both; see ``kernels.sort``)."""
     if e - s > 16:
         heap_sort(keys.view(np.uint64), s, e)
-        return
-    for a in range(s + 1, e):
-        x = keys[a]
-        b = a - 1
-        while b >= s and keys[b] > x:
-            keys[b + 1] = keys[b]
-            b -= 1
-        keys[b + 1] = x
+    else:
+        insertion_sort(keys, s, e)
 
 
 @kernel

@@ -13,7 +13,7 @@ import numpy as np
 
 from ._jit import kernel
 
-__all__ = ["heap_sort", "sort_u64"]
+__all__ = ["heap_sort", "insertion_sort", "sort_u64"]
 
 _U64 = np.uint64
 
@@ -50,7 +50,7 @@ def _sift_down(a, s, root, n):
 
 
 @kernel(inline=True)
-def _insertion_sort(a, s, e):
+def insertion_sort(a, s, e):
     """Sort ``a[s:e]`` in place by insertion (a few keys: no call, no scratch)."""
     for i in range(s + 1, e):
         x = a[i]
@@ -74,7 +74,7 @@ def sort_u64(a, tmp, m):
     bytes (eight passes of 256 counters, 10-11 ns a key there), skipping the passes where every key
     has the same byte; below 64, insertion sort alone."""
     if m < 64:
-        _insertion_sort(a, 0, m)
+        insertion_sort(a, 0, m)
         return
     if m <= 4096:
         bits = 0
@@ -100,7 +100,7 @@ def sort_u64(a, tmp, m):
             for i in range(s, e):
                 a[i] = tmp[i]
             if e - s <= 32:
-                _insertion_sort(a, s, e)
+                insertion_sort(a, s, e)
             else:
                 heap_sort(a, s, e)
             s = e
