@@ -4,8 +4,8 @@
 The server's root is the repository, so ``notebooks/`` and ``exercises/`` are both in the file
 browser and the navigation links between a notebook and its exercise (``../exercises/NN.ipynb``)
 resolve. JupyterLab's news toast and update check are off: a settings override the server reads
-(``overrides.json`` in this environment's ``share/jupyter/lab/settings/``, merged with what is
-there) and the server options in :data:`OPTIONS`. The browser suite (``tests/browser``) starts its
+(``share/jupyter/lab/settings/overrides.d/simhash-lab.json`` in this environment) and the server
+options in :data:`OPTIONS`. The browser suite (``tests/browser``) starts its
 server with :func:`command` too, so it tests this configuration.
 
     python tools/lab.py            # what `make lab` runs
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 START = "notebooks/00_start_here.ipynb"
 #: JupyterLab settings every server of the course starts with (no news toast over the course).
 OVERRIDES = {
-    "@jupyterlab/apputils-extension/notification": {"fetchNews": "false", "checkForUpdates": False},
+    "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False},
 }
 OPTIONS = [
     "--LabApp.news_url=None",
@@ -32,27 +32,26 @@ OPTIONS = [
 
 
 def overrides_path(prefix: str | os.PathLike = sys.prefix) -> Path:
-    """Where JupyterLab reads its settings overrides in the environment at ``prefix``."""
-    return Path(prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+    """Where JupyterLab reads the course's settings overrides in the environment at ``prefix``
+    (``overrides.d/`` of its application settings: one file per package, the user's own
+    ``overrides.json`` untouched)."""
+    return Path(prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.d" / "simhash-lab.json"
 
 
 def write_overrides(prefix: str | os.PathLike = sys.prefix) -> Path:
-    """Merge :data:`OVERRIDES` into the environment's ``overrides.json`` (kept when unchanged)."""
+    """Write :data:`OVERRIDES` where the server of the environment at ``prefix`` reads them (left
+    alone when it already holds them)."""
     path = overrides_path(prefix)
+    text = json.dumps(OVERRIDES, indent=2) + "\n"
     try:
-        current = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        current = {}
-    if not isinstance(current, dict):
-        current = {}
-    merged = dict(current)
-    for plugin, values in OVERRIDES.items():
-        merged[plugin] = {**(merged.get(plugin) or {}), **values}
-    if merged != current:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(merged, indent=2) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
+        if path.read_text(encoding="utf-8") == text:
+            return path
+    except OSError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
     return path
 
 
