@@ -21,7 +21,7 @@ from simhash_lab.grading import checks, data
 # 12% of its words replaced, inserted or deleted; the negatives are documents rewritten by 25–60%
 # from the same source (hard) and unrelated pairs. These rates are not notebook 06's: there a near
 # duplicate of a real document has 1–8% of its words edited (plus, half the time, one structural
-# edit) and a rewrite 30–50%, so the two best $k$ differ.
+# edit) and a rewrite 30–50%, so the two need not agree on the best $k$.
 
 # %%
 docs, pairs, labels = data.near_dup_corpus()

@@ -544,8 +544,8 @@ def returned(res: dict, what: str) -> Any:
         raise Wrong(f"{what.split('(')[0]} is not defined: run its answer cell (def ...).")
     if res.get("stub"):
         raise Wrong(
-            "not written yet: write your code in place of `raise NotImplementedError()` in the "
-            "answer cell above (or in a function of yours it calls), run the cell, then run this check."
+            "not written yet: put your code in place of `raise NotImplementedError()` in the answer "
+            "cell above (or in the function of yours it calls), run the cell, then this check."
         )
     if res.get("timeout"):
         raise Wrong(f"{what} ran too long and was stopped (an endless loop?).")
