@@ -316,7 +316,7 @@ print("\none popcnt instruction:", "popcnt" in asm)
 # that happen to share one 16-bit block. Their other 48 bits differ like those of unrelated
 # fingerprints: about half of them, 24, on random fingerprints, and somewhat fewer on real text,
 # whose unrelated fingerprints differ in fewer than 32 bits of 64 (notebook 02). Either way the full
-# count would run through twenty or more 1-bits where stopping at $k + 1 = 4$ suffices.
+# count would run through some twenty 1-bits where stopping at $k + 1 = 4$ suffices.
 # </details>
 #
 # <details><summary><b>3.</b> Why is the lookup table 256 entries and not $2^{64}$?</summary>
