@@ -27,7 +27,7 @@
 # ## The sources
 #
 # The material mirrors three texts, quoted throughout by these names. Their full texts are in
-# [`course/sources/`](../course/sources/README.md), so that you can read every quotation in its
+# [course/sources](../course/sources/README.md), so that you can read every quotation in its
 # context:
 #
 # | quoted as | language | what it is |

@@ -315,7 +315,7 @@ assert long < short < 90  # longer documents, smaller angles: the answer to 6.1 
 # ## Glossary
 #
 # The sources use three languages (notebook 00 lists them; their texts are in
-# [`course/sources/`](../course/sources/README.md)). Each term is given as the sources write it: the
+# [course/sources](../course/sources/README.md)). Each term is given as the sources write it: the
 # Spanish as the session writes it, the Chinese as source 001 (simplified characters) or source 004
 # (traditional characters) writes it, marked (001) or (004). A term the sources do not use is
 # marked: ‡ in the Spanish column, † in the Chinese one; it is the usual term, given so that you can
