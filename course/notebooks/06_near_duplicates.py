@@ -84,7 +84,8 @@ for op, what in corpus.EDIT_OPERATIONS.items():
 # a large share of its words replaced, deleted or inserted: the same source, but *not* a
 # near-duplicate; these are the hard negatives. Two documents are near-duplicates when both are the
 # same original or light edits of it. The shares, drawn uniformly for each variant, are
-# `corpus.labelled_set`'s defaults. They are not the rates of exercise 06, which practises the same
+# `corpus.labelled_set`'s defaults. They are not the rates of
+# [exercise 06](../exercises/06_near_duplicates.ipynb), which practises the same
 # curve on a generated corpus of its own (syllable words with Zipf frequencies, no structural
 # edits), so its best k is not this notebook's:
 

@@ -132,3 +132,19 @@ def test_glossary_fixes_stay_fixed():
     assert "去重" not in rows["near-duplicate"][2] and "去重" in rows["de-duplication"][2]
     assert not any("montículo" in r[1] for r in rows.values())
     assert "población" not in rows["population count (POPCNT)"][1]
+
+
+# Math written with Unicode symbols instead of LaTeX: MathJax does not typeset it, and it reads
+# differently from the same formula in the text around it.
+_UNICODE_MATH = re.compile(r"[×−≤≥≠≈θπ⊕ᵢ⁰¹²³⁴⁵⁶⁷⁸⁹±∝⟹↦√∑∈]|\b[dp][12]\b|\bd_H\b|\bE\[")
+
+
+def test_folded_questions_write_math_in_latex():
+    wrong = []
+    for path in NOTEBOOKS:
+        for cell in _markdown(path):
+            for summary in re.findall(r"<summary>(.*?)</summary>", cell, re.S):
+                text = re.sub(r"\$[^$]*\$|<code>.*?</code>", "", summary, flags=re.S)
+                if _UNICODE_MATH.search(text):
+                    wrong.append(f"{path.stem}: {' '.join(summary.split())}")
+    assert not wrong, "\n".join(wrong)
