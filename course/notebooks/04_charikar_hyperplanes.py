@@ -189,8 +189,8 @@ assert theta_docs.max() <= np.pi / 2 + 1e-9  # TF vectors never pass 90 degrees
 # The right-hand plot is empty past 90°, and that is not a lack of data. TF vectors are counts, never
 # negative, so the dot product of two documents is a sum of non-negative terms: $\cos\theta \ge 0$,
 # hence $\theta \le 90°$ for *any* two documents. A pair reaches 90° only when its two paragraphs
-# share no word at all (the last line above counts them). Most unrelated paragraphs share words,
-# and stay well below 90° (the median and the percentiles printed above), because English
+# share no word at all (the last line above counts them). Unrelated paragraphs that share words sit
+# below 90°, typically well below (the median and the percentiles printed above), because English
 # paragraphs share "the", "is", "a", "of", the heaviest coordinates of every TF vector. That is why
 # unrelated paragraphs differ in fewer than 32 bits on average (notebook 02 measured it, and how IDF
 # weights move them towards 32). How far below depends on the corpus: the longer the documents, the
@@ -307,7 +307,7 @@ print(f"either way, a document's signature: 64 bits = {64 // 8} bytes")
 #   paragraphs.
 # - Simhash's hash bits *are* random $\pm 1$ hyperplanes (source 001): $V = R\,w$, made on the fly.
 # - Term counts are never negative, so documents are never more than 90° apart; shared function words
-#   keep most unrelated ones well below (only pairs that share no word reach 90°).
+#   keep unrelated ones typically well below (only pairs that share no word reach 90°).
 # - The session's numbers: 0, 32 and $64 \cdot 5/180 \approx 1.78$ bits; $d_H \sim
 #   \mathrm{Binomial}(64, \theta/\pi)$.
 # - On dense vectors, bits per table trade candidates for recall; more tables buy recall with memory.
@@ -340,7 +340,7 @@ print(f"either way, a document's signature: 64 bits = {64 // 8} bytes")
 # bad case.
 # </details>
 #
-# <details><summary><b>4.</b> Most pairs of unrelated English paragraphs are well below 90° apart (the
+# <details><summary><b>4.</b> Unrelated English paragraphs are typically well below 90° apart (the
 # angles measured above). Why, and how would you fix it?</summary>
 #
 # Their TF vectors share the heaviest coordinates, function words such as "the", "is", "of"; and

@@ -665,10 +665,10 @@ print(f"Simhash alone at its best k = {best_k}:", methods.pair_scores(all_pairs[
 # ## Chinese text: segment, weight, then hash
 #
 # The default tokenizer takes runs of `\w`, and Chinese has no spaces: a whole clause becomes one
-# token, so one changed character changes the whole token's hash. The C++ project source 004 quotes
-# (its `src/Simhasher.hpp` is the project yanyiwu/simhash) segments the text and extracts weighted
-# keywords before hashing ("進行simhash之前同時還進行了分詞和關鍵詞的抽取"); it segments with
-# jieba and weights each word by TF-IDF. `simhash_lab.chinese`
+# token, so one changed character changes the whole token's hash. Source 004 describes its author's
+# C++ project (the `src/Simhasher.hpp` it quotes is from yanyiwu/simhash): it segments the text and
+# extracts weighted keywords before hashing ("進行simhash之前同時還進行了分詞和關鍵詞的抽取"),
+# with jieba for the words and TF-IDF for the weights. `simhash_lab.chinese`
 # does the same (`pip install 'simhash-lab[chinese]'`). A passage from source 001, a light rewording of
 # it, and a different passage from the same source:
 

@@ -77,9 +77,9 @@
 #
 # <details><summary><b>2.5</b> Why does IDF weighting push unrelated documents towards 32 bits apart?</summary>
 #
-# With TF, function words ("the", "is", "of") are heavy and shared by all English texts, so most
-# unrelated documents' vectors point in similar directions, well below 90° (notebook 04 measured
-# them; only a pair that shares no word at all reaches 90°); and
+# With TF, function words ("the", "is", "of") are heavy and shared by all English texts, so
+# unrelated documents' vectors point in similar directions, typically well below 90° apart
+# (notebook 04 measured them; only a pair that shares no word at all reaches 90°); and
 # counts are never negative, so no two documents can be more than 90° apart anyway. IDF gives words
 # found everywhere a weight near 0, so what remains is the content words, which unrelated documents
 # do not share: their vectors become nearly orthogonal, and $64 \cdot (\pi/2)/\pi = 32$.
