@@ -203,8 +203,8 @@ plt.show()
 # Reading the plot: the dotted line is $\propto N$, ten times the time for ten times the
 # fingerprints, and that is how the scan's *work* grows: one popcount per stored fingerprint. Its
 # *time* follows the line only roughly, and how closely depends on the machine and the moment. At
-# small $N$ a call's fixed cost (entering Numba, allocating the result) is most of the time, so
-# the scan is flatter than the line. At large $N$ the cost per fingerprint can come out lower than
+# small $N$ a call's fixed cost (entering Numba, allocating the result) can be a large part of the
+# time, and then the scan is flatter than the line. At large $N$ the cost per fingerprint can come out lower than
 # at $10^5$ (a long scan keeps the processor's prefetcher and pipeline busy, and long arrays can be
 # shared among threads) or higher (where the array outgrows the processor's caches, 8 MB at
 # $N = 10^6$, or other programs share the cores). The lines printed above say where this run's
