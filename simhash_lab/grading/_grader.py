@@ -156,6 +156,7 @@ def _run_notebook(
         if not (isinstance(a, Functions) and a.method is not None)
     ]
     answer_cell = {c["key"]: i for i, c in enumerate(cells) if c["role"] == "answer"}
+    wanted = {e["key"] for e in exports}
     for _attempt in range(len(cells) + 2):
         left = t_end - time.monotonic()
         if left < 5:
@@ -189,7 +190,7 @@ def _run_notebook(
                             c["key"],
                             f"ran longer than {limits.cell_timeout:g} s and was stopped (an endless loop?)",
                         )
-            elif ev == "export" and isinstance(m.get("key"), str):
+            elif ev == "export" and m.get("key") in wanted:  # (only the keys asked for are kept)
                 out.exports[m["key"]] = m
         done = any(m.get("event") == "done" for m in run.messages)
         if done:
@@ -201,7 +202,7 @@ def _run_notebook(
             if run.killed in ("cell", "export")
             else "ended the notebook's Python (a crash, os._exit, or too much memory)"
             if run.killed is None
-            else f"wrote more than {limits.max_messages >> 20} MiB of results"
+            else f"sent too much to the grader ({run.overflow or 'too many messages'})"
             if run.killed == "output"
             else f"was running when the notebook's time limit ({limits.timeout:g} s) ran out"
         )
@@ -227,7 +228,7 @@ def _run_notebook(
                     skipped.add(i)
                     out.notes.append(f"a given cell (code cell {i + 1}) {why}; it was skipped")
         if not culprits and not (where and where[0] == "cell" and where[1] in skipped):
-            if where and where[0] in ("ready", "done"):
+            if where and where[0] in ("export", "done"):
                 out.notes.append(f"while the answers were exported, something {why}")
                 return out
             out.notes.append(f"the notebook could not run: something {why}")

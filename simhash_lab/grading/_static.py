@@ -323,6 +323,8 @@ def _problems(code, allow, extra_names, constants) -> list[str]:
         elif isinstance(node, ast.Assign):
             if not _constant(node.value) or not all(isinstance(t, ast.Name) for t in node.targets):
                 bad(node, "only constants (`NAME = 0xFFFF`) may be assigned outside a function here")
+            elif not _number(node.value):
+                bad(node, _STATE if _mutable(node.value) else _TEXT.format(where="outside a function"))
             for t in node.targets:
                 if isinstance(t, ast.Name):
                     if t.id.startswith("__"):
@@ -352,10 +354,18 @@ def _problems(code, allow, extra_names, constants) -> list[str]:
         if fn.returns is not None:
             annotations.update(id(n) for n in ast.walk(fn.returns))
         decorators = {id(n) for d in fn.decorator_list for n in ast.walk(d)}
+        texts = _allowed_texts(fn)
         for node in ast.walk(fn):
             if id(node) in decorators:
                 continue
             t = type(node)
+            if t is ast.arguments:
+                for d in (*node.defaults, *node.kw_defaults):
+                    if d is not None and not _number(d):
+                        text = _plain_text(d)
+                        bad(d, (_TEXT if text else _STATE_DEFAULT).format(where=where))
+            elif t is ast.Constant and type(node.value) in (str, bytes) and id(node) not in texts:
+                bad(node, _TEXT.format(where=where))
             if t not in _NODES:
                 bad(node, f"{_WHAT.get(t, _node_name(node))} is not allowed {where}")
                 continue
@@ -403,6 +413,63 @@ def _problems(code, allow, extra_names, constants) -> list[str]:
 
 
 _EXCEPTIONS = frozenset({"ValueError", "TypeError", "NotImplementedError"})
+
+# State between calls: the grader calls each function on its own, so nothing may carry a value from
+# one call to the next (a module-level list a build function fills and a query reads, a ``memo={}``).
+_STATE = (
+    "a list, dict or set outside a function keeps values between calls, and the grader calls each "
+    "function on its own: pass everything a function needs as its arguments (and return what it builds)"
+)
+_STATE_DEFAULT = (
+    "a default that is a list, dict, set or call is one object shared by every call {where} (state "
+    "between calls): use None or a number as the default and build the value inside the function"
+)
+# Every route from an int to text ('%x' % x, '{:b}'.format(x), str(), bin(), format(), f-strings)
+# needs a string or a builtin the allow-list does not grant: strings are refused except as a
+# docstring or the message of a raise or an assert.
+_TEXT = (
+    "a string {where} is not allowed here: work on the int's bits with integer operations, not on "
+    "its text (str(), '%x' % x, format() and f-strings count digits, not steps)"
+)
+
+
+def _number(node: ast.AST) -> bool:
+    """A constant that is a number, a bool or None (or a tuple of those): nothing that can hold state
+    or text."""
+    if isinstance(node, ast.Constant):
+        return node.value is None or type(node.value) in (bool, int, float, complex)
+    if isinstance(node, ast.UnaryOp):
+        return _number(node.operand)
+    if isinstance(node, ast.BinOp):
+        return _number(node.left) and _number(node.right)
+    if isinstance(node, ast.Tuple):
+        return all(_number(e) for e in node.elts)
+    return False
+
+
+def _mutable(node: ast.AST) -> bool:
+    return any(isinstance(n, (ast.List, ast.Dict, ast.Set)) for n in ast.walk(node))
+
+
+def _plain_text(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) in (str, bytes)
+
+
+def _allowed_texts(fn: ast.AST) -> set[int]:
+    """The ids of the string constants a function may hold: docstrings, the messages of ``raise`` and
+    ``assert``."""
+    out: set[int] = set()
+    for node in ast.walk(fn):
+        body = getattr(node, "body", None)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and body:
+            first = body[0]
+            if isinstance(first, ast.Expr) and _plain_text(first.value):
+                out.add(id(first.value))
+        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
+            out.update(id(n) for a in node.exc.args for n in ast.walk(a) if _plain_text(n))
+        if isinstance(node, ast.Assert) and node.msg is not None:
+            out.update(id(n) for n in ast.walk(node.msg) if _plain_text(n))
+    return out
 
 
 def _node_name(node: ast.AST) -> str:

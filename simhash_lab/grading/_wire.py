@@ -35,6 +35,8 @@ from __future__ import annotations
 import collections
 import contextlib
 import io
+import json
+import re
 import signal
 import sys
 import warnings
@@ -51,6 +53,7 @@ __all__ = [
     "run_case",
     "type_name",
     "clip",
+    "loads_bounded",
     "MAX_ITEMS",
 ]
 
@@ -183,6 +186,53 @@ def _hashable(v: Any) -> Any:
     if type(v) in (dict, set):
         raise ValueError("a dict or set cannot be a key or a set item")
     return v
+
+
+# -- reading untrusted JSON ----------------------------------------------------------------------------
+
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_BRACKETS = bytes(range(256)).translate(None, b"[]{}")  # (deleting these keeps only brackets)
+
+
+def loads_bounded(data: bytes, *, max_items: int, max_depth: int, max_string: int) -> Any:
+    """``json.loads(data)``, only once the text's shape is known to be small: at most ``max_items``
+    values (counted from its commas and brackets), nested at most ``max_depth`` deep, no string
+    longer than ``max_string`` bytes as written. The shape is read with regular expressions and
+    ``bytes`` methods (C speed, no objects made), so a line of millions of ``{}`` costs its bytes,
+    never the gigabytes its objects would.
+
+    Raises
+    ------
+    ValueError
+        The shape is over a limit (the message says which), or the text is not JSON.
+    """
+    if type(data) is not bytes:
+        data = bytes(data)
+    # upper bounds first (memchr speed): every value but one follows a comma or opens a bracket,
+    # and every string has two quotes, so the regular expressions below see at most max_items
+    if data.count(b",") + data.count(b"[") + data.count(b"{") >= max_items or data.count(b'"') > 4 * max_items:
+        raise ValueError(f"more than {max_items:,} values")
+    bare = _STRING.sub(b"0", data)  # every string as one character
+    if b'"' in bare:
+        raise ValueError("not JSON (an unterminated string)")
+    items = bare.count(b",") + bare.count(b"[") + bare.count(b"{") + 1
+    if items > max_items:
+        raise ValueError(f"more than {max_items:,} values")
+    if len(data) - len(bare) > max_string and any(  # (at most max_items strings to look at)
+        m.end() - m.start() > max_string + 2 for m in _STRING.finditer(data)
+    ):
+        raise ValueError(f"a string longer than {max_string:,} bytes")
+    depth = top = 0
+    for c in bare.translate(None, _BRACKETS):
+        if c == 0x5B or c == 0x7B:  # [ {
+            depth += 1
+            if depth > top:
+                top = depth
+                if top > max_depth:
+                    raise ValueError(f"nested more than {max_depth} levels deep")
+        else:
+            depth -= 1
+    return json.loads(data)
 
 
 # -- arguments ---------------------------------------------------------------------------------------

@@ -240,3 +240,34 @@ def test_output_error_is_an_os_error_with_its_message():
     e = OutputError("cannot write x: No space left on device", "x")
     assert isinstance(e, OSError) and str(e) == "cannot write x: No space left on device" and e.path == "x"
 
+
+# -- the index's save goes through the writer -------------------------------------------------------
+
+
+def _index():
+    import numpy as np
+
+    from simhash_lab import SimhashIndex
+
+    index = SimhashIndex(k=3)
+    index.add_many(np.array([1, 2, 3 << 40], dtype=np.uint64))
+    return index
+
+
+def test_index_save_to_a_link_keeps_the_link_and_a_full_disk_is_an_output_error(tmp_path):
+    from simhash_lab import SimhashIndex
+
+    index = _index()
+    real = tmp_path / "real.idx"
+    real.write_bytes(b"old")
+    link = tmp_path / "link.idx"
+    link.symlink_to(real)
+    index.save(link)
+    assert link.is_symlink() and SimhashIndex.load(real).query(1) == index.query(1)
+    if os.path.exists("/dev/full"):
+        with pytest.raises(OutputError, match="/dev/full"):
+            index.save("/dev/full")
+        assert stat.S_ISCHR(os.lstat("/dev/full").st_mode)
+    with pytest.raises(OutputError, match="missing"):
+        index.save(tmp_path / "missing" / "x.idx")
+    assert sorted(os.listdir(tmp_path)) == ["link.idx", "real.idx"]
