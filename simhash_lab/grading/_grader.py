@@ -82,6 +82,7 @@ class _Plan:
     variant: int | None
     cases: dict[str, list[dict]]  # answer key -> hidden cases (functions)
     method_cases: dict[str, list[dict]]  # answer key -> hidden measured cases (methods)
+    python: dict[str, str | None] = dataclasses.field(default_factory=dict)  # answer key -> plain Python
 
 
 def _plan(exercise: Any, nb: Any, roles: list[dict], rng: random.Random) -> _Plan:
@@ -112,11 +113,14 @@ def _stub_of(pristine_nb: dict, key: str) -> str:
 _NAME = re.compile(r"[A-Za-z_]\w*")
 
 
-def _defined_names(source: str) -> set[str]:
+def _defined_names(python: str | None) -> set[str]:
+    """Names a cell (already plain Python, see :func:`_to_python`) defines at its top level."""
+    if python is None:
+        return set()
     try:
         import ast
 
-        tree = ast.parse(_static.to_python(source))
+        tree = ast.parse(python)
     except (SyntaxError, RecursionError, MemoryError, ValueError):
         return set()
     out = set()
@@ -222,7 +226,7 @@ def _run_notebook(
                     for c in cells[:i]
                     if c["role"] == "answer"
                     and c["key"] not in out.stopped
-                    and _defined_names(c["source"]) & used
+                    and _defined_names(plan.python.get(c["key"])) & used
                 ]
                 if not culprits:
                     skipped.add(i)
@@ -246,9 +250,9 @@ def _method_code(plan: _Plan, answer: Any) -> tuple[str | None, list[str]]:
     wanted = [answer.key]
     for used in answer.method.uses:
         for key, src in by_key.items():
-            if key != answer.key and key not in wanted:
+            if key != answer.key and key not in wanted and plan.python.get(key) is not None:
                 try:
-                    if used in _static.extract(src).functions:
+                    if used in _static.extract(src, plan.python[key]).functions:
                         wanted.append(key)
                 except SyntaxError:
                     pass
@@ -256,8 +260,14 @@ def _method_code(plan: _Plan, answer: Any) -> tuple[str | None, list[str]]:
     texts, problems = [], []
     defined = set()
     for key in order:
+        if plan.python.get(key) is None:
+            problems.append(
+                f"answer `{key}` could not be checked: its cell is longer than "
+                f"{_static.MAX_SOURCE:,} characters, or too slow to read (IPython's transformations)"
+            )
+            continue
         try:
-            ex = _static.extract(by_key[key])
+            ex = _static.extract(by_key[key], plan.python[key])
         except SyntaxError as e:
             problems.append(f"answer `{key}`, line {e.lineno}: not Python ({e.msg})")
             continue
@@ -270,7 +280,22 @@ def _method_code(plan: _Plan, answer: Any) -> tuple[str | None, list[str]]:
     missing = [n for n in answer.names if n not in defined]
     if missing and not problems:
         problems.append(f"`{missing[0]}` is not defined with def in its answer cell")
+    if answer.method.shape is not None and not problems:
+        problems += answer.method.shape(next(ex.text for key, ex in texts if key == answer.key))
     return "".join(ex.text for _, ex in texts), problems
+
+
+def _to_python(plan: _Plan, limits: _sandbox.Limits, t_end: float) -> None:
+    """The answer cells as plain Python, into ``plan.python``: IPython's transformations, in a child
+    process under a time and memory limit (:func:`_static.to_python_bounded`), never here."""
+    answers = [c for c in plan.cells if c["role"] == "answer"]
+    left = t_end - time.monotonic() - 5
+    texts = _static.to_python_bounded(
+        [c["source"] for c in answers],
+        timeout=min(limits.cell_timeout, max(0.0, left)),
+        memory=min(limits.memory, 1 << 30),
+    )
+    plan.python = {c["key"]: t for c, t in zip(answers, texts)}
 
 
 def _run_method(
@@ -288,6 +313,9 @@ def _run_method(
         "names": list(answer.names),
         "cases": cases,
         "call_timeout": limits.call_timeout,
+        # no state between calls: pure Python runs anew before each call (Numba's globals are
+        # frozen when it compiles, and compiling per call would not fit the time)
+        "fresh": not answer.method.allow.decorators,
     }
     left = t_end - time.monotonic()
     if left < 5:
@@ -415,6 +443,7 @@ def grade_one(
         return done(f"the pristine copy of {res.exercise} is broken ({type(e).__name__}: {e})")
     plan = _plan(ex, assembled, roles, rng)
     t_end = t0 + limits.timeout
+    _to_python(plan, limits, t_end)
     outcome = _run_notebook(plan, pristine[res.exercise], limits, unsafe, slot, t_end)
     method_runs = {}
     for a in ex.answers:

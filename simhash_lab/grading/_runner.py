@@ -21,7 +21,9 @@ Modes (``job["mode"]``):
 ``method``
     Runs the pristine setup cells, then only the definitions the grader extracted from the answer
     and checked against its allow-list (:mod:`simhash_lab.grading._static`), written to a file of
-    their own; then the method cases, counting lines in that file, and exports the results.
+    their own; then the method cases, counting lines in that file (and tracing its int variables),
+    and exports the results. With ``fresh`` (pure-Python methods), every call starts from the
+    definitions alone: they run again, in a copy of the setup's namespace, before each call.
 
 Before any of that it lowers its limits (address space, CPU seconds, processes, file size, core
 dumps), which no code that runs later can raise again, and, when started as root (the sandbox's
@@ -220,6 +222,7 @@ def _run_method(job: dict, ch: _Channel) -> None:
     path = os.path.join(job["workdir"], f"answer_{job['key']}.py")
     with open(path, "w", encoding="utf-8") as f:
         f.write(job["code"])
+    setup = dict(ns)  # the setup's namespace, before any of the answer's code ran
     ch.send({"event": "cell", "i": 0, "phase": "start"})
     try:
         exec(compile(job["code"], path, "exec"), ns)
@@ -229,7 +232,19 @@ def _run_method(job: dict, ch: _Channel) -> None:
     ch.send({"event": "cell", "i": 0, "phase": "end", "error": err})
     ch.send({"event": "exporting", "key": job["key"]})
     fns = {n: ns.get(n) for n in job["names"]}
-    results = [_wire.run_case(fns, c, files=[path], timeout=job.get("call_timeout")) for c in job["cases"]]
+    fresh = None
+    if job.get("fresh") and err is None:
+        # every call starts from the definitions alone: a module-level value, a default or anything
+        # else an earlier call wrote is gone (the setup's namespace is copied, the code run again)
+        code = compile(job["code"], path, "exec")
+
+        def fresh() -> dict:
+            own = dict(setup)
+            exec(code, own)
+            return {n: own.get(n) for n in job["names"]}
+
+    timeout = job.get("call_timeout")
+    results = [_wire.run_case(fns, c, files=[path], timeout=timeout, fresh=fresh) for c in job["cases"]]
     ch.send({"event": "export", "key": job["key"], "results": results})
     ch.send({"event": "done"})
 

@@ -5,19 +5,25 @@ bits", "a query reads only its candidates", "Numba really compiled it") needs th
 to run where nothing else of the student's runs, with nothing in reach that could forge what is
 measured. So such a function is graded in two steps:
 
-1. Here, :func:`extract` keeps from the answer cell only its definitions (``def``, ``import`` of
-   allowed modules, assignments of constants) and :func:`problems` checks them against an
-   :class:`AllowList`: the AST node types of plain arithmetic, comparisons, loops and containers;
-   global names from a short list (the builtins the exercise needs, the setup cell's imports, the
-   other answers it may call); attributes from a short list of container methods (and, on a module,
-   that module's listed attributes); no dunder, no ``import`` inside a function, no ``try``,
-   ``with``, ``global``, ``class``, f-strings, generators' frames. This is an allow-list of what is
-   *fair* in the answer (a loop of ``x &= x - 1``), not a blocklist of what is dangerous: anything
-   not listed is refused, with the line and the name.
+1. Here (IPython's text transformations in a child process under a time and memory limit,
+   :func:`to_python_bounded`), :func:`extract` keeps from the answer cell only its definitions
+   (``def``, ``import`` of allowed modules, assignments of number constants) and :func:`problems`
+   checks them against an :class:`AllowList`: the AST node types of plain arithmetic, comparisons,
+   loops and containers; global names from a short list (the builtins the exercise needs, the setup
+   cell's imports, the other answers it may call); attributes from a short list of container
+   methods (and, on a module, that module's listed attributes); no dunder, no ``import`` inside a
+   function, no ``try``, ``with``, ``global``, ``class``, f-strings, generators' frames; no string
+   but a docstring or an error's message (every route from an int to its text, ``'%x' % x``
+   included, needs one); no list, dict or set outside a function and no mutable default (state
+   between calls). This is an allow-list of what is *fair* in the answer (a loop of
+   ``x &= x - 1``), not a blocklist of what is dangerous: anything not listed is refused, with the
+   line and the name.
 2. :mod:`simhash_lab.grading._runner` runs exactly the text that passed, in a fresh sandbox where no
-   other code of the student's ran, on inputs drawn at grading time, and counts what the method check
-   needs (lines executed in the answer's code, items of a spy list read, Numba's compiled
-   signatures). The code that passed step 1 has no way to reach the counters.
+   other code of the student's ran, on inputs drawn at grading time, and measures what the method
+   check needs (lines executed in the answer's code, the values its int variables take, items of a
+   spy list read, Numba's compiled signatures). A pure-Python answer's definitions run anew before
+   every call, so no call starts from what an earlier one left. The code that passed step 1 has no
+   way to reach the counters.
 
 The learner's check cells use the same allow-lists on ``inspect.getsource`` of the function, so a
 refused construct shows up while working, not first at grading.
@@ -30,7 +36,15 @@ import dataclasses
 import textwrap
 from collections.abc import Iterable, Mapping
 
-__all__ = ["AllowList", "Extract", "extract", "problems", "function_source", "to_python"]
+__all__ = [
+    "AllowList",
+    "Extract",
+    "extract",
+    "problems",
+    "function_source",
+    "to_python",
+    "to_python_bounded",
+]
 
 #: Builtins every allow-list grants besides its own.
 BASE_BUILTINS = frozenset({"range", "len", "abs", "min", "max", "int", "bool", "True", "False", "None"})
@@ -172,6 +186,73 @@ def to_python(source: str) -> str:
         return source
 
 
+#: Longest answer cell the grader transforms and checks (characters); a longer one is refused.
+MAX_SOURCE = 100_000
+
+_CHILD = r"""
+import json, os, resource, sys
+mem, cpu = int(sys.argv[1]), int(sys.argv[2])
+for kind, value in ((resource.RLIMIT_AS, mem), (resource.RLIMIT_CPU, cpu), (resource.RLIMIT_CORE, 0)):
+    soft, hard = resource.getrlimit(kind)
+    value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+    resource.setrlimit(kind, (value, value))
+sources = json.loads(sys.stdin.buffer.read())
+from IPython.core.inputtransformer2 import TransformerManager
+out = sys.stdout.buffer
+for src in sources:
+    try:
+        text = TransformerManager().transform_cell(src)
+    except Exception:
+        text = src
+    out.write((json.dumps(text) + "\n").encode())
+    out.flush()
+"""
+
+
+def to_python_bounded(
+    sources: list[str], *, timeout: float, memory: int = 1 << 30, max_chars: int = MAX_SOURCE
+) -> list[str | None]:
+    """:func:`to_python` of each source, in a child process of its own under a time and memory
+    limit (IPython's transformations of a hostile cell can take minutes: ``'x?\n' * 16000``).
+
+    The child imports only IPython's transformer, lowers its own address space and CPU seconds
+    before it reads anything, and is killed at ``timeout`` seconds (wall clock); it runs nothing of
+    the sources. A source longer than ``max_chars``, or one the child did not finish, is ``None``.
+    """
+    import json
+    import subprocess
+    import sys
+
+    out: list[str | None] = [None] * len(sources)
+    todo = [i for i, s in enumerate(sources) if len(s) <= max_chars]
+    if not todo or timeout <= 0:
+        return out
+    cmd = [sys.executable, "-I", "-c", _CHILD, str(int(memory)), str(max(1, int(timeout) + 1))]
+    try:
+        proc = subprocess.Popen(
+            cmd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError:
+        return out
+    try:
+        data, _ = proc.communicate(json.dumps([sources[i] for i in todo]).encode(), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        data, _ = proc.communicate()
+    for i, line in zip(todo, data.splitlines()):
+        try:
+            text = json.loads(line)
+        except ValueError:
+            break
+        if type(text) is str:
+            out[i] = text
+    return out
+
+
 def _constant(node: ast.AST) -> bool:
     if isinstance(node, ast.Constant):
         return True
@@ -184,20 +265,23 @@ def _constant(node: ast.AST) -> bool:
     return False
 
 
-def extract(source: str) -> Extract:
+def extract(source: str, python: str | None = None) -> Extract:
     """The definitions of an answer cell (``def``, ``import``, ``NAME = constant``), as code.
+
+    ``python`` is the cell already turned into plain Python (:func:`to_python_bounded`, as the
+    grader does); by default :func:`to_python` turns it here.
 
     Raises SyntaxError when the cell is not Python (after IPython's transformations), or is nested
     too deeply to be checked.
     """
     try:
-        return _extract(source)
+        return _extract(to_python(source) if python is None else python)
     except (RecursionError, MemoryError):
         raise SyntaxError("nested too deeply to be checked") from None
 
 
-def _extract(source: str) -> Extract:
-    tree = ast.parse(to_python(source))
+def _extract(text: str) -> Extract:
+    tree = ast.parse(text)
     kept, defines, functions, dropped = [], set(), set(), []
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
