@@ -37,6 +37,7 @@ import os
 import resource
 import signal
 import sys
+import threading
 import time
 
 _MAX_JOB = 64 << 20
@@ -178,9 +179,16 @@ def _run_notebook(job: dict, ch: _Channel, ctl_in: _Lines) -> None:
     signal.signal(signal.SIGALRM, _on_alarm)
     cell_timeout = job.get("cell_timeout")
     for i, cell in enumerate(job["cells"]):
+        # no hook an earlier cell installed sees what the grader sends next
+        sys.settrace(None)
+        sys.setprofile(None)
+        threading.settrace(None)
+        threading.setprofile(None)
         go = ctl_in.readline(1 << 10)  # the grader releases each cell: its clock, not ours
         if not go.strip():
             raise SystemExit("runner: the grader stopped")
+        token = json.loads(go)["token"]
+        del go
         ch.send({"event": "cell", "i": i, "phase": "start"})
         t0 = time.monotonic()
         err = None
@@ -193,7 +201,9 @@ def _run_notebook(job: dict, ch: _Channel, ctl_in: _Lines) -> None:
             err = {"timeout": True}
         finally:
             _alarm(0)
-        ch.send({"event": "cell", "i": i, "phase": "end", "error": err, "seconds": time.monotonic() - t0})
+        end = {"event": "cell", "i": i, "phase": "end", "error": err, "seconds": time.monotonic() - t0}
+        ch.send({**end, "token": token})
+        del token
     ch.send({"event": "ready"})
     line = ctl_in.readline()
     cases = json.loads(line) if line.strip() else {}

@@ -45,6 +45,7 @@ import functools
 import json
 import os
 import queue
+import secrets
 import shutil
 import subprocess
 import sys
@@ -478,15 +479,21 @@ def _watch(
 ) -> Run:
     """Feed the runner and watch it, on the grader's own clock.
 
-    Notebook mode: the grader releases the cells one at a time (``{"go": i}`` on the runner's
-    stdin) and cell ``i``'s deadline starts when the grader released it; a message can end the
-    running cell early (``{"event": "cell", "i": i, "phase": "end"}`` for that very cell), never
-    extend it or any other. The hidden cases go out when the grader has seen the last cell end, in
-    the same step, never on a message's word (the runner's ``ready`` is not read). The exports then
-    have one deadline, set by the grader when it sent the cases: ``exporting`` messages only say
-    which answer was running, for the report. Every message is size- and shape-limited before it
-    is parsed (:func:`simhash_lab.grading._wire.loads_bounded`), and what one run's messages may
-    cost here is bounded (``Limits.max_run_items``).
+    Notebook mode: the grader releases the cells one at a time (``{"go": i, "token": T}`` on the
+    runner's stdin, ``T`` fresh and random) and cell ``i``'s deadline starts when the grader
+    released it; a message can end the running cell early (``{"event": "cell", "i": i, "phase":
+    "end", "token": T}``: that very cell, with the token only the runner read), never extend it or
+    any other. The hidden cases go out when the grader has seen the last cell end, in the same
+    step, never on a message's word (the runner's ``ready`` is not read). The exports then have one
+    deadline, set by the grader when it sent the cases: ``exporting`` messages only say which
+    answer was running, for the report. Every message is size- and shape-limited before it is
+    parsed (:func:`simhash_lab.grading._wire.loads_bounded`), and what one run's messages may cost
+    here is bounded (``Limits.max_run_items``).
+
+    What is left: the token is in the runner's memory, which the cell's code shares; code that digs
+    it out of the runner's frame could still end its own cell early. It would gain time for its own
+    notebook's exports, never a method check (those run in a sandbox of their own, on the grader's
+    cases) nor anything of another notebook.
     """
     from ._wire import loads_bounded
 
@@ -515,11 +522,15 @@ def _watch(
     writer.start()
     outbox.put((json.dumps(job) + "\n").encode())
     current = 0  # notebook mode: the cell the grader released last
+    started = None  # the last released cell the runner said it started (who is to blame for a hang)
+
+    token = ""  # the running cell's: its end message must carry it
 
     def release(i: int) -> float:
-        nonlocal where
+        nonlocal where, token
         where = ("cell", i)
-        outbox.put((json.dumps({"go": i}) + "\n").encode())
+        token = secrets.token_hex(16)
+        outbox.put((json.dumps({"go": i, "token": token}) + "\n").encode())
         return min(deadline, time.monotonic() + per_step)
 
     if n_cells:
@@ -563,9 +574,12 @@ def _watch(
         budget -= line.count(b",") + 1
         messages.append(msg)
         event = msg.get("event")
-        if event == "cell" and msg.get("phase") == "end" and n_cells and not exports_started:
-            if type(msg.get("i")) is not int or msg["i"] != current:
-                continue  # not the running cell's: it ends nothing
+        if event == "cell" and msg.get("phase") == "start" and n_cells and not exports_started:
+            if type(msg.get("i")) is int and msg["i"] == current:
+                started = current
+        elif event == "cell" and msg.get("phase") == "end" and n_cells and not exports_started:
+            if type(msg.get("i")) is not int or msg["i"] != current or msg.get("token") != token:
+                continue  # not the running cell's, or not the runner's: it ends nothing
             current += 1
             if current < n_cells:
                 step_deadline = release(current)
@@ -589,6 +603,10 @@ def _watch(
         elif event == "done" and exports_started:
             where = ("done", None)
     outbox.put(None)
+    if where and where[0] == "cell" and started is not None and started < current:
+        # the runner never started the cell released last: the one it started is still running
+        # (its code said it had ended)
+        where = ("cell", started)
     if killed is None:  # its output ended: it exits now, or it is made to
         try:
             proc.wait(timeout=max(1.0, min(limits.grace, deadline - time.monotonic())))

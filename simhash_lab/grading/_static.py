@@ -405,10 +405,12 @@ def _problems(code, allow, extra_names, constants) -> list[str]:
                 else:
                     bad(node, f"`from {mod} import {a.name}` is not allowed here")
         elif isinstance(node, ast.Assign):
-            if not _constant(node.value) or not all(isinstance(t, ast.Name) for t in node.targets):
+            if _mutable(node.value):
+                bad(node, _STATE)
+            elif not _constant(node.value) or not all(isinstance(t, ast.Name) for t in node.targets):
                 bad(node, "only constants (`NAME = 0xFFFF`) may be assigned outside a function here")
             elif not _number(node.value):
-                bad(node, _STATE if _mutable(node.value) else _TEXT.format(where="outside a function"))
+                bad(node, _TEXT.format(where="outside a function"))
             for t in node.targets:
                 if isinstance(t, ast.Name):
                     if t.id.startswith("__"):
