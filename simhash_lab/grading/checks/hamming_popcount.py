@@ -214,6 +214,15 @@ def _clears_lowest_bit(node: ast.AST) -> str | None:
     return v if v in names and ops & {ast.Sub, ast.USub, ast.BitAnd} else None
 
 
+_SHAPE_HINTS = {
+    "popcount_kernighan": (
+        "Kernighan's method is that loop, one loop step per set bit (not a walk through the bit "
+        "positions, the junior way, nor a table or SWAR arithmetic)"
+    ),
+    "is_near": "count the differing bits that way and stop as soon as the count exceeds k",
+}
+
+
 def _kernighan_shape(name: str):
     def shape(code: str) -> list[str]:
         try:
@@ -229,7 +238,7 @@ def _kernighan_shape(name: str):
                         return []
                 return [
                     f"line {fn.lineno}: `{name}` has no loop that clears the lowest set bit "
-                    "(`while x: x &= x - 1`): Kernighan's method is that loop"
+                    f"(`while x: x &= x - 1`): {_SHAPE_HINTS[name]}"
                 ]
         return []
 
@@ -242,9 +251,9 @@ def _pc_trace_judge(cases: list[dict], results: list[list[dict]]) -> None:
         if _walked(trace, chain) != len(chain) - 1:
             raise Wrong(
                 "Kernighan's loop works on x itself: each step x &= x - 1 clears its lowest set bit, "
-                "so x takes the values x, x & (x - 1), ... until 0, one step per set bit. None of your "
-                "function's variables does (a table, SWAR arithmetic or a loop that only counts is "
-                "another method).",
+                "so x takes the values x, x & (x - 1), ... until 0, one loop step per set bit. None of "
+                "your function's variables does (a walk through the bit positions is the junior way; "
+                "a table, SWAR arithmetic or a loop that only counts is another method).",
                 expected=Raw(f"a variable going {_show_chain(chain)}"),
                 got=Raw(_show_trace(trace)),
             )
