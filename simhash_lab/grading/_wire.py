@@ -231,7 +231,7 @@ def loads_bounded(data: bytes, *, max_items: int, max_depth: int, max_string: in
             if depth > top:
                 top = depth
                 if top > max_depth:
-                    raise ValueError(f"nested more than {max_depth} levels deep")
+                    raise ValueError(f"nested too deeply (more than {max_depth} levels)")
         else:
             depth -= 1
     return json.loads(data)

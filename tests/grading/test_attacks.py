@@ -416,6 +416,18 @@ def test_a_message_is_shape_checked_before_it_is_parsed(data):
         _wire.loads_bounded(data, max_items=200_000, max_depth=64, max_string=1 << 20)
 
 
+def test_a_notebook_file_of_millions_of_values_is_refused_unparsed(tmp_path):
+    """A notebook file is read under the same kind of limits: 3 million ``{}`` in a cell's output
+    (9 MB on disk, gigabytes as objects) is refused from its shape."""
+    from simhash_lab.grading import _grader
+
+    p = tmp_path / "flood_03_hamming_popcount.ipynb"
+    flood = b"[" + b"{}," * 3_000_000 + b"{}]"
+    p.write_bytes(b'{"cells": [{"cell_type": "code", "source": "", "outputs": ' + flood + b"}]}")
+    r = _grader.grade_one(p)
+    assert r.status == "not gradable" and "more than 1,000,000 values" in r.first_hint, r.first_hint
+
+
 def test_a_message_within_the_limits_is_parsed():
     msg = {"event": "export", "key": "k", "results": [[{"ok": [1, 'a"b\\\\', {"$set": [2]}]}]] * 1000}
     data = json.dumps(msg).encode()
