@@ -9,15 +9,21 @@ How a notebook is graded, step by step
    nothing else of the file.
 4. **Run** (:mod:`simhash_lab.grading._sandbox`, :mod:`simhash_lab.grading._runner`): the assembled
    cells run in a bubblewrap sandbox on a variant of the exercise's data drawn now
-   (:mod:`simhash_lab.grading.data`); afterwards, and only then, the answer functions get inputs
-   drawn now too (hidden: they appear nowhere in the notebook or the package). The sandbox exports
+   (:mod:`simhash_lab.grading.data`), each cell released by the grader and timed on its clock;
+   afterwards, and only when the grader has seen the last cell end, the answer functions get
+   inputs drawn now too (hidden: they appear nowhere in the notebook or the package). The sandbox exports
    each answer's values and the functions' outputs as JSON. An answer that hangs the notebook is
    stopped; the notebook runs again with that answer's stub, so the later answers are still graded.
 5. **Method runs**: an answer whose *method* is checked (Kernighan's loop, ``is_near``'s early exit,
-   the index's candidate reads, Numba) is extracted from its cell, checked against an allow-list
-   here (:mod:`simhash_lab.grading._static`) and run again in a sandbox of its own where no other
-   code of the student's runs, which counts what the method check needs.
-6. **Judge**, here, in the grader's process: each answer's exports go to its checker
+   the index's candidate reads, Numba) is extracted from its cell (IPython's transformations in a
+   child process under a time and memory limit), checked against an allow-list and the method's
+   shape here (:mod:`simhash_lab.grading._static`) and run again in a sandbox of its own where no
+   other code of the student's runs, which measures what the method check needs (lines, the values
+   of its int variables, reads); a pure-Python answer is defined anew before every call, so no call
+   starts from what an earlier one left.
+6. **Judge**, here, in the grader's process: each message was size- and shape-limited before it
+   was parsed, so what a notebook costs the grader is bounded whatever it sends; each answer's
+   exports go to its checker
    (:mod:`simhash_lab.grading.checks`) as plain data, never as the student's objects; the expected
    values are computed here for the variant and the hidden inputs, and never enter the sandbox.
 
