@@ -57,7 +57,7 @@ def _grade_command(args: argparse.Namespace) -> int:
         )
         return 2
     try:  # before any work: a --json that cannot be written must not lose a class's grades
-        check_outputs(args.json, what="--json")
+        check_outputs(args.json, what="--json", inputs=args.notebooks)
     except OutputError as e:
         err(f"simhash-lab grade: {e}")
         return 2

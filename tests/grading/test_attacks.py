@@ -356,6 +356,15 @@ def test_a_json_that_cannot_be_written_is_refused_before_grading(kit, sandbox_ok
     assert p.stdout == b"", "graded before the output was checked"
 
 
+def test_a_json_naming_a_graded_notebook_is_refused(kit, sandbox_ok, tmp_path):
+    nb = tmp_path / "03_hamming_popcount.ipynb"
+    nb.write_bytes((kit.SOLUTIONS / "03_hamming_popcount.ipynb").read_bytes())
+    before = nb.read_bytes()
+    p = _cli(kit, [str(nb), "--json", str(tmp_path / "." / nb.name)], tmp_path, timeout=60)
+    assert p.returncode == 2 and "--json names an input file" in p.stderr.decode(), p.stderr
+    assert nb.read_bytes() == before
+
+
 def test_json_to_dev_full_is_one_line_and_the_device_stays(kit, sandbox_ok, tmp_path):
     import stat
 
