@@ -495,7 +495,7 @@ def _watch(
     notebook's exports, never a method check (those run in a sandbox of their own, on the grader's
     cases) nor anything of another notebook.
     """
-    from ._wire import loads_bounded
+    from ._wire import TooMany, loads_bounded
 
     q: queue.Queue = queue.Queue()
     log: list[bytes] = []
@@ -522,7 +522,6 @@ def _watch(
     writer.start()
     outbox.put((json.dumps(job) + "\n").encode())
     current = 0  # notebook mode: the cell the grader released last
-    started = None  # the last released cell the runner said it started (who is to blame for a hang)
 
     token = ""  # the running cell's: its end message must carry it
 
@@ -564,20 +563,19 @@ def _watch(
                 max_depth=limits.max_depth,
                 max_string=limits.max_string,
             )
-        except (ValueError, RecursionError) as e:
-            if "more than" in str(e) and "values" in str(e) and budget < limits.max_items:
+        except TooMany:
+            if budget < limits.max_items:  # this run's messages have cost what they may
                 killed, overflow = "output", f"more than {limits.max_run_items:,} values of messages"
                 break
+            continue
+        except (ValueError, RecursionError):
             continue
         if not isinstance(msg, dict):
             continue
         budget -= line.count(b",") + 1
         messages.append(msg)
         event = msg.get("event")
-        if event == "cell" and msg.get("phase") == "start" and n_cells and not exports_started:
-            if type(msg.get("i")) is int and msg["i"] == current:
-                started = current
-        elif event == "cell" and msg.get("phase") == "end" and n_cells and not exports_started:
+        if event == "cell" and msg.get("phase") == "end" and n_cells and not exports_started:
             if type(msg.get("i")) is not int or msg["i"] != current or msg.get("token") != token:
                 continue  # not the running cell's, or not the runner's: it ends nothing
             current += 1
@@ -603,10 +601,6 @@ def _watch(
         elif event == "done" and exports_started:
             where = ("done", None)
     outbox.put(None)
-    if where and where[0] == "cell" and started is not None and started < current:
-        # the runner never started the cell released last: the one it started is still running
-        # (its code said it had ended)
-        where = ("cell", started)
     if killed is None:  # its output ended: it exits now, or it is made to
         try:
             proc.wait(timeout=max(1.0, min(limits.grace, deadline - time.monotonic())))

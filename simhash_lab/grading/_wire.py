@@ -55,6 +55,7 @@ __all__ = [
     "type_name",
     "clip",
     "loads_bounded",
+    "TooMany",
     "MAX_ITEMS",
 ]
 
@@ -195,6 +196,10 @@ _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
 _BRACKETS = bytes(range(256)).translate(None, b"[]{}")  # (deleting these keeps only brackets)
 
 
+class TooMany(ValueError):
+    """A JSON text with more values than :func:`loads_bounded` was allowed to parse."""
+
+
 def loads_bounded(data: bytes, *, max_items: int, max_depth: int, max_string: int) -> Any:
     """``json.loads(data)``, only once the text's shape is known to be small: at most ``max_items``
     values (counted from its commas and brackets), nested at most ``max_depth`` deep, no string
@@ -204,8 +209,10 @@ def loads_bounded(data: bytes, *, max_items: int, max_depth: int, max_string: in
 
     Raises
     ------
+    TooMany
+        More than ``max_items`` values (a ValueError).
     ValueError
-        The shape is over a limit (the message says which), or the text is not JSON.
+        Another limit is passed (the message says which), or the text is not JSON.
     """
     if type(data) is not bytes:
         data = bytes(data)
@@ -213,13 +220,13 @@ def loads_bounded(data: bytes, *, max_items: int, max_depth: int, max_string: in
     # and every string has two quotes, so the regular expressions below see at most max_items
     opened = data.count(b",") + data.count(b"[") + data.count(b"{")
     if opened >= max_items or data.count(b'"') > 4 * max_items:
-        raise ValueError(f"more than {max_items:,} values")
+        raise TooMany(f"more than {max_items:,} values")
     bare = _STRING.sub(b"0", data)  # every string as one character
     if b'"' in bare:
         raise ValueError("not JSON (an unterminated string)")
     items = bare.count(b",") + bare.count(b"[") + bare.count(b"{") + 1
     if items > max_items:
-        raise ValueError(f"more than {max_items:,} values")
+        raise TooMany(f"more than {max_items:,} values")
     if len(data) - len(bare) > max_string and any(  # (at most max_items strings to look at)
         m.end() - m.start() > max_string + 2 for m in _STRING.finditer(data)
     ):

@@ -474,6 +474,10 @@ elif mode == "end":
     print("NEXT", json.loads(inp.readline())["go"], file=sys.stderr, flush=True)
     send({"event": "cell", "i": 1, "phase": "start"})
     time.sleep(60)  # hangs in cell 1
+elif mode == "many":  # each message under the limit of one, together over what a run may cost
+    for _ in range(8):
+        sys.stdout.write('{"event":"x","p":[' + "0," * 199_000 + '0]}\n'); sys.stdout.flush()
+    time.sleep(60)
 elif mode == "flood":
     sys.stdout.write('{"event":"x","p":"' + "a" * (9 << 20) + '"}\n'); sys.stdout.flush()
     time.sleep(60)
@@ -517,6 +521,13 @@ def test_a_line_over_the_message_limit_ends_the_run_unparsed(tmp_path):
     run = _fake_run(tmp_path, "flood")
     assert run.killed == "output" and "a message of more than 8 MiB" in run.overflow
     assert all(m.get("event") != "x" for m in run.messages)
+
+
+def test_what_the_messages_of_one_run_may_cost_is_bounded(tmp_path):
+    run = _fake_run(tmp_path, "many")
+    assert run.killed == "output" and "more than 1,000,000 values of messages" in run.overflow
+    kept = sum(len(m["p"]) for m in run.messages if m.get("event") == "x")
+    assert 0 < kept <= _sandbox.Limits().max_run_items
 
 
 def test_ipython_transformations_of_a_hostile_cell_are_bounded():
