@@ -93,7 +93,9 @@ def query(tables, fps, q, k):
 """
 MEMO = """
 def build_tables(fps, memo={}):
-    memo["fps"] = list(fps)
+    if fps is None:
+        return memo[0]
+    memo[0] = list(fps)
     tables = [{} for _ in range(4)]
     for i, fp in enumerate(fps):
         for j, b in enumerate(blocks(fp)):
@@ -101,8 +103,8 @@ def build_tables(fps, memo={}):
     return tables
 
 
-def query(tables, fps, q, k, memo=build_tables.__defaults__[0]):
-    return [i for i, f in enumerate(memo["fps"]) if hamming(f, q) <= k]
+def query(tables, fps, q, k):
+    return [i for i, f in enumerate(build_tables(None)) if hamming(f, q) <= k]
 """
 
 # What an answer cell finds of the runner: its channel (gc), the pipes it reads the grader from.
