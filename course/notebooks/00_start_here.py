@@ -75,15 +75,17 @@
 #
 # **Exercises.** `exercises/` holds one student notebook for each of notebooks 01 to 06, numbered
 # like the notebook it practises (the navigation line at the top of each notebook links it);
-# `exercises/solutions/` holds the same files solved. You write only in the cells tagged `answer`; the other cells check your
-# work with `assert`. Grade a notebook from a terminal:
+# `exercises/solutions/` holds the same files solved. You write only in the cells tagged `answer`; the
+# check cell under each prints ✅ or ❌ with a hint, and never stops Run All. Save the notebook, then
+# check it as the grader will from a terminal, in the repository's folder (nothing to activate):
 #
 # ```bash
-# simhash-lab grade exercises/02_simhash_voting.ipynb   # exit status 0 only when every check passes
+# make check NB=exercises/02_simhash_voting.ipynb   # or .venv/bin/simhash-lab check exercises/02_...
 # ```
 #
-# The grader restores every cell except your `answer` cells from a pristine copy before it runs, so
-# editing a check does not make it pass.
+# It restores every cell except your `answer` cells from a pristine copy and runs them on other data,
+# so editing a check does not make it pass; it is feedback, not a grade (a teacher grades with
+# `simhash-lab grade`, in a sandbox).
 
 # %% [markdown]
 # ## The whole pipeline on one page

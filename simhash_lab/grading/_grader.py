@@ -280,7 +280,7 @@ def _method_code(plan: _Plan, answer: Any) -> tuple[str | None, list[str]]:
         texts.append((key, ex))
         defined |= ex.functions
     extra = {n: None for n in defined}
-    for key, ex in texts:
+    for key, ex in sorted(texts, key=lambda t: t[0] != answer.key):  # the answer's own problems first
         for p in _static.problems(ex.text, answer.method.allow, extra_names=extra):
             problems.append(p if key == answer.key else f"answer `{key}`, {p}")
     missing = [n for n in answer.names if n not in defined]

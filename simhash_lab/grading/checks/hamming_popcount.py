@@ -423,16 +423,17 @@ def _near_method_judge(cases: list[dict], results: list[list[dict]]) -> None:
         )
         if stop - by_d[0] < k + 1:
             raise Wrong(
-                "Count the differing bits one at a time (x = a ^ b, then x &= x - 1) and stop as soon "
-                "as the count exceeds k: the check counts those steps.",
+                "Count the differing bits one step at a time, as Kernighan's loop does, and stop as "
+                "soon as the count exceeds k: the check counts those steps.",
                 expected=Raw("one more step per differing bit, up to k + 1"),
                 got=shown,
             )
         late = max(n for d, n in by_d.items() if d > k)
         if late > stop + 3:
             raise Wrong(
-                "Stop the loop as soon as the count exceeds k (while x and count <= k): yours goes on "
-                "counting however far apart a and b are.",
+                "is_near must stop as soon as the count exceeds k: yours goes on counting however far "
+                "apart a and b are (a full popcount, popcount_kernighan included, counts every "
+                "differing bit). Give the loop a second condition that ends it early.",
                 expected=Raw("the same steps for k + 1 differing bits as for 64"),
                 got=shown,
             )
@@ -445,7 +446,13 @@ is_near = Functions(
     ["is_near"],
     _near_cases,
     _near_judge,
-    method=Method(_INT_LOOPS, _near_method_cases, _near_method_judge, shape=_kernighan_shape("is_near")),
+    method=Method(
+        _INT_LOOPS,
+        _near_method_cases,
+        _near_method_judge,
+        uses=("popcount_kernighan",),
+        shape=_kernighan_shape("is_near"),
+    ),
 )
 
 EXERCISE = Exercise("03_hamming_popcount", (hamming_by_hand, xor_AB, popcount_kernighan, is_near))
