@@ -396,7 +396,7 @@ def _near_trace_judge(cases: list[dict], results: list[list[dict]]) -> None:
         if not ok:
             too_far = walked > k + 1
             raise Wrong(
-                "Stop the loop as soon as the count exceeds k (while x and count <= k): yours goes on "
+                "Count the differing bits and stop as soon as the count exceeds k: yours goes on "
                 "clearing bits of a ^ b after the (k + 1)-th."
                 if too_far
                 else "Count the differing bits one at a time: x = a ^ b, then x &= x - 1 in a loop "
