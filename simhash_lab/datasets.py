@@ -303,16 +303,13 @@ class _FileSource(Source):
 
 
 def _atomic_write(path: str, mode: str, write, **kw) -> Any:
-    """Call ``write(f)`` on a temporary file beside ``path``, then rename it over ``path``."""
-    tmp = f"{path}.tmp-{os.getpid()}"
-    try:
-        with open(tmp, mode, **kw) as f:
-            result = write(f)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-    return result
+    """Call ``write(f)`` on the output ``path`` opened by the one safe writer
+    (:func:`simhash_lab._write.atomic_output`: a temporary file beside a regular file, renamed over
+    it once whole; a device, FIFO or link written in place, never replaced)."""
+    from ._write import atomic_output
+
+    with atomic_output(path, mode, **kw) as f:
+        return write(f)
 
 
 # -- JSONL -------------------------------------------------------------------------------------

@@ -59,7 +59,15 @@ from . import _files
 from ._files import DEFAULT_MAX_BYTES, NotRegularFile, NotText, TooLarge, json_name, reason, walk
 from ._validate import check_int
 from .calibration import Calibration, calibrate
-from .datasets import DatasetError, Source, TextsSource, open_dataset, write_duplicates
+from .datasets import (
+    DatasetError,
+    Source,
+    StdinSource,
+    TextsSource,
+    json_value,
+    open_dataset,
+    write_duplicates,
+)
 from .settings import DedupSettings
 from .shingles import Featurizer, Shingler, _ChunkSets, _gather_sets, recommended_hasher
 
@@ -282,7 +290,7 @@ class DedupResult:
         key = "path" if self.format == "files" else "id"
 
         def show(v):
-            return json_name(v) if self.format == "files" else v
+            return json_name(v) if self.format == "files" else json_value(v)
 
         doc = {
             "k": self.k,
@@ -322,7 +330,7 @@ class DedupResult:
             doc["errors"] = [{"path": json_name(p), "reason": r} for p, r in self.errors]
             doc["empty"] = [json_name(p) for p in self.empty]
         else:
-            doc["featureless"] = list(self.empty)
+            doc["featureless"] = [json_value(v) for v in self.empty]
             doc["written"] = self.written
         return doc
 
@@ -797,27 +805,22 @@ def dedup_table(
 
 
 def _check_outputs(source, output, duplicates, report) -> dict:
-    """The outputs, checked before any work: not the input, not one file twice, each named for
-    what it gets; returns their paths."""
+    """The outputs, checked before any work by the one safe writer (:func:`simhash_lab._write.
+    check_outputs`: folders that exist and can be written, not the input, no file named twice),
+    then each named for what it gets; returns their paths."""
+    from ._write import check_outputs
     from .datasets import check_duplicates_name
     from .report import check_report_name
 
-    outs = {}
-    for opt, path in (("output", output), ("duplicates", duplicates), ("report", report)):
-        if path is None:
-            continue
-        path = os.fspath(path)
-        src = getattr(source, "path", None)
-        if src is not None and (
-            path == src or (os.path.exists(path) and os.path.exists(src) and os.path.samefile(path, src))
-        ):
-            raise DatasetError(f"{_files.show_name(path)}: the {opt} would overwrite the input")
-        for other, p in outs.items():
-            if p == path or (os.path.exists(p) and os.path.exists(path) and os.path.samefile(p, path)):
-                raise DatasetError(
-                    f"{_files.show_name(path)}: given as --{other} and --{opt}: one file cannot hold both"
-                )
-        outs[opt] = path
+    given = [
+        (o, p)
+        for o, p in (("output", output), ("duplicates", duplicates), ("report", report))
+        if p is not None
+    ]
+    src = getattr(source, "path", None)
+    inputs = [src] if src is not None and not isinstance(source, StdinSource) else []
+    check_outputs(*[p for _, p in given], what=[f"--{o}" for o, _ in given], inputs=inputs)
+    outs = {o: os.fspath(p) for o, p in given}
     if "output" in outs:
         source.check_output(outs["output"])
     if "duplicates" in outs:

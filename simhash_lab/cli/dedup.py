@@ -34,6 +34,7 @@ import re
 import time
 
 from .._files import DEFAULT_MAX_BYTES, show_name
+from .._write import OutputError
 from ..datasets import FORMATS, DatasetError, detect_format
 from ..dedup import DedupResult, dedup, dedup_table
 from ..settings import DEFAULT_MAX_ROW_BYTES
@@ -178,8 +179,10 @@ def _dedup_command(args: argparse.Namespace) -> int:
                         "not for text files"
                     )
             if args.duplicates is not None:
+                from .._write import check_outputs
                 from ..datasets import check_duplicates_name
 
+                check_outputs(args.duplicates, what="--duplicates")
                 check_duplicates_name(args.duplicates)
             res = dedup(args.paths, s, hidden=args.hidden, max_bytes=args.max_bytes, report=report)
             if args.duplicates is not None:
@@ -200,6 +203,9 @@ def _dedup_command(args: argparse.Namespace) -> int:
         return 2
     except RecursionError:
         err("simhash-lab dedup: the input is nested too deeply to be read")
+        return 2
+    except OutputError as e:  # an output that cannot be written (named), found before the work
+        err(f"simhash-lab dedup: {' '.join(str(e).split())}")
         return 2
     except OSError as e:  # writing an output
         err(f"simhash-lab dedup: {show_name(e.filename or '')}: {e.strerror or e}")
