@@ -135,9 +135,11 @@ def _synthetic_pairs(texts, feat, threshold, rng, limit=300):
     words (characters, for text without word spaces) replaced (from the sample's own), the copy
     with the lowest similarity >= threshold."""
     texts = feat.normalise(list(texts))
-    split = [feat.units(t) for t in texts]
+    split = feat.units(texts)
     vocab = sorted({w for u, _ in split for w in u})
-    picked = [i for i, (u, _) in enumerate(split) if len(u) >= 8][:limit]
+    picked = [i for i, (u, _) in enumerate(split) if len(u) >= 8]
+    short = [i for i in picked if len(split[i][0]) <= 20_000]  # 8 edited copies each: not megabytes
+    picked = (short if len(short) >= MIN_CALIBRATION_PAIRS else picked)[:limit]
     docs = [texts[i] for i in picked]
     d_out, s_out = [], []
     if not docs:

@@ -58,7 +58,7 @@ import numpy as np
 from . import _files
 from ._files import DEFAULT_MAX_BYTES, NotRegularFile, NotText, TooLarge, json_name, reason, walk
 from ._validate import check_int
-from .calibration import Calibration, calibrate
+from .calibration import Calibration, _check_fraction, calibrate  # noqa: F401 (distributed.py)
 from .datasets import (
     DatasetError,
     Source,

@@ -13,6 +13,7 @@ tokenized once for both.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -293,13 +294,19 @@ def char_sets(texts: Sequence[str], n: int = 3) -> tuple[np.ndarray, np.ndarray]
     return _csr(np.concatenate(docs), np.concatenate(hashes), nd)
 
 
+# the blocks of those scripts (Thai..Myanmar, Khmer, CJK and kana, compatibility ideographs,
+# half-width katakana, the supplementary ideographs): a text with none of them is not one
+_HIGH = re.compile("[\u0e00-\u109f\u1780-\u17ff\u2e80-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003ffff]")
+
+
 def unspaced(texts: Sequence[str]) -> np.ndarray:
     """bool per text: mostly written in a script without word spaces (at least half of its word
     characters are Han, kana, Thai, Lao, Khmer, Myanmar or Tibetan letters)."""
     from ._unicode import UNSPACED, WORD, char_table
 
     out = np.zeros(len(texts), np.bool_)
-    odd = [i for i, t in enumerate(texts) if not t.isascii()]
+    high = _HIGH.search
+    odd = [i for i, t in enumerate(texts) if not t.isascii() and high(t)]
     if not odd:
         return out
     sub = [texts[i] for i in odd]
@@ -439,11 +446,11 @@ class Featurizer:
             return np.zeros(len(texts) + 1, np.int64), np.empty(0, np.uint64)
         return _csr(np.concatenate(docs), np.concatenate(hashes), len(texts))
 
-    def sets_of(self, texts: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def sets_of(self, texts: list, chars=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(chars, indptr, data)`` of normalised texts: which were shingled by characters, and
         their sets."""
         nd = len(texts)
-        chars = self.kinds(texts)
+        chars = self.kinds(texts) if chars is None else chars
         if self.features == "hasher":
             return chars, *self._hasher_sets(texts)
         if self.features == "jieba":
@@ -474,7 +481,7 @@ class Featurizer:
         if self.features == "words" or (self.features == "auto" and not chars.any()):
             fps, ind, dat = self.shingler.fingerprints_and_sets(texts)
             return fps, chars, ind, dat
-        chars, ind, dat = self.sets_of(texts)
+        chars, ind, dat = self.sets_of(texts, chars)
         fps = np.empty(nd, np.uint64)
         run = lambda lo, hi: V.fold_sets(ind[lo : hi + 1], dat, 64, fps[lo:hi])  # noqa: E731
         over(nd, run, nd >= 64)
@@ -484,9 +491,11 @@ class Featurizer:
         """Fingerprints of raw texts (normalised here)."""
         return self.fingerprints_sets(self.normalise(list(texts)))[0]
 
-    def units(self, text: str) -> tuple[list, str]:
-        """The words (or, for a text shingled by characters, the characters) of a normalised
+    def units(self, texts: list) -> list[tuple[list, str]]:
+        """The words (or, for a text shingled by characters, the characters) of each normalised
         text, and what joins them: what the calibration's synthetic edits replace."""
-        if self.features != "hasher" and self.kinds([text])[0]:
-            return [ch for ch in text if not ch.isspace()], ""
-        return text.split(), " "
+        chars = self.kinds(texts) if self.features != "hasher" else np.zeros(len(texts), np.bool_)
+        return [
+            ([ch for ch in t if not ch.isspace()], "") if c else (t.split(), " ")
+            for t, c in zip(texts, chars.tolist())
+        ]
