@@ -40,7 +40,7 @@ def cpu() -> str:
 
 
 def load() -> str:
-    return "load %.1f %.1f %.1f" % os.getloadavg()
+    return "load {:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
 
 
 def missed(res, truth) -> int:
@@ -80,18 +80,16 @@ def copyright_part(repeats: int) -> None:
         k, m, np_, d = r[0][1:]
         print(
             f"  recall {recall} {linkage:8s}: k = {k:2d}, {d} dropped, true pairs with both kept {m} "
-            f"({m / max(len(truth), 1):.1%}), not proposed {np_}, {t:.2f} s (median of {len(r)})"
+            f"({m / max(len(truth), 1):.1%}), {np_} exact copies, {t:.2f} s (median of {len(r)})"
         )
     base = statistics.median(x[0] for x in rows[(0.95, "complete")])
-    print(
-        f"  cost of recall 0.99 against 0.95: {statistics.median(x[0] for x in rows[(0.99, 'complete')]) / base:.2f}x"
-    )
+    high = statistics.median(x[0] for x in rows[(0.99, "complete")])
+    print(f"  cost of recall 0.99 against 0.95: {high / base:.2f}x")
     loose = dedup_texts(texts, unverified=True, k=3)
     found = {(min(a, b), max(a, b)) for g in loose.groups for a, b in itertools.combinations(g, 2)}
     tp = len(found & set(truth))
-    print(
-        f"  unverified words/TF k = 3: {len(loose.duplicates)} dropped, pair precision {tp / max(len(found), 1):.3f}"
-    )
+    prec = tp / max(len(found), 1)
+    print(f"  unverified words/TF k = 3: {len(loose.duplicates)} dropped, pair precision {prec:.3f}")
 
 
 def chinese_part() -> None:
