@@ -156,6 +156,29 @@ def identical_part() -> None:
     )
 
 
+def read_part(path: str, repeats: int = 3) -> None:
+    """The read step alone: JSONL rows parsed by orjson against the standard json, alternating."""
+    import simhash_lab.datasets as D
+
+    fast = D._ORJSON
+    times = {"orjson": [], "json": []}
+    for _ in range(repeats):
+        for name, loads in (("orjson", fast), ("json", None)):
+            if name == "orjson" and loads is None:
+                continue
+            D._ORJSON = loads
+            src = D.open_dataset(path, "text", "id")
+            t0 = time.process_time()
+            n = sum(len(t) for t, _, _ in src.chunks(8192))
+            times[name].append(time.process_time() - t0)
+    D._ORJSON = fast
+    med = {k: statistics.median(v) for k, v in times.items() if v}
+    size = os.path.getsize(path) / 1e6
+    line = ", ".join(f"{k} {v:.2f} s CPU" for k, v in med.items())
+    ratio = f"; json / orjson {med['json'] / med['orjson']:.2f}x" if "orjson" in med else ""
+    print(f"read {n:,} JSONL rows ({size:.0f} MB): {line}{ratio} (medians of {repeats})")
+
+
 def dataset_part(rows: int) -> None:
     rng = np.random.default_rng(0)
     vocab = [f"w{i}" for i in range(20_000)]
@@ -173,6 +196,7 @@ def dataset_part(rows: int) -> None:
                 if len(base) < 50_000:
                     base.append(w)
             f.write(json.dumps({"id": i, "text": " ".join(w)}) + "\n")
+    read_part(path)
     cmd = [sys.executable, "-m", "simhash_lab.cli", "dedup", path, "--id-column", "id", "--output",
            os.path.join(d, "kept.jsonl"), "--duplicates", os.path.join(d, "dups.csv"),
            "--report", os.path.join(d, "report.html")]  # fmt: skip

@@ -260,6 +260,9 @@ def calibrate(
             lo, hi, d = lo[sel], hi[sel], d[sel]
             k_max = int(cut) - 1
         need = np.unique(np.concatenate([picked, lo, hi]))
+        if bar is not None and sets is None:  # the rows read again: a known total
+            bar.total = int(need.size)
+            bar.refresh()
         store = _gather_sets(source, need, feat, bar, sets)
         la, lb = store.local(lo), store.local(hi)
         size = np.diff(store.indptr)
