@@ -25,7 +25,9 @@ __all__ = ["check_report_name", "render_report", "write_report"]
 REPORT_FORMATS = (".html", ".htm", ".md")
 EXAMPLES = 5  # clusters shown side by side
 MEMBERS = 3  # dropped members shown per cluster
-TEXT_CHARS = 1200  # characters of each text shown
+TEXT_CHARS = 200_000  # characters of each text compared
+MAX_WORDS = 20_000  # words (or characters) of each text compared
+CONTEXT = 12  # equal words shown on each side of a difference
 
 
 def check_report_name(path: str) -> str:
@@ -112,23 +114,32 @@ def _texts(source, rows: list[int]) -> dict[int, str]:
     return got
 
 
-def _diff(a: str, b: str, md: bool) -> tuple[str, str]:
-    """``a`` and ``b`` with the words that differ marked: deleted in ``a``, inserted in ``b``."""
-    wa, wb = a.split(), b.split()
+def _diff(a: str, b: str, md: bool, context: int = CONTEXT) -> tuple[str, str]:
+    """``a`` and ``b`` with the words that differ marked: deleted in ``a``, inserted in ``b``; long
+    runs of equal words elided to ``context`` words each side (``…``)."""
+    wa, wb = a.split()[:MAX_WORDS], b.split()[:MAX_WORDS]
     if len(wa) < 2 and len(wb) < 2:  # text without word spaces: by characters
-        wa, wb = list(a), list(b)
+        wa, wb = list(a)[:MAX_WORDS], list(b)[:MAX_WORDS]
         sep = ""
     else:
         sep = " "
     sm = difflib.SequenceMatcher(a=wa, b=wb, autojunk=False)
     out_a, out_b = [], []
     esc = (lambda s: s) if md else html.escape
-    for op, i1, i2, j1, j2 in sm.get_opcodes():
-        x, y = esc(sep.join(wa[i1:i2])), esc(sep.join(wb[j1:j2]))
+    ops = sm.get_opcodes()
+    for n, (op, i1, i2, j1, j2) in enumerate(ops):
         if op == "equal":
+            run = wa[i1:i2]
+            head = run[:context] if n > 0 else []
+            tail = run[-context:] if n < len(ops) - 1 else []
+            if len(run) > len(head) + len(tail) + 1:
+                x = sep.join(filter(None, [esc(sep.join(head)), "…", esc(sep.join(tail))]))
+            else:
+                x = esc(sep.join(run))
             out_a.append(x)
-            out_b.append(y)
+            out_b.append(x)
             continue
+        x, y = esc(sep.join(wa[i1:i2])), esc(sep.join(wb[j1:j2]))
         if x:
             out_a.append(f"~~{x}~~" if md else f"<del>{x}</del>")
         if y:
@@ -195,6 +206,9 @@ def render_report(res, source, fmt: str = "html") -> str:
             kept = ex[0]
             lines.append(f"### kept {kept[0]!s} ({kept[4]} members)")
             for m in ex[1:]:
+                if m[3] == kept[3]:
+                    lines += ["", f"dropped {m[0]!s}: identical to the kept text"]
+                    continue
                 a, b = _diff(kept[3], m[3], True)
                 lines += [
                     "",
@@ -232,6 +246,11 @@ def render_report(res, source, fmt: str = "html") -> str:
         kept = ex[0]
         parts.append(f"<h3>kept {html.escape(str(kept[0]))} <span class=meta>({kept[4]} members)</span></h3>")
         for m in ex[1:]:
+            if m[3] == kept[3]:
+                parts.append(
+                    f"<p class=meta>dropped {html.escape(str(m[0]))}: identical to the kept text</p>"
+                )
+                continue
             a, b = _diff(kept[3], m[3], False)
             parts.append(
                 f"<p class=meta>dropped {html.escape(str(m[0]))}: distance {m[1]}, similarity {m[2]:.3f}</p>"
