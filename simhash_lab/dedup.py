@@ -611,6 +611,8 @@ def _run(
         need = np.unique(pairs[:, :2])
         with steps.step("verify", int(need.size) + int(pairs.shape[0])) as bar:
             store = _gather_sets(source, need, feat, bar, kept_sets)
+            if bar is not None and kept_sets is not None:  # the sets were in memory
+                bar.update(int(need.size))
             la, lb = store.local(pairs[:, 0]), store.local(pairs[:, 1])
             sim = np.empty(pairs.shape[0], np.float64)
             for lo in range(0, pairs.shape[0], _VERIFY_BLOCK):

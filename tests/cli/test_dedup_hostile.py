@@ -222,3 +222,62 @@ def test_unverified_needs_k_and_is_the_only_unverified_mode(tmp_path, capsys):
     doc = json.loads(out)
     assert doc["jaccard"] == 0.8 and doc["calibration"]["target_recall"] == 0.99
     assert not math.isnan(doc["jaccard"])
+
+
+def test_chinese_on_the_command_line_is_said_in_the_summary(tmp_path, capsys):
+    poem = "春眠不觉晓，处处闻啼鸟。夜来风雨声，花落知多少。床前明月光，疑是地上霜。举头望明月，低头思故乡。"
+    rows = [
+        {"text": poem},
+        {"text": poem.replace("花", "叶")},
+        {"text": "白日依山尽，黄河入海流。欲穷千里目，更上一层楼。"},
+    ]
+    src = jsonl(tmp_path / "zh.jsonl", rows)
+    code, _, err = run(capsys, src, "--output", tmp_path / "k.jsonl")
+    assert code == 1 and "3 rows in a script without word spaces" in err and "(3-grams)" in err
+    assert (tmp_path / "k.jsonl").read_text(encoding="utf-8").count("\n") == 2
+    code, _, err = run(capsys, src, "--lang", "en", "-q", "--json")
+    assert code == 0  # by words a clause is one word: the edit hides the copy
+    with pytest.raises(SystemExit):
+        main(["dedup", "--help"])
+    assert "Chinese" in capsys.readouterr().out
+
+
+def test_the_bars_move_to_a_known_total(tmp_path, capsys, monkeypatch):
+    import simhash_lab.dedup as d
+
+    seen = []
+    close = d._Bars.close
+
+    def spy(self):
+        if self.current is not None:
+            seen.append((self.current.desc, self.current.n, self.current.total))
+        close(self)
+
+    monkeypatch.setattr(d._Bars, "close", spy)
+    src = jsonl(tmp_path / "docs.jsonl", [{"text": BASE + f" w{i} and more words"} for i in range(50)])
+    code, _, err = run(capsys, src, "--progress", "always", "-q", "--output", tmp_path / "k.jsonl")
+    bars = {desc: (n, total) for desc, n, total in seen}
+    assert bars["read"] == (src.stat().st_size, src.stat().st_size)
+    assert bars["verify"][0] == bars["verify"][1] > 0
+    assert bars["write"] == (50, 50)
+    assert "\rread:" in err
+
+
+def test_orjson_and_json_read_the_same_rows(tmp_path, monkeypatch):
+    import simhash_lab.datasets as D
+
+    if D._ORJSON is None:
+        pytest.skip("orjson is not installed")
+    src = tmp_path / "docs.jsonl"
+    src.write_text(
+        '{"id": 1, "text": "caf\\u00e9 \\ud83d\\ude00 text"}\n{"id": NaN, "text": "b", "x": 1e400}\n'
+        '{"id": [1, {"a": null}], "text": "\\u00e9t\\u00e9"}\n',
+        encoding="utf-8",
+    )
+    fast = list(D.open_dataset(src, "text", "id").chunks(10))
+    monkeypatch.setattr(D, "_ORJSON", None)
+    slow = list(D.open_dataset(src, "text", "id").chunks(10))
+    assert fast[0][0] == slow[0][0] == ["caf\u00e9 \U0001f600 text", "b", "\u00e9t\u00e9"]
+    ids_f, ids_s = fast[0][1], slow[0][1]
+    assert ids_f[0] == ids_s[0] == 1 and ids_f[2] == ids_s[2] == [1, {"a": None}]
+    assert math.isnan(ids_f[1]) and math.isnan(ids_s[1])
