@@ -180,6 +180,10 @@ class DedupResult:
         candidates, verify, cluster, write.
     exact, exact_groups : int
         Rows dropped as exact copies (identical normalised text) of another, and their groups.
+    representative : ndarray, shape (n,), int64
+        Each row's exact group's representative (the row itself for most): only representatives
+        are candidates, so ``pairs`` holds pairs of representatives; :meth:`verified_pairs` gives
+        every near-duplicate pair, the exact copies' included.
     by_chars : int
         Rows shingled by characters (text in a script without word spaces).
     options : DedupSettings
@@ -208,6 +212,7 @@ class DedupResult:
     exact_groups: int = 0
     by_chars: int = 0
     options: Any = None
+    representative: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
 
     @property
     def paths(self) -> list:
@@ -225,6 +230,37 @@ class DedupResult:
         if self.jaccard is None:
             return int(self.pairs.shape[0])
         return int(np.count_nonzero(self.similarity >= self.jaccard))
+
+    def verified_pairs(self, limit: int = 50_000_000) -> np.ndarray:
+        """Every near-duplicate pair ``(i, j, d)`` (int64 (m, 3), ``i < j``, sorted): the verified
+        candidate pairs of representatives, each for every two members of their exact groups, and
+        every two members of one exact group (distance 0). Raises ValueError past ``limit`` pairs
+        (100,000 identical rows make 5·10⁹)."""
+        ok = self.pairs[self.similarity >= self.jaccard] if self.jaccard is not None else self.pairs
+        n = len(self.ids)
+        rep = self.representative if self.representative.size == n else np.arange(n)
+        order = np.argsort(rep, kind="stable")
+        cuts = np.flatnonzero(np.diff(rep[order])) + 1
+        members = {int(g[0] if rep[g[0]] == g[0] else rep[g[0]]): g for g in np.split(order, cuts)}
+        sizes = {r: g.size for r, g in members.items()}
+        total = sum(sizes.get(int(a), 1) * sizes.get(int(b), 1) for a, b, _ in ok.tolist())
+        total += sum(m * (m - 1) // 2 for m in sizes.values())
+        if total > limit:
+            raise ValueError(f"{total:,} near-duplicate pairs, more than limit ({limit:,})")
+        out = []
+        for a, b, d in ok.tolist():
+            ga, gb = members.get(a, np.array([a])), members.get(b, np.array([b]))
+            x, y = np.repeat(ga, gb.size), np.tile(gb, ga.size)
+            out.append(np.stack([np.minimum(x, y), np.maximum(x, y), np.full(x.size, d)], axis=1))
+        for g in members.values():
+            if g.size > 1:
+                i, j = np.triu_indices(g.size, 1)
+                x, y = g[i], g[j]
+                out.append(np.stack([np.minimum(x, y), np.maximum(x, y), np.zeros(x.size, np.int64)], axis=1))
+        if not out:
+            return np.empty((0, 3), np.int64)
+        p = np.concatenate(out).astype(np.int64)
+        return p[np.lexsort((p[:, 1], p[:, 0]))]
 
     @property
     def groups(self) -> list[list[int]]:
@@ -588,6 +624,8 @@ def _run(
         search[copies] = False
         res.exact = int(copies.size)
         res.exact_groups = int(np.unique(copy_of).size)
+        res.representative = np.arange(n, dtype=np.int64)
+        res.representative[copies] = copy_of
     # k
     k = s.k
     if k is None:

@@ -432,7 +432,9 @@ def test_bad_csv_and_parquet(tmp_path):
 def test_outputs_are_checked_before_any_work(tmp_path, rows):
     src = tmp_path / "docs.jsonl"
     write_jsonl(src, rows[:5])
-    with pytest.raises(DatasetError, match="overwrite the input"):
+    from simhash_lab._write import OutputError
+
+    with pytest.raises(OutputError, match="--output names an input file"):
         dedup_table(src, output=src)
     with pytest.raises(DatasetError, match="input's format \\(jsonl\\)"):
         dedup_table(src, output=tmp_path / "kept.parquet")

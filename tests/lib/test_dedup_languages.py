@@ -172,6 +172,8 @@ def test_exact_groups_first_make_the_same_decisions(kw):
     assert a.exact > 100 and b.exact == 0
     assert a.keep.tolist() == b.keep.tolist()
     assert a.duplicates.rows() == b.duplicates.rows()
+    vb = b.pairs[b.similarity >= 0.8]
+    assert a.verified_pairs()[:, :2].tolist() == vb[np.lexsort((vb[:, 1], vb[:, 0]))][:, :2].tolist()
 
 
 def test_one_settings_object_for_every_entry_point(tmp_path):
