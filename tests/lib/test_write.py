@@ -239,3 +239,4 @@ def test_check_refuses_a_read_only_folder(tmp_path):
 def test_output_error_is_an_os_error_with_its_message():
     e = OutputError("cannot write x: No space left on device", "x")
     assert isinstance(e, OSError) and str(e) == "cannot write x: No space left on device" and e.path == "x"
+
