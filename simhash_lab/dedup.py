@@ -1,34 +1,43 @@
 """Near-duplicate removal you can act on: Simhash candidates, exact Jaccard verification, a
 keep/drop policy that never chains.
 
-:func:`dedup_texts` (a list of str), :func:`dedup_table` (a JSONL, CSV or Parquet file, read in
-chunks: :mod:`simhash_lab.datasets`) and :func:`dedup` (the text files under folders) all run the
-same steps and return a :class:`DedupResult`:
+:func:`dedup_texts` (a list of str), :func:`dedup_table` (a JSONL, CSV or Parquet file read in
+chunks, stdin, or a table in memory: :mod:`simhash_lab.datasets`) and :func:`dedup` (the text
+files under folders) take one settings object (:class:`~simhash_lab.settings.DedupSettings`, or
+its fields as keywords), run the same named steps (each timed in ``res.timings``, each with its
+progress bar) and return a :class:`DedupResult`:
 
-1. **Fingerprint** every document (a :class:`~simhash_lab.Simhasher`). With a Jaccard threshold
-   the recommended one is the default: word 3-shingles (the shingles the threshold is about), each
-   distinct shingle voting once (binary weights), 64 bits. Documents without a single feature
-   (empty, whitespace or punctuation only) are set apart as *featureless*: never compared, kept.
-2. **Calibrate k** (when a threshold is given and ``k`` is not): :func:`calibrate` measures, on a
-   random sample of the corpus, the Hamming distances of real near-duplicate pairs (Jaccard >= the
-   threshold, found by a scan and verified exactly), and takes the smallest ``k`` that finds the
-   ``recall`` asked for (default 0.95) of them. When the sample holds too few such pairs, pairs made
-   from sampled documents by random word replacements down to the threshold stand in (the worst
-   case: every pair at the threshold). The :class:`Calibration` says which, with its figures.
-3. **Candidates**: every pair within ``k`` bits (:meth:`SimhashIndex.pairs`).
-4. **Verify** each candidate: exact Jaccard similarity of the two documents' word ``shingle``-gram
-   sets (sorted 64-bit hashes merged in Numba, :mod:`simhash_lab.kernels.verify`); pairs below the
-   threshold are dropped. Without a threshold, every candidate stands (the Hamming-only mode of
-   the first versions, kept for comparison: it over-matches boilerplate).
-5. **Keep / drop**: documents are visited in a stated order (``keep="first"``: input order;
-   ``"longest"``: most characters first; or a ``priority`` per document, highest first); a
+1. **read** the rows; 2. **normalise** each text (NFKC, format characters such as U+200B dropped:
+   :func:`simhash_lab._unicode.normalise`);
+3. **exact groups**: identical normalised texts grouped by a sort of their 128-bit digests; one
+   representative of each (the first in visiting order) goes on, the others are dropped for it
+   (or for what it is dropped for): the same decisions as the search over every row;
+4. **fingerprint** every document from its shingles (:class:`~simhash_lab.shingles.Featurizer`):
+   word ``shingle``-grams, or character ``char_ngram``-grams for a text mostly in a script
+   without word spaces, each distinct shingle voting once (binary weights), 64 bits. Documents
+   without a single shingle (empty, whitespace or punctuation only) are *featureless*: never
+   compared, kept;
+5. **calibrate** k (unless given): :func:`calibrate` measures, on a random sample of the
+   representatives, the Hamming distances of real near-duplicate pairs and takes the smallest
+   ``k`` that finds the ``recall`` asked for (default 0.99) of them; with too few such pairs,
+   pairs made by random word (or character) replacements down to the threshold stand in;
+6. **candidates**: every pair of representatives within ``k`` bits (:func:`candidates`, one call:
+   :meth:`SimhashIndex.pairs`);
+7. **verify** each candidate: exact Jaccard similarity of the two documents' shingle sets (the
+   same shingles the fingerprints were made from; sorted 64-bit hashes merged in Numba,
+   :mod:`simhash_lab.kernels.verify`); pairs below the threshold are dropped. The raw Hamming mode
+   of the first versions (every candidate stands) runs only when asked for by name:
+   ``unverified=True`` with ``k``;
+8. **cluster** (keep / drop): documents are visited in a stated order (``keep="first"``: input
+   order; ``"longest"``: most characters first; or a ``priority`` per document, highest first); a
    document not dropped yet is kept and drops each verified neighbour not decided yet that is
    also a verified neighbour of every document dropped for it so far (``linkage="complete"``, the
    default). So every dropped document is verified-near the kept one it is dropped for (its
    representative), nothing chains, and every two members of a cluster are a verified pair: no
    cluster holds a pair below the threshold. A neighbour that cannot join stays undecided, to be
    kept or dropped for a later one. ``linkage="star"`` asks only the first of these (each dropped
-   document near its kept one; two dropped members of one star can be less alike).
+   document near its kept one; two dropped members of one star can be less alike);
+9. **write** the outputs (:func:`dedup_table`), through :mod:`simhash_lab._write`.
 
 The result holds the keep mask (``keep``, bool per document) and the duplicates table
 (:class:`Duplicates`: dropped id, kept id, Hamming distance, Jaccard similarity).
@@ -164,7 +173,8 @@ class DedupResult:
         cluster, kept; reported apart (``to_json()``: ``"empty"`` for files, ``"featureless"`` for
         rows).
     pairs : ndarray, shape (m, 3), int64
-        The candidate pairs ``(i, j, d)`` within ``k`` (rows, ``i < j``), before verification.
+        The candidate pairs ``(i, j, d)`` within ``k`` (rows, ``i < j``), before verification: pairs
+        of exact-group representatives (:meth:`verified_pairs` gives every near-duplicate pair).
     similarity : ndarray, shape (m,), float64
         Their Jaccard similarity (NaN without a threshold).
     k, bits : int

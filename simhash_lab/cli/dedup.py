@@ -10,10 +10,11 @@ Two inputs:
   (:func:`simhash_lab.dedup.dedup_table`); ``--output`` gets the kept rows in the input's format,
   ``--duplicates`` the duplicates table.
 
-``--jaccard T`` verifies every candidate pair by the exact Jaccard similarity of the documents'
-word shingles, with the recommended hasher (word 3-shingles, binary weights) and ``k`` calibrated
-on a sample unless ``-k`` is given; without it, pairs within ``-k`` (default 3) of the default
-hasher stand unverified. Clusters are complete (``--linkage complete``, the default): each dropped
+Every candidate pair is verified by the exact Jaccard similarity (``--jaccard T``, default 0.8)
+of the documents' shingles (word 3-shingles, or character 3-grams for text without word spaces:
+``--lang``, ``--tokenizer``), ``k`` calibrated on a sample unless ``-k`` is given; the raw Hamming
+mode of the first versions (pairs within ``-k`` of the default hasher stand unverified) runs only
+as ``--unverified -k K``. Clusters are complete (``--linkage complete``, the default): each dropped
 document is verified-near its kept one and every two members of a cluster are a verified pair, so
 no cluster holds a pair below the threshold; ``--linkage star`` asks only the first. Featureless
 documents (empty, whitespace or punctuation only) are never compared nor grouped: they are listed
