@@ -278,12 +278,16 @@ class Method:
         answer's ordinary cases (which may measure too) followed by these.
     uses : tuple of str
         Functions of other answers it may call (their cells' code is checked and run with it).
+    shape : callable, optional
+        ``shape(code)`` -> problems of the code's form beside the allow-list, one line each (the
+        loop the method needs is there, say); checked with it, in the grader's process.
     """
 
     allow: _static.AllowList
     cases: Callable[[random.Random | None], list[dict]]
     judge: Callable[[list[dict], list[list[dict]]], None]
     uses: tuple[str, ...] = ()
+    shape: Callable[[str], list[str]] | None = None
 
 
 class Functions(Answer):
@@ -342,6 +346,8 @@ class Functions(Answer):
                     f"{p} (`{name}`)" if f"`{name}`" not in p else p
                     for p in _static.problems(src, self.method.allow, extra_names=extra, constants=consts)
                 ]
+                if self.method.shape is not None and not problems:
+                    problems += self.method.shape(src)
             if not problems:
                 method_cases = self.method.cases(None)
                 measured = [_roundtrip(_wire.run_case(by_name, c, files=files)) for c in method_cases]
