@@ -5,8 +5,8 @@ Sphinx with myst-nb renders the notebooks as they are stored (nothing runs), wit
 ``site_src/`` holds the configuration, templates and style. For each language (:data:`LANGS`) whose
 notebooks exist, this stages a Sphinx source folder under ``build/site/``:
 
-- ``index.md``: the map, a table of contents of the notebooks, each with its exercise under it
-  (so *previous / next* walk 01, exercises 01, 02, ...);
+- ``index.md``: the table of contents of the notebooks, each with its exercise under it (so
+  *previous / next* walk 01, exercises 01, 02, ...), and the list of the exercises;
 - ``notebooks/*.ipynb``, as committed, but the widgets' views and state dropped: the site shows
   each stepper's HTML fallback, the stored animated image, which plays by itself;
 - ``exercises/*.ipynb`` (the learner's version, never ``exercises/solutions``), each with a
@@ -62,6 +62,7 @@ LANGS = {
             "course and open it in JupyterLab (`make lab`)."
         ),
         "course": "The course",
+        "exercises_title": "Exercises",
         "download": "Download the notebook",
         "download_rest": (
             "to do these exercises in JupyterLab: its checks grade your answers as you go, and "
@@ -82,6 +83,7 @@ LANGS = {
             "ejercicios, instala el curso y ábrelo en JupyterLab (`make lab`)."
         ),
         "course": "El curso",
+        "exercises_title": "Ejercicios",
         "download": "Descarga el cuaderno",
         "download_rest": (
             "para hacer estos ejercicios en JupyterLab: sus comprobaciones corrigen tus respuestas "
@@ -193,7 +195,7 @@ def stage(root: Path, lang: str, work: Path) -> dict:
     rel = {p: p.relative_to(root).as_posix() for p in [*notebooks, *exercises]}
     staged_of = {rel[p]: f"notebooks/{p.name}" for p in notebooks}
     staged_of |= {rel[p]: f"exercises/{p.name}" for p in exercises}
-    pages, toc = ["index"], []
+    pages, toc, titles = ["index"], [], {}
     for path in notebooks:
         nb = _site_view(nbformat.read(path, as_version=4))
         stem = path.stem
@@ -208,6 +210,7 @@ def stage(root: Path, lang: str, work: Path) -> dict:
         _write_if_changed(src / "notebooks" / path.name, nbformat.writes(nb))
     for path in exercises:
         nb = _site_view(nbformat.read(path, as_version=4))
+        titles[path] = _title(nb) or path.stem
         _relink(nb, rel[path], staged_of[rel[path]], staged_of)
         pages.append(f"exercises/{path.stem}")
         box = (
@@ -220,12 +223,15 @@ def stage(root: Path, lang: str, work: Path) -> dict:
         shutil.copyfile(path, extra / "exercises" / path.name)
     orphans = sorted(set(exercise_of) - {p.name for p in notebooks})
     lines = [f"# {spec['title']}", "", spec["intro"], "", "```{toctree}", f":caption: {spec['course']}"]
-    lines += [":maxdepth: 2", "", *toc]
+    lines += [":maxdepth: 2", ":titlesonly:", "", *toc]
     lines += [f"exercises/{Path(n).stem}" for n in orphans]
     lines += ["```", ""]
+    if exercises:  # in the toctree under their notebooks; listed here too
+        lines += [f"## {spec['exercises_title']}", ""]
+        lines += [f"- [{titles[p]}](exercises/{p.name})" for p in exercises]
+        lines += [""]
     _write_if_changed(src / "index.md", "\n".join(lines))
-    files = [*notebooks, *exercises]
-    return {"lang": lang, "src": src, "extra": extra, "pages": pages, "files": files}
+    return {"lang": lang, "src": src, "extra": extra, "pages": pages}
 
 
 def _npm_packages(conf_dir: Path) -> Path:

@@ -22,7 +22,7 @@ that server is recorded and refused. Each page must show:
 and saves a screenshot of the page to ``artifacts/browser/site/`` (or ``--out``).
 
     python tools/site_check.py                    # every page of site/ (make site first)
-    python tools/site_check.py --site /tmp/site --out /tmp/shots
+    python tools/site_check.py notebooks/04_charikar_hyperplanes.html --site /tmp/site --out /tmp/shots
 
 The browser suite runs the same checks: ``tests/browser/test_site.py`` (``make test-browser``).
 """
@@ -507,7 +507,7 @@ def site_langs(site: Path) -> int:
     return len(json.loads(info.read_text())["langs"]) if info.exists() else 1
 
 
-def run(site: Path, out_dir: Path, root: Path = ROOT) -> list[PageResult]:
+def run(site: Path, out_dir: Path, root: Path = ROOT, only: list[str] | None = None) -> list[PageResult]:
     from playwright.sync_api import sync_playwright
 
     browser_check = _tool("browser_check")
@@ -516,7 +516,7 @@ def run(site: Path, out_dir: Path, root: Path = ROOT) -> list[PageResult]:
     with SiteServer(site) as server, sync_playwright() as pw:
         browser = browser_check.launch_browser(pw)
         try:
-            for rel in pages(site):
+            for rel in only or pages(site):
                 r = check_page(browser, server, rel, want.get(rel, Expect()), out_dir, links, langs)
                 print(r.summary(), flush=True)
                 results.append(r)
@@ -527,6 +527,7 @@ def run(site: Path, out_dir: Path, root: Path = ROOT) -> list[PageResult]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("pages", nargs="*", help="pages relative to the site (default: every page)")
     ap.add_argument("--site", type=Path, default=ROOT / "site")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="screenshot folder")
     a = ap.parse_args(argv)
@@ -534,7 +535,7 @@ def main(argv=None) -> int:
         print(f"site_check: error: no {a.site / 'index.html'}: run make site", file=sys.stderr)
         return 2
     t0 = time.monotonic()
-    results = run(a.site, a.out)
+    results = run(a.site, a.out, only=a.pages)
     bad = [r for r in results if not r.ok]
     took = time.monotonic() - t0
     print(f"{len(results) - len(bad)}/{len(results)} pages passed in {took:.0f} s; screenshots in {a.out}")
