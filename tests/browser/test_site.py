@@ -109,8 +109,8 @@ def _frozen_apng() -> bytes:
 
 def test_the_checker_sees_failures(browser, tmp_path):
     """A page that loads a script from the network, logs an error, leaves TeX as text, shows a
-    frozen animation, misses a figure and a folded answer and links nowhere must fail, each for
-    its own reason (so a green run means something)."""
+    frozen animation, misses a figure, a folded answer and its download, shows a solution's line
+    and links nowhere must fail, each for its own reason (so a green run means something)."""
     site = tmp_path / "site"
     site.mkdir()
     apng = base64.b64encode(_frozen_apng()).decode()
@@ -121,10 +121,20 @@ def test_the_checker_sees_failures(browser, tmp_path):
         f'<div class="cell_output"><img src="data:image/png;base64,{apng}"></div>'
         '<div class="cell_output"><img src="missing.png"></div>'
         '<a href="missing.html">a</a> <a href="index.html#nowhere">b</a>'
+        "<pre>answer = sorted(votes)[len(votes) // 2]</pre>"
         '<script>console.error("boom")</script></article></body></html>',
         encoding="utf-8",
     )
-    expect = site_check.Expect(source="x.ipynb", figures=3, animations=1, details=1, math=True)
+    (tmp_path / "x.ipynb").write_text("{}", encoding="utf-8")
+    expect = site_check.Expect(
+        source="x.ipynb",
+        figures=3,
+        animations=1,
+        details=1,
+        math=True,
+        download=str(tmp_path / "x.ipynb"),
+        solution_lines=["answer = sorted(votes)[len(votes) // 2]"],
+    )
     with site_check.SiteServer(site) as server:
         result = site_check.check_page(browser, server, "index.html", expect, tmp_path)
     print(result.summary())
@@ -143,6 +153,8 @@ def test_the_checker_sees_failures(browser, tmp_path):
         "no #nowhere in that page",
         "no previous / next link",
         "no search box",
+        "no download link serving x.ipynb",
+        "solution line on the exercise page: 'answer = sorted(votes)[len(votes) // 2]'",
     ):
         assert needle in problems, needle
     assert Path(result.screenshot).is_file()
