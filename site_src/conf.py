@@ -50,9 +50,12 @@ nb_mime_priority_overrides = [("html", "application/vnd.jupyter.widget-view+json
 myst_enable_extensions = ["dollarmath", "amsmath"]
 myst_heading_anchors = 3
 suppress_warnings = ["myst.header"]
-# ```mermaid fences are diagrams (as JupyterLab draws them), drawn by Mermaid from _static
+# ```mermaid fences are diagrams (as JupyterLab draws them), drawn in the page by Mermaid from
+# _static: its one-file build (a classic script, added to the pages with a diagram by _mermaid
+# below), which _static/mermaid-module.mjs hands to sphinxcontrib-mermaid as the module it imports
 myst_fence_as_directive = ["mermaid"]
-mermaid_use_local = "mermaid/dist/mermaid.esm.min.mjs"
+mermaid_use_local = "mermaid-module.mjs"
+MERMAID_SCRIPT = "mermaid/dist/mermaid.tiny.js"
 
 # MathJax from _static (copied from the npm package by tools/build_site.py), never from a CDN. As in
 # JupyterLab, $...$ in raw HTML (the <summary> of a folded answer) is math too.
@@ -88,7 +91,15 @@ def _lang_switch(app, pagename, templatename, context, doctree):
     context["lang_name"] = _info["name"]
 
 
+def _mermaid(app, pagename, templatename, context, doctree):
+    from sphinxcontrib.mermaid import mermaid
+
+    if doctree is not None and doctree.next_node(mermaid) is not None:
+        app.add_js_file(MERMAID_SCRIPT)
+
+
 def setup(app):
     # MathJax on every page: a <summary> may hold the only math of a page, and Sphinx cannot see it
     app.set_html_assets_policy("always")
     app.connect("html-page-context", _lang_switch)
+    app.connect("html-page-context", _mermaid)

@@ -96,7 +96,7 @@ LANGS = {
 # What the pages load of the npm packages (site_src/package.json), as (package, parts, folder in
 # _static/): MathJax's combined component and what it loads on demand (TeX extensions, menu,
 # accessibility, speech), its CHTML font where its loader.paths.fonts points ([mathjax]/fonts, see
-# site_src/conf.py), and Mermaid's ES module with the chunks it imports (source maps left out).
+# site_src/conf.py), and Mermaid's one-file build (source maps left out).
 STATIC = (
     (
         "mathjax",
@@ -104,7 +104,7 @@ STATIC = (
         "mathjax",
     ),
     ("@mathjax/mathjax-newcm-font", ("chtml.js", "chtml"), "mathjax/fonts/mathjax-newcm-font"),
-    ("mermaid", ("dist/mermaid.esm.min.mjs", "dist/chunks/mermaid.esm.min", "LICENSE"), "mermaid"),
+    ("@mermaid-js/tiny", ("dist/mermaid.tiny.js", "LICENSE"), "mermaid"),
 )
 
 
