@@ -92,9 +92,11 @@ def _lang_switch(app, pagename, templatename, context, doctree):
 
 
 def _mermaid(app, pagename, templatename, context, doctree):
+    """Mermaid's script on the pages where sphinxcontrib-mermaid imports it: those with a diagram,
+    and those without a doctree (search, index)."""
     from sphinxcontrib.mermaid import mermaid
 
-    if doctree is not None and doctree.next_node(mermaid) is not None:
+    if doctree is None or doctree.next_node(mermaid) is not None:
         app.add_js_file(MERMAID_SCRIPT)
 
 
