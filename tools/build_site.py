@@ -12,9 +12,10 @@ notebooks exist, this stages a Sphinx source folder under ``build/site/``:
 - ``exercises/*.ipynb`` (the learner's version, never ``exercises/solutions``), each with a
   "download the notebook" box; the untouched notebook is copied beside its page.
 
-and builds it into ``site/`` (English) or ``site/<lang>/``. MathJax comes from the npm packages
-pinned in ``site_src/package.json`` (``npm ci --prefix site_src``, run by ``make site``) and is served
-from each language's ``_static/``: the site loads nothing from the network. Every page carries a
+and builds it into ``site/`` (English) or ``site/<lang>/``. MathJax (with its font) and Mermaid
+come from the npm packages pinned in ``site_src/package.json`` (``npm ci --prefix site_src``, run by
+``make site``) and are served from each language's ``_static/``: the site loads nothing from the
+network. Every page carries a
 language switch when the course exists in another language. Sphinx runs with warnings as errors, so
 a link to a page that does not exist fails the build. ``site/_site.json`` records the SHA-256 of
 every source file, so the browser test (``tests/browser/test_site.py``) can tell a stale site.

@@ -81,14 +81,16 @@ def test_page(rel, browser, server, want, links, shots, record):
     assert result.ok, result.summary()
 
 
-def test_the_search_box_finds_a_notebook(browser, server):
-    page = browser.new_page()
+def test_the_search_box_finds_a_notebook(browser, server, shots):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
     try:
         page.goto(server.url + "index.html")
         page.fill('input[name="q"]', "hyperplane")
         page.press('input[name="q"]', "Enter")
         page.wait_for_selector("#search-results li a", timeout=30000)
         hits = page.eval_on_selector_all("#search-results li a", "els => els.map(a => a.href)")
+        shots.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(shots / "search-hyperplane.png"))
     finally:
         page.close()
     assert any("notebooks/04_charikar_hyperplanes.html" in h for h in hits), hits
