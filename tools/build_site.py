@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import copy
 import hashlib
+import html
 import json
 import os
 import posixpath
@@ -151,21 +152,31 @@ def _after_title(nb) -> int:
     return 0
 
 
-_LINK = re.compile(r"(\]\()([^()\s#]+\.ipynb)(#[^()\s]*)?(\))")
+_LINK = re.compile(r"\[([^\[\]]*)\]\(([^()\s#]+\.ipynb)(#[^()\s]*)?\)")
 
 
-def _relink(nb, here: str, staged_here: str, staged_of: dict[str, str]) -> None:
-    """Point the markdown links between notebooks at their staged copies: ``here`` is the
-    notebook's path in the repository, ``staged_here`` in the staged source, ``staged_of`` maps
-    repository paths to staged paths (the identity for English; ``notebooks/es/x.ipynb`` ->
-    ``notebooks/x.ipynb`` for Spanish, so its link ``../../exercises/es/x.ipynb`` still resolves)."""
+def _relink(nb, here: str, staged_here: str, staged_of: dict[str, str], elsewhere: dict[str, str]) -> None:
+    """Point the markdown links between notebooks at their pages: ``here`` is the notebook's path
+    in the repository, ``staged_here`` in the staged source. ``staged_of`` maps the repository
+    paths of this language's notebooks to their staged paths (the identity for English;
+    ``notebooks/es/x.ipynb`` -> ``notebooks/x.ipynb`` for Spanish, so its link
+    ``../../exercises/es/x.ipynb`` still resolves); a link to another language's notebook
+    (``elsewhere``: repository path -> page below the site's root) becomes a plain link to that
+    page, which this language's Sphinx project does not hold."""
+    page = posixpath.dirname(elsewhere["."] + staged_here)
 
     def sub(m):
-        target = posixpath.normpath(posixpath.join(posixpath.dirname(here), m.group(2)))
-        if "://" in m.group(2) or target not in staged_of:
+        text, link, frag = m.group(1), m.group(2), m.group(3) or ""
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(here), link))
+        if "://" in link:
             return m.group(0)
-        new = posixpath.relpath(staged_of[target], posixpath.dirname(staged_here) or ".")
-        return m.group(1) + new + (m.group(3) or "") + m.group(4)
+        if target in staged_of:
+            new = posixpath.relpath(staged_of[target], posixpath.dirname(staged_here) or ".")
+            return f"[{text}]({new}{frag})"
+        if target in elsewhere:
+            url = posixpath.relpath(elsewhere[target], page or ".")
+            return f'<a href="{html.escape(url + frag)}">{html.escape(text)}</a>'
+        return m.group(0)
 
     for cell in nb.cells:
         if cell.cell_type == "markdown":
@@ -196,11 +207,20 @@ def stage(root: Path, lang: str, work: Path) -> dict:
     rel = {p: p.relative_to(root).as_posix() for p in [*notebooks, *exercises]}
     staged_of = {rel[p]: f"notebooks/{p.name}" for p in notebooks}
     staged_of |= {rel[p]: f"exercises/{p.name}" for p in exercises}
+    # the other languages' pages, by repository path; "." is this language's folder in the site
+    elsewhere = {".": spec["prefix"] + "/" if spec["prefix"] else ""}
+    for other, o in LANGS.items():
+        o_notebooks, o_exercises = sources(root, other)
+        if other != lang and o_notebooks:
+            folder = o["prefix"] + "/" if o["prefix"] else ""
+            for kind, group in (("notebooks", o_notebooks), ("exercises", o_exercises)):
+                for p in group:
+                    elsewhere[p.relative_to(root).as_posix()] = f"{folder}{kind}/{p.stem}.html"
     pages, toc, titles = ["index"], [], {}
     for path in notebooks:
         nb = _site_view(nbformat.read(path, as_version=4))
         stem = path.stem
-        _relink(nb, rel[path], staged_of[rel[path]], staged_of)
+        _relink(nb, rel[path], staged_of[rel[path]], staged_of, elsewhere)
         pages.append(f"notebooks/{stem}")
         toc.append(f"notebooks/{stem}")
         if path.name in exercise_of:
@@ -212,7 +232,7 @@ def stage(root: Path, lang: str, work: Path) -> dict:
     for path in exercises:
         nb = _site_view(nbformat.read(path, as_version=4))
         titles[path] = _title(nb) or path.stem
-        _relink(nb, rel[path], staged_of[rel[path]], staged_of)
+        _relink(nb, rel[path], staged_of[rel[path]], staged_of, elsewhere)
         pages.append(f"exercises/{path.stem}")
         box = (
             f'<p class="site-download"><a href="{path.name}" download>⬇ {spec["download"]}</a> '

@@ -174,7 +174,7 @@ def _notebook(path: Path, *cells: str) -> None:
 def test_the_language_switch(browser, tmp_path):
     """With a second language, every page links to the same page in the other language when it
     exists there, and to that language's home page when not; Spanish links between notebooks and
-    exercises (``../../exercises/es/...``) resolve on the site."""
+    exercises (``../../exercises/es/...``), and to an English notebook, resolve on the site."""
     root = tmp_path / "repo"
     _notebook(root / "notebooks/00_start_here.ipynb", "# 00 · Start\n\n[One](01_lsh_vs_crypto.ipynb), $x$")
     _notebook(
@@ -184,7 +184,8 @@ def test_the_language_switch(browser, tmp_path):
     _notebook(root / "exercises/01_lsh_vs_crypto.ipynb", "# Exercises 01 · One")
     _notebook(
         root / "notebooks/es/01_lsh_vs_crypto.ipynb",
-        "# 01 · Uno\n\n[Ejercicio](../../exercises/es/01_lsh_vs_crypto.ipynb), $y$",
+        "# 01 · Uno\n\n[Ejercicio](../../exercises/es/01_lsh_vs_crypto.ipynb), $y$, "
+        "[in English](../01_lsh_vs_crypto.ipynb#one)",
     )
     _notebook(root / "exercises/es/01_lsh_vs_crypto.ipynb", "# Ejercicios 01 · Uno")
     site = build_site.build(root, tmp_path / "site", tmp_path / "work")
@@ -220,4 +221,5 @@ def test_the_language_switch(browser, tmp_path):
     ]
     es = (site / "es/notebooks/01_lsh_vs_crypto.html").read_text(encoding="utf-8")
     assert 'href="../exercises/01_lsh_vs_crypto.html"' in es
+    assert 'href="../../notebooks/01_lsh_vs_crypto.html#one"' in es  # to the English page
     assert 'lang="es"' in es
