@@ -9,7 +9,7 @@ EXTRAS := course,grading,chinese,compare,dask,datasets,dev
 # nbval: run in this environment; sanitize what legitimately varies between runs
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:randomly
 
-.PHONY: lab test lint warmup test-lib test-browser bench notebooks site clean
+.PHONY: lab check sandbox test lint warmup test-lib test-browser bench notebooks site clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,8 +17,6 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[$(EXTRAS)]"
 	@touch $(STAMP)
 
-# JupyterLab refuses to run as root unless told; containers often run as root
-ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # Installing system packages needs root: use sudo when we are not root
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
@@ -27,14 +25,24 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 warmup: $(STAMP)
 	$(BIN)/simhash-lab warmup
 
-lab: warmup
-	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/00_start_here.ipynb
+# The server's root is the repository (notebooks/ and exercises/ side by side, so the links between
+# them work); it opens notebooks/00_start_here.ipynb, with JupyterLab's news toast off (tools/lab.py).
+lab: warmup sandbox
+	$(BIN)/python tools/lab.py
+
+# A learner checks an exercise as the grader will, in this environment (no sandbox; not a grade):
+#   make check NB=exercises/01_lsh_vs_crypto.ipynb
+check: warmup
+	@test -n "$(NB)" || (echo 'usage: make check NB=exercises/NN_name.ipynb' >&2; exit 2)
+	$(BIN)/simhash-lab check "$(NB)"
+
+# The grader's sandbox is bubblewrap (Debian's `bubblewrap`), installed when missing on Linux
+sandbox:
+	@if [ "$$(uname)" = Linux ] && ! command -v bwrap >/dev/null; then $(SUDO) apt-get update && $(SUDO) apt-get install -y bubblewrap; fi
 
 # The notebooks run with compiles forbidden: a cell that needs a kernel the warmup did not compile
 # fails with "simhash_lab: compiling ..." (see simhash_lab/kernels/_jit.py).
-# The grader's sandbox is bubblewrap (Debian's `bubblewrap`), installed when missing on Linux
-test: warmup lint
-	@if [ "$$(uname)" = Linux ] && ! command -v bwrap >/dev/null; then $(SUDO) apt-get update && $(SUDO) apt-get install -y bubblewrap; fi
+test: warmup lint sandbox
 	$(BIN)/python -m pytest simhash_lab tests README.md --doctest-glob=README.md
 	SIMHASH_LAB_ON_COMPILE=error $(BIN)/python -m pytest $(NBVAL) notebooks exercises/solutions
 

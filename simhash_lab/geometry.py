@@ -13,16 +13,26 @@ distribution, separates two vectors at angle ``theta`` with probability ``theta 
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 from ._validate import check_int
 
 __all__ = ["expected_hamming", "hyperplane_signatures", "angle", "hyperplanes"]
 
 
-def expected_hamming(theta, bits: int = 64):
+def expected_hamming(theta: float | npt.ArrayLike, bits: int = 64) -> float | npt.NDArray[np.float64]:
     """``bits * theta / pi``: the expected Hamming distance of signatures of vectors at angle theta.
 
-    ``theta`` in radians, a float or an array, with 0 <= theta <= pi.
+    Parameters
+    ----------
+    theta : float or array_like of float
+        Angles in radians, 0 <= theta <= pi.
+    bits : int
+        Signature width, 1..64.
+
+    Returns
+    -------
+    float for a scalar angle, a float64 array of theta's shape otherwise.
     """
     bits = check_int("bits", bits, 1, 64)
     t = np.asarray(theta, dtype=np.float64)

@@ -12,11 +12,17 @@ True
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 from ._threads import over
 from ._validate import as_fingerprints, check_int
 
 __all__ = ["hamming", "is_near", "popcount"]
+
+#: a fingerprint or fingerprints: an int in 0..2**64-1, or anything NumPy reads as such ints
+Fingerprints = int | np.integer | npt.ArrayLike
+#: a distance or popcount: an int for ints, a uint8 array (or NumPy scalar) for arrays
+Counts = int | np.integer | npt.NDArray[np.uint8]
 
 _PARALLEL_MIN = 1 << 16  # below this, threads cost more than they save
 
@@ -28,15 +34,24 @@ def _kernels():
     return hamming
 
 
-def popcount(x):
-    """Number of set bits: an int for an int, a uint8 array for an array of uint64."""
+def popcount(x: Fingerprints) -> Counts:
+    """Number of set bits.
+
+    Parameters
+    ----------
+    x : int or array_like of non-negative ints (< 2**64)
+
+    Returns
+    -------
+    int for an int; for an array, a uint8 array of the same shape.
+    """
     x = as_fingerprints(x, "x")
     if isinstance(x, int):
         return x.bit_count()
     return hamming(x, 0)
 
 
-def hamming(a, b):
+def hamming(a: Fingerprints, b: Fingerprints) -> Counts:
     """Hamming distance ``popcount(a ^ b)``.
 
     Parameters
@@ -44,6 +59,10 @@ def hamming(a, b):
     a, b : int or array_like of non-negative ints (< 2**64)
         Two ints give an int. Arrays broadcast like NumPy; the result is a uint8 array (the same
         dtype as ``np.bitwise_count``), since a distance is at most 64.
+
+    Returns
+    -------
+    int for two ints; otherwise a uint8 array of the broadcast shape (a NumPy scalar for 0-d input).
     """
     a = as_fingerprints(a, "a")
     b = as_fingerprints(b, "b")
@@ -73,6 +92,17 @@ def is_near(a: int, b: int, k: int = 3) -> bool:
 
     The seed's ``isEqual`` (source 004): Kernighan's ``x &= x - 1`` clears one set bit per step, so it
     takes at most ``k + 1`` steps however far apart ``a`` and ``b`` are.
+
+    Parameters
+    ----------
+    a, b : int
+        Two fingerprints, 0 <= a, b < 2**64.
+    k : int
+        The largest distance that counts as near, 0..64.
+
+    Returns
+    -------
+    bool
     """
     a = as_fingerprints(a, "a")
     b = as_fingerprints(b, "b")

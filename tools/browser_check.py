@@ -16,8 +16,9 @@ kernel is idle, and checks what a learner would see:
 and saves one screenshot of the whole notebook to ``artifacts/browser/`` (or ``--out``), and for a
 notebook with widgets one more as opened (``NAME-as-opened.png``).
 
-The server runs on a copy of ``notebooks/`` and ``exercises/`` in a temporary folder (the rest of the
-repository is linked in), with temporary settings, config, runtime and workspace folders, autosave
+The server is ``make lab``'s own (``tools/lab.py``: the repository's root served, its settings
+override), on a copy of ``notebooks/`` and ``exercises/`` in a temporary folder (the rest of the
+repository is linked in), with temporary user settings, config, runtime and workspace folders, autosave
 off and windowing off (JupyterLab 4.2+ renders only on-screen cells otherwise), so nothing in the
 repository is written. Chromium is Debian's ``/usr/bin/chromium`` (``$CHROMIUM`` overrides), started
 headless, without sandbox and without background networking. Server, kernels and browser are
@@ -52,6 +53,19 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def _load_lab():
+    """``tools/lab.py``, the configuration of ``make lab``'s server (the suite starts the same one)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("simhash_lab_tools_lab", Path(__file__).with_name("lab.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+LAB = _load_lab()
 DEFAULT_OUT = ROOT / "artifacts" / "browser"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 # As this machine needs them: no sandbox as root, no GPU, and none of Chromium's own network calls.
@@ -77,12 +91,12 @@ WIDGET_FAILURE_TEXT = (
 WIDGET_REPR = re.compile(
     r"^\s*(Stepper: \d+ frames|[A-Z]\w*\((value|children|layout|options|description|index)=)"
 )
-# User settings: no windowing (render every cell), no autosave, no restart dialog, no news.
+# User settings: no windowing (render every cell), no autosave, no restart dialog. (No news comes
+# from make lab's own settings override, tools/lab.py, which the suite's server reads too.)
 SETTINGS = {
     "@jupyterlab/notebook-extension/tracker": {"windowingMode": "none"},
     "@jupyterlab/docmanager-extension/plugin": {"autosave": False},
     "@jupyterlab/apputils-extension/sessionDialogs": {"skipKernelRestartDialog": True},
-    "@jupyterlab/apputils-extension/notification": {"fetchNews": "false", "checkForUpdates": False},
     "@jupyterlab/extensionmanager-extension/plugin": {"enabled": False},
 }
 
@@ -92,6 +106,11 @@ def discover(root: Path = ROOT) -> list[Path]:
     found = sorted((root / "notebooks").glob("*.ipynb"))
     solutions = sorted((root / "exercises" / "solutions").glob("*.ipynb"))
     return found + solutions[:1]
+
+
+def untouched_exercises(root: Path = ROOT) -> list[Path]:
+    """Every student exercise as shipped (Run All must show a ❌ per check and no error)."""
+    return sorted((root / "exercises").glob("*.ipynb"))
 
 
 def shot_name(path: Path, root: Path = ROOT) -> str:
@@ -190,27 +209,29 @@ class LabServer:
             JUPYTER_RUNTIME_DIR=str(self.tmp / "runtime"),
             PYDEVD_DISABLE_FILE_VALIDATION="1",
         )
-        cmd = [
+        # make lab's own command (tools/lab.py: the root served, the map opened, no news) and its
+        # settings override, plus what a test server needs
+        prefix = subprocess.run(
+            [self.python, "-c", "import sys; print(sys.prefix)"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        LAB.write_overrides(prefix)
+        cmd = LAB.command(
+            served,
             self.python,
-            "-m",
-            "jupyterlab",
-            "--ip=127.0.0.1",
-            f"--port={self.port}",
-            "--ServerApp.port_retries=0",
-            f"--IdentityProvider.token={self.token}",
-            "--ServerApp.open_browser=False",
-            "--no-browser",
-            f"--ServerApp.root_dir={served}",
-            "--LabApp.expose_app_in_browser=True",
-            "--LabApp.news_url=None",
-            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-            "--LabApp.extension_manager=readonly",
-            "--ServerApp.terminals_enabled=False",
-            # a safety net: a server left behind ends itself
-            "--ServerApp.shutdown_no_activity_timeout=3600",
-        ]
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            cmd.append("--allow-root")
+            extra=[
+                "--ip=127.0.0.1",
+                f"--port={self.port}",
+                "--ServerApp.port_retries=0",
+                f"--IdentityProvider.token={self.token}",
+                "--ServerApp.open_browser=False",
+                "--no-browser",
+                "--LabApp.expose_app_in_browser=True",
+                "--LabApp.extension_manager=readonly",
+                "--ServerApp.terminals_enabled=False",
+                # a safety net: a server left behind ends itself
+                "--ServerApp.shutdown_no_activity_timeout=3600",
+            ],
+        )
         self.log_path = self.tmp / "jupyter-lab.log"
         log = open(self.log_path, "wb")
         # A process group of its own, so stop() can end it with everything it started.
@@ -332,6 +353,7 @@ class Result:
     interactions: list = dataclasses.field(default_factory=list)
     problems: list = dataclasses.field(default_factory=list)
     notes: list = dataclasses.field(default_factory=list)
+    checks: dict = dataclasses.field(default_factory=dict)  # an exercise's check cells: index -> output
 
     @property
     def ok(self) -> bool:
@@ -357,10 +379,12 @@ def _stored_expectations(path: Path) -> dict:
     import nbformat
 
     nb = nbformat.read(path, as_version=4)
-    want = {"widgets": set(), "animations": set()}
+    want = {"widgets": set(), "animations": set(), "checks": []}
     for i, c in enumerate(nb.cells):
         if c.cell_type != "code":
             continue
+        if c.get("metadata", {}).get("simhash_lab", {}).get("role") == "check":
+            want["checks"].append(i)
         for o in c.get("outputs", []):
             data = o.get("data", {})
             if WIDGET_MIME in data:
@@ -516,6 +540,9 @@ def check_notebook(
             )
         rep = page.evaluate(_js("report"), list(WIDGET_FAILURE_TEXT))
         _judge(rep, want, res)
+        by_index = {c["index"]: c for c in rep["cells"]}
+        for i in want["checks"]:
+            res.checks[i] = "".join(o["text"] for o in by_index.get(i, {}).get("outs", []))
         phase("checks")
         widget_cells = []
         if interact:

@@ -8,7 +8,8 @@ Every source is a Python file in jupytext's percent format, read with jupytext (
 ``course/notebooks/NN_name.py``    ``notebooks/NN_name.ipynb``, executed, outputs stored
 ``course/exercises/NN_name.py``    ``exercises/NN_name.ipynb``: the student version, every
                                    ``### BEGIN SOLUTION`` ... ``### END SOLUTION`` region (nbgrader's
-                                   markers) replaced by ``raise NotImplementedError()``;
+                                   markers) replaced by a stub (``raise NotImplementedError()`` in
+                                   a function, ``NAME = ...`` at the top level);
                                    ``simhash_lab/grading/pristine/NN_name.ipynb``: the same file,
                                    shipped in the package (``simhash-lab grade`` restores every cell
                                    but the answers from it);
@@ -39,6 +40,7 @@ notebook that takes longer than ``--budget`` seconds fails the build.
 
     python tools/build.py                 # everything (minutes: every notebook runs)
     python tools/build.py 02 04           # the files whose source name starts with 02 or 04
+    python tools/build.py --exercises 03  # only exercise 03 (student, pristine, solution)
     python tools/build.py --no-execute    # structure only, outputs left empty (fast)
     python tools/build.py --check         # seconds: exit 1, listing every committed file that
                                           # differs from its source (cells, sources, metadata,
@@ -239,28 +241,60 @@ def _role_of(cell, where: str) -> str:
 
 
 def split_solution(source: str, where: str) -> tuple[str, str, bool]:
-    """``(student source, solution source, had a region)``: in the student's, each region becomes
-    ``# YOUR CODE HERE`` / ``raise NotImplementedError()`` at the region's indent; in the solution's,
-    only the marker lines go."""
+    """``(student source, solution source, had a region)``. In the student's, a region inside a
+    function becomes ``# YOUR CODE HERE`` / ``raise NotImplementedError()`` at its indent (it raises
+    only when the function is called, and the check cell turns that into a ❌); a region at the top
+    level of the cell becomes ``NAME = ...`` for every name it assigns (a stub that runs, so Run
+    All never stops on an untouched exercise: the check cell says "not written yet"). In the
+    solution's, only the marker lines go."""
     student, solution, inside, found = [], [], False, False
+    region: list[str] = []
+    indent = ""
     for line in source.splitlines():
         begin = _BEGIN.match(line)
         if begin:
             if inside:
                 raise ValueError(f"{where}: nested BEGIN SOLUTION")
             inside = found = True
-            student += [f"{begin.group(1)}# YOUR CODE HERE", f"{begin.group(1)}raise NotImplementedError()"]
+            indent, region = begin.group(1), []
         elif _END.match(line):
             if not inside:
                 raise ValueError(f"{where}: END SOLUTION without BEGIN")
             inside = False
+            student += _stub(indent, region, where)
         else:
             solution.append(line)
-            if not inside:
+            if inside:
+                region.append(line)
+            else:
                 student.append(line)
     if inside:
         raise ValueError(f"{where}: BEGIN SOLUTION without END")
     return "\n".join(student), "\n".join(solution), found
+
+
+def _stub(indent: str, region: list[str], where: str) -> list[str]:
+    """What a solution region becomes in the student's version (see :func:`split_solution`)."""
+    if indent:
+        return [f"{indent}# YOUR CODE HERE", f"{indent}raise NotImplementedError()"]
+    import ast
+
+    try:
+        tree = ast.parse("\n".join(region))
+    except SyntaxError as e:
+        raise ValueError(f"{where}: the solution region is not Python ({e.msg})") from None
+    names: list[str] = []
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        for t in targets:
+            if isinstance(t, ast.Name) and t.id not in names:
+                names.append(t.id)
+    if not names or len(names) != len(tree.body):
+        raise ValueError(
+            f"{where}: a solution region at the top level of a cell must be assignments `NAME = ...` "
+            "only (its stub sets each NAME to `...`); put code that computes from the data in a function"
+        )
+    return ["# YOUR CODE HERE: replace each ... with your answer", *(f"{n} = ..." for n in names)]
 
 
 # -- building notebooks -----------------------------------------------------------------------------
@@ -332,16 +366,25 @@ def exercise_notebooks(src: Source) -> tuple[nbformat.NotebookNode, nbformat.Not
             out.append(new_code_cell(text, id=cid, metadata=copy.deepcopy(md)))
     if not counters.get(ROLES["answer"].counter):
         raise ValueError(f"{src.path.name}: an exercise needs at least one answer cell")
-    note = (
-        "When every check above shows ✅, grade the whole notebook the way a teacher will:\n\n"
-        f"    simhash-lab grade exercises/{src.name}.ipynb\n\n"
-        "It keeps only your `answer` cells and restores every other cell from a pristine copy, "
-        "so the check cells must pass as they are."
-    )
+    note = check_note(src.name)
     meta = {META: {"exercise": src.name}}
     return tuple(
         _new_notebook([*cells, new_markdown_cell(note, id="grade-note")], meta)
         for cells in (student, solution)
+    )
+
+
+def check_note(name: str) -> str:
+    """The last cell of an exercise: the command that checks the whole notebook, typed in a plain
+    shell in the repository's folder (``make check`` finds ``.venv`` itself, on Linux and macOS)."""
+    return (
+        "**Check the whole notebook** when every check above shows ✅. Save it (Ctrl+S), then in a "
+        "terminal, in the repository's folder (where you typed `make lab`; nothing to activate):\n\n"
+        f"    make check NB=exercises/{name}.ipynb\n\n"
+        f"or `.venv/bin/simhash-lab check exercises/{name}.ipynb`. It keeps only your `answer` "
+        "cells, restores every other cell from a pristine copy, runs them on other data and inputs "
+        "drawn now, and prints one line per answer, as the grader does. It is a check, not a "
+        "grade: your teacher grades with `simhash-lab grade`, in a sandbox."
     )
 
 
@@ -566,6 +609,9 @@ def main(argv: list[str] | None = None) -> int:
         prog="tools/build.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("only", nargs="*", metavar="NN", help="build only sources whose name starts with NN")
+    ap.add_argument(
+        "--exercises", action="store_true", help="only the exercises (student, pristine and solved files)"
+    )
     ap.add_argument("--no-execute", action="store_true", help="write the files without running them")
     ap.add_argument("--check", action="store_true", help="compare the committed files with the sources")
     ap.add_argument("--budget", type=float, default=60.0, help="seconds a notebook may take (default 60)")
@@ -580,10 +626,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tools/build.py: {e}", file=sys.stderr)
         return 2
     chosen = select(targets, args.only)
-    if args.only and not chosen:
+    if args.exercises:
+        chosen = [t for t in chosen if t.source.kind == "exercise"]
+    if (args.only or args.exercises) and not chosen:
         ap.error(f"no source in course/ starts with {' or '.join(args.only)}")
     if args.check:
-        problems = stale(layout, chosen, complete=not args.only)
+        problems = stale(layout, chosen, complete=not (args.only or args.exercises))
         for p in problems:
             print("STALE", p)
         print(

@@ -24,9 +24,20 @@
 # will reuse TF and IDF weights here: they are how much each word's vote counts) and **before session 61,
 # Knuth's extended Euclid and Diffie-Hellman**, where hashing meets number theory from the other side.
 #
-# The material mirrors three sources, quoted throughout: the session itself (in Spanish), and two
-# Chinese articles, one on LSH and random hyperplanes, one on Simhash as Google uses it for web-scale
-# de-duplication. The [review notebook](07_review.ipynb) has a glossary in all three languages.
+# ## The sources
+#
+# The material mirrors three texts, quoted throughout by these names. Their full texts are in
+# [course/sources](../course/sources/README.md), so that you can read every quotation in its
+# context:
+#
+# | quoted as | language | what it is |
+# |---|---|---|
+# | **the session** ([000](../course/sources/000_session_60_simhash_es.txt)) | Spanish | session 60 itself: the four concepts (intuition, definition, memory and types, the junior mistake), Charikar's argument, the flowchart, the "rust safe fast" trace, and the reference code in Rust and Python |
+# | **source 001** ([001](../course/sources/001_simhash_principles_zh.txt)) | Chinese (simplified characters) | an article on the principle of Simhash: the $(d_1, d_2, p_1, p_2)$-sensitive definition of LSH, $f$-bit signatures, random hyperplanes, and where Simhash hides them |
+# | **source 004** ([004](../course/sources/004_simhash_google_dedup_zh.txt)) | Chinese (traditional characters) | an article on Simhash as Google uses it to de-duplicate web pages: the 6-bit example, Hamming distance with threshold $n = 3$, the early-exit popcount `isEqual` in C++, and two other methods (Baidu's longest sentences, shingling) |
+#
+# The notebooks quote them in their own language and then say the same in English. The
+# [review notebook](07_review.ipynb) ends with a glossary of their terms in all three languages.
 
 # %% [markdown]
 # ## What to have on your desk
@@ -35,9 +46,9 @@
 #
 # | Tool | What it is for in this course |
 # |---|---|
-# | **Grid (squared) paper** | One square per bit: write the 4-bit hashes of "rust safe fast" and the accumulators under them, then the 4 × 16 blocks of a fingerprint. |
+# | **Grid (squared) paper** | One square per bit: write the 4-bit hashes of "rust safe fast" and the accumulators under them, then the $4 \times 16$ blocks of a fingerprint. |
 # | **Pencil** | The running sums `V[i]`, which change with every word. |
-# | **Two colours of pen** | One colour for +w votes (bit is 1) and one for −w votes (bit is 0). The figures use the same two: **blue = +, 1, same** and **vermillion = −, 0→flipped, different** (a palette that colour-blind readers can tell apart). Pairs of documents get two more: **green = near-duplicates**, **purple = unrelated**. |
+# | **Two colours of pen** | One colour for $+w$ votes (bit is 1) and one for $-w$ votes (bit is 0). The figures use the same two: **blue = +, 1, same** and **vermillion = −, 0, flipped, different** (a palette that colour-blind readers can tell apart). Pairs of documents get two more: **green = near-duplicates**, **purple = unrelated**. |
 # | **Calculator** | $64 \times 5 / 180 \approx 1.78$: the expected Hamming distance of two documents 5° apart; $\theta = \arccos(\cos\theta)$. |
 #
 # Whenever a notebook says **✏️ On paper**, do it by hand before running the next cell.
@@ -56,23 +67,25 @@
 # | 01 | [LSH vs cryptographic hashes](01_lsh_vs_crypto.ipynb) | the $(d_1, d_2, p_1, p_2)$ picture; amplification | the avalanche: bits flipped by MD5, SHA-256 and Simhash over hundreds of real edits |
 # | 02 | [Simhash voting](02_simhash_voting.ipynb) | **animations** of the accumulators filling (the session's 4 bits, then 64) | "rust safe fast" exactly as the session; which bits one word can flip; TF vs IDF; a Python list loop vs the compiled loop |
 # | 03 | [Hamming distance and POPCNT](03_hamming_popcount.ipynb) | the `popcnt` instruction in Numba's machine code | seven ways to count bits, as a bar chart |
-# | 04 | [Charikar's hyperplanes](04_charikar_hyperplanes.ipynb) | **animation** of a line sweeping the circle; 3-D plane; **θ stepper** | $E[d_H] = 64\,\theta/\pi$ on random vectors and on real documents; bits against recall on dense vectors |
-# | 05 | [The pigeonhole block index](05_block_index.ipynb) | the proof drawn, and a **stepper** of an adversary dirtying one block per flip; the session's 4 × 16 index in NumPy; Manku et al.'s permuted tables: memory against work | why the index is exact for a distance and probabilistic for an angle (notebook 01's amplification); index vs linear scan as $N$ grows (log-log); candidates per query up to $N = 10^9$ and $2^{34}$ |
+# | 04 | [Charikar's hyperplanes](04_charikar_hyperplanes.ipynb) | **animation** of a line sweeping the circle; 3-D plane; **$\theta$ stepper** | $E[d_H] = 64\,\theta/\pi$ on random vectors and on real documents; bits against recall on dense vectors |
+# | 05 | [The pigeonhole block index](05_block_index.ipynb) | the proof drawn, and a **stepper** of an adversary dirtying one block per flip; the session's $4 \times 16$ index in NumPy; Manku et al.'s permuted tables: memory against work | why the index is exact for a distance and probabilistic for an angle (notebook 01's amplification); index vs linear scan as $N$ grows (log-log); candidates per query up to $N = 10^9$ and $2^{34}$ |
 # | 06 | [Near-duplicates in practice](06_near_duplicates.ipynb) | Python's docs and the license files of installed packages; a **stepper** moving the threshold k; MinHash and LSH banding (the S-curve); Chinese with jieba | precision, recall and F1 against k; why unrelated text sits well below 32 bits apart; Simhash beside MinHash, Baidu's longest sentences, MD5 and exact Jaccard; dedup with a Jaccard threshold: calibrate k, verify, keep or drop |
-# | 07 | [Socratic review and glossary](07_review.ipynb) | questions with folded answers | — |
+# | 07 | [Socratic review and glossary](07_review.ipynb) | questions with folded answers; the sources' terms in English, Spanish and Chinese | how far apart unrelated documents are in the course's two corpora, and why length matters |
 # | 08 | [Near-duplicates at scale](08_dask_at_scale.ipynb) (optional) | Manku's batch mode as a join on Dask | the same pairs as the single-machine index; scaling over cores |
 #
 # **Exercises.** `exercises/` holds one student notebook for each of notebooks 01 to 06, numbered
 # like the notebook it practises (the navigation line at the top of each notebook links it);
-# `exercises/solutions/` holds the same files solved. You write only in the cells tagged `answer`; the other cells check your
-# work with `assert`. Grade a notebook from a terminal:
+# `exercises/solutions/` holds the same files solved. You write only in the cells tagged `answer`; the
+# check cell under each prints ✅ or ❌ with a hint, and never stops Run All. Save the notebook, then
+# check it as the grader will from a terminal, in the repository's folder (nothing to activate):
 #
 # ```bash
-# simhash-lab grade exercises/02_simhash_voting.ipynb   # exit status 0 only when every check passes
+# make check NB=exercises/02_simhash_voting.ipynb   # or .venv/bin/simhash-lab check exercises/02_...
 # ```
 #
-# The grader restores every cell except your `answer` cells from a pristine copy before it runs, so
-# editing a check does not make it pass.
+# It restores every cell except your `answer` cells from a pristine copy and runs them on other data,
+# so editing a check does not make it pass; it is feedback, not a grade (a teacher grades with
+# `simhash-lab grade`, in a sandbox).
 
 # %% [markdown]
 # ## The whole pipeline on one page

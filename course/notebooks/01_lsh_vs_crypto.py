@@ -26,7 +26,7 @@ rng = np.random.default_rng(60)  # session 60: every random choice below is repr
 # > páginas, el código resultante cambia de forma salvaje e irreconocible (efecto avalancha). LSH busca
 # > exactamente lo opuesto.* (the session)
 #
-# A cryptographic hash is designed so that **any** change flips each output bit with probability ½:
+# A cryptographic hash is designed so that **any** change flips each output bit with probability $1/2$:
 # the two hashes look like two unrelated random numbers. That is what makes it good for passwords and
 # file integrity, and useless for "is this *almost* the same document?". LSH wants the opposite: close
 # inputs, close codes.
@@ -149,7 +149,8 @@ assert bits_changed[kind_of == "comma"].max() == 0
 # > *Familia de algoritmos probabilísticos donde la probabilidad de colisión de hash entre dos elementos
 # > x e y es una función monótona creciente de su similitud.* (the session)
 #
-# The Chinese source makes it exact. A family of hash functions $H$ is
+# Source 001, the Chinese article on the principle of Simhash (notebook 00 lists the sources),
+# makes it exact. A family of hash functions $H$ is
 # **$(d_1, d_2, p_1, p_2)$-sensitive**, with $d_1 < d_2$ and $p_1 > p_2$, when for a hash $h$ drawn at
 # random from $H$:
 #
@@ -319,7 +320,7 @@ print("near-duplicate (k = 3)?", is_near(h.fingerprint(original), h.fingerprint(
 #
 # SHA-256 protects integrity and secrets: if similar inputs had similar hashes, an attacker could
 # learn about an input from its hash, or search for a forgery by small steps. Every output bit
-# flipping with probability ½ on any change makes the hash of an edited input look unrelated, so
+# flipping with probability $1/2$ on any change makes the hash of an edited input look unrelated, so
 # nothing leaks and nothing can be approached step by step.
 # </details>
 #
@@ -331,7 +332,7 @@ print("near-duplicate (k = 3)?", is_near(h.fingerprint(original), h.fingerprint(
 # whitespace only ("program," is then a different token from "program").
 # </details>
 #
-# <details><summary><b>3.</b> In the (d1, d2, p1, p2) definition, what goes wrong if p1 = p2?</summary>
+# <details><summary><b>3.</b> In the $(d_1, d_2, p_1, p_2)$ definition, what goes wrong if $p_1 = p_2$?</summary>
 #
 # Then close pairs collide no more often than far pairs: a collision says nothing about the distance,
 # and no amount of combining (AND, OR) can separate them, since $\rho = \ln(1/p_1)/\ln(1/p_2) = 1$:

@@ -2,7 +2,7 @@
 # # 02 · Simhash voting: the congress of 64 accumulators
 #
 # **Concept 2 of 4: Simhash** (Moses Charikar, 2002). We reproduce the session's hand trace of
-# "rust safe fast" exactly, then the Chinese source's 6-bit example (and settle how to read its bits),
+# "rust safe fast" exactly, then source 004's 6-bit example (and settle how to read its bits),
 # then watch 64 accumulators fill for a real sentence, find which of them one changed word can flip,
 # change the weights, and measure what the session says about memory.
 
@@ -42,9 +42,15 @@ plot.use_course_style()
 # 3. The fingerprint $F$ has bit $i$ set when $V_i > 0$, and clear otherwise (a tie, $V_i = 0$,
 #    gives 0): $F = \sum_i [V_i > 0] \, 2^i$.
 #
-# The Chinese source says the same for an f-bit signature:
+# Source 001 says the same for an $f$-bit signature:
 #
-# > 对每一个特征：用传统的hash算法对该特征产生一个f位的签名b。对于i=1到f：如果b的第i位为1，则V的第i个元素加上该特征的权重；否则，V的第i个元素减去该特征的权重。如果V的第i个元素大于0，S的第i位为1，否则为0。 (source 001)
+# > 对每一个特征: 用传统的hash算法对该特征产生一个f位的签名b. 对于i=1tof: 如果b的第i位为1,则 v⃗ S加上该特征的权重 否则,v⃗ 的第i个元素减去该特征的权重 如果v⃗ 的第i个元素大于0, S 的第i位为1,否则为0 (source 001)
+#
+# For each feature, make an $f$-bit signature $b$ with a conventional hash; for $i = 1$ to $f$, if
+# bit $i$ of $b$ is 1, add the feature's weight to element $i$ of $\vec v$, otherwise subtract it;
+# bit $i$ of the signature $S$ is 1 if element $i$ of $\vec v$ is above 0, else 0. (The scraped
+# text has lost a few characters: "i=1tof" is "i = 1 to f", and "v⃗ S加上" stands for
+# "v⃗ 的第i个元素加上", adds to element $i$ of $\vec v$.)
 #
 # ### The session's trace, exactly
 #
@@ -52,8 +58,8 @@ plot.use_course_style()
 # paper: h("rust") = 0011, h("safe") = 0101, h("fast") = 0111, each word weight 1. The library accepts
 # made-up hashes as a dict, so we can replay it.
 #
-# ✏️ **On paper first**: four columns V[3] V[2] V[1] V[0], one row per word, blue pen for +1, the
-# other colour for −1. Then run the next cell.
+# ✏️ **On paper first**: four columns $V_3$, $V_2$, $V_1$, $V_0$, one row per word, blue pen for $+1$, the
+# other colour for $-1$. Then run the next cell.
 
 # %%
 toy = Simhasher(bits=4, hash={"rust": 0b0011, "safe": 0b0101, "fast": 0b0111})
@@ -96,7 +102,7 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# Seat 3 ended at −3 (every word voted "0"), seat 0 at +3, seats 1 and 2 at +1: fingerprint `0111`.
+# Seat 3 ended at $-3$ (every word voted "0"), seat 0 at $+3$, seats 1 and 2 at $+1$: fingerprint `0111`.
 #
 # The same trace as an animation. As the notebook opens it plays by itself (an animated picture);
 # once you run the cell, ▶ and the slider let you stop on any step. Each frame outlines in orange how
@@ -121,9 +127,9 @@ print("Hamming:", hamming(fp_rust, fp_python))
 # Two correct implementations, two unrelated fingerprints: a fingerprint only means something next to
 # fingerprints made by **the same** tokenizer, hash and weights. Never compare across them.
 #
-# ### The Chinese source's 6-bit example, and which way to read its bits
+# ### Source 004's 6-bit example, and which way to read its bits
 #
-# > 最后生成bits_count个数字，如图所示是[13, 108, -22, -5, -32, 55] ... [13,108,-22,-5,-32,55] -> 110001这个就很简单啦，正1负0。 (source 004: positive gives 1, negative gives 0)
+# > 最后生成bits_count個數字，如圖所示是[13, 108, -22, -5, -32, 55] ... [13,108,-22,-5,-32,55] -> 110001這個就很簡單啦，正1負0。 (source 004: "finally bits_count numbers come out, in the figure [13, 108, -22, -5, -32, 55] ... this is very simple: positive gives 1, negative 0")
 #
 # The source does not print the features and weights behind its picture, so here is a document that
 # produces exactly those six sums: six keywords from the source's own first sentence
@@ -259,13 +265,14 @@ assert dist["TF"][0].mean() < dist["TF-IDF"][0].mean() <= 32 + 2
 # Two random 64-bit numbers differ in 32 bits on average. Unrelated paragraphs with TF weights differ
 # in fewer (the means are printed above): they are **not** independent. A document is a vector with
 # one coordinate per word (its count), and the fingerprint distance measures the angle between two
-# such vectors (notebook 04 proves $E[d_H] = 64\,\theta/\pi$). Two things keep that angle below 90°,
+# such vectors (notebook 04 proves $E[d_H] = 64\,\theta/\pi$). Two things pull that angle below 90°,
 # where 32 bits would be:
 #
 # - every English paragraph uses "the", "is", "of", "a", and those shared words are the heaviest
 #   coordinates of both vectors, so their dot product is large;
 # - counts are never negative, so the dot product of two documents is never negative either: their
-#   angle is at most 90°, whatever they say. Unrelated texts can reach 90°, never pass it.
+#   angle is at most 90°, whatever they say. Two texts reach 90° only when they share no word at
+#   all, and never pass it.
 #
 # IDF gives the words found everywhere a weight near zero, so what remains is the content words, which
 # unrelated paragraphs do not share: their angle moves towards 90° and their distance towards 32. The
@@ -300,9 +307,13 @@ print(
 # bytes then count bits $j$, $8 + j$, ..., $56 + j$ side by side, so eight such counters (for
 # $j = 0 \dots 7$) cover all 64 bits of a hash in eight additions. Treating the bytes of one machine
 # word as eight small independent numbers is called **SWAR**, *SIMD within a register*; notebook 03
-# uses the same trick to count bits. `inside.vote_counts` is that compiled loop (it returns the
-# counts $S_i$; the accumulators are $V_i = 2 S_i - n$ with unit weights). Same votes, first checked
-# equal, then timed (the hashes are the distinct words of the whole manual):
+# uses the same trick to count bits. A byte counts only up to 255, so the loop never lets one count
+# further: after every 255 hashes it adds (*flushes*) the eight bytes of each counter into 64
+# ordinary `int64` counts, sets its byte counters back to zero, and goes on; the last flush takes
+# the hashes that are left. `inside.vote_counts` is that compiled loop (it returns the counts $S_i$;
+# the accumulators are $V_i = 2 S_i - n$ with unit weights). Same votes, first checked equal (the
+# hashes are the distinct words of the whole manual, so the cell also prints how many flushes they
+# took), then timed:
 
 
 # %%
@@ -319,7 +330,14 @@ hs = h.trace(" ".join(docs)).hashes  # uint64 hashes of every distinct word
 hs_list = [int(x) for x in hs]
 S = inside.vote_counts(hs)  # how many hashes have bit i set
 assert vote_python(hs_list) == (2 * S - len(hs)).tolist()
-print(len(hs), "hashes voted; the two loops agree on all 64 accumulators")
+full, rest = divmod(len(hs), 255)
+print(
+    f"{len(hs):,} hashes voted in {full} flushes of 255 hashes" + (f" and one of {rest}" if rest else ""),
+    "; the two loops agree on all 64 accumulators",
+    sep="",
+)
+ones = np.full(1000, 2**64 - 1, dtype=np.uint64)  # 1,000 hashes with every bit set
+assert (inside.vote_counts(ones) == 1000).all()  # counts past 255 are right: the flushes work
 
 
 # %% tags=["nbval-ignore-output"]

@@ -201,12 +201,20 @@ def ns_per_item(f, n_items):
 timings = {name: ns_per_item(f, len(xs)) for name, f in methods.items()}
 for name, ns in timings.items():
     print(f"{name:30s} {ns:9.2f} ns")
-python_best = min((v, k) for k, v in timings.items() if "(Python)" in k)
-compiled_best = min((v, k) for k, v in timings.items() if "(Python)" not in k)
+loops = {k: v for k, v in timings.items() if k.startswith(("naive", "Kernighan"))}  # Python bit loops
+compiled = {k: v for k, v in timings.items() if "(Python)" not in k}
+bit_count = timings["int.bit_count() (Python)"]
+compiled_best = min(compiled, key=compiled.get)
 print(
-    f"\nin this run: fastest in the interpreter {python_best[1]} at {python_best[0]:.1f} ns per number, "
-    f"fastest compiled {compiled_best[1]} at {compiled_best[0]:.2f} ns ({python_best[0] / compiled_best[0]:,.0f}x)"
+    f"\nin this run: the two Python bit loops took {min(loops.values()):.0f} to {max(loops.values()):.0f} ns "
+    f"per number, {min(loops.values()) / max(compiled.values()):.0f}x the slowest compiled method or more;"
 )
+print(
+    f"int.bit_count() took {bit_count:.1f} ns, {bit_count / compiled[compiled_best]:,.0f}x the fastest compiled method "
+    f"({compiled_best}, {compiled[compiled_best]:.2f} ns)"
+)
+beaten = [k for k, v in compiled.items() if v > bit_count]
+print("compiled methods slower than int.bit_count() in this run:", ", ".join(beaten) or "none")
 
 # %% tags=["nbval-ignore-output"]
 fig, ax = plt.subplots(figsize=(10, 4.8))
@@ -220,10 +228,14 @@ plot.benchmark_bars(
 plt.show()
 
 # %% [markdown]
-# Two lessons. Whatever the algorithm, a step per number in the Python interpreter is the slowest
-# part (the three Python bars), and moving the loop out of the interpreter (NumPy, Numba) is what
-# gains most, by the factor printed above. Among the compiled methods the ranking depends on the machine and on what
-# else it is doing: the library's `popcount` checks its input and, for long arrays, shares the work
+# Two lessons. Whatever the algorithm, a step in the Python interpreter is what costs: the two bit
+# loops written in Python, several interpreter steps per number, are the slowest bars by far.
+# `int.bit_count()` counts in C, but its list comprehension still takes one interpreter step per
+# number; that puts it near the NumPy methods, which make temporary arrays (the lookup table reads 8
+# bytes per number through a reshaped copy), and in some runs ahead of one of them (the last line
+# above says which, in this run). Moving the whole loop out of the interpreter (NumPy, Numba) is what
+# gains most, by the factors printed above. Among the compiled methods the ranking depends on the
+# machine and on what else it is doing: the library's `popcount` checks its input and, for long arrays, shares the work
 # among threads, which pays on an idle machine with several cores and costs on a busy one. The
 # counting itself is cheap once it reaches the CPU's popcount instruction, as the next cell shows.
 #
@@ -277,8 +289,8 @@ print("\none popcnt instruction:", "popcnt" in asm)
 #
 # ## Summary
 #
-# - $d_H(A, B) = \mathrm{popcount}(A \oplus B)$: 1001/1010 → 2, 100111/101010 → 3,
-#   1011101/1001001 → 2.
+# - $d_H(A, B) = \mathrm{popcount}(A \oplus B)$: $d_H(1001, 1010) = 2$, $d_H(100111, 101010) = 3$,
+#   $d_H(1011101, 1001001) = 2$.
 # - Popcount: naive loop (up to 64 steps), Kernighan (one step per 1-bit), early exit (at most
 #   $k + 1$ steps), SWAR and lookup table (a few operations on the whole word), one `popcnt`
 #   instruction (when the compiler targets a CPU that has it).
@@ -300,10 +312,14 @@ print("\none popcnt instruction:", "popcnt" in asm)
 #
 # The test only asks "is $d_H \le 3$?". After 4 ones have been cleared the answer is known to be no,
 # whatever the rest of the word holds, so there is nothing more to learn. Most pairs compared are not
-# near-duplicates and have about 32 differing bits, so stopping at $k + 1$ saves most of the loop.
+# near-duplicates: the block index of notebook 05 hands the check mostly *chance* candidates, pairs
+# that happen to share one 16-bit block. Their other 48 bits differ like those of unrelated
+# fingerprints: about half of them, 24, on random fingerprints, and somewhat fewer on real text,
+# whose unrelated fingerprints differ in fewer than 32 bits of 64 (notebook 02). Either way the full
+# count would run through some twenty 1-bits where stopping at $k + 1 = 4$ suffices.
 # </details>
 #
-# <details><summary><b>3.</b> Why is the lookup table 256 entries and not 2⁶⁴?</summary>
+# <details><summary><b>3.</b> Why is the lookup table 256 entries and not $2^{64}$?</summary>
 #
 # A table of $2^{64}$ one-byte counts would need 16 exbibytes of memory. Popcount adds up over any
 # split of the word, so a 64-bit count is the sum of 8 byte counts: a table of $2^8 = 256$ entries

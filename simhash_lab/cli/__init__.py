@@ -1,6 +1,7 @@
 """The ``simhash-lab`` command.
 
 simhash-lab fingerprint FILE... [--bits N] [--preset NAME] [--max-bytes N]
+simhash-lab check NOTEBOOK...
 simhash-lab grade NOTEBOOK...
 simhash-lab dedup PATH... [-k K] [--json]
 simhash-lab warmup
@@ -18,6 +19,7 @@ import sys
 from collections.abc import Sequence
 
 from ._output import OutputError, err, flush
+from .check import add_check_parser
 from .dedup import add_dedup_parser
 from .fingerprint import add_fingerprint_parser
 from .grade import add_grade_parser
@@ -29,6 +31,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
 
     add_fingerprint_parser(sub)
+    add_check_parser(sub)
     add_grade_parser(sub)
     add_dedup_parser(sub)
     add_warmup_parser(sub)

@@ -3,7 +3,8 @@
 File names are escaped before they get here (:func:`simhash_lab._files.show_name`); what is left
 is the stream: a character its encoding cannot hold (``PYTHONIOENCODING=ascii``, a C locale) is
 written as a ``\\uNNNN`` escape, JSON is UTF-8 (or pure ASCII when stdout cannot take UTF-8), and a
-closed or failing stdout becomes :class:`OutputError`, which :func:`simhash_lab.cli.main` turns
+closed or failing stdout becomes :class:`~simhash_lab._write.OutputError` (as an output file that
+cannot be written does, :mod:`simhash_lab._write`), which :func:`simhash_lab.cli.main` turns
 into one line on stderr and an exit status. A reader that stops early (``| head``) raises
 ``BrokenPipeError``, which ``main`` treats as the end of the run, as other Unix tools do.
 """
@@ -14,11 +15,9 @@ import json
 import sys
 from typing import Any, TextIO
 
+from .._write import OutputError  # (one class for stdout and for output files)
+
 __all__ = ["OutputError", "err", "flush", "out", "out_json"]
-
-
-class OutputError(Exception):
-    """stdout is closed or cannot be written (the results were not all written)."""
 
 
 def _write(stream: TextIO, text: str) -> None:

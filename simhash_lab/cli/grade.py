@@ -2,7 +2,8 @@
 extra). Only argparse here: the grader loads when the command runs.
 
 Exit status: 0 when every notebook passed, 1 when one failed or could not be graded, 2 when nothing
-was graded (no notebook found, no sandbox, a bad option) or the ``--json`` file could not be written.
+was graded (no notebook found, no sandbox, a bad option, a ``--json`` that cannot be written: checked
+before any notebook runs) or the ``--json`` file could not be written.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import os
 import re
 
 from .. import _files
+from .._write import OutputError, check_outputs
 from ._args import int_in
 from ._output import err, out
 
@@ -54,6 +56,11 @@ def _grade_command(args: argparse.Namespace) -> int:
             "pip install 'simhash-lab[grading]'"
         )
         return 2
+    try:  # before any work: a --json that cannot be written must not lose a class's grades
+        check_outputs(args.json, what="--json", inputs=args.notebooks)
+    except OutputError as e:
+        err(f"simhash-lab grade: {e}")
+        return 2
     try:
         results = grade(
             args.notebooks,
@@ -83,8 +90,8 @@ def _grade_command(args: argparse.Namespace) -> int:
     if args.json:
         try:
             write_json(results, args.json)
-        except OSError as e:
-            err(f"simhash-lab grade: cannot write {args.json}: {e.strerror or e}")
+        except OutputError as e:  # a full disk, an I/O error: nothing half-written is left
+            err(f"simhash-lab grade: --json: {e}")
             return 2
     return 0 if all(r.passed for r in results) else 1
 
@@ -130,7 +137,12 @@ def add_grade_parser(subparsers) -> argparse.ArgumentParser:
         help="notebooks graded at the same time",
     )
     p.add_argument("--exercise", metavar="NAME", help="grade every file as this exercise")
-    p.add_argument("--json", metavar="FILE", help="also write the results as JSON (atomically, UTF-8)")
+    p.add_argument(
+        "--json",
+        metavar="FILE",
+        help="also write the results as JSON (UTF-8; a file is replaced atomically, a device or pipe "
+        "written in place)",
+    )
     p.add_argument("--verbose", "-v", action="store_true", help="print each notebook's sandbox log")
     p.add_argument(
         "--unsafe-no-sandbox",

@@ -9,15 +9,21 @@ How a notebook is graded, step by step
    nothing else of the file.
 4. **Run** (:mod:`simhash_lab.grading._sandbox`, :mod:`simhash_lab.grading._runner`): the assembled
    cells run in a bubblewrap sandbox on a variant of the exercise's data drawn now
-   (:mod:`simhash_lab.grading.data`); afterwards, and only then, the answer functions get inputs
-   drawn now too (hidden: they appear nowhere in the notebook or the package). The sandbox exports
+   (:mod:`simhash_lab.grading.data`), each cell released by the grader and timed on its clock;
+   afterwards, and only when the grader has seen the last cell end, the answer functions get
+   inputs drawn now too (hidden: they appear nowhere in the notebook or the package). The sandbox exports
    each answer's values and the functions' outputs as JSON. An answer that hangs the notebook is
    stopped; the notebook runs again with that answer's stub, so the later answers are still graded.
 5. **Method runs**: an answer whose *method* is checked (Kernighan's loop, ``is_near``'s early exit,
-   the index's candidate reads, Numba) is extracted from its cell, checked against an allow-list
-   here (:mod:`simhash_lab.grading._static`) and run again in a sandbox of its own where no other
-   code of the student's runs, which counts what the method check needs.
-6. **Judge**, here, in the grader's process: each answer's exports go to its checker
+   the index's candidate reads, Numba) is extracted from its cell (IPython's transformations in a
+   child process under a time and memory limit), checked against an allow-list and the method's
+   shape here (:mod:`simhash_lab.grading._static`) and run again in a sandbox of its own where no
+   other code of the student's runs, which measures what the method check needs (lines, the values
+   of its int variables, reads); a pure-Python answer is defined anew before every call, so no call
+   starts from what an earlier one left.
+6. **Judge**, here, in the grader's process: each message was size- and shape-limited before it
+   was parsed, so what a notebook costs the grader is bounded whatever it sends; each answer's
+   exports go to its checker
    (:mod:`simhash_lab.grading.checks`) as plain data, never as the student's objects; the expected
    values are computed here for the variant and the hidden inputs, and never enter the sandbox.
 
@@ -82,6 +88,7 @@ class _Plan:
     variant: int | None
     cases: dict[str, list[dict]]  # answer key -> hidden cases (functions)
     method_cases: dict[str, list[dict]]  # answer key -> hidden measured cases (methods)
+    python: dict[str, str | None] = dataclasses.field(default_factory=dict)  # answer key -> plain Python
 
 
 def _plan(exercise: Any, nb: Any, roles: list[dict], rng: random.Random) -> _Plan:
@@ -112,11 +119,14 @@ def _stub_of(pristine_nb: dict, key: str) -> str:
 _NAME = re.compile(r"[A-Za-z_]\w*")
 
 
-def _defined_names(source: str) -> set[str]:
+def _defined_names(python: str | None) -> set[str]:
+    """Names a cell (already plain Python, see :func:`_to_python`) defines at its top level."""
+    if python is None:
+        return set()
     try:
         import ast
 
-        tree = ast.parse(_static.to_python(source))
+        tree = ast.parse(python)
     except (SyntaxError, RecursionError, MemoryError, ValueError):
         return set()
     out = set()
@@ -156,6 +166,7 @@ def _run_notebook(
         if not (isinstance(a, Functions) and a.method is not None)
     ]
     answer_cell = {c["key"]: i for i, c in enumerate(cells) if c["role"] == "answer"}
+    wanted = {e["key"] for e in exports}
     for _attempt in range(len(cells) + 2):
         left = t_end - time.monotonic()
         if left < 5:
@@ -189,7 +200,7 @@ def _run_notebook(
                             c["key"],
                             f"ran longer than {limits.cell_timeout:g} s and was stopped (an endless loop?)",
                         )
-            elif ev == "export" and isinstance(m.get("key"), str):
+            elif ev == "export" and m.get("key") in wanted:  # (only the keys asked for are kept)
                 out.exports[m["key"]] = m
         done = any(m.get("event") == "done" for m in run.messages)
         if done:
@@ -201,7 +212,7 @@ def _run_notebook(
             if run.killed in ("cell", "export")
             else "ended the notebook's Python (a crash, os._exit, or too much memory)"
             if run.killed is None
-            else f"wrote more than {limits.max_messages >> 20} MiB of results"
+            else f"sent too much to the grader ({run.overflow or 'too many messages'})"
             if run.killed == "output"
             else f"was running when the notebook's time limit ({limits.timeout:g} s) ran out"
         )
@@ -221,13 +232,13 @@ def _run_notebook(
                     for c in cells[:i]
                     if c["role"] == "answer"
                     and c["key"] not in out.stopped
-                    and _defined_names(c["source"]) & used
+                    and _defined_names(plan.python.get(c["key"])) & used
                 ]
                 if not culprits:
                     skipped.add(i)
                     out.notes.append(f"a given cell (code cell {i + 1}) {why}; it was skipped")
         if not culprits and not (where and where[0] == "cell" and where[1] in skipped):
-            if where and where[0] in ("ready", "done"):
+            if where and where[0] in ("export", "done"):
                 out.notes.append(f"while the answers were exported, something {why}")
                 return out
             out.notes.append(f"the notebook could not run: something {why}")
@@ -245,9 +256,9 @@ def _method_code(plan: _Plan, answer: Any) -> tuple[str | None, list[str]]:
     wanted = [answer.key]
     for used in answer.method.uses:
         for key, src in by_key.items():
-            if key != answer.key and key not in wanted:
+            if key != answer.key and key not in wanted and plan.python.get(key) is not None:
                 try:
-                    if used in _static.extract(src).functions:
+                    if used in _static.extract(src, plan.python[key]).functions:
                         wanted.append(key)
                 except SyntaxError:
                     pass
@@ -255,21 +266,42 @@ def _method_code(plan: _Plan, answer: Any) -> tuple[str | None, list[str]]:
     texts, problems = [], []
     defined = set()
     for key in order:
+        if plan.python.get(key) is None:
+            problems.append(
+                f"answer `{key}` could not be checked: its cell is longer than "
+                f"{_static.MAX_SOURCE:,} characters, or too slow to read (IPython's transformations)"
+            )
+            continue
         try:
-            ex = _static.extract(by_key[key])
+            ex = _static.extract(by_key[key], plan.python[key])
         except SyntaxError as e:
             problems.append(f"answer `{key}`, line {e.lineno}: not Python ({e.msg})")
             continue
         texts.append((key, ex))
         defined |= ex.functions
     extra = {n: None for n in defined}
-    for key, ex in texts:
+    for key, ex in sorted(texts, key=lambda t: t[0] != answer.key):  # the answer's own problems first
         for p in _static.problems(ex.text, answer.method.allow, extra_names=extra):
             problems.append(p if key == answer.key else f"answer `{key}`, {p}")
     missing = [n for n in answer.names if n not in defined]
     if missing and not problems:
         problems.append(f"`{missing[0]}` is not defined with def in its answer cell")
+    if answer.method.shape is not None and not problems:
+        problems += answer.method.shape(next(ex.text for key, ex in texts if key == answer.key))
     return "".join(ex.text for _, ex in texts), problems
+
+
+def _to_python(plan: _Plan, limits: _sandbox.Limits, t_end: float) -> None:
+    """The answer cells as plain Python, into ``plan.python``: IPython's transformations, in a child
+    process under a time and memory limit (:func:`_static.to_python_bounded`), never here."""
+    answers = [c for c in plan.cells if c["role"] == "answer"]
+    left = t_end - time.monotonic() - 5
+    texts = _static.to_python_bounded(
+        [c["source"] for c in answers],
+        timeout=min(limits.cell_timeout, max(0.0, left)),
+        memory=min(limits.memory, 1 << 30),
+    )
+    plan.python = {c["key"]: t for c, t in zip(answers, texts)}
 
 
 def _run_method(
@@ -287,6 +319,9 @@ def _run_method(
         "names": list(answer.names),
         "cases": cases,
         "call_timeout": limits.call_timeout,
+        # no state between calls: pure Python runs anew before each call (Numba's globals are
+        # frozen when it compiles, and compiling per call would not fit the time)
+        "fresh": not answer.method.allow.decorators,
     }
     left = t_end - time.monotonic()
     if left < 5:
@@ -414,6 +449,7 @@ def grade_one(
         return done(f"the pristine copy of {res.exercise} is broken ({type(e).__name__}: {e})")
     plan = _plan(ex, assembled, roles, rng)
     t_end = t0 + limits.timeout
+    _to_python(plan, limits, t_end)
     outcome = _run_notebook(plan, pristine[res.exercise], limits, unsafe, slot, t_end)
     method_runs = {}
     for a in ex.answers:

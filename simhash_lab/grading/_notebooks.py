@@ -44,6 +44,7 @@ __all__ = [
 
 META = "simhash_lab"  # our key in notebook and cell metadata
 MAX_NOTEBOOK_BYTES = 32 << 20
+MAX_NOTEBOOK_VALUES = 1_000_000  # JSON values of one notebook file (a course notebook has thousands)
 _SUFFIX = ".ipynb"
 
 
@@ -147,15 +148,19 @@ def read_notebook(path: str, max_bytes: int = MAX_NOTEBOOK_BYTES) -> dict:
     except (_files.Refused, OSError) as e:
         raise NotGradable(_files.reason(e)) from None
     try:
-        text = raw.decode("utf-8-sig")
+        raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise NotGradable(f"not UTF-8 (byte {raw[e.start]:#04x} at offset {e.start})") from None
-    try:
-        nb = json.loads(text)
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:  # its shape first: 32 MiB of `{},` would be gigabytes of objects here
+        nb = _wire.loads_bounded(raw, max_items=MAX_NOTEBOOK_VALUES, max_depth=64, max_string=max_bytes)
     except RecursionError:
         raise NotGradable("not a notebook: JSON nested too deeply") from None
-    except ValueError as e:
+    except json.JSONDecodeError as e:
         raise NotGradable(f"not JSON ({_wire.clip(str(e), 120)})") from None
+    except ValueError as e:  # its shape: too many values, too deep, a string too long
+        raise NotGradable(f"not a notebook: {_wire.clip(str(e), 120)}") from None
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
         raise NotGradable("not a notebook: no list of cells")
     return nb

@@ -12,10 +12,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import tempfile
 from collections.abc import Sequence
 
 from .. import _files
+from .._write import atomic_output
 
 __all__ = [
     "CheckResult",
@@ -168,22 +168,10 @@ def format_detail(r: GradeResult) -> str:
 
 
 def write_json(results: Sequence[GradeResult], path: str | os.PathLike) -> None:
-    """Write the results to ``path`` as UTF-8 JSON, atomically: the old file stays whole until the
-    new one is complete. Raises OSError when the folder cannot be written."""
+    """Write the results to ``path`` as UTF-8 JSON with :func:`simhash_lab._write.atomic_output`:
+    a regular file stays whole until the new one is complete; a device, FIFO or link
+    (``/dev/stdout``) is written in place, never replaced. Raises
+    :class:`~simhash_lab._write.OutputError` naming the file when it cannot be written."""
     text = json.dumps([r.to_dict() for r in results], indent=1, ensure_ascii=False) + "\n"
-    data = text.encode("utf-8")
-    target = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(target))
-    fd, tmp = tempfile.mkstemp(prefix=".simhash-lab-grade-", suffix=".json.tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    with atomic_output(path, "wb") as f:
+        f.write(text.encode("utf-8"))

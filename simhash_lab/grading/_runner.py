@@ -12,14 +12,18 @@ Modes (``job["mode"]``):
 ``notebook``
     Runs the assembled notebook's cells (setup and given cells from the pristine copy, the
     student's answer cells; check cells are not sent) in an IPython shell, each under a time limit,
-    reporting ``{"event": "cell", "i": ..., "phase": "start" | "end", ...}``. Then it sends
-    ``{"event": "ready"}`` and only then reads the hidden cases for the answer functions (a second
-    line on stdin), so no cell can have read them; it exports each answer (``{"event": "export",
-    "key": ..., "values" | "results": ...}``) and ends with ``{"event": "done"}``.
+    reporting ``{"event": "cell", "i": ..., "phase": "start" | "end", ...}``; each cell runs only
+    once the grader has released it (a ``{"go": i}`` line on stdin), whose clock times it. After the
+    last cell the grader sends the hidden cases for the answer functions (one more line), when it
+    has seen that cell end: it decides, so no cell can have read them on a forged message; the
+    runner exports each answer (``{"event": "export", "key": ..., "values" | "results": ...}``) and
+    ends with ``{"event": "done"}``.
 ``method``
     Runs the pristine setup cells, then only the definitions the grader extracted from the answer
     and checked against its allow-list (:mod:`simhash_lab.grading._static`), written to a file of
-    their own; then the method cases, counting lines in that file, and exports the results.
+    their own; then the method cases, counting lines in that file (and tracing its int variables),
+    and exports the results. With ``fresh`` (pure-Python methods), every call starts from the
+    definitions alone: they run again, in a copy of the setup's namespace, before each call.
 
 Before any of that it lowers its limits (address space, CPU seconds, processes, file size, core
 dumps), which no code that runs later can raise again, and, when started as root (the sandbox's
@@ -33,21 +37,33 @@ import os
 import resource
 import signal
 import sys
+import threading
 import time
 
 _MAX_JOB = 64 << 20
 
 
-def _readline(fd: int, limit: int = _MAX_JOB) -> bytes:
-    buf = bytearray()
-    while not buf.endswith(b"\n"):
-        chunk = os.read(fd, 1 << 16)
-        if not chunk:
-            break
-        buf += chunk
-        if len(buf) > limit:
-            raise SystemExit("runner: job too large")
-    return bytes(buf)
+class _Lines:
+    """Lines of a descriptor, one at a time (what the grader sends: the job, each cell's release,
+    the cases), however the pipe splits or joins them."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buf = bytearray()
+
+    def readline(self, limit: int = _MAX_JOB) -> bytes:
+        while b"\n" not in self.buf:
+            chunk = os.read(self.fd, 1 << 16)
+            if not chunk:
+                break
+            self.buf += chunk
+            if len(self.buf) > limit:
+                raise SystemExit("runner: job too large")
+        i = self.buf.find(b"\n")
+        end = len(self.buf) if i < 0 else i + 1
+        line = bytes(self.buf[:end])
+        del self.buf[:end]
+        return line
 
 
 class _Channel:
@@ -82,7 +98,7 @@ def _drop(job: dict) -> None:
         raise SystemExit("runner: could not drop root")
 
 
-def _prepare(job: dict) -> tuple[_Channel, int]:
+def _prepare(job: dict, lines: _Lines) -> tuple[_Channel, _Lines]:
     """Drop root, lower the limits, move the control pipes off stdin/stdout, make the folders."""
     _drop(job)
     lim = job.get("limits", {})
@@ -93,6 +109,7 @@ def _prepare(job: dict) -> tuple[_Channel, int]:
     _limit(resource.RLIMIT_NOFILE, lim.get("nofile"))
     _limit(resource.RLIMIT_CORE, 0)
     ctl_out, ctl_in = os.dup(1), os.dup(0)  # not inherited by children (O_CLOEXEC)
+    lines.fd = ctl_in
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.dup2(2, 1)
@@ -107,7 +124,7 @@ def _prepare(job: dict) -> tuple[_Channel, int]:
     sys.dont_write_bytecode = True
     for p in reversed(job.get("pythonpath", [])):
         sys.path.insert(0, p)
-    return _Channel(ctl_out), ctl_in
+    return _Channel(ctl_out), lines
 
 
 class _CellTimeout(BaseException):
@@ -147,7 +164,7 @@ def _export_values(ns: dict, names: list[str]) -> dict:
     return out
 
 
-def _run_notebook(job: dict, ch: _Channel, ctl_in: int) -> None:
+def _run_notebook(job: dict, ch: _Channel, ctl_in: _Lines) -> None:
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets.config import Config
 
@@ -162,6 +179,16 @@ def _run_notebook(job: dict, ch: _Channel, ctl_in: int) -> None:
     signal.signal(signal.SIGALRM, _on_alarm)
     cell_timeout = job.get("cell_timeout")
     for i, cell in enumerate(job["cells"]):
+        # no hook an earlier cell installed sees what the grader sends next
+        sys.settrace(None)
+        sys.setprofile(None)
+        threading.settrace(None)
+        threading.setprofile(None)
+        go = ctl_in.readline(1 << 10)  # the grader releases each cell: its clock, not ours
+        if not go.strip():
+            raise SystemExit("runner: the grader stopped")
+        token = json.loads(go)["token"]
+        del go
         ch.send({"event": "cell", "i": i, "phase": "start"})
         t0 = time.monotonic()
         err = None
@@ -174,9 +201,11 @@ def _run_notebook(job: dict, ch: _Channel, ctl_in: int) -> None:
             err = {"timeout": True}
         finally:
             _alarm(0)
-        ch.send({"event": "cell", "i": i, "phase": "end", "error": err, "seconds": time.monotonic() - t0})
+        end = {"event": "cell", "i": i, "phase": "end", "error": err, "seconds": time.monotonic() - t0}
+        ch.send({**end, "token": token})
+        del token
     ch.send({"event": "ready"})
-    line = _readline(ctl_in)
+    line = ctl_in.readline()
     cases = json.loads(line) if line.strip() else {}
     ns = shell.user_ns
     for answer in job["exports"]:
@@ -203,6 +232,7 @@ def _run_method(job: dict, ch: _Channel) -> None:
     path = os.path.join(job["workdir"], f"answer_{job['key']}.py")
     with open(path, "w", encoding="utf-8") as f:
         f.write(job["code"])
+    setup = dict(ns)  # the setup's namespace, before any of the answer's code ran
     ch.send({"event": "cell", "i": 0, "phase": "start"})
     try:
         exec(compile(job["code"], path, "exec"), ns)
@@ -212,15 +242,27 @@ def _run_method(job: dict, ch: _Channel) -> None:
     ch.send({"event": "cell", "i": 0, "phase": "end", "error": err})
     ch.send({"event": "exporting", "key": job["key"]})
     fns = {n: ns.get(n) for n in job["names"]}
-    results = [_wire.run_case(fns, c, files=[path], timeout=job.get("call_timeout")) for c in job["cases"]]
+    fresh = None
+    if job.get("fresh") and err is None:
+        # every call starts from the definitions alone: a module-level value, a default or anything
+        # else an earlier call wrote is gone (the setup's namespace is copied, the code run again)
+        code = compile(job["code"], path, "exec")
+
+        def fresh() -> dict:
+            own = dict(setup)
+            exec(code, own)
+            return {n: own.get(n) for n in job["names"]}
+
+    timeout = job.get("call_timeout")
+    results = [_wire.run_case(fns, c, files=[path], timeout=timeout, fresh=fresh) for c in job["cases"]]
     ch.send({"event": "export", "key": job["key"], "results": results})
     ch.send({"event": "done"})
 
 
 def main() -> int:
-    line = _readline(0)
-    job = json.loads(line)
-    ch, ctl_in = _prepare(job)
+    lines = _Lines(0)
+    job = json.loads(lines.readline())
+    ch, ctl_in = _prepare(job, lines)
     ch.send({"event": "started", "uid": os.getuid()})
     if job["mode"] == "notebook":
         _run_notebook(job, ch, ctl_in)

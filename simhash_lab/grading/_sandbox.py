@@ -24,9 +24,14 @@ What the sandbox is (one ``bwrap`` per run; see :func:`bwrap_command`):
 * **Limits** (lowered by the runner before any notebook code, for every process of the sandbox,
   irreversibly): address space (``--memory``, default 2 GiB: Numba, NumPy and IPython run well in
   it), CPU seconds (the notebook's time limit), processes and threads, file size, no core dumps.
-* **Time**, enforced from outside: the watchdog in :func:`run` kills the sandbox when a cell (or
-  one answer's export) runs past its limit plus a grace, or the whole run past the notebook's; the
-  runner's own per-cell alarm stops an ordinary endless loop first, cooperatively.
+* **Time**, enforced from outside, on the grader's clock: the watchdog in :func:`run` releases the
+  cells one at a time and kills the sandbox when a cell runs past its limit plus a grace from the
+  moment it was released, the exports past theirs, or the whole run past the notebook's; a message
+  from the sandbox can end a cell early, never extend one, and the hidden cases go out when the
+  grader decides (see :func:`_watch`). The runner's own per-cell alarm stops an ordinary endless
+  loop first, cooperatively.
+* **Messages** are untrusted data: each line is size- and shape-limited before it is parsed, and
+  what one run's messages may cost the grader is bounded (:class:`Limits`).
 
 Where bwrap cannot run (not Linux, no bubblewrap, no namespaces), :func:`availability` says why in
 one line; ``simhash-lab grade`` then refuses unless given ``--unsafe-no-sandbox``, which runs the
@@ -40,6 +45,7 @@ import functools
 import json
 import os
 import queue
+import secrets
 import shutil
 import subprocess
 import sys
@@ -85,7 +91,12 @@ class Limits:
     fsize: int = 128 << 20
     nofile: int = 256
     grace: float = 5.0
-    max_messages: int = 64 << 20
+    max_messages: int = 64 << 20  # bytes of messages, all of one run
+    max_message: int = 8 << 20  # bytes of one message (one line)
+    max_items: int = 200_000  # values in one message, before it is parsed
+    max_run_items: int = 1_000_000  # values kept of one run (what its messages may cost here)
+    max_depth: int = 64
+    max_string: int = 1 << 20
     max_log: int = 200_000
 
     def for_runner(self, wall: float) -> dict:
@@ -108,6 +119,7 @@ class Run:
     where: tuple | None  # ("cell", i) or ("export", key): what was running at the end
     log: str
     seconds: float
+    overflow: str | None = None  # killed == "output": what was too much
 
 
 # -- can bwrap run here? -------------------------------------------------------------------------------
@@ -332,16 +344,21 @@ def _environment() -> dict[str, str]:
 # -- one run -----------------------------------------------------------------------------------------
 
 
-def _reader(stream, q: queue.Queue, limit: int) -> None:
+def _reader(stream, q: queue.Queue, limit: int, line_limit: int) -> None:
+    """Lines of ``stream`` into ``q``, each at most ``line_limit`` bytes and ``limit`` in all: a
+    longer line, or more, is ``("overflow", why)`` and the end (never held whole in memory)."""
     total = 0
     try:
         while True:
-            line = stream.readline(limit - total + 1)
+            line = stream.readline(line_limit + 1)
             if not line:
                 return
             total += len(line)
+            if len(line) > line_limit or (len(line) == line_limit + 1 and not line.endswith(b"\n")):
+                q.put(("overflow", f"a message of more than {line_limit >> 20} MiB"))
+                return
             if total > limit:
-                q.put(("overflow", None))
+                q.put(("overflow", f"more than {limit >> 20} MiB of messages"))
                 return
             q.put(("line", line))
     except (OSError, ValueError):
@@ -401,7 +418,7 @@ def run(
     wall : float
         Seconds the whole run may take.
     cases : dict, optional
-        The hidden cases, sent only once the runner says ``ready``.
+        The hidden cases, sent when the grader has seen the last cell end (see :func:`_watch`).
     unsafe : bool
         No bubblewrap: the runner as a plain subprocess (``--unsafe-no-sandbox``).
     slot : int
@@ -460,30 +477,73 @@ def run(
 def _watch(
     proc: subprocess.Popen, job: dict, cases: dict | None, limits: Limits, wall: float, t0: float
 ) -> Run:
+    """Feed the runner and watch it, on the grader's own clock.
+
+    Notebook mode: the grader releases the cells one at a time (``{"go": i, "token": T}`` on the
+    runner's stdin, ``T`` fresh and random) and cell ``i``'s deadline starts when the grader
+    released it; a message can end the running cell early (``{"event": "cell", "i": i, "phase":
+    "end", "token": T}``: that very cell, with the token only the runner read), never extend it or
+    any other. The hidden cases go out when the grader has seen the last cell end, in the same
+    step, never on a message's word (the runner's ``ready`` is not read). The exports then have one
+    deadline, set by the grader when it sent the cases: ``exporting`` messages only say which
+    answer was running, for the report. Every message is size- and shape-limited before it is
+    parsed (:func:`simhash_lab.grading._wire.loads_bounded`), and what one run's messages may cost
+    here is bounded (``Limits.max_run_items``).
+
+    What is left: the token is in the runner's memory, which the cell's code shares; code that digs
+    it out of the runner's frame could still end its own cell early. It would gain time for its own
+    notebook's exports, never a method check (those run in a sandbox of their own, on the grader's
+    cases) nor anything of another notebook.
+    """
+    from ._wire import TooMany, loads_bounded
+
     q: queue.Queue = queue.Queue()
     log: list[bytes] = []
     threads = [
-        threading.Thread(target=_reader, args=(proc.stdout, q, limits.max_messages), daemon=True),
+        threading.Thread(
+            target=_reader, args=(proc.stdout, q, limits.max_messages, limits.max_message), daemon=True
+        ),
         threading.Thread(target=_log_reader, args=(proc.stderr, log, limits.max_log), daemon=True),
     ]
     for t in threads:
         t.start()
     messages: list[dict] = []
     killed = None
+    overflow = None
     where: tuple | None = None
     deadline = t0 + wall
-    step_deadline = deadline
     per_step = limits.cell_timeout + limits.grace
+    n_cells = len(job.get("cells", ())) if job.get("mode") == "notebook" else 0
+    budget = limits.max_run_items
     # Writes go through a thread of their own: a sandbox that stops reading its stdin (its code
     # can) must not block the watchdog.
     outbox: queue.Queue = queue.Queue()
     writer = threading.Thread(target=_writer, args=(proc.stdin, outbox), daemon=True)
     writer.start()
     outbox.put((json.dumps(job) + "\n").encode())
-    ready_sent = False
+    current = 0  # notebook mode: the cell the grader released last
+
+    token = ""  # the running cell's: its end message must carry it
+
+    def release(i: int) -> float:
+        nonlocal where, token
+        where = ("cell", i)
+        token = secrets.token_hex(16)
+        outbox.put((json.dumps({"go": i, "token": token}) + "\n").encode())
+        return min(deadline, time.monotonic() + per_step)
+
+    if n_cells:
+        step_deadline = release(0)
+    else:  # method mode, or a notebook of no cells: the run's own deadline
+        step_deadline = deadline
+        if job.get("mode") == "notebook":
+            outbox.put((json.dumps(cases or {}) + "\n").encode())
+            outbox.put(None)
+            where = ("export", None)
+    exports_started = not n_cells
     while True:
         now = time.monotonic()
-        timeout = min(deadline, step_deadline) - now
+        timeout = step_deadline - now
         if timeout <= 0:
             killed = "notebook" if now >= deadline else (where[0] if where else "notebook")
             break
@@ -494,34 +554,52 @@ def _watch(
         if kind == "eof":
             break
         if kind == "overflow":
-            killed = "output"
+            killed, overflow = "output", line
             break
         try:
-            msg = json.loads(line)
+            msg = loads_bounded(
+                line,
+                max_items=min(limits.max_items, budget),
+                max_depth=limits.max_depth,
+                max_string=limits.max_string,
+            )
+        except TooMany:
+            if budget < limits.max_items:  # this run's messages have cost what they may
+                killed, overflow = "output", f"more than {limits.max_run_items:,} values of messages"
+                break
+            continue
         except (ValueError, RecursionError):
             continue
         if not isinstance(msg, dict):
             continue
+        budget -= line.count(b",") + 1
         messages.append(msg)
         event = msg.get("event")
-        if event == "cell" and msg.get("phase") == "start" and type(msg.get("i")) is int:
-            where = ("cell", msg["i"])
-            step_deadline = time.monotonic() + per_step
-        elif event == "cell" and msg.get("phase") == "end":
-            step_deadline = deadline
-        elif event == "exporting" and isinstance(msg.get("key"), str):
-            where = ("export", msg["key"])
-            n_cases = len((cases or {}).get(msg["key"], ())) or len(job.get("cases", ())) or 1
-            step_deadline = time.monotonic() + min(per_step + limits.call_timeout * n_cases, wall)
-        elif event == "ready" and not ready_sent:
-            ready_sent = True
-            where = ("ready", None)
-            step_deadline = deadline
-            outbox.put((json.dumps(cases or {}) + "\n").encode())
-            outbox.put(None)
-        elif event == "done":
+        if event == "cell" and msg.get("phase") == "end" and n_cells and not exports_started:
+            if type(msg.get("i")) is not int or msg["i"] != current or msg.get("token") != token:
+                continue  # not the running cell's, or not the runner's: it ends nothing
+            current += 1
+            if current < n_cells:
+                step_deadline = release(current)
+            else:  # the grader's step: the last cell has ended, the cases go out now
+                exports_started = True
+                n_calls = sum(len(v) for v in (cases or {}).values()) or 1
+                n_keys = len(job.get("exports", ())) or 1
+                step_deadline = min(
+                    deadline, time.monotonic() + per_step * n_keys + limits.call_timeout * n_calls
+                )
+                where = ("export", None)
+                outbox.put((json.dumps(cases or {}) + "\n").encode())
+                outbox.put(None)
+        elif event == "exporting" and isinstance(msg.get("key"), str) and exports_started:
+            where = ("export", msg["key"])  # (for the report only: the deadline stays)
+            if not n_cells and job.get("mode") == "method":
+                n_cases = len(job.get("cases", ())) or 1
+                step_deadline = min(
+                    step_deadline, time.monotonic() + per_step + limits.call_timeout * n_cases
+                )
+        elif event == "done" and exports_started:
             where = ("done", None)
-            step_deadline = deadline
     outbox.put(None)
     if killed is None:  # its output ended: it exits now, or it is made to
         try:
@@ -539,4 +617,4 @@ def _watch(
         except (OSError, ValueError):
             pass
     text = b"".join(log).decode("utf-8", "replace")
-    return Run(messages, proc.returncode, killed, where, text, time.monotonic() - t0)
+    return Run(messages, proc.returncode, killed, where, text, time.monotonic() - t0, overflow)

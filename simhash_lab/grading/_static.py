@@ -5,19 +5,25 @@ bits", "a query reads only its candidates", "Numba really compiled it") needs th
 to run where nothing else of the student's runs, with nothing in reach that could forge what is
 measured. So such a function is graded in two steps:
 
-1. Here, :func:`extract` keeps from the answer cell only its definitions (``def``, ``import`` of
-   allowed modules, assignments of constants) and :func:`problems` checks them against an
-   :class:`AllowList`: the AST node types of plain arithmetic, comparisons, loops and containers;
-   global names from a short list (the builtins the exercise needs, the setup cell's imports, the
-   other answers it may call); attributes from a short list of container methods (and, on a module,
-   that module's listed attributes); no dunder, no ``import`` inside a function, no ``try``,
-   ``with``, ``global``, ``class``, f-strings, generators' frames. This is an allow-list of what is
-   *fair* in the answer (a loop of ``x &= x - 1``), not a blocklist of what is dangerous: anything
-   not listed is refused, with the line and the name.
+1. Here (IPython's text transformations in a child process under a time and memory limit,
+   :func:`to_python_bounded`), :func:`extract` keeps from the answer cell only its definitions
+   (``def``, ``import`` of allowed modules, assignments of number constants) and :func:`problems`
+   checks them against an :class:`AllowList`: the AST node types of plain arithmetic, comparisons,
+   loops and containers; global names from a short list (the builtins the exercise needs, the setup
+   cell's imports, the other answers it may call); attributes from a short list of container
+   methods (and, on a module, that module's listed attributes); no dunder, no ``import`` inside a
+   function, no ``try``, ``with``, ``global``, ``class``, f-strings, generators' frames; no string
+   but a docstring or an error's message (every route from an int to its text, ``'%x' % x``
+   included, needs one); no list, dict or set outside a function and no mutable default (state
+   between calls). This is an allow-list of what is *fair* in the answer (a loop of
+   ``x &= x - 1``), not a blocklist of what is dangerous: anything not listed is refused, with the
+   line and the name.
 2. :mod:`simhash_lab.grading._runner` runs exactly the text that passed, in a fresh sandbox where no
-   other code of the student's ran, on inputs drawn at grading time, and counts what the method check
-   needs (lines executed in the answer's code, items of a spy list read, Numba's compiled
-   signatures). The code that passed step 1 has no way to reach the counters.
+   other code of the student's ran, on inputs drawn at grading time, and measures what the method
+   check needs (lines executed in the answer's code, the values its int variables take, items of a
+   spy list read, Numba's compiled signatures). A pure-Python answer's definitions run anew before
+   every call, so no call starts from what an earlier one left. The code that passed step 1 has no
+   way to reach the counters.
 
 The learner's check cells use the same allow-lists on ``inspect.getsource`` of the function, so a
 refused construct shows up while working, not first at grading.
@@ -30,7 +36,15 @@ import dataclasses
 import textwrap
 from collections.abc import Iterable, Mapping
 
-__all__ = ["AllowList", "Extract", "extract", "problems", "function_source", "to_python"]
+__all__ = [
+    "AllowList",
+    "Extract",
+    "extract",
+    "problems",
+    "function_source",
+    "to_python",
+    "to_python_bounded",
+]
 
 #: Builtins every allow-list grants besides its own.
 BASE_BUILTINS = frozenset({"range", "len", "abs", "min", "max", "int", "bool", "True", "False", "None"})
@@ -172,6 +186,73 @@ def to_python(source: str) -> str:
         return source
 
 
+#: Longest answer cell the grader transforms and checks (characters); a longer one is refused.
+MAX_SOURCE = 100_000
+
+_CHILD = r"""
+import json, os, resource, sys
+mem, cpu = int(sys.argv[1]), int(sys.argv[2])
+for kind, value in ((resource.RLIMIT_AS, mem), (resource.RLIMIT_CPU, cpu), (resource.RLIMIT_CORE, 0)):
+    soft, hard = resource.getrlimit(kind)
+    value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+    resource.setrlimit(kind, (value, value))
+sources = json.loads(sys.stdin.buffer.read())
+from IPython.core.inputtransformer2 import TransformerManager
+out = sys.stdout.buffer
+for src in sources:
+    try:
+        text = TransformerManager().transform_cell(src)
+    except Exception:
+        text = src
+    out.write((json.dumps(text) + "\n").encode())
+    out.flush()
+"""
+
+
+def to_python_bounded(
+    sources: list[str], *, timeout: float, memory: int = 1 << 30, max_chars: int = MAX_SOURCE
+) -> list[str | None]:
+    """:func:`to_python` of each source, in a child process of its own under a time and memory
+    limit (IPython's transformations of a hostile cell can take minutes: ``'x?\n' * 16000``).
+
+    The child imports only IPython's transformer, lowers its own address space and CPU seconds
+    before it reads anything, and is killed at ``timeout`` seconds (wall clock); it runs nothing of
+    the sources. A source longer than ``max_chars``, or one the child did not finish, is ``None``.
+    """
+    import json
+    import subprocess
+    import sys
+
+    out: list[str | None] = [None] * len(sources)
+    todo = [i for i, s in enumerate(sources) if len(s) <= max_chars]
+    if not todo or timeout <= 0:
+        return out
+    cmd = [sys.executable, "-I", "-c", _CHILD, str(int(memory)), str(max(1, int(timeout) + 1))]
+    try:
+        proc = subprocess.Popen(
+            cmd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError:
+        return out
+    try:
+        data, _ = proc.communicate(json.dumps([sources[i] for i in todo]).encode(), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        data, _ = proc.communicate()
+    for i, line in zip(todo, data.splitlines()):
+        try:
+            text = json.loads(line)
+        except ValueError:
+            break
+        if type(text) is str:
+            out[i] = text
+    return out
+
+
 def _constant(node: ast.AST) -> bool:
     if isinstance(node, ast.Constant):
         return True
@@ -184,20 +265,23 @@ def _constant(node: ast.AST) -> bool:
     return False
 
 
-def extract(source: str) -> Extract:
+def extract(source: str, python: str | None = None) -> Extract:
     """The definitions of an answer cell (``def``, ``import``, ``NAME = constant``), as code.
+
+    ``python`` is the cell already turned into plain Python (:func:`to_python_bounded`, as the
+    grader does); by default :func:`to_python` turns it here.
 
     Raises SyntaxError when the cell is not Python (after IPython's transformations), or is nested
     too deeply to be checked.
     """
     try:
-        return _extract(source)
+        return _extract(to_python(source) if python is None else python)
     except (RecursionError, MemoryError):
         raise SyntaxError("nested too deeply to be checked") from None
 
 
-def _extract(source: str) -> Extract:
-    tree = ast.parse(to_python(source))
+def _extract(text: str) -> Extract:
+    tree = ast.parse(text)
     kept, defines, functions, dropped = [], set(), set(), []
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
@@ -321,8 +405,12 @@ def _problems(code, allow, extra_names, constants) -> list[str]:
                 else:
                     bad(node, f"`from {mod} import {a.name}` is not allowed here")
         elif isinstance(node, ast.Assign):
-            if not _constant(node.value) or not all(isinstance(t, ast.Name) for t in node.targets):
+            if _mutable(node.value):
+                bad(node, _STATE)
+            elif not _constant(node.value) or not all(isinstance(t, ast.Name) for t in node.targets):
                 bad(node, "only constants (`NAME = 0xFFFF`) may be assigned outside a function here")
+            elif not _number(node.value):
+                bad(node, _TEXT.format(where="outside a function"))
             for t in node.targets:
                 if isinstance(t, ast.Name):
                     if t.id.startswith("__"):
@@ -352,10 +440,18 @@ def _problems(code, allow, extra_names, constants) -> list[str]:
         if fn.returns is not None:
             annotations.update(id(n) for n in ast.walk(fn.returns))
         decorators = {id(n) for d in fn.decorator_list for n in ast.walk(d)}
+        texts = _allowed_texts(fn)
         for node in ast.walk(fn):
             if id(node) in decorators:
                 continue
             t = type(node)
+            if t is ast.arguments:
+                for d in (*node.defaults, *node.kw_defaults):
+                    if d is not None and not _number(d):
+                        text = _plain_text(d)
+                        bad(d, (_TEXT if text else _STATE_DEFAULT).format(where=where))
+            elif t is ast.Constant and type(node.value) in (str, bytes) and id(node) not in texts:
+                bad(node, _TEXT.format(where=where))
             if t not in _NODES:
                 bad(node, f"{_WHAT.get(t, _node_name(node))} is not allowed {where}")
                 continue
@@ -403,6 +499,63 @@ def _problems(code, allow, extra_names, constants) -> list[str]:
 
 
 _EXCEPTIONS = frozenset({"ValueError", "TypeError", "NotImplementedError"})
+
+# State between calls: the grader calls each function on its own, so nothing may carry a value from
+# one call to the next (a module-level list a build function fills and a query reads, a ``memo={}``).
+_STATE = (
+    "a list, dict or set outside a function keeps values between calls, and the grader calls each "
+    "function on its own: pass everything a function needs as its arguments (and return what it builds)"
+)
+_STATE_DEFAULT = (
+    "a default that is a list, dict, set or call is one object shared by every call {where} (state "
+    "between calls): use None or a number as the default and build the value inside the function"
+)
+# Every route from an int to text ('%x' % x, '{:b}'.format(x), str(), bin(), format(), f-strings)
+# needs a string or a builtin the allow-list does not grant: strings are refused except as a
+# docstring or the message of a raise or an assert.
+_TEXT = (
+    "a string {where} is not allowed here: work on the int's bits with integer operations, not on "
+    "its text (str(), '%x' % x, format() and f-strings count digits, not steps)"
+)
+
+
+def _number(node: ast.AST) -> bool:
+    """A constant that is a number, a bool or None (or a tuple of those): nothing that can hold state
+    or text."""
+    if isinstance(node, ast.Constant):
+        return node.value is None or type(node.value) in (bool, int, float, complex)
+    if isinstance(node, ast.UnaryOp):
+        return _number(node.operand)
+    if isinstance(node, ast.BinOp):
+        return _number(node.left) and _number(node.right)
+    if isinstance(node, ast.Tuple):
+        return all(_number(e) for e in node.elts)
+    return False
+
+
+def _mutable(node: ast.AST) -> bool:
+    return any(isinstance(n, (ast.List, ast.Dict, ast.Set)) for n in ast.walk(node))
+
+
+def _plain_text(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) in (str, bytes)
+
+
+def _allowed_texts(fn: ast.AST) -> set[int]:
+    """The ids of the string constants a function may hold: docstrings, the messages of ``raise`` and
+    ``assert``."""
+    out: set[int] = set()
+    for node in ast.walk(fn):
+        body = getattr(node, "body", None)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and body:
+            first = body[0]
+            if isinstance(first, ast.Expr) and _plain_text(first.value):
+                out.add(id(first.value))
+        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
+            out.update(id(n) for a in node.exc.args for n in ast.walk(a) if _plain_text(n))
+        if isinstance(node, ast.Assert) and node.msg is not None:
+            out.update(id(n) for n in ast.walk(node.msg) if _plain_text(n))
+    return out
 
 
 def _node_name(node: ast.AST) -> str:

@@ -23,11 +23,12 @@ array), ``$i64``, ``$f64`` (nested lists: 2-D), ``$bool``, ``$tuple``, ``$dict``
 ``{"$spy": [...]}`` (a list that counts which items are read), ``{"$ref": NAME}`` (what an earlier
 call of the case saved, rebuilt from its plain form, so no hidden state travels with it),
 ``{"$var": NAME}`` (a value of the case's ``vars``, which many calls share). A call
-may ``measure`` ``lines`` (Python lines executed in the answer's own code), ``reads`` (items of its
-``$spy`` argument read) and ``numba`` (is the function a Numba dispatcher compiled in nopython
-mode). :func:`run_case` returns, per call, ``{"ok": plain}``, ``{"error": "Type: message"}``,
-``{"stub": true}`` (it raised ``NotImplementedError``), ``{"bad": why}`` (it returned something
-that is not plain) or ``{"timeout": true}``, plus the measures asked for.
+may ``measure`` ``lines`` (Python lines executed in the answer's own code), ``trace`` (the values
+its int variables take, in order), ``reads`` (items of its ``$spy`` argument read) and ``numba``
+(is the function a Numba dispatcher compiled in nopython mode). :func:`run_case` returns, per
+call, ``{"ok": plain}``, ``{"error": "Type: message"}``, ``{"stub": true}`` (it raised
+``NotImplementedError``), ``{"bad": why}`` (it returned something that is not plain) or
+``{"timeout": true}``, plus the measures asked for.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ from __future__ import annotations
 import collections
 import contextlib
 import io
+import json
+import re
 import signal
 import sys
 import warnings
@@ -51,6 +54,8 @@ __all__ = [
     "run_case",
     "type_name",
     "clip",
+    "loads_bounded",
+    "TooMany",
     "MAX_ITEMS",
 ]
 
@@ -185,6 +190,60 @@ def _hashable(v: Any) -> Any:
     return v
 
 
+# -- reading untrusted JSON ----------------------------------------------------------------------------
+
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_BRACKETS = bytes(range(256)).translate(None, b"[]{}")  # (deleting these keeps only brackets)
+
+
+class TooMany(ValueError):
+    """A JSON text with more values than :func:`loads_bounded` was allowed to parse."""
+
+
+def loads_bounded(data: bytes, *, max_items: int, max_depth: int, max_string: int) -> Any:
+    """``json.loads(data)``, only once the text's shape is known to be small: at most ``max_items``
+    values (counted from its commas and brackets), nested at most ``max_depth`` deep, no string
+    longer than ``max_string`` bytes as written. The shape is read with regular expressions and
+    ``bytes`` methods (C speed, no objects made), so a line of millions of ``{}`` costs its bytes,
+    never the gigabytes its objects would.
+
+    Raises
+    ------
+    TooMany
+        More than ``max_items`` values (a ValueError).
+    ValueError
+        Another limit is passed (the message says which), or the text is not JSON.
+    """
+    if type(data) is not bytes:
+        data = bytes(data)
+    # upper bounds first (memchr speed): every value but one follows a comma or opens a bracket,
+    # and every string has two quotes, so the regular expressions below see at most max_items
+    opened = data.count(b",") + data.count(b"[") + data.count(b"{")
+    if opened >= max_items or data.count(b'"') > 4 * max_items:
+        raise TooMany(f"more than {max_items:,} values")
+    bare = _STRING.sub(b"0", data)  # every string as one character
+    if b'"' in bare:
+        raise ValueError("not JSON (an unterminated string)")
+    items = bare.count(b",") + bare.count(b"[") + bare.count(b"{") + 1
+    if items > max_items:
+        raise TooMany(f"more than {max_items:,} values")
+    if len(data) - len(bare) > max_string and any(  # (at most max_items strings to look at)
+        m.end() - m.start() > max_string + 2 for m in _STRING.finditer(data)
+    ):
+        raise ValueError(f"a string longer than {max_string:,} bytes")
+    depth = top = 0
+    for c in bare.translate(None, _BRACKETS):
+        if c == 0x5B or c == 0x7B:  # [ {
+            depth += 1
+            if depth > top:
+                top = depth
+                if top > max_depth:
+                    raise ValueError(f"nested too deeply (more than {max_depth} levels)")
+        else:
+            depth -= 1
+    return json.loads(data)
+
+
 # -- arguments ---------------------------------------------------------------------------------------
 
 
@@ -278,9 +337,32 @@ def _time_limit(seconds: float | None):
         signal.signal(signal.SIGALRM, old)
 
 
-def _count_lines(files: frozenset[str], fn: Callable, args: list) -> tuple[Any, int]:
-    """``fn(*args)`` and the number of line events in code whose file is one of ``files``."""
+MAX_TRACED_NAMES = 32  # variables traced per call
+MAX_TRACED_VALUES = 256  # values kept per variable
+
+
+def _count_lines(
+    files: frozenset[str], fn: Callable, args: list, trace: dict | None = None
+) -> tuple[Any, int]:
+    """``fn(*args)`` and the number of line events in code whose file is one of ``files``; with
+    ``trace``, also the values the int variables of that code take, in order (``"function:name"``
+    -> list of ints, each change once; bounded by :data:`MAX_TRACED_NAMES` and
+    :data:`MAX_TRACED_VALUES`)."""
     count = 0
+
+    def record(frame) -> None:
+        name = frame.f_code.co_name
+        for var, v in frame.f_locals.items():
+            if type(v) is not int or v.bit_length() > 64:
+                continue
+            key = f"{name}:{var}"
+            seq = trace.get(key)
+            if seq is None:
+                if len(trace) >= MAX_TRACED_NAMES:
+                    continue
+                seq = trace[key] = []
+            if (not seq or seq[-1] != v) and len(seq) < MAX_TRACED_VALUES:
+                seq.append(v)
 
     def tracer(frame, event, arg):
         nonlocal count
@@ -288,6 +370,8 @@ def _count_lines(files: frozenset[str], fn: Callable, args: list) -> tuple[Any, 
             return None
         if event == "line":
             count += 1
+        if trace is not None and event in ("line", "return"):
+            record(frame)
         return tracer
 
     old = sys.gettrace()
@@ -317,6 +401,7 @@ def run_case(
     files: Iterable[str] = (),
     timeout: float | None = None,
     quiet: bool = True,
+    fresh: Callable[[], dict[str, Any]] | None = None,
 ) -> list[dict]:
     """Run the calls of ``case`` on the answer functions ``fns`` (name -> callable).
 
@@ -332,6 +417,9 @@ def run_case(
         Seconds each call may run (:class:`CallTimeout`; main thread only).
     quiet : bool
         Keep the functions' prints and warnings out of the caller's output.
+    fresh : callable, optional
+        ``fresh()`` -> the functions by name, defined anew: called before every call, so that no
+        call starts from what an earlier one left (the grader's method runs).
 
     Returns
     -------
@@ -343,6 +431,8 @@ def run_case(
     results = []
     for call in case["calls"]:
         name = call["fn"]
+        if fresh is not None:
+            fns = fresh()
         fn = fns.get(name)
         res: dict[str, Any]
         if fn is None or not callable(fn):
@@ -351,7 +441,7 @@ def run_case(
             continue
         args = [_resolve(a, saved, shared) for a in call["args"]]
         measure = set(call.get("measure", ()))
-        lines = None
+        lines = trace = None
         sink = io.StringIO()
         try:
             with contextlib.ExitStack() as stack:
@@ -361,8 +451,9 @@ def run_case(
                     stack.enter_context(contextlib.redirect_stdout(sink))
                     stack.enter_context(contextlib.redirect_stderr(sink))
                 stack.enter_context(_time_limit(timeout))
-                if "lines" in measure:
-                    out, lines = _count_lines(files, fn, args)
+                if "lines" in measure or "trace" in measure:
+                    trace = {} if "trace" in measure else None
+                    out, lines = _count_lines(files, fn, args, trace)
                 else:
                     out = fn(*args)
             res = {"ok": plain(out)}
@@ -380,6 +471,8 @@ def run_case(
             saved[call["save"]] = res["ok"]
         if lines is not None:
             res["lines"] = lines
+        if trace is not None:
+            res["trace"] = trace
         if "reads" in measure:
             spies = [a for a in args if type(a) is Spy]
             res["reads"] = sum(Spy.reads(s) for s in spies)

@@ -37,6 +37,7 @@ import zipfile
 import numpy as np
 
 from .._files import NotRegularFile, open_regular, show_name
+from .._write import atomic_output
 from .design import _layout_to_json
 
 __all__ = ["load", "save"]
@@ -54,13 +55,17 @@ def save(index, path: str | os.PathLike) -> None:
     SHA-256 of the version bytes and the payload) followed by an ``.npz`` payload holding
     ``meta`` (UTF-8 JSON: format, version, k, bits, layout, max_tables, n, hasher, keys), ``fps``
     (uint64, every id's fingerprint), ``alive`` (bool) and ``keys`` (JSON, when ``index.keys`` is
-    set). Tables are rebuilt on load. The write is atomic (a temporary file renamed over ``path``).
+    set). Tables are rebuilt on load. The write goes through :func:`simhash_lab._write.atomic_output`:
+    a regular file is replaced only once the new one is whole (a temporary file beside it, renamed
+    over it), a device, FIFO or link is written in place, never replaced.
 
     Raises
     ------
     ValueError, TypeError
         ``index.keys`` is not one str or int per id, or ``index.hasher`` cannot be saved (a custom
         tokenizer, hash or weight mapping, or another width than the index's).
+    OutputError
+        ``path`` cannot be written (a missing folder, a full disk); an OSError, named after the file.
     """
     keys = getattr(index, "keys", None)
     hasher = getattr(index, "hasher", None)
@@ -88,16 +93,9 @@ def save(index, path: str | os.PathLike) -> None:
     payload = buf.getvalue()
     version = struct.pack("<I", _FORMAT_VERSION)
     digest = hashlib.sha256(version + payload).digest()
-    path = os.fspath(path)
-    tmp = f"{path}.tmp-{os.getpid()}"
-    try:
-        with open(tmp, "wb") as f:
-            f.write(_HEADER.pack(_MAGIC, _FORMAT_VERSION, digest))
-            f.write(payload)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+    with atomic_output(os.fspath(path), "wb") as f:
+        f.write(_HEADER.pack(_MAGIC, _FORMAT_VERSION, digest))
+        f.write(payload)
 
 
 # what the metadata holds, by version: field -> (accepted JSON types, how the error names them)

@@ -1,12 +1,17 @@
-"""Every course notebook (found by glob) and one exercise solution, run in JupyterLab in Chromium.
+"""Every course notebook (found by glob), one exercise solution and every untouched exercise, run in
+JupyterLab in Chromium, on ``make lab``'s own server configuration (``tools/lab.py``).
 
 Each test opens the notebook, restarts the kernel and runs all cells, waits for an idle kernel, and
 fails on an error output, a widget that is not live, an animation without its player, or an
-interaction (slider, Play) that changes nothing on screen. See ``tools/browser_check.py``.
+interaction (slider, Play) that changes nothing on screen; an untouched exercise must run to its
+end and show a ❌ in every check cell. The server's root is the repository's, so the navigation
+links between a notebook and its exercise resolve, and no news toast covers a screenshot. See
+``tools/browser_check.py``.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 import sys
 from pathlib import Path
@@ -20,6 +25,7 @@ import browser_check  # noqa: E402
 sys.path.remove(str(ROOT / "tools"))
 
 NOTEBOOKS = browser_check.discover(ROOT)
+EXERCISES = browser_check.untouched_exercises(ROOT)
 
 
 def test_every_page_function_is_in_the_script(bc):
@@ -76,3 +82,72 @@ def test_the_checker_sees_failures(bc, lab, browser, tmp_path):
     assert "widget shown as text" in problems and "IntSlider(value=3" in problems
     assert "animation without a working player" in problems
     assert Path(result.screenshot).is_file()
+
+
+def _navigation_links(path: Path) -> list[str]:
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    nav = [c.source for c in nb.cells if "navigation" in c.metadata.get("tags", [])]
+    return re.findall(r"\]\(([^)]+\.ipynb)\)", nav[0]) if nav else []
+
+
+def test_the_server_serves_the_repository_and_every_navigation_link_resolves(lab):
+    """make lab's root: exercises/ is listed beside notebooks/, every link of every navigation line
+    names a notebook the server has, and the settings override that silences the news is read."""
+    listing = lab.api("GET", "/api/contents/exercises?content=1")
+    assert {p.name for p in EXERCISES} <= {c["name"] for c in listing["content"]}
+    files = sorted({*ROOT.glob("notebooks/*.ipynb"), *ROOT.glob("exercises/**/*.ipynb")})
+    checked = 0
+    for path in files:
+        rel = path.relative_to(ROOT).as_posix()
+        links = _navigation_links(path)
+        assert links, f"{rel}: no navigation line"
+        for link in links:
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(rel), link))
+            got = lab.api("GET", f"/api/contents/{target}?content=0")  # 404 raises
+            assert got["type"] == "notebook", (rel, link)
+            checked += 1
+    assert checked >= 3 * len(files) - 6
+    notification = lab.api("GET", "/lab/api/settings/@jupyterlab/apputils-extension:notification")
+    default = notification["schema"]["properties"]["fetchNews"]["default"]  # the override's value
+    assert default == "false" and notification["settings"].get("fetchNews") is None, default
+
+
+def test_the_exercise_link_opens_the_exercise_and_back(bc, lab, browser, out_dir):
+    """Clicking the top line's "Exercise" in notebook 03 opens exercises/03 in JupyterLab; its
+    "Course notebook" link opens notebook 03 again. No news toast shows meanwhile."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script(path=str(bc.JS_FILE))
+    page = context.new_page()
+    current = (
+        "() => { const w = window.jupyterapp.shell.currentWidget; return w && w.context && w.context.path; }"
+    )
+    try:
+        start = "notebooks/03_hamming_popcount.ipynb"
+        page.goto(f"{lab.url}/lab/tree/{start}?reset&token={lab.token}", timeout=120_000)
+        page.wait_for_function(f"() => ({current})() === {start!r}", timeout=120_000)
+        for text, want in (("Exercise", "exercises/03_hamming_popcount.ipynb"), ("Course notebook", start)):
+            shown = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-RenderedMarkdown a"
+            link = page.locator(shown, has_text=text).first
+            link.dispatch_event("click")  # a click on the link itself (the cell toolbar overlaps it)
+            page.wait_for_function(f"() => ({current})() === {want!r}", timeout=60_000)
+        page.wait_for_timeout(3000)
+        toasts = page.locator(".Toastify__toast").all_inner_texts()
+        page.screenshot(path=str(out_dir / "navigation-exercise-and-back.png"))
+        assert not toasts, toasts
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("notebook", EXERCISES, ids=[p.relative_to(ROOT).as_posix() for p in EXERCISES])
+def test_run_all_on_an_untouched_exercise_shows_a_cross_per_check(
+    notebook, bc, lab, browser, out_dir, record
+):
+    result = bc.check_notebook(browser, lab, notebook, out_dir)
+    record(result)
+    print(result.summary())
+    assert result.ok, result.summary()  # no error output: Run All went to the end
+    assert result.checks, "no check cell found"
+    for i, text in result.checks.items():
+        assert text.startswith("❌") and "hint:" in text and "Traceback" not in text, (i, text)

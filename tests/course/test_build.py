@@ -213,9 +213,10 @@ def test_exercise_roles_become_the_metadata_the_grader_reads(build, tmp_path):
         "tags": ["check", "nbval-ignore-output"],
     }
     assert cells["md-01"].metadata == {} and cells["md-01"].source.startswith("# Exercises 99")
-    # the student's version: regions become a stub at their indent; the solution loses the markers
-    assert (
-        cells["answer-ideal"].source == "# Set `ideal_flips`.\n# YOUR CODE HERE\nraise NotImplementedError()"
+    # the student's version: a region in a function raises when called; a top-level region sets its
+    # names to `...` (a stub that runs, so Run All goes on); the solution loses the markers
+    assert cells["answer-ideal"].source == (
+        "# Set `ideal_flips`.\n# YOUR CODE HERE: replace each ... with your answer\nideal_flips = ..."
     )
     assert (
         cells["answer-near"].source
@@ -251,6 +252,8 @@ def test_exercise_roles_become_the_metadata_the_grader_reads(build, tmp_path):
         (('tags=["setup"]', 'tags=["setup", "check"]'), "a cell has one role"),
         (("bits = 64\n", "### BEGIN SOLUTION\nbits = 64\n### END SOLUTION\n"), "holds a solution region"),
         (("checks.ideal_flips(", "checks.no_such_checker("), "a known NAME"),
+        (("ideal_flips = bits // 2\n", "print(bits)\n"), "must be assignments"),
+        (("ideal_flips = bits // 2\n", "ideal_flips = bits // 2\nraise ValueError\n"), "must be assignments"),
         (("checks.ideal_flips(ideal_flips)", "assert checks.ideal_flips(ideal_flips)"), "a known NAME"),
         (("# %% [markdown]\n", '# %% [markdown] tags=["answer"]\n'), "only code cells have roles"),
     ],
@@ -261,6 +264,27 @@ def test_bad_exercise_sources_say_what_is_wrong(build, tmp_path, change, message
     with pytest.raises(ValueError, match=message) as e:
         _demo(build, tmp_path, _DEMO.replace(old, new, 1))
     assert "99_demo.py cell " in str(e.value)
+
+
+def test_every_exercise_ends_with_the_check_command_and_make_runs_it(build):
+    """The command an exercise names for checking works from the repository in a plain shell: make
+    runs the learner-side `simhash-lab check` from .venv (no activated environment needed)."""
+    import subprocess
+
+    for t in build.plan(build.Layout()):
+        if t.source.kind != "exercise":
+            continue
+        note = next(c.source for c in t.nb.cells if c.get("id") == "grade-note")
+        nb = f"exercises/{t.source.name}.ipynb"
+        assert f"make check NB={nb}" in note and f".venv/bin/simhash-lab check {nb}" in note, note
+        assert "not a grade" in note
+    nb = "exercises/01_lsh_vs_crypto.ipynb"
+    dry = subprocess.run(
+        ["make", "-n", "check", f"NB={nb}"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
+    assert f'.venv/bin/simhash-lab check "{nb}"' in dry, dry
+    usage = subprocess.run(["make", "-s", "check"], cwd=ROOT, capture_output=True, text=True)
+    assert usage.returncode != 0 and "usage: make check NB=" in usage.stderr
 
 
 def test_a_bad_source_stops_the_build_before_it_writes(build, tmp_path):

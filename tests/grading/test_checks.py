@@ -480,22 +480,61 @@ def test_variants_are_other_data_of_the_same_kind():
     assert data.avalanche_pairs() == data.avalanche_pairs(variant=None)
 
 
-@pytest.mark.parametrize("name", ["01_lsh_vs_crypto", "04_charikar_hyperplanes", "06_near_duplicates"])
-def test_the_grading_variant_changes_every_data_answer(name):
-    ex = EXERCISES[name]
-    seed = ex.grading_variant(random.Random(1))
-    for a in ex.answers:
-        if isinstance(a, Values) and a.data:
-            assert a.reference(seed) != a.reference(None), a.key
+def _references():
+    """Each answer computed from the data: its reference on a variant (None: the notebook's data),
+    and a learner's function that returns the notebook's own result whatever it is given."""
+    from simhash_lab.grading.checks import charikar_hyperplanes as ch
+    from simhash_lab.grading.checks import lsh_vs_crypto as lc
+    from simhash_lab.grading.checks import near_duplicates as nd
+
+    return {
+        "crypto_flips": lc._crypto_reference,
+        "simhash_flips": lc._simhash_reference,
+        "mean_hamming": ch._mean_reference,
+        "pair_distances": nd._distances,
+        "best_k": nd._best_k,
+    }
+
+
+DATA_ANSWERS = sorted(_references())
+
+
+@pytest.mark.parametrize("key", DATA_ANSWERS)
+def test_a_value_copied_from_the_notebook_is_a_cross_in_the_notebook(key, solved, capsys):
+    """A function that returns the number a ❌ showed (right for the notebook's data only) is ❌ in
+    the notebook too, with the hint that names the cause; the computed answer is ✅."""
+    ref = _references()[key]
+    copied = ref(None)
+    ns = {key: lambda *args: np.array(copied) if key == "pair_distances" else copied}
+    exec(f"checks.{key}()", {"checks": checks, **ns})
+    out = capsys.readouterr().out
+    assert out.startswith(f"❌ {key}: not yet") and "the notebook's own result on other data" in out, out
+    capsys.readouterr()
+    exec(f"checks.{key}()", {**solved[EXERCISES_OF[key]], "checks": checks})
+    assert capsys.readouterr().out == checks.pass_line(key)
+
+
+EXERCISES_OF = {a.key: name for name, ex in EXERCISES.items() for a in ex.answers}
+
+
+@pytest.mark.parametrize("key", DATA_ANSWERS)
+def test_every_case_of_a_data_answer_but_the_first_is_other_data(key):
+    """Visible cases: the notebook's data, then a variant whose answer differs; hidden cases (drawn at
+    grading time): variants whose answers all differ from the notebook's."""
+    ref = _references()[key]
+    visible = CHECKS[key].cases(None)
+    assert [c["variant"] for c in visible][0] is None and len(visible) >= 2
+    for c in [*visible[1:], *CHECKS[key].cases(random.Random(3))]:
+        assert c["variant"] is not None and ref(c["variant"]) != ref(None), (key, c["variant"])
 
 
 def test_best_k_varies_across_variants():
     from simhash_lab.grading.checks.near_duplicates import _best_k
 
     ks = {_best_k(v) for v in range(1, 9)}
-    assert len(ks) >= 3 and _best_k(None) not in {
-        _best_k(EXERCISES["06_near_duplicates"].grading_variant(random.Random(s))) for s in range(3)
-    }
+    assert len(ks) >= 3
+    hidden = [c["variant"] for s in range(3) for c in CHECKS["best_k"].cases(random.Random(s))]
+    assert len(hidden) == 9 and _best_k(None) not in {_best_k(v) for v in hidden}
 
 
 # -- the registry ------------------------------------------------------------------------------------------
@@ -529,3 +568,129 @@ def test_run_all_goes_past_a_wrong_answer(tmp_path):
     }
     assert outs["xor_AB"].startswith("❌ xor_AB: not yet")
     assert outs["is_near"] == checks.pass_line("is_near")  # the cells after it ran
+
+
+# -- the learner's path: Run All, missing answers, hints that name the cause ------------------------------
+
+EXERCISE_FILES = Path(__file__).resolve().parents[2] / "exercises"
+
+
+def _check_outputs(nb) -> dict[str, str]:
+    return {
+        c.metadata["simhash_lab"]["check"]: "".join(o.get("text", "") for o in c.outputs)
+        for c in nb.cells
+        if c.get("metadata", {}).get("simhash_lab", {}).get("role") == "check"
+    }
+
+
+@pytest.mark.parametrize("name", sorted(EXERCISES))
+def test_run_all_on_an_untouched_exercise_runs_to_the_end_with_a_cross_per_check(name, tmp_path):
+    """The student's file as shipped: no cell raises (allow_errors=False), every check cell prints a
+    ❌ that says the answer is not written yet."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(EXERCISE_FILES / f"{name}.ipynb", as_version=4)
+    NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=False).execute(cwd=str(tmp_path))
+    outs = _check_outputs(nb)
+    assert sorted(outs) == sorted(a.key for a in EXERCISES[name].answers)
+    for key, out in outs.items():
+        assert out.startswith("❌") and "not written yet" in out and "Traceback" not in out, (key, out)
+
+
+@pytest.mark.parametrize("key", sorted(CHECKS))
+def test_a_check_cell_whose_answer_is_missing_prints_a_cross(key, capsys):
+    """The answer cell was never run (or stopped before it set its names): ❌, not a NameError."""
+    exec(f"checks.{key}()", {"checks": checks})
+    out = capsys.readouterr().out
+    assert out.startswith("❌") and "is not defined: run the answer cell above" in out, out
+
+
+def _out_of(key: str, src: str, name: str, capsys, check: str | None = None) -> str:
+    """What ``checks.KEY()`` prints after the solution's cells run with ``src`` in place of
+    ``key``'s answer (in one namespace, as in a kernel: the other answers call what ``src`` defines)."""
+    import nbformat
+
+    nb = nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)
+    ns: dict = {}
+    for c in nb.cells:
+        meta = c.metadata.get("simhash_lab", {})
+        if c.cell_type == "code" and meta.get("role") in ("setup", "given", "answer"):
+            exec(src if meta.get("answer") == key else c.source, ns)
+    capsys.readouterr()
+    exec(f"checks.{check or key}()", ns)
+    return capsys.readouterr().out
+
+
+def test_is_near_on_a_full_popcount_blames_the_missing_early_exit(capsys):
+    out = _out_of(
+        "is_near",
+        "def is_near(a, b, k=3):\n    return popcount_kernighan(a ^ b) <= k\n",
+        "03_hamming_popcount",
+        capsys,
+    )
+    assert out.startswith("❌") and "not allowed" not in out and "stop as soon as the count exceeds k" in out
+    assert "count <= k" not in out, out  # the cause, not the solution's loop condition
+
+
+def test_wrong_blocks_are_blamed_not_a_right_build_tables(capsys):
+    out = _out_of(
+        "blocks",
+        "def blocks(fp):\n    return [(fp >> (16 * j)) & 0xFF for j in range(4)]\n",
+        "05_block_index",
+        capsys,
+    )
+    assert out.startswith("❌ blocks: not yet"), out
+    out = _out_of(
+        "blocks",
+        "def blocks(fp):\n    return [(fp >> (16 * j)) & 0xFF for j in range(4)]\n",
+        "05_block_index",
+        capsys,
+        check="block_index",
+    )
+    assert out.startswith("❌") and "your blocks() is wrong" in out and "Table 0" not in out, out
+
+
+@pytest.mark.parametrize("key", ["simhash_py", "simhash_numba"])
+def test_a_reversed_bit_order_gets_its_own_hint(key, capsys):
+    src = {
+        "simhash_py": "def simhash_py(features, bits=64):\n"
+        "    V = [0] * bits\n"
+        "    for h, w in features:\n"
+        "        for i in range(bits):\n"
+        "            V[i] += w if (h >> (bits - 1 - i)) & 1 else -w\n"
+        "    return sum(1 << i for i in range(bits) if V[i] > 0)\n",
+        "simhash_numba": "@njit\ndef simhash_numba(hashes, weights, bits):\n"
+        "    V = np.zeros(64)\n"
+        "    for j in range(hashes.shape[0]):\n"
+        "        for i in range(bits):\n"
+        "            if (hashes[j] >> np.uint64(bits - 1 - i)) & np.uint64(1):\n"
+        "                V[i] += weights[j]\n"
+        "            else:\n"
+        "                V[i] -= weights[j]\n"
+        "    fp = np.uint64(0)\n"
+        "    for i in range(bits):\n"
+        "        if V[i] > 0:\n"
+        "            fp |= np.uint64(1) << np.uint64(i)\n"
+        "    return fp\n",
+    }[key]
+    out = _out_of(key, src, "02_simhash_voting", capsys)
+    assert out.startswith("❌") and "reverse order" in out, out
+
+
+def test_hints_say_what_to_fix_without_the_solution_line(capsys):
+    out = _out_of(
+        "pair_distances",
+        "def pair_distances(docs, pairs):\n    return np.zeros(len(pairs), dtype=int)\n",
+        "06_near_duplicates",
+        capsys,
+    )
+    assert out.startswith("❌") and "fps[pairs[:, 0]]" not in out and "hamming(" not in out, out
+    out = _out_of(
+        "is_near",
+        "def is_near(a, b, k=3):\n    x, n = a ^ b, 0\n    while x:\n        x &= x - 1\n        n += 1\n"
+        "    return n <= k\n",
+        "03_hamming_popcount",
+        capsys,
+    )
+    assert out.startswith("❌") and "while x and" not in out and "count <= k" not in out, out

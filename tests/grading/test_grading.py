@@ -308,20 +308,27 @@ def _copied(kit, d: Path) -> list[Path]:
         answers.update(pasted)
         return kit.with_answers(kit.SOLUTIONS / f"{name}.ipynb", answers, d / f"copied_{name}.ipynb")
 
+    def returns(fn: str, args: str, value: str) -> str:  # an answer function that returns a copy
+        return f"def {fn}({args}):\n    return {value}\n"
+
     return [
         solved(
             "01_lsh_vs_crypto",
             {
-                "crypto_flips": f"crypto_flips = {_visible('crypto_flips')!r}",
-                "simhash_flips": f"h = Simhasher()\nsimhash_flips = {_visible('simhash_flips')!r}",
+                "crypto_flips": returns("crypto_flips", "pairs", repr(_visible("crypto_flips"))),
+                "simhash_flips": returns("simhash_flips", "pairs", repr(_visible("simhash_flips"))),
             },
         ),
-        solved("04_charikar_hyperplanes", {"mean_hamming": f"mean_d = {_visible('mean_d')!r}"}),
+        solved(
+            "04_charikar_hyperplanes",
+            {"mean_hamming": returns("mean_hamming", "u, v", repr(_visible("mean_d")))},
+        ),
         solved(
             "06_near_duplicates",
             {
-                "pair_distances": f"import numpy as np\ndistances = np.array({_visible('distances')!r})",
-                "best_k": f"best_k = {_visible('best_k')!r}",
+                "pair_distances": "import numpy as np\n"
+                + returns("pair_distances", "docs, pairs", f"np.array({_visible('distances')!r})"),
+                "best_k": returns("best_k", "distances, labels", repr(_visible("best_k"))),
             },
         ),
     ]

@@ -1,7 +1,8 @@
 """The exercises' checkers: one module per exercise, named after it without its number.
 
-A check cell is one call, ``checks.NAME(answer)``. It judges the answer in the learner's kernel and
-prints one line, ``✅ <message>``, or a ❌ block that a learner can act on::
+A check cell is one call, ``checks.NAME()``: it reads the answer's names from the notebook (a name
+not set yet is a ❌ too), judges the answer in the learner's kernel and prints one line,
+``✅ <message>``, or a ❌ block that a learner can act on::
 
     ❌ md5_64: not yet
        expected: 13163702389499390377

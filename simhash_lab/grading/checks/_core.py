@@ -25,6 +25,7 @@ import dataclasses
 import json
 import math
 import random
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -39,6 +40,9 @@ __all__ = [
     "Wrong",
     "Raw",
     "case",
+    "copied_hint",
+    "data_variants",
+    "VISIBLE_VARIANTS",
     "Exercise",
     "call",
     "expect_int",
@@ -148,15 +152,43 @@ class Answer:
         return Verdict(self.key, True)
 
     def __call__(self, *values: Any) -> None:
-        """The check cell: judge the learner's values in this kernel; print ✅ or ❌, never raise."""
+        """The check cell: judge the learner's values in this kernel; print ✅ or ❌, never raise.
+
+        A check cell calls it without arguments (``checks.xor_AB()``): the answer's names are read
+        from the notebook's namespace (the caller's globals), so a name the answer cell has not set
+        yet is a ❌ that says so, not a ``NameError`` that stops Run All."""
+        if not values and self.names:
+            ns = sys._getframe(1).f_globals
+            missing = [n for n in self.names if n not in ns]
+            if missing:
+                v = Verdict(self.key, False, _not_defined(missing[0], self.kind))
+                print(self.render(v), end="", flush=True)
+                return
+            values = tuple(ns[n] for n in self.names)
         if len(values) != len(self.names):
-            print(f"❌ {self.title}: call it as checks.{self.key}({', '.join(self.names)})")
+            print(f"❌ {self.title}: call it as checks.{self.key}()")
             return
         v = self.feedback(*values)
         print(self.render(v), end="", flush=True)
 
     def feedback(self, *values: Any) -> Verdict:  # pragma: no cover - overridden
         raise NotImplementedError
+
+
+def _not_defined(name: str, kind: str) -> str:
+    what = f"def {name}(...)" if kind == "functions" else f"`{name} = ...`"
+    return (
+        f"`{name}` is not defined: run the answer cell above (it must set {what} without an error; "
+        "if it shows an error, fix that first)."
+    )
+
+
+#: What :func:`~simhash_lab.grading._wire.plain` says of ``...``: the untouched stub of a value answer.
+_ELLIPSIS = _wire._describe(type(...))
+_STUB_HINT = (
+    "not written yet: replace each `...` in the answer cell above with your answer, run the cell, "
+    "then run this check."
+)
 
 
 class Values(Answer):
@@ -194,6 +226,9 @@ class Values(Answer):
     def feedback(self, *values: Any) -> Verdict:
         exported = {}
         for name, value in zip(self.names, values):
+            if value is ...:
+                exported[name] = {"bad": _ELLIPSIS}
+                continue
             try:
                 exported[name] = {"ok": json.loads(json.dumps(_wire.plain(value)))}
             except _wire.NotPlain as e:
@@ -212,6 +247,8 @@ class Values(Answer):
                         f"`{name}` is not defined: run the answer cell (it must set `{name}` "
                         "without an error)."
                     )
+                if "bad" in e and e["bad"] == _ELLIPSIS:
+                    raise Wrong(f"`{name}` is {_STUB_HINT}")
                 if "bad" in e:
                     raise Wrong(
                         f"`{name}` must be {self.kinds}; it is {e['bad']}.",
@@ -241,12 +278,16 @@ class Method:
         answer's ordinary cases (which may measure too) followed by these.
     uses : tuple of str
         Functions of other answers it may call (their cells' code is checked and run with it).
+    shape : callable, optional
+        ``shape(code)`` -> problems of the code's form beside the allow-list, one line each (the
+        loop the method needs is there, say); checked with it, in the grader's process.
     """
 
     allow: _static.AllowList
     cases: Callable[[random.Random | None], list[dict]]
     judge: Callable[[list[dict], list[list[dict]]], None]
     uses: tuple[str, ...] = ()
+    shape: Callable[[str], list[str]] | None = None
 
 
 class Functions(Answer):
@@ -283,7 +324,11 @@ class Functions(Answer):
         for name, fn in by_name.items():
             if not callable(fn):
                 return Verdict(self.key, False, f"Define `{name}` as a function (def {name}(...):).")
-        files = {getattr(getattr(f, "py_func", f), "__code__", None) for f in fns}
+        used = []  # the other answers' functions it may call (their lines count as its own)
+        for f in fns if self.method is not None else ():
+            g = getattr(getattr(f, "py_func", f), "__globals__", None)
+            used += [g.get(u) for u in self.method.uses] if isinstance(g, dict) else []
+        files = {getattr(getattr(f, "py_func", f), "__code__", None) for f in (*fns, *used)}
         files = {c.co_filename for c in files if c is not None}
         results = [_roundtrip(_wire.run_case(by_name, c, files=files)) for c in self.cases(None)]
         problems: list[str] = []
@@ -301,6 +346,8 @@ class Functions(Answer):
                     f"{p} (`{name}`)" if f"`{name}`" not in p else p
                     for p in _static.problems(src, self.method.allow, extra_names=extra, constants=consts)
                 ]
+                if self.method.shape is not None and not problems:
+                    problems += self.method.shape(src)
             if not problems:
                 method_cases = self.method.cases(None)
                 measured = [_roundtrip(_wire.run_case(by_name, c, files=files)) for c in method_cases]
@@ -394,6 +441,38 @@ def _same(a: Any, b: Any) -> bool:
     return a == b
 
 
+# -- answers computed from the data ------------------------------------------------------------------
+
+#: The data variants a check cell runs a data answer (a function of the exercise's data) on: the
+#: notebook's own and one other, so that a function returning a number copied from a ❌ (right only
+#: for the notebook's data) is ❌ in the notebook too; grading draws its variants at grading time.
+VISIBLE_VARIANTS: tuple[int | None, ...] = (None, 1)
+
+
+def data_variants(rng: random.Random | None, reference: Callable[[Any], Any], n: int) -> list[int | None]:
+    """The data variants of a data answer's cases: :data:`VISIBLE_VARIANTS` for a check cell (rng
+    None), else ``n`` drawn now, each one whose ``reference(variant)`` differs from the notebook's
+    (so a copied value fails every one of them)."""
+    if rng is None:
+        return list(VISIBLE_VARIANTS)
+    visible, out = reference(None), []
+    for _ in range(50 * n):
+        v = rng.getrandbits(62) + 2
+        if not _same(reference(v), visible):
+            out.append(v)
+            if len(out) == n:
+                break
+    return out
+
+
+def copied_hint(name: str, args: str) -> str:
+    """The hint for a data answer that returns the notebook's own result on other data."""
+    return (
+        f"{name} returns the notebook's own result on other data: compute it from its arguments "
+        f"({args}); a number copied from a ❌ or an earlier run is right only for the notebook's data."
+    )
+
+
 # -- cases ------------------------------------------------------------------------------------------
 
 
@@ -471,8 +550,8 @@ def returned(res: dict, what: str) -> Any:
         raise Wrong(f"{what.split('(')[0]} is not defined: run its answer cell (def ...).")
     if res.get("stub"):
         raise Wrong(
-            "not written yet (it still raises NotImplementedError): write your code in the answer cell "
-            "in place of `raise NotImplementedError()`, run it, then run this check."
+            "not written yet: put your code in place of `raise NotImplementedError()` in the answer "
+            "cell above (or in the function of yours it calls), run the cell, then this check."
         )
     if res.get("timeout"):
         raise Wrong(f"{what} ran too long and was stopped (an endless loop?).")
@@ -486,8 +565,9 @@ def returned(res: dict, what: str) -> Any:
         hint = "Your function raised an exception; run it on this input yourself to see where."
         if err.startswith(("numba.core.errors.TypingError", "TypingError")):
             hint = (
-                "Numba could not compile your function. Mixing uint64 and int64 gives float64 in "
-                "Numba: write np.uint64(1) and np.uint64(i) in shifts and masks."
+                "Numba could not compile your function: its message (got) names the line and the "
+                "types it could not use together. Give each variable one type throughout (a "
+                "fingerprint that starts as np.uint64(0) stays uint64)."
             )
         raise Wrong(hint, expected=Raw(f"{what} to return a value"), got=Raw(err))
     raise Wrong(f"{what}: an unreadable result.")

@@ -171,6 +171,7 @@ def _index_judge(c: dict, res: list[dict]) -> None:
     fps, queries = c["fps"], c["queries"]
     tables = _tables_of(returned(res[0], "build_tables(fps)"))
     if tables != _reference_tables(fps):
+        _blame_blocks(tables, fps)
         j = next(j for j, (a, b) in enumerate(zip(tables, _reference_tables(fps))) if a != b)
         raise Wrong(
             f"Table {j} is not right: it must map each value of block {j} to the ids (indices into fps) "
@@ -196,6 +197,28 @@ def _index_judge(c: dict, res: list[dict]) -> None:
             elif set(got_l) - set(exp):
                 hint = "Some ids are too far: check each candidate with hamming(fps[id], q) <= k."
             raise Wrong(hint, expected=Raw(f"{exp} for {what}"), got=got_l)
+
+
+def _blame_blocks(tables: list[dict], fps: list[int]) -> None:
+    """Wrong tables that a right ``build_tables`` gives with a wrong ``blocks``: every id once in
+    every table, under keys that are not the fingerprint's blocks. Say so (the fault is ``blocks``)."""
+    keys: list[list[int | None]] = [[None] * 4 for _ in fps]
+    for j, table in enumerate(tables):
+        for b, ids in table.items():
+            for i in ids:
+                if not 0 <= i < len(fps) or keys[i][j] is not None:
+                    return  # an id out of range or twice in one table: build_tables itself is wrong
+                keys[i][j] = b
+    if any(None in k for k in keys):
+        return
+    i = next((i for i, fp in enumerate(fps) if keys[i] != _blocks(fp)), None)
+    if i is not None:
+        raise Wrong(
+            "build_tables files every id once in each table, but under keys that are not the "
+            "fingerprint's blocks: your blocks() is wrong (see its check above); fix it first.",
+            expected=Raw(f"blocks({fps[i]:#018x}) = {[hex(b) for b in _blocks(fps[i])]}"),
+            got=Raw(f"keys {[hex(b) for b in keys[i]]}"),
+        )
 
 
 def _index_method_judge(cases: list[dict], results: list[list[dict]]) -> None:

@@ -1,5 +1,6 @@
 """Checkers of exercise 04, Charikar's random hyperplanes: a signature, the inverse of
-E[d_H] = bits·θ/π, and the measured mean distance (graded on another pair of vectors at 30°)."""
+E[d_H] = bits·θ/π, and the measured mean distance ``mean_hamming(u, v)`` (checked on the notebook's
+vectors and on other pairs at 30°, so a copied mean fails)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,18 @@ import random
 import numpy as np
 
 from .. import data
-from ._core import Exercise, Functions, Values, call, case, expect_int, expect_number, f64, returned
+from ._core import (
+    Exercise,
+    Functions,
+    call,
+    case,
+    copied_hint,
+    data_variants,
+    expect_int,
+    expect_number,
+    f64,
+    returned,
+)
 
 __all__ = ["EXERCISE", "signature", "estimate_theta", "mean_hamming"]
 
@@ -120,28 +132,40 @@ def _mean_reference(variant: int | None) -> float:
     return sum(ds) / len(ds)
 
 
-def _mean_judge(values: dict, variant: int | None) -> None:
+def _mean_cases(rng: random.Random | None) -> list[dict]:
+    out = []
+    for variant in data_variants(rng, _mean_reference, 2):
+        u, v = data.hyperplane_pair(variant=variant)
+        out.append(case(call("mean_hamming", f64(u), f64(v)), variant=variant))
+    return out
+
+
+def _mean_judge(c: dict, res: list[dict]) -> None:
+    variant = c["variant"]
+    which = "the notebook's u, v" if variant is None else "another pair of vectors at 30°"
+    what = f"mean_hamming(u, v) on {which}"
     exp = _mean_reference(variant)
     theory = 64 * math.radians(30) / math.pi
+    mistakes = [(theory, "That is the theory's 64·θ/π; measure the mean over the 200 seeds instead.")]
+    if variant is not None:
+        mistakes.append((_mean_reference(None), copied_hint("mean_hamming", "u, v")))
     expect_number(
-        values["mean_d"],
+        returned(res[0], what),
         exp,
-        "mean_d",
-        "For seed in range(200): the signatures of u and v with 64 bits and that seed, their Hamming "
-        "distance; then the mean of the 200 distances.",
-        mistakes=[(theory, "That is the theory's 64·θ/π; measure the mean over the 200 seeds instead.")],
+        what,
+        "For each seed in range(200): the 64-bit signatures of u and v drawn with that seed, and their "
+        "Hamming distance; return the mean of the 200 distances.",
+        mistakes=mistakes,
     )
 
 
-mean_hamming = Values(
+mean_hamming = Functions(
     "mean_hamming",
     "mean_hamming",
     "The measured mean distance is right; compare it with 64·θ/π above.",
-    ["mean_d"],
+    ["mean_hamming"],
+    _mean_cases,
     _mean_judge,
-    data=True,
-    reference=_mean_reference,
-    kinds="a number",
 )
 
 EXERCISE = Exercise("04_charikar_hyperplanes", (signature, estimate_theta, mean_hamming))

@@ -6,14 +6,20 @@ allow-list (integer arithmetic, comparisons, loops: no ``bin``, ``str``, ``int.b
 library popcount), and the lines they execute are counted on chosen inputs, in a sandbox of their
 own (see :mod:`simhash_lab.grading._static`):
 
-* ``popcount_kernighan``: the lines depend on the number of set bits only (not on where they are),
-  and grow with it: one loop step per set bit;
-* ``is_near``: the lines grow with the number of differing bits up to k + 1 and stay flat after:
-  it stops after k + 1 differing bits.
+* ``popcount_kernighan``: what the method does, not how long it takes: the function has a loop
+  that clears the lowest set bit (``x &= x - 1`` or its equivalent), and one of its variables takes
+  the values x, x & (x - 1), ... down to 0 (traced); the lines depend on the number of set bits
+  only (not on where they are): one loop step per set bit;
+* ``is_near``: the same loop on a ^ b, whose variable stops after k + 1 differing bits (it clears
+  them all when at most k differ), and lines that stay flat after k + 1.
+
+So padding (``for _ in range(count): pass`` after a table, SWAR arithmetic or ``bit_count``) fails:
+no variable walks down the chain.
 """
 
 from __future__ import annotations
 
+import ast
 import random
 
 from .._static import AllowList
@@ -99,9 +105,9 @@ xor_AB = Values(
 
 _INT_LOOPS = AllowList(
     why=(
-        "Write it with integer operations (^ & - >>), comparisons and a loop: the check counts the "
-        "steps your loop takes, so bin(), str(), int.bit_count() and library popcounts are not "
-        "allowed here."
+        "Write it with integer operations (^ & - >>), comparisons and a loop: the check follows the "
+        "values your loop gives its variable, so bin(), str(), int.bit_count(), text and library "
+        "popcounts are not allowed here."
     ),
 )
 
@@ -142,7 +148,115 @@ def _pc_method_cases(rng: random.Random | None) -> list[dict]:
     xs = [0, 1, 2**63, 0b1111, 0b1111 << 60, 2**64 - 1]
     xs += [_with_bits(r, n) for n in (1, 2, 5, 9, 17, 33, 48)]
     xs += [_with_bits(r, 8, range(8)), _with_bits(r, 8, range(56, 64))]
-    return [case(call("popcount_kernighan", x, measure=["lines"]), x=x) for x in xs]
+    return [case(call("popcount_kernighan", x, measure=["lines", "trace"]), x=x) for x in xs]
+
+
+# -- what the method does: the values of its own variables, and the loop that makes them ----------
+
+
+def _chain(x: int) -> list[int]:
+    """x, x & (x - 1), ... down to 0: the values Kernighan's loop gives its variable."""
+    out = [x]
+    while x:
+        x &= x - 1
+        out.append(x)
+    return out
+
+
+def _walked(trace: object, chain: list[int]) -> int:
+    """How far down ``chain`` (from its start) the answer's variables went: the longest run of
+    ``chain`` one traced variable took, value after value, starting at ``chain[0]``; -1 if none
+    went past it in order, or went somewhere else after it."""
+    best = -1
+    if type(trace) is not dict:
+        return best
+    for seq in trace.values():
+        if type(seq) is not list or chain[0] not in seq:
+            continue
+        tail = seq[seq.index(chain[0]) :]
+        n = 0
+        while n + 1 < len(tail) and n + 1 < len(chain) and tail[n + 1] == chain[n + 1]:
+            n += 1
+        if n + 1 < len(tail) and tail[n + 1] not in chain:
+            continue  # it went on to other values: not this chain
+        best = max(best, n)
+    return best
+
+
+def _traces(cases: list[dict], results: list[list[dict]], name: str) -> list[tuple[dict, object]]:
+    out = []
+    for c, res in zip(cases, results):
+        for cl, r in zip(c["calls"], res):
+            if cl["fn"] == name and "trace" in cl.get("measure", ()):
+                out.append((c, r.get("trace") if isinstance(r, dict) else None))
+    return out
+
+
+def _clears_lowest_bit(node: ast.AST) -> str | None:
+    """The name a statement gives the value with its lowest set bit cleared (``x &= x - 1``,
+    ``x = x & (x - 1)``, ``x ^= x & -x``, ``x -= x & -x``), or None."""
+    if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+        v, op, value = node.target.id, node.op, node.value
+    elif (
+        isinstance(node, (ast.Assign, ast.NamedExpr))
+        and isinstance(getattr(node, "value", None), ast.BinOp)
+        and isinstance(t := (node.targets[0] if isinstance(node, ast.Assign) else node.target), ast.Name)
+    ):
+        v, op, value = t.id, node.value.op, node.value
+        if not any(isinstance(n, ast.Name) and n.id == v for n in (value.left, value.right)):
+            return None
+    else:
+        return None
+    if not isinstance(op, (ast.BitAnd, ast.BitXor, ast.Sub)):
+        return None
+    names = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+    ops = {type(n.op) for n in ast.walk(value) if isinstance(n, (ast.BinOp, ast.UnaryOp))}
+    return v if v in names and ops & {ast.Sub, ast.USub, ast.BitAnd} else None
+
+
+_SHAPE_HINTS = {
+    "popcount_kernighan": (
+        "Kernighan's method is that loop, one loop step per set bit (not a walk through the bit "
+        "positions, the junior way, nor a table or SWAR arithmetic)"
+    ),
+    "is_near": "count the differing bits that way and stop as soon as the count exceeds k",
+}
+
+
+def _kernighan_shape(name: str):
+    def shape(code: str) -> list[str]:
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            return []
+        for fn in tree.body:
+            if isinstance(fn, ast.FunctionDef) and fn.name == name:
+                for loop in ast.walk(fn):
+                    if isinstance(loop, (ast.While, ast.For)) and any(
+                        _clears_lowest_bit(n) for b in loop.body for n in ast.walk(b)
+                    ):
+                        return []
+                return [
+                    f"line {fn.lineno}: `{name}` has no loop that clears the lowest set bit "
+                    f"(`while x: x &= x - 1`): {_SHAPE_HINTS[name]}"
+                ]
+        return []
+
+    return shape
+
+
+def _pc_trace_judge(cases: list[dict], results: list[list[dict]]) -> None:
+    for c, trace in _traces(cases, results, "popcount_kernighan"):
+        chain = _chain(c["x"])
+        if _walked(trace, chain) != len(chain) - 1:
+            raise Wrong(
+                "Kernighan's loop works on x itself: each step x &= x - 1 clears its lowest set bit, "
+                "so x takes the values x, x & (x - 1), ... until 0, one loop step per set bit. None of "
+                "your function's variables does (a walk through the bit positions is the junior way; "
+                "a table, SWAR arithmetic or a loop that only counts is another method).",
+                expected=Raw(f"a variable going {_show_chain(chain)}"),
+                got=Raw(_show_trace(trace)),
+            )
 
 
 def _lines(cases: list[dict], results: list[list[dict]], name: str) -> list[tuple[dict, int]]:
@@ -157,7 +271,24 @@ def _lines(cases: list[dict], results: list[list[dict]], name: str) -> list[tupl
     return out
 
 
+def _show_chain(chain: list[int]) -> str:
+    shown = [f"{v:#x}" for v in chain[:4]]
+    return " -> ".join(shown + (["...", f"{chain[-1]:#x}"] if len(chain) > 4 else []))
+
+
+def _show_trace(trace: object) -> str:
+    if type(trace) is not dict or not trace:
+        return "no int variable traced"
+    parts = []
+    for key, seq in list(trace.items())[:3]:
+        if type(seq) is list:
+            vals = ", ".join(f"{v:#x}" if type(v) is int else "?" for v in seq[:4])
+            parts.append(f"{str(key).split(':')[-1]}: {vals}{', ...' if len(seq) > 4 else ''}")
+    return "; ".join(parts)
+
+
 def _pc_method_judge(cases: list[dict], results: list[list[dict]]) -> None:
+    _pc_trace_judge(cases, results)
     lines = [(c["x"], n) for c, n in _lines(cases, results, "popcount_kernighan")]
     base = next(n for x, n in lines if x == 0)
     full = next(n for x, n in lines if x == 2**64 - 1)
@@ -193,7 +324,9 @@ popcount_kernighan = Functions(
     ["popcount_kernighan"],
     _pc_cases,
     _pc_judge,
-    method=Method(_INT_LOOPS, _pc_method_cases, _pc_method_judge),
+    method=Method(
+        _INT_LOOPS, _pc_method_cases, _pc_method_judge, shape=_kernighan_shape("popcount_kernighan")
+    ),
 )
 
 
@@ -247,11 +380,39 @@ def _near_method_cases(rng: random.Random | None) -> list[dict]:
     for k in (1, 3, 5):
         a = r.getrandbits(64)
         for d in sorted({0, 1, k, k + 1, k + 2, 20, 64}):
-            out.append(case(call("is_near", a, _flip(r, a, d), k, measure=["lines"]), k=k, d=d))
+            b = _flip(r, a, d)
+            out.append(case(call("is_near", a, b, k, measure=["lines", "trace"]), k=k, d=d, x=a ^ b))
     return out
 
 
+def _near_trace_judge(cases: list[dict], results: list[list[dict]]) -> None:
+    for c, trace in _traces(cases, results, "is_near"):
+        k, d = c["k"], c["d"]
+        chain = _chain(c["x"])
+        walked = _walked(trace, chain)
+        # it must have cleared every differing bit when they are at most k (to know), and stopped
+        # once it knew there are more than k: after the (k + 1)-th bit, or on seeing it
+        ok = walked == d if d <= k else walked in (k, k + 1)
+        if not ok:
+            too_far = walked > k + 1
+            raise Wrong(
+                "Count the differing bits and stop as soon as the count exceeds k: yours goes on "
+                "clearing bits of a ^ b after the (k + 1)-th."
+                if too_far
+                else "Count the differing bits one at a time: x = a ^ b, then x &= x - 1 in a loop "
+                "(each step clears one differing bit), and stop as soon as the count exceeds k. None "
+                "of your function's variables takes those values (SWAR arithmetic, a table or a loop "
+                "that only counts is another method).",
+                expected=Raw(
+                    f"with k = {k} and {d} differing bits: a variable going "
+                    f"{_show_chain(chain[: min(d, k + 1) + 1])}"
+                ),
+                got=Raw(_show_trace(trace)),
+            )
+
+
 def _near_method_judge(cases: list[dict], results: list[list[dict]]) -> None:
+    _near_trace_judge(cases, results)
     lines = [(c["k"], c["d"], n) for c, n in _lines(cases, results, "is_near")]
     for k in sorted({k for k, _, _ in lines}):
         by_d = {d: n for kk, d, n in lines if kk == k}
@@ -262,16 +423,17 @@ def _near_method_judge(cases: list[dict], results: list[list[dict]]) -> None:
         )
         if stop - by_d[0] < k + 1:
             raise Wrong(
-                "Count the differing bits one at a time (x = a ^ b, then x &= x - 1) and stop as soon "
-                "as the count exceeds k: the check counts those steps.",
+                "Count the differing bits one step at a time, as Kernighan's loop does, and stop as "
+                "soon as the count exceeds k: the check counts those steps.",
                 expected=Raw("one more step per differing bit, up to k + 1"),
                 got=shown,
             )
         late = max(n for d, n in by_d.items() if d > k)
         if late > stop + 3:
             raise Wrong(
-                "Stop the loop as soon as the count exceeds k (while x and count <= k): yours goes on "
-                "counting however far apart a and b are.",
+                "is_near must stop as soon as the count exceeds k: yours goes on counting however far "
+                "apart a and b are (a full popcount, popcount_kernighan included, counts every "
+                "differing bit). Give the loop a second condition that ends it early.",
                 expected=Raw("the same steps for k + 1 differing bits as for 64"),
                 got=shown,
             )
@@ -284,7 +446,13 @@ is_near = Functions(
     ["is_near"],
     _near_cases,
     _near_judge,
-    method=Method(_INT_LOOPS, _near_method_cases, _near_method_judge),
+    method=Method(
+        _INT_LOOPS,
+        _near_method_cases,
+        _near_method_judge,
+        uses=("popcount_kernighan",),
+        shape=_kernighan_shape("is_near"),
+    ),
 )
 
 EXERCISE = Exercise("03_hamming_popcount", (hamming_by_hand, xor_AB, popcount_kernighan, is_near))

@@ -1,8 +1,9 @@
 """Checkers of exercise 01, LSH vs cryptographic hashes: ``md5_64``, the ideal and measured avalanche.
 
-``crypto_flips`` and ``simhash_flips`` are means over the exercise's 40 sentence pairs; grading
-draws other pairs (another variant of :func:`simhash_lab.grading.data.avalanche_pairs`), so the
-means the notebook's ❌ shows do not pass there.
+``crypto_flips(pairs)`` and ``simhash_flips(pairs)`` compute means over sentence pairs. The check
+cell runs them on the notebook's 40 pairs and on another variant of
+:func:`simhash_lab.grading.data.avalanche_pairs`, and grading on variants drawn at grading time, so
+a function that returns a mean copied from a ❌ fails in the notebook too.
 """
 
 from __future__ import annotations
@@ -12,7 +13,18 @@ import random
 import string
 
 from .. import data
-from ._core import Exercise, Functions, Values, call, case, expect_int, expect_number, returned
+from ._core import (
+    Exercise,
+    Functions,
+    Values,
+    call,
+    case,
+    copied_hint,
+    data_variants,
+    expect_int,
+    expect_number,
+    returned,
+)
 
 __all__ = ["EXERCISE", "md5_64", "ideal_flips", "crypto_flips", "simhash_flips"]
 
@@ -105,52 +117,58 @@ def _simhash_reference(variant: int | None) -> float:
     return _mean_flips(DEFAULT.fingerprint, variant)
 
 
+def _pairs_cases(name: str, reference):
+    def cases(rng: random.Random | None) -> list[dict]:
+        return [
+            case(call(name, [list(p) for p in data.avalanche_pairs(variant=v)]), variant=v)
+            for v in data_variants(rng, reference, 3)
+        ]
+
+    return cases
+
+
 def _mean_judge(name: str, reference, hint: str):
-    def judge(values: dict, variant: int | None) -> None:
+    def judge(c: dict, res: list[dict]) -> None:
+        variant = c["variant"]
         exp = reference(variant)
         n = len(data.avalanche_pairs(variant=variant))
-        got = values[name]
-        expect_number(
-            got,
-            exp,
-            name,
-            hint,
-            mistakes=[(exp * n, f"That is the sum over the {n} pairs; divide by len(pairs) for the mean.")],
-        )
+        which = "the notebook's pairs" if variant is None else "other pairs (another variant of the data)"
+        what = f"{name}(pairs) on {which}"
+        got = returned(res[0], what)
+        mistakes = [(exp * n, f"That is the sum over the {n} pairs; divide by len(pairs) for the mean.")]
+        if variant is not None:
+            mistakes.append((reference(None), copied_hint(name, "pairs")))
+        expect_number(got, exp, what, hint, mistakes=mistakes)
 
     return judge
 
 
-crypto_flips = Values(
+crypto_flips = Functions(
     "crypto_flips",
     "crypto_flips",
     "MD5's bits flip about half the time: the avalanche effect.",
     ["crypto_flips"],
+    _pairs_cases("crypto_flips", _crypto_reference),
     _mean_judge(
         "crypto_flips",
         _crypto_reference,
-        "For every (a, b) in pairs, count the bits of md5_64(a) ^ md5_64(b) (hamming does it); "
-        "then average over all pairs.",
+        "For every (a, b) in pairs, count the bits where md5_64(a) and md5_64(b) differ (hamming "
+        "counts them); then average over all the pairs.",
     ),
-    data=True,
-    reference=_crypto_reference,
-    kinds="a number",
 )
 
-simhash_flips = Values(
+simhash_flips = Functions(
     "simhash_flips",
     "simhash_flips",
     "Simhash moves only a few bits for a one-letter edit: it is locality sensitive.",
     ["simhash_flips"],
+    _pairs_cases("simhash_flips", _simhash_reference),
     _mean_judge(
         "simhash_flips",
         _simhash_reference,
-        "Use h = Simhasher() (the default) and hamming(h.fingerprint(a), h.fingerprint(b)) for every "
-        "pair of `pairs`, then average.",
+        "The same mean as crypto_flips, with the fingerprints of the library's default Simhasher() "
+        "in place of md5_64.",
     ),
-    data=True,
-    reference=_simhash_reference,
-    kinds="a number",
 )
 
 EXERCISE = Exercise("01_lsh_vs_crypto", (md5_64, ideal_flips, crypto_flips, simhash_flips))

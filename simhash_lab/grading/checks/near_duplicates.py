@@ -1,9 +1,10 @@
 """Checkers of exercise 06, choosing k: the labelled pairs' distances, precision and recall, the
 F1-best k.
 
-``distances`` and ``best_k`` are graded on another corpus (a variant of
-:func:`simhash_lab.grading.data.near_dup_corpus` drawn at grading time, with its own edit rates, so
-its best k differs from the notebook's): the values a ❌ shows for the notebook's corpus fail there.
+``pair_distances(docs, pairs)`` and ``best_k(distances, labels)`` are checked on the notebook's
+corpus and on another variant of :func:`simhash_lab.grading.data.near_dup_corpus` (its own edit
+rates, so its best k differs), and graded on variants drawn at grading time: a function that
+returns what a ❌ showed for the notebook's corpus fails in the notebook too.
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from ._core import (
     Exercise,
     Functions,
     Raw,
-    Values,
     Wrong,
     call,
     case,
+    copied_hint,
+    data_variants,
     expect_int,
     flags,
     i64,
@@ -40,21 +42,37 @@ def _distances(variant: int | None) -> list[int]:
     return [int(d) for d in hamming(fps[pairs[:, 0]], fps[pairs[:, 1]])]
 
 
-def _distances_judge(values: dict, variant: int | None) -> None:
-    got = values["distances"]
+def _which(variant: int | None) -> str:
+    return "the notebook's corpus" if variant is None else "another corpus (another variant of the data)"
+
+
+def _distances_cases(rng: random.Random | None) -> list[dict]:
+    out = []
+    for variant in data_variants(rng, _distances, 2):
+        docs, pairs, _ = data.near_dup_corpus(variant=variant)
+        out.append(case(call("pair_distances", docs, {"$i64": pairs.tolist()}), variant=variant))
+    return out
+
+
+def _distances_judge(c: dict, res: list[dict]) -> None:
+    variant = c["variant"]
+    what = f"pair_distances(docs, pairs) on {_which(variant)}"
+    got = returned(res[0], what)
     exp = _distances(variant)
     if type(got) is not list or len(got) != len(exp) or any(type(d) not in (int, float) for d in got):
         raise Wrong(
-            "One distance per row of pairs (an array of ints): hamming(fps[pairs[:, 0]], fps[pairs[:, 1]]).",
-            expected=Raw(f"an array of {len(exp)} distances"),
+            "Return one Hamming distance per row of pairs: an array (or a list) of ints, as long as pairs.",
+            expected=Raw(f"{len(exp)} distances"),
             got=Raw(_describe(got)),
         )
+    if variant is not None and got == _distances(None):
+        raise Wrong(copied_hint("pair_distances", "docs, pairs"))
     i = next((i for i, (a, b) in enumerate(zip(got, exp)) if a != b), None)
     if i is not None:
         raise Wrong(
-            "Fingerprint docs with Simhasher() (the default), then take the Hamming distance of the two "
-            "documents of each pair.",
-            expected=Raw(f"{exp[i]} for pair {i}"),
+            "Fingerprint every document with Simhasher() (the default, fingerprints for the batch), "
+            "then, for each row (i, j) of pairs, the Hamming distance of documents i and j.",
+            expected=Raw(f"{exp[i]} for pair {i} of {what}"),
             got=got[i],
         )
 
@@ -65,15 +83,13 @@ def _describe(x: object) -> str:
     return f"a {type(x).__name__}"
 
 
-pair_distances = Values(
+pair_distances = Functions(
     "pair_distances",
     "pair_distances",
     "One Hamming distance per labelled pair, all right.",
-    ["distances"],
+    ["pair_distances"],
+    _distances_cases,
     _distances_judge,
-    data=True,
-    reference=_distances,
-    kinds="an array or a list of ints",
 )
 
 
@@ -162,9 +178,7 @@ precision_recall = Functions(
 )
 
 
-def _f1s(variant: int | None) -> list[float]:
-    d = np.array(_distances(variant))
-    labels = data.near_dup_corpus(variant=variant)[2]
+def _f1s_of(d: np.ndarray, labels: np.ndarray) -> list[float]:
     out = []
     for k in range(65):
         p, r = _pr(d, labels, k)
@@ -172,33 +186,47 @@ def _f1s(variant: int | None) -> list[float]:
     return out
 
 
+def _f1s(variant: int | None) -> list[float]:
+    return _f1s_of(np.array(_distances(variant)), data.near_dup_corpus(variant=variant)[2])
+
+
 def _best_k(variant: int | None) -> int:
     return int(np.argmax(_f1s(variant)))
 
 
-def _best_k_judge(values: dict, variant: int | None) -> None:
+def _best_k_cases(rng: random.Random | None) -> list[dict]:
+    out = []
+    for variant in data_variants(rng, _best_k, 3):
+        labels = data.near_dup_corpus(variant=variant)[2]
+        out.append(case(call("best_k", i64(_distances(variant)), flags(labels)), variant=variant))
+    return out
+
+
+def _best_k_judge(c: dict, res: list[dict]) -> None:
+    variant = c["variant"]
+    what = f"best_k(distances, labels) on {_which(variant)}"
     f1 = _f1s(variant)
     exp = int(np.argmax(f1))
-    got = values["best_k"]
+    got = returned(res[0], what)
+    if variant is not None and got == _best_k(None) and got != exp:
+        raise Wrong(copied_hint("best_k", "distances, labels"), got=got)
     yours = f"; yours gives F1 = {f1[got]:.3f}" if type(got) is int and 0 <= got <= 64 else ""
     expect_int(
         got,
         exp,
-        "best_k",
-        "Compute F1 = 2PR / (P + R) for every k in range(65) and keep the k with the largest F1 (the "
-        f"smallest such k on a tie){yours}.",
+        what,
+        "Compute F1 = 2PR / (P + R) with precision_recall for every k in range(65) and return the k "
+        f"with the largest F1 (the smallest such k on a tie){yours}.",
     )
 
 
-best_k = Values(
+best_k = Functions(
     "best_k",
     "best_k",
     "That k maximises F1 on this corpus.",
     ["best_k"],
+    _best_k_cases,
     _best_k_judge,
-    data=True,
-    reference=_best_k,
-    kinds="an int",
 )
 
 EXERCISE = Exercise("06_near_duplicates", (pair_distances, precision_recall, best_k))

@@ -213,12 +213,27 @@ def _py_judge(c: dict, res: list[dict]) -> None:
         f"{what} ({c['label']})",
         "For each (h, w): V[i] += w if bit i of h is 1, else V[i] -= w, for i in range(bits); then "
         "set bit i where V[i] > 0.",
-        mistakes={
-            _simhash_ref(feats, bits, ties=True): "A tie (V[i] == 0) must give 0: use V[i] > 0, not >= 0."
-        }
-        if _simhash_ref(feats, bits, ties=True) != exp
-        else {},
+        mistakes=_py_mistakes(feats, bits, exp),
     )
+
+
+def _reverse(x: int, bits: int) -> int:
+    return int(format(x, f"0{bits}b")[::-1], 2) if bits else x
+
+
+def _py_mistakes(feats: list, bits: int, exp: int) -> dict[int, str]:
+    """Wrong fingerprints that known mistakes give, and the hint that names each one."""
+    out = {}
+    rev = _reverse(exp, bits)
+    if rev != exp:
+        out[rev] = (
+            "Your bits are in reverse order: V[i] is bit i of each hash, (h >> i) & 1, counted from "
+            "the right, and it sets bit i of the fingerprint, worth 2**i."
+        )
+    ties = _simhash_ref(feats, bits, ties=True)
+    if ties != exp:
+        out[ties] = "A tie (V[i] == 0) must give 0: use V[i] > 0, not >= 0."
+    return out
 
 
 def _short(feats: list) -> str:
@@ -261,8 +276,9 @@ def _nb_judge(c: dict, res: list[dict]) -> None:
         returned(res[0], what),
         _simhash_ref(feats, bits),
         what,
-        "Loop over features and bits as in simhash_py. Keep the bit arithmetic in uint64: "
-        "(h >> np.uint64(i)) & np.uint64(1), and fp |= np.uint64(1) << np.uint64(i).",
+        "Loop over features and bits as in simhash_py, with the bit arithmetic in uint64 "
+        "(np.uint64 shifts and masks: an int64 fingerprint cannot hold bit 63 as a positive value).",
+        mistakes=_py_mistakes(feats, bits, _simhash_ref(feats, bits)),
     )
 
 

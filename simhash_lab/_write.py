@@ -1,0 +1,319 @@
+"""The one writer of every output file (``grade --json``, ``dedup --output``/``--duplicates``,
+:meth:`SimhashIndex.save <simhash_lab.index.SimhashIndex.save>`).
+
+Two calls:
+
+``check_outputs(*paths, what=..., inputs=...)``
+    run before any work, so that a bad output is found before the work it would lose: each path's
+    folder exists and can be written, the path is not a folder, no two paths (nor an output and an
+    input) name one file (same real path, or same device and inode), and an existing file can be
+    written. Raises :class:`OutputError` naming the option.
+
+``with atomic_output(path, mode) as f:``
+    writes ``f`` to ``path``. A regular file (or a new one) is written to a temporary file made by
+    :func:`tempfile.mkstemp` beside it (``.NAME.XXXXXXXX.tmp``: unpredictable, created with
+    ``O_EXCL``, never a planted link), flushed and fsynced, then renamed over ``path`` with
+    :func:`os.replace`: a reader sees the old file or the whole new one, and the temporary file is
+    removed on every exit path that runs (an exception, Ctrl-C; only a SIGKILL can leave one). An
+    existing path that is not a regular file, or a symbolic link (``/dev/stdout`` →
+    ``/proc/self/fd/1``, a FIFO, a character device, a link to a file), is opened and written in
+    place, never replaced. A failed write (a full disk, an I/O error) raises :class:`OutputError`
+    naming the file, and nothing half-written is left under the final name (in place, what reached
+    the device is the device's).
+
+A command turns :class:`OutputError` into one line on stderr and exit status 2
+(:func:`simhash_lab.cli.main`).
+
+Examples
+--------
+>>> import os, tempfile
+>>> d = tempfile.mkdtemp()
+>>> out = os.path.join(d, "kept.jsonl")
+>>> check_outputs(out, what="--output")
+>>> with atomic_output(out, "w", encoding="utf-8") as f:
+...     _ = f.write("{}\\n")
+>>> open(out).read(), sorted(os.listdir(d))
+('{}\\n', ['kept.jsonl'])
+>>> check_outputs(out, os.path.join(d, ".", "kept.jsonl"), what=("--output", "--duplicates"))
+Traceback (most recent call last):
+...
+simhash_lab._write.OutputError: --output and --duplicates name one file (...kept.jsonl)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+import tempfile
+from collections.abc import Iterator, Sequence
+from typing import IO, Any
+
+from ._files import show_name
+
+__all__ = ["OutputError", "atomic_output", "check_outputs"]
+
+PathLike = str | bytes | os.PathLike
+
+# errors that only a write can raise: inside the ``with`` body they are the output's
+_WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS})
+
+
+class OutputError(OSError):
+    """An output cannot be written (named in the message): a missing or read-only folder, a folder
+    given as a file, two outputs naming one file, a full disk, a closed stdout. ``path`` is the
+    file's name (``None`` for stdout)."""
+
+    def __init__(self, message: str, path: PathLike | None = None):
+        super().__init__(message)
+        self.path = path
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+def _reason(e: OSError) -> str:
+    return e.strerror or str(e)
+
+
+def _in_place(path: PathLike) -> os.stat_result | None:
+    """The status of ``path``'s target when ``path`` is written in place (a symbolic link, or an
+    existing file that is not a regular file); ``None`` when it is written through a temporary
+    file (a regular file, or a new one)."""
+    try:
+        lst = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISLNK(lst.st_mode) and stat.S_ISREG(lst.st_mode):
+        return None
+    try:
+        return os.stat(path)
+    except FileNotFoundError:  # a dangling link: written through it (open creates its target)
+        return lst
+
+
+def check_outputs(
+    *paths: PathLike | None,
+    what: str | Sequence[str] | None = None,
+    inputs: Sequence[PathLike] = (),
+) -> None:
+    """Check output paths before any work is done; ``None`` paths (an option not given) are skipped.
+
+    Parameters
+    ----------
+    *paths : str, bytes, os.PathLike or None
+        The outputs.
+    what : str or sequence of str, optional
+        How the messages name each path (``"--json"``); default ``"output"`` followed by its name.
+    inputs : sequence of paths
+        Files the run reads: an output naming one of them is refused.
+
+    Raises
+    ------
+    OutputError
+        A path is empty or a folder, its folder is missing or cannot be written, an existing file
+        cannot be written, or two paths (or an output and an input) name one file.
+    """
+    if isinstance(what, str):
+        what = [what] * len(paths) if len(paths) != 1 else [what]
+    names = list(what) if what is not None else [None] * len(paths)
+    if len(names) != len(paths):
+        raise ValueError(f"what names {len(names)} outputs, got {len(paths)} paths")
+    seen: list[tuple[str, str, tuple[int, int] | None]] = []
+    for path, name in zip(paths, names):
+        if path is None:
+            continue
+        label = name or f"output {show_name(path)}"
+        key = _check_one(path, label)
+        for other_label, real, ino in seen:
+            if real == key[0] or (ino is not None and ino == key[1]):
+                raise OutputError(f"{other_label} and {label} name one file ({show_name(path)})", path)
+        seen.append((label, *key))
+    for path in inputs:
+        try:
+            real = os.path.realpath(path)
+            st = os.stat(path)
+            ino = (st.st_dev, st.st_ino)
+        except (OSError, ValueError):
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            continue  # reading stdin or a pipe while writing stdout is no clash
+        for label, oreal, oino in seen:
+            if oreal == real or oino == ino:
+                raise OutputError(f"{label} names an input file ({show_name(path)})", path)
+
+
+def _check_one(path: PathLike, label: str) -> tuple[str, tuple[int, int] | None]:
+    """Check one output; returns (real path, (device, inode) when it exists)."""
+    if not os.fspath(path):
+        raise OutputError(f"{label}: expected a file name, got an empty one", path)
+    shown = show_name(path)
+    real = os.fsdecode(os.path.realpath(path))
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    except (OSError, ValueError) as e:  # a loop of links, a name too long, a NUL byte
+        why = getattr(e, "strerror", None) or e
+        raise OutputError(f"{label}: cannot write {shown}: {why}", path) from None
+    if st is not None:
+        if stat.S_ISDIR(st.st_mode):
+            raise OutputError(f"{label}: {shown} is a folder, expected a file name", path)
+        if stat.S_ISSOCK(st.st_mode):
+            raise OutputError(f"{label}: {shown} is a socket, which cannot be opened as a file", path)
+        if not os.access(path, os.W_OK):
+            raise OutputError(f"{label}: cannot write {shown}: permission denied", path)
+        if _in_place(path) is not None:
+            return real, (st.st_dev, st.st_ino)  # written in place: its folder is not touched
+    folder = os.path.dirname(real) or "."
+    if not os.path.isdir(folder):
+        raise OutputError(f"{label}: cannot write {shown}: no such folder {show_name(folder)}", path)
+    if not os.access(folder, os.W_OK | os.X_OK):
+        why = f"the folder {show_name(folder)} is not writable"
+        raise OutputError(f"{label}: cannot write {shown}: {why}", path)
+    return real, None if st is None else (st.st_dev, st.st_ino)
+
+
+def _umask() -> int:
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0o022
+
+
+@contextlib.contextmanager
+def atomic_output(
+    path: PathLike,
+    mode: str = "w",
+    *,
+    encoding: str | None = None,
+    newline: str | None = None,
+    fsync: bool = True,
+) -> Iterator[IO[Any]]:
+    """Open ``path`` for writing, so that the file is replaced only once it is whole.
+
+    Parameters
+    ----------
+    path : str, bytes or os.PathLike
+        The output.
+    mode : {"w", "wb"}
+        Text or binary.
+    encoding, newline : str, optional
+        As for :func:`open` (text mode).
+    fsync : bool
+        Flush the new file to the disk before it is renamed (and its folder after).
+
+    Yields
+    ------
+    file object
+        Write to it inside the ``with`` block; the file is in place when the block ends without an
+        exception, and untouched (the temporary removed) when it raises.
+
+    Raises
+    ------
+    OutputError
+        The file cannot be created or written (a full disk, an I/O error, a missing folder); the
+        original exception is its ``__cause__``.
+    """
+    if mode not in ("w", "wb"):
+        raise ValueError(f"mode must be 'w' or 'wb', got {mode!r}")
+    shown = show_name(path)
+    kw = {} if mode == "wb" else {"encoding": encoding, "newline": newline}
+
+    def failed(e: OSError) -> OutputError:
+        return OutputError(f"cannot write {shown}: {_reason(e)}", path)
+
+    target = _in_place(path)
+    if target is not None:
+        if stat.S_ISDIR(target.st_mode):
+            raise OutputError(f"cannot write {shown}: it is a folder", path)
+        try:
+            f = open(path, mode, **kw)  # noqa: SIM115 (closed below)
+        except OSError as e:
+            raise failed(e) from e
+        try:
+            try:
+                yield f
+            except OSError as e:
+                if e.errno in _WRITE_ERRNOS:
+                    raise failed(e) from e
+                raise
+            try:
+                f.flush()
+                if fsync and stat.S_ISREG(target.st_mode):
+                    os.fsync(f.fileno())
+            except OSError as e:
+                raise failed(e) from e
+        finally:
+            with contextlib.suppress(OSError):
+                f.close()
+        return
+
+    real = os.path.realpath(path)
+    folder, base = os.path.split(real)
+    try:
+        old = os.stat(real)
+        perm = stat.S_IMODE(old.st_mode)
+    except FileNotFoundError:
+        perm = 0o666 & ~_umask()
+    except OSError as e:
+        raise failed(e) from e
+    if isinstance(base, bytes):
+        prefix, suffix = b"." + base[:64] + b".", b".tmp"
+    else:
+        prefix, suffix = "." + base[:64] + ".", ".tmp"
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=folder or None)
+    except OSError as e:
+        raise failed(e) from e
+    done = False
+    try:
+        try:
+            f = os.fdopen(fd, mode, **kw)
+        except BaseException:
+            os.close(fd)
+            raise
+        with f:
+            try:
+                yield f
+            except OSError as e:
+                if e.errno in _WRITE_ERRNOS:
+                    raise failed(e) from e
+                raise
+            try:
+                f.flush()
+                os.fchmod(f.fileno(), perm)
+                if fsync:
+                    os.fsync(f.fileno())
+            except OSError as e:
+                raise failed(e) from e
+        try:
+            os.replace(tmp, real)
+        except OSError as e:
+            raise failed(e) from e
+        done = True
+        if fsync:
+            _fsync_folder(folder)
+    finally:
+        if not done:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def _fsync_folder(folder: PathLike) -> None:
+    """Make the rename durable (best effort: some file systems cannot open or sync a folder)."""
+    try:
+        fd = os.open(folder or ".", os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -1,0 +1,68 @@
+"""``simhash-lab check``: a learner checks an exercise notebook as the grader will, without a sandbox.
+
+Like ``otter check`` or ``nbgrader validate``: the notebook's answer cells, with every other cell
+restored from the pristine copy, run in a subprocess of this Python (the learner's own environment,
+no bubblewrap, so it works on macOS too), on data and inputs drawn now; the answers are judged
+outside that process and the same table as ``simhash-lab grade`` is printed. It is feedback, not a
+grade: the teacher grades with ``simhash-lab grade``, in a sandbox.
+
+Exit status: 0 when every answer passed, 1 when one did not (or the file could not be checked),
+2 when nothing was checked (no notebook found, a bad option).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from ._output import err, out
+
+__all__ = ["add_check_parser"]
+
+NOT_A_GRADE = (
+    "This was a check in your own environment, not a grade: your teacher grades with "
+    "`simhash-lab grade`, in a sandbox, on other data and inputs."
+)
+
+
+def _check_command(args: argparse.Namespace) -> int:
+    try:
+        import IPython  # noqa: F401  (what the notebook runs in)
+        import nbformat  # noqa: F401
+
+        from ..grading._grader import grade
+        from ..grading._report import format_detail, format_table
+    except ImportError as e:  # the grading extra is not installed
+        err(
+            f"simhash-lab check: checking needs the grading extra ({e.name} is missing): "
+            "pip install 'simhash-lab[grading]'"
+        )
+        return 2
+    try:
+        results = grade(args.notebooks, exercise=args.exercise, unsafe=True, jobs=1)
+    except ValueError as e:  # an unknown --exercise
+        err(f"simhash-lab check: --{e}")
+        return 2
+    if not results:
+        err("simhash-lab check: no notebooks found")
+        return 2
+    out((format_detail(results[0]) if len(results) == 1 else format_table(results)) + "\n")
+    out(NOT_A_GRADE + "\n")
+    return 0 if all(r.passed for r in results) else 1
+
+
+def add_check_parser(subparsers) -> argparse.ArgumentParser:
+    """Add ``check`` to the ``simhash-lab`` command's subparsers."""
+    p = subparsers.add_parser(
+        "check",
+        help="check your exercise notebook as the grader will (in your environment; not a grade)",
+        description="Check exercise notebooks the way `simhash-lab grade` does (only the answer "
+        "cells are taken, every other cell comes from the pristine copy; data and inputs are drawn "
+        "now and the answers are judged outside the notebook's process), but in your own "
+        "environment, without a sandbox: feedback, not a grade. Run it from the repository's "
+        "folder: `make check NB=exercises/01_lsh_vs_crypto.ipynb` or "
+        "`.venv/bin/simhash-lab check exercises/01_lsh_vs_crypto.ipynb`.",
+    )
+    p.add_argument("notebooks", nargs="+", metavar="NOTEBOOK", help="your exercise notebook (or a folder)")
+    p.add_argument("--exercise", metavar="NAME", help="check every file as this exercise")
+    p.set_defaults(func=_check_command)
+    return p

@@ -1,0 +1,34 @@
+"""``simhash-lab check``: the learner's check of an exercise, in the learner's own environment (no
+sandbox, so no bubblewrap on PATH needed), with the grader's table, saying that it is not a grade."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("nbformat")
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_solved_exercise_passes_without_bubblewrap_on_path(cli, tmp_path):
+    empty = tmp_path / "bin"  # a PATH with a shell and nothing else: no bwrap, no activated venv
+    empty.mkdir()
+    (empty / "sh").symlink_to("/bin/sh")
+    r = cli("check", str(ROOT / "exercises/solutions/03_hamming_popcount.ipynb"), env={"PATH": str(empty)})
+    r.assert_no_traceback()
+    assert r.code == 0, (r.text, r.err)
+    assert "PASSED: 4/4" in r.text and "not a grade" in r.text and "simhash-lab grade" in r.text
+
+
+def test_an_untouched_exercise_fails_with_the_hint_of_each_answer(cli):
+    r = cli("check", str(ROOT / "exercises/03_hamming_popcount.ipynb"))
+    r.assert_no_traceback()
+    assert r.code == 1 and "❌ hamming_by_hand" in r.text and "not written yet" in r.text, r.text
+    assert "not a grade" in r.text
+
+
+def test_nothing_to_check_is_status_2(cli, tmp_path):
+    r = cli("check", str(tmp_path))
+    assert r.code == 2 and "no notebooks found" in r.err.decode()

@@ -1,0 +1,273 @@
+"""simhash_lab._write: outputs checked before the work, written whole or not at all, and never a
+device, FIFO or link replaced by a regular file."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import threading
+
+import pytest
+
+from simhash_lab import _write
+from simhash_lab._write import OutputError, atomic_output, check_outputs
+
+
+def _files(folder):
+    return sorted(os.listdir(folder))
+
+
+# -- atomic_output: regular files ------------------------------------------------------------------
+
+
+def test_new_file_is_written_whole_with_the_umask_mode(tmp_path):
+    p = tmp_path / "out.json"
+    old = os.umask(0o027)
+    try:
+        with atomic_output(p, "w", encoding="utf-8") as f:
+            f.write("héllo\n")
+            assert _files(tmp_path) != ["out.json"]  # the temporary, not the final name, while writing
+            assert not p.exists()
+    finally:
+        os.umask(old)
+    assert p.read_text(encoding="utf-8") == "héllo\n"
+    assert _files(tmp_path) == ["out.json"]
+    assert stat.S_IMODE(p.stat().st_mode) == 0o640
+
+
+def test_existing_file_keeps_its_mode_and_is_replaced(tmp_path):
+    p = tmp_path / "out.bin"
+    p.write_bytes(b"old")
+    p.chmod(0o600)
+    with atomic_output(p, "wb") as f:
+        f.write(b"new")
+    assert p.read_bytes() == b"new"
+    assert stat.S_IMODE(p.stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize("exc", [RuntimeError, KeyboardInterrupt])
+def test_an_exception_leaves_the_old_file_and_no_temporary(tmp_path, exc):
+    p = tmp_path / "out.json"
+    p.write_text("old")
+    with pytest.raises(exc), atomic_output(p) as f:
+        f.write("half")
+        raise exc()
+    assert p.read_text() == "old"
+    assert _files(tmp_path) == ["out.json"]
+
+
+def test_a_full_disk_is_an_output_error_naming_the_file_and_nothing_half_written(tmp_path, monkeypatch):
+    p = tmp_path / "kept.jsonl"
+    p.write_text("old")
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(_write.os, "fsync", full)
+    full_disk = r"cannot write .*kept\.jsonl: No space left on device"
+    with pytest.raises(OutputError, match=full_disk) as e, atomic_output(p) as f:
+        f.write("x" * 100_000)
+    assert e.value.path == p
+    assert p.read_text() == "old"
+    assert _files(tmp_path) == ["kept.jsonl"]
+
+
+def test_a_write_error_inside_the_block_is_an_output_error(tmp_path):
+    p = tmp_path / "out"
+    with pytest.raises(OutputError, match="No space left"), atomic_output(p) as f:
+        f.write("x")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    assert _files(tmp_path) == []
+
+
+def test_other_errors_inside_the_block_pass_through(tmp_path):
+    with pytest.raises(FileNotFoundError), atomic_output(tmp_path / "out"):
+        open(tmp_path / "missing-input")
+    assert _files(tmp_path) == []
+
+
+def test_a_planted_link_at_the_old_predictable_temporary_name_is_not_followed(tmp_path):
+    victim = tmp_path / "victim"
+    victim.write_text("precious")
+    p = tmp_path / "out.json"
+    (tmp_path / f"out.json.tmp-{os.getpid()}").symlink_to(victim)
+    with atomic_output(p) as f:
+        f.write("results")
+    assert victim.read_text() == "precious"
+    assert p.read_text() == "results"
+
+
+def test_the_temporary_is_hidden_and_unpredictable(tmp_path, monkeypatch):
+    seen = []
+    with atomic_output(tmp_path / "out.json") as f:
+        seen = _files(tmp_path)
+        f.write("x")
+    with atomic_output(tmp_path / "out.json") as f:
+        seen += _files(tmp_path)
+    tmps = [n for n in seen if n != "out.json"]
+    assert len(tmps) == 2 and tmps[0] != tmps[1]
+    assert all(n.startswith(".out.json.") and n.endswith(".tmp") for n in tmps)
+
+
+# -- atomic_output: written in place ---------------------------------------------------------------
+
+
+def test_a_symlink_is_written_through_and_kept(tmp_path):
+    target = tmp_path / "real.json"
+    target.write_text("old")
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    with atomic_output(link) as f:
+        f.write("new")
+    assert link.is_symlink() and target.read_text() == "new"
+
+
+def test_a_fifo_is_written_in_place(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()))
+    reader.start()
+    with atomic_output(fifo, "wb") as f:
+        f.write(b"through the pipe")
+    reader.join(10)
+    assert got == [b"through the pipe"]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_a_character_device_is_written_in_place_and_a_full_one_is_an_output_error():
+    with atomic_output(os.devnull, "wb") as f:
+        f.write(b"gone")
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    with pytest.raises(OutputError, match="/dev/full: No space left"), atomic_output("/dev/full") as f:
+        f.write("x")
+    assert stat.S_ISCHR(os.lstat("/dev/full").st_mode)
+
+
+def test_dev_stdout_as_a_link_to_proc_self_fd_is_written_to_the_reader(tmp_path):
+    r, w = os.pipe()
+    link = tmp_path / "stdout"
+    link.symlink_to(f"/proc/self/fd/{w}")
+    with atomic_output(link, "wb") as f:
+        f.write(b"to the reader")
+    os.close(w)
+    with os.fdopen(r, "rb") as rf:
+        assert rf.read() == b"to the reader"
+    assert link.is_symlink()
+
+
+def test_bad_mode_and_a_folder_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="mode"), atomic_output(tmp_path / "x", "a"):
+        pass
+    (tmp_path / "d").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "d")
+    with pytest.raises(OutputError, match="folder"), atomic_output(tmp_path / "link"):
+        pass
+
+
+# -- check_outputs ---------------------------------------------------------------------------------
+
+
+def test_check_accepts_new_and_existing_files_and_skips_none(tmp_path):
+    (tmp_path / "old").write_text("x")
+    check_outputs(tmp_path / "new", None, tmp_path / "old", what=("--output", "--json", "--duplicates"))
+    check_outputs(os.devnull, what="--json")
+
+
+def test_check_refuses_a_folder_and_a_missing_folder(tmp_path):
+    with pytest.raises(OutputError, match=r"^--json: .* is a folder"):
+        check_outputs(tmp_path, what="--json")
+    with pytest.raises(OutputError, match=r"^--json: cannot write .*: no such folder"):
+        check_outputs(tmp_path / "missing" / "out.json", what="--json")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(OutputError, match="--json: cannot write .*: Not a directory"):
+        check_outputs(tmp_path / "file" / "out.json", what="--json")
+
+
+def test_check_refuses_two_names_of_one_file(tmp_path):
+    a = tmp_path / "a.jsonl"
+    what = ("--output", "--duplicates")
+    with pytest.raises(OutputError, match="--output and --duplicates name one file"):
+        check_outputs(a, tmp_path / "." / "a.jsonl", what=what)  # same real path, not there yet
+    a.write_text("x")
+    (tmp_path / "hard").hardlink_to(a)
+    with pytest.raises(OutputError, match="name one file"):
+        check_outputs(a, tmp_path / "hard", what=what)  # same inode
+    (tmp_path / "soft").symlink_to(a)
+    with pytest.raises(OutputError, match="name one file"):
+        check_outputs(tmp_path / "soft", a, what=what)
+
+
+def test_check_refuses_an_output_naming_an_input(tmp_path):
+    src = tmp_path / "docs.jsonl"
+    src.write_text("{}\n")
+    with pytest.raises(OutputError, match="--output names an input file"):
+        check_outputs(tmp_path / "docs.jsonl", what="--output", inputs=[src])
+    check_outputs(tmp_path / "kept.jsonl", what="--output", inputs=[src, tmp_path / "missing"])
+
+
+def test_check_refuses_a_socket_and_an_empty_name(tmp_path):
+    import socket
+
+    path = tmp_path / "s"
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.bind(os.fspath(path))
+        with pytest.raises(OutputError, match="socket"):
+            check_outputs(path, what="--json")
+    finally:
+        s.close()
+    with pytest.raises(OutputError, match="empty"):
+        check_outputs("", what="--json")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes any folder")
+def test_check_refuses_a_read_only_folder(tmp_path):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o500)
+    try:
+        with pytest.raises(OutputError, match="not writable"):
+            check_outputs(ro / "out.json", what="--json")
+    finally:
+        ro.chmod(0o700)
+
+
+def test_output_error_is_an_os_error_with_its_message():
+    e = OutputError("cannot write x: No space left on device", "x")
+    assert isinstance(e, OSError) and str(e) == "cannot write x: No space left on device" and e.path == "x"
+
+
+# -- the index's save goes through the writer -------------------------------------------------------
+
+
+def _index():
+    import numpy as np
+
+    from simhash_lab import SimhashIndex
+
+    index = SimhashIndex(k=3)
+    index.add_many(np.array([1, 2, 3 << 40], dtype=np.uint64))
+    return index
+
+
+def test_index_save_to_a_link_keeps_the_link_and_a_full_disk_is_an_output_error(tmp_path):
+    from simhash_lab import SimhashIndex
+
+    index = _index()
+    real = tmp_path / "real.idx"
+    real.write_bytes(b"old")
+    link = tmp_path / "link.idx"
+    link.symlink_to(real)
+    index.save(link)
+    assert link.is_symlink() and SimhashIndex.load(real).query(1) == index.query(1)
+    if os.path.exists("/dev/full"):
+        with pytest.raises(OutputError, match="/dev/full"):
+            index.save("/dev/full")
+        assert stat.S_ISCHR(os.lstat("/dev/full").st_mode)
+    with pytest.raises(OutputError, match="missing"):
+        index.save(tmp_path / "missing" / "x.idx")
+    assert sorted(os.listdir(tmp_path)) == ["link.idx", "real.idx"]
