@@ -152,30 +152,44 @@ def _after_title(nb) -> int:
     return 0
 
 
-_LINK = re.compile(r"\[([^\[\]]*)\]\(([^()\s#]+\.ipynb)(#[^()\s]*)?\)")
+_LINK = re.compile(r"\[([^\[\]]*)\]\(([^()\s#]+)(#[^()\s]*)?\)")
 
 
-def _relink(nb, here: str, staged_here: str, staged_of: dict[str, str], elsewhere: dict[str, str]) -> None:
-    """Point the markdown links between notebooks at their pages: ``here`` is the notebook's path
-    in the repository, ``staged_here`` in the staged source. ``staged_of`` maps the repository
-    paths of this language's notebooks to their staged paths (the identity for English;
-    ``notebooks/es/x.ipynb`` -> ``notebooks/x.ipynb`` for Spanish, so its link
-    ``../../exercises/es/x.ipynb`` still resolves); a link to another language's notebook
-    (``elsewhere``: repository path -> page below the site's root) becomes a plain link to that
-    page, which this language's Sphinx project does not hold."""
-    page = posixpath.dirname(elsewhere["."] + staged_here)
+def _html_link(url: str, text: str) -> str:
+    code = re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
+    return f'<a href="{html.escape(url)}">{code}</a>'
+
+
+def _relink(nb, here: str, staged_here: str, links: dict) -> None:
+    """Point the relative markdown links of a notebook at what the site serves. ``here`` is the
+    notebook's path in the repository, ``staged_here`` in the staged source; ``links`` holds:
+
+    - ``staged``: this language's notebooks, repository path -> staged path (the identity for
+      English; ``notebooks/es/x.ipynb`` -> ``notebooks/x.ipynb`` for Spanish, so its link
+      ``../../exercises/es/x.ipynb`` still resolves): Sphinx links their pages;
+    - ``elsewhere``: another language's notebooks, repository path -> page below the site's root
+      (``"."``: this language's folder there): a plain link to that page, which this language's
+      Sphinx project does not hold;
+    - ``root`` and ``extra``: any other file of the repository (the course's source texts) is
+      copied to the same path below this language's folder of the site, and linked plainly.
+    """
+    page_dir = posixpath.dirname(staged_here) or "."
 
     def sub(m):
         text, link, frag = m.group(1), m.group(2), m.group(3) or ""
-        target = posixpath.normpath(posixpath.join(posixpath.dirname(here), link))
-        if "://" in link:
+        if re.match(r"[a-z][a-z0-9+.-]*:", link) or link.startswith("/"):
             return m.group(0)
-        if target in staged_of:
-            new = posixpath.relpath(staged_of[target], posixpath.dirname(staged_here) or ".")
-            return f"[{text}]({new}{frag})"
-        if target in elsewhere:
-            url = posixpath.relpath(elsewhere[target], page or ".")
-            return f'<a href="{html.escape(url + frag)}">{html.escape(text)}</a>'
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(here), link))
+        if target in links["staged"]:
+            return f"[{text}]({posixpath.relpath(links['staged'][target], page_dir)}{frag})"
+        if target in links["elsewhere"]:
+            page = posixpath.dirname(links["elsewhere"]["."] + staged_here) or "."
+            return _html_link(posixpath.relpath(links["elsewhere"][target], page) + frag, text)
+        source = links["root"] / target
+        if not target.startswith("../") and source.is_file():
+            (links["extra"] / target).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, links["extra"] / target)
+            return _html_link(posixpath.relpath(target, page_dir) + frag, text)
         return m.group(0)
 
     for cell in nb.cells:
@@ -216,11 +230,12 @@ def stage(root: Path, lang: str, work: Path) -> dict:
             for kind, group in (("notebooks", o_notebooks), ("exercises", o_exercises)):
                 for p in group:
                     elsewhere[p.relative_to(root).as_posix()] = f"{folder}{kind}/{p.stem}.html"
+    links = {"staged": staged_of, "elsewhere": elsewhere, "root": root, "extra": extra}
     pages, toc, titles = ["index"], [], {}
     for path in notebooks:
         nb = _site_view(nbformat.read(path, as_version=4))
         stem = path.stem
-        _relink(nb, rel[path], staged_of[rel[path]], staged_of, elsewhere)
+        _relink(nb, rel[path], staged_of[rel[path]], links)
         pages.append(f"notebooks/{stem}")
         toc.append(f"notebooks/{stem}")
         if path.name in exercise_of:
@@ -232,7 +247,7 @@ def stage(root: Path, lang: str, work: Path) -> dict:
     for path in exercises:
         nb = _site_view(nbformat.read(path, as_version=4))
         titles[path] = _title(nb) or path.stem
-        _relink(nb, rel[path], staged_of[rel[path]], staged_of, elsewhere)
+        _relink(nb, rel[path], staged_of[rel[path]], links)
         pages.append(f"exercises/{path.stem}")
         box = (
             f'<p class="site-download"><a href="{path.name}" download>⬇ {spec["download"]}</a> '
