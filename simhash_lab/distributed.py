@@ -30,7 +30,7 @@ import numpy as np
 
 from ._validate import check_int
 
-__all__ = ["table_masks", "fingerprints", "pairs", "near_duplicates", "dedup_dataset"]
+__all__ = ["table_masks", "fingerprints", "pairs", "near_duplicates", "dedup_dataset", "local_cluster"]
 
 EXTRA_HINT = "pip install 'simhash-lab[dask]'"
 
@@ -42,6 +42,33 @@ def _dask():
     except ImportError:
         raise ImportError(f"the Dask pipeline needs dask, part of the `dask` extra: {EXTRA_HINT}") from None
     return dask
+
+
+def local_cluster(workers: int = 2, *, processes: bool = True, threads_per_worker: int = 1, **kwargs):
+    """``(cluster, client)``: a ``distributed.LocalCluster`` of ``workers`` workers without a
+    dashboard, and a Client connected to it; logs only errors (no nanny warnings when workers stop).
+
+    The scheduler's HTTP server (health and metrics routes, which it starts even without the
+    dashboard) listens on a free port, so a second cluster (another notebook, a test) never warns
+    "Port 8787 is already in use". On a real cluster use ``distributed.Client("tcp://scheduler:8786")``
+    instead; nothing else changes.
+    """
+    import logging
+
+    _dask()
+    from distributed import Client, LocalCluster
+
+    options = {
+        "n_workers": workers,
+        "threads_per_worker": threads_per_worker,
+        "processes": processes,
+        "dashboard_address": None,
+        "scheduler_kwargs": {"dashboard_address": ":0"},
+        "silence_logs": logging.ERROR,
+        **kwargs,
+    }
+    cluster = LocalCluster(**options)
+    return cluster, Client(cluster)
 
 
 # --------------------------------------------------------------------------------------------

@@ -98,18 +98,9 @@ def _same_as(want, rows, kept, dups):
     )
 
 
-def _cluster(processes=False, **kw):
-    distributed = pytest.importorskip("distributed")
-    import logging
-
-    return distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=processes,
-        dashboard_address=None,
-        silence_logs=logging.ERROR,
-        **kw,
-    )
+def _cluster(processes=False):
+    pytest.importorskip("distributed")
+    return D.local_cluster(2, processes=processes)
 
 
 @pytest.mark.parametrize("fmt, keep", [("jsonl", "first"), ("parquet", "longest")])
@@ -133,7 +124,8 @@ def test_default_arguments_make_the_single_machine_decision(tmp_path, big):
     paths, rows, whole = _partitioned(tmp_path, big, 4, "parquet")
     want = dedup_table(whole, id_column="id", jaccard=0.8)
     assert want.calibration.method == "sample" and len(want.duplicates) > 100
-    with _cluster() as c, pytest.importorskip("distributed").Client(c):
+    cluster, client = _cluster()
+    with cluster, client:
         got = D.dedup_dataset(paths, tmp_path / "out", id_column="id", n_reducers=3)
     assert got["k"] == want.k and got["calibration"] == want.calibration.summary()
     _same_as(want, rows, *_read_output(tmp_path / "out"))
@@ -287,7 +279,8 @@ def test_on_a_local_s3_endpoint(tmp_path, big, s3):
     fs.mkdir(bucket)
     rows = _upload(fs, bucket, big[:900], 3)
     paths, _, whole = _partitioned(tmp_path, big[:900], 3, "parquet")
-    with _cluster() as c, pytest.importorskip("distributed").Client(c):
+    cluster, client = _cluster()
+    with cluster, client:
         got = D.dedup_dataset(
             f"s3://{bucket}/in/*.parquet", f"s3://{bucket}/out/", id_column="id", storage_options=s3
         )
@@ -330,11 +323,11 @@ def _kill_once(flag):
 
 @pytest.mark.timeout(300)
 def test_a_worker_killed_during_the_candidate_step(tmp_path, big):
-    distributed = pytest.importorskip("distributed")
     paths, rows, whole = _partitioned(tmp_path, big[:900], 3, "parquet")
     want = dedup_table(whole, id_column="id", jaccard=0.8)
     flag = str(tmp_path / "killed")
-    with _cluster(processes=True) as c, distributed.Client(c) as client:
+    cluster, client = _cluster(processes=True)
+    with cluster, client:
         before = set(client.run(os.getpid).values())
         client.register_plugin(_kill_once(flag))
         got = D.dedup_dataset(paths, tmp_path / "out", id_column="id", n_reducers=4)
@@ -344,3 +337,22 @@ def test_a_worker_killed_during_the_candidate_step(tmp_path, big):
     assert got["k"] == want.k and got["dropped"] == len(want.duplicates)
     _same_as(want, rows, *_read_output(tmp_path / "out"))
     assert not (tmp_path / "out" / "_shuffle").exists()
+
+
+def test_local_cluster_never_warns_of_a_busy_port(recwarn):
+    """Notebook 08's cluster: no dashboard, and its HTTP server never asks for a port in use."""
+    pytest.importorskip("distributed")
+    import warnings
+
+    with socket.socket() as busy:
+        busy.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            busy.bind(("", 8787))
+            busy.listen()
+        except OSError:
+            pass  # someone else holds it: the same test
+        warnings.simplefilter("always")
+        cluster, client = D.local_cluster(1, processes=False)
+        with cluster, client:
+            assert client.submit(sum, [1, 2]).result() == 3
+    assert not [w for w in recwarn if "already in use" in str(w.message)], [str(w.message) for w in recwarn]
