@@ -30,7 +30,15 @@ import numpy as np
 
 from ._validate import check_int
 
-__all__ = ["table_masks", "fingerprints", "pairs", "near_duplicates", "dedup_dataset", "local_cluster"]
+__all__ = [
+    "table_masks",
+    "fingerprints",
+    "pairs",
+    "near_duplicates",
+    "dedup_dataset",
+    "local_cluster",
+    "warmup_workers",
+]
 
 EXTRA_HINT = "pip install 'simhash-lab[dask]'"
 
@@ -69,6 +77,51 @@ def local_cluster(workers: int = 2, *, processes: bool = True, threads_per_worke
     }
     cluster = LocalCluster(**options)
     return cluster, Client(cluster)
+
+
+def _warmup_plugin(jobs: int):
+    """A ``distributed.WorkerPlugin`` whose setup runs ``simhash-lab warmup`` (a subprocess of the
+    worker, awaited: the worker's event loop keeps answering) on every worker, now and as workers
+    join; the result (exit status, last line) is kept on the worker."""
+    import asyncio
+    import sys
+
+    from distributed import WorkerPlugin
+
+    class SimhashLabWarmup(WorkerPlugin):
+        name = "simhash-lab-warmup"
+
+        async def setup(self, worker):
+            cmd = [sys.executable, "-m", "simhash_lab.cli", "warmup", "--jobs", str(jobs)]
+            proc = await asyncio.create_subprocess_exec(
+                *cmd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
+            )
+            out, _ = await proc.communicate()
+            lines = out.decode(errors="replace").strip().splitlines()
+            last = next((x.rsplit("\r", 1)[-1] for x in reversed(lines) if "warmup:" in x), "")
+            worker._simhash_lab_warmup = (proc.returncode, last)
+            if proc.returncode:
+                raise RuntimeError(f"simhash-lab warmup failed on {worker.address}: {last or lines[-1:]}")
+
+    return SimhashLabWarmup()
+
+
+def _warmup_result(dask_worker):
+    return getattr(dask_worker, "_simhash_lab_warmup", None)
+
+
+def warmup_workers(client, jobs: int = 1) -> dict:
+    """Run ``simhash-lab warmup`` on every worker of ``client`` (and on each worker that joins
+    later: it is a worker plugin), so that no task compiles a kernel. Returns ``{worker address:
+    (exit status, its summary line)}``; a failed warmup raises.
+
+    Workers on one machine share the on-disk kernel cache (beside the installed package): the
+    first compiles, the others load. Where every worker runs the same image, run ``simhash-lab
+    warmup`` once when the image is built and this only loads (a second or two a worker).
+    """
+    _dask()
+    client.register_plugin(_warmup_plugin(check_int("jobs", jobs, 1, 64)))
+    return client.run(_warmup_result)
 
 
 # --------------------------------------------------------------------------------------------

@@ -356,3 +356,14 @@ def test_local_cluster_never_warns_of_a_busy_port(recwarn):
         with cluster, client:
             assert client.submit(sum, [1, 2]).result() == 3
     assert not [w for w in recwarn if "already in use" in str(w.message)], [str(w.message) for w in recwarn]
+
+
+@pytest.mark.timeout(300)
+def test_warmup_workers_runs_the_warmup_on_every_worker():
+    pytest.importorskip("distributed")
+    cluster, client = D.local_cluster(2, processes=False)
+    with cluster, client:
+        got = D.warmup_workers(client)
+        assert set(got) == set(client.scheduler_info()["workers"])
+        for status, line in got.values():
+            assert status == 0 and "kernels compiled" in line and line.startswith("simhash-lab warmup: 0 ")
