@@ -548,7 +548,7 @@ def _k_of(cal) -> int:
     return int(cal.k)
 
 
-def _masks_task(offsets, k, bits, layout, max_tables):
+def _masks_task(offsets, k, bits, layout, max_tables, memory_budget=None):
     """The join's tables. ``"auto"``: the design :class:`~simhash_lab.SimhashIndex` would choose for
     the pairs of this many fingerprints on one thread (its cost model), among layouts with keys;
     the pigeonhole when it would scan."""
@@ -556,7 +556,8 @@ def _masks_task(offsets, k, bits, layout, max_tables):
 
     if isinstance(layout, str) and layout == "auto":
         n = int(offsets[-1])
-        layout, _ = choose_layout(n, int(k), bits, "pairs", max_tables, default_memory_budget(), 1)
+        budget = default_memory_budget() if memory_budget is None else memory_budget
+        layout, _ = choose_layout(n, int(k), bits, "pairs", max_tables, budget, 1)
         if layout == "scan":
             layout = ("permuted", int(k) + 1)
         return np.array(_layout_tables(layout, int(k), bits)[0], dtype=np.uint64)
@@ -771,26 +772,18 @@ def _write_part(p, _token, sfs, run, fs, path, column, id_column, fmt, offset, n
 def dedup_dataset(
     partitions,
     output,
+    settings=None,
     *,
     column: str = "text",
     id_column: str | None = None,
     format: str | None = None,
-    jaccard: float = 0.8,
-    k: int | None = None,
-    hasher=None,
-    shingle: int = 3,
-    recall: float = 0.95,
-    sample: int = 1000,
-    seed: int = 0,
-    keep: str = "first",
-    linkage: str = "complete",
     layout: Any = "auto",
-    max_tables: int = 64,
     n_reducers: int | None = None,
     scratch: str | None = None,
     storage_options: dict | None = None,
     scheduler=None,
     compute: bool = True,
+    **options,
 ):
     """Verified dedup of a partitioned dataset on Dask: Parquet or JSONL files in, the kept rows out
     as partitioned Parquet, the same decisions as :func:`simhash_lab.dedup.dedup_table` on the
@@ -809,22 +802,24 @@ def dedup_dataset(
 
     Parameters
     ----------
+    settings : DedupSettings, optional
+        The options every dedup entry point takes (:class:`~simhash_lab.settings.DedupSettings`;
+        its fields may also be given as keywords: ``jaccard=0.7``): ``jaccard``, ``k``,
+        ``recall``, ``sample``, ``seed``, ``hasher``, ``shingle``, ``keep``, ``linkage``,
+        ``max_tables`` (default here 64: each table is 20 bytes a row in the shuffle) and
+        ``memory_budget`` are used; ``unverified`` and character or jieba ``features`` (``lang``)
+        are refused (on Dask every pair is verified on word shingles).
     partitions : str or sequence of str
         Parquet or JSONL files, as paths or fsspec URLs (``s3://bucket/in/*.parquet``); a glob or a
         folder (its ``.parquet``, ``.pq``, ``.jsonl`` and ``.ndjson`` files, sorted by name). Rows
         are numbered across them in order.
     output : str
         A folder, path or URL (created).
-    k : int, optional
-        Default: calibrated (:func:`simhash_lab.dedup.calibrate`) for ``jaccard`` on ``sample``
-        documents drawn (``seed``) across all partitions, as ``dedup_table`` draws them.
-    keep : {"first", "longest"}
-    linkage : {"complete", "star"}
-        As in :func:`simhash_lab.dedup.dedup_table` (the clique test needs only the verified pairs,
-        which the keep/drop task holds).
     layout : str or tuple
         The join's tables: ``"auto"`` (the design ``SimhashIndex.pairs()`` picks for this many
-        rows, at most ``max_tables`` tables), or a layout of :func:`table_masks`.
+        rows, at most ``max_tables`` tables), or a layout of :func:`table_masks`. With ``k``
+        unset, k is calibrated (:func:`simhash_lab.dedup.calibrate`) for ``jaccard`` on ``sample``
+        documents drawn (``seed``) across all partitions, as ``dedup_table`` draws them.
     n_reducers : int, optional
         Reduce tasks (default: one per partition).
     scratch : str, optional
@@ -847,15 +842,11 @@ def dedup_dataset(
     dask = _dask()
     delayed = dask.delayed
     from . import _storage
-    from .dedup import _resolve
 
-    if jaccard is None:
-        raise TypeError("jaccard must be a number in (0, 1]: dedup_dataset always verifies the pairs")
-    hasher, jaccard, shingle, linkage, k = _resolve(hasher, jaccard, shingle, keep, None, linkage, k)
-    if keep not in ("first", "longest"):
-        raise ValueError(f"keep must be 'first' or 'longest' on Dask, got {keep!r}")
-    check_int("sample", sample, 1, 1 << 40)
-    max_tables = check_int("max_tables", max_tables, 1, 4096)
+    st = _settings(settings, options)
+    hasher, jaccard, shingle, k = st.hasher, st.jaccard, st.shingle, st.k
+    recall, sample, seed, keep, linkage = st.recall, st.sample, st.seed, st.keep, st.linkage
+    max_tables = 64 if st.max_tables is None else st.max_tables
     if not (isinstance(layout, str) and layout == "auto"):
         table_masks(k or 3, hasher.bits, layout)  # check it now, on the client
     fs, paths = _storage.expand_partitions(partitions, storage_options)
@@ -879,7 +870,7 @@ def dedup_dataset(
     if k is None:
         cal = delayed(_calibrate_task)(parts, fs, paths, args, hasher, jaccard, shingle, recall, sample, seed)
         k = delayed(_k_of)(cal)
-    masks = delayed(_masks_task)(offsets, k, hasher.bits, layout, max_tables)
+    masks = delayed(_masks_task)(offsets, k, hasher.bits, layout, max_tables, st.memory_budget)
     maps = [
         delayed(_map_part)(x, delayed(_take)(offsets, i), masks, R, sfs, run, i) for i, x in enumerate(parts)
     ]
@@ -913,6 +904,33 @@ def dedup_dataset(
         if scratch is None:
             _storage.remove_empty(sfs, scratch_path)
     return out
+
+
+def _settings(settings, options: dict):
+    """The run's :class:`~simhash_lab.settings.DedupSettings`, the hasher resolved; what Dask does
+    not run is refused here, naming the field."""
+    import dataclasses
+
+    from .dedup import recommended_hasher
+    from .index.design import _check_k
+    from .settings import DedupSettings
+
+    st = DedupSettings.of(settings, **options)
+    if st.unverified:
+        raise ValueError("unverified: the raw Hamming mode is not run on Dask (every pair is verified)")
+    if st.lang is not None or st.features not in ("auto", "words"):
+        raise ValueError(
+            f"features {st.features!r}, lang {st.lang!r}: on Dask the shingles are words (features='words')"
+        )
+    hasher = st.hasher
+    if hasher is None:
+        hasher = recommended_hasher(st.shingle)
+    elif isinstance(hasher, str):
+        from .presets import ALL
+
+        hasher = ALL[hasher]
+    k = None if st.k is None else _check_k(st.k, hasher.bits)
+    return dataclasses.replace(st, hasher=hasher, k=k)
 
 
 def _finish(summary, kept, offsets, k, cal):

@@ -16,7 +16,16 @@ pa = pytest.importorskip("pyarrow")
 D = pytest.importorskip("simhash_lab.distributed")
 import pyarrow.parquet as pq  # noqa: E402
 
+from simhash_lab import Simhasher  # noqa: E402
 from simhash_lab.dedup import dedup_table  # noqa: E402
+from simhash_lab.settings import DedupSettings  # noqa: E402
+
+S = DedupSettings()  # the defaults every entry point shares
+
+
+def one_process(path, **kw):
+    """``dedup_table`` with the shared defaults (jaccard, recall), as ``dedup_dataset`` has them."""
+    return dedup_table(path, id_column="id", **{"jaccard": S.jaccard, "recall": S.recall, **kw})
 
 
 def corpus(n=1500, words=60, copies=0.2, seed=3):
@@ -106,10 +115,10 @@ def _cluster(processes=False):
 @pytest.mark.parametrize("fmt, keep", [("jsonl", "first"), ("parquet", "longest")])
 def test_dedup_dataset_equals_the_single_machine_result(tmp_path, texts, fmt, keep):
     paths, rows, whole = _partitioned(tmp_path, texts, 3, fmt)
-    want = dedup_table(whole, id_column="id", jaccard=0.8, k=10, keep=keep)
+    want = one_process(whole, k=10, keep=keep)
     assert len(want.duplicates) > 10
     got = D.dedup_dataset(
-        paths, tmp_path / "out", id_column="id", jaccard=0.8, k=10, keep=keep, scheduler="sync"
+        paths, tmp_path / "out", DedupSettings(k=10, keep=keep), id_column="id", scheduler="sync"
     )
     kept, dups = _read_output(tmp_path / "out")
     _same_as(want, rows, kept, dups)
@@ -122,7 +131,7 @@ def test_default_arguments_make_the_single_machine_decision(tmp_path, big):
     """k calibrated on the same seeded sample, drawn across all partitions, as one process draws
     it: the same k, the same kept rows, the same duplicates table (issue 24, item 3)."""
     paths, rows, whole = _partitioned(tmp_path, big, 4, "parquet")
-    want = dedup_table(whole, id_column="id", jaccard=0.8)
+    want = one_process(whole)
     assert want.calibration.method == "sample" and len(want.duplicates) > 100
     cluster, client = _cluster()
     with cluster, client:
@@ -130,7 +139,7 @@ def test_default_arguments_make_the_single_machine_decision(tmp_path, big):
     assert got["k"] == want.k and got["calibration"] == want.calibration.summary()
     _same_as(want, rows, *_read_output(tmp_path / "out"))
     for seed, sample in ((5, 300), (1, 50)):  # another sample: still the one process's k
-        w = dedup_table(whole, id_column="id", jaccard=0.8, seed=seed, sample=sample)
+        w = one_process(whole, seed=seed, sample=sample)
         g = D.dedup_dataset(
             paths, tmp_path / f"o{seed}", id_column="id", seed=seed, sample=sample, scheduler="sync"
         )
@@ -139,7 +148,7 @@ def test_default_arguments_make_the_single_machine_decision(tmp_path, big):
 
 def test_layouts_do_not_change_the_decision(tmp_path, big):
     paths, rows, whole = _partitioned(tmp_path, big[:600], 3, "jsonl")
-    want = dedup_table(whole, id_column="id", jaccard=0.8, k=8)
+    want = one_process(whole, k=8)
     for layout in ("auto", "blocks", ("permuted", 10)):
         out = tmp_path / f"out-{layout}"
         D.dedup_dataset(paths, out, id_column="id", k=8, layout=layout, scheduler="sync")
@@ -170,8 +179,16 @@ def test_bad_input(tmp_path):
         D.dedup_dataset("nosuchprotocol://bucket/x.parquet", tmp_path / "out")
     with pytest.raises(TypeError, match="storage_options"):
         D.dedup_dataset(["x.jsonl"], tmp_path / "out", storage_options="key=1")
-    with pytest.raises(TypeError, match="jaccard"):
+    with pytest.raises(ValueError, match="jaccard"):
         D.dedup_dataset(["x.jsonl"], tmp_path / "out", jaccard=None)
+    with pytest.raises(TypeError, match="unknown dedup option"):
+        D.dedup_dataset(["x.jsonl"], tmp_path / "out", calibrate_on=2)
+    with pytest.raises(ValueError, match="unverified"):
+        D.dedup_dataset(["x.jsonl"], tmp_path / "out", unverified=True, k=3)
+    with pytest.raises(ValueError, match="features"):
+        D.dedup_dataset(["x.jsonl"], tmp_path / "out", features="chars")
+    with pytest.raises(ValueError, match="k"):
+        D.dedup_dataset(["x.jsonl"], tmp_path / "out", hasher=Simhasher(bits=16), k=20)
     with pytest.raises(ValueError, match="one filesystem"):
         D.dedup_dataset([str(tmp_path / "a.jsonl"), "memory://b.jsonl"], tmp_path / "out")
 
@@ -197,7 +214,7 @@ def test_urls_glob_folder_and_file(tmp_path, texts):
     mem.pipe(f"{root}/in/_SUCCESS", b"")  # a marker file: not a partition of the folder
     whole = tmp_path / "whole.jsonl"
     whole.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    want = dedup_table(whole, id_column="id", jaccard=0.8)
+    want = one_process(whole)
     for source in (f"memory://{root}/in/*.parquet", f"memory://{root}/in/"):
         out = f"memory://{root}/out-{len(source)}/"
         got = D.dedup_dataset(source, out, id_column="id", scheduler="sync")
@@ -215,7 +232,7 @@ def test_urls_glob_folder_and_file(tmp_path, texts):
     got = D.dedup_dataset(
         [f"file://{p}" for p in paths], f"file://{tmp_path}/out", id_column="id", k=10, scheduler="sync"
     )
-    _same_as(dedup_table(whole, id_column="id", jaccard=0.8, k=10), rows, *_read_output(tmp_path / "out"))
+    _same_as(one_process(whole, k=10), rows, *_read_output(tmp_path / "out"))
 
 
 def test_a_failed_write_leaves_nothing(tmp_path):
@@ -285,7 +302,7 @@ def test_on_a_local_s3_endpoint(tmp_path, big, s3):
             f"s3://{bucket}/in/*.parquet", f"s3://{bucket}/out/", id_column="id", storage_options=s3
         )
         local = D.dedup_dataset(paths, tmp_path / "out", id_column="id")
-    want = dedup_table(whole, id_column="id", jaccard=0.8)
+    want = one_process(whole)
     assert got == local and got["k"] == want.k and got["dropped"] > 30
     fs.invalidate_cache()
     kept, dups = _read_output(f"{bucket}/out", fs)
@@ -324,7 +341,7 @@ def _kill_once(flag):
 @pytest.mark.timeout(300)
 def test_a_worker_killed_during_the_candidate_step(tmp_path, big):
     paths, rows, whole = _partitioned(tmp_path, big[:900], 3, "parquet")
-    want = dedup_table(whole, id_column="id", jaccard=0.8)
+    want = one_process(whole)
     flag = str(tmp_path / "killed")
     cluster, client = _cluster(processes=True)
     with cluster, client:
