@@ -856,6 +856,7 @@ def dedup_dataset(
     else:
         sfs, scratch_path = _storage.filesystem(scratch, storage_options, "scratch")
     run = _storage.join(sfs, scratch_path, f"run-{uuid.uuid4().hex[:12]}")
+    _check_overlap(fs, paths, ofs, out_path)
     ofs.makedirs(out_path, exist_ok=True)
     for sub in ("map", "left", "right", "verified"):
         sfs.makedirs(_storage.join(sfs, run, sub), exist_ok=True)
@@ -904,6 +905,22 @@ def dedup_dataset(
         if scratch is None:
             _storage.remove_empty(sfs, scratch_path)
     return out
+
+
+def _check_overlap(fs, paths, ofs, out_path) -> None:
+    """Refuse an output folder whose files would replace a partition (read until the last step)."""
+    import os
+
+    from ._storage import is_local, join, url_of
+
+    if type(fs) is not type(ofs):
+        return
+    norm = os.path.realpath if is_local(fs) else (lambda p: p)
+    outputs = [join(ofs, out_path, f"part-{p:05d}.parquet") for p in range(len(paths))]
+    outputs.append(join(ofs, out_path, "duplicates.parquet"))
+    clash = sorted({norm(p) for p in paths} & {norm(p) for p in outputs})
+    if clash:
+        raise ValueError(f"output: writing there would replace the partition {url_of(fs, clash[0])}")
 
 
 def _settings(settings, options: dict):

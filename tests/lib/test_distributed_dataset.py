@@ -189,6 +189,10 @@ def test_bad_input(tmp_path):
         D.dedup_dataset(["x.jsonl"], tmp_path / "out", features="chars")
     with pytest.raises(ValueError, match="k"):
         D.dedup_dataset(["x.jsonl"], tmp_path / "out", hasher=Simhasher(bits=16), k=20)
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "part-00000.parquet").write_bytes(b"")
+    with pytest.raises(ValueError, match="replace the partition"):
+        D.dedup_dataset(str(tmp_path / "x" / "*.parquet"), tmp_path / "x")
     with pytest.raises(ValueError, match="one filesystem"):
         D.dedup_dataset([str(tmp_path / "a.jsonl"), "memory://b.jsonl"], tmp_path / "out")
 
