@@ -192,24 +192,44 @@ def _pick(buckets: list, r: int):
     return buckets[r]
 
 
+def _table_pairs(f: np.ndarray, masks: np.ndarray, t: int, k: int) -> np.ndarray:
+    """``(a, b, d)`` rows (positions in ``f``, ``a < b``) of the pairs table ``t`` reports among
+    ``f`` (sorted by ``f & masks[t]``): the kernels of ``SimhashIndex.pairs()`` on one table, one
+    thread (a vectorized count of each row's near partners first, then only those rows are
+    scanned again), with the index's room-then-retry handling of the output."""
+    from .kernels import index as K
+
+    tf = np.ascontiguousarray(f, np.uint64).reshape(1, -1)
+    ti = np.arange(f.size, dtype=np.uint32).reshape(1, -1)
+    gm = np.ascontiguousarray(masks[t : t + 1], np.uint64)
+    ct, lo, hi, _ = K.pair_chunks_kernel(tf, gm, 1 << 62)
+    counts = np.empty(ct.shape[0], np.int64)
+    off = _offsets(np.ceil((hi - lo) / 16).astype(np.int64) + 16)
+    out = np.empty(off[-1], np.uint64)
+    K.pairs_chunks_kernel(tf, ti, masks, gm, int(t), int(k), ct, lo, hi, off, out, counts)
+    if (counts > np.diff(off)).any():  # more than the room: again, with the exact room
+        off = _offsets(counts)
+        out = np.empty(off[-1], np.uint64)
+        K.pairs_chunks_kernel(tf, ti, masks, gm, int(t), int(k), ct, lo, hi, off, out, counts)
+    keys = np.concatenate([out[off[c] : off[c] + counts[c]] for c in range(ct.shape[0])])
+    return K.unpack_pairs_kernel(keys, tf[0])
+
+
 def _reduce_task(pieces: list, masks: np.ndarray, k: int) -> np.ndarray:
     """Every pair in one bucket: per table, sort by (key, id), verify runs of equal keys."""
-    from .kernels.index import pairs_table_kernel_serial
-
     if not pieces:
         return np.empty((0, 3), np.int64)
+    masks = np.ascontiguousarray(masks, np.uint64)
     tt = np.concatenate([p[0] for p in pieces])
     ff = np.concatenate([p[1] for p in pieces])
     ii = np.concatenate([p[2] for p in pieces])
     out = []
-    for t in np.unique(tt):
+    for t in np.unique(tt).tolist():
         sel = tt == t
         f, g = ff[sel], ii[sel]
         order = np.lexsort((g, f & masks[t]))
         f, g = np.ascontiguousarray(f[order]), g[order]
-        local = np.arange(f.size, dtype=np.uint32)
-        alive = np.ones(f.size, np.bool_)
-        p = pairs_table_kernel_serial(f, local, masks, np.int64(t), np.int64(k), alive)
+        p = _table_pairs(f, masks, t, k)
         if p.shape[0]:
             a, b = g[p[:, 0]], g[p[:, 1]]
             out.append(np.stack([np.minimum(a, b), np.maximum(a, b), p[:, 2]], axis=1))

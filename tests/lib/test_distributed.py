@@ -115,13 +115,9 @@ def test_near_duplicates_from_texts_and_bags(texts):
 
 
 def test_on_a_local_cluster(fps, texts):
-    distributed = pytest.importorskip("distributed")
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
-        ) as cluster,
-        distributed.Client(cluster),
-    ):
+    pytest.importorskip("distributed")
+    cluster, client = D.local_cluster(2, processes=False)
+    with cluster, client:
         assert np.array_equal(D.pairs(fps, k=3, npartitions=4), index_pairs(fps, 3))
         f, p = D.near_duplicates(texts, k=4, npartitions=4)
         assert np.array_equal(p, index_pairs(f, 4))
