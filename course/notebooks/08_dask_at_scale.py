@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 from simhash_lab import SimhashIndex, dedup_texts
 from simhash_lab import distributed as D
 from simhash_lab.course import corpus, plot
+from simhash_lab.settings import DedupSettings
 
 plot.use_course_style()
 # the cores this process may run on (a container or a job scheduler may allow fewer than the machine has)
@@ -114,7 +115,8 @@ print("('permuted', 6):", D.table_masks(3, 64, ("permuted", 6)).size, "tables, s
 # %% tags=["nbval-ignore-output"]
 folder = tempfile.mkdtemp(prefix="simhash-lab-08-")
 paths = seeds.map(corpus.write_crawl_partition, folder=folder, n=PER_PARTITION).compute()
-summary = D.dedup_dataset(paths, os.path.join(folder, "kept"), column="text", id_column="id", jaccard=0.8)
+settings = DedupSettings(jaccard=0.8)  # the options every dedup entry point shares
+summary = D.dedup_dataset(paths, os.path.join(folder, "kept"), settings, column="text", id_column="id")
 print(summary)
 
 # %% [markdown]
@@ -124,7 +126,7 @@ print(summary)
 
 # %%
 texts = [t for p in paths for t in pq.read_table(p, columns=["text"]).column("text").to_pylist()]
-single = dedup_texts(texts, jaccard=0.8)
+single = dedup_texts(texts, jaccard=settings.jaccard, recall=settings.recall)
 print(f"k = {single.k} on one machine, k = {summary['k']} on Dask")
 kept = os.path.join(folder, "kept")
 dups = pq.read_table(os.path.join(kept, "duplicates.parquet")).to_pydict()
