@@ -8,7 +8,8 @@
 Documents are words drawn (Zipf) from the vocabulary of Python's documentation, ``--words`` a
 document; 10 % are copies of an earlier document of the same partition with up to 3 % of their
 words replaced (the near-duplicates). They are written as Parquet partitions, then deduplicated at
-Jaccard >= 0.8 (k calibrated on a sample of all partitions, or ``-k``) with the kept rows written
+Jaccard >= 0.8 (the shared ``DedupSettings`` defaults: k calibrated for recall 0.99 on a sample of all
+partitions, or ``-k``) with the kept rows written
 as partitioned Parquet. Prints the wall time, the per-document cost, the shuffle volume (bytes
 written to the scratch folder, measured) and the result's counts; the figures feed
 ``benchmarks/dedup_at_scale.md``.
@@ -259,7 +260,10 @@ def main() -> None:
                 from simhash_lab.dedup import dedup_table
 
                 t0 = time.perf_counter()
-                one = dedup_table(whole, id_column="id", jaccard=0.8, k=args.k)
+                from simhash_lab.settings import DedupSettings
+
+                st = DedupSettings()  # the defaults dedup_dataset has: the same run
+                one = dedup_table(whole, id_column="id", jaccard=st.jaccard, recall=st.recall, k=args.k)
                 one_s.append(time.perf_counter() - t0)
                 same = one.k == res["k"] and len(one.duplicates) == res["dropped"]
                 print(
