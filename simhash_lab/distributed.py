@@ -192,11 +192,12 @@ def _pick(buckets: list, r: int):
     return buckets[r]
 
 
-def _table_pairs(f: np.ndarray, masks: np.ndarray, t: int, k: int) -> np.ndarray:
+def _table_pairs(f: np.ndarray, masks: np.ndarray, t: int, k: int, density: list | None = None) -> np.ndarray:
     """``(a, b, d)`` rows (positions in ``f``, ``a < b``) of the pairs table ``t`` reports among
     ``f`` (sorted by ``f & masks[t]``): the kernels of ``SimhashIndex.pairs()`` on one table, one
     thread (a vectorized count of each row's near partners first, then only those rows are
-    scanned again), with the index's room-then-retry handling of the output."""
+    scanned again), with the index's room-then-retry handling of the output: room for
+    ``density[0]`` pairs a row (raised to what this table found, for the next table)."""
     from .kernels import index as K
 
     tf = np.ascontiguousarray(f, np.uint64).reshape(1, -1)
@@ -204,13 +205,15 @@ def _table_pairs(f: np.ndarray, masks: np.ndarray, t: int, k: int) -> np.ndarray
     gm = np.ascontiguousarray(masks[t : t + 1], np.uint64)
     ct, lo, hi, _ = K.pair_chunks_kernel(tf, gm, 1 << 62)
     counts = np.empty(ct.shape[0], np.int64)
-    off = _offsets(np.ceil((hi - lo) / 16).astype(np.int64) + 16)
+    density = [1 / 16] if density is None else density
+    off = _offsets(np.ceil((hi - lo) * density[0]).astype(np.int64) + 16)
     out = np.empty(off[-1], np.uint64)
     K.pairs_chunks_kernel(tf, ti, masks, gm, int(t), int(k), ct, lo, hi, off, out, counts)
     if (counts > np.diff(off)).any():  # more than the room: again, with the exact room
         off = _offsets(counts)
         out = np.empty(off[-1], np.uint64)
         K.pairs_chunks_kernel(tf, ti, masks, gm, int(t), int(k), ct, lo, hi, off, out, counts)
+    density[0] = max(density[0], 1.25 * float(counts.sum()) / max(int(f.size), 1))
     keys = np.concatenate([out[off[c] : off[c] + counts[c]] for c in range(ct.shape[0])])
     return K.unpack_pairs_kernel(keys, tf[0])
 
@@ -224,12 +227,13 @@ def _reduce_task(pieces: list, masks: np.ndarray, k: int) -> np.ndarray:
     ff = np.concatenate([p[1] for p in pieces])
     ii = np.concatenate([p[2] for p in pieces])
     out = []
+    density = [1 / 16]  # pairs a row: what the tables so far found, the room for the next
     for t in np.unique(tt).tolist():
         sel = tt == t
         f, g = ff[sel], ii[sel]
         order = np.lexsort((g, f & masks[t]))
         f, g = np.ascontiguousarray(f[order]), g[order]
-        p = _table_pairs(f, masks, t, k)
+        p = _table_pairs(f, masks, t, k, density)
         if p.shape[0]:
             a, b = g[p[:, 0]], g[p[:, 1]]
             out.append(np.stack([np.minimum(a, b), np.maximum(a, b), p[:, 2]], axis=1))
