@@ -3,7 +3,7 @@
 
 The English sources in ``course/`` stay the only sources: code is written once. Each source has a
 catalogue per language, in gettext's PO format (what Poedit, Lokalize, Weblate and ``msgfmt`` read),
-read and written with Babel's ``babel.messages.pofile``:
+read and written with ``polib``:
 
 =================================  ================================================================
 ``course/notebooks/NN_name.py``    ``course/i18n/es/notebooks/NN_name.po``
@@ -19,10 +19,10 @@ A source's **translatable units** (:func:`units`) are
   ``_(f"{n} edits")``, and its translation must keep the same ``{...}`` fields (so the numbers the
   run computes appear in every language); so may a ``.format`` template, ``_("{n} edits").format(n=n)``.
 
-An entry's ``msgid`` is the English unit, its ``msgstr`` the translation; ``#:`` comments say which
-cell it came from. When the English of a cell changes, ``update`` (gettext's ``msgmerge``, as Babel
-does it) keeps the old translation beside the new English as a **fuzzy** entry with the old English
-as ``#| msgid``; the translator revises it and drops the fuzzy flag. :func:`problems` lists every
+An entry's ``msgid`` is the English unit, its ``msgstr`` the translation; its ``#:`` and ``#.``
+comments say which cell it came from. When the English of a cell changes, ``update`` (as gettext's
+``msgmerge`` does) keeps the old translation beside the new English as a **fuzzy** entry with the
+old English as ``#| msgid``; the translator revises it and drops the fuzzy flag. :func:`problems` lists every
 unit without a finished translation (missing, fuzzy or empty), with its file and cell, and every
 translation that breaks the unit's structure (other ``{...}`` fields, other link targets, other
 ``<details>`` blocks, a code cell that no longer parses); ``tools/build.py --check`` fails on them.
@@ -38,7 +38,6 @@ import argparse
 import ast
 import copy
 import dataclasses
-import datetime
 import io
 import re
 import sys
@@ -193,45 +192,42 @@ def catalogue_path(source: Path, lang: str, root: Path = ROOT) -> Path:
 
 # -- catalogues -------------------------------------------------------------------------------------
 
+HEADER = (
+    "The simhash-lab course: the translation of one source of course/, keyed by its English.\n"
+    "Made and merged by `tools/i18n.py update`; checked by `tools/i18n.py check`."
+)
+
+
+def _new_catalogue(lang: str):
+    import polib
+
+    po = polib.POFile(wrapwidth=0)
+    po.header = HEADER
+    po.metadata = {
+        "Project-Id-Version": "simhash-lab",
+        "PO-Revision-Date": "2026-12-01 00:00+0000",
+        "Last-Translator": "simhash-lab course",
+        "Language-Team": f"simhash-lab course ({lang})",
+        "Language": lang,
+        "MIME-Version": "1.0",
+        "Content-Type": "text/plain; charset=UTF-8",
+        "Content-Transfer-Encoding": "8bit",
+        "Plural-Forms": "nplurals=2; plural=(n != 1);",
+    }
+    return po
+
 
 def read_catalogue(path: Path):
-    """A PO file as a Babel ``Catalog`` (None when there is no file)."""
-    from babel.messages.pofile import read_po
+    """A PO file as a ``polib.POFile`` (None when there is no file)."""
+    import polib
 
-    if not path.exists():
-        return None
-    with path.open("rb") as f:
-        return read_po(f, locale=path.parents[1].name, abort_invalid=True)
+    return polib.pofile(str(path), wrapwidth=0) if path.exists() else None
 
 
-def write_catalogue(catalog, path: Path) -> None:
-    from babel.messages.pofile import write_po
-
+def write_catalogue(po, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    buf = io.BytesIO()
-    write_po(buf, catalog, width=None, sort_output=False, include_previous=True, omit_header=False)
-    path.write_bytes(buf.getvalue())
-
-
-def _new_catalog(lang: str | None = None):
-    from babel.messages.catalog import Catalog
-
-    return Catalog(
-        locale=lang,
-        project="simhash-lab",
-        header_comment=HEADER,
-        creation_date=_EPOCH,
-        revision_date=_EPOCH,
-        language_team=f"simhash-lab course ({lang})" if lang else None,
-        fuzzy=False,
-    )
-
-
-_EPOCH = datetime.datetime(2026, 12, 1, tzinfo=datetime.timezone.utc)  # fixed: no diff per update
-HEADER = (
-    "# The simhash-lab course: the translation of one source of course/, keyed by its English.\n"
-    "# Made and merged by tools/i18n.py (`update`); checked by `tools/i18n.py check`.\n#"
-)
+    po.wrapwidth = 0  # a line of text is a line of the file: diffs show what changed
+    po.save(str(path))
 
 
 def _cell_lines(source: Path, n_cells: int) -> list[int]:
@@ -242,60 +238,84 @@ def _cell_lines(source: Path, n_cells: int) -> list[int]:
     return heads if len(heads) == n_cells else list(range(1, n_cells + 1))
 
 
-def template(source: Path, root: Path = ROOT):
-    """The catalogue a source asks for, translations empty (gettext's ``.pot``); each entry's
-    location is the line of its cell's header."""
+def template(source: Path, root: Path = ROOT) -> list:
+    """The entries a source asks for, in order, translations empty (gettext's ``.pot``); each
+    entry's occurrence is the line of its cell's header, its comment the cell."""
+    import polib
+
     rel = source.relative_to(root).as_posix()
-    cat = _new_catalog()
     cells = read_cells(source)
     lines = _cell_lines(source, len(cells))
+    entries: dict[str, polib.POEntry] = {}
     for u in units(cells, rel):
-        loc = (rel, lines[u.cell])
-        if u.text in cat:
-            cat[u.text].locations.append(loc)
-        else:
-            flags = ["python-brace-format"] if u.kind == "code" and _fields(u.text) else []
-            cat.add(u.text, "", locations=[loc], flags=flags, auto_comments=[f"{u.kind} cell {u.cell}"])
-    return cat
+        if u.text in entries:
+            entries[u.text].occurrences.append((rel, str(lines[u.cell])))
+            continue
+        entries[u.text] = polib.POEntry(
+            msgid=u.text,
+            msgstr="",
+            occurrences=[(rel, str(lines[u.cell]))],
+            comment=f"{u.kind} cell {u.cell}",
+            flags=["python-brace-format"] if u.kind == "code" and _fields(u.text) else [],
+        )
+    return list(entries.values())
+
+
+def _fuzzy(entry) -> bool:
+    return "fuzzy" in entry.flags
 
 
 def update(source: Path, lang: str, root: Path = ROOT) -> dict[str, int]:
-    """Create or merge ``source``'s catalogue for ``lang`` (gettext's msgmerge: Babel's
-    ``Catalog.update``): new units get empty entries, a unit whose English changed gets the closest
-    old entry's translation flagged fuzzy with the old English kept as ``#| msgid``, entries no unit
-    asks for become obsolete (``#~``). Returns counts of what the catalogue now holds."""
+    """Create or merge ``source``'s catalogue for ``lang``, as gettext's ``msgmerge`` does: an
+    entry whose English is unchanged keeps its translation; a unit whose English changed gets the
+    translation of the closest old entry (difflib, ratio >= 0.6), flagged fuzzy, with the old
+    English as ``#| msgid``; an entry no unit asks for becomes obsolete (``#~``, kept as translation
+    memory) and comes back when its English does. Returns counts of what the catalogue now holds."""
+    import difflib
+
     path = catalogue_path(source, lang, root)
-    pot = template(source, root)
-    cat = read_catalogue(path) or _new_catalog(lang)
-    retired = dict(cat.obsolete)
-    cat.update(pot, no_fuzzy_matching=False, update_header_comment=False, update_creation_date=False)
-    for msg in cat:  # an obsolete entry whose English is back (an edit undone, a marker added)
-        old = retired.get(msg.id) if msg.id else None
-        if old is not None and old.string and (not msg.string or msg.fuzzy):
-            msg.string, msg.previous_id = old.string, ()
-            msg.flags.discard("fuzzy")
-            cat.obsolete.pop(msg.id, None)
-    cat.fuzzy = False
-    for msg in cat:  # keep the template's order and comments (update keeps the old ones)
-        if msg.id and msg.id in pot:
-            msg.auto_comments = list(pot[msg.id].auto_comments)
-    ordered = _new_catalog(lang)
-    ordered.obsolete = cat.obsolete
-    for tmsg in pot:
-        if tmsg.id:
-            msg = cat[tmsg.id]
-            ordered[msg.id] = msg
-    write_catalogue(ordered, path)
-    return _counts(ordered)
+    old = read_catalogue(path) or _new_catalogue(lang)
+    current = {e.msgid: e for e in old if not e.obsolete}
+    retired = {e.msgid: e for e in old if e.obsolete}
+    wanted = template(source, root)
+    want_ids = {t.msgid for t in wanted}
+    free = {k: e for k, e in current.items() if k not in want_ids and e.msgstr}  # to match fuzzily
+    po = _new_catalogue(lang)
+    po.header, po.metadata = old.header or HEADER, {**po.metadata, **old.metadata}
+    for t in wanted:
+        e = current.get(t.msgid)
+        if e is None and t.msgid in retired and retired[t.msgid].msgstr:
+            e = retired.pop(t.msgid)  # its English is back
+            e.obsolete = False
+        elif e is None:
+            close = difflib.get_close_matches(t.msgid, list(free), n=1, cutoff=0.6)
+            if close:
+                was = free.pop(close[0])
+                t.msgstr = was.msgstr
+                t.flags.append("fuzzy")
+                t.previous_msgid = was.previous_msgid if _fuzzy(was) and was.previous_msgid else was.msgid
+                current.pop(close[0])
+            e = t
+        e.occurrences, e.comment = t.occurrences, t.comment
+        e.flags = [f for f in e.flags if f == "fuzzy"] + [f for f in t.flags if f != "fuzzy"]
+        if not _fuzzy(e):
+            e.previous_msgid = None
+        po.append(e)
+    for e in list(current.values()) + list(retired.values()):
+        if e.msgid not in want_ids and e.msgstr:
+            e.obsolete, e.occurrences = True, []
+            po.append(e)
+    write_catalogue(po, path)
+    return _counts(po)
 
 
-def _counts(cat) -> dict[str, int]:
-    msgs = [m for m in cat if m.id]
+def _counts(po) -> dict[str, int]:
+    live = [e for e in po if not e.obsolete]
     return {
-        "translated": sum(bool(m.string) and not m.fuzzy for m in msgs),
-        "fuzzy": sum(m.fuzzy for m in msgs),
-        "missing": sum(not m.string for m in msgs),
-        "obsolete": len(cat.obsolete),
+        "translated": sum(bool(e.msgstr) and not _fuzzy(e) for e in live),
+        "fuzzy": sum(_fuzzy(e) for e in live),
+        "missing": sum(not e.msgstr for e in live),
+        "obsolete": sum(e.obsolete for e in po),
     }
 
 
@@ -324,22 +344,20 @@ def mismatch(unit: Unit, translation: str) -> str | None:
     return None
 
 
-def _lookup(catalog, unit: Unit) -> tuple[str | None, str | None]:
-    """``(translation, problem)`` for a unit: the translation when the catalogue has a finished
-    one that fits, else None and why not."""
-    msg = catalog.get(unit.text) if catalog is not None else None
-    if msg is None:
-        old = [m for m in catalog.obsolete.values()] if catalog is not None else []
-        hint = " (an obsolete entry may hold its older English: run `tools/i18n.py update`)" if old else ""
-        return None, "no translation" + hint
-    if msg.fuzzy:
+def _lookup(entries: dict | None, unit: Unit) -> tuple[str | None, str | None]:
+    """``(translation, problem)`` for a unit, given a catalogue's live entries by msgid: the
+    translation when there is a finished one that fits, else None and why not."""
+    e = entries.get(unit.text) if entries is not None else None
+    if e is None:
+        return None, "no translation"
+    if _fuzzy(e):
         return None, "fuzzy: the English changed since it was translated" + (
-            "" if not msg.previous_id else " (the old English is its #| msgid)"
+            " (the old English is its #| msgid)" if e.previous_msgid else ""
         )
-    if not msg.string:
+    if not e.msgstr:
         return None, "empty translation"
-    why = mismatch(unit, msg.string)
-    return (None, f"translation does not fit: {why}") if why else (msg.string, None)
+    why = mismatch(unit, e.msgstr)
+    return (None, f"translation does not fit: {why}") if why else (e.msgstr, None)
 
 
 def render(cells, catalog=None, file: str = "source") -> tuple[list, list[str]]:
@@ -347,12 +365,13 @@ def render(cells, catalog=None, file: str = "source") -> tuple[list, list[str]]:
     ``catalog`` is None), every ``_("...")`` marker removed, its literal kept (translated or not).
     A unit the catalogue cannot translate stays English and is named in ``problems``."""
     out, problems = [], []
+    entries = None if catalog is None else {e.msgid: e for e in catalog if not e.obsolete}
     for i, cell in enumerate(cells):
         new = copy.deepcopy(cell)
         where = f"{file} cell {i}"
         if cell.cell_type == "markdown" and catalog is not None and cell.source.strip():
             unit = Unit(file, i, "markdown", cell.source)
-            text, why = _lookup(catalog, unit)
+            text, why = _lookup(entries, unit)
             if why:
                 problems.append(f"{unit.where}: {why}")
             else:
@@ -363,7 +382,7 @@ def render(cells, catalog=None, file: str = "source") -> tuple[list, list[str]]:
                 body = src[lit.body[0] : lit.body[1]]
                 if catalog is not None:
                     unit = Unit(file, i, "code", body)
-                    text, why = _lookup(catalog, unit)
+                    text, why = _lookup(entries, unit)
                     if why:
                         problems.append(f"{unit.where}: {why}")
                     else:
@@ -387,7 +406,7 @@ def problems(root: Path = ROOT, only: tuple[str, ...] | list[str] = (), language
     """One line per unit of the sources (all, or those whose name starts with one of ``only``) that
     a language's catalogue does not translate, or no longer translates: no catalogue, no entry,
     fuzzy (the English changed), empty, or a translation that does not fit the unit (see
-    :func:`mismatch`); and per catalogue entry that no source cell asks for (not obsolete).
+    :func:`mismatch`). Entries no cell asks for are not problems (``update`` makes them obsolete).
     ``tools/build.py --check`` prints each line and fails when there is one."""
     found = []
     for source in sources(root, only):
@@ -406,13 +425,10 @@ def problems(root: Path = ROOT, only: tuple[str, ...] | list[str] = (), language
                 found.append(f"{rel}: no {lang} catalogue ({cat_rel}); run `tools/i18n.py update`")
                 continue
             _, missing = render(cells, catalog, rel)
+            if any(e.msgid not in wanted for e in catalog if not e.obsolete):  # translations of older English
+                hint = "; run `tools/i18n.py update` (it marks the older English's translation fuzzy)"
+                missing = [p + hint if p.endswith("no translation") else p for p in missing]
             found += [f"{lang}: {p}" for p in missing]
-            for msg in catalog:
-                if msg.id and msg.id not in wanted:
-                    first = str(msg.id).strip().splitlines()[0][:60]
-                    found.append(
-                        f"{cat_rel}: entry {first!r} is no cell's English; run `tools/i18n.py update`"
-                    )
     return found
 
 

@@ -1,0 +1,199 @@
+"""The course in Spanish, ``tools/i18n.py``: the units of a source, the catalogues keyed by the
+English, rendering, and the check ``tools/build.py --check`` calls (a unit missing, fuzzy or no
+longer matching its English is named with its file and cell)."""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import importlib.util
+import io
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SOURCE = """# %% [markdown]
+# # 01 · A title
+#
+# Some prose, and a [link](02_next.ipynb).
+
+# %%
+n = 3
+print(_(f"{n} edits, {n / 2:.1f} each"))
+label = _("bits that differ")
+other = "not marked"
+
+# %% [markdown]
+# <details><summary>Answer</summary>
+#
+# Folded.
+# </details>
+"""
+
+SPANISH = {
+    "# 01 · A title\n\nSome prose, and a [link](02_next.ipynb).": (
+        "# 01 · Un título\n\nAlgo de prosa, y un [enlace](02_next.ipynb)."
+    ),
+    "{n} edits, {n / 2:.1f} each": "{n} ediciones, {n / 2:.1f} cada una",
+    "bits that differ": "bits que difieren",
+    "<details><summary>Answer</summary>\n\nFolded.\n</details>": (
+        "<details><summary>Respuesta</summary>\n\nPlegada.\n</details>"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def i18n():
+    spec = importlib.util.spec_from_file_location("simhash_lab_i18n_tool", ROOT / "tools" / "i18n.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look their module up there
+    try:
+        spec.loader.exec_module(mod)
+        yield mod
+    finally:
+        del sys.modules[spec.name]
+
+
+@pytest.fixture
+def repo(tmp_path):
+    """A repository root with one course source (and an empty exercises folder)."""
+    (tmp_path / "course" / "notebooks").mkdir(parents=True)
+    (tmp_path / "course" / "exercises").mkdir()
+    (tmp_path / "course" / "notebooks" / "01_x.py").write_text(SOURCE, encoding="utf-8")
+    return tmp_path
+
+
+def _translate(i18n, root: Path, translations: dict[str, str]) -> Path:
+    """Fill the catalogue of 01_x with ``translations`` (as a translator would), unflagging fuzzy."""
+    src = root / "course" / "notebooks" / "01_x.py"
+    path = i18n.catalogue_path(src, "es", root)
+    cat = i18n.read_catalogue(path)
+    for e in cat:
+        if e.msgid in translations:
+            e.msgstr = translations[e.msgid]
+            e.flags = [f for f in e.flags if f != "fuzzy"]
+            e.previous_msgid = None
+    i18n.write_catalogue(cat, path)
+    return path
+
+
+def test_units_are_markdown_cells_and_marked_literals(i18n, repo):
+    src = repo / "course" / "notebooks" / "01_x.py"
+    units = i18n.units(i18n.read_cells(src), "course/notebooks/01_x.py")
+    assert [(u.cell, u.kind, u.text) for u in units] == [
+        (0, "markdown", next(iter(SPANISH))),
+        (1, "code", "{n} edits, {n / 2:.1f} each"),
+        (1, "code", "bits that differ"),
+        (2, "markdown", "<details><summary>Answer</summary>\n\nFolded.\n</details>"),
+    ]
+    assert units[1].where.startswith("course/notebooks/01_x.py cell 1 (code: ")
+
+
+@pytest.mark.parametrize(
+    "code, why",
+    [
+        ("x = _(name)", "takes one string literal"),
+        ('x = _("a" "b")', "not several joined"),
+        ('x = _(b"bytes")', "takes one string literal"),
+        ('x = _("a", "b")', "takes one string literal"),
+        ('%time x = _("a")', "does not parse"),
+    ],
+)
+def test_a_marker_that_cannot_be_translated_is_an_error_naming_its_cell(i18n, code, why):
+    with pytest.raises(ValueError, match=rf"^here: .*{why}"):
+        i18n.marked_literals(code, "here")
+
+
+def test_render_strips_the_markers_and_translates(i18n, repo):
+    src = repo / "course" / "notebooks" / "01_x.py"
+    cells = i18n.read_cells(src)
+    english, problems = i18n.render(cells)
+    assert problems == []
+    code = english[1].source
+    assert "_(" not in code and 'print(f"{n} edits, {n / 2:.1f} each")' in code
+    assert 'label = "bits that differ"' in code and 'other = "not marked"' in code
+    assert english[0].source == cells[0].source
+
+    i18n.update(src, "es", repo)
+    _translate(i18n, repo, SPANISH)
+    spanish, problems = i18n.render(cells, i18n.read_catalogue(i18n.catalogue_path(src, "es", repo)))
+    assert problems == []
+    assert spanish[0].source == SPANISH[cells[0].source]
+    code = spanish[1].source
+    ast.parse(code)
+    assert 'print(f"{n} ediciones, {n / 2:.1f} cada una")' in code and 'label = "bits que difieren"' in code
+    assert cells[1].source.count("_(") == 2  # the source's cells are not changed
+
+
+def test_check_names_each_unit_missing_fuzzy_or_broken(i18n, repo):
+    src = repo / "course" / "notebooks" / "01_x.py"
+    (none,) = i18n.problems(repo)
+    assert none.startswith("course/notebooks/01_x.py: no es catalogue (course/i18n/es/notebooks/01_x.po)")
+    assert i18n.update(src, "es", repo) == {"translated": 0, "fuzzy": 0, "missing": 4, "obsolete": 0}
+    found = i18n.problems(repo)
+    assert len(found) == 4 and all("no translation" in p or "empty translation" in p for p in found)
+    assert [p.split(" (")[0] for p in found] == ["es: course/notebooks/01_x.py cell " + c for c in "0112"]
+
+    _translate(i18n, repo, SPANISH)
+    assert i18n.problems(repo) == []
+
+    # the English of cell 0 changes: before `update` its translation is missing, after it fuzzy
+    src.write_text(SOURCE.replace("Some prose", "Some new prose"), encoding="utf-8")
+    (before,) = i18n.problems(repo)
+    assert before.startswith("es: course/notebooks/01_x.py cell 0 (markdown: ") and "no translation" in before
+    assert i18n.update(src, "es", repo)["fuzzy"] == 1
+    (after,) = i18n.problems(repo)
+    assert after.startswith("es: course/notebooks/01_x.py cell 0 (markdown: ") and "fuzzy" in after
+    cat = i18n.read_catalogue(i18n.catalogue_path(src, "es", repo))
+    (msg,) = [e for e in cat if "Some new prose" in e.msgid]
+    assert "fuzzy" in msg.flags and msg.msgstr == SPANISH[next(iter(SPANISH))]
+    assert msg.previous_msgid == next(iter(SPANISH))  # the old English, for the translator
+
+    # a translator revises it; translations that break their unit are reported
+    broken = {
+        msg.msgid: msg.msgstr.replace("(02_next.ipynb)", "(02_otro.ipynb)"),
+        "{n} edits, {n / 2:.1f} each": "{m} ediciones",
+        "<details><summary>Answer</summary>\n\nFolded.\n</details>": "Plegada.",
+    }
+    _translate(i18n, repo, broken)
+    found = i18n.problems(repo)
+    assert len(found) == 3, found
+    assert "cell 0" in found[0] and "link targets" in found[0]
+    assert "cell 1" in found[1] and "fields ['m']" in found[1]
+    assert "cell 2" in found[2] and "<details>" in found[2]
+
+
+def test_update_revives_an_obsolete_entry_whose_english_comes_back(i18n, repo):
+    src = repo / "course" / "notebooks" / "01_x.py"
+    i18n.update(src, "es", repo)
+    _translate(i18n, repo, SPANISH)
+    src.write_text(SOURCE.replace('label = _("bits that differ")\n', ""), encoding="utf-8")
+    assert i18n.update(src, "es", repo) == {"translated": 3, "fuzzy": 0, "missing": 0, "obsolete": 1}
+    src.write_text(SOURCE, encoding="utf-8")  # the marker is back
+    assert i18n.update(src, "es", repo) == {"translated": 4, "fuzzy": 0, "missing": 0, "obsolete": 0}
+    assert i18n.problems(repo) == []
+
+
+def test_command_line_check_exits_1_on_a_problem(i18n, repo):
+    def run(*argv):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rc = i18n.main([*argv, "--root", str(repo)])
+        return rc, out.getvalue()
+
+    rc, out = run("check")
+    assert rc == 1 and out.startswith("UNTRANSLATED course/notebooks/01_x.py: no es catalogue")
+    assert run("update")[0] == 0
+    _translate(i18n, repo, SPANISH)
+    assert run("check") == (0, "1 sources checked in es, 0 problems\n")
+
+
+def test_committed_catalogues_translate_their_sources(i18n):
+    """Every source that has a Spanish catalogue is fully translated, for its English as it is now."""
+    names = [p.name[:2] for p in i18n.sources() if i18n.catalogue_path(p, "es").exists()]
+    assert names, "no catalogue in course/i18n/es"
+    found = [p for p in i18n.problems(ROOT, sorted(set(names))) if "no es catalogue" not in p]
+    assert found == [], "\n".join(found)
