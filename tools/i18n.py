@@ -13,11 +13,15 @@ read and written with ``polib``:
 A source's **translatable units** (:func:`units`) are
 
 - the text of every markdown cell, whole (a translator may reorder its sentences freely);
-- in code cells, the string literals marked ``_("...")``: plot titles and labels, printed prose.
+- in code cells, printed prose and plot titles and labels (:func:`literals`).
   The marker exists only in the source: :func:`render` writes the literal without it, in English
   and translated alike, so the generated notebooks need no ``_``. An f-string may be marked,
   ``_(f"{n} edits")``, and its translation must keep the same ``{...}`` fields (so the numbers the
   run computes appear in every language); so may a ``.format`` template, ``_("{n} edits").format(n=n)``.
+  The prose arguments of ``print``, of ``set_title``/``set_xlabel``/... and the keywords
+  ``title=``, ``xlabel=``, ``label=``, ... (:data:`PROSE_KEYWORDS`) need no marker: a literal
+  there is a unit when it holds a letter outside its fields. ``_`` marks the rest (a dict key
+  that becomes a legend label: mark each use, one entry translates them all).
 
 An entry's ``msgid`` is the English unit, its ``msgstr`` the translation; its ``#:`` and ``#.``
 comments say which cell it came from. When the English of a cell changes, ``update`` (as gettext's
@@ -75,16 +79,50 @@ class Unit:
         return f"{self.file} cell {self.cell} ({self.kind}: {first!r})"
 
 
+#: Calls whose string-literal arguments are prose, translated without a marker: ``print``'s
+#: positional arguments, the first argument of these methods, and these keyword arguments (plot
+#: titles, axis and legend labels, a benchmark's unit, an animation's frame caption).
+PROSE_CALLS = ("print",)
+PROSE_METHODS = ("set_title", "set_xlabel", "set_ylabel", "suptitle")
+PROSE_KEYWORDS = ("title", "xlabel", "ylabel", "label", "unit", "description")
+
+
 @dataclasses.dataclass(frozen=True)
 class _Literal:
-    """A marked literal in a code cell, as offsets into the cell's source: the call ``_(...)``
-    from ``start`` to ``end``, the literal (prefix and quotes included) ``literal``, the text
-    between its quotes ``body``."""
+    """A translatable string literal in a code cell. ``span``: the offsets in the cell's source that
+    rendering replaces (the call ``_(...)`` for a marked literal, else the literal itself);
+    ``parts``: the literal as written, ``(prefix, quote, body)`` per piece (implicitly joined
+    literals have several); ``column``: where the literal starts on its line; ``lines``: how many
+    lines its pieces take."""
 
-    start: int
-    literal: tuple[int, int]
-    body: tuple[int, int]
-    end: int
+    span: tuple[int, int]
+    parts: tuple[tuple[str, str, str], ...]
+    column: int
+    lines: int
+    marker: bool
+
+    @property
+    def text(self) -> str:
+        """The unit's English: the bodies of the pieces, joined."""
+        return "".join(body for _, _, body in self.parts)
+
+    def write(self, body: str) -> str:
+        """The literal with ``body`` as its text, in the first piece's prefix and quotes; spread over
+        as many lines as the English takes, broken between words, never inside a ``{...}`` field."""
+        prefix = next((p for p, _, b in self.parts if "f" in p.lower()), self.parts[0][0])
+        quote = self.parts[0][1]
+        if self.lines == 1:
+            return prefix + quote + body + quote
+        width = max(len(b) for _, _, b in self.parts)
+        pieces, line = [], ""
+        for atom in re.findall(r"\{\{|\}\}|\{[^{}]*\}|[^\s{}]+|\s+|[{}]", body):
+            if line and not atom.isspace() and len(line) + len(atom) > width:
+                pieces.append(line)
+                line = atom
+            else:
+                line += atom
+        pieces.append(line)
+        return ("\n" + " " * self.column).join(prefix + quote + piece + quote for piece in pieces)
 
 
 def _offsets(source: str) -> list[int]:
@@ -96,62 +134,107 @@ def _offsets(source: str) -> list[int]:
     return starts
 
 
-def marked_literals(source: str, where: str = "code cell") -> list[_Literal]:
-    """Every ``_("...")`` call in a code cell's source whose only argument is one string literal
-    (plain or f-string, any quotes, any prefix but bytes). A ``_(...)`` of anything else, or of
-    several implicitly joined literals, is an error naming ``where``: the marker would not be
-    translated. A cell that is not plain Python (IPython magics) has no markers."""
+def _pieces(segment: str) -> list[tuple[str, str, str]] | None:
+    """The pieces ``(prefix, quote, body)`` of a string literal as written (several when literals
+    are joined, ``"a" "b"``); None when they cannot be joined into one translatable text: bytes,
+    raw and non-raw pieces mixed, or a plain piece with braces beside an f-string."""
+    wrapped = "(" + segment + ")"  # inside brackets, pieces on several lines are one expression
+    toks = [
+        t
+        for t in tokenize.generate_tokens(io.StringIO(wrapped).readline)
+        if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.ENDMARKER, tokenize.COMMENT)
+    ][1:-1]
+    lines = _offsets(wrapped)
+    fstart = getattr(tokenize, "FSTRING_START", None)  # Python 3.12+: an f-string is many tokens
+    spans, depth, begin = [], 0, None
+    for t in toks:
+        at = lines[t.start[0]] + t.start[1]
+        if fstart is not None and t.type == fstart:
+            begin = at if depth == 0 else begin
+            depth += 1
+        elif fstart is not None and t.type == tokenize.FSTRING_END:
+            depth -= 1
+            if depth == 0:
+                spans.append((begin, lines[t.end[0]] + t.end[1]))
+        elif depth == 0 and t.type == tokenize.STRING:
+            spans.append((at, lines[t.end[0]] + t.end[1]))
+        elif depth == 0:
+            return None
+    out = []
+    for x, y in spans:
+        text = wrapped[x:y]
+        m = re.match(r"([A-Za-z]*)('\'\'|\"\"\"|'|\")", text)
+        out.append((m.group(1), m.group(2), text[m.end() : len(text) - len(m.group(2))]))
+    kinds = {p.lower() for p, _, _ in out}
+    if not out or any("b" in k for k in kinds) or len({"r" in k for k in kinds}) > 1:
+        return None
+    if any("f" in k for k in kinds) and any("f" not in p.lower() and re.search("[{}]", b) for p, _, b in out):
+        return None
+    return out
+
+
+def literals(source: str, where: str = "code cell") -> list[_Literal]:
+    """The translatable literals of a code cell's source, in order: every ``_("...")`` (the marker:
+    one string literal, plain or f-string, joined pieces allowed), and the prose arguments of
+    :data:`PROSE_CALLS`, :data:`PROSE_METHODS` and :data:`PROSE_KEYWORDS` that hold a letter outside
+    their ``{...}`` fields. A marker of anything else is an error naming ``where`` (it would not be
+    translated); a cell that is not plain Python (IPython magics) has none."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         if re.search(rf"\b{MARKER}\(", source):
             raise ValueError(f"{where}: marks a literal but does not parse as Python") from None
         return []
-    lines = _offsets(source)
-    found = []
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == MARKER):
-            continue
-        arg = node.args[0] if len(node.args) == 1 and not node.keywords else None
-        if not isinstance(arg, (ast.Constant, ast.JoinedStr)) or (
-            isinstance(arg, ast.Constant) and not isinstance(arg.value, str)
+    starts, text_lines = _offsets(source), source.splitlines(keepends=True)
+
+    def at(line: int, col: int) -> int:  # ast's columns count UTF-8 bytes
+        return starts[line] + len(text_lines[line - 1].encode()[:col].decode())
+
+    found: dict[tuple[int, int], _Literal] = {}
+
+    def add(node, call=None) -> bool:
+        if not isinstance(node, (ast.Constant, ast.JoinedStr)) or (
+            isinstance(node, ast.Constant) and not isinstance(node.value, str)
         ):
-            raise ValueError(f"{where}: line {node.lineno}: {MARKER}(...) takes one string literal")
-        a, b = lines[arg.lineno] + arg.col_offset, lines[arg.end_lineno] + arg.end_col_offset
-        body = _literal_body(source[a:b])
-        if body is None:
-            raise ValueError(
-                f"{where}: line {node.lineno}: {MARKER}(...) takes one string literal, not several joined"
-            )
-        start = lines[node.lineno] + node.col_offset
-        end = lines[node.end_lineno] + node.end_col_offset
-        found.append(_Literal(start, (a, b), (a + body[0], a + body[1]), end))
-    return sorted(found, key=lambda lit: lit.start)
+            return False
+        a, b = at(node.lineno, node.col_offset), at(node.end_lineno, node.end_col_offset)
+        parts = _pieces(source[a:b])
+        if parts is None:
+            return False
+        lit = _Literal(
+            (a, b)
+            if call is None
+            else (at(call.lineno, call.col_offset), at(call.end_lineno, call.end_col_offset)),
+            tuple(parts),
+            a - starts[node.lineno],
+            node.end_lineno - node.lineno + 1,
+            call is not None,
+        )
+        if call is not None or re.search(r"[^\W\d_]", _FIELD.sub("", lit.text)):
+            found[lit.span] = lit
+        return True
 
-
-def _literal_body(segment: str) -> tuple[int, int] | None:
-    """``(start, end)`` of the text between the quotes of ``segment``, one string literal as
-    written; None when it is several literals joined (``"a" "b"``)."""
-    toks = [
-        t
-        for t in tokenize.generate_tokens(io.StringIO(segment).readline)
-        if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.ENDMARKER, tokenize.COMMENT)
-    ]
-    fstart = getattr(tokenize, "FSTRING_START", None)  # Python 3.12+: f-strings are several tokens
-    if fstart is not None and toks and toks[0].type == fstart:
-        depth, ends = 0, 0
-        for t in toks:
-            depth += t.type == fstart
-            if t.type == tokenize.FSTRING_END:
-                depth -= 1
-                ends += depth == 0
-        if ends != 1 or toks[-1].type != tokenize.FSTRING_END:
-            return None
-    elif len(toks) != 1 or toks[0].type != tokenize.STRING:
-        return None
-    m = re.match(r"[A-Za-z]*('''|\"\"\"|'|\")", segment)
-    quote = m.group(1)
-    return m.end(), len(segment) - len(quote)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        if isinstance(func, ast.Name) and name == MARKER:
+            if len(node.args) != 1 or node.keywords or not add(node.args[0], node):
+                raise ValueError(
+                    f"{where}: line {node.lineno}: {MARKER}(...) takes one string literal (str, "
+                    "f-string, or pieces of them joined; not bytes, not raw beside non-raw)"
+                )
+            continue
+        if isinstance(func, ast.Name) and name in PROSE_CALLS:
+            for arg in node.args:
+                add(arg)
+        elif isinstance(func, ast.Attribute) and name in PROSE_METHODS and node.args:
+            add(node.args[0])
+        for kw in node.keywords:
+            if kw.arg in PROSE_KEYWORDS:
+                add(kw.value)
+    return [found[k] for k in sorted(found)]
 
 
 def units(cells, file: str) -> list[Unit]:
@@ -162,8 +245,8 @@ def units(cells, file: str) -> list[Unit]:
             if cell.source.strip():
                 out.append(Unit(file, i, "markdown", cell.source))
         elif cell.cell_type == "code":
-            for lit in marked_literals(cell.source, f"{file} cell {i}"):
-                out.append(Unit(file, i, "code", cell.source[lit.body[0] : lit.body[1]]))
+            for lit in literals(cell.source, f"{file} cell {i}"):
+                out.append(Unit(file, i, "code", lit.text))
     return out
 
 
@@ -377,18 +460,20 @@ def render(cells, catalog=None, file: str = "source") -> tuple[list, list[str]]:
             else:
                 new.source = text
         elif cell.cell_type == "code":
-            src = cell.source
-            for lit in reversed(marked_literals(src, where)):
-                body = src[lit.body[0] : lit.body[1]]
-                if catalog is not None:
-                    unit = Unit(file, i, "code", body)
-                    text, why = _lookup(entries, unit)
-                    if why:
-                        problems.append(f"{unit.where}: {why}")
-                    else:
-                        body = text
-                literal = src[lit.literal[0] : lit.body[0]] + body + src[lit.body[1] : lit.literal[1]]
-                src = src[: lit.start] + literal + src[lit.end :]
+            src, missing = cell.source, []
+            for lit in reversed(literals(src, where)):  # from the end: earlier offsets stay valid
+                text, why = (
+                    (None, None) if catalog is None else _lookup(entries, Unit(file, i, "code", lit.text))
+                )
+                if why:
+                    missing.append(f"{Unit(file, i, 'code', lit.text).where}: {why}")
+                if text is not None or lit.marker:
+                    src = (
+                        src[: lit.span[0]]
+                        + lit.write(lit.text if text is None else text)
+                        + src[lit.span[1] :]
+                    )
+            problems += missing[::-1]
             try:
                 ast.parse(src)
             except SyntaxError as e:

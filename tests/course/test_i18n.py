@@ -25,6 +25,11 @@ n = 3
 print(_(f"{n} edits, {n / 2:.1f} each"))
 label = _("bits that differ")
 other = "not marked"
+plot(n, title=f"{n} bits", xlabel="{x}")
+print(
+    f"a long line of {n} words, "
+    f"split in two"
+)
 
 # %% [markdown]
 # <details><summary>Answer</summary>
@@ -39,6 +44,8 @@ SPANISH = {
     ),
     "{n} edits, {n / 2:.1f} each": "{n} ediciones, {n / 2:.1f} cada una",
     "bits that differ": "bits que difieren",
+    "{n} bits": "{n} bits",
+    "a long line of {n} words, split in two": "una línea larga de {n} palabras, partida en dos o más",
     "<details><summary>Answer</summary>\n\nFolded.\n</details>": (
         "<details><summary>Respuesta</summary>\n\nPlegada.\n</details>"
     ),
@@ -87,6 +94,8 @@ def test_units_are_markdown_cells_and_marked_literals(i18n, repo):
         (0, "markdown", next(iter(SPANISH))),
         (1, "code", "{n} edits, {n / 2:.1f} each"),
         (1, "code", "bits that differ"),
+        (1, "code", "{n} bits"),  # a plot keyword: no marker needed; xlabel="{x}" holds no word
+        (1, "code", "a long line of {n} words, split in two"),  # joined pieces: one unit
         (2, "markdown", "<details><summary>Answer</summary>\n\nFolded.\n</details>"),
     ]
     assert units[1].where.startswith("course/notebooks/01_x.py cell 1 (code: ")
@@ -96,7 +105,8 @@ def test_units_are_markdown_cells_and_marked_literals(i18n, repo):
     "code, why",
     [
         ("x = _(name)", "takes one string literal"),
-        ('x = _("a" "b")', "not several joined"),
+        ('x = _(r"a" "b")', "not raw beside non-raw"),
+        ('x = _("{a}" f"{b}")', "takes one string literal"),
         ('x = _(b"bytes")', "takes one string literal"),
         ('x = _("a", "b")', "takes one string literal"),
         ('%time x = _("a")', "does not parse"),
@@ -104,7 +114,7 @@ def test_units_are_markdown_cells_and_marked_literals(i18n, repo):
 )
 def test_a_marker_that_cannot_be_translated_is_an_error_naming_its_cell(i18n, code, why):
     with pytest.raises(ValueError, match=rf"^here: .*{why}"):
-        i18n.marked_literals(code, "here")
+        i18n.literals(code, "here")
 
 
 def test_render_strips_the_markers_and_translates(i18n, repo):
@@ -115,6 +125,7 @@ def test_render_strips_the_markers_and_translates(i18n, repo):
     code = english[1].source
     assert "_(" not in code and 'print(f"{n} edits, {n / 2:.1f} each")' in code
     assert 'label = "bits that differ"' in code and 'other = "not marked"' in code
+    assert code.split("label = ")[1] == cells[1].source.split("label = _(")[1].replace('")', '"', 1)
     assert english[0].source == cells[0].source
 
     i18n.update(src, "es", repo)
@@ -125,6 +136,14 @@ def test_render_strips_the_markers_and_translates(i18n, repo):
     code = spanish[1].source
     ast.parse(code)
     assert 'print(f"{n} ediciones, {n / 2:.1f} cada una")' in code and 'label = "bits que difieren"' in code
+    # the joined literal keeps its shape: pieces on their own lines at its indent, as long as the
+    # English's, broken between words
+    call = ast.parse(code).body[-1].value
+    literal = ast.get_source_segment(code, call.args[0])
+    assert eval("(" + literal + ")", {"n": 3}) == "una línea larga de 3 palabras, partida en dos o más"
+    pieces = literal.splitlines()
+    assert len(pieces) > 1 and all(p.startswith('    f"') or p.startswith('f"') for p in pieces)
+    assert max(len(p.strip()) for p in pieces) <= len('f"a long line of {n} words, "')
     assert cells[1].source.count("_(") == 2  # the source's cells are not changed
 
 
@@ -132,10 +151,10 @@ def test_check_names_each_unit_missing_fuzzy_or_broken(i18n, repo):
     src = repo / "course" / "notebooks" / "01_x.py"
     (none,) = i18n.problems(repo)
     assert none.startswith("course/notebooks/01_x.py: no es catalogue (course/i18n/es/notebooks/01_x.po)")
-    assert i18n.update(src, "es", repo) == {"translated": 0, "fuzzy": 0, "missing": 4, "obsolete": 0}
+    assert i18n.update(src, "es", repo) == {"translated": 0, "fuzzy": 0, "missing": 6, "obsolete": 0}
     found = i18n.problems(repo)
-    assert len(found) == 4 and all("no translation" in p or "empty translation" in p for p in found)
-    assert [p.split(" (")[0] for p in found] == ["es: course/notebooks/01_x.py cell " + c for c in "0112"]
+    assert len(found) == 6 and all("empty translation" in p for p in found)
+    assert [p.split(" (")[0] for p in found] == ["es: course/notebooks/01_x.py cell " + c for c in "011112"]
 
     _translate(i18n, repo, SPANISH)
     assert i18n.problems(repo) == []
@@ -171,9 +190,9 @@ def test_update_revives_an_obsolete_entry_whose_english_comes_back(i18n, repo):
     i18n.update(src, "es", repo)
     _translate(i18n, repo, SPANISH)
     src.write_text(SOURCE.replace('label = _("bits that differ")\n', ""), encoding="utf-8")
-    assert i18n.update(src, "es", repo) == {"translated": 3, "fuzzy": 0, "missing": 0, "obsolete": 1}
+    assert i18n.update(src, "es", repo) == {"translated": 5, "fuzzy": 0, "missing": 0, "obsolete": 1}
     src.write_text(SOURCE, encoding="utf-8")  # the marker is back
-    assert i18n.update(src, "es", repo) == {"translated": 4, "fuzzy": 0, "missing": 0, "obsolete": 0}
+    assert i18n.update(src, "es", repo) == {"translated": 6, "fuzzy": 0, "missing": 0, "obsolete": 0}
     assert i18n.problems(repo) == []
 
 
