@@ -115,7 +115,7 @@ class _Literal:
             return prefix + quote + body + quote
         width = max(len(b) for _, _, b in self.parts)
         pieces, line = [], ""
-        for atom in re.findall(r"\{\{|\}\}|\{[^{}]*\}|[^\s{}]+|\s+|[{}]", body):
+        for atom in _atoms(body):
             if line and not atom.isspace() and len(line) + len(atom) > width:
                 pieces.append(line)
                 line = atom
@@ -123,6 +123,30 @@ class _Literal:
                 line += atom
         pieces.append(line)
         return ("\n" + " " * self.column).join(prefix + quote + piece + quote for piece in pieces)
+
+
+def _atoms(body: str) -> list[str]:
+    """``body`` cut where a line may break: runs of spaces, words, and whole ``{...}`` fields
+    (nested braces, as in ``{x:{w}s}``, stay inside their field; ``{{`` is text)."""
+    atoms, i = [], 0
+    while i < len(body):
+        if body.startswith(("{{", "}}"), i):
+            j = i + 2
+        elif body[i] == "{":
+            depth, j = 0, i
+            while j < len(body):
+                depth += {"{": 1, "}": -1}.get(body[j], 0)
+                j += 1
+                if depth == 0:
+                    break
+        else:
+            space = body[i].isspace()
+            j = i + 1
+            while j < len(body) and body[j].isspace() == space and body[j] not in "{}":
+                j += 1
+        atoms.append(body[i:j])
+        i = j
+    return atoms
 
 
 def _offsets(source: str) -> list[int]:
@@ -210,7 +234,7 @@ def literals(source: str, where: str = "code cell") -> list[_Literal]:
             node.end_lineno - node.lineno + 1,
             call is not None,
         )
-        if call is not None or re.search(r"[^\W\d_]", _FIELD.sub("", lit.text)):
+        if call is not None or re.search(r"[^\W\d_]", re.sub(r"\\.", "", _FIELD.sub("", lit.text))):
             found[lit.span] = lit
         return True
 
@@ -467,7 +491,7 @@ def render(cells, catalog=None, file: str = "source") -> tuple[list, list[str]]:
                 )
                 if why:
                     missing.append(f"{Unit(file, i, 'code', lit.text).where}: {why}")
-                if text is not None or lit.marker:
+                if (text is not None and text != lit.text) or lit.marker:
                     src = (
                         src[: lit.span[0]]
                         + lit.write(lit.text if text is None else text)
