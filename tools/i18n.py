@@ -378,13 +378,16 @@ def update(source: Path, lang: str, root: Path = ROOT) -> dict[str, int]:
     translation of the closest old entry (difflib, ratio >= 0.6), flagged fuzzy, with the old
     English as ``#| msgid``; an entry no unit asks for becomes obsolete (``#~``, kept as translation
     memory) and comes back when its English does. Returns counts of what the catalogue now holds."""
+    return merge(catalogue_path(source, lang, root), template(source, root), lang)
+
+
+def merge(path: Path, wanted: list, lang: str) -> dict[str, int]:
+    """Merge the catalogue at ``path`` with the entries ``wanted`` (see :func:`update`)."""
     import difflib
 
-    path = catalogue_path(source, lang, root)
     old = read_catalogue(path) or _new_catalogue(lang)
     current = {e.msgid: e for e in old if not e.obsolete}
     retired = {e.msgid: e for e in old if e.obsolete}
-    wanted = template(source, root)
     want_ids = {t.msgid for t in wanted}
     free = {k: e for k, e in current.items() if k not in want_ids and e.msgstr}  # to match fuzzily
     po = _new_catalogue(lang)
@@ -424,6 +427,77 @@ def _counts(po) -> dict[str, int]:
         "missing": sum(not e.msgstr for e in live),
         "obsolete": sum(e.obsolete for e in po),
     }
+
+
+# -- what tools/build.py writes itself ----------------------------------------------------------------
+
+#: The English texts ``tools/build.py`` writes into every notebook (navigation, the grading note),
+#: ``{...}`` placeholders included; their translations are ``course/i18n/LANG/build.po``. The build
+#: writes ``message(TEXT, lang).format(...)`` (the English itself for ``lang=None``).
+BUILD_MESSAGES = (
+    "*simhash-lab course*",
+    "*simhash-lab exercises*",
+    "Start here: the map",
+    "Exercise",
+    "Course notebook",
+    "*Solutions: every answer filled in and run.*",
+    "When every check above shows ✅, grade the whole notebook the way a teacher will:\n\n"
+    "    simhash-lab grade {path}\n\n"
+    "It keeps only your `answer` cells and restores every other cell from a pristine copy, "
+    "so the check cells must pass as they are.",
+)
+
+
+def build_catalogue_path(lang: str, root: Path = ROOT) -> Path:
+    return root / "course" / "i18n" / lang / "build.po"
+
+
+def update_build(lang: str, root: Path = ROOT) -> dict[str, int]:
+    """Create or merge ``build.po`` for ``lang`` from :data:`BUILD_MESSAGES`."""
+    import polib
+
+    wanted = [
+        polib.POEntry(
+            msgid=m,
+            msgstr="",
+            occurrences=[("tools/build.py", "")],
+            comment="written by tools/build.py",
+            flags=["python-brace-format"] if _fields(m) else [],
+        )
+        for m in BUILD_MESSAGES
+    ]
+    return merge(build_catalogue_path(lang, root), wanted, lang)
+
+
+def message(text: str, lang: str | None = None, root: Path = ROOT) -> str:
+    """``text`` (one of :data:`BUILD_MESSAGES`) in ``lang``; ValueError naming the catalogue when it
+    has no finished translation (``problems`` lists every such text)."""
+    if text not in BUILD_MESSAGES:
+        raise ValueError(f"message: {text[:60]!r} is not one of BUILD_MESSAGES")
+    if lang is None:
+        return text
+    path = build_catalogue_path(lang, root)
+    po = read_catalogue(path)
+    entries = {e.msgid: e for e in po if not e.obsolete} if po is not None else None
+    found, why = _lookup(entries, Unit(path.relative_to(root).as_posix(), 0, "code", text))
+    if why:
+        raise ValueError(f"message: {path.relative_to(root)}: {text[:60]!r}: {why}")
+    return found
+
+
+def _build_problems(lang: str, root: Path) -> list[str]:
+    path = build_catalogue_path(lang, root)
+    rel = path.relative_to(root).as_posix()
+    po = read_catalogue(path)
+    if po is None:
+        return [f"{rel}: missing; run `tools/i18n.py update`"]
+    entries = {e.msgid: e for e in po if not e.obsolete}
+    found = []
+    for text in BUILD_MESSAGES:
+        _, why = _lookup(entries, Unit(rel, 0, "code", text))
+        if why:
+            found.append(f"{lang}: {rel} ({text[:60]!r}): {why}")
+    return found
 
 
 # -- applying a catalogue ---------------------------------------------------------------------------
@@ -515,9 +589,10 @@ def problems(root: Path = ROOT, only: tuple[str, ...] | list[str] = (), language
     """One line per unit of the sources (all, or those whose name starts with one of ``only``) that
     a language's catalogue does not translate, or no longer translates: no catalogue, no entry,
     fuzzy (the English changed), empty, or a translation that does not fit the unit (see
-    :func:`mismatch`). Entries no cell asks for are not problems (``update`` makes them obsolete).
+    :func:`mismatch`); with no ``only``, also each of :data:`BUILD_MESSAGES` that ``build.po`` does
+    not translate. Entries no cell asks for are not problems (``update`` makes them obsolete).
     ``tools/build.py --check`` prints each line and fails when there is one."""
-    found = []
+    found = [p for lang in languages for p in _build_problems(lang, root)] if not only else []
     for source in sources(root, only):
         rel = source.relative_to(root).as_posix()
         cells = read_cells(source)
@@ -564,6 +639,12 @@ def main(argv: list[str] | None = None) -> int:
                 print("UNTRANSLATED", p)
             print(f"{len(chosen)} sources checked in {', '.join(langs)}, {len(found)} problems")
             return 1 if found else 0
+        for lang in langs if args.command == "update" and not args.only else ():
+            counts = update_build(lang, root)
+            print(
+                f"{build_catalogue_path(lang, root).relative_to(root)}: "
+                + ", ".join(f"{v} {k}" for k, v in counts.items())
+            )
         for source in chosen:
             for lang in langs:
                 path = catalogue_path(source, lang, root)

@@ -149,22 +149,22 @@ def test_render_strips_the_markers_and_translates(i18n, repo):
 
 def test_check_names_each_unit_missing_fuzzy_or_broken(i18n, repo):
     src = repo / "course" / "notebooks" / "01_x.py"
-    (none,) = i18n.problems(repo)
+    (none,) = i18n.problems(repo, ["01"])
     assert none.startswith("course/notebooks/01_x.py: no es catalogue (course/i18n/es/notebooks/01_x.po)")
     assert i18n.update(src, "es", repo) == {"translated": 0, "fuzzy": 0, "missing": 6, "obsolete": 0}
-    found = i18n.problems(repo)
+    found = i18n.problems(repo, ["01"])
     assert len(found) == 6 and all("empty translation" in p for p in found)
     assert [p.split(" (")[0] for p in found] == ["es: course/notebooks/01_x.py cell " + c for c in "011112"]
 
     _translate(i18n, repo, SPANISH)
-    assert i18n.problems(repo) == []
+    assert i18n.problems(repo, ["01"]) == []
 
     # the English of cell 0 changes: before `update` its translation is missing, after it fuzzy
     src.write_text(SOURCE.replace("Some prose", "Some new prose"), encoding="utf-8")
-    (before,) = i18n.problems(repo)
+    (before,) = i18n.problems(repo, ["01"])
     assert before.startswith("es: course/notebooks/01_x.py cell 0 (markdown: ") and "no translation" in before
     assert i18n.update(src, "es", repo)["fuzzy"] == 1
-    (after,) = i18n.problems(repo)
+    (after,) = i18n.problems(repo, ["01"])
     assert after.startswith("es: course/notebooks/01_x.py cell 0 (markdown: ") and "fuzzy" in after
     cat = i18n.read_catalogue(i18n.catalogue_path(src, "es", repo))
     (msg,) = [e for e in cat if "Some new prose" in e.msgid]
@@ -178,7 +178,7 @@ def test_check_names_each_unit_missing_fuzzy_or_broken(i18n, repo):
         "<details><summary>Answer</summary>\n\nFolded.\n</details>": "Plegada.",
     }
     _translate(i18n, repo, broken)
-    found = i18n.problems(repo)
+    found = i18n.problems(repo, ["01"])
     assert len(found) == 3, found
     assert "cell 0" in found[0] and "link targets" in found[0]
     assert "cell 1" in found[1] and "fields ['m']" in found[1]
@@ -193,7 +193,7 @@ def test_update_revives_an_obsolete_entry_whose_english_comes_back(i18n, repo):
     assert i18n.update(src, "es", repo) == {"translated": 5, "fuzzy": 0, "missing": 0, "obsolete": 1}
     src.write_text(SOURCE, encoding="utf-8")  # the marker is back
     assert i18n.update(src, "es", repo) == {"translated": 6, "fuzzy": 0, "missing": 0, "obsolete": 0}
-    assert i18n.problems(repo) == []
+    assert i18n.problems(repo, ["01"]) == []
 
 
 def test_command_line_check_exits_1_on_a_problem(i18n, repo):
@@ -203,11 +203,39 @@ def test_command_line_check_exits_1_on_a_problem(i18n, repo):
             rc = i18n.main([*argv, "--root", str(repo)])
         return rc, out.getvalue()
 
-    rc, out = run("check")
+    rc, out = run("check", "01")
     assert rc == 1 and out.startswith("UNTRANSLATED course/notebooks/01_x.py: no es catalogue")
     assert run("update")[0] == 0
     _translate(i18n, repo, SPANISH)
-    assert run("check") == (0, "1 sources checked in es, 0 problems\n")
+    assert run("check", "01") == (0, "1 sources checked in es, 0 problems\n")
+    rc, out = run("check")  # all sources: build.po too, still untranslated
+    assert rc == 1 and out.count("UNTRANSLATED es: course/i18n/es/build.po") == len(i18n.BUILD_MESSAGES)
+
+
+def test_build_messages_come_from_build_po(i18n, repo):
+    with pytest.raises(ValueError, match="not one of BUILD_MESSAGES"):
+        i18n.message("Anything else", "es", repo)
+    assert i18n.message("Exercise", None, repo) == "Exercise"
+    first, second = i18n.problems(repo)
+    assert first == "course/i18n/es/build.po: missing; run `tools/i18n.py update`"
+    assert second.startswith("course/notebooks/01_x.py: no es catalogue")
+    i18n.update_build("es", repo)
+    with pytest.raises(ValueError, match=r"build.po: 'Exercise': empty translation"):
+        i18n.message("Exercise", "es", repo)
+    path = i18n.build_catalogue_path("es", repo)
+    po = i18n.read_catalogue(path)
+    for e in po:
+        e.msgstr = e.msgid.replace("simhash-lab grade {path}", "simhash-lab grade {ruta}")
+    i18n.write_catalogue(po, path)
+    assert i18n.message("Exercise", "es", repo) == "Exercise"
+    (broken,) = [p for p in i18n.problems(repo) if "build.po" in p]
+    assert "When every check" in broken and "fields ['ruta']" in broken
+
+
+def test_the_course_build_messages_are_translated(i18n):
+    assert i18n.message("Start here: the map", "es") != "Start here: the map"
+    grade = i18n.message(i18n.BUILD_MESSAGES[-1], "es").format(path="exercises/es/01_lsh_vs_crypto.ipynb")
+    assert "simhash-lab grade exercises/es/01_lsh_vs_crypto.ipynb" in grade
 
 
 def test_committed_catalogues_translate_their_sources(i18n):
