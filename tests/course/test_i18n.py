@@ -244,3 +244,17 @@ def test_committed_catalogues_translate_their_sources(i18n):
     assert names, "no catalogue in course/i18n/es"
     found = [p for p in i18n.problems(ROOT, sorted(set(names))) if "no es catalogue" not in p]
     assert found == [], "\n".join(found)
+
+
+def test_english_render_of_the_course_is_its_source(i18n):
+    """Without a catalogue, rendering changes only the cells that hold a ``_()`` marker: the English
+    notebooks the build writes stay as they are."""
+    for path in i18n.sources():
+        cells = i18n.read_cells(path)
+        rendered, problems = i18n.render(cells)
+        assert problems == []
+        for cell, out in zip(cells, rendered):
+            if not i18n.literals(cell.source) or not any(lit.marker for lit in i18n.literals(cell.source)):
+                assert out.source == cell.source, path
+            else:
+                assert "_(" not in out.source, path
