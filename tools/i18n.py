@@ -513,7 +513,12 @@ def _fields(text: str) -> list[str]:
 
 def mismatch(unit: Unit, translation: str) -> str | None:
     """Why ``translation`` cannot stand for ``unit`` (None when it can): code literals keep their
-    ``{...}`` fields; markdown keeps its link targets and its folded answers."""
+    ``{...}`` fields; markdown keeps its link targets and its folded answers; both begin and end
+    with a newline when the English does (gettext's ``msgfmt -c`` rule)."""
+    if unit.text.endswith("\n") != translation.endswith("\n") or unit.text.startswith(
+        "\n"
+    ) != translation.startswith("\n"):
+        return "it does not begin and end with a newline where the English does"
     if unit.kind == "code":
         if _fields(unit.text) != _fields(translation):
             return f"its fields {_fields(translation)} are not the English's {_fields(unit.text)}"

@@ -185,6 +185,12 @@ def test_check_names_each_unit_missing_fuzzy_or_broken(i18n, repo):
     assert "cell 2" in found[2] and "<details>" in found[2]
 
 
+def test_a_translation_keeps_the_newlines_around_its_english(i18n):
+    unit = i18n.Unit("f.py", 3, "markdown", "Some text\n")
+    assert i18n.mismatch(unit, "Algo de texto\n") is None
+    assert "newline" in i18n.mismatch(unit, "Algo de texto")
+
+
 def test_update_revives_an_obsolete_entry_whose_english_comes_back(i18n, repo):
     src = repo / "course" / "notebooks" / "01_x.py"
     i18n.update(src, "es", repo)
