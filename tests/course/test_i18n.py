@@ -185,6 +185,14 @@ def test_check_names_each_unit_missing_fuzzy_or_broken(i18n, repo):
     assert "cell 2" in found[2] and "<details>" in found[2]
 
 
+def test_a_catalogue_that_does_not_parse_is_named(i18n, repo):
+    path = i18n.catalogue_path(repo / "course" / "notebooks" / "01_x.py", "es", repo)
+    path.parent.mkdir(parents=True)
+    path.write_text('msgid "a"\nmsgstr "b"\nmsgstr "c"\n', encoding="utf-8")  # two msgstr
+    (found,) = i18n.problems(repo, ["01"])
+    assert found.startswith("course/i18n/es/notebooks/01_x.po: unreadable")
+
+
 def test_a_translation_keeps_the_newlines_around_its_english(i18n):
     unit = i18n.Unit("f.py", 3, "markdown", "Some text\n")
     assert i18n.mismatch(unit, "Algo de texto\n") is None
