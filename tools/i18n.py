@@ -546,9 +546,23 @@ def _lookup(entries: dict | None, unit: Unit) -> tuple[str | None, str | None]:
     return (None, f"translation does not fit: {why}") if why else (e.msgstr, None)
 
 
-def render(cells, catalog=None, file: str = "source") -> tuple[list, list[str]]:
+def relink(markdown: str, target) -> str:
+    """``markdown`` with every relative link target ``](x)`` replaced by ``target(x)`` (links
+    with a scheme, ``#anchors`` and absolute paths are left alone): a notebook written one folder
+    deeper, as ``notebooks/es/``, points to ``../`` plus what its English points to."""
+
+    def one(m):
+        x = m.group(1)
+        keep = re.match(r"[a-z][a-z0-9+.-]*:", x) or x.startswith(("#", "/"))
+        return m.group(0) if keep else "](" + target(x)
+
+    return _LINK.sub(one, markdown)
+
+
+def render(cells, catalog=None, file: str = "source", links=None) -> tuple[list, list[str]]:
     """``(cells, problems)``: a copy of a source's cells in the catalogue's language (English when
-    ``catalog`` is None), every ``_("...")`` marker removed, its literal kept (translated or not).
+    ``catalog`` is None), every ``_("...")`` marker removed, its literal kept (translated or not);
+    ``links``, if given, rewrites the relative link targets of markdown cells (see :func:`relink`).
     A unit the catalogue cannot translate stays English and is named in ``problems``."""
     out, problems = [], []
     entries = None if catalog is None else {e.msgid: e for e in catalog if not e.obsolete}
@@ -562,7 +576,9 @@ def render(cells, catalog=None, file: str = "source") -> tuple[list, list[str]]:
                 problems.append(f"{unit.where}: {why}")
             else:
                 new.source = text
-        elif cell.cell_type == "code":
+        if cell.cell_type == "markdown" and links is not None:
+            new.source = relink(new.source, links)
+        if cell.cell_type == "code":
             src, missing = cell.source, []
             for lit in reversed(literals(src, where)):  # from the end: earlier offsets stay valid
                 text, why = (

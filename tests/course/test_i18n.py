@@ -147,6 +147,17 @@ def test_render_strips_the_markers_and_translates(i18n, repo):
     assert cells[1].source.count("_(") == 2  # the source's cells are not changed
 
 
+def test_links_are_rewritten_for_a_deeper_folder(i18n):
+    md = "[next](02_b.ipynb), [src](../course/sources/README.md), [web](https://x.org/a), [here](#top)"
+    deeper = i18n.relink(md, lambda t: t if t.endswith(".ipynb") and "/" not in t else "../" + t)
+    assert deeper == (
+        "[next](02_b.ipynb), [src](../../course/sources/README.md), [web](https://x.org/a), [here](#top)"
+    )
+    cells = [type("Cell", (), {"cell_type": "markdown", "source": md})()]
+    (out,), problems = i18n.render(cells, links=lambda t: "../" + t)
+    assert problems == [] and out.source.startswith("[next](../02_b.ipynb)") and "(#top)" in out.source
+
+
 def test_check_names_each_unit_missing_fuzzy_or_broken(i18n, repo):
     src = repo / "course" / "notebooks" / "01_x.py"
     (none,) = i18n.problems(repo, ["01"])
