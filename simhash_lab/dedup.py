@@ -15,7 +15,11 @@ same steps and return a :class:`DedupResult`:
    ``recall`` asked for (default 0.95) of them. When the sample holds too few such pairs, pairs made
    from sampled documents by random word replacements down to the threshold stand in (the worst
    case: every pair at the threshold). The :class:`Calibration` says which, with its figures.
-3. **Candidates**: every pair within ``k`` bits (:meth:`SimhashIndex.pairs`).
+3. **Candidates**: with a threshold and ``k`` calibrated, the pairs that agree on a MinHash band
+   of their shingle sets (the keys made chunk by chunk in step 1), the bands chosen to find a pair
+   at the threshold itself with probability ``recall`` (:mod:`simhash_lab.candidates`: time in
+   proportion to the rows and the pairs, where every pair within a calibrated k of 12 costs
+   hundreds of tables); with ``k`` given, every pair within ``k`` bits (:meth:`SimhashIndex.pairs`).
 4. **Verify** each candidate: exact Jaccard similarity of the two documents' word ``shingle``-gram
    sets (sorted 64-bit hashes merged in Numba, :mod:`simhash_lab.kernels.verify`); pairs below the
    threshold are dropped. Without a threshold, every candidate stands (the Hamming-only mode of
@@ -56,6 +60,7 @@ from . import _files
 from ._files import DEFAULT_MAX_BYTES, NotRegularFile, NotText, TooLarge, json_name, reason, walk
 from ._validate import check_int, check_option
 from .calibration import Calibration, _check_fraction, calibrate
+from .candidates import BandKeys
 from .datasets import DatasetError, Source, TextsSource, open_dataset, write_duplicates
 from .shingles import Shingler, _ChunkSets, _gather_sets, recommended_hasher
 
@@ -151,7 +156,8 @@ class DedupResult:
         cluster, kept; reported apart (``to_json()``: ``"empty"`` for files, ``"featureless"`` for
         rows).
     pairs : ndarray, shape (m, 3), int64
-        The candidate pairs ``(i, j, d)`` within ``k`` (rows, ``i < j``), before verification.
+        The candidate pairs ``(i, j, d)`` (rows, ``i < j``; ``d`` their Hamming distance), before
+        verification: those within ``k``, or of the MinHash bands (``settings["candidates"]``).
     similarity : ndarray, shape (m,), float64
         Their Jaccard similarity (NaN without a threshold).
     k, bits : int
@@ -443,12 +449,16 @@ def _run(
     shingler = Shingler(shingle)
     fused = jaccard is not None and shingler.fuses(hasher)
     kept_sets = _ChunkSets() if fused else None
+    # the candidates' MinHash band keys, made chunk by chunk from the sets (k to be calibrated)
+    band_keys = BandKeys(jaccard, recall) if jaccard is not None and k is None else None
     bar = bars.start("fingerprinting", getattr(source, "total", None), unit=unit)
     try:
         start = 0
         for texts, ids, prio in source.chunks(CHUNK_ROWS):
             if fused:  # one tokenization for the fingerprints and the sets
                 f, ind, dat = _fused_chunk(shingler, texts, start, source.name)
+                if band_keys is not None:
+                    band_keys.add(ind, dat)
                 if kept_sets is not None:
                     kept_sets.add(ind, dat)
                     if kept_sets.nbytes > SETS_BUDGET:
@@ -461,6 +471,8 @@ def _run(
             if jaccard is not None and not fused:  # features for the hasher, maybe no shingle
                 no_words = np.flatnonzero(shingler.word_counts(texts) == 0)
                 featureless.extend((no_words + start).tolist())
+                if band_keys is not None:
+                    band_keys.add(*_check_text_chunk(shingler.sets, texts, start, source.name))
             fps_parts.append(f)
             res.ids.extend(ids)
             if keep == "longest":
@@ -498,21 +510,25 @@ def _run(
             k = res.calibration.k
     res.k = k
     lap("calibrate")
-    # 3. candidates
-    rows = np.flatnonzero(valid)
-    index = SimhashIndex(k=k, bits=hasher.bits, max_tables=max_tables, memory_budget=memory_budget)
-    bar = bars.start("indexing", None, unit="step")
-    try:
-        index.add_many(fps[rows])
-        p = index.pairs()
-    finally:
-        bars.close()
-    pairs = (
-        np.stack([rows[p[:, 0]], rows[p[:, 1]], p[:, 2]], axis=1)
-        if p.shape[0]
-        else np.empty((0, 3), np.int64)
-    )
-    del index
+    # 3. candidates: with k calibrated and the sets in memory, MinHash bands of them chosen for the
+    # threshold and recall (simhash_lab.candidates); else every pair within k (the index)
+    if band_keys is not None:
+        pairs = band_keys.pairs(valid, fps)
+    else:
+        rows = np.flatnonzero(valid)
+        index = SimhashIndex(k=k, bits=hasher.bits, max_tables=max_tables, memory_budget=memory_budget)
+        bar = bars.start("indexing", None, unit="step")
+        try:
+            index.add_many(fps[rows])
+            p = index.pairs()
+        finally:
+            bars.close()
+        pairs = (
+            np.stack([rows[p[:, 0]], rows[p[:, 1]], p[:, 2]], axis=1)
+            if p.shape[0]
+            else np.empty((0, 3), np.int64)
+        )
+        del index
     res.pairs = pairs.astype(np.int64, copy=False)
     lap("candidates")
     # 4. verification
@@ -565,6 +581,7 @@ def _run(
         "shingle": shingle if jaccard is not None else None,
         "keep": "priority" if pr is not None else keep,
         "linkage": linkage,
+        "candidates": band_keys.info if band_keys is not None else {"method": "index", "k": k},
     }
     return res
 
