@@ -93,14 +93,13 @@ def xxh3_peer():
     cc = shutil.which("cc") or shutil.which("gcc")
     if lib is None or cc is None:
         return None
-    path = next((p for p in glob.glob(f"/usr/lib*/**/{lib}", recursive=True)), None) or lib
     out_dir = Path(__file__).resolve().parents[1] / "build" / "peers"
     out_dir.mkdir(parents=True, exist_ok=True)
     so = out_dir / "xxh3_spans.so"
     with tempfile.NamedTemporaryFile("w", suffix=".c", delete=False) as f:
         f.write(_PEER_C)
     try:
-        subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(so), f.name, path], check=True)
+        subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(so), f.name, f"-l:{lib}"], check=True)
     except (subprocess.CalledProcessError, OSError):
         return None
     finally:
