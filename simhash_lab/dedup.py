@@ -513,7 +513,11 @@ def _run(
     # 3. candidates: with k calibrated and the sets in memory, MinHash bands of them chosen for the
     # threshold and recall (simhash_lab.candidates); else every pair within k (the index)
     if band_keys is not None:
-        pairs = band_keys.pairs(valid, fps)
+        bars.start("indexing", None, unit="step")  # the bands' sort
+        try:
+            pairs = band_keys.pairs(valid, fps)
+        finally:
+            bars.close()
     else:
         rows = np.flatnonzero(valid)
         index = SimhashIndex(k=k, bits=hasher.bits, max_tables=max_tables, memory_budget=memory_budget)
