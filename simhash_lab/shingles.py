@@ -66,12 +66,59 @@ class Shingler:
     def sets(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """``(indptr (n + 1,) int64, data (nnz,) uint64)``: document ``i``'s sorted distinct shingle
         hashes are ``data[indptr[i]:indptr[i + 1]]``."""
-        from .simhasher import _utf8_batch
-
         if not texts:
             return np.zeros(1, np.int64), np.empty(0, np.uint64)
-        buf, offsets = _utf8_batch(list(texts), self.tokenizer.lowercase)
-        return self._sets(buf, offsets)
+        return self._str_sets(list(texts))
+
+    def _str_sets(self, texts: list) -> tuple[np.ndarray, np.ndarray]:
+        """CSR sets of a list of str, read in place (``kernels.verify.shingle_hashes_str``, in
+        threads for 64 texts or more); the rare text whose lowercase needs Python (İ, Σ) again
+        through :meth:`_sets`, a lone surrogate refused as there."""
+        from .kernels import verify as V
+        from .kernels.strings import str_views
+        from .kernels.tokenize import FLAG_PYTHON_LOWER, FLAG_SURROGATE
+        from .simhasher import _utf8_batch
+
+        if any(type(t) is not str for t in texts):  # str_views reads exact str objects only
+            return self._sets(*_utf8_batch(texts, self.tokenizer.lowercase))
+        tok = self.tokenizer
+        nd = len(texts)
+        ptrs, lens, kinds = str_views(texts)
+        slots = np.zeros(nd + 1, np.int64)
+        np.cumsum((lens + 1) // 2 + 1, out=slots[1:])
+        scratch = np.empty(slots[-1], np.uint64)
+        counts = np.zeros(nd, np.int64)
+        flags = np.zeros(nd, np.int64)
+
+        def run(lo: int, hi: int) -> None:
+            V.shingle_hashes_str(
+                ptrs[lo:hi], lens[lo:hi], kinds[lo:hi], tok.pipeline, tok.n, slots[lo : hi + 1],
+                scratch, counts[lo:hi], flags[lo:hi],
+            )  # fmt: skip
+
+        over(nd, run, nd >= 64, align=V.STR_CHUNK)
+        if flags.any():
+            if (flags & FLAG_SURROGATE).any():
+                _utf8_batch(texts, tok.lowercase)  # raises, naming the text
+            redo = np.flatnonzero(flags & FLAG_PYTHON_LOWER)
+            ind, dat = self._sets(*_utf8_batch([texts[i] for i in redo], tok.lowercase))
+            counts[redo] = np.diff(ind)
+            room = np.diff(slots)[redo]
+            if (counts[redo] > room).any():  # more shingles than the room: pack them apart
+                return self._splice(scratch, slots, counts, redo, ind, dat)
+            for k, i in enumerate(redo.tolist()):
+                scratch[slots[i] : slots[i] + counts[i]] = dat[ind[k] : ind[k + 1]]
+        return V.pack_sets(scratch, slots, counts)
+
+    @staticmethod
+    def _splice(scratch, slots, counts, redo, ind, dat) -> tuple[np.ndarray, np.ndarray]:
+        """CSR sets from ``scratch`` with the rows ``redo`` replaced by the CSR ``ind``/``dat``."""
+        parts = [scratch[slots[i] : slots[i] + counts[i]] for i in range(counts.size)]
+        for k, i in enumerate(redo.tolist()):
+            parts[i] = dat[ind[k] : ind[k + 1]]
+        indptr = np.zeros(counts.size + 1, np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        return indptr, np.concatenate(parts) if parts else np.empty(0, np.uint64)
 
     def _sets(self, buf: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """CSR sets of a UTF-8 batch, in threads for 64 documents or more."""
@@ -109,13 +156,11 @@ class Shingler:
         """``(fingerprints, indptr, data)``: the sets of :meth:`sets` and, from the same hashes, the
         fingerprints of :func:`recommended_hasher` (``shingle`` = this ``n``), tokenized once."""
         from .kernels import verify as V
-        from .simhasher import _utf8_batch
 
         fps = np.empty(len(texts), np.uint64)
         if not texts:
             return fps, np.zeros(1, np.int64), np.empty(0, np.uint64)
-        buf, offsets = _utf8_batch(list(texts), self.tokenizer.lowercase)
-        indptr, data = self._sets(buf, offsets)
+        indptr, data = self._str_sets(list(texts))
         run = lambda lo, hi: V.fold_sets(indptr[lo : hi + 1], data, 64, fps[lo:hi])  # noqa: E731
         over(len(texts), run, len(texts) >= 64)
         return fps, indptr, data
