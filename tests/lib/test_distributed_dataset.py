@@ -261,6 +261,23 @@ def test_a_failed_write_leaves_nothing(tmp_path):
         ]
 
 
+def test_local_writes_get_the_permissions_of_a_new_file(tmp_path):
+    """A staged local output (named by a library: Parquet) and bytes written through
+    ``_write.atomic_output`` get what a new file gets (0666 less the umask), not mkstemp's 0600,
+    and leave no temporary file."""
+    from simhash_lab import _storage
+    from simhash_lab._write import _umask
+
+    fs = _storage.filesystem(str(tmp_path))[0]
+    staged, raw = str(tmp_path / "a.parquet"), str(tmp_path / "sub" / "b.npz")
+    with _storage.staged_file(fs, staged) as local:
+        pq.write_table(pa.table({"x": [1]}), local)
+    _storage.put_bytes(fs, raw, b"whole")
+    for path in (staged, raw):
+        assert os.stat(path).st_mode & 0o777 == 0o666 & ~_umask()
+    assert sorted(os.listdir(tmp_path)) == ["a.parquet", "sub"] and os.listdir(tmp_path / "sub") == ["b.npz"]
+
+
 # -- a local S3 endpoint ---------------------------------------------------------------------------
 
 
