@@ -37,6 +37,12 @@ class CheckResult:
     name: str
     passed: bool
     hint: str = ""
+    credit: float = 0.0  # the share of the answer's points earned (1 when passed; parts right otherwise)
+    feedback: str = ""  # the hint for a student's feedback file: no hidden input or value in it
+
+    def __post_init__(self) -> None:
+        if self.passed:
+            self.credit = 1.0
 
 
 @dataclasses.dataclass
@@ -55,6 +61,7 @@ class GradeResult:
     seconds: float = 0.0
     log: str = ""  # the sandbox's stderr: the notebook's own output and tracebacks, for a teacher
     notes: list[str] = dataclasses.field(default_factory=list)
+    flag: str = ""  # a classroom's warning: "variant mismatch" (not the notebook released to this student)
 
     @property
     def passed(self) -> bool:
