@@ -153,13 +153,13 @@ def graded(release, kit, sandbox_ok):
     nb = nbformat.read(rel / "solutions/carol/03_hamming_popcount.ipynb", as_version=4)
     for c in nb.cells:
         key = kit.role(c).get("answer")
-        if key == "popcount_kernighan":
-            c.source = "def popcount_kernighan(x):\n    return x & 1\n"
-        elif key == "is_near":
-            c.source = "def is_near(a, b, k=3):\n    return a == b\n"
+        if key == "popcount_kernighan":  # Kernighan's loop, one too many
+            c.source = c.source.replace("return count", "return count + 1")
+        elif key == "is_near":  # returns a float, which the grader's hint shows with its hidden input
+            c.source = c.source.replace("return count <= k", "return count * 1.0")
     nbformat.write(nb, sub / "carol/03_hamming_popcount.ipynb")
     p = _cli(
-        ["grade", "submissions", "--assignment", "release/assignment.json", "--csv", "grades.csv", "--feedback", "fb"],
+        ["grade", "submissions", "--assignment", "release/assignment.json", "--csv", "grades.csv", "--feedback", "fb", "--json", "grade.json"],
         d,
         kit,
     )
@@ -214,10 +214,18 @@ def test_feedback_files_name_each_answer_and_hold_no_hidden_value(graded):
     fb = (d / "fb/carol/03_hamming_popcount.md").read_text(encoding="utf-8")
     for ans in checks.EXERCISES["03_hamming_popcount"].answers:
         assert f"`{ans.key}`" in fb
-    assert "❌ `popcount_kernighan`" in fb and "hint:" in fb
-    # no expected or returned value, no call with its (hidden) arguments, no long number
+    assert "❌ `popcount_kernighan`" in fb and "❌ `is_near`" in fb and "hint: Count the steps" in fb
+    # the teacher's hints (--json) name hidden inputs and expected values; the student's file none
+    doc = json.loads((d / "grade.json").read_text(encoding="utf-8"))
+    carol = next(r for r in doc if r["path"].endswith("carol/03_hamming_popcount.ipynb"))
+    hidden = set()
+    for c in carol["checks"]:
+        if not c["passed"]:
+            hidden |= set(re.findall(r"0x[0-9a-f]+|\d{2,}(?:\.\d+)?", c["hint"]))
+    assert hidden, "the teacher's hints should hold the hidden values this test looks for"
+    words = set(re.findall(r"0x[0-9a-f]+|\d+(?:\.\d+)?", fb))
+    assert not hidden & words, hidden & words
     assert "(expected " not in fb and "(got " not in fb and "0x" not in fb
-    assert not re.search(r"\d{4,}", fb), fb
     assert not (d / "fb/carol/02_simhash_voting.md").exists()
     assert (d / "fb/bob/03_hamming_popcount.md").read_text(encoding="utf-8").count("not the notebook released") == 1
 
