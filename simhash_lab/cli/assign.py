@@ -59,14 +59,18 @@ def add_assign_parser(subparsers) -> argparse.ArgumentParser:
         "of each, and assignment.json for `simhash-lab grade --assignment`.",
     )
     p.add_argument("exercises", metavar="EXERCISES", help="folder of exercise notebooks, with solutions/")
-    p.add_argument("--roster", required=True, metavar="CSV", help="CSV with an id column (name, email optional)")
+    p.add_argument(
+        "--roster", required=True, metavar="CSV", help="CSV with an id column (name, email optional)"
+    )
     p.add_argument("--out", required=True, metavar="DIR", help="the release folder")
     p.add_argument(
         "--secret",
         metavar="FILE",
         help="a file holding the secret in hex (default DIR/secret.key, made once, mode 0600)",
     )
-    p.add_argument("--exercise", action="append", metavar="NAME", help="release only this exercise (repeatable)")
+    p.add_argument(
+        "--exercise", action="append", metavar="NAME", help="release only this exercise (repeatable)"
+    )
     p.add_argument(
         "--ci",
         choices=("github", "gitlab"),

@@ -67,7 +67,10 @@ def _grade_command(args: argparse.Namespace) -> int:
         from ..grading import classroom
 
         if len(args.notebooks) != 1 or not os.path.isdir(args.notebooks[0]):
-            err("simhash-lab grade: with --assignment, give one folder of submissions (SUBMISSIONS/<id>/*.ipynb)")
+            err(
+                "simhash-lab grade: with --assignment, give one folder of submissions "
+                "(SUBMISSIONS/<id>/*.ipynb)"
+            )
             return 2
         try:
             assignment = classroom.read_assignment(args.assignment)
@@ -198,7 +201,9 @@ def add_grade_parser(subparsers) -> argparse.ArgumentParser:
         "folder with a subfolder per student id, each notebook graded on that student's variant",
     )
     p.add_argument(
-        "--csv", metavar="FILE", help="with --assignment: write the gradebook (a row per student and exercise)"
+        "--csv",
+        metavar="FILE",
+        help="with --assignment: write the gradebook (a row per student and exercise)",
     )
     p.add_argument(
         "--feedback",

@@ -195,7 +195,9 @@ def personalize(nb: Any, exercise: str, student: str, variant: int, *, solved: b
             cell.execution_count = None
     missing = [old for old, ok in found.items() if not ok]
     if missing:  # the exercise's text changed: a student would see the notebook's own data
-        raise AssignError(f"{exercise}: the notebook no longer says {missing[0]!r}; update classroom._replacements")
+        raise AssignError(
+            f"{exercise}: the notebook no longer says {missing[0]!r}; update classroom._replacements"
+        )
     first = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code"), len(nb.cells))
     nb.cells.insert(first, _setup_cell(variant))
     return nb
@@ -386,7 +388,10 @@ def feedback_text(sid: str, r: GradeResult) -> str:
         if c is not None and not c.passed and c.feedback:
             lines.append(f"  - hint: {safe_text(c.feedback)}")
     if r.flag:
-        lines += ["", f"Note: {r.flag}: this is not the notebook released to you; it was graded on your data."]
+        lines += [
+            "",
+            f"Note: {r.flag}: this is not the notebook released to you; it was graded on your data.",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -445,7 +450,8 @@ _CI_PATH = {"github": ".github/workflows/grade.yml", "gitlab": ".gitlab-ci.yml"}
 #: The command a student's CI runs, in the repository's root: grade every notebook there, write the
 #: table and the JSON; its status fails the run when an answer fails.
 CI_COMMAND = (
-    "simhash-lab grade --own-variant *.ipynb --json grade.json > grade.txt; status=$?; cat grade.txt; exit $status"
+    "simhash-lab grade --own-variant *.ipynb --json grade.json > grade.txt; "
+    "status=$?; cat grade.txt; exit $status"
 )
 
 

@@ -35,7 +35,12 @@ def _cli(args: list[str], cwd: Path, kit) -> subprocess.CompletedProcess:
         "SIMHASH_LAB_ON_COMPILE": "error",
     }
     return subprocess.run(
-        [sys.executable, "-m", "simhash_lab.cli", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=1800
+        [sys.executable, "-m", "simhash_lab.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=1800,
     )
 
 
@@ -44,7 +49,16 @@ def release(kit, tmp_path_factory):
     d = tmp_path_factory.mktemp("release")
     (d / "roster.csv").write_text("id,name,email\nalice,Alice A,a@example.org\nbob,Bob,\ncarol,,\n")
     (d / "secret.hex").write_text(SECRET + "\n")
-    args = ["assign", str(kit.EXERCISES), "--roster", "roster.csv", "--out", "release", "--secret", "secret.hex"]
+    args = [
+        "assign",
+        str(kit.EXERCISES),
+        "--roster",
+        "roster.csv",
+        "--out",
+        "release",
+        "--secret",
+        "secret.hex",
+    ]
     p = _cli([*args, *(x for e in EXS for x in ("--exercise", e)), "--ci", "github"], d, kit)
     assert p.returncode == 0, p.stderr
     return d, json.loads((d / "release" / "assignment.json").read_text())
@@ -85,10 +99,14 @@ def test_assign_writes_a_notebook_and_a_solved_copy_per_student_on_their_variant
     assert len(seen) == len(STUDENTS) * len(EXS)  # every student and exercise: its own variant
     # the text shows the student's data: 03's pairs, 02's hashes and accumulators
     (a_, b_), (c_, d_) = data.hamming_pairs(a["students"]["bob"]["variants"]["03_hamming_popcount"])
-    md = "".join(c.source for c in _cells(rel / "students/bob/03_hamming_popcount.ipynb") if c.cell_type == "markdown")
+    md = "".join(
+        c.source for c in _cells(rel / "students/bob/03_hamming_popcount.ipynb") if c.cell_type == "markdown"
+    )
     assert f"`A = {a_:06b}`, `B = {b_:06b}`" in md and f"`{c_:07b}` and `{d_:07b}`" in md
     six = data.six_accumulators(a["students"]["carol"]["variants"]["02_simhash_voting"])
-    md = "".join(c.source for c in _cells(rel / "students/carol/02_simhash_voting.ipynb") if c.cell_type == "markdown")
+    md = "".join(
+        c.source for c in _cells(rel / "students/carol/02_simhash_voting.ipynb") if c.cell_type == "markdown"
+    )
     assert f"`{list(six)}`" in md and "[13, 108, -22, -5, -32, 55]" not in md
     assert (rel / "students/bob/.github/workflows/grade.yml").is_file()
     assert not (rel / "secret.key").exists()  # --secret: no other secret made
@@ -96,7 +114,16 @@ def test_assign_writes_a_notebook_and_a_solved_copy_per_student_on_their_variant
 
 def test_a_made_secret_is_the_teachers_alone_and_gives_the_same_variants_again(kit, tmp_path):
     (tmp_path / "r.csv").write_text("id\ns1\n")
-    args = ["assign", str(kit.EXERCISES), "--roster", "r.csv", "--out", "rel", "--exercise", "03_hamming_popcount"]
+    args = [
+        "assign",
+        str(kit.EXERCISES),
+        "--roster",
+        "r.csv",
+        "--out",
+        "rel",
+        "--exercise",
+        "03_hamming_popcount",
+    ]
     assert _cli(args, tmp_path, kit).returncode == 0
     key = tmp_path / "rel" / "secret.key"
     assert stat.S_IMODE(key.stat().st_mode) == 0o600
@@ -159,7 +186,18 @@ def graded(release, kit, sandbox_ok):
             c.source = c.source.replace("return count <= k", "return count * 1.0")
     nbformat.write(nb, sub / "carol/03_hamming_popcount.ipynb")
     p = _cli(
-        ["grade", "submissions", "--assignment", "release/assignment.json", "--csv", "grades.csv", "--feedback", "fb", "--json", "grade.json"],
+        [
+            "grade",
+            "submissions",
+            "--assignment",
+            "release/assignment.json",
+            "--csv",
+            "grades.csv",
+            "--feedback",
+            "fb",
+            "--json",
+            "grade.json",
+        ],
         d,
         kit,
     )
@@ -227,7 +265,9 @@ def test_feedback_files_name_each_answer_and_hold_no_hidden_value(graded):
     assert not hidden & words, hidden & words
     assert "(expected " not in fb and "(got " not in fb and "0x" not in fb
     assert not (d / "fb/carol/02_simhash_voting.md").exists()
-    assert (d / "fb/bob/03_hamming_popcount.md").read_text(encoding="utf-8").count("not the notebook released") == 1
+    assert (d / "fb/bob/03_hamming_popcount.md").read_text(encoding="utf-8").count(
+        "not the notebook released"
+    ) == 1
 
 
 # -- the CI of a student's repository -------------------------------------------------------------------
@@ -255,6 +295,8 @@ def test_the_ci_workflows_command_passes_a_solved_folder_and_fails_a_stub(releas
         repo = tmp_path / folder
         repo.mkdir()
         shutil.copy(rel / source / "bob/03_hamming_popcount.ipynb", repo)
-        p = subprocess.run(["bash", "-c", cmd], cwd=repo, env=env, capture_output=True, text=True, timeout=900)
+        p = subprocess.run(
+            ["bash", "-c", cmd], cwd=repo, env=env, capture_output=True, text=True, timeout=900
+        )
         assert p.returncode == want, p.stdout + p.stderr
         assert (repo / "grade.txt").read_text().strip() and json.loads((repo / "grade.json").read_text())

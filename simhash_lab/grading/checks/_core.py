@@ -122,7 +122,12 @@ class Answer:
     kind = "answer"
 
     def __init__(
-        self, key: str, title: str, passed: str | Callable[[Any], str], names: Sequence[str], points: float = 1
+        self,
+        key: str,
+        title: str,
+        passed: str | Callable[[Any], str],
+        names: Sequence[str],
+        points: float = 1,
     ) -> None:
         self.key, self.title, self._passed, self.names = key, title, passed, tuple(names)
         if not (isinstance(points, (int, float)) and points > 0):

@@ -61,7 +61,9 @@ def _by_hand_judge(values: dict, variant: object) -> None:
         _popcount(a ^ b),
         "d_AB",
         f"Write A = {a:06b} over B = {b:06b} and mark the columns where the digits differ; count the marks.",
-        mistakes={6 - _popcount(a ^ b): "That counts the columns where A and B agree; count where they differ."},
+        mistakes={
+            6 - _popcount(a ^ b): "That counts the columns where A and B agree; count where they differ."
+        },
         show=False,
     )
     expect_int(

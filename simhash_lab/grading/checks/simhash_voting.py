@@ -112,7 +112,9 @@ def _fp_judge(values: dict, variant: object) -> None:
     mistakes = {exp ^ (1 << 3): "Bit 3 is 1 only when V[3] > 0: look at V[3] again."}
     reversed_ = int(f"{exp:04b}"[::-1], 2)
     if reversed_ != exp:
-        mistakes[reversed_] = "You wrote V[0] as the leftmost digit; in 0b... notation bit 0 is the rightmost."
+        mistakes[reversed_] = (
+            "You wrote V[0] as the leftmost digit; in 0b... notation bit 0 is the rightmost."
+        )
     expect_int(
         values["fp_rust_safe_fast"],
         exp,
@@ -155,8 +157,10 @@ def _string_judge(values: dict, variant: object) -> None:
 six_bit_string = Values(
     "six_bit_string",
     "six_bit_string",
-    lambda variant: f"{_expected_string(variant)['six_bits']}: positive -> 1, negative -> 0, in the list's "
-    "order (V[0] first), as the source writes it.",
+    lambda variant: (
+        f"{_expected_string(variant)['six_bits']}: positive -> 1, negative -> 0, in the list's "
+        "order (V[0] first), as the source writes it."
+    ),
     ["six_bits"],
     _string_judge,
     kinds="a str",
