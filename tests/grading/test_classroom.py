@@ -300,3 +300,44 @@ def test_the_ci_workflows_command_passes_a_solved_folder_and_fails_a_stub(releas
         )
         assert p.returncode == want, p.stdout + p.stderr
         assert (repo / "grade.txt").read_text().strip() and json.loads((repo / "grade.json").read_text())
+
+
+def test_a_students_solved_notebook_run_in_a_kernel_passes_its_own_check_cells(release, kit):
+    """The released notebook itself (its hidden setup cell first): every check cell prints the pass
+    line of that student's variant, which is not the notebook's own."""
+    import nbclient
+
+    d, a = release
+    v = a["students"]["bob"]["variants"]["03_hamming_popcount"]
+    nb = nbformat.read(d / "release/solutions/bob/03_hamming_popcount.ipynb", as_version=4)
+    env_path = os.pathsep.join([str(kit.ROOT), os.environ.get("PYTHONPATH", "")])
+    nb.cells.insert(
+        0, nbformat.v4.new_code_cell(f"import sys; sys.path[:0] = {env_path.split(os.pathsep)!r}")
+    )
+    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3").execute()
+    outs = {}
+    for c in nb.cells:
+        if "check" in c.metadata.get("tags", []):
+            key = c.source.split("checks.")[1].split("(")[0]
+            outs[key] = "".join(o.get("text", "") for o in c.outputs if o.get("name") == "stdout")
+    try:
+        data.use_variant(v)
+        want = {k: checks.pass_line(k) for k in outs}
+    finally:
+        data.use_variant(None)
+    assert outs == want and want["xor_AB"] != checks.pass_line("xor_AB")
+
+
+@pytest.mark.parametrize(
+    "extra, word",
+    [
+        (["--csv", "g.csv"], "need --assignment"),
+        (["--assignment", "nope.json"], "--assignment: cannot read"),
+        (["--assignment", "bad.json"], "not an assignment.json"),
+    ],
+)
+def test_bad_class_options_are_one_line_and_status_2_before_any_grading(kit, tmp_path, extra, word):
+    (tmp_path / "subs").mkdir()
+    (tmp_path / "bad.json").write_text('{"version": 1, "students": {"a": {"variants": {"x": "1"}}}}')
+    p = _cli(["grade", "subs", *extra], tmp_path, kit)
+    assert p.returncode == 2 and word in p.stderr and "Traceback" not in p.stderr, p.stderr
