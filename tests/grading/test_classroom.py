@@ -231,7 +231,8 @@ def test_a_classmates_solved_copy_fails_the_hand_computed_answers_and_is_flagged
         right = sum(copied[n] == mine[n] for n in ans.names) / len(ans.names)
         assert float(r[ans.key]) == pytest.approx(ans.points * right), ans.key
         assert right < 1, "the fixed secret's variants must differ here"
-    assert float(r["popcount_kernighan"]) == 1.0 and float(r["is_near"]) == 1.0  # code: still right
+    for key in ("popcount_kernighan", "is_near"):  # code: still right, its full points
+        assert float(r[key]) == checks.CHECKS[key].points
 
 
 def test_the_gradebook_has_points_per_answer_missing_work_and_totals(graded):
@@ -341,3 +342,15 @@ def test_bad_class_options_are_one_line_and_status_2_before_any_grading(kit, tmp
     (tmp_path / "bad.json").write_text('{"version": 1, "students": {"a": {"variants": {"x": "1"}}}}')
     p = _cli(["grade", "subs", *extra], tmp_path, kit)
     assert p.returncode == 2 and word in p.stderr and "Traceback" not in p.stderr, p.stderr
+
+
+def test_an_answer_with_parts_gets_credit_per_part():
+    ans = checks.hamming_by_hand
+    v = 12345
+    right = ans.hand(v)
+    wrong_cd = {**right, "d_CD": right["d_CD"] + 1}
+    exported = {k: {"ok": x} for k, x in wrong_cd.items()}
+    assert not ans.verdict(exported, v).passed
+    assert ans.part_credit(exported, v) == 0.5
+    assert ans.part_credit({k: {"ok": x + 1} for k, x in right.items()}, v) == 0
+    assert checks.xor_AB.part_credit({"xor_AB": {"ok": 0}}, v) == 0  # one part: all or nothing

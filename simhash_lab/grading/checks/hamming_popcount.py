@@ -344,6 +344,7 @@ popcount_kernighan = Functions(
     method=Method(
         _INT_LOOPS, _pc_method_cases, _pc_method_judge, shape=_kernighan_shape("popcount_kernighan")
     ),
+    points=2,
 )
 
 
@@ -470,6 +471,7 @@ is_near = Functions(
         uses=("popcount_kernighan",),
         shape=_kernighan_shape("is_near"),
     ),
+    points=2,
 )
 
 EXERCISE = Exercise("03_hamming_popcount", (hamming_by_hand, xor_AB, popcount_kernighan, is_near))

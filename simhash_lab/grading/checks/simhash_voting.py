@@ -282,6 +282,7 @@ simhash_py = Functions(
     ["simhash_py"],
     _py_cases,
     _py_judge,
+    points=2,
 )
 
 
@@ -368,6 +369,7 @@ simhash_numba = Functions(
     _nb_cases,
     _nb_judge,
     method=Method(_NUMBA_ALLOW, _nb_method_cases, _nb_method_judge),
+    points=2,
 )
 
 EXERCISE = Exercise(
