@@ -32,6 +32,7 @@ def _assign_command(args: argparse.Namespace) -> int:
             secret=args.secret,
             only=args.exercise or None,
             ci=args.ci,
+            ci_package=args.ci_package,
         )
     except AssignError as e:
         err(f"simhash-lab assign: {e}")
@@ -75,6 +76,13 @@ def add_assign_parser(subparsers) -> argparse.ArgumentParser:
         "--ci",
         choices=("github", "gitlab"),
         help="also write a CI file into each student's folder that grades their notebooks on push",
+    )
+    p.add_argument(
+        "--ci-package",
+        default="simhash-lab[grading]",
+        metavar="REQ",
+        help="what the CI file pip-installs (default simhash-lab[grading]; e.g. a pinned version or a "
+        "git URL)",
     )
     p.set_defaults(func=_assign_command)
     return p

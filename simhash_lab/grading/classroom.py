@@ -223,12 +223,15 @@ def assign(
     secret: str | os.PathLike | None = None,
     only: Sequence[str] | None = None,
     ci: str | None = None,
+    ci_package: str = "simhash-lab[grading]",
 ) -> dict:
     """Write a release (see the module docstring); returns the assignment. ``exercises`` holds the
     stub notebooks and ``solutions/`` the solved ones (as the repository's ``exercises/``);
     ``secret`` a file with the secret in hex (default: ``OUT/secret.key``, made when missing)."""
     import nbformat
 
+    if ci is not None:
+        ci_workflow(ci, ci_package)  # a bad --ci or --ci-package before anything is written
     src = Path(exercises)
     found = _exercises_in(src)
     if only:
@@ -275,7 +278,7 @@ def assign(
             path = out / "students" / s["id"] / _CI_PATH[ci]
             path.parent.mkdir(parents=True, exist_ok=True)
             with atomic_output(path, "w", encoding="utf-8") as f:
-                f.write(ci_workflow(ci))
+                f.write(ci_workflow(ci, ci_package))
     return assignment
 
 
@@ -455,12 +458,15 @@ CI_COMMAND = (
 )
 
 
-def ci_workflow(kind: str) -> str:
+def ci_workflow(kind: str, package: str = "simhash-lab[grading]") -> str:
     """A CI file for a student's repository (``github``: GitHub Actions, ``gitlab``: GitLab CI) that
-    installs simhash-lab with the grading extra and bubblewrap, grades the notebooks in the
+    installs ``package`` (pip's requirement: simhash-lab with the grading extra, or a pinned one)
+    and bubblewrap, compiles the kernels once (``simhash-lab warmup``), grades the notebooks in the
     sandbox, and fails when an answer fails, with the table as the job's summary and the JSON as an
     artifact."""
-    pkg = "simhash-lab[grading]"
+    if not package.strip() or "'" in package or "\n" in package:
+        raise AssignError(f"--ci-package must be one pip requirement without quotes, got {package!r}")
+    pkg = package.strip()
     if kind == "github":
         return f"""name: grade
 on: [push, pull_request]
@@ -478,6 +484,7 @@ jobs:
           # Ubuntu 24.04 stops unprivileged user namespaces, which bubblewrap needs
           sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 || true
           pip install '{pkg}'
+          simhash-lab warmup
       - name: grade
         shell: bash
         run: |
@@ -501,6 +508,7 @@ jobs:
   before_script:
     - apt-get update && apt-get install -y bubblewrap
     - pip install '{pkg}'
+    - simhash-lab warmup
   script:
     - |
       {CI_COMMAND}
