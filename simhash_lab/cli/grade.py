@@ -127,7 +127,7 @@ def _grade_command(args: argparse.Namespace) -> int:
             if args.csv:
                 classroom.write_gradebook(args.csv, *classroom.gradebook_rows(rows, assignment))
             if args.feedback:
-                classroom.write_feedback(args.feedback, rows)
+                classroom.write_feedback(args.feedback, rows, list(assignment["students"]))
         except OutputError as e:
             err(f"simhash-lab grade: {e}")
             return 2

@@ -351,9 +351,10 @@ def gradebook_rows(
         else:
             per, pts, mx = _points(r)
             status, flag = r.status, r.flag
-        t = totals.setdefault(sid, [0.0, 0.0])
-        t[0] += pts
-        t[1] += mx
+        if sid in assignment["students"]:  # a folder of no student of the roster: its rows, no total
+            t = totals.setdefault(sid, [0.0, 0.0])
+            t[0] += pts
+            t[1] += mx
         rows.append([sid, name, exercise, status, pts, mx, flag, *[per.get(k, "") for k in keys]])
     for sid, (pts, mx) in totals.items():
         name = (assignment["students"].get(sid) or {}).get("name", "")
@@ -398,9 +399,15 @@ def feedback_text(sid: str, r: GradeResult) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_feedback(folder: str | os.PathLike, results: Sequence[tuple[str, GradeResult | None, str]]) -> None:
+def write_feedback(
+    folder: str | os.PathLike, results: Sequence[tuple[str, GradeResult | None, str]], students: Sequence[str]
+) -> None:
+    """``folder/<id>/NN_name.md`` for each graded notebook of a student of ``students`` (a file of an
+    unknown student or exercise gets none: the teacher's table lists it)."""
+    from .checks import EXERCISES
+
     for sid, r, exercise in results:
-        if r is None:
+        if r is None or sid not in students or exercise not in EXERCISES:
             continue
         dest = Path(folder) / sid / f"{exercise}.md"
         dest.parent.mkdir(parents=True, exist_ok=True)
@@ -421,6 +428,8 @@ def class_results(
             r.flag = r.flag or "unknown student"
             out.append((sid or "?", r, r.exercise or "?"))
             continue
+        if (sid, r.exercise or "?") in handed:  # two files of one exercise: both rows, flagged
+            r.flag = r.flag or "handed in twice"
         out.append((sid, r, r.exercise or "?"))
         handed.add((sid, r.exercise or "?"))
     for sid in assignment["students"]:

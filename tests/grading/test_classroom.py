@@ -185,6 +185,8 @@ def graded(release, kit, sandbox_ok):
         elif key == "is_near":  # returns a float, which the grader's hint shows with its hidden input
             c.source = c.source.replace("return count <= k", "return count * 1.0")
     nbformat.write(nb, sub / "carol/03_hamming_popcount.ipynb")
+    (sub / "mallory").mkdir()  # not on the roster
+    shutil.copy(rel / "solutions/alice/02_simhash_voting.ipynb", sub / "mallory")
     p = _cli(
         [
             "grade",
@@ -202,7 +204,7 @@ def graded(release, kit, sandbox_ok):
         kit,
     )
     with open(d / "grades.csv", newline="", encoding="utf-8") as f:
-        rows = {(r["id"], r["exercise"]): r for r in csv.DictReader(f)}
+        rows = {(r["id"], r["exercise"]): r for r in csv.DictReader(f) if r["id"] in STUDENTS}
     return d, a, p, rows
 
 
@@ -246,6 +248,12 @@ def test_the_gradebook_has_points_per_answer_missing_work_and_totals(graded):
     total = rows[("carol", "total")]
     assert float(total["points"]) == hand and float(total["max_points"]) == _max(EXS[0]) + _max(EXS[1])
     assert len(rows) == len(STUDENTS) * (len(EXS) + 1)
+    with open(d / "grades.csv", newline="", encoding="utf-8") as f:
+        others = [r for r in csv.DictReader(f) if r["id"] not in STUDENTS]
+    assert [(r["id"], r["exercise"], r["flag"]) for r in others] == [
+        ("mallory", "02_simhash_voting", "unknown student")
+    ]
+    assert not (d / "fb/mallory").exists()
 
 
 def test_feedback_files_name_each_answer_and_hold_no_hidden_value(graded):
