@@ -3,7 +3,9 @@ extra). Only argparse here: the grader loads when the command runs.
 
 Exit status: 0 when every notebook passed, 1 when one failed or could not be graded, 2 when nothing
 was graded (no notebook found, no sandbox, a bad option, a ``--json`` that cannot be written: checked
-before any notebook runs) or the ``--json`` file could not be written.
+before any notebook runs) or the ``--json`` file could not be written. With ``--assignment`` (a
+class, :mod:`simhash_lab.grading.classroom`): 0 only when every student handed in every exercise and
+each passed unflagged.
 """
 
 from __future__ import annotations

@@ -79,7 +79,11 @@ class GradeResult:
             "status": self.status,
             "passed": self.passed,
             "checks_passed": self.checks_passed,
-            "checks": [{"name": c.name, "passed": c.passed, "hint": _utf8(c.hint)} for c in self.checks],
+            "checks": [
+                {"name": c.name, "passed": c.passed, "credit": round(c.credit, 3), "hint": _utf8(c.hint)}
+                for c in self.checks
+            ],
+            "flag": self.flag,
             "first_hint": _utf8(self.first_hint),
             "notes": [_utf8(n) for n in self.notes],
             "seconds": round(self.seconds, 3),

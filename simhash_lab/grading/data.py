@@ -13,6 +13,10 @@ k). ``simhash-lab grade`` runs each notebook on a variant drawn at grading time,
 sandbox with :func:`use_variant` before the first cell runs, and judges the answers against the
 same variant in its own process: a value pasted from a ❌ of the visible data is wrong there.
 
+The data of the answers worked out by hand (:func:`rust_safe_fast_hashes`, :func:`six_accumulators`,
+:func:`hamming_pairs`) has variants too: ``simhash-lab assign`` gives each student one, which their
+notebook shows and calls :func:`use_variant` with, and those answers are judged on it.
+
 >>> avalanche_pairs()[0] == avalanche_pairs(variant=None)[0] != avalanche_pairs(variant=7)[0]
 True
 """
