@@ -9,7 +9,7 @@ EXTRAS := course,grading,chinese,compare,dask,datasets,dev
 # nbval: run in this environment; sanitize what legitimately varies between runs
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:randomly
 
-.PHONY: lab check sandbox test lint warmup test-lib test-browser bench notebooks clean
+.PHONY: lab check sandbox test lint warmup test-lib test-browser bench notebooks site clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -55,6 +55,7 @@ lint: $(STAMP)
 test-browser: $(STAMP)
 	@test -x /usr/bin/chromium || ($(SUDO) apt-get update && $(SUDO) apt-get install -y chromium fonts-wqy-microhei fonts-noto-color-emoji)
 	$(BIN)/python -m pip install --quiet -e ".[browser]"
+	$(MAKE) site
 	timeout -k 60 1500 $(BIN)/python -m pytest tests/browser -m browser -p no:randomly -p no:cacheprovider -v
 
 test-lib: warmup
@@ -64,6 +65,13 @@ test-lib: warmup
 # (minutes); `tools/build.py NN` builds one, `--check` compares in seconds (make test runs it)
 notebooks: $(STAMP)
 	$(BIN)/python tools/build.py
+
+# The course as a static site, site/ (HTML), from the committed, executed notebooks and exercises:
+# Sphinx + myst-nb, MathJax and Mermaid from npm, served from site/ itself (see tools/build_site.py)
+site: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[site]"
+	@test -f site_src/node_modules/.package-lock.json -a site_src/node_modules/.package-lock.json -nt site_src/package-lock.json || npm ci --prefix site_src --no-audit --no-fund
+	$(BIN)/python tools/build_site.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_fingerprint.py

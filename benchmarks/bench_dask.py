@@ -1,15 +1,29 @@
 """The Dask pipeline on generated documents: ``distributed.dedup_dataset`` on a LocalCluster.
 
-    .venv/bin/python benchmarks/bench_dask.py                     # 10M documents, 20 partitions
-    .venv/bin/python benchmarks/bench_dask.py --n 200000 --parts 4 # a smoke run
+    .venv/bin/python benchmarks/bench_dask.py                      # 10M documents, 20 partitions
+    .venv/bin/python benchmarks/bench_dask.py --n 200000 --parts 4  # a smoke run
+    .venv/bin/python benchmarks/bench_dask.py --n 200000 --parts 4 --against-one-process --repeats 3
+    .venv/bin/python benchmarks/bench_dask.py --shuffle --n 1000000 --parts 8 -k 3
 
 Documents are words drawn (Zipf) from the vocabulary of Python's documentation, ``--words`` a
 document; 10 % are copies of an earlier document of the same partition with up to 3 % of their
 words replaced (the near-duplicates). They are written as Parquet partitions, then deduplicated at
-Jaccard >= 0.8 (k calibrated in a task on the first partition, or ``-k``) with the kept rows
-written as partitioned Parquet. Prints the wall time, the per-document cost, the shuffle volume
-(bytes written to the scratch folder, measured) and the result's counts; the figures feed
+Jaccard >= 0.8 (the shared ``DedupSettings`` defaults: k calibrated for recall 0.99 on a sample of all
+partitions, or ``-k``) with the kept rows written
+as partitioned Parquet. Prints the wall time, the per-document cost, the shuffle volume (bytes
+written to the scratch folder, measured) and the result's counts; the figures feed
 ``benchmarks/dedup_at_scale.md``.
+
+``--against-one-process``: ``dedup_table`` on one Parquet file holding the same rows, in this
+process, alternating with the Dask run (``--repeats`` each, medians, the ratio per pair of runs),
+and a check that both keep the same rows.
+
+``--shuffle``: the candidate step alone, both ways, on the same fingerprints (the partitions'
+fingerprints computed once and held by the workers): through Dask's task shuffle (each map task
+returns one piece per reducer, in worker memory; ``distributed.pairs``) and through files in a
+scratch folder (the map writes its pieces, each reducer lists and reads its own:
+``dedup_dataset``'s way). Prints each one's wall time and bytes moved (task shuffle: the bytes
+the workers sent each other, from their transfer counters; files: the bytes written to scratch).
 """
 
 from __future__ import annotations
@@ -17,6 +31,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import statistics
 import threading
 import time
 
@@ -69,6 +84,110 @@ def folder_bytes(folder: str) -> int:
     return total
 
 
+def machine() -> str:
+    cpu = "?"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    return f"{cpu}, {os.cpu_count()} cores"
+
+
+def _sent(client) -> int:
+    """Bytes the workers have sent each other so far (their transfer counters)."""
+    return sum(client.run(lambda dask_worker: dask_worker.transfer_outgoing_bytes_total).values())
+
+
+def shuffle_bench(client, paths, k, repeats, scratch):
+    """The candidate step through Dask's task shuffle and through scratch files, same inputs."""
+    import dask
+    import numpy as np
+    from distributed import wait
+
+    from simhash_lab import distributed as D
+    from simhash_lab._storage import filesystem, join, remove_tree
+    from simhash_lab.dedup import recommended_hasher
+    from simhash_lab.index.design import _layout_tables, choose_layout, default_memory_budget
+
+    h = recommended_hasher()
+    fused = D._shingler(3).fuses(h)
+    from fsspec.implementations.local import LocalFileSystem
+
+    fs = LocalFileSystem()
+    parts = [dask.delayed(D._fp_part)(fs, p, "text", "id", None, h, 3, fused) for p in paths]
+    parts = client.persist(parts)
+    sizes = client.compute([dask.delayed(D._part_rows)(x) for x in parts], sync=True)
+    n = int(sum(sizes))
+    lay, _ = choose_layout(n, k, 64, "pairs", 64, default_memory_budget(), 1)
+    if lay == "scan":
+        lay = ("permuted", k + 1)
+    masks = np.array(_layout_tables(lay, k, 64)[0], dtype=np.uint64)
+    P = R = len(paths)
+    offsets = D._offsets(sizes)
+    fps_parts = [dask.delayed(lambda x: x["fps"])(x) for x in parts]
+
+    def count(pairs):
+        return int(pairs.shape[0])
+
+    def engine():
+        maps = [dask.delayed(D._map_task)(f, int(offsets[i]), masks, R) for i, f in enumerate(fps_parts)]
+        reduces = [
+            dask.delayed(count)(
+                dask.delayed(D._reduce_task)([dask.delayed(D._pick)(m, r) for m in maps], masks, k)
+            )
+            for r in range(R)
+        ]
+        return sum(dask.compute(*reduces))
+
+    sfs, spath = filesystem(scratch)
+
+    def reduce_files(r, _t, run):
+        pieces = [(x["t"], x["f"], x["i"]) for x in D._pieces(sfs, run, "map", f"{r}-")]
+        return count(D._reduce_task(pieces, masks, k))
+
+    written = [0]
+
+    def files():
+        run = join(sfs, spath, f"run-{time.monotonic_ns()}")
+        sfs.makedirs(join(sfs, run, "map"), exist_ok=True)
+        maps = [
+            dask.delayed(D._map_part)(x, int(offsets[i]), masks, R, sfs, run, i) for i, x in enumerate(parts)
+        ]
+        t1 = dask.delayed(D._barrier)(*maps)
+        t1 = client.persist(t1)
+        wait(t1)
+        written[0] = folder_bytes(run)
+        reduces = [dask.delayed(reduce_files)(r, t1, run) for r in range(R)]
+        got = sum(dask.compute(*reduces))
+        remove_tree(sfs, run)
+        return got
+
+    rows = {"tasks (in memory)": [], "files (scratch)": []}
+    moved = {}
+    for _ in range(repeats):
+        for name, fn in (("tasks (in memory)", engine), ("files (scratch)", files)):
+            s0 = _sent(client)
+            t0 = time.perf_counter()
+            got = fn()
+            rows[name].append(time.perf_counter() - t0)
+            moved[name] = (_sent(client) - s0, written[0] if name.startswith("files") else 0, got)
+    print(
+        f"candidate step, {n:,} fingerprints, {P} partitions x {R} reducers, k = {k}, "
+        f"layout {lay} ({masks.size} tables, {masks.size * 20} B of map rows a document)"
+    )
+    tm = [statistics.median(v) for v in rows.values()]
+    for (name, v), med in zip(rows.items(), tm):
+        sent, wrote, got = moved[name]
+        print(
+            f"  {name:18s} median {med:6.2f} s (runs {', '.join(f'{x:.2f}' for x in v)}); "
+            f"workers sent each other {sent / 1e6:7.1f} MB ({sent / n:5.1f} B/doc); "
+            f"written to scratch {wrote / 1e6:7.1f} MB ({wrote / n:5.1f} B/doc); {got:,} pairs"
+        )
+    ratio = statistics.median(b / a for a, b in zip(*rows.values()))
+    print(f"  files / tasks time: {ratio:.2f} (median of per-run ratios)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=10_000_000)
@@ -76,14 +195,19 @@ def main() -> None:
     ap.add_argument("--words", type=int, default=40)
     ap.add_argument("-k", type=int, default=None)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument("--against-one-process", action="store_true")
+    ap.add_argument("--shuffle", action="store_true")
     ap.add_argument("--folder", default="/tmp/simhash-lab-dask")
     args = ap.parse_args()
+
+    import logging
 
     from distributed import Client, LocalCluster
 
     from simhash_lab import distributed as D
 
-    data = os.path.join(args.folder, f"in-{args.n}-{args.words}")
+    data = os.path.join(args.folder, f"in-{args.n}-{args.words}-{args.parts}")
     if not os.path.exists(data):
         t0 = time.perf_counter()
         generate(data, args.n, args.parts, args.words)
@@ -92,7 +216,8 @@ def main() -> None:
     paths = sorted(os.path.join(data, f) for f in os.listdir(data) if f.endswith(".parquet"))
     out = os.path.join(args.folder, "out")
     shutil.rmtree(out, ignore_errors=True)
-    scratch = os.path.join(out, "_shuffle")
+    scratch = os.path.join(args.folder, "scratch")
+    shutil.rmtree(scratch, ignore_errors=True)
     peak = [0]
     stop = threading.Event()
 
@@ -100,30 +225,74 @@ def main() -> None:
         while not stop.wait(0.5):
             peak[0] = max(peak[0], folder_bytes(scratch))
 
-    print(f"load before: {os.getloadavg()[0]:.2f}")
+    print(f"{machine()}; load before: {os.getloadavg()[0]:.2f}")
     with (
         LocalCluster(
-            n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=args.workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
         ) as c,
-        Client(c),
+        Client(c) as client,
     ):
+        if args.shuffle:
+            shuffle_bench(client, paths, args.k if args.k is not None else 3, args.repeats, scratch)
+            print(f"load after: {os.getloadavg()[0]:.2f}")
+            return
+        whole = None
+        if args.against_one_process:
+            import pyarrow.parquet as pq
+
+            whole = os.path.join(data, "whole", "all.parquet")
+            if not os.path.exists(whole):
+                os.makedirs(os.path.dirname(whole), exist_ok=True)
+                with pq.ParquetWriter(whole, pq.read_schema(paths[0])) as w:
+                    for p in paths:
+                        w.write_table(pq.read_table(p))
         threading.Thread(target=watch, daemon=True).start()
-        t0 = time.perf_counter()
-        res = D.dedup_dataset(paths, out, id_column="id", jaccard=0.8, k=args.k, scratch=scratch)
-        wall = time.perf_counter() - t0
+        dask_s, one_s = [], []
+        for _ in range(args.repeats):
+            t0 = time.perf_counter()
+            res = D.dedup_dataset(paths, out, id_column="id", k=args.k, scratch=scratch)
+            dask_s.append(time.perf_counter() - t0)
+            if whole is not None:
+                from simhash_lab.dedup import dedup_table
+
+                t0 = time.perf_counter()
+                from simhash_lab.settings import DedupSettings
+
+                st = DedupSettings()  # the defaults dedup_dataset has: the same run
+                one = dedup_table(whole, id_column="id", jaccard=st.jaccard, recall=st.recall, k=args.k)
+                one_s.append(time.perf_counter() - t0)
+                same = one.k == res["k"] and len(one.duplicates) == res["dropped"]
+                print(
+                    f"  dask {dask_s[-1]:.1f} s, one process {one_s[-1]:.1f} s "
+                    f"(timings {', '.join(f'{s} {v:.1f}' for s, v in one.timings.items())}); "
+                    f"k {res['k']} / {one.k}, dropped {res['dropped']} / {len(one.duplicates)}, "
+                    f"same decision: {same}; load {os.getloadavg()[0]:.2f}"
+                )
     stop.set()
     import resource
 
     worker_peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # the largest worker
+    wall = statistics.median(dask_s)
     print(res)
     print(
         f"{args.n:,} documents of {args.words} words, {args.parts} partitions, {args.workers} workers: "
-        f"{wall:.0f} s wall, {wall * args.workers / args.n * 1e6:.1f} us of worker time per document; "
+        f"{wall:.1f} s wall (median of {len(dask_s)}), "
+        f"{wall * args.workers / args.n * 1e6:.1f} us of worker time per document; "
         f"scratch (shuffle) peak {peak[0] / 1e6:.0f} MB ({peak[0] / args.n:.0f} B per document); "
         f"input {folder_bytes(data) / 1e6:.0f} MB, output {folder_bytes(out) / 1e6:.0f} MB; "
         f"largest worker's peak memory {worker_peak:.0f} MiB; "
         f"load after: {os.getloadavg()[0]:.2f}"
     )
+    if one_s:
+        ratio = statistics.median(d / o for d, o in zip(dask_s, one_s))
+        print(
+            f"one process (dedup_table, Numba threads) median {statistics.median(one_s):.1f} s; "
+            f"dask / one process: {ratio:.2f} (median of per-run ratios)"
+        )
 
 
 if __name__ == "__main__":

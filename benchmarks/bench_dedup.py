@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/bench_dedup.py                 # both parts (minutes)
     .venv/bin/python benchmarks/bench_dedup.py --part labelled # F1 and speed against datasketch
     .venv/bin/python benchmarks/bench_dedup.py --part million  # 1M JSONL rows, time and peak memory
+    .venv/bin/python benchmarks/bench_dedup.py --rows 200000   # per step, bands vs index, datasketch
 
 Part 1, a labelled corpus of real text nobody here wrote: Python's reference documentation
 (``pydoc_data.topics``, cut into documents) and the copyright files and READMEs under
@@ -23,6 +24,17 @@ same process, alternating, ``--repeats`` times (medians):
 It also checks every cluster, for both linkages: each dropped document against its kept one,
 every two members, and the kept documents left verified-near each other (the price of complete
 linkage: a document near a kept one but not near every member of its cluster stays).
+
+Part 3 (``--rows N``): N generated JSONL rows (as part 2's) through ``dedup_table`` in child
+processes: per-step CPU time (one thread: the steps' clock reads the process's CPU time) and wall
+time (one thread, then all the machine's cores), peak memory (max RSS) of each child, and the
+candidates step by MinHash bands (k calibrated, the default) beside every pair within the same k
+(the index, ``k`` given) in the same run; then, on a subset (``--subset``, default 100k rows),
+ours on one thread beside datasketch MinHash LSH (128 permutations, threshold 0.8) and the
+precision and recall of both against the exact Jaccard truth of the pairs that touch a random
+sample of rows (``--truth-sample``; a sparse product of the sampled rows' shingle sets with all).
+The CPU's model, its SIMD flags (``/proc/cpuinfo``, read, never assumed) and the load average are
+printed beside the figures: on a shared machine compare the ratios, not the seconds.
 
 Part 2: 1M generated JSONL documents (words drawn from the vocabulary of part 1's corpus, about 100
 a document; 10 % are copies of earlier ones with up to 3 % of their words replaced) through the
@@ -274,6 +286,154 @@ def part_million(n: int, data: str, memory_gib: float) -> None:
     )
 
 
+def cpu_info() -> str:
+    """The CPU's model and the SIMD features it reports (``/proc/cpuinfo`` flags), as found."""
+    model, flags = platform.processor() or platform.machine(), set()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name") and model in ("", platform.machine()):
+                    model = line.split(":", 1)[1].strip()
+                elif line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+                    break
+    except OSError:
+        return f"{model} (no /proc/cpuinfo: features unknown)"
+    wanted = ("sse4_2", "popcnt", "avx2", "bmi2", "avx512f", "avx512bw", "avx512_vpopcntdq")
+    simd = [f for f in wanted if f in flags]
+    return f"{model}, {os.cpu_count()} logical CPUs, features: {' '.join(simd) or 'none of the listed'}"
+
+
+_CHILD = r"""
+import json, resource, sys, time
+args = json.loads(sys.argv[1])
+if args["clock"] == "cpu":  # the steps' clock reads this process's CPU time (all its threads)
+    time.perf_counter = time.process_time
+from simhash_lab.dedup import dedup_table
+t0, c0 = time.time(), time.process_time()
+res = dedup_table(args["path"], column="text", id_column="id", jaccard=0.8, k=args["k"],
+                  output=args["out"] + "/kept.jsonl", duplicates=args["out"] + "/dups.csv")
+ru = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({"timings": res.timings, "k": res.k, "candidates": int(res.pairs.shape[0]),
+                  "verified": res.verified, "dropped": len(res.duplicates),
+                  "method": res.settings["candidates"], "wall": time.time() - t0,
+                  "cpu": time.process_time() - c0, "maxrss_mib": ru.ru_maxrss / 1024}))
+"""
+
+
+def _child(path: str, out: str, threads: int, clock: str, k=None) -> dict:
+    env = dict(os.environ, NUMBA_NUM_THREADS=str(threads))
+    arg = json.dumps({"path": path, "out": out, "clock": clock, "k": k})
+    p = subprocess.run([sys.executable, "-c", _CHILD, arg], capture_output=True, text=True, env=env)
+    if p.returncode:
+        raise SystemExit(f"child failed ({p.returncode}): {p.stderr.strip()[-2000:]}")
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def _sample_truth(texts: list[str], sample: int, seed: int = 1):
+    """(sampled rows, {(i, j)} with exact Jaccard >= T touching them), from the shingle sets."""
+    import scipy.sparse as sp
+
+    from simhash_lab.shingles import Shingler
+
+    ind, dat = Shingler(3).sets(texts)
+    n = len(texts)
+    rows = np.sort(np.random.default_rng(seed).choice(n, size=min(sample, n), replace=False))
+    uniq, inv = np.unique(dat, return_inverse=True)
+    x = sp.csr_matrix((np.ones(dat.size, np.float32), inv, ind), shape=(n, uniq.size))
+    inter = (x[rows] @ x.T).tocoo()
+    size = np.diff(ind)
+    a, b, c = rows[inter.row], inter.col, inter.data
+    ok = (a != b) & (c / (size[a] + size[b] - c) >= T)
+    return rows, set(zip(np.minimum(a[ok], b[ok]).tolist(), np.maximum(a[ok], b[ok]).tolist()))
+
+
+def _sample_scores(pairs: np.ndarray, rows: np.ndarray, truth: set, n: int) -> tuple[float, float]:
+    """(precision, recall) of ``pairs`` (m, >= 2) restricted to those touching ``rows``."""
+    touch = np.zeros(n, np.bool_)
+    touch[rows] = True
+    p = pairs[touch[pairs[:, 0]] | touch[pairs[:, 1]], :2]
+    found = set(zip(np.minimum(p[:, 0], p[:, 1]).tolist(), np.maximum(p[:, 0], p[:, 1]).tolist()))
+    tp = len(found & truth)
+    return tp / max(len(found), 1), tp / max(len(truth), 1)
+
+
+def part_rows(n: int, subset: int, truth_sample: int, repeats: int) -> None:
+    data = f"/tmp/simhash-lab-bench/docs-{n}.jsonl"
+    os.makedirs(os.path.dirname(data), exist_ok=True)
+    if not os.path.exists(data):
+        t0 = time.perf_counter()
+        make_million(data, n)
+        print(f"generated {data} ({os.path.getsize(data) / 1e6:.0f} MB) in {time.perf_counter() - t0:.0f} s")
+    out = os.path.dirname(data)
+    cores = os.cpu_count() or 1
+    print(f"{n} rows; load before {load():.2f}")
+    runs = {"cpu1": [], "wall1": [], f"wall{cores}": [], "index_cpu1": []}
+    for _ in range(repeats):  # alternating, so that the load's drift spreads over all of them
+        runs["cpu1"].append(_child(data, out, 1, "cpu"))
+        runs["index_cpu1"].append(_child(data, out, 1, "cpu", k=runs["cpu1"][-1]["k"]))
+        runs["wall1"].append(_child(data, out, 1, "wall"))
+        runs[f"wall{cores}"].append(_child(data, out, cores, "wall"))
+    first = runs["cpu1"][0]
+    steps = list(first["timings"])
+
+    def med(name, key):
+        return statistics.median(r["timings"].get(key, 0.0) if key in steps else r[key] for r in runs[name])
+
+    print(f"k = {first['k']} (calibrated); candidates by {first['method']}; "
+          f"{first['candidates']} candidates, {first['verified']} verified, {first['dropped']} dropped; "
+          f"the index at k = {first['k']}: {runs['index_cpu1'][0]['candidates']} candidates, "
+          f"{runs['index_cpu1'][0]['verified']} verified")  # fmt: skip
+    print(f"{'step':<14} {'CPU 1 thread':>12} {'wall 1':>8} {f'wall {cores}':>8} {'1/' + str(cores):>6}")
+    for st in steps + ["wall", "cpu"]:
+        c1, w1, wn = med("cpu1", st), med("wall1", st), med(f"wall{cores}", st)
+        print(f"{st:<14} {c1:12.2f} {w1:8.2f} {wn:8.2f} {w1 / wn if wn else float('nan'):5.2f}x")
+    ci, cb = med("index_cpu1", "candidates"), med("cpu1", "candidates")
+    print(f"candidates, CPU s on 1 thread: bands {cb:.2f}, every pair within k (index) {ci:.2f}: "
+          f"{ci / cb:.1f}x")  # fmt: skip
+    rss = {name: statistics.median(r["maxrss_mib"] for r in rs) for name, rs in runs.items()}
+    print("peak RSS (MiB, median): " + ", ".join(f"{name} {v:.0f}" for name, v in rss.items()))
+    print(f"load after {load():.2f}")
+
+    # ours against datasketch on a subset, and both against the exact truth of a sample
+    texts = []
+    with open(data, encoding="utf-8") as f:
+        for line in f:
+            texts.append(json.loads(line)["text"])
+            if len(texts) >= subset:
+                break
+    m = len(texts)
+    t0 = time.perf_counter()
+    rows, truth = _sample_truth(texts, truth_sample)
+    print(f"\nsubset: {m} rows; truth: {len(truth)} pairs at Jaccard >= {T} touching {rows.size} "
+          f"sampled rows ({time.perf_counter() - t0:.1f} s)")  # fmt: skip
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        dedup_texts(texts[:200], jaccard=T)
+        ours_t, mh_t, ours, mh = [], [], None, None
+        for _ in range(repeats):
+            c = time.process_time()
+            ours = dedup_texts(texts, jaccard=T)
+            ours_t.append(time.process_time() - c)
+            c = time.process_time()
+            mh = minhash_lsh_pairs(texts, threshold=T)
+            mh_t.append(time.process_time() - c)
+    finally:
+        numba.set_num_threads(threads)
+    po, ro = _sample_scores(ours.pairs[ours.similarity >= T], rows, truth, m)
+    pm, rm = _sample_scores(mh[0], rows, truth, m)
+    f1 = lambda p, r: 2 * p * r / (p + r) if p + r else 0.0  # noqa: E731
+    ratio = statistics.median(b / a for a, b in zip(ours_t, mh_t))
+    print(f"{'method (1 thread, CPU s)':<52} {'CPU s':>7} {'precision':>9} {'recall':>7} {'F1':>6}")
+    print(f"{'ours: dedup_texts(jaccard=0.8), ' + ours.settings['candidates']['method']:<52} "
+          f"{statistics.median(ours_t):7.2f} {po:9.4f} {ro:7.4f} {f1(po, ro):6.4f}")  # fmt: skip
+    label = f"datasketch MinHash LSH, 128 perm (b={mh[2]['b']}, r={mh[2]['r']})"
+    print(f"{label:<52} "
+          f"{statistics.median(mh_t):7.2f} {pm:9.4f} {rm:7.4f} {f1(pm, rm):6.4f}")  # fmt: skip
+    print(f"datasketch / ours, median of {repeats} alternating pairs: {ratio:.1f}x; load after {load():.2f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--part", choices=["labelled", "million", "both"], default="both")
@@ -281,11 +441,14 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=1_000_000)
     ap.add_argument("--data", default="/tmp/simhash-lab-bench/docs.jsonl")
     ap.add_argument("--memory-gib", type=float, default=6.0)
+    ap.add_argument("--rows", type=int, help="part 3 alone: N generated rows, per step, against datasketch")
+    ap.add_argument("--subset", type=int, default=100_000, help="part 3: rows ours and datasketch run on")
+    ap.add_argument("--truth-sample", type=int, default=2000, help="part 3: rows whose true pairs are found")
     args = ap.parse_args()
-    print(
-        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-        f"Python {platform.python_version()}"
-    )
+    print(f"{cpu_info()}; Python {platform.python_version()}, numba {numba.__version__}")
+    if args.rows:
+        part_rows(args.rows, args.subset, args.truth_sample, args.repeats)
+        return
     if args.part in ("labelled", "both"):
         part_labelled(args.repeats)
     if args.part in ("million", "both"):

@@ -10,6 +10,7 @@ always wall time).
 from __future__ import annotations
 
 import argparse
+import functools
 import glob
 import importlib.machinery
 import importlib.util
@@ -68,6 +69,85 @@ def paired(ours, peer, repeat: int) -> tuple[float, float, float]:
             fn()
             out.append(clock() - t)
     return statistics.median(a), statistics.median(b), statistics.median(y / x for x, y in zip(a, b))
+
+
+_PEER_C = r"""
+#include <stddef.h>
+#include <stdint.h>
+uint64_t XXH3_64bits(const void *data, size_t len);
+void xxh3_spans(const uint8_t *buf, const int64_t *off, int64_t n, uint64_t *out) {
+    for (int64_t i = 0; i < n; i++) out[i] = XXH3_64bits(buf + off[i], (size_t)(off[i + 1] - off[i]));
+}
+"""
+
+
+def xxh3_peer():
+    """C's XXH3 (the system's libxxhash, called from a C loop built here with the C compiler), as
+    ``peer(buf, offsets, out)``; or None when there is no compiler or no libxxhash."""
+    import ctypes
+    import ctypes.util
+    import shutil
+    import tempfile
+
+    lib = ctypes.util.find_library("xxhash")
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if lib is None or cc is None:
+        return None
+    out_dir = Path(__file__).resolve().parents[1] / "build" / "peers"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    so = out_dir / "xxh3_spans.so"
+    with tempfile.NamedTemporaryFile("w", suffix=".c", delete=False) as f:
+        f.write(_PEER_C)
+    try:
+        subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(so), f.name, f"-l:{lib}"], check=True)
+    except (subprocess.CalledProcessError, OSError):
+        return None
+    finally:
+        os.unlink(f.name)
+    fn = ctypes.CDLL(str(so)).xxh3_spans
+
+    def peer(buf, off, out):
+        v = ctypes.c_void_p
+        fn(v(buf.ctypes.data), v(off.ctypes.data), ctypes.c_int64(off.size - 1), v(out.ctypes.data))
+
+    return peer
+
+
+def xxh3_lengths(repeat: int) -> None:
+    """ns per hash of ``kernels.fingerprint.hash_spans`` (XXH3: the loop every feature path runs)
+    beside C's XXH3 over the same spans, by length; both checked equal first."""
+    from simhash_lab.kernels.fingerprint import hash_spans
+    from simhash_lab.kernels.hashes import HASH_XXH3
+
+    peer = xxh3_peer()
+    print("\n1c. XXH3 per length: hash_spans (a loop over byte spans) vs C's XXH3 (libxxhash, a C loop)")
+    if peer is None:
+        print("   no C compiler or no libxxhash: skipped")
+        return
+    rng = np.random.default_rng(0)
+    for lo, hi in (
+        (1, 3),
+        (4, 8),
+        (9, 16),
+        (17, 32),
+        (33, 64),
+        (65, 128),
+        (10, 40),
+        (129, 240),
+        (241, 512),
+        (1024, 1024),
+    ):
+        m = max(20_000, 2_000_000 // hi)
+        off = np.zeros(m + 1, np.int64)
+        np.cumsum(rng.integers(lo, hi + 1, size=m), out=off[1:])
+        buf = rng.integers(0, 256, size=int(off[-1]) + 8, dtype=np.uint8)
+        out = np.empty(m, np.uint64)
+        peer(buf, off, out)
+        assert np.array_equal(hash_spans(buf, off, HASH_XXH3), out), (lo, hi)
+        ours = functools.partial(hash_spans, buf, off, HASH_XXH3)
+        t_o, t_c, r = paired(ours, functools.partial(peer, buf, off, out), repeat)
+        print(f"   {lo:4d}-{hi:<4d} bytes: ours {t_o / m * 1e9:6.2f} ns, C {t_c / m * 1e9:6.2f} ns; "
+              f"ours / C {1 / r:5.2f}")  # fmt: skip
 
 
 def cold_start() -> float:
@@ -153,6 +233,17 @@ def main() -> None:
             f"   ratio (1 thread / simhash-pybind), median of {repeat} alternating pairs: {r_tl:5.2f}x"
             "   (target >= 1.5x)"
         )
+
+    xxh3_lengths(repeat)
+    long_docs = [" ".join(w if i % 12 else w * 4 for i, w in enumerate(d.split())) for d in docs]
+    n_long = sum(len(d.split()) for d in long_docs)
+    share = sum(len(w.encode()) > 16 for d in long_docs for w in d.split()) / n_long
+    numba.set_num_threads(1)
+    t_long = median_time(lambda: h.fingerprints(long_docs, parallel=False), repeat)
+    numba.set_num_threads(threads)
+    print(f"\n1d. default Simhasher().fingerprints on the same docs with every 12th word four times over "
+          f"({share:.0%} of tokens > 16 bytes), 1 thread: {n_long / t_long / 1e6:.1f} M tokens/s "
+          f"(plain docs above: {n_tokens / t_one / 1e6:.1f})")  # fmt: skip
 
     ld = docs[: max(500, n_docs // 10)]
     ours = presets.LEONSIM.fingerprints(ld)

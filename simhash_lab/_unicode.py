@@ -9,6 +9,8 @@ first time a tokenizer needs it (about 20-60 ms each) and cached for the life of
 * ``RUSTSPACE``: Unicode ``White_Space``, what Rust's ``str::split_whitespace`` splits on.
 * ``RUSTALNUM``: ``Alphabetic`` or a number category (Nd, Nl, No): Rust's ``char::is_alphanumeric``.
   The last two come from the ``regex`` package's Unicode property tables.
+* ``UNSPACED``: the letters of the scripts written without word spaces (``UNSPACED_SCRIPTS``:
+  Chinese, Japanese kana, Thai, Lao, Khmer, Myanmar, Tibetan), which dedup shingles by characters.
 """
 
 from __future__ import annotations
@@ -22,13 +24,39 @@ WORD = 1
 PYSPACE = 2
 RUSTSPACE = 4
 RUSTALNUM = 8
+UNSPACED = 16
+
+#: the scripts written without spaces between words: their text is shingled by characters
+UNSPACED_SCRIPTS = ("Han", "Hiragana", "Katakana", "Thai", "Lao", "Khmer", "Myanmar", "Tibetan")
 
 _PATTERNS = {
     WORD: lambda: re.compile(r"\w+"),
     PYSPACE: lambda: re.compile(r"\s+"),
     RUSTSPACE: lambda: __import__("regex").compile(r"\p{White_Space}+"),
     RUSTALNUM: lambda: __import__("regex").compile(r"[\p{Alphabetic}\p{N}]+"),
+    UNSPACED: lambda: __import__("regex").compile(
+        "[" + "".join(f"\\p{{Script={s}}}" for s in UNSPACED_SCRIPTS) + "]+"
+    ),
 }
+
+_FORMAT = None
+
+
+def normalise(text: str) -> str:
+    """``text`` as the dedup pipeline compares it: NFKC (compatibility forms folded: full-width
+    letters, ligatures, ...) and the format characters (category Cf: U+200B zero-width space,
+    U+00AD soft hyphen, U+200D, U+2060, U+FEFF...) dropped, so an invisible edit does not hide a copy.
+    ASCII text is returned as it is (it is already so)."""
+    global _FORMAT
+    if text.isascii():
+        return text
+    import unicodedata
+
+    if _FORMAT is None:
+        _FORMAT = __import__("regex").compile(r"\p{Cf}+")
+    text = _FORMAT.sub("", text)
+    return unicodedata.normalize("NFKC", text)
+
 
 _table = np.zeros(0x110000, dtype=np.uint8)
 _built = 0

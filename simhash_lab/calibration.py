@@ -20,7 +20,7 @@ import numpy as np
 from ._threads import over
 from ._validate import check_int
 from .datasets import Source, TextsSource
-from .shingles import CHUNK_ROWS, Shingler, _gather_sets, recommended_hasher
+from .shingles import CHUNK_ROWS, Shingler, _gather_sets
 
 __all__ = ["MIN_CALIBRATION_PAIRS", "Calibration", "calibrate"]
 
@@ -118,40 +118,50 @@ def _k_max(n: int, bits: int, per_doc: float = 2.0, cap: int = 24) -> int:
     return k
 
 
-def _replace_words(text: str, count: int, rng: np.random.Generator, vocab: Sequence[str]) -> str:
-    words = text.split()
-    if not words or not vocab:
-        return text
-    where = rng.choice(len(words), size=min(count, len(words)), replace=False)
+def _replace_units(
+    units: list, joiner: str, count: int, rng: np.random.Generator, vocab: Sequence[str]
+) -> str:
+    if not units or not vocab:
+        return joiner.join(units)
+    units = list(units)
+    where = rng.choice(len(units), size=min(count, len(units)), replace=False)
     for p in where.tolist():
-        words[p] = vocab[int(rng.integers(len(vocab)))]
-    return " ".join(words)
+        units[p] = vocab[int(rng.integers(len(vocab)))]
+    return joiner.join(units)
 
 
-def _synthetic_pairs(texts, hasher, shingler, threshold, rng, limit=300):
+def _synthetic_pairs(texts, feat, threshold, rng, limit=300):
     """Pairs at Jaccard just above ``threshold``: each text against copies of it with more and more
-    words replaced (from the sample's own words), the copy with the lowest similarity >= threshold."""
-    vocab = sorted({w for t in texts for w in t.split()})
-    docs = [t for t in texts if len(t.split()) >= 8][:limit]
+    words (characters, for text without word spaces) replaced (from the sample's own), the copy
+    with the lowest similarity >= threshold."""
+    texts = feat.normalise(list(texts))
+    split = feat.units(texts)
+    vocab = sorted({w for u, _ in split for w in u})
+    picked = [i for i, (u, _) in enumerate(split) if len(u) >= 8]
+    short = [i for i in picked if len(split[i][0]) <= 20_000]  # 8 edited copies each: not megabytes
+    picked = (short if len(short) >= MIN_CALIBRATION_PAIRS else picked)[:limit]
+    docs = [texts[i] for i in picked]
     d_out, s_out = [], []
     if not docs:
         return np.empty(0, np.int64), np.empty(0)
-    ind, dat = shingler.sets(docs)
+    ind, dat = feat.sets(docs)
     sizes = np.diff(ind)
+    n = feat.settings.shingle
     variants, owner = [], []
-    for i, t in enumerate(docs):
+    for i, t in enumerate(picked):
+        units, joiner = split[t]
         m = max(int(sizes[i]), 1)
-        guess = max(1.0, m * (1 - threshold) / (shingler.n * (1 + threshold)))
+        guess = max(1.0, m * (1 - threshold) / (n * (1 + threshold)))
         for f in (0.3, 0.5, 0.7, 0.85, 1.0, 1.15, 1.3, 1.6):
-            variants.append(_replace_words(t, max(1, round(guess * f)), rng, vocab))
+            variants.append(_replace_units(units, joiner, max(1, round(guess * f)), rng, vocab))
             owner.append(i)
     owner = np.array(owner, np.int64)
-    vi, vd = shingler.sets(variants)
+    vi, vd = feat.sets(variants)
     both_ptr = np.concatenate([ind, vi[1:] + ind[-1]])
     both = np.concatenate([dat, vd])
     sim = Shingler.jaccard(both_ptr, both, owner, np.arange(len(variants)) + len(docs))
-    fa = hasher.fingerprints(docs)
-    fv = hasher.fingerprints(variants)
+    fa = feat.fingerprints(docs)
+    fv = feat.fingerprints(variants)
     from .hamming import hamming
 
     for i in range(len(docs)):
@@ -161,6 +171,17 @@ def _synthetic_pairs(texts, hasher, shingler, threshold, rng, limit=300):
             d_out.append(int(hamming(int(fa[i]), int(fv[j]))))
             s_out.append(float(sim[j]))
     return np.array(d_out, np.int64), np.array(s_out)
+
+
+def featurizer_for(hasher=None, shingle: int = 3):
+    """The :class:`~simhash_lab.shingles.Featurizer` of ``hasher`` (default: the recommended one,
+    word ``shingle``-grams), texts taken as they are (not normalised)."""
+    from .settings import DedupSettings
+    from .shingles import Featurizer
+
+    if hasher is None or Shingler(shingle).fuses(hasher):
+        return Featurizer(DedupSettings(features="words", shingle=shingle, normalize=False))
+    return Featurizer(DedupSettings(hasher=hasher, shingle=shingle, normalize=False))
 
 
 def calibrate(
@@ -176,6 +197,7 @@ def calibrate(
     valid: np.ndarray | None = None,
     bar=None,
     sets=None,
+    featurizer=None,
 ) -> Calibration:
     """Choose ``k`` for a Jaccard threshold by measuring, on a sample of the corpus, where its
     near-duplicate pairs lie in Hamming distance.
@@ -201,12 +223,14 @@ def calibrate(
         Jaccard similarity, 0 < threshold <= 1.
     valid : ndarray of bool, optional
         Documents that may be sampled or matched (default: all).
+    featurizer : Featurizer, optional
+        The shingles (:class:`~simhash_lab.shingles.Featurizer`; default: those of ``hasher``).
 
     Returns
     -------
     Calibration
     """
-    hasher = recommended_hasher(shingle) if hasher is None else hasher
+    feat = featurizer if featurizer is not None else featurizer_for(hasher, shingle)
     threshold = _check_fraction("jaccard", threshold)
     recall = _check_fraction("recall", recall)
     sample = check_int("sample", sample, 1, 1 << 40)
@@ -216,10 +240,9 @@ def calibrate(
     n = fps.shape[0]
     rows = np.arange(n) if valid is None else np.flatnonzero(valid)
     rng = np.random.default_rng(seed)
-    bits = hasher.bits
+    bits = feat.bits
     k_max = _k_max(max(rows.size, 1), bits)
     picked = np.sort(rng.choice(rows, size=min(sample, rows.size), replace=False)) if rows.size else rows
-    shingler = Shingler(shingle)
     dist = np.empty(0, np.int64)
     sims = np.empty(0)
     if picked.size:
@@ -237,7 +260,10 @@ def calibrate(
             lo, hi, d = lo[sel], hi[sel], d[sel]
             k_max = int(cut) - 1
         need = np.unique(np.concatenate([picked, lo, hi]))
-        store = _gather_sets(source, need, shingler, bar, sets)
+        if bar is not None and sets is None:  # the rows read again: a known total
+            bar.total = int(need.size)
+            bar.refresh()
+        store = _gather_sets(source, need, feat, bar, sets)
         la, lb = store.local(lo), store.local(hi)
         size = np.diff(store.indptr)
         small, large = np.minimum(size[la], size[lb]), np.maximum(size[la], size[lb])
@@ -249,7 +275,7 @@ def calibrate(
     if dist.size < MIN_CALIBRATION_PAIRS:
         method = "synthetic"
         texts = [t for _, ts in source.select(picked, CHUNK_ROWS) for t in ts]
-        dist, sims = _synthetic_pairs(texts, hasher, shingler, threshold, rng)
+        dist, sims = _synthetic_pairs(texts, feat, threshold, rng)
         k_max = bits - 1
     if dist.size == 0:  # nothing to measure (no document long enough to edit): Charikar's bound
         method = "theory"

@@ -34,13 +34,16 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import os
+import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
 from ._files import NotRegularFile, open_regular, show_name
+from .settings import DEFAULT_MAX_ROW_BYTES
 
 __all__ = [
     "FORMATS",
@@ -50,6 +53,9 @@ __all__ = [
     "JsonlSource",
     "CsvSource",
     "ParquetSource",
+    "ArrowSource",
+    "StdinSource",
+    "check_duplicates_name",
     "detect_format",
     "open_dataset",
     "write_duplicates",
@@ -113,6 +119,18 @@ class Source:
 
     priority_column: str | None = None
 
+    def size_hint(self) -> tuple[int | None, str | None]:
+        """``(total, unit)`` of the first read's progress bar (None: rows, unknown total)."""
+        total = getattr(self, "total", None)
+        return total, None
+
+    def progress_step(self, rows: int) -> int:
+        """How far the bar of :meth:`size_hint` moved with the last chunk of ``rows`` rows."""
+        return rows
+
+    def close(self) -> None:
+        """Release what the source holds (a spooled stdin)."""
+
     def chunks(self, rows: int) -> Iterator[tuple[list[str], list, list | None]]:
         """``(texts, ids, priorities)`` of every row, in order, ``rows`` at a time (priorities:
         None without a priority column)."""
@@ -151,6 +169,7 @@ class TextsSource(Source):
             if len(ids) != len(self.texts):
                 raise ValueError(f"ids must have one id per text: {len(ids)} ids for {len(self.texts)} texts")
         self.ids = ids
+        self.total = len(self.texts)
 
     def chunks(self, rows):
         for s in range(0, len(self.texts), rows):
@@ -169,10 +188,19 @@ class TextsSource(Source):
 
 class _FileSource(Source):
     def __init__(
-        self, path: str, column: str, id_column: str | None, priority_column: str | None = None
+        self,
+        path: str,
+        column: str,
+        id_column: str | None,
+        priority_column: str | None = None,
+        max_row_bytes: int = DEFAULT_MAX_ROW_BYTES,
+        name: str | None = None,
     ) -> None:
         self.path = os.fspath(path)
-        self.name = show_name(self.path)
+        self.name = name or show_name(self.path)
+        self.max_row_bytes = max_row_bytes
+        self.bytes_read = 0
+        self._shown = 0
         if not isinstance(column, str) or not column:
             raise TypeError(f"column must be a non-empty str, got {column!r}")
         if id_column is not None and (not isinstance(id_column, str) or not id_column):
@@ -183,6 +211,33 @@ class _FileSource(Source):
         self.id_column = id_column
         self.priority_column = priority_column
         self._stamp = None
+
+    def size_hint(self):
+        try:
+            return os.stat(self.path).st_size, "B"
+        except OSError:
+            return None, None
+
+    def progress_step(self, rows: int) -> int:
+        step = self.bytes_read - self._shown
+        self._shown = self.bytes_read
+        return step
+
+    def _too_large(self, where: str) -> DatasetError:
+        return DatasetError(
+            f"{self.name}: {where}: larger than max_row_bytes (--max-row-bytes {self.max_row_bytes})"
+        )
+
+    def _check_id(self, value, where: str):
+        """An id that can be written: a str with a lone surrogate is refused here, before any work."""
+        if isinstance(value, str) and not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise DatasetError(
+                    f"{self.name}: {where}: id column {self.id_column!r} holds a lone surrogate, not text"
+                ) from None
+        return value
 
     def _priority(self, value, where: str) -> float:
         """A row's priority: a finite number (in CSV, a field that parses as one)."""
@@ -248,49 +303,78 @@ class _FileSource(Source):
 
 
 def _atomic_write(path: str, mode: str, write, **kw) -> Any:
-    """Call ``write(f)`` on a temporary file beside ``path``, then rename it over ``path``."""
-    tmp = f"{path}.tmp-{os.getpid()}"
-    try:
-        with open(tmp, mode, **kw) as f:
-            result = write(f)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-    return result
+    """Call ``write(f)`` on the output ``path`` opened by the one safe writer
+    (:func:`simhash_lab._write.atomic_output`: a temporary file beside a regular file, renamed over
+    it once whole; a device, FIFO or link written in place, never replaced)."""
+    from ._write import atomic_output
+
+    with atomic_output(path, mode, **kw) as f:
+        return write(f)
 
 
 # -- JSONL -------------------------------------------------------------------------------------
 
 
-_DECODER = json.JSONDecoder()
+def _json_loads():
+    """orjson's ``loads`` when it is installed (3-4x the standard module), else :func:`json.loads`."""
+    try:
+        import orjson
+    except ImportError:
+        return None
+    return orjson.loads
+
+
+_ORJSON = _json_loads()
 
 
 class JsonlSource(_FileSource):
     """One JSON object per line; ``column`` holds the text (a str), ``id_column`` the id (any value;
-    row numbers from 0 when None)."""
+    row numbers from 0 when None). Lines are parsed by orjson when it is installed (the standard
+    :mod:`json` for what orjson refuses: ``NaN``, a lone surrogate escape)."""
 
     format = "jsonl"
 
     def _records(self):
-        """``(row, line number, raw bytes)`` of every non-blank line."""
+        """``(row, line number, raw bytes)`` of every non-blank line, each at most
+        ``max_row_bytes`` (a longer line is refused without being read whole)."""
+        limit = self.max_row_bytes
+        self.bytes_read = self._shown = 0
         with self._open() as f:
             row = 0
-            for lineno, raw in enumerate(f, 1):
-                if raw.isspace() or not raw:
+            lineno = 0
+            while True:
+                raw = f.readline(limit + 1)
+                if not raw:
+                    return
+                lineno += 1
+                self.bytes_read += len(raw)
+                if len(raw) > limit and len(raw.rstrip(b"\r\n")) > limit:
+                    raise self._too_large(f"line {lineno}")
+                if raw.isspace():
                     continue
                 yield row, lineno, raw
                 row += 1
 
     def _parse(self, lineno: int, raw: bytes):
-        try:
-            rec = json.loads(raw)
-        except UnicodeDecodeError as e:
-            raise DatasetError(
-                f"{self.name}: line {lineno}: not UTF-8 ({e.reason} at byte {e.start})"
-            ) from None
-        except ValueError as e:
-            raise DatasetError(f"{self.name}: line {lineno}: not JSON ({getattr(e, 'msg', e)})") from None
+        rec = None
+        if _ORJSON is not None:
+            try:
+                rec = _ORJSON(raw)
+            except ValueError:
+                rec = None
+        if rec is None:
+            try:
+                rec = json.loads(raw)
+            except UnicodeDecodeError as e:
+                raise DatasetError(
+                    f"{self.name}: line {lineno}: not UTF-8 ({e.reason} at byte {e.start})"
+                ) from None
+            except ValueError as e:
+                raise DatasetError(f"{self.name}: line {lineno}: not JSON ({getattr(e, 'msg', e)})") from None
+            except RecursionError:
+                raise DatasetError(
+                    f"{self.name}: line {lineno}: not JSON this program can read (nested too deeply)"
+                ) from None
         if not isinstance(rec, dict):
             raise DatasetError(f"{self.name}: line {lineno}: {_kind(rec)}, not a JSON object")
         try:
@@ -316,7 +400,7 @@ class JsonlSource(_FileSource):
             if idc is not None:
                 if idc not in rec:
                     raise DatasetError(f"{self.name}: line {lineno}: no id column {idc!r}")
-                ids.append(rec[idc])
+                ids.append(self._check_id(rec[idc], f"line {lineno}"))
             else:
                 ids.append(row)
             if pc is not None:
@@ -341,7 +425,7 @@ class JsonlSource(_FileSource):
             n = 0
             for row, _, raw in self._records():
                 if keep[row]:
-                    out.write(raw if raw.endswith(b"\n") else raw + b"\n")
+                    out.write(raw)  # as it was, its newline (or, on the last line, none) too
                     n += 1
                 if progress is not None:
                     progress(1)
@@ -359,18 +443,33 @@ class CsvSource(_FileSource):
 
     format = "csv"
 
-    def __init__(self, path, column, id_column, priority_column=None):
-        super().__init__(path, column, id_column, priority_column)
+    def __init__(
+        self, path, column, id_column, priority_column=None, max_row_bytes=DEFAULT_MAX_ROW_BYTES, name=None
+    ):
+        super().__init__(path, column, id_column, priority_column, max_row_bytes, name)
         self.delimiter = "\t" if self.path.lower().endswith(".tsv") else ","
 
     def _records(self):
         """``(row, line number, fields, raw text)`` of every record, after reading the header."""
+        limit = self.max_row_bytes
+        csv.field_size_limit(max(limit, 131072))
+        self.bytes_read = self._shown = 0
         with self._open() as fb:
             f = io.TextIOWrapper(fb, encoding="utf-8-sig", newline="")
             pending: list[str] = []
+            size = [0]
 
             def lines():
-                for line in f:
+                while True:
+                    line = f.readline(limit + 1)
+                    if not line:
+                        return
+                    if not pending:
+                        size[0] = 0
+                    size[0] += len(line)
+                    self.bytes_read += len(line)
+                    if size[0] > limit:
+                        raise self._too_large(f"line {reader.line_num + 1}")
                     pending.append(line)
                     yield line
 
@@ -395,6 +494,13 @@ class CsvSource(_FileSource):
                 raise DatasetError(f"{self.name}: line {reader.line_num}: not CSV ({e})") from None
 
     def _columns(self):
+        for what, col in (("", self.column), ("id ", self.id_column), ("priority ", self.priority_column)):
+            at = [i + 1 for i, h in enumerate(self.header) if h == col]
+            if len(at) > 1:
+                raise DatasetError(
+                    f"{self.name}: the header names the {what}column {col!r} {len(at)} times (columns "
+                    f"{', '.join(map(str, at))}): which one is meant is ambiguous; rename the others"
+                )
         if self.column not in self.header:
             names = ", ".join(map(repr, self.header[:12]))
             raise DatasetError(f"{self.name}: no column {self.column!r} (the header has {names})")
@@ -421,7 +527,8 @@ class CsvSource(_FileSource):
                     f"{self.name}: line {lineno}: {len(fields)} fields, the header has {len(self.header)}"
                 )
             prio = None if cols[2] is None else self._priority(fields[cols[2]], f"line {lineno}")
-            yield row, fields[cols[0]], (fields[cols[1]] if cols[1] is not None else row), prio, raw
+            id_ = self._check_id(fields[cols[1]], f"line {lineno}") if cols[1] is not None else row
+            yield row, fields[cols[0]], id_, prio, raw
             row += 1
         if cols is None:
             self._columns()  # a header without rows: still check the columns it names
@@ -451,8 +558,7 @@ class CsvSource(_FileSource):
                     out.write(self.header_raw)
                     header_done = True
                 if keep[row]:
-                    eol = "\r\n" if self.header_raw.endswith("\r\n") else "\n"
-                    out.write(raw if raw.endswith(("\n", "\r")) else raw + eol)
+                    out.write(raw)  # as it was, its line ending (or, on the last line, none) too
                     n += 1
                 if progress is not None:
                     progress(1)
@@ -466,10 +572,36 @@ class CsvSource(_FileSource):
 # -- Parquet -----------------------------------------------------------------------------------
 
 
+def _arrow_texts(col, start: int, name: str, column: str, limit: int) -> list[str]:
+    """The texts of an Arrow text column (dictionary-encoded too), each at most ``limit`` bytes."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if pa.types.is_dictionary(col.type):
+        col = col.dictionary_decode() if hasattr(col, "dictionary_decode") else col.cast(col.type.value_type)
+    if col.null_count:
+        i = start + int(np.flatnonzero(np.asarray(col.is_null()))[0])
+        raise DatasetError(f"{name}: row {i}: column {column!r} is null, not text")
+    if len(col):
+        lens = np.asarray(pc.binary_length(col))
+        if int(lens.max()) > limit:
+            i = start + int(np.argmax(lens > limit))
+            raise DatasetError(
+                f"{name}: row {i}: column {column!r} is larger than max_row_bytes (--max-row-bytes {limit})"
+            )
+    return col.to_pylist()
+
+
 class ParquetSource(_FileSource):
     """A Parquet file, read in record batches of only the columns needed (pyarrow)."""
 
     format = "parquet"
+
+    def size_hint(self):
+        return None, None
+
+    def progress_step(self, rows: int) -> int:
+        return rows
 
     def _file(self):
         pa = _pyarrow()
@@ -482,12 +614,21 @@ class ParquetSource(_FileSource):
             f.close()
             raise DatasetError(f"{self.name}: not a readable Parquet file ({_first_line(e)})") from None
         names = pf.schema_arrow.names
+        for col in {self.column, self.id_column, self.priority_column} - {None}:
+            if names.count(col) > 1:
+                f.close()
+                raise DatasetError(
+                    f"{self.name}: {names.count(col)} columns are named {col!r}: which one is meant is "
+                    "ambiguous"
+                )
         if self.column not in names:
             f.close()
             raise DatasetError(
                 f"{self.name}: no column {self.column!r} (columns: {', '.join(map(repr, names[:12]))})"
             )
         t = pf.schema_arrow.field(self.column).type
+        if pa.types.is_dictionary(t):  # dictionary-encoded text: its values are the texts
+            t = t.value_type
         if not (pa.types.is_string(t) or pa.types.is_large_string(t) or str(t) == "string_view"):
             f.close()
             raise DatasetError(f"{self.name}: column {self.column!r} is {t}, not text")
@@ -507,10 +648,7 @@ class ParquetSource(_FileSource):
                 raise DatasetError(f"{self.name}: not a readable Parquet file ({_first_line(e)})") from None
 
     def _texts(self, col, start: int) -> list[str]:
-        if col.null_count:
-            i = start + int(np.flatnonzero(np.asarray(col.is_null()))[0])
-            raise DatasetError(f"{self.name}: row {i}: column {self.column!r} is null, not text")
-        return col.to_pylist()
+        return _arrow_texts(col, start, self.name, self.column, self.max_row_bytes)
 
     def chunks(self, rows):
         cols = [self.column]
@@ -519,6 +657,7 @@ class ParquetSource(_FileSource):
                 cols.append(c)
         start = 0
         for b in self._batches(cols, rows):
+            self.bytes_read = 0
             texts = self._texts(b.column(0), start)
             if self.id_column is None:
                 ids = list(range(start, start + b.num_rows))
@@ -580,20 +719,164 @@ def _first_line(e: BaseException) -> str:
     return s[0] if s else type(e).__name__
 
 
+class ArrowSource(Source):
+    """A table in memory: a pyarrow Table, a pandas DataFrame or a Hugging Face ``datasets.Dataset``
+    (as Arrow); the same rows as a file of them give the same decisions."""
+
+    format = "table"
+
+    def __init__(
+        self,
+        table,
+        column,
+        id_column=None,
+        priority_column=None,
+        max_row_bytes=DEFAULT_MAX_ROW_BYTES,
+        name="<table>",
+    ):
+        self.table = table
+        self.name = name
+        self.column, self.id_column, self.priority_column = column, id_column, priority_column
+        self.max_row_bytes = max_row_bytes
+        self.total = table.num_rows
+        import pyarrow as pa
+
+        names = table.column_names
+        for what, col in (("", column), ("id ", id_column), ("priority ", priority_column)):
+            if col is None:
+                continue
+            if names.count(col) > 1:
+                raise DatasetError(f"{name}: {names.count(col)} columns are named {col!r}: ambiguous")
+            if col not in names:
+                raise DatasetError(
+                    f"{name}: no {what}column {col!r} (columns: {', '.join(map(repr, names[:12]))})"
+                )
+        t = table.schema.field(column).type
+        if pa.types.is_dictionary(t):
+            t = t.value_type
+        if not (pa.types.is_string(t) or pa.types.is_large_string(t) or str(t) == "string_view"):
+            raise DatasetError(f"{name}: column {column!r} is {t}, not text")
+
+    def _col(self, name, lo, hi):
+        return self.table.column(name).slice(lo, hi - lo).combine_chunks()
+
+    def chunks(self, rows):
+        for lo in range(0, self.total, rows):
+            hi = min(lo + rows, self.total)
+            texts = _arrow_texts(
+                self._col(self.column, lo, hi), lo, self.name, self.column, self.max_row_bytes
+            )
+            ids = (
+                list(range(lo, hi))
+                if self.id_column is None
+                else self._col(self.id_column, lo, hi).to_pylist()
+            )
+            prio = None
+            if self.priority_column is not None:
+                vals = self._col(self.priority_column, lo, hi).to_pylist()
+                prio = [_FileSource._priority(self, v, f"row {lo + i}") for i, v in enumerate(vals)]
+            yield texts, ids, prio
+
+    def select(self, rows, chunk):
+        import pyarrow as pa
+
+        col = self.table.column(self.column)
+        for lo in range(0, rows.size, chunk):
+            r = rows[lo : lo + chunk]
+            part = col.take(pa.array(r)).combine_chunks()
+            yield r, _arrow_texts(part, 0, self.name, self.column, self.max_row_bytes)
+
+    def write_kept(self, path, keep, progress=None):
+        raise DatasetError(
+            f"{self.name}: the kept rows of a table in memory are not written to a file: take them "
+            "with the keep mask (df[res.keep], table.filter(res.keep))"
+        )
+
+    def check_output(self, path):
+        self.write_kept(path, None)
+
+
+def _as_arrow(data):
+    """A pyarrow Table for a DataFrame, a Table or a ``datasets.Dataset``; None for anything else."""
+    mod = type(data).__module__.split(".")[0]
+    if mod not in ("pandas", "pyarrow", "datasets", "polars"):
+        return None
+    pa = _pyarrow()
+    if isinstance(data, pa.Table):
+        return data
+    if isinstance(data, pa.RecordBatch):
+        return pa.Table.from_batches([data])
+    if mod == "pandas":
+        return pa.Table.from_pandas(data, preserve_index=False)
+    if mod == "datasets":
+        inner = getattr(data, "data", None)
+        table = getattr(inner, "table", inner)
+        if isinstance(table, pa.Table):
+            if getattr(data, "_indices", None) is not None:  # a selection or shuffle: its rows, in order
+                table = data.with_format("arrow")[:]
+            return table
+    if hasattr(data, "to_arrow"):
+        return data.to_arrow()
+    return None
+
+
+class StdinSource(JsonlSource):
+    """JSONL on standard input, spooled once to a private temporary file (read again from there)."""
+
+    def __init__(self, column, id_column, priority_column, max_row_bytes, stream=None):
+        import shutil
+        import sys
+        import tempfile
+
+        fd, tmp = tempfile.mkstemp(prefix="simhash-lab-stdin-", suffix=".jsonl")
+        self._tmp = tmp
+        try:
+            with os.fdopen(fd, "wb") as out:
+                src = stream if stream is not None else sys.stdin.buffer
+                shutil.copyfileobj(src, out, 1 << 20)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+        super().__init__(tmp, column, id_column, priority_column, max_row_bytes, name="<stdin>")
+
+    def close(self):
+        if self._tmp is not None and os.path.exists(self._tmp):
+            os.unlink(self._tmp)
+        self._tmp = None
+
+
 def open_dataset(
-    path: str,
+    path,
     column: str = "text",
     id_column: str | None = None,
     format: str | None = None,
     priority_column: str | None = None,
+    max_row_bytes: int = DEFAULT_MAX_ROW_BYTES,
 ) -> Source:
-    """The :class:`Source` for a JSONL, CSV or Parquet file (``format`` from its name when None).
+    """The :class:`Source` for a JSONL, CSV or Parquet file (``format`` from its name when None),
+    ``"-"`` (JSONL on stdin), or a table in memory (pandas DataFrame, pyarrow Table,
+    ``datasets.Dataset``).
 
     Raises
     ------
     DatasetError
         The format cannot be told from the name, or is not one of ``FORMATS``.
     """
+    table = None if isinstance(path, (str, bytes, os.PathLike)) else _as_arrow(path)
+    if table is not None:
+        return ArrowSource(
+            table, column, id_column, priority_column, max_row_bytes, name=f"<{type(path).__name__}>"
+        )
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(
+            f"data must be a file name, '-', a pandas DataFrame, a pyarrow Table or a datasets.Dataset, "
+            f"got {type(path).__name__}"
+        )
+    path = os.fspath(path)
+    if path == "-":
+        if format not in (None, "jsonl"):
+            raise DatasetError(f"<stdin>: standard input is read as JSONL, not {format}")
+        return StdinSource(column, id_column, priority_column, max_row_bytes)
     fmt = format or detect_format(path)
     if fmt is None:
         raise DatasetError(
@@ -603,7 +886,7 @@ def open_dataset(
     if fmt not in FORMATS:
         raise DatasetError(f"The value for `format` must be one of {list(FORMATS)}, but {fmt!r} was passed.")
     cls = {"jsonl": JsonlSource, "csv": CsvSource, "parquet": ParquetSource}[fmt]
-    return cls(path, column, id_column, priority_column)
+    return cls(path, column, id_column, priority_column, max_row_bytes)
 
 
 # -- the duplicates table ----------------------------------------------------------------------
@@ -611,11 +894,55 @@ def open_dataset(
 DUPLICATE_COLUMNS = ("dropped_id", "kept_id", "distance", "similarity", "dropped_row", "kept_row")
 
 
+def check_duplicates_name(path: str) -> str:
+    """The duplicates table's format from its name: ``.csv``/``.tsv``, ``.jsonl``, ``.parquet``, or
+    CSV for a name without an ending (``/dev/stdout``); any other ending (``.xlsx``) is refused."""
+    fmt = detect_format(path)
+    if fmt is None:
+        ext = os.path.splitext(os.path.basename(os.fspath(path)))[1]
+        if ext:
+            raise DatasetError(
+                f"{show_name(path)}: the duplicates table is written as CSV, JSONL or Parquet, not {ext}: "
+                f"name it .csv, .tsv, .jsonl or .parquet"
+            )
+        fmt = "csv"
+    return fmt
+
+
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+def csv_cell(value) -> Any:
+    """A value as a CSV cell a spreadsheet will not run: text starting with ``= + - @``, a tab or
+    a carriage return gets a leading ``'`` (OWASP's advice against formula injection), unless it
+    is a plain number."""
+    if (
+        isinstance(value, str)
+        and value[:1] in ("=", "+", "-", "@", "\t", "\r")
+        and not _NUMBER.fullmatch(value)
+    ):
+        return "'" + value
+    return value
+
+
+def json_value(value) -> Any:
+    """A value strict JSON can hold: a float that is NaN or infinite becomes null (also inside
+    lists and objects)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, (list, tuple)):
+        return [json_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: json_value(v) for k, v in value.items()}
+    return value
+
+
 def write_duplicates(path: str, table, format: str | None = None) -> None:
     """Write a :class:`~simhash_lab.dedup.Duplicates` table: CSV (default), JSONL or Parquet by the
     name's ending. Columns: ``dropped_id, kept_id, distance, similarity, dropped_row, kept_row``
-    (``similarity`` empty / null when it was not computed)."""
-    fmt = format or detect_format(path) or "csv"
+    (``similarity`` empty / null when it was not computed). CSV cells that a spreadsheet would run
+    as a formula are escaped (:func:`csv_cell`); JSONL is strict JSON (:func:`json_value`)."""
+    fmt = format or check_duplicates_name(path)
     rows = zip(
         table.dropped_id,
         table.kept_id,
@@ -645,8 +972,10 @@ def write_duplicates(path: str, table, format: str | None = None) -> None:
 
         def write(f):
             for d, k, dist, sim, dr, kr in rows:
-                rec = dict(zip(DUPLICATE_COLUMNS, (d, k, dist, None if sim != sim else sim, dr, kr)))
-                f.write(json.dumps(rec, ensure_ascii=False, default=str) + "\n")
+                rec = dict(
+                    zip(DUPLICATE_COLUMNS, (json_value(d), json_value(k), dist, json_value(sim), dr, kr))
+                )
+                f.write(json.dumps(rec, ensure_ascii=False, allow_nan=False, default=str) + "\n")
 
         _atomic_write(path, "w", write, encoding="utf-8")
         return
@@ -655,6 +984,6 @@ def write_duplicates(path: str, table, format: str | None = None) -> None:
         w = csv.writer(f, delimiter="\t" if path.lower().endswith(".tsv") else ",", lineterminator="\n")
         w.writerow(DUPLICATE_COLUMNS)
         for d, k, dist, sim, dr, kr in rows:
-            w.writerow((d, k, dist, "" if sim != sim else f"{sim:.6f}", dr, kr))
+            w.writerow((csv_cell(d), csv_cell(k), dist, "" if sim != sim else f"{sim:.6f}", dr, kr))
 
     _atomic_write(path, "w", write_csv, encoding="utf-8", newline="")

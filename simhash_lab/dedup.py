@@ -1,34 +1,43 @@
 """Near-duplicate removal you can act on: Simhash candidates, exact Jaccard verification, a
 keep/drop policy that never chains.
 
-:func:`dedup_texts` (a list of str), :func:`dedup_table` (a JSONL, CSV or Parquet file, read in
-chunks: :mod:`simhash_lab.datasets`) and :func:`dedup` (the text files under folders) all run the
-same steps and return a :class:`DedupResult`:
+:func:`dedup_texts` (a list of str), :func:`dedup_table` (a JSONL, CSV or Parquet file read in
+chunks, stdin, or a table in memory: :mod:`simhash_lab.datasets`) and :func:`dedup` (the text
+files under folders) take one settings object (:class:`~simhash_lab.settings.DedupSettings`, or
+its fields as keywords), run the same named steps (each timed in ``res.timings``, each with its
+progress bar) and return a :class:`DedupResult`:
 
-1. **Fingerprint** every document (a :class:`~simhash_lab.Simhasher`). With a Jaccard threshold
-   the recommended one is the default: word 3-shingles (the shingles the threshold is about), each
-   distinct shingle voting once (binary weights), 64 bits. Documents without a single feature
-   (empty, whitespace or punctuation only) are set apart as *featureless*: never compared, kept.
-2. **Calibrate k** (when a threshold is given and ``k`` is not): :func:`calibrate` measures, on a
-   random sample of the corpus, the Hamming distances of real near-duplicate pairs (Jaccard >= the
-   threshold, found by a scan and verified exactly), and takes the smallest ``k`` that finds the
-   ``recall`` asked for (default 0.95) of them. When the sample holds too few such pairs, pairs made
-   from sampled documents by random word replacements down to the threshold stand in (the worst
-   case: every pair at the threshold). The :class:`Calibration` says which, with its figures.
-3. **Candidates**: every pair within ``k`` bits (:meth:`SimhashIndex.pairs`).
-4. **Verify** each candidate: exact Jaccard similarity of the two documents' word ``shingle``-gram
-   sets (sorted 64-bit hashes merged in Numba, :mod:`simhash_lab.kernels.verify`); pairs below the
-   threshold are dropped. Without a threshold, every candidate stands (the Hamming-only mode of
-   the first versions, kept for comparison: it over-matches boilerplate).
-5. **Keep / drop**: documents are visited in a stated order (``keep="first"``: input order;
-   ``"longest"``: most characters first; or a ``priority`` per document, highest first); a
+1. **read** the rows; 2. **normalise** each text (NFKC, format characters such as U+200B dropped:
+   :func:`simhash_lab._unicode.normalise`);
+3. **exact groups**: identical normalised texts grouped by a sort of their 128-bit digests; one
+   representative of each (the first in visiting order) goes on, the others are dropped for it
+   (or for what it is dropped for): the same decisions as the search over every row;
+4. **fingerprint** every document from its shingles (:class:`~simhash_lab.shingles.Featurizer`):
+   word ``shingle``-grams, or character ``char_ngram``-grams for a text mostly in a script
+   without word spaces, each distinct shingle voting once (binary weights), 64 bits. Documents
+   without a single shingle (empty, whitespace or punctuation only) are *featureless*: never
+   compared, kept;
+5. **calibrate** k (unless given): :func:`calibrate` measures, on a random sample of the
+   representatives, the Hamming distances of real near-duplicate pairs and takes the smallest
+   ``k`` that finds the ``recall`` asked for (default 0.99) of them; with too few such pairs,
+   pairs made by random word (or character) replacements down to the threshold stand in;
+6. **candidates**: every pair of representatives within ``k`` bits (:func:`candidates`, one call:
+   :meth:`SimhashIndex.pairs`);
+7. **verify** each candidate: exact Jaccard similarity of the two documents' shingle sets (the
+   same shingles the fingerprints were made from; sorted 64-bit hashes merged in Numba,
+   :mod:`simhash_lab.kernels.verify`); pairs below the threshold are dropped. The raw Hamming mode
+   of the first versions (every candidate stands) runs only when asked for by name:
+   ``unverified=True`` with ``k``;
+8. **cluster** (keep / drop): documents are visited in a stated order (``keep="first"``: input
+   order; ``"longest"``: most characters first; or a ``priority`` per document, highest first); a
    document not dropped yet is kept and drops each verified neighbour not decided yet that is
    also a verified neighbour of every document dropped for it so far (``linkage="complete"``, the
    default). So every dropped document is verified-near the kept one it is dropped for (its
    representative), nothing chains, and every two members of a cluster are a verified pair: no
    cluster holds a pair below the threshold. A neighbour that cannot join stays undecided, to be
    kept or dropped for a later one. ``linkage="star"`` asks only the first of these (each dropped
-   document near its kept one; two dropped members of one star can be less alike).
+   document near its kept one; two dropped members of one star can be less alike);
+9. **write** the outputs (:func:`dedup_table`), through :mod:`simhash_lab._write`.
 
 The result holds the keep mask (``keep``, bool per document) and the duplicates table
 (:class:`Duplicates`: dropped id, kept id, Hamming distance, Jaccard similarity).
@@ -44,8 +53,11 @@ The result holds the keep mask (``keep``, bool per document) and the duplicates 
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
 import sys
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -54,13 +66,23 @@ import numpy as np
 
 from . import _files
 from ._files import DEFAULT_MAX_BYTES, NotRegularFile, NotText, TooLarge, json_name, reason, walk
-from ._validate import check_int, check_option
-from .calibration import Calibration, _check_fraction, calibrate
-from .datasets import DatasetError, Source, TextsSource, open_dataset, write_duplicates
-from .shingles import Shingler, _ChunkSets, _gather_sets, recommended_hasher
+from ._validate import check_int
+from .calibration import Calibration, _check_fraction, calibrate  # noqa: F401 (distributed.py)
+from .datasets import (
+    DatasetError,
+    Source,
+    StdinSource,
+    TextsSource,
+    json_value,
+    open_dataset,
+    write_duplicates,
+)
+from .settings import DedupSettings
+from .shingles import Featurizer, Shingler, _ChunkSets, _gather_sets, recommended_hasher
 
 __all__ = [
     "Calibration",
+    "DedupSettings",
     "DedupResult",
     "Duplicates",
     "Shingler",
@@ -151,7 +173,8 @@ class DedupResult:
         cluster, kept; reported apart (``to_json()``: ``"empty"`` for files, ``"featureless"`` for
         rows).
     pairs : ndarray, shape (m, 3), int64
-        The candidate pairs ``(i, j, d)`` within ``k`` (rows, ``i < j``), before verification.
+        The candidate pairs ``(i, j, d)`` within ``k`` (rows, ``i < j``), before verification: pairs
+        of exact-group representatives (:meth:`verified_pairs` gives every near-duplicate pair).
     similarity : ndarray, shape (m,), float64
         Their Jaccard similarity (NaN without a threshold).
     k, bits : int
@@ -163,7 +186,18 @@ class DedupResult:
     skipped, errors : list of (path, reason)
         :func:`dedup` only: files not used, and files or paths that could not be read.
     timings : dict
-        Seconds spent in each step: fingerprint, calibrate, candidates, verify, cluster, write.
+        Seconds spent in each step: read, normalise, exact groups, fingerprint, calibrate,
+        candidates, verify, cluster, write.
+    exact, exact_groups : int
+        Rows dropped as exact copies (identical normalised text) of another, and their groups.
+    representative : ndarray, shape (n,), int64
+        Each row's exact group's representative (the row itself for most): only representatives
+        are candidates, so ``pairs`` holds pairs of representatives; :meth:`verified_pairs` gives
+        every near-duplicate pair, the exact copies' included.
+    by_chars : int
+        Rows shingled by characters (text in a script without word spaces).
+    options : DedupSettings
+        The settings of the run.
     """
 
     k: int
@@ -184,6 +218,11 @@ class DedupResult:
     errors: list = field(default_factory=list)
     written: int | None = None
     timings: dict = field(default_factory=dict)
+    exact: int = 0
+    exact_groups: int = 0
+    by_chars: int = 0
+    options: Any = None
+    representative: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
 
     @property
     def paths(self) -> list:
@@ -201,6 +240,37 @@ class DedupResult:
         if self.jaccard is None:
             return int(self.pairs.shape[0])
         return int(np.count_nonzero(self.similarity >= self.jaccard))
+
+    def verified_pairs(self, limit: int = 50_000_000) -> np.ndarray:
+        """Every near-duplicate pair ``(i, j, d)`` (int64 (m, 3), ``i < j``, sorted): the verified
+        candidate pairs of representatives, each for every two members of their exact groups, and
+        every two members of one exact group (distance 0). Raises ValueError past ``limit`` pairs
+        (100,000 identical rows make 5·10⁹)."""
+        ok = self.pairs[self.similarity >= self.jaccard] if self.jaccard is not None else self.pairs
+        n = len(self.ids)
+        rep = self.representative if self.representative.size == n else np.arange(n)
+        order = np.argsort(rep, kind="stable")
+        cuts = np.flatnonzero(np.diff(rep[order])) + 1
+        members = {int(g[0] if rep[g[0]] == g[0] else rep[g[0]]): g for g in np.split(order, cuts)}
+        sizes = {r: g.size for r, g in members.items()}
+        total = sum(sizes.get(int(a), 1) * sizes.get(int(b), 1) for a, b, _ in ok.tolist())
+        total += sum(m * (m - 1) // 2 for m in sizes.values())
+        if total > limit:
+            raise ValueError(f"{total:,} near-duplicate pairs, more than limit ({limit:,})")
+        out = []
+        for a, b, d in ok.tolist():
+            ga, gb = members.get(a, np.array([a])), members.get(b, np.array([b]))
+            x, y = np.repeat(ga, gb.size), np.tile(gb, ga.size)
+            out.append(np.stack([np.minimum(x, y), np.maximum(x, y), np.full(x.size, d)], axis=1))
+        for g in members.values():
+            if g.size > 1:
+                i, j = np.triu_indices(g.size, 1)
+                x, y = g[i], g[j]
+                out.append(np.stack([np.minimum(x, y), np.maximum(x, y), np.zeros(x.size, np.int64)], axis=1))
+        if not out:
+            return np.empty((0, 3), np.int64)
+        p = np.concatenate(out).astype(np.int64)
+        return p[np.lexsort((p[:, 1], p[:, 0]))]
 
     @property
     def groups(self) -> list[list[int]]:
@@ -241,12 +311,24 @@ class DedupResult:
             f"verified at Jaccard >= {self.jaccard:g} "
             f"({self.verified} of {self.pairs.shape[0]} candidate pairs)"
             if self.jaccard is not None
-            else f"{self.pairs.shape[0]} pairs, unverified (give --jaccard to verify)"
+            else f"{self.pairs.shape[0]} pairs, unverified (the raw Hamming mode)"
         )
         n_groups = len(set(self.duplicates.kept.tolist()))
         return (
             f"{len(self.ids)} {what}, {len(self.duplicates)} dropped in {n_groups} group(s) "
-            f"within k = {self.k}, {mode}; {self.featureless.size} featureless"
+            f"({self.exact} exact copies) within k = {self.k}, {mode}; {self.featureless.size} "
+            f"featureless{self.chars_note()}"
+        )
+
+    def chars_note(self) -> str:
+        """What the summary says about text shingled by characters (empty when none was)."""
+        if not self.by_chars:
+            return ""
+        what = "files" if self.format == "files" else "rows"
+        n = self.options.char_ngram if self.options is not None else 3
+        return (
+            f"; {self.by_chars} {what} in a script without word spaces (Chinese, Japanese, Thai...) "
+            f"shingled by characters ({n}-grams)"
         )
 
     def to_json(self) -> dict:
@@ -254,7 +336,7 @@ class DedupResult:
         key = "path" if self.format == "files" else "id"
 
         def show(v):
-            return json_name(v) if self.format == "files" else v
+            return json_name(v) if self.format == "files" else json_value(v)
 
         doc = {
             "k": self.k,
@@ -269,6 +351,9 @@ class DedupResult:
                 if self.format == "files"
                 else {"rows": len(self.ids)}
             ),
+            "exact_copies": self.exact,
+            "by_characters": self.by_chars,
+            "timings": {k: round(v, 4) for k, v in self.timings.items()},
             "candidates": int(self.pairs.shape[0]),
             "verified": self.verified,
             "dropped": len(self.duplicates),
@@ -291,7 +376,7 @@ class DedupResult:
             doc["errors"] = [{"path": json_name(p), "reason": r} for p, r in self.errors]
             doc["empty"] = [json_name(p) for p in self.empty]
         else:
-            doc["featureless"] = list(self.empty)
+            doc["featureless"] = [json_value(v) for v in self.empty]
             doc["written"] = self.written
         return doc
 
@@ -396,302 +481,288 @@ def _check_text_chunk(call, texts: list, start: int, where: str):
         raise
 
 
-def _fused_chunk(shingler: Shingler, texts: list, start: int, where: str):
-    return _check_text_chunk(shingler.fingerprints_and_sets, texts, start, where)
+class _Steps:
+    """The run's named steps: each timed (``res.timings``, seconds) and given its tqdm bar."""
+
+    NAMES = (
+        "read", "normalise", "exact groups", "fingerprint", "calibrate", "candidates", "verify",
+        "cluster", "write",
+    )  # fmt: skip
+
+    def __init__(self, mode: str, timings: dict) -> None:
+        self.bars = _Bars(mode)
+        self.timings = timings
+
+    @contextlib.contextmanager
+    def time(self, name: str):
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings[name] = self.timings.get(name, 0.0) + time.perf_counter() - t0
+
+    @contextlib.contextmanager
+    def step(self, name: str, total: int | None = None, unit: str = "row"):
+        """Time ``name`` and show its bar (yielded: ``bar.update(n)`` or None)."""
+        bar = self.bars.start(name, total, unit)
+        try:
+            with self.time(name):
+                yield bar
+        finally:
+            self.bars.close()
 
 
-def _fingerprint_chunk(hasher, texts: list, start: int, where: str) -> np.ndarray:
-    return _check_text_chunk(hasher.fingerprints, texts, start, where)
+def _digests(texts: list) -> np.ndarray:
+    """(n, 2) uint64: a 128-bit BLAKE2b digest of each (normalised) text's UTF-8 bytes."""
+    blake = hashlib.blake2b
+    raw = b"".join(blake(t.encode("utf-8", "surrogatepass"), digest_size=16).digest() for t in texts)
+    return np.frombuffer(raw, np.uint64).reshape(-1, 2)
+
+
+def exact_groups(digests: np.ndarray, rank: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The representative of each of ``rows`` (int64, same shape): the first in visiting order
+    (``rank``) of the rows whose texts have its digest. One sort of the 128-bit digests."""
+    if rows.size == 0:
+        return rows.copy()
+    d = digests[rows]
+    order = np.lexsort((rank[rows], d[:, 1], d[:, 0]))
+    ds = d[order]
+    new = np.ones(rows.size, np.bool_)
+    new[1:] = (ds[1:, 0] != ds[:-1, 0]) | (ds[1:, 1] != ds[:-1, 1])
+    first = np.maximum.accumulate(np.where(new, np.arange(rows.size), 0))
+    rep = np.empty(rows.size, np.int64)
+    rep[order] = rows[order][first]
+    return rep
+
+
+def candidates(
+    fps: np.ndarray, rows: np.ndarray, k: int, bits: int, s: DedupSettings, bar=None
+) -> np.ndarray:
+    """The candidate pairs ``(i, j, d)`` (int64 (m, 3), ``i < j`` rows) of the fingerprints of
+    ``rows`` within ``k`` bits: the candidates step, one call (:meth:`SimhashIndex.pairs`)."""
+    from .index import SimhashIndex
+
+    index = SimhashIndex(k=k, bits=bits, max_tables=s.max_tables, memory_budget=s.memory_budget)
+    index.add_many(fps[rows])
+    p = index.pairs()
+    del index
+    if not p.shape[0]:
+        return np.empty((0, 3), np.int64)
+    return np.stack([rows[p[:, 0]], rows[p[:, 1]], p[:, 2]], axis=1).astype(np.int64, copy=False)
+
+
+_VERIFY_BLOCK = 1 << 20  # pairs per Jaccard call (the bar moves between them)
 
 
 def _run(
-    source: Source,
-    *,
-    hasher,
-    k: int | None,
-    jaccard: float | None,
-    shingle: int,
-    recall: float,
-    sample: int,
-    keep: str,
-    priority,
-    linkage: str,
-    seed: int,
-    max_tables: int | None,
-    progress: str,
-    memory_budget: int | None = None,
-    result: DedupResult | None = None,
+    source: Source, s: DedupSettings, *, priority=None, result: DedupResult | None = None
 ) -> DedupResult:
-    import time
-
-    from .index import SimhashIndex
-
-    bars = _Bars(progress)
-    res = result or DedupResult(k=-1, bits=hasher.bits, format=source.format)
-    clock = [time.perf_counter()]
-
-    def lap(step: str) -> None:
-        now = time.perf_counter()
-        res.timings[step] = res.timings.get(step, 0.0) + now - clock[0]
-        clock[0] = now
-
-    res.bits, res.jaccard = hasher.bits, jaccard
-    # 1. fingerprints, ids, lengths, priorities
-    fps_parts, lengths, prios = [], [], []
-    featureless: list[int] = []
+    feat = Featurizer(s)
+    verified = not s.unverified
+    res = result or DedupResult(k=-1, bits=feat.bits, format=source.format)
+    res.bits = feat.bits
+    res.jaccard = s.jaccard if verified else None
+    steps = _Steps(s.progress, res.timings)
     unit = "file" if source.format == "files" else "row"
-    shingler = Shingler(shingle)
-    fused = jaccard is not None and shingler.fuses(hasher)
-    kept_sets = _ChunkSets() if fused else None
-    bar = bars.start("fingerprinting", getattr(source, "total", None), unit=unit)
+    fps_parts, dig_parts, lengths, prios, chars_parts = [], [], [], [], []
+    featureless: list[int] = []
+    kept_sets = _ChunkSets() if verified and feat.features != "hasher" else None
+    total, bar_unit = source.size_hint()
+    bar = steps.bars.start("read", total, bar_unit or unit)
     try:
+        chunks = iter(source.chunks(CHUNK_ROWS))
         start = 0
-        for texts, ids, prio in source.chunks(CHUNK_ROWS):
-            if fused:  # one tokenization for the fingerprints and the sets
-                f, ind, dat = _fused_chunk(shingler, texts, start, source.name)
-                if kept_sets is not None:
-                    kept_sets.add(ind, dat)
-                    if kept_sets.nbytes > SETS_BUDGET:
-                        kept_sets = None  # too many to keep: read again those needed
-            else:
-                f = _fingerprint_chunk(hasher, texts, start, source.name)
-            for i in np.flatnonzero(f == 0).tolist():
-                if _no_features(hasher, texts[i]):
-                    featureless.append(start + i)
-            if jaccard is not None and not fused:  # features for the hasher, maybe no shingle
-                no_words = np.flatnonzero(shingler.word_counts(texts) == 0)
-                featureless.extend((no_words + start).tolist())
+        while True:
+            with steps.time("read"):
+                chunk = next(chunks, None)
+            if chunk is None:
+                break
+            texts, ids, prio = chunk
+            with steps.time("normalise"):
+                norm = _check_text_chunk(feat.normalise, texts, start, source.name)
+            if s.exact:
+                with steps.time("exact groups"):
+                    dig_parts.append(_digests(norm))
+            with steps.time("fingerprint"):
+                f, chars, ind, dat = _check_text_chunk(feat.fingerprints_sets, norm, start, source.name)
+                if ind is not None:
+                    featureless.extend((np.flatnonzero(np.diff(ind) == 0) + start).tolist())
+                    if kept_sets is not None:
+                        kept_sets.add(ind, dat)
+                        if kept_sets.nbytes > SETS_BUDGET:
+                            kept_sets = None  # too many to keep: read again those needed
+                else:
+                    for i in np.flatnonzero(f == 0).tolist():
+                        if _no_features(feat.hasher, norm[i]):
+                            featureless.append(start + i)
             fps_parts.append(f)
+            chars_parts.append(chars)
             res.ids.extend(ids)
-            if keep == "longest":
+            if s.keep == "longest":
                 lengths.append(np.fromiter(map(len, texts), np.int64, len(texts)))
             if prio is not None:
                 prios.append(np.array(prio, np.float64))
             start += len(texts)
             if bar is not None:
-                bar.update(len(texts))
+                bar.update(source.progress_step(len(texts)))
     finally:
-        bars.close()
+        steps.bars.close()
     n = len(res.ids)
     fps = np.concatenate(fps_parts) if fps_parts else np.empty(0, np.uint64)
     res.fingerprints = fps
+    res.by_chars = int(np.concatenate(chars_parts).sum()) if chars_parts else 0
     valid = np.ones(n, np.bool_)
     valid[featureless] = False
-    if isinstance(priority, np.ndarray) or prios:
-        pr = np.concatenate(prios) if prios else priority
+    res.featureless = np.unique(np.array(featureless, np.int64))
+    pr = np.concatenate(prios) if prios else priority
+    # the visiting order: rank[i] is row i's place
+    if pr is not None:
+        order = np.lexsort((np.arange(n), -pr))
+    elif s.keep == "longest":
+        order = np.lexsort((np.arange(n), -np.concatenate(lengths))) if lengths else np.arange(n)
     else:
-        pr = None
-    lap("fingerprint")
-    # 2. k
+        order = np.arange(n)
+    rank = np.empty(n, np.int64)
+    rank[order] = np.arange(n)
+    # exact groups: one representative each goes on
+    with steps.time("exact groups"):
+        rows = np.flatnonzero(valid)
+        rep = exact_groups(np.concatenate(dig_parts), rank, rows) if s.exact and n else rows
+        copies = rows[rep != rows]
+        copy_of = rep[rep != rows]
+        search = valid.copy()
+        search[copies] = False
+        res.exact = int(copies.size)
+        res.exact_groups = int(np.unique(copy_of).size)
+        res.representative = np.arange(n, dtype=np.int64)
+        res.representative[copies] = copy_of
+    # k
+    k = s.k
     if k is None:
-        if jaccard is None:
-            k = 3
-        else:
-            bar = bars.start("calibrating", None)
-            try:
-                res.calibration = calibrate(
-                    source, fps, jaccard, hasher=hasher, shingle=shingle, recall=recall, sample=sample,
-                    seed=seed, valid=valid, bar=bar, sets=kept_sets,
-                )  # fmt: skip
-            finally:
-                bars.close()
-            k = res.calibration.k
+        with steps.step("calibrate") as bar:
+            res.calibration = calibrate(
+                source, fps, s.jaccard, recall=s.recall, sample=s.sample, seed=s.seed, valid=search,
+                bar=bar, sets=kept_sets, featurizer=feat,
+            )  # fmt: skip
+        k = res.calibration.k
+    else:
+        from .index.design import _check_k
+
+        k = _check_k(k, feat.bits)
     res.k = k
-    lap("calibrate")
-    # 3. candidates
-    rows = np.flatnonzero(valid)
-    index = SimhashIndex(k=k, bits=hasher.bits, max_tables=max_tables, memory_budget=memory_budget)
-    bar = bars.start("indexing", None, unit="step")
-    try:
-        index.add_many(fps[rows])
-        p = index.pairs()
-    finally:
-        bars.close()
-    pairs = (
-        np.stack([rows[p[:, 0]], rows[p[:, 1]], p[:, 2]], axis=1)
-        if p.shape[0]
-        else np.empty((0, 3), np.int64)
-    )
-    del index
-    res.pairs = pairs.astype(np.int64, copy=False)
-    lap("candidates")
-    # 4. verification
-    store = None
-    if jaccard is not None and pairs.shape[0]:
+    # candidates
+    with steps.step("candidates", None, unit="step"):
+        pairs = candidates(fps, np.flatnonzero(search), k, feat.bits, s)
+    res.pairs = pairs
+    # verify
+    if verified and pairs.shape[0]:
         need = np.unique(pairs[:, :2])
-        bar = bars.start("verifying", int(need.size))
-        try:
-            store = _gather_sets(source, need, shingler, bar, kept_sets)
-        finally:
-            bars.close()
-        la, lb = store.local(pairs[:, 0]), store.local(pairs[:, 1])
-        res.similarity = Shingler.jaccard(store.indptr, store.data, la, lb)
-        ok = res.similarity >= jaccard
+        with steps.step("verify", int(need.size) + int(pairs.shape[0])) as bar:
+            store = _gather_sets(source, need, feat, bar, kept_sets)
+            if bar is not None and kept_sets is not None:  # the sets were in memory
+                bar.update(int(need.size))
+            la, lb = store.local(pairs[:, 0]), store.local(pairs[:, 1])
+            sim = np.empty(pairs.shape[0], np.float64)
+            for lo in range(0, pairs.shape[0], _VERIFY_BLOCK):
+                hi = min(lo + _VERIFY_BLOCK, pairs.shape[0])
+                sim[lo:hi] = Shingler.jaccard(store.indptr, store.data, la[lo:hi], lb[lo:hi])
+                if bar is not None:
+                    bar.update(hi - lo)
+            del store
+        res.similarity = sim
+        ok = sim >= s.jaccard
     else:
         res.similarity = np.full(pairs.shape[0], np.nan)
         ok = np.ones(pairs.shape[0], np.bool_)
-    res.featureless = np.unique(np.array(featureless, np.int64))
-    lap("verify")
-    # 5. keep / drop
-    edges = np.flatnonzero(ok)
-    nodes = np.unique(pairs[edges, :2]) if edges.size else np.empty(0, np.int64)
-    res.keep = np.ones(n, np.bool_)
-    if nodes.size:
-        if pr is not None:
-            rank_key = np.lexsort((nodes, -pr[nodes]))
-        elif keep == "longest":
-            rank_key = np.lexsort((nodes, -np.concatenate(lengths)[nodes]))
-        else:
-            rank_key = np.arange(nodes.size)
-        u = np.searchsorted(nodes, pairs[edges, 0])
-        v = np.searchsorted(nodes, pairs[edges, 1])
-        state, rep, via = keep_drop(rank_key, u, v, edges, linkage == "complete")
-        dropped = np.flatnonzero(state == 2)
-        d_rows = nodes[dropped]
-        k_rows = nodes[rep[dropped]]
-        e = via[dropped]
+    # keep / drop
+    with steps.step("cluster"):
+        res.keep = np.ones(n, np.bool_)
+        edges = np.flatnonzero(ok)
+        nodes = np.unique(pairs[edges, :2]) if edges.size else np.empty(0, np.int64)
+        d_rows = k_rows = np.empty(0, np.int64)
+        dist = np.empty(0, np.int64)
+        dsim = np.empty(0, np.float64)
+        if nodes.size:
+            u = np.searchsorted(nodes, pairs[edges, 0])
+            v = np.searchsorted(nodes, pairs[edges, 1])
+            state, krep, via = keep_drop(
+                np.argsort(rank[nodes], kind="stable"), u, v, edges, s.linkage == "complete"
+            )
+            dropped = np.flatnonzero(state == 2)
+            d_rows, k_rows = nodes[dropped], nodes[krep[dropped]]
+            e = via[dropped]
+            dist, dsim = pairs[e, 2].copy(), res.similarity[e].copy()
+        if copies.size:  # an exact copy goes where its representative goes
+            kept_for = np.arange(n)
+            kept_for[d_rows] = k_rows
+            at = np.full(n, -1, np.int64)
+            at[d_rows] = np.arange(d_rows.size)
+            goes = kept_for[copy_of]
+            j = at[copy_of]
+            cd = np.where(j >= 0, dist[np.maximum(j, 0)] if dist.size else 0, 0)
+            cs = np.where(j >= 0, dsim[np.maximum(j, 0)] if dsim.size else 1.0, 1.0)
+            d_rows = np.concatenate([d_rows, copies])
+            k_rows = np.concatenate([k_rows, goes])
+            dist = np.concatenate([dist, cd.astype(np.int64)])
+            dsim = np.concatenate([dsim, cs.astype(np.float64)])
+        srt = np.argsort(d_rows, kind="stable")
+        d_rows, k_rows, dist, dsim = d_rows[srt], k_rows[srt], dist[srt], dsim[srt]
         res.keep[d_rows] = False
         res.duplicates = Duplicates(
-            dropped=d_rows,
-            kept=k_rows,
-            distance=pairs[e, 2].copy(),
-            similarity=res.similarity[e].copy(),
+            dropped=d_rows, kept=k_rows, distance=dist, similarity=dsim,
             dropped_id=[res.ids[i] for i in d_rows.tolist()],
             kept_id=[res.ids[i] for i in k_rows.tolist()],
-        )
-    lap("cluster")
+        )  # fmt: skip
     res.settings = {
-        **_hasher_settings(hasher),
-        "shingle": shingle if jaccard is not None else None,
-        "keep": "priority" if pr is not None else keep,
-        "linkage": linkage,
+        "features": feat.name,
+        **_hasher_settings(feat.hasher if feat.hasher is not None else recommended_hasher(s.shingle)),
+        "shingle": s.shingle if verified else None,
+        "keep": "priority" if pr is not None else s.keep,
+        "linkage": s.linkage,
+        "normalize": s.normalize,
+        "exact": s.exact,
     }
+    res.options = s
     return res
 
 
-def _check_index_options(max_tables, memory_budget) -> None:
-    """The index's options, checked before any work (their errors name the parameter)."""
-    from .index.design import MAX_TABLES_FORCED
-
-    if max_tables is not None:
-        check_int("max_tables", max_tables, 1, MAX_TABLES_FORCED)
-    if memory_budget is not None:
-        check_int("memory_budget", memory_budget, 0, 1 << 62)
-
-
-def _resolve(hasher, jaccard, shingle, keep, priority, linkage, k, bits_default=64):
-    from .presets import ALL
-    from .simhasher import Simhasher
-
-    shingle = check_int("shingle", shingle, 1, 64)
-    if jaccard is not None:
-        jaccard = _check_fraction("jaccard", jaccard)
-    check_option("keep", keep, KEEP_ORDERS)
-    check_option("linkage", linkage, LINKAGES)
-    if hasher is None:
-        hasher = recommended_hasher(shingle) if jaccard is not None else ALL["default"]
-    elif isinstance(hasher, str):
-        check_option("preset", hasher, sorted(ALL))
-        hasher = ALL[hasher]
-    elif not isinstance(hasher, Simhasher):
-        raise TypeError(f"hasher must be a Simhasher or a preset name, got {type(hasher).__name__}")
-    if k is not None:
-        from .index.design import _check_k
-
-        k = _check_k(k, hasher.bits)
-    return hasher, jaccard, shingle, linkage, k
-
-
-_DOC_PARAMS = """
-    jaccard : float, optional
-        Verify each candidate pair: exact Jaccard similarity of the word ``shingle``-gram sets must
-        be at least this (0 < jaccard <= 1). None: Hamming-only (every pair within ``k`` stands).
-    k : int, optional
-        Largest Hamming distance of a candidate pair. Default: calibrated for ``jaccard``
-        (:func:`calibrate`), or 3 without a threshold.
-    hasher : Simhasher or str, optional
-        Default: :func:`recommended_hasher` (word shingles, binary weights) with a threshold,
-        ``presets.DEFAULT`` without; or a preset name ("default", "seed_python", ...).
-    shingle : int
-        Words per shingle for the verification (and the recommended hasher), default 3.
-    recall : float
-        The recall the calibration aims at, default 0.95.
-    sample : int
-        Documents the calibration samples, default 1000.
-    keep : {"first", "longest"}
-        The order documents are visited in to choose which to keep: input order, or most
-        characters first (ties in input order). ``priority`` overrides it.
-    priority : array of shape (n,), float, optional
-        Keep documents with a higher priority first (ties in input order).
-    linkage : {"complete", "star"}
-        "complete" (the default): every two members of a cluster are a verified pair (with
-        ``jaccard``: within ``k`` and Jaccard >= ``jaccard``; without: within ``k``), so no cluster
-        holds a pair below the threshold. "star": only each dropped document and its kept one are
-        (two dropped members of one star can be less alike: down to ``2 jaccard - 1``); it drops a
-        few more documents.
-    seed : int
-        The calibration's sample.
-    max_tables : int, optional
-        The most tables the index may build, 1 to 4096 (memory: 12 bytes per document per table).
-    memory_budget : int, optional
-        Bytes the index's tables may use (:class:`~simhash_lab.SimhashIndex`; default a quarter of
-        the machine's memory): fewer tables, slower candidates, when it is small.
-    progress : {"never", "auto", "always"}
-        tqdm bars on stderr for fingerprinting, calibrating, indexing and verifying ("auto": when
-        stderr is a terminal and a step takes over a second).
-"""
+def _settings(settings, options: dict) -> DedupSettings:
+    return DedupSettings.of(settings, **options)
 
 
 def dedup_texts(
-    texts: Sequence[str],
+    texts,
+    settings: DedupSettings | None = None,
     *,
-    jaccard: float | None = None,
-    k: int | None = None,
-    hasher=None,
-    shingle: int = 3,
-    recall: float = 0.95,
-    sample: int = 1000,
-    keep: str = "first",
-    priority=None,
-    linkage: str = "complete",
     ids: Sequence | None = None,
-    seed: int = 0,
-    max_tables: int | None = None,
-    memory_budget: int | None = None,
-    progress: str = "never",
+    priority=None,
+    **options,
 ) -> DedupResult:
     """Near-duplicates of a list of texts: which to keep, and why each other one is dropped.
 
     Parameters
     ----------
     texts : sequence of str
+    settings : DedupSettings, optional
+        Every option of the run (:class:`~simhash_lab.settings.DedupSettings`); its fields may
+        also be given as keywords (``jaccard=0.7``, ``k=12``, ``unverified=True``...).
     ids : sequence, optional
         One id per text for the duplicates table (default: positions).
-    """
-    check_option("progress", progress, ["auto", "always", "never"])
-    hasher, jaccard, shingle, linkage, k = _resolve(hasher, jaccard, shingle, keep, priority, linkage, k)
-    _check_index_options(max_tables, memory_budget)
-    source = TextsSource(texts, ids)
-    pr = _check_priority(priority, len(source.texts))
-    res = _run(
-        source, hasher=hasher, k=k, jaccard=jaccard, shingle=shingle, recall=recall, sample=sample,
-        keep=keep, priority=pr, linkage=linkage, seed=seed, max_tables=max_tables, progress=progress,
-        memory_budget=memory_budget,
-    )  # fmt: skip
-    res.format = "texts"
-    res.preset = hasher.name or repr(hasher)
-    return res
+    priority : array of shape (n,), float, optional
+        Keep documents with a higher priority first (ties in input order).
 
-
-dedup_texts.__doc__ += (
-    _DOC_PARAMS
-    + """
     Returns
     -------
     DedupResult
         ``keep`` (bool per text) and ``duplicates`` (the table), with the calibration and the pairs.
-"""
-)
+    """
+    s = _settings(settings, options)
+    source = TextsSource(texts, ids)
+    pr = _check_priority(priority, len(source.texts))
+    res = _run(source, s, priority=pr)
+    res.format = "texts"
+    res.preset = res.settings.get("features", "")
+    return res
 
 
 def _check_priority(priority, n: int):
@@ -709,48 +780,46 @@ def _check_priority(priority, n: int):
 
 
 def dedup_table(
-    path: str | os.PathLike,
+    data,
     column: str = "text",
+    settings: DedupSettings | None = None,
     *,
     id_column: str | None = None,
     priority_column: str | None = None,
     format: str | None = None,
     output: str | os.PathLike | None = None,
     duplicates: str | os.PathLike | None = None,
-    jaccard: float | None = None,
-    k: int | None = None,
-    hasher=None,
-    shingle: int = 3,
-    recall: float = 0.95,
-    sample: int = 1000,
-    keep: str = "first",
-    linkage: str = "complete",
-    seed: int = 0,
-    max_tables: int | None = None,
-    memory_budget: int | None = None,
-    progress: str = "never",
+    report: str | os.PathLike | None = None,
+    **options,
 ) -> DedupResult:
-    """Deduplicate a dataset file (JSONL, CSV or Parquet), in bounded memory.
+    """Deduplicate a dataset: a JSONL, CSV or Parquet file (``"-"``: JSONL on stdin), or in memory
+    a pandas DataFrame, a pyarrow Table or a Hugging Face ``datasets.Dataset``.
 
-    The file is read in chunks of 8192 rows (:mod:`simhash_lab.datasets`): once to fingerprint,
+    A file is read in chunks of 8192 rows (:mod:`simhash_lab.datasets`): once to fingerprint,
     again for the rows whose text is needed (the calibration sample, the candidate pairs), and once
     more to write ``output``: the kept rows, unchanged and in input order, in the input's format.
     ``duplicates`` gets the duplicates table (CSV, JSONL or Parquet by its name; columns
-    ``dropped_id, kept_id, distance, similarity, dropped_row, kept_row``).
+    ``dropped_id, kept_id, distance, similarity, dropped_row, kept_row``); ``report`` a page of
+    what was found (``.html``, or ``.md`` with PNG figures beside it). A table in memory gives the
+    same decisions as the same rows in a file (``res.keep``: ``df[res.keep]``).
 
     Parameters
     ----------
-    path : str or path
+    data : str, path, DataFrame, pyarrow.Table or datasets.Dataset
     column : str
         The column holding the text (every value must be a string).
+    settings : DedupSettings, optional
+        Every option of the run (:class:`~simhash_lab.settings.DedupSettings`); its fields may
+        also be given as keywords (``jaccard=0.7``, ``k=12``...).
     id_column : str, optional
         The column of ids for the duplicates table (default: row numbers from 0).
     priority_column : str, optional
         A numeric column: rows with a higher value are kept first.
     format : {"jsonl", "csv", "parquet"}, optional
         Default: from the file name.
-    output, duplicates : str or path, optional
-        Where to write the kept rows and the duplicates table.
+    output, duplicates, report : str or path, optional
+        Where to write the kept rows, the duplicates table and the report; each checked before
+        anything is read.
 
     Raises
     ------
@@ -758,49 +827,57 @@ def dedup_table(
         A ValueError whose message is one line naming the file and the problem (a missing column,
         a value that is not text, a corrupt or empty file, an output named for another format).
     """
-    check_option("progress", progress, ["auto", "always", "never"])
-    hasher, jaccard, shingle, linkage, k = _resolve(hasher, jaccard, shingle, keep, None, linkage, k)
-    _check_index_options(max_tables, memory_budget)
-    source = open_dataset(os.fspath(path), column, id_column, format, priority_column)
-    for out in (output, duplicates):
-        if out is not None:
-            if os.fspath(out) == source.path or (os.path.exists(out) and os.path.samefile(out, source.path)):
-                raise DatasetError(
-                    f"{_files.show_name(os.fspath(out))}: the output would overwrite the input"
+    s = _settings(settings, options)
+    source = open_dataset(data, column, id_column, format, priority_column, max_row_bytes=s.max_row_bytes)
+    try:
+        outs = _check_outputs(source, output, duplicates, report)
+        res = _run(source, s)
+        res.preset = res.settings.get("features", "")
+        if not res.ids:
+            raise DatasetError(f"{source.name}: empty: no rows")
+        steps = _Steps(s.progress, res.timings)
+        if output is not None:
+            with steps.step("write", len(res.ids)) as bar:
+                res.written = source.write_kept(
+                    outs["output"], res.keep, bar.update if bar is not None else None
                 )
-    if output is not None:
-        source.check_output(os.fspath(output))
-    res = _run(
-        source, hasher=hasher, k=k, jaccard=jaccard, shingle=shingle, recall=recall, sample=sample,
-        keep=keep, priority=None, linkage=linkage, seed=seed, max_tables=max_tables, progress=progress,
-        memory_budget=memory_budget,
-    )  # fmt: skip
-    res.preset = hasher.name or repr(hasher)
-    if not res.ids:
-        raise DatasetError(f"{source.name}: empty: no rows")
-    import time
+        if duplicates is not None:
+            with steps.time("write"):
+                write_duplicates(outs["duplicates"], res.duplicates)
+        if report is not None:
+            from .report import write_report
 
-    t0 = time.perf_counter()
-    if output is not None:
-        bars = _Bars(progress)
-        bar = bars.start("writing", len(res.ids))
-        try:
-            res.written = source.write_kept(
-                os.fspath(output), res.keep, bar.update if bar is not None else None
-            )
-        finally:
-            bars.close()
-    if duplicates is not None:
-        write_duplicates(os.fspath(duplicates), res.duplicates)
-    res.timings["write"] = time.perf_counter() - t0
+            with steps.time("write"):
+                write_report(outs["report"], res, source)
+    finally:
+        source.close()
     return res
 
 
-_PRIORITY_DOC = (
-    "    priority : array of shape (n,), float, optional\n"
-    "        Keep documents with a higher priority first (ties in input order).\n"
-)
-dedup_table.__doc__ += _DOC_PARAMS.replace(_PRIORITY_DOC, "")
+def _check_outputs(source, output, duplicates, report) -> dict:
+    """The outputs, checked before any work by the one safe writer (:func:`simhash_lab._write.
+    check_outputs`: folders that exist and can be written, not the input, no file named twice),
+    then each named for what it gets; returns their paths."""
+    from ._write import check_outputs
+    from .datasets import check_duplicates_name
+    from .report import check_report_name
+
+    given = [
+        (o, p)
+        for o, p in (("output", output), ("duplicates", duplicates), ("report", report))
+        if p is not None
+    ]
+    src = getattr(source, "path", None)
+    inputs = [src] if src is not None and not isinstance(source, StdinSource) else []
+    check_outputs(*[p for _, p in given], what=[f"--{o}" for o, _ in given], inputs=inputs)
+    outs = {o: os.fspath(p) for o, p in given}
+    if "output" in outs:
+        source.check_output(outs["output"])
+    if "duplicates" in outs:
+        check_duplicates_name(outs["duplicates"])
+    if "report" in outs:
+        check_report_name(outs["report"])
+    return outs
 
 
 # -- text files under folders ------------------------------------------------------------------
@@ -897,34 +974,25 @@ class _FilesSource(Source):
 
 def dedup(
     paths: Sequence[str],
-    k: int | None = None,
+    settings: DedupSettings | None = None,
+    *,
     preset: str | None = None,
     hidden: bool = False,
     max_bytes: int = DEFAULT_MAX_BYTES,
-    progress: str = "never",
     report=None,
-    *,
-    jaccard: float | None = None,
-    hasher=None,
-    shingle: int = 3,
-    recall: float = 0.95,
-    sample: int = 1000,
-    keep: str = "first",
-    linkage: str = "complete",
-    seed: int = 0,
-    max_tables: int | None = None,
-    memory_budget: int | None = None,
+    **options,
 ) -> DedupResult:
     """Near-duplicate text files under ``paths``: each file that reads as text is a document, its
     path its id.
 
     Parameters
     ----------
+    settings : DedupSettings, optional
+        Every option of the run (:class:`~simhash_lab.settings.DedupSettings`); its fields may
+        also be given as keywords.
     preset : str, optional
-        A preset name for the hasher ("default", "seed_python", "seed_rust", "leonsim"); or give
-        ``hasher``.
-    progress : {"auto", "always", "never"}
-        A tqdm bar on stderr: "auto" shows it when stderr is a terminal, after one second.
+        A preset name for the hasher ("default", "seed_python", "seed_rust", "leonsim"): the same
+        as ``hasher=``.
     report : callable, optional
         Called as ``report(path, reason)`` for each file skipped or failing, as it happens.
 
@@ -935,23 +1003,21 @@ def dedup(
         featureless (``empty``). Exit status: 2 when something could not be read, else 1 when
         something was dropped, else 0.
     """
-    check_option("progress", progress, ["auto", "always", "never"])
     check_int("max_bytes", max_bytes, 0, 1 << 62)
-    if preset is not None and hasher is not None:
-        raise ValueError("give preset or hasher, not both")
-    hasher, jaccard, shingle, linkage, k = _resolve(
-        preset if preset is not None else hasher, jaccard, shingle, keep, None, linkage, k
-    )
-    _check_index_options(max_tables, memory_budget)
-    res = DedupResult(k=-1, bits=hasher.bits, preset=preset or hasher.name or repr(hasher), format="files")
+    if preset is not None:
+        if options.get("hasher") is not None:
+            raise ValueError("give preset or hasher, not both")
+        options["hasher"] = preset
+    s = _settings(settings, options)
+    res = DedupResult(k=-1, bits=64, format="files")
     report = report or (lambda path, reason: None)
     files = list(iter_files(paths, hidden=hidden, errors=res.errors, skipped=res.skipped))
     for p, r in res.errors + res.skipped:
         report(p, r)
-    bars = _Bars(progress)
+    holder: list = []
 
     def say(path, why):
-        bar = bars.current
+        bar = holder[0].bars.current if holder else None
         if bar is None:
             report(path, why)
         else:
@@ -959,8 +1025,6 @@ def dedup(
                 report(path, why)
 
     source = _FilesSource(files, res, max_bytes, say)
-    return _run(
-        source, hasher=hasher, k=k, jaccard=jaccard, shingle=shingle, recall=recall, sample=sample,
-        keep=keep, priority=None, linkage=linkage, seed=seed, max_tables=max_tables, progress=progress,
-        memory_budget=memory_budget, result=res,
-    )  # fmt: skip
+    res = _run(source, s, result=res)
+    res.preset = preset or res.settings.get("features", "")
+    return res

@@ -30,7 +30,15 @@ import numpy as np
 
 from ._validate import check_int
 
-__all__ = ["table_masks", "fingerprints", "pairs", "near_duplicates", "dedup_dataset"]
+__all__ = [
+    "table_masks",
+    "fingerprints",
+    "pairs",
+    "near_duplicates",
+    "dedup_dataset",
+    "local_cluster",
+    "warmup_workers",
+]
 
 EXTRA_HINT = "pip install 'simhash-lab[dask]'"
 
@@ -42,6 +50,78 @@ def _dask():
     except ImportError:
         raise ImportError(f"the Dask pipeline needs dask, part of the `dask` extra: {EXTRA_HINT}") from None
     return dask
+
+
+def local_cluster(workers: int = 2, *, processes: bool = True, threads_per_worker: int = 1, **kwargs):
+    """``(cluster, client)``: a ``distributed.LocalCluster`` of ``workers`` workers without a
+    dashboard, and a Client connected to it; logs only errors (no nanny warnings when workers stop).
+
+    The scheduler's HTTP server (health and metrics routes, which it starts even without the
+    dashboard) listens on a free port, so a second cluster (another notebook, a test) never warns
+    "Port 8787 is already in use". On a real cluster use ``distributed.Client("tcp://scheduler:8786")``
+    instead; nothing else changes.
+    """
+    import logging
+
+    _dask()
+    from distributed import Client, LocalCluster
+
+    options = {
+        "n_workers": workers,
+        "threads_per_worker": threads_per_worker,
+        "processes": processes,
+        "dashboard_address": None,
+        "scheduler_kwargs": {"dashboard_address": ":0"},
+        "silence_logs": logging.ERROR,
+        **kwargs,
+    }
+    cluster = LocalCluster(**options)
+    return cluster, Client(cluster)
+
+
+def _warmup_plugin(jobs: int):
+    """A ``distributed.WorkerPlugin`` whose setup runs ``simhash-lab warmup`` (a subprocess of the
+    worker, awaited: the worker's event loop keeps answering) on every worker, now and as workers
+    join; the result (exit status, last line) is kept on the worker."""
+    import asyncio
+    import sys
+
+    from distributed import WorkerPlugin
+
+    class SimhashLabWarmup(WorkerPlugin):
+        name = "simhash-lab-warmup"
+
+        async def setup(self, worker):
+            cmd = [sys.executable, "-m", "simhash_lab.cli", "warmup", "--jobs", str(jobs)]
+            proc = await asyncio.create_subprocess_exec(
+                *cmd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
+            )
+            out, _ = await proc.communicate()
+            lines = out.decode(errors="replace").strip().splitlines()
+            last = next((x.rsplit("\r", 1)[-1] for x in reversed(lines) if "warmup:" in x), "")
+            worker._simhash_lab_warmup = (proc.returncode, last)
+            if proc.returncode:
+                raise RuntimeError(f"simhash-lab warmup failed on {worker.address}: {last or lines[-1:]}")
+
+    return SimhashLabWarmup()
+
+
+def _warmup_result(dask_worker):
+    return getattr(dask_worker, "_simhash_lab_warmup", None)
+
+
+def warmup_workers(client, jobs: int = 1) -> dict:
+    """Run ``simhash-lab warmup`` on every worker of ``client`` (and on each worker that joins
+    later: it is a worker plugin), so that no task compiles a kernel. Returns ``{worker address:
+    (exit status, its summary line)}``; a failed warmup raises.
+
+    Workers on one machine share the on-disk kernel cache (beside the installed package): the
+    first compiles, the others load. Where every worker runs the same image, run ``simhash-lab
+    warmup`` once when the image is built and this only loads (a second or two a worker).
+    """
+    _dask()
+    client.register_plugin(_warmup_plugin(check_int("jobs", jobs, 1, 64)))
+    return client.run(_warmup_result)
 
 
 # --------------------------------------------------------------------------------------------
@@ -112,24 +192,48 @@ def _pick(buckets: list, r: int):
     return buckets[r]
 
 
+def _table_pairs(f: np.ndarray, masks: np.ndarray, t: int, k: int, density: list | None = None) -> np.ndarray:
+    """``(a, b, d)`` rows (positions in ``f``, ``a < b``) of the pairs table ``t`` reports among
+    ``f`` (sorted by ``f & masks[t]``): the kernels of ``SimhashIndex.pairs()`` on one table, one
+    thread (a vectorized count of each row's near partners first, then only those rows are
+    scanned again), with the index's room-then-retry handling of the output: room for
+    ``density[0]`` pairs a row (raised to what this table found, for the next table)."""
+    from .kernels import index as K
+
+    tf = np.ascontiguousarray(f, np.uint64).reshape(1, -1)
+    ti = np.arange(f.size, dtype=np.uint32).reshape(1, -1)
+    gm = np.ascontiguousarray(masks[t : t + 1], np.uint64)
+    ct, lo, hi, _ = K.pair_chunks_kernel(tf, gm, 1 << 62)
+    counts = np.empty(ct.shape[0], np.int64)
+    density = [1 / 16] if density is None else density
+    off = _offsets(np.ceil((hi - lo) * density[0]).astype(np.int64) + 16)
+    out = np.empty(off[-1], np.uint64)
+    K.pairs_chunks_kernel(tf, ti, masks, gm, int(t), int(k), ct, lo, hi, off, out, counts)
+    if (counts > np.diff(off)).any():  # more than the room: again, with the exact room
+        off = _offsets(counts)
+        out = np.empty(off[-1], np.uint64)
+        K.pairs_chunks_kernel(tf, ti, masks, gm, int(t), int(k), ct, lo, hi, off, out, counts)
+    density[0] = max(density[0], 1.25 * float(counts.sum()) / max(int(f.size), 1))
+    keys = np.concatenate([out[off[c] : off[c] + counts[c]] for c in range(ct.shape[0])])
+    return K.unpack_pairs_kernel(keys, tf[0])
+
+
 def _reduce_task(pieces: list, masks: np.ndarray, k: int) -> np.ndarray:
     """Every pair in one bucket: per table, sort by (key, id), verify runs of equal keys."""
-    from .kernels.index import pairs_table_kernel_serial
-
     if not pieces:
         return np.empty((0, 3), np.int64)
+    masks = np.ascontiguousarray(masks, np.uint64)
     tt = np.concatenate([p[0] for p in pieces])
     ff = np.concatenate([p[1] for p in pieces])
     ii = np.concatenate([p[2] for p in pieces])
     out = []
-    for t in np.unique(tt):
+    density = [1 / 16]  # pairs a row: what the tables so far found, the room for the next
+    for t in np.unique(tt).tolist():
         sel = tt == t
         f, g = ff[sel], ii[sel]
         order = np.lexsort((g, f & masks[t]))
         f, g = np.ascontiguousarray(f[order]), g[order]
-        local = np.arange(f.size, dtype=np.uint32)
-        alive = np.ones(f.size, np.bool_)
-        p = pairs_table_kernel_serial(f, local, masks, np.int64(t), np.int64(k), alive)
+        p = _table_pairs(f, masks, t, k, density)
         if p.shape[0]:
             a, b = g[p[:, 0]], g[p[:, 1]]
             out.append(np.stack([np.minimum(a, b), np.maximum(a, b), p[:, 2]], axis=1))
@@ -294,11 +398,15 @@ def near_duplicates(
 # Verified dedup of a partitioned dataset
 # --------------------------------------------------------------------------------------------
 #
-# The same steps as simhash_lab.dedup.dedup_table, as tasks over partitions (files). The shuffles
-# go through files in a scratch folder the workers share, as MapReduce's map outputs do: a map task
-# writes one piece per reducer, a barrier task waits for every map task, and each reducer lists
-# its pieces. Every task depends on a barrier or on its own partition only, so the graph has
-# O(partitions + reducers) tasks and edges (no partitions x reducers fan-in of in-memory pieces).
+# The same steps as simhash_lab.dedup.dedup_table, as tasks over partitions (files). Partitions,
+# output and scratch are fsspec URLs (simhash_lab._storage). The shuffles go through objects in the
+# scratch folder, as MapReduce's map outputs do: a map task writes one piece per reducer, a barrier
+# task waits for every map task, and each reducer lists its pieces. Every task depends on a barrier
+# or on its own partition only, so the graph has O(partitions + reducers) tasks and edges (no
+# partitions x reducers fan-in of in-memory pieces); why files and not Dask's task shuffle is
+# measured in benchmarks/dedup_at_scale.md. Every object a task writes is named by the task
+# (``map/{reducer}-{partition}.npz``, ...) and written whole, so a task run again after a worker
+# is lost writes the same objects again: the result does not change.
 
 
 def _shingler(shingle):
@@ -307,19 +415,99 @@ def _shingler(shingle):
     return Shingler(shingle)
 
 
-def _source(path, column, id_column, fmt):
+class _RemoteOpen:
+    """Opens a dataset file through fsspec (mixed into the format's Source class): the same
+    parsing and checks, the file's ``ukey`` (ETag, checksum) in place of the inode stamp."""
+
+    _fs: Any = None
+    _fs_path = ""
+
+    def _open(self):
+        from .datasets import DatasetError
+
+        try:
+            stamp = self._fs.ukey(self._fs_path)
+            f = self._fs.open(self._fs_path, "rb")
+        except FileNotFoundError:
+            raise DatasetError(f"{self.name}: no such file") from None
+        except OSError as e:
+            raise DatasetError(f"{self.name}: {e.strerror or e}") from None
+        if self._stamp is None:
+            self._stamp = stamp
+        elif stamp != self._stamp:
+            f.close()
+            raise DatasetError(f"{self.name}: the file changed while it was being deduplicated")
+        return f
+
+
+_REMOTE: dict = {}
+
+
+def _source(fs, path, column, id_column, fmt):
+    """The :class:`~simhash_lab.datasets.Source` of one partition, local or through fsspec."""
+    from ._storage import is_local, url_of
     from .datasets import open_dataset
 
-    return open_dataset(path, column, id_column, fmt)
+    if is_local(fs):
+        return open_dataset(path, column, id_column, fmt)
+    src = open_dataset(url_of(fs, path), column, id_column, fmt)
+    cls = type(src)
+    if cls not in _REMOTE:
+        _REMOTE[cls] = type(f"Remote{cls.__name__}", (_RemoteOpen, cls), {})
+    src.__class__ = _REMOTE[cls]
+    src._fs, src._fs_path = fs, path
+    return src
 
 
-def _save(path: str, **arrays) -> None:
-    import os
+def _partitions_source(fs, paths, args, offsets):
+    """The rows of every partition, numbered across them in order: what :func:`calibrate` reads
+    (``select`` only), so that the calibration on Dask samples the same rows as on one machine."""
+    from .datasets import Source
 
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "wb") as f:
-        np.savez(f, **arrays)
-    os.replace(tmp, path)
+    class Partitions(Source):
+        format = "partitions"
+        name = "<partitions>"
+
+        def select(self, rows, chunk):
+            return _select(fs, paths, args, offsets, rows, chunk)
+
+    return Partitions()
+
+
+def _select(fs, paths, args, offsets, rows, chunk):
+    """``(rows, texts)`` of the rows ``rows`` (global numbers, sorted), partition by partition."""
+    rows = np.asarray(rows, np.int64)
+    part = np.searchsorted(offsets, rows, side="right") - 1
+    for p in np.unique(part).tolist():
+        off = int(offsets[p])
+        src = _source(fs, paths[p], *args)
+        for local, texts in src.select(rows[part == p] - off, chunk):
+            yield local + off, texts
+
+
+def _save(sfs, path: str, **arrays) -> None:
+    import io
+
+    from ._storage import put_bytes
+
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    put_bytes(sfs, path, buf.getvalue())
+
+
+def _load(sfs, path: str) -> dict:
+    import io
+
+    from ._storage import read_bytes
+
+    with np.load(io.BytesIO(read_bytes(sfs, path))) as z:
+        return {key: z[key] for key in z.files}
+
+
+def _pieces(sfs, run: str, step: str, prefix: str) -> list[dict]:
+    from ._storage import join, list_files
+
+    return [_load(sfs, name) for name in list_files(sfs, join(sfs, run, step), prefix)]
 
 
 def _ids_bytes(ids) -> np.ndarray:
@@ -334,11 +522,12 @@ def _ids_of(raw: np.ndarray) -> list:
     return json.loads(raw.tobytes().decode()) if raw.size else []
 
 
-def _fp_part(path, column, id_column, fmt, hasher, shingle, fused):
-    """Fingerprints, lengths (characters) and the featureless flags of one partition."""
+def _fp_part(fs, path, column, id_column, fmt, hasher, shingle, fused):
+    """Fingerprints, lengths (characters) and the featureless flags of one partition, as
+    :func:`~simhash_lab.dedup.dedup_table` computes them."""
     from .dedup import _no_features
 
-    src = _source(path, column, id_column, fmt)
+    src = _source(fs, path, column, id_column, fmt)
     sh = _shingler(shingle)
     fps, lengths, empty = [], [], []
     for texts, _, _ in src.chunks(8192):
@@ -348,6 +537,8 @@ def _fp_part(path, column, id_column, fmt, hasher, shingle, fused):
         e = np.zeros(len(texts), np.bool_)
         for i in np.flatnonzero(f == 0).tolist():
             e[i] = _no_features(hasher, texts[i])
+        if not fused:  # features for the hasher, maybe no shingle to verify
+            e |= sh.word_counts(texts) == 0
         empty.append(e)
     cat = np.concatenate
     return {
@@ -361,9 +552,45 @@ def _part_rows(part) -> int:
     return int(part["fps"].shape[0])
 
 
-def _map_part(part, offset, masks, n_reducers, scratch, p):
+def _calibrate_task(parts, fs, paths, args, hasher, jaccard, shingle, recall, sample, seed):
+    """k for ``jaccard``: :func:`~simhash_lab.dedup.calibrate` on the rows of all partitions, as
+    one process runs it (the same seeded sample, the same neighbours): the one decision. Holds the
+    fingerprints of every row (9 bytes a row) and reads only the sampled rows and their neighbours."""
+    from .dedup import calibrate
+
+    fps = _concat_fps([x["fps"] for x in parts])
+    featureless = np.concatenate([x["featureless"] for x in parts]) if parts else np.empty(0, np.bool_)
+    offsets = _offsets([x["fps"].shape[0] for x in parts])
+    source = _partitions_source(fs, paths, args, offsets)
+    return calibrate(
+        source, fps, jaccard, hasher=hasher, shingle=shingle, recall=recall, sample=sample, seed=seed,
+        valid=~featureless,
+    )  # fmt: skip
+
+
+def _k_of(cal) -> int:
+    return int(cal.k)
+
+
+def _masks_task(offsets, k, bits, layout, max_tables, memory_budget=None):
+    """The join's tables. ``"auto"``: the design :class:`~simhash_lab.SimhashIndex` would choose for
+    the pairs of this many fingerprints on one thread (its cost model), among layouts with keys;
+    the pigeonhole when it would scan."""
+    from .index.design import _layout_tables, choose_layout, default_memory_budget
+
+    if isinstance(layout, str) and layout == "auto":
+        n = int(offsets[-1])
+        budget = default_memory_budget() if memory_budget is None else memory_budget
+        layout, _ = choose_layout(n, int(k), bits, "pairs", max_tables, budget, 1)
+        if layout == "scan":
+            layout = ("permuted", int(k) + 1)
+        return np.array(_layout_tables(layout, int(k), bits)[0], dtype=np.uint64)
+    return table_masks(int(k), bits, layout)
+
+
+def _map_part(part, offset, masks, n_reducers, sfs, run, p):
     """Write this partition's ``(table, fp, id)`` rows into one piece per reducer."""
-    import os
+    from ._storage import join
 
     fps = part["fps"]
     ids = np.arange(int(offset), int(offset) + fps.size, dtype=np.int64)
@@ -385,7 +612,7 @@ def _map_part(part, offset, masks, n_reducers, scratch, p):
     for r in range(n_reducers):
         s, e = cuts[r], cuts[r + 1]
         if e > s:
-            _save(os.path.join(scratch, "map", f"{r}-{p}.npz"), t=tt[s:e], f=ff[s:e], i=ii[s:e])
+            _save(sfs, join(sfs, run, "map", f"{r}-{p}.npz"), t=tt[s:e], f=ff[s:e], i=ii[s:e])
     return int(fps.size)
 
 
@@ -393,16 +620,12 @@ def _barrier(*counts):
     return int(sum(int(c) for c in counts))
 
 
-def _reduce_route(r, _token, scratch, masks, k, offsets):
+def _reduce_route(r, _token, sfs, run, masks, k, offsets):
     """Candidate pairs of reducer ``r``'s pieces, routed to the partition of their first row."""
-    import glob
-    import os
+    from ._storage import join
 
-    pieces = []
-    for name in sorted(glob.glob(os.path.join(scratch, "map", f"{r}-*.npz"))):
-        with np.load(name) as z:
-            pieces.append((z["t"], z["f"], z["i"]))
-    pairs = _reduce_task(pieces, masks, k)
+    pieces = [(x["t"], x["f"], x["i"]) for x in _pieces(sfs, run, "map", f"{r}-")]
+    pairs = _reduce_task(pieces, masks, int(k))
     if pairs.shape[0] == 0:
         return 0
     part = np.searchsorted(offsets, pairs[:, 0], side="right") - 1
@@ -411,13 +634,13 @@ def _reduce_route(r, _token, scratch, masks, k, offsets):
     cuts = np.flatnonzero(np.diff(part)) + 1
     for chunk in np.split(np.arange(part.size), cuts):
         p = int(part[chunk[0]])
-        _save(os.path.join(scratch, "left", f"{p}-{r}.npz"), pairs=pairs[chunk])
+        _save(sfs, join(sfs, run, "left", f"{p}-{r}.npz"), pairs=pairs[chunk])
     return int(pairs.shape[0])
 
 
-def _texts_of(path, column, id_column, fmt, local_rows):
+def _texts_of(fs, path, column, id_column, fmt, local_rows):
     """Texts and ids of the rows ``local_rows`` (sorted, distinct) of one partition."""
-    src = _source(path, column, id_column, fmt)
+    src = _source(fs, path, column, id_column, fmt)
     want = set(local_rows.tolist())
     texts, ids = [], []
     row = 0
@@ -430,22 +653,17 @@ def _texts_of(path, column, id_column, fmt, local_rows):
     return texts, ids
 
 
-def _left_part(p, _token, scratch, path, column, id_column, fmt, offset, offsets, shingle):
+def _left_part(p, _token, sfs, run, fs, path, column, id_column, fmt, offset, offsets, shingle):
     """Attach the shingle sets of the pairs' first rows (in this partition); route the pairs to the
     partition of their second row."""
-    import glob
-    import os
+    from ._storage import join
 
-    names = sorted(glob.glob(os.path.join(scratch, "left", f"{p}-*.npz")))
-    if not names:
+    got = _pieces(sfs, run, "left", f"{p}-")
+    if not got:
         return 0
-    pairs = []
-    for name in names:
-        with np.load(name) as z:
-            pairs.append(z["pairs"])
-    pairs = np.concatenate(pairs)
+    pairs = np.concatenate([x["pairs"] for x in got])
     rows = np.unique(pairs[:, 0])
-    texts, ids = _texts_of(path, column, id_column, fmt, rows - int(offset))
+    texts, ids = _texts_of(fs, path, column, id_column, fmt, rows - int(offset))
     ind, dat = _shingler(shingle).sets(texts)
     lengths = np.fromiter(map(len, texts), np.int64, len(texts))
     part = np.searchsorted(offsets, pairs[:, 1], side="right") - 1
@@ -457,7 +675,8 @@ def _left_part(p, _token, scratch, path, column, id_column, fmt, offset, offsets
         sub_ptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         sub = np.concatenate([dat[ind[u] : ind[u + 1]] for u in uniq.tolist()]) if uniq.size else dat[:0]
         _save(
-            os.path.join(scratch, "right", f"{q}-{p}.npz"),
+            sfs,
+            join(sfs, run, "right", f"{q}-{p}.npz"),
             pairs=sel,
             which=inv.astype(np.int64),
             indptr=sub_ptr,
@@ -468,22 +687,16 @@ def _left_part(p, _token, scratch, path, column, id_column, fmt, offset, offsets
     return int(pairs.shape[0])
 
 
-def _right_part(q, _token, scratch, path, column, id_column, fmt, offset, shingle, threshold):
+def _right_part(q, _token, sfs, run, fs, path, column, id_column, fmt, offset, shingle, threshold):
     """Verify the pairs whose second row is in this partition: exact Jaccard of the two sets."""
-    import glob
-    import os
-
+    from ._storage import join
     from .dedup import Shingler
 
-    names = sorted(glob.glob(os.path.join(scratch, "right", f"{q}-*.npz")))
-    if not names:
+    parts = _pieces(sfs, run, "right", f"{q}-")
+    if not parts:
         return 0
-    parts = []
-    for name in names:
-        with np.load(name) as z:
-            parts.append({key: z[key] for key in z.files})
     rows = np.unique(np.concatenate([x["pairs"][:, 1] for x in parts]))
-    texts, ids = _texts_of(path, column, id_column, fmt, rows - int(offset))
+    texts, ids = _texts_of(fs, path, column, id_column, fmt, rows - int(offset))
     ind_b, dat_b = _shingler(shingle).sets(texts)
     len_b = np.fromiter(map(len, texts), np.int64, len(texts))
     out = {key: [] for key in ("i", "j", "d", "s", "li", "lj")}
@@ -504,29 +717,26 @@ def _right_part(q, _token, scratch, path, column, id_column, fmt, offset, shingl
         id_i.extend(ids_a[w] for w in x["which"][ok].tolist())
         id_j.extend(ids[b] for b in lb[ok].tolist())
     cat = {key: np.concatenate(v) for key, v in out.items()}
-    _save(os.path.join(scratch, "verified", f"{q}.npz"), **cat, id_i=_ids_bytes(id_i), id_j=_ids_bytes(id_j))
+    _save(sfs, join(sfs, run, "verified", f"{q}.npz"), **cat, id_i=_ids_bytes(id_i), id_j=_ids_bytes(id_j))
     return int(cat["i"].size)
 
 
-def _cluster(_token, scratch, keep, output, linkage="complete"):
+def _cluster(_token, sfs, run, keep, ofs, output, linkage="complete"):
     """The keep/drop pass over every verified pair (on one worker): the dropped rows, and the
     duplicates table written beside the kept rows."""
-    import glob
-    import os
-
+    from ._storage import join, staged_file
     from .datasets import write_duplicates
     from .dedup import Duplicates, keep_drop
 
     cols = {key: [] for key in ("i", "j", "d", "s", "li", "lj")}
     id_of: dict = {}
-    for name in sorted(glob.glob(os.path.join(scratch, "verified", "*.npz"))):
-        with np.load(name) as z:
-            for key in cols:
-                cols[key].append(z[key])
-            for r, v in zip(z["i"].tolist(), _ids_of(z["id_i"])):
-                id_of[r] = v
-            for r, v in zip(z["j"].tolist(), _ids_of(z["id_j"])):
-                id_of[r] = v
+    for z in _pieces(sfs, run, "verified", ""):
+        for key in cols:
+            cols[key].append(z[key])
+        for r, v in zip(z["i"].tolist(), _ids_of(z["id_i"])):
+            id_of[r] = v
+        for r, v in zip(z["j"].tolist(), _ids_of(z["id_j"])):
+            id_of[r] = v
     c = {key: (np.concatenate(v) if v else np.empty(0)) for key, v in cols.items()}
     drops = Duplicates()
     if c["i"].size:
@@ -553,159 +763,222 @@ def _cluster(_token, scratch, keep, output, linkage="complete"):
             dropped_id=[id_of[r] for r in nodes[gone].tolist()],
             kept_id=[id_of[r] for r in nodes[rep[gone]].tolist()],
         )
-    _save(os.path.join(scratch, "drops.npz"), rows=drops.dropped)
-    write_duplicates(os.path.join(output, "duplicates.parquet"), drops)
+    _save(sfs, join(sfs, run, "drops.npz"), rows=drops.dropped)
+    with staged_file(ofs, join(ofs, output, "duplicates.parquet")) as local:
+        write_duplicates(local, drops, format="parquet")
     return {"dropped": len(drops), "verified": int(c["i"].size), "groups": len(set(drops.kept.tolist()))}
 
 
-def _write_part(p, _token, scratch, path, column, id_column, fmt, offset, n_rows, output):
+def _write_part(p, _token, sfs, run, fs, path, column, id_column, fmt, offset, n_rows, ofs, output):
     """The kept rows of one partition, as ``part-NNNNN.parquet`` (the input's columns)."""
     import json
-    import os
 
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    with np.load(os.path.join(scratch, "drops.npz")) as z:
-        drops = z["rows"]
+    from ._storage import join, staged_file
+
+    drops = _load(sfs, join(sfs, run, "drops.npz"))["rows"]
     lo, hi = np.searchsorted(drops, [int(offset), int(offset) + int(n_rows)])
     keep = np.ones(int(n_rows), np.bool_)
     keep[drops[lo:hi] - int(offset)] = False
-    src = _source(path, column, id_column, fmt)
-    target = os.path.join(output, f"part-{p:05d}.parquet")
-    if src.format == "parquet":
-        return src.write_kept(target, keep)
-    if src.format == "jsonl":
+    src = _source(fs, path, column, id_column, fmt)
+    if src.format not in ("parquet", "jsonl"):
+        raise ValueError(f"partitions must be Parquet or JSONL files, got {src.format}")
+    with staged_file(ofs, join(ofs, output, f"part-{p:05d}.parquet")) as local:
+        if src.format == "parquet":
+            return src.write_kept(local, keep)
         recs = [json.loads(raw) for row, _, raw in src._records() if keep[row]]
-        pq.write_table(pa.Table.from_pylist(recs), target)
+        pq.write_table(pa.Table.from_pylist(recs), local)
         return len(recs)
-    raise ValueError(f"partitions must be Parquet or JSONL files, got {src.format}")
 
 
 def dedup_dataset(
     partitions,
     output,
+    settings=None,
     *,
     column: str = "text",
     id_column: str | None = None,
     format: str | None = None,
-    jaccard: float = 0.8,
-    k: int | None = None,
-    hasher=None,
-    shingle: int = 3,
-    recall: float = 0.95,
-    keep: str = "first",
-    linkage: str = "complete",
-    layout: Any = "blocks",
+    layout: Any = "auto",
     n_reducers: int | None = None,
     scratch: str | None = None,
-    calibrate_on: int = 1,
+    storage_options: dict | None = None,
     scheduler=None,
     compute: bool = True,
+    **options,
 ):
     """Verified dedup of a partitioned dataset on Dask: Parquet or JSONL files in, the kept rows out
     as partitioned Parquet, the same decisions as :func:`simhash_lab.dedup.dedup_table` on the
-    rows of all partitions in order.
+    rows of all partitions in order (with the same arguments: the same k, the same kept rows, the
+    same duplicates table).
 
     Steps (one task per partition or reducer; nothing but small counts comes back to the client):
-    fingerprint each partition; Manku's map/reduce for the candidate pairs within ``k``; route
-    each pair to its first row's partition, which attaches that row's shingle set, then to its
-    second row's, which verifies the pair by exact Jaccard; the keep/drop pass over the verified
-    pairs (one worker task: memory in proportion to verified pairs, not rows); each partition
+    fingerprint each partition; calibrate k (one task: ``dedup_table``'s calibration on the rows of
+    every partition, the same seeded sample); Manku's map/reduce for the candidate pairs within
+    ``k``; route each pair to its first row's partition, which attaches that row's shingle set, then
+    to its second row's, which verifies the pair by exact Jaccard; the keep/drop pass over the
+    verified pairs (one task: memory in proportion to verified pairs, not rows); each partition
     writes its kept rows to ``output/part-NNNNN.parquet``, and the duplicates table goes to
     ``output/duplicates.parquet``. The shuffles go through ``scratch`` (default
-    ``output/_shuffle``), a folder every worker must see, removed at the end.
+    ``output/_shuffle``), which every worker must reach; this run's folder in it is removed at the end.
 
     Parameters
     ----------
-    partitions : sequence of str
-        Parquet or JSONL files; rows are numbered across them in order.
+    settings : DedupSettings, optional
+        The options every dedup entry point takes (:class:`~simhash_lab.settings.DedupSettings`;
+        its fields may also be given as keywords: ``jaccard=0.7``): ``jaccard``, ``k``,
+        ``recall``, ``sample``, ``seed``, ``hasher``, ``shingle``, ``keep``, ``linkage``,
+        ``max_tables`` (default here 64: each table is 20 bytes a row in the shuffle) and
+        ``memory_budget`` are used; ``unverified`` and character or jieba ``features`` (``lang``)
+        are refused (on Dask every pair is verified on word shingles).
+    partitions : str or sequence of str
+        Parquet or JSONL files, as paths or fsspec URLs (``s3://bucket/in/*.parquet``); a glob or a
+        folder (its ``.parquet``, ``.pq``, ``.jsonl`` and ``.ndjson`` files, sorted by name). Rows
+        are numbered across them in order.
     output : str
-        A folder (created).
-    k : int, optional
-        Default: calibrated (:func:`simhash_lab.dedup.calibrate`) in a task on the first
-        ``calibrate_on`` partitions.
-    keep : {"first", "longest"}
-    linkage : {"complete", "star"}
-        As in :func:`simhash_lab.dedup.dedup_table` (the clique test needs only the verified pairs,
-        which the keep/drop task holds).
+        A folder, path or URL (created).
+    layout : str or tuple
+        The join's tables: ``"auto"`` (the design ``SimhashIndex.pairs()`` picks for this many
+        rows, at most ``max_tables`` tables), or a layout of :func:`table_masks`. With ``k``
+        unset, k is calibrated (:func:`simhash_lab.dedup.calibrate`) for ``jaccard`` on ``sample``
+        documents drawn (``seed``) across all partitions, as ``dedup_table`` draws them.
+    n_reducers : int, optional
+        Reduce tasks (default: one per partition).
+    scratch : str, optional
+        Folder or URL for the shuffles (default ``output/_shuffle``).
+    storage_options : dict, optional
+        Passed to fsspec for every URL (``{"key": ..., "secret": ..., "client_kwargs":
+        {"endpoint_url": ...}}`` for S3), as ``dask.dataframe.read_parquet`` takes them.
     compute : bool
-        False: return the delayed result (to inspect or persist the graph).
+        False: return the delayed result (to inspect or persist the graph; the scratch folder is
+        then left to the caller).
 
     Returns
     -------
     dict
-        ``rows``, ``dropped``, ``verified`` (pairs), ``groups``, ``kept`` (rows written), ``k``.
+        ``rows``, ``dropped``, ``verified`` (pairs), ``groups``, ``kept`` (rows written), ``k``,
+        and ``calibration`` (its summary line; None when ``k`` was given).
     """
-    import os
-    import shutil
+    import uuid
 
     dask = _dask()
     delayed = dask.delayed
-    from ._validate import check_option
-    from .dedup import Shingler, _check_fraction, recommended_hasher
+    from . import _storage
 
-    check_option("keep", keep, ["first", "longest"])
-    check_option("linkage", linkage, ["complete", "star"])
-    jaccard = _check_fraction("jaccard", jaccard)
-    paths = [os.fspath(p) for p in partitions]
-    if not paths:
-        raise ValueError("partitions must name at least one file")
-    hasher = recommended_hasher(shingle) if hasher is None else hasher
-    fused = Shingler(shingle).fuses(hasher)
-    output = os.fspath(output)
-    scratch = scratch or os.path.join(output, "_shuffle")
+    st = _settings(settings, options)
+    hasher, jaccard, shingle, k = st.hasher, st.jaccard, st.shingle, st.k
+    recall, sample, seed, keep, linkage = st.recall, st.sample, st.seed, st.keep, st.linkage
+    max_tables = 64 if st.max_tables is None else st.max_tables
+    if not (isinstance(layout, str) and layout == "auto"):
+        table_masks(k or 3, hasher.bits, layout)  # check it now, on the client
+    fs, paths = _storage.expand_partitions(partitions, storage_options)
+    ofs, out_path = _storage.filesystem(output, storage_options, "output")
+    if scratch is None:
+        sfs, scratch_path = ofs, _storage.join(ofs, out_path, "_shuffle")
+    else:
+        sfs, scratch_path = _storage.filesystem(scratch, storage_options, "scratch")
+    run = _storage.join(sfs, scratch_path, f"run-{uuid.uuid4().hex[:12]}")
+    _check_overlap(fs, paths, ofs, out_path)
+    ofs.makedirs(out_path, exist_ok=True)
     for sub in ("map", "left", "right", "verified"):
-        os.makedirs(os.path.join(scratch, sub), exist_ok=True)
+        sfs.makedirs(_storage.join(sfs, run, sub), exist_ok=True)
+    fused = _shingler(shingle).fuses(hasher)
     R = check_int("n_reducers", n_reducers or len(paths), 1, 1 << 20)
     args = (column, id_column, format)
 
-    parts = [delayed(_fp_part)(p, *args, hasher, shingle, fused) for p in paths]
+    parts = [delayed(_fp_part)(fs, p, *args, hasher, shingle, fused) for p in paths]
     sizes = [delayed(_part_rows)(x) for x in parts]
     offsets = delayed(_offsets)(sizes)
+    cal = None
     if k is None:
-        k = delayed(_calibrate_task)(paths[:calibrate_on], *args, hasher, jaccard, shingle, recall)
-    masks = delayed(table_masks)(k, hasher.bits, layout)
+        cal = delayed(_calibrate_task)(parts, fs, paths, args, hasher, jaccard, shingle, recall, sample, seed)
+        k = delayed(_k_of)(cal)
+    masks = delayed(_masks_task)(offsets, k, hasher.bits, layout, max_tables, st.memory_budget)
     maps = [
-        delayed(_map_part)(x, delayed(_take)(offsets, i), masks, R, scratch, i) for i, x in enumerate(parts)
+        delayed(_map_part)(x, delayed(_take)(offsets, i), masks, R, sfs, run, i) for i, x in enumerate(parts)
     ]
     t1 = delayed(_barrier)(*maps)
-    routed = [delayed(_reduce_route)(r, t1, scratch, masks, k, offsets) for r in range(R)]
+    routed = [delayed(_reduce_route)(r, t1, sfs, run, masks, k, offsets) for r in range(R)]
     t2 = delayed(_barrier)(*routed)
     lefts = [
-        delayed(_left_part)(i, t2, scratch, p, *args, delayed(_take)(offsets, i), offsets, shingle)
+        delayed(_left_part)(i, t2, sfs, run, fs, p, *args, delayed(_take)(offsets, i), offsets, shingle)
         for i, p in enumerate(paths)
     ]
     t3 = delayed(_barrier)(*lefts)
     rights = [
-        delayed(_right_part)(i, t3, scratch, p, *args, delayed(_take)(offsets, i), shingle, jaccard)
+        delayed(_right_part)(i, t3, sfs, run, fs, p, *args, delayed(_take)(offsets, i), shingle, jaccard)
         for i, p in enumerate(paths)
     ]
     t4 = delayed(_barrier)(*rights)
-    summary = delayed(_cluster)(t4, scratch, keep, output, linkage)
+    summary = delayed(_cluster)(t4, sfs, run, keep, ofs, out_path, linkage)
     writes = [
-        delayed(_write_part)(i, summary, scratch, p, *args, delayed(_take)(offsets, i), sizes[i], output)
+        delayed(_write_part)(
+            i, summary, sfs, run, fs, p, *args, delayed(_take)(offsets, i), sizes[i], ofs, out_path
+        )
         for i, p in enumerate(paths)
     ]
-    result = delayed(_finish)(summary, delayed(_barrier)(*writes), offsets, k)
+    result = delayed(_finish)(summary, delayed(_barrier)(*writes), offsets, k, cal)
     if not compute:
         return result
     try:
         (out,) = dask.compute(result, scheduler=scheduler)
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        _storage.remove_tree(sfs, run)
+        if scratch is None:
+            _storage.remove_empty(sfs, scratch_path)
     return out
 
 
-def _calibrate_task(paths, column, id_column, fmt, hasher, jaccard, shingle, recall):
-    from .dedup import calibrate
+def _check_overlap(fs, paths, ofs, out_path) -> None:
+    """Refuse an output folder whose files would replace a partition (read until the last step)."""
+    import os
 
-    texts = []
-    for p in paths:
-        texts.extend(t for ts, _, _ in _source(p, column, id_column, fmt).chunks(8192) for t in ts)
-    fps = hasher.fingerprints(texts, parallel=False)
-    return calibrate(texts, fps, jaccard, hasher=hasher, shingle=shingle, recall=recall).k
+    from ._storage import is_local, join, url_of
+
+    if type(fs) is not type(ofs):
+        return
+    norm = os.path.realpath if is_local(fs) else (lambda p: p)
+    outputs = [join(ofs, out_path, f"part-{p:05d}.parquet") for p in range(len(paths))]
+    outputs.append(join(ofs, out_path, "duplicates.parquet"))
+    clash = sorted({norm(p) for p in paths} & {norm(p) for p in outputs})
+    if clash:
+        raise ValueError(f"output: writing there would replace the partition {url_of(fs, clash[0])}")
 
 
-def _finish(summary, kept, offsets, k):
-    return {**summary, "rows": int(offsets[-1]), "kept": int(kept), "k": int(k)}
+def _settings(settings, options: dict):
+    """The run's :class:`~simhash_lab.settings.DedupSettings`, the hasher resolved; what Dask does
+    not run is refused here, naming the field."""
+    import dataclasses
+
+    from .dedup import recommended_hasher
+    from .index.design import _check_k
+    from .settings import DedupSettings
+
+    st = DedupSettings.of(settings, **options)
+    if st.unverified:
+        raise ValueError("unverified: the raw Hamming mode is not run on Dask (every pair is verified)")
+    if st.lang is not None or st.features not in ("auto", "words"):
+        raise ValueError(
+            f"features {st.features!r}, lang {st.lang!r}: on Dask the shingles are words (features='words')"
+        )
+    hasher = st.hasher
+    if hasher is None:
+        hasher = recommended_hasher(st.shingle)
+    elif isinstance(hasher, str):
+        from .presets import ALL
+
+        hasher = ALL[hasher]
+    k = None if st.k is None else _check_k(st.k, hasher.bits)
+    return dataclasses.replace(st, hasher=hasher, k=k)
+
+
+def _finish(summary, kept, offsets, k, cal):
+    return {
+        **summary,
+        "rows": int(offsets[-1]),
+        "kept": int(kept),
+        "k": int(k),
+        "calibration": None if cal is None else cal.summary(),
+    }

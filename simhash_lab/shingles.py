@@ -13,6 +13,7 @@ tokenized once for both.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -65,12 +66,59 @@ class Shingler:
     def sets(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """``(indptr (n + 1,) int64, data (nnz,) uint64)``: document ``i``'s sorted distinct shingle
         hashes are ``data[indptr[i]:indptr[i + 1]]``."""
-        from .simhasher import _utf8_batch
-
         if not texts:
             return np.zeros(1, np.int64), np.empty(0, np.uint64)
-        buf, offsets = _utf8_batch(list(texts), self.tokenizer.lowercase)
-        return self._sets(buf, offsets)
+        return self._str_sets(list(texts))
+
+    def _str_sets(self, texts: list) -> tuple[np.ndarray, np.ndarray]:
+        """CSR sets of a list of str, read in place (``kernels.verify.shingle_hashes_str``, in
+        threads for 64 texts or more); the rare text whose lowercase needs Python (İ, Σ) again
+        through :meth:`_sets`, a lone surrogate refused as there."""
+        from .kernels import verify as V
+        from .kernels.strings import str_views
+        from .kernels.tokenize import FLAG_PYTHON_LOWER, FLAG_SURROGATE
+        from .simhasher import _utf8_batch
+
+        if any(type(t) is not str for t in texts):  # str_views reads exact str objects only
+            return self._sets(*_utf8_batch(texts, self.tokenizer.lowercase))
+        tok = self.tokenizer
+        nd = len(texts)
+        ptrs, lens, kinds = str_views(texts)
+        slots = np.zeros(nd + 1, np.int64)
+        np.cumsum((lens + 1) // 2 + 1, out=slots[1:])
+        scratch = np.empty(slots[-1], np.uint64)
+        counts = np.zeros(nd, np.int64)
+        flags = np.zeros(nd, np.int64)
+
+        def run(lo: int, hi: int) -> None:
+            V.shingle_hashes_str(
+                ptrs[lo:hi], lens[lo:hi], kinds[lo:hi], tok.pipeline, tok.n, slots[lo : hi + 1],
+                scratch, counts[lo:hi], flags[lo:hi],
+            )  # fmt: skip
+
+        over(nd, run, nd >= 64, align=V.STR_CHUNK)
+        if flags.any():
+            if (flags & FLAG_SURROGATE).any():
+                _utf8_batch(texts, tok.lowercase)  # raises, naming the text
+            redo = np.flatnonzero(flags & FLAG_PYTHON_LOWER)
+            ind, dat = self._sets(*_utf8_batch([texts[i] for i in redo], tok.lowercase))
+            counts[redo] = np.diff(ind)
+            room = np.diff(slots)[redo]
+            if (counts[redo] > room).any():  # more shingles than the room: pack them apart
+                return self._splice(scratch, slots, counts, redo, ind, dat)
+            for k, i in enumerate(redo.tolist()):
+                scratch[slots[i] : slots[i] + counts[i]] = dat[ind[k] : ind[k + 1]]
+        return V.pack_sets(scratch, slots, counts)
+
+    @staticmethod
+    def _splice(scratch, slots, counts, redo, ind, dat) -> tuple[np.ndarray, np.ndarray]:
+        """CSR sets from ``scratch`` with the rows ``redo`` replaced by the CSR ``ind``/``dat``."""
+        parts = [scratch[slots[i] : slots[i] + counts[i]] for i in range(counts.size)]
+        for k, i in enumerate(redo.tolist()):
+            parts[i] = dat[ind[k] : ind[k + 1]]
+        indptr = np.zeros(counts.size + 1, np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        return indptr, np.concatenate(parts) if parts else np.empty(0, np.uint64)
 
     def _sets(self, buf: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """CSR sets of a UTF-8 batch, in threads for 64 documents or more."""
@@ -108,13 +156,11 @@ class Shingler:
         """``(fingerprints, indptr, data)``: the sets of :meth:`sets` and, from the same hashes, the
         fingerprints of :func:`recommended_hasher` (``shingle`` = this ``n``), tokenized once."""
         from .kernels import verify as V
-        from .simhasher import _utf8_batch
 
         fps = np.empty(len(texts), np.uint64)
         if not texts:
             return fps, np.zeros(1, np.int64), np.empty(0, np.uint64)
-        buf, offsets = _utf8_batch(list(texts), self.tokenizer.lowercase)
-        indptr, data = self._sets(buf, offsets)
+        indptr, data = self._str_sets(list(texts))
         run = lambda lo, hi: V.fold_sets(indptr[lo : hi + 1], data, 64, fps[lo:hi])  # noqa: E731
         over(len(texts), run, len(texts) >= 64)
         return fps, indptr, data
@@ -220,3 +266,281 @@ def _gather_sets(source: Source, rows: np.ndarray, shingler: Shingler, bar=None,
             bar.update(len(texts))
     store.finish()
     return store
+
+
+# -- the features of a run: one rule for the fingerprints and the sets verified ---------------
+
+_SALT = [np.uint64(((j + 1) * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF) for j in range(64)]
+
+
+def _mix(z: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser (a bijection of uint64), vectorised."""
+    with np.errstate(over="ignore"):
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+
+def _csr(doc: np.ndarray, h: np.ndarray, nd: int) -> tuple[np.ndarray, np.ndarray]:
+    """CSR sets from (document, hash) pairs: each document's distinct hashes, sorted."""
+    order = np.lexsort((h, doc))
+    doc, h = doc[order], h[order]
+    if h.size:
+        new = np.ones(h.size, np.bool_)
+        new[1:] = (doc[1:] != doc[:-1]) | (h[1:] != h[:-1])
+        doc, h = doc[new], h[new]
+    indptr = np.zeros(nd + 1, np.int64)
+    np.cumsum(np.bincount(doc, minlength=nd), out=indptr[1:])
+    return indptr, np.ascontiguousarray(h, np.uint64)
+
+
+def char_sets(texts: Sequence[str], n: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    """CSR sets of character ``n``-grams: each text's word characters (``\\w``: whitespace and
+    punctuation dropped), lowercased, ``n`` consecutive ones hashed (SplitMix64 rounds over the
+    code points, vectorised); a text with fewer characters is one shingle of all of them, a text
+    with none has none.
+
+    >>> indptr, data = char_sets(["春眠不觉晓", "春眠不觉晓，处处", "ab"])
+    >>> np.diff(indptr).tolist()
+    [3, 5, 1]
+    """
+    from ._unicode import WORD, char_table, lower_table
+
+    nd = len(texts)
+    if nd == 0:
+        return np.zeros(1, np.int64), np.empty(0, np.uint64)
+    lens = np.fromiter(map(len, texts), np.int64, nd)
+    cp = np.frombuffer("".join(texts).encode("utf-32-le"), np.uint32)
+    keep = (char_table(WORD)[cp] & WORD) != 0
+    doc = np.repeat(np.arange(nd, dtype=np.int64), lens)[keep]
+    c = lower_table()[cp[keep]].astype(np.uint64)
+    m = c.size
+    counts = np.bincount(doc, minlength=nd)
+    docs, hashes = [], []
+    if m >= n:
+        g = np.zeros(m - n + 1, np.uint64)
+        for j in range(n):
+            g = _mix(g ^ (c[j : m - n + 1 + j] + _SALT[j]))
+        ok = doc[: m - n + 1] == doc[n - 1 :]
+        docs.append(doc[: m - n + 1][ok])
+        hashes.append(g[ok])
+    short = np.flatnonzero((counts > 0) & (counts < n))
+    if short.size:  # one shingle of all its characters (the rule of the tokenizers)
+        starts = np.zeros(nd + 1, np.int64)
+        np.cumsum(counts, out=starts[1:])
+        for d in short.tolist():
+            z = np.zeros(1, np.uint64)
+            for j, x in enumerate(c[starts[d] : starts[d + 1]].tolist()):
+                z = _mix(z ^ (np.array([x], np.uint64) + _SALT[j]))
+            docs.append(np.array([d], np.int64))
+            hashes.append(z)
+    if not docs:
+        return np.zeros(nd + 1, np.int64), np.empty(0, np.uint64)
+    return _csr(np.concatenate(docs), np.concatenate(hashes), nd)
+
+
+# the blocks of those scripts (Thai..Myanmar, Khmer, CJK and kana, compatibility ideographs,
+# half-width katakana, the supplementary ideographs): a text with none of them is not one
+_HIGH = re.compile("[\u0e00-\u109f\u1780-\u17ff\u2e80-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003ffff]")
+
+
+def unspaced(texts: Sequence[str]) -> np.ndarray:
+    """bool per text: mostly written in a script without word spaces (at least half of its word
+    characters are Han, kana, Thai, Lao, Khmer, Myanmar or Tibetan letters)."""
+    from ._unicode import UNSPACED, WORD, char_table
+
+    out = np.zeros(len(texts), np.bool_)
+    high = _HIGH.search
+    odd = [i for i, t in enumerate(texts) if not t.isascii() and high(t)]
+    if not odd:
+        return out
+    sub = [texts[i] for i in odd]
+    lens = np.fromiter(map(len, sub), np.int64, len(sub))
+    cp = np.frombuffer("".join(sub).encode("utf-32-le"), np.uint32)
+    t = char_table(WORD | UNSPACED)[cp]
+    doc = np.repeat(np.arange(len(sub)), lens)
+    word = np.bincount(doc, weights=(t & WORD) != 0, minlength=len(sub))
+    uns = np.bincount(doc, weights=(t & UNSPACED) != 0, minlength=len(sub))
+    out[np.array(odd)] = (uns > 0) & (2 * uns >= word)
+    return out
+
+
+def _merge_csr(nd: int, parts: list) -> tuple[np.ndarray, np.ndarray]:
+    """One CSR of ``nd`` rows from ``(rows, indptr, data)`` parts covering distinct rows."""
+    lens = np.zeros(nd, np.int64)
+    for rows, ind, _ in parts:
+        lens[rows] = np.diff(ind)
+    indptr = np.zeros(nd + 1, np.int64)
+    np.cumsum(lens, out=indptr[1:])
+    data = np.empty(indptr[-1], np.uint64)
+    for rows, ind, dat in parts:
+        ln = np.diff(ind)
+        at = np.repeat(indptr[rows] - ind[:-1], ln) + np.arange(ind[-1])
+        data[at] = dat
+    return indptr, data
+
+
+class Featurizer:
+    """The shingles of a dedup run (:class:`~simhash_lab.settings.DedupSettings`): what the
+    fingerprints are made of and, the same, the sets verified by exact Jaccard.
+
+    * words (``features="words"``, and "auto" for text with word spaces): word ``shingle``-grams
+      through the Numba kernels (:class:`Shingler`), fingerprints from the same hashes;
+    * characters (``"chars"``, and "auto" for a text mostly in a script without word spaces):
+      character ``char_ngram``-grams (:func:`char_sets`);
+    * jieba (``"jieba"``, or ``lang="zh"`` with jieba installed): jieba's words, ``shingle`` at a
+      time;
+    * a hasher of one's own: its features, hashed by its hash; its fingerprints.
+
+    Fingerprints of the built-in rules are the binary-weight Simhash of the set (each shingle
+    votes once). Texts are normalised first (:func:`simhash_lab._unicode.normalise`) when
+    ``normalize``.
+    """
+
+    def __init__(self, settings) -> None:
+        from .presets import ALL
+
+        s = settings
+        self.settings = s
+        self.normalize = s.normalize
+        self.shingler = Shingler(s.shingle)
+        self.hasher = None
+        features = s.features
+        if s.lang is not None and s.lang != "auto":
+            if s.lang == "zh":
+                try:
+                    from .chinese import _jieba
+
+                    _jieba()
+                    features = "jieba"
+                except ImportError:
+                    features = "chars"
+            else:
+                features = "chars" if s.lang in ("ja", "th", "lo", "km", "my") else "words"
+        if s.unverified:
+            h = s.hasher if s.hasher is not None else "default"
+            self.hasher = ALL[h] if isinstance(h, str) else h
+            features = "hasher"
+        elif s.hasher is not None:
+            self.hasher = ALL[s.hasher] if isinstance(s.hasher, str) else s.hasher
+            features = "hasher"
+            if self.shingler.fuses(self.hasher):
+                features = "words"
+        self.features = features
+        self.bits = 64 if self.hasher is None else self.hasher.bits
+        if features == "jieba":
+            from .chinese import JiebaWords
+            from .simhasher import Simhasher
+
+            self._jieba = JiebaWords()
+            self._hash = Simhasher()  # its XXH3 for the shingles' bytes
+
+    @property
+    def name(self) -> str:
+        s = self.settings
+        if self.features == "hasher":
+            h = self.hasher
+            return h.name or repr(h)
+        words = f"word {s.shingle}-shingles"
+        chars = f"character {s.char_ngram}-grams"
+        return {
+            "words": words,
+            "chars": chars,
+            "auto": f"{words} (text without word spaces: {chars})",
+            "jieba": f"jieba word {s.shingle}-shingles",
+        }[self.features]
+
+    def normalise(self, texts: list) -> list:
+        if not self.normalize:
+            return texts
+        from ._unicode import normalise
+
+        return [normalise(t) for t in texts]
+
+    def kinds(self, texts: list) -> np.ndarray:
+        """bool per (normalised) text: shingled by characters."""
+        if self.features == "chars":
+            return np.ones(len(texts), np.bool_)
+        if self.features == "auto":
+            return unspaced(texts)
+        return np.zeros(len(texts), np.bool_)
+
+    def _jieba_sets(self, texts: list) -> tuple[np.ndarray, np.ndarray]:
+        n = self.settings.shingle
+        docs, hashes = [], []
+        for d, t in enumerate(texts):
+            w = self._jieba(t)
+            if not w:
+                continue
+            sh = [" ".join(w[i : i + n]) for i in range(max(len(w) - n + 1, 1))]
+            docs.append(np.full(len(sh), d, np.int64))
+            hashes.append(self._hash._hash_features(sh))
+        if not docs:
+            return np.zeros(len(texts) + 1, np.int64), np.empty(0, np.uint64)
+        return _csr(np.concatenate(docs), np.concatenate(hashes), len(texts))
+
+    def _hasher_sets(self, texts: list) -> tuple[np.ndarray, np.ndarray]:
+        h = self.hasher
+        docs, hashes = [], []
+        for d, t in enumerate(texts):
+            f = h.features(t)
+            if f:
+                docs.append(np.full(len(f), d, np.int64))
+                hashes.append(h._hash_features(f))
+        if not docs:
+            return np.zeros(len(texts) + 1, np.int64), np.empty(0, np.uint64)
+        return _csr(np.concatenate(docs), np.concatenate(hashes), len(texts))
+
+    def sets_of(self, texts: list, chars=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(chars, indptr, data)`` of normalised texts: which were shingled by characters, and
+        their sets."""
+        nd = len(texts)
+        chars = self.kinds(texts) if chars is None else chars
+        if self.features == "hasher":
+            return chars, *self._hasher_sets(texts)
+        if self.features == "jieba":
+            return chars, *self._jieba_sets(texts)
+        if not chars.any():
+            return chars, *self.shingler.sets(texts)
+        if chars.all():
+            return chars, *char_sets(texts, self.settings.char_ngram)
+        c = np.flatnonzero(chars)
+        w = np.flatnonzero(~chars)
+        ci, cd = char_sets([texts[i] for i in c.tolist()], self.settings.char_ngram)
+        wi, wd = self.shingler.sets([texts[i] for i in w.tolist()])
+        return chars, *_merge_csr(nd, [(c, ci, cd), (w, wi, wd)])
+
+    def sets(self, texts: list) -> tuple[np.ndarray, np.ndarray]:
+        """CSR sets of raw texts (normalised here)."""
+        return self.sets_of(self.normalise(list(texts)))[1:]
+
+    def fingerprints_sets(self, texts: list):
+        """``(fingerprints, chars, indptr, data)`` of normalised texts (sets None for a hasher of
+        one's own, whose sets are made only for the rows that need them)."""
+        from .kernels import verify as V
+
+        nd = len(texts)
+        if self.features == "hasher":
+            return self.hasher.fingerprints(texts), np.zeros(nd, np.bool_), None, None
+        chars = self.kinds(texts)
+        if self.features == "words" or (self.features == "auto" and not chars.any()):
+            fps, ind, dat = self.shingler.fingerprints_and_sets(texts)
+            return fps, chars, ind, dat
+        chars, ind, dat = self.sets_of(texts, chars)
+        fps = np.empty(nd, np.uint64)
+        run = lambda lo, hi: V.fold_sets(ind[lo : hi + 1], dat, 64, fps[lo:hi])  # noqa: E731
+        over(nd, run, nd >= 64)
+        return fps, chars, ind, dat
+
+    def fingerprints(self, texts: list) -> np.ndarray:
+        """Fingerprints of raw texts (normalised here)."""
+        return self.fingerprints_sets(self.normalise(list(texts)))[0]
+
+    def units(self, texts: list) -> list[tuple[list, str]]:
+        """The words (or, for a text shingled by characters, the characters) of each normalised
+        text, and what joins them: what the calibration's synthetic edits replace."""
+        chars = self.kinds(texts) if self.features != "hasher" else np.zeros(len(texts), np.bool_)
+        return [
+            ([ch for ch in t if not ch.isspace()], "") if c else (t.split(), " ")
+            for t, c in zip(texts, chars.tolist())
+        ]

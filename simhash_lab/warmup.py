@@ -102,8 +102,9 @@ def _hamming() -> None:
 
 
 def _dedup() -> None:
-    """Verified dedup (``simhash_lab.dedup``): shingle sets, Jaccard, the calibration's scan and the
-    keep/drop pass through the public call on a small batch, then each kernel at the size that
+    """Verified dedup (``simhash_lab.dedup``): shingle sets (from ``str`` in place, and through
+    UTF-8 for the texts that need it), MinHash band candidates, Jaccard, the calibration's scan and
+    the keep/drop pass through the public call on a small batch, then each kernel at the size that
     sends it to threads."""
     import numpy as np
 
@@ -117,6 +118,7 @@ def _dedup() -> None:
     sh = Shingler(3)
     fps, indptr, data = sh.fingerprints_and_sets(texts * 2)  # >= 64 texts: in threads
     sh.word_counts(texts * 2)  # the unfused path's featureless test
+    sh.sets(["\u0130stanbul and \u03a3 words", "more words here"])  # lowered by Python: UTF-8 path
     rows = np.arange(4096) % len(texts)
     sh.jaccard(indptr, data, rows, rows[::-1].copy())
     sh.jaccard(indptr, data, rows, rows[::-1].copy(), at_least=0.5)  # the calibration's

@@ -67,6 +67,8 @@ try:
     )
 except NotImplementedError:
     print("Write signature and estimate_theta above: this cell uses them.")
+except Exception as e:  # a wrong answer: its check above says more
+    print(f"This cell uses your signature and estimate_theta, which raised {type(e).__name__}: {e}")
 
 # %% [markdown]
 # ## 3. Verify $E[d_H] = 64\,\theta/\pi$

@@ -604,7 +604,7 @@ plt.show()
 # Against the truth, the candidates alone and after verification:
 
 # %% tags=["nbval-ignore-output"]
-verified = res.pairs[res.similarity >= res.jaccard]
+verified = res.verified_pairs()  # the verified pairs, exact copies included (they skip the search)
 print("candidates within k:", methods.pair_scores(res.pairs, lic_truth))
 print("verified:           ", methods.pair_scores(verified, lic_truth))
 

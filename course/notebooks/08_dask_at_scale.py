@@ -10,7 +10,6 @@
 # decisions as on one machine, then measure how it scales on this machine's cores.
 
 # %%
-import logging
 import os
 import shutil
 import tempfile
@@ -20,28 +19,18 @@ import dask.bag as db
 import matplotlib.pyplot as plt
 import numpy as np
 import pyarrow.parquet as pq
-from distributed import Client, LocalCluster
 
 from simhash_lab import SimhashIndex, dedup_texts
 from simhash_lab import distributed as D
 from simhash_lab.course import corpus, plot
+from simhash_lab.settings import DedupSettings
 
 plot.use_course_style()
 # the cores this process may run on (a container or a job scheduler may allow fewer than the machine has)
 cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 
 
-def local_cluster(workers):
-    """A LocalCluster of single-threaded worker processes that logs only errors (no nanny warnings
-    when workers stop), and a Client connected to it."""
-    cluster = LocalCluster(
-        n_workers=workers,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=None,
-        silence_logs=logging.ERROR,
-    )
-    return cluster, Client(cluster)
+local_cluster = D.local_cluster  # (cluster, client): no dashboard, no busy port, only errors logged
 
 
 # %% [markdown]
@@ -111,29 +100,34 @@ print("('permuted', 6):", D.table_masks(3, 64, ("permuted", 6)).size, "tables, s
 #
 # Pairs within k bits are candidates, not decisions (notebook 06). `D.dedup_dataset` runs the whole
 # verified dedup on the cluster, from partitioned Parquet or JSONL files to partitioned Parquet:
-# fingerprint each partition; calibrate k for the Jaccard threshold on a sample; find the candidate
+# fingerprint each partition; calibrate k for the Jaccard threshold on a sample drawn across all
+# partitions (the seeded sample one machine draws, so the same k); find the candidate
 # pairs with the join above; send each pair to the partitions that hold its two rows, where the
 # rows' shingle sets are attached and the pair is verified by exact Jaccard; run the keep/drop pass
 # over the verified pairs in one worker task; and let each partition write its kept rows. The texts
 # never leave the workers that read them, and only counts come back to this notebook.
 #
 # Here each worker writes its shard as a Parquet file first (`corpus.write_crawl_partition`), as a
-# crawler would store it. On a cluster the files, and the scratch folder of the shuffles, must be on
-# storage every worker sees.
+# crawler would store it. On a cluster the partitions, the output and the scratch folder of the
+# shuffles are URLs every worker can open: `D.dedup_dataset("s3://bucket/in/*.parquet",
+# "s3://bucket/out/", storage_options={...})` (any fsspec URL; the README says how).
 
 # %% tags=["nbval-ignore-output"]
 folder = tempfile.mkdtemp(prefix="simhash-lab-08-")
 paths = seeds.map(corpus.write_crawl_partition, folder=folder, n=PER_PARTITION).compute()
-summary = D.dedup_dataset(paths, os.path.join(folder, "kept"), column="text", id_column="id", jaccard=0.8)
+settings = DedupSettings(jaccard=0.8)  # the options every dedup entry point shares
+summary = D.dedup_dataset(paths, os.path.join(folder, "kept"), settings, column="text", id_column="id")
 print(summary)
 
 # %% [markdown]
-# The same rows on one machine, with `dedup_texts` and the same k, make the same decisions: the same
-# rows dropped, each for the same kept row.
+# The same rows on one machine, with `dedup_texts` and the same arguments (k calibrated there too, on
+# the same sample), make the same decisions: the same k, the same rows dropped, each for the same
+# kept row.
 
 # %%
 texts = [t for p in paths for t in pq.read_table(p, columns=["text"]).column("text").to_pylist()]
-single = dedup_texts(texts, jaccard=0.8, k=summary["k"])
+single = dedup_texts(texts, jaccard=settings.jaccard, recall=settings.recall)
+print(f"k = {single.k} on one machine, k = {summary['k']} on Dask")
 kept = os.path.join(folder, "kept")
 dups = pq.read_table(os.path.join(kept, "duplicates.parquet")).to_pydict()
 kept_rows = sum(
@@ -143,7 +137,8 @@ same = np.array_equal(dups["dropped_row"], single.duplicates.dropped) and np.arr
     dups["kept_row"], single.duplicates.kept
 )
 print("Dask's duplicates table identical to dedup_texts on the same rows:", same)
-assert same and kept_rows == summary["kept"] == int(single.keep.sum())  # the kept rows, written once
+assert same and single.k == summary["k"]
+assert kept_rows == summary["kept"] == int(single.keep.sum())  # the kept rows, written once
 
 # %% tags=["nbval-ignore-output"]
 print(f"{'dropped_id':>10s} {'kept_id':>10s} {'distance':>8s} {'similarity':>10s}")

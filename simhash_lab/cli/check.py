@@ -13,6 +13,7 @@ Exit status: 0 when every answer passed, 1 when one did not (or the file could n
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
 from ._output import err, out
 
@@ -29,20 +30,38 @@ def _check_command(args: argparse.Namespace) -> int:
         import IPython  # noqa: F401  (what the notebook runs in)
         import nbformat  # noqa: F401
 
-        from ..grading._grader import grade
+        from ..grading._grader import collect, grade_one, load_pristine
         from ..grading._report import format_detail, format_table
+        from ..grading._sandbox import Limits
     except ImportError as e:  # the grading extra is not installed
         err(
             f"simhash-lab check: checking needs the grading extra ({e.name} is missing): "
             "pip install 'simhash-lab[grading]'"
         )
         return 2
-    try:
-        # a notebook released to a student (simhash-lab assign) is checked on that student's data
-        results = grade(args.notebooks, exercise=args.exercise, unsafe=True, jobs=1, shown="own")
-    except ValueError as e:  # an unknown --exercise
-        err(f"simhash-lab check: --{e}")
+    pristine = load_pristine()
+    if args.exercise is not None and args.exercise not in pristine:
+        err(
+            f"simhash-lab check: --exercise must be one of {', '.join(sorted(pristine))}; "
+            f"got {args.exercise!r}"
+        )
         return 2
+    # The grader's limits, but the process count: outside the sandbox's own uid, every process and
+    # thread of the learner's session counts against RLIMIT_NPROC.
+    limits = dataclasses.replace(Limits(), nproc=1 << 20)
+    results = [
+        grade_one(
+            item.path,
+            pristine=pristine,
+            limits=limits,
+            exercise=args.exercise,
+            unsafe=True,
+            problem=item.problem,
+            note=item.note,
+            shown="own",  # a notebook released to a student (simhash-lab assign): on their data
+        )
+        for item in collect(args.notebooks)
+    ]
     if not results:
         err("simhash-lab check: no notebooks found")
         return 2

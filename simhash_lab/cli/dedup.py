@@ -10,10 +10,11 @@ Two inputs:
   (:func:`simhash_lab.dedup.dedup_table`); ``--output`` gets the kept rows in the input's format,
   ``--duplicates`` the duplicates table.
 
-``--jaccard T`` verifies every candidate pair by the exact Jaccard similarity of the documents'
-word shingles, with the recommended hasher (word 3-shingles, binary weights) and ``k`` calibrated
-on a sample unless ``-k`` is given; without it, pairs within ``-k`` (default 3) of the default
-hasher stand unverified. Clusters are complete (``--linkage complete``, the default): each dropped
+Every candidate pair is verified by the exact Jaccard similarity (``--jaccard T``, default 0.8)
+of the documents' shingles (word 3-shingles, or character 3-grams for text without word spaces:
+``--lang``, ``--tokenizer``), ``k`` calibrated on a sample unless ``-k`` is given; the raw Hamming
+mode of the first versions (pairs within ``-k`` of the default hasher stand unverified) runs only
+as ``--unverified -k K``. Clusters are complete (``--linkage complete``, the default): each dropped
 document is verified-near its kept one and every two members of a cluster are a verified pair, so
 no cluster holds a pair below the threshold; ``--linkage star`` asks only the first. Featureless
 documents (empty, whitespace or punctuation only) are never compared nor grouped: they are listed
@@ -34,15 +35,18 @@ import re
 import time
 
 from .._files import DEFAULT_MAX_BYTES, show_name
+from .._write import OutputError
 from ..datasets import FORMATS, DatasetError, detect_format
 from ..dedup import DedupResult, dedup, dedup_table
+from ..settings import DEFAULT_MAX_ROW_BYTES
 from ._args import int_in
 from ._output import err, out, out_json
 from .fingerprint import byte_count
 
 __all__ = ["add_dedup_parser"]
 
-TOKENIZERS = ("words", "whitespace", "rust_words", "word_shingles", "char_ngrams")
+TOKENIZERS = ("words", "whitespace", "rust_words", "word_shingles", "char_ngrams", "auto", "chars", "jieba")
+FEATURE_NAMES = ("auto", "chars", "jieba")  # the run's own shingles; the others make a hasher
 
 
 def _format_text(res: DedupResult) -> str:
@@ -73,7 +77,7 @@ def _format_text(res: DedupResult) -> str:
 
 
 def _hasher(args):
-    """The Simhasher the options ask for, or a preset name, or None (the library's default)."""
+    """The Simhasher the options ask for, or a preset name, or None (the run's own features)."""
     from ..simhasher import Simhasher
     from ..tokenize import char_ngrams, rust_words, whitespace, word_shingles, words
 
@@ -81,11 +85,15 @@ def _hasher(args):
         raise ValueError("--preset sets the tokenizer and weights: give --preset or --tokenizer/--weights")
     if args.preset is not None:
         return args.preset
+    if args.tokenizer is not None and args.tokenizer[0] in FEATURE_NAMES:
+        if args.weights is not None:
+            raise ValueError(f"--weights goes with a hasher's tokenizer, not --tokenizer {args.tokenizer[0]}")
+        return None
     if args.tokenizer is None and args.weights is None:
         return None
     if args.tokenizer is not None:
         name, n = args.tokenizer
-    elif args.jaccard is not None:
+    elif not args.unverified:
         name, n = "word_shingles", args.shingle
     else:
         name, n = "words", None
@@ -96,12 +104,48 @@ def _hasher(args):
         "word_shingles": lambda n: word_shingles(3 if n is None else n),
         "char_ngrams": lambda n: char_ngrams(4 if n is None else n),
     }[name]
-    weights = args.weights or ("binary" if args.jaccard is not None else "tf")
+    weights = args.weights or ("binary" if not args.unverified else "tf")
     return Simhasher(tokenizer=make(n), weights=weights)
+
+
+def _settings(args):
+    from ..settings import DedupSettings
+
+    features = "auto"
+    char_ngram = 3
+    if args.tokenizer is not None and args.tokenizer[0] in FEATURE_NAMES:
+        features = args.tokenizer[0]
+        if args.tokenizer[1] is not None:
+            char_ngram = args.tokenizer[1]
+    if args.unverified and args.k is None:
+        raise ValueError("--unverified (the raw Hamming mode) needs -k K: every pair within K bits stands")
+    if args.jaccard is not None and args.unverified:
+        raise ValueError("--jaccard verifies pairs, --unverified does not: give one of them")
+    return DedupSettings(
+        jaccard=args.jaccard if args.jaccard is not None else 0.8,
+        unverified=args.unverified,
+        k=args.k,
+        recall=args.recall,
+        sample=args.sample,
+        seed=args.seed,
+        features=features,
+        char_ngram=char_ngram,
+        lang=args.lang,
+        hasher=_hasher(args),
+        shingle=args.shingle,
+        keep=args.keep,
+        linkage=args.linkage,
+        max_tables=args.max_tables,
+        memory_budget=args.memory_budget,
+        max_row_bytes=args.max_row_bytes,
+        progress=args.progress,
+    )
 
 
 def _is_dataset(args) -> bool:
     if args.format is not None or args.column is not None:
+        return True
+    if args.paths == ["-"]:
         return True
     return len(args.paths) == 1 and os.path.isfile(args.paths[0]) and detect_format(args.paths[0]) is not None
 
@@ -111,60 +155,57 @@ def _dedup_command(args: argparse.Namespace) -> int:
         err(f"simhash-lab dedup: {show_name(path)}: {reason}")
 
     t0 = time.perf_counter()
-    common = dict(
-        jaccard=args.jaccard,
-        shingle=args.shingle,
-        recall=args.recall,
-        sample=args.sample,
-        keep=args.keep,
-        linkage=args.linkage,
-        seed=args.seed,
-        max_tables=args.max_tables,
-        memory_budget=args.memory_budget,
-        progress=args.progress,
-    )
     dataset = _is_dataset(args)
     try:
-        hasher = _hasher(args)
+        s = _settings(args)
         if dataset:
             if len(args.paths) != 1:
                 raise DatasetError("a dataset is deduplicated one file at a time: give one PATH")
             res = dedup_table(
                 args.paths[0],
                 args.column or "text",
+                s,
                 id_column=args.id_column,
                 priority_column=args.priority_column,
                 format=args.format,
                 output=args.output,
                 duplicates=args.duplicates,
-                k=args.k,
-                hasher=hasher,
-                **common,
+                report=args.report,
             )
         else:
-            for opt in ("output", "id_column", "priority_column"):
+            for opt in ("output", "id_column", "priority_column", "report"):
                 if getattr(args, opt) is not None:
                     raise ValueError(
                         f"--{opt.replace('_', '-')} is for a dataset (a .jsonl, .csv or .parquet file), "
                         "not for text files"
                     )
-            res = dedup(
-                args.paths,
-                k=args.k,
-                hasher=hasher,
-                hidden=args.hidden,
-                max_bytes=args.max_bytes,
-                report=report,
-                **common,
-            )
+            if args.duplicates is not None:
+                from .._write import check_outputs
+                from ..datasets import check_duplicates_name
+
+                check_outputs(args.duplicates, what="--duplicates")
+                check_duplicates_name(args.duplicates)
+            res = dedup(args.paths, s, hidden=args.hidden, max_bytes=args.max_bytes, report=report)
             if args.duplicates is not None:
                 from ..datasets import write_duplicates
 
                 write_duplicates(args.duplicates, res.duplicates)
     except DatasetError as e:
-        err(f"simhash-lab dedup: {e}")
+        err(f"simhash-lab dedup: {' '.join(str(e).split())}")
         return 2
-    except (ValueError, TypeError) as e:
+    except (ValueError, TypeError, ImportError) as e:
+        err(f"simhash-lab dedup: {' '.join(str(e).split())}")
+        return 2
+    except MemoryError:
+        err(
+            "simhash-lab dedup: out of memory (give --memory-budget, or fewer rows at a time: "
+            "the near-duplicate pairs of very similar rows can be many)"
+        )
+        return 2
+    except RecursionError:
+        err("simhash-lab dedup: the input is nested too deeply to be read")
+        return 2
+    except OutputError as e:  # an output that cannot be written (named), found before the work
         err(f"simhash-lab dedup: {' '.join(str(e).split())}")
         return 2
     except OSError as e:  # writing an output
@@ -172,7 +213,7 @@ def _dedup_command(args: argparse.Namespace) -> int:
         return 2
     if args.json:
         out_json(res.to_json())
-    elif not (dataset and (args.output or args.duplicates)):
+    elif not (dataset and (args.output or args.duplicates or args.report)):
         out(_format_text(res))
     if not args.quiet:
         if res.calibration is not None:
@@ -183,23 +224,25 @@ def _dedup_command(args: argparse.Namespace) -> int:
             f"; verified at Jaccard >= {res.jaccard:g}: "
             f"{res.verified} of {res.pairs.shape[0]} candidate pairs"
             if res.jaccard is not None
-            else ""
+            else "; unverified (the raw Hamming mode)"
         )
+        exact = f", {res.exact} of them exact copies" if res.exact else ""
         steps = ", ".join(f"{step} {secs:.1f}" for step, secs in res.timings.items())
         secs = f"({time.perf_counter() - t0:.1f} s: {steps})"
+        chars = res.chars_note()
         if res.format == "files":
             err(
                 f"simhash-lab dedup: {len(res.ids) - len(res.empty)} files fingerprinted, "
-                f"{n_groups} group(s) ({n_members} files) "
+                f"{n_groups} group(s) ({n_members} files{exact}) "
                 f"within k = {res.k}{checked}; {len(res.skipped)} skipped, {len(res.empty)} empty, "
-                f"{len(res.errors)} errors {secs}"
+                f"{len(res.errors)} errors{chars} {secs}"
             )
         else:
             wrote = f"; {res.written} kept rows written to {show_name(args.output)}" if args.output else ""
             err(
-                f"simhash-lab dedup: {len(res.ids)} rows, {len(res.duplicates)} dropped "
+                f"simhash-lab dedup: {len(res.ids)} rows, {len(res.duplicates)} dropped{exact} "
                 f"in {n_groups} group(s) "
-                f"within k = {res.k}{checked}; {res.featureless.size} featureless (kept){wrote} {secs}"
+                f"within k = {res.k}{checked}; {res.featureless.size} featureless (kept){chars}{wrote} {secs}"
             )
     return res.exit_status
 
@@ -220,18 +263,25 @@ def _fraction(name: str):
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
 
-def _memory_budget(value: str) -> int:
-    """``--memory-budget``: bytes, as an int or with a binary suffix (``512M``, ``2G``, ``1.5GiB``)."""
-    m = re.fullmatch(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgt]?)(?:i?b)?\s*", value, re.IGNORECASE)
-    if not m:
-        raise argparse.ArgumentTypeError(
-            f"--memory-budget must be a number of bytes, with K, M, G or T for KiB..TiB (2G, 512M), "
-            f"got {value!r}"
-        )
-    n = int(float(m.group(1)) * _UNITS[m.group(2).lower()])
-    if n >= 1 << 62:
-        raise argparse.ArgumentTypeError(f"--memory-budget must be below 4 EiB, got {value!r}")
-    return n
+def _byte_size(option: str):
+    """argparse type of a size: bytes, as an int or with a binary suffix (``512M``, ``2G``, ``1.5GiB``)."""
+
+    def parse(value: str) -> int:
+        m = re.fullmatch(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgt]?)(?:i?b)?\s*", value, re.IGNORECASE)
+        if not m:
+            raise argparse.ArgumentTypeError(
+                f"{option} must be a number of bytes, with K, M, G or T for KiB..TiB (2G, 512M), "
+                f"got {value!r}"
+            )
+        n = int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+        if n >= 1 << 62:
+            raise argparse.ArgumentTypeError(f"{option} must be below 4 EiB, got {value!r}")
+        return n
+
+    return parse
+
+
+_memory_budget = _byte_size("--memory-budget")
 
 
 def _tokenizer(value: str) -> tuple[str, int | None]:
@@ -256,38 +306,49 @@ def add_dedup_parser(subparsers) -> argparse.ArgumentParser:
         "dedup",
         help="find and drop near-duplicates in text files or a dataset (exit 0: none, 1: found, 2: trouble)",
         description="Find near-duplicate documents: the text files under the paths (folders recursively), "
-        "or the rows of one dataset file (JSONL, CSV, Parquet). Simhash finds candidate pairs within k bits; "
-        "with --jaccard each candidate is verified by the exact Jaccard similarity of word shingles and k is "
-        "calibrated on a sample. Each group keeps its first document (--keep) and drops the others; every "
-        "two members of a group are a verified pair (--linkage). Documents with no word are listed apart, "
-        "never grouped. Input files are never modified.",
+        "or the rows of one dataset file (JSONL, CSV, Parquet; - for JSONL on stdin). Every pair is verified "
+        "by default: two documents are near-duplicates when the exact Jaccard similarity of their shingles "
+        "(word 3-shingles; character 3-grams for text in a script without word spaces, such as Chinese, "
+        "Japanese or Thai) is at least --jaccard (0.8); Simhash only proposes candidates within k bits, k "
+        "calibrated on a sample for --recall. Text is normalised first (NFKC, invisible format characters "
+        "such as U+200B dropped) and identical texts are grouped before the search. Each group keeps its "
+        "first document (--keep) and drops the others; every two members of a group are a verified pair "
+        "(--linkage). Documents with no word are listed apart, never grouped. Input files are never "
+        "modified.",
         epilog="exit status: 0 no near-duplicates, 1 near-duplicates found, 2 trouble: an input could not be "
         "read (a PATH missing or not a regular file or folder, a file or folder unreadable; groups among the "
         "other files are still printed) or a dataset was refused (a missing column, a value that is not "
-        "text, "
-        "a corrupt or empty file). Example: simhash-lab dedup docs.jsonl --column text --id-column id "
-        "--jaccard 0.8 --output kept.jsonl --duplicates dups.csv",
+        "text, a corrupt or empty file: one line naming the file, line or row and column). "
+        "Examples: simhash-lab dedup docs.jsonl --column text --id-column id --output kept.jsonl "
+        "--duplicates dups.csv --report report.html; Chinese: simhash-lab dedup poems.jsonl --lang zh "
+        "--output kept.jsonl (jieba's words with the chinese extra, else characters); the raw Hamming "
+        "mode of the first versions: simhash-lab dedup docs/ --unverified -k 3",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders, or one dataset file")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders, or one dataset file, or -")
     g = p.add_argument_group("what counts as a near-duplicate")
     g.add_argument(
         "--jaccard",
         type=_fraction("--jaccard"),
         metavar="T",
-        help="verify each candidate: exact Jaccard similarity of word shingles >= T (0 < T <= 1); "
-        "also makes the recommended hasher (word shingles, binary weights) the default and calibrates k",
+        help="near-duplicates: exact Jaccard similarity of the shingles >= T (0 < T <= 1; default 0.8)",
+    )
+    g.add_argument(
+        "--unverified",
+        action="store_true",
+        help="the raw Hamming mode of the first versions: every pair within -k K bits of the default hasher "
+        "(words, TF weights) stands, unverified (it over-matches boilerplate); needs -k",
     )
     g.add_argument(
         "-k",
         "--k",
         type=int_in("-k", 0, 63),
         default=None,
-        help="largest Hamming distance of a candidate pair (default: calibrated with --jaccard, else 3)",
+        help="largest Hamming distance of a candidate pair (default: calibrated for --recall)",
     )
-    g.add_argument("--shingle", type=int_in("--shingle", 1), default=3, help="words per shingle")
+    g.add_argument("--shingle", type=int_in("--shingle", 1, 64), default=3, help="words per shingle")
     g.add_argument(
-        "--recall", type=_fraction("--recall"), default=0.95, help="the recall k is calibrated for"
+        "--recall", type=_fraction("--recall"), default=0.99, help="the recall k is calibrated for"
     )
     g.add_argument(
         "--sample", type=int_in("--sample", 1), default=1000, help="documents the calibration samples"
@@ -297,11 +358,20 @@ def add_dedup_parser(subparsers) -> argparse.ArgumentParser:
         "--tokenizer",
         type=_tokenizer,
         default=None,
-        help="the hasher's features: words, whitespace, rust_words, word_shingles:N, char_ngrams:N "
-        "(default: word_shingles:3 with --jaccard, else words)",
+        help="the shingles: auto (word 3-shingles; character 3-grams for text without word spaces), "
+        "chars[:N] "
+        "(character N-grams for every document), jieba (jieba's words, the chinese extra); or a hasher's "
+        "features: words, whitespace, rust_words, word_shingles:N, char_ngrams:N",
+    )
+    g.add_argument(
+        "--lang",
+        choices=["auto", "zh", "ja", "th", "lo", "km", "my", "ko", "en", "words"],
+        default=None,
+        help="the language of every document: zh (jieba's words when jieba is installed, else characters), "
+        "ja, th, lo, km, my (characters), ko, en, words (words); default: detected per document",
     )
     weights = (
-        "tf: each occurrence votes; binary: each distinct feature votes once (default: binary with --jaccard)"
+        "tf: each occurrence votes; binary: each distinct feature votes once (default: binary, verified)"
     )
     g.add_argument("--weights", choices=["tf", "binary"], default=None, help=weights)
     g.add_argument("--preset", default=None, choices=sorted(ALL), help="a preset hasher instead (64 bits)")
@@ -332,6 +402,19 @@ def add_dedup_parser(subparsers) -> argparse.ArgumentParser:
     g.add_argument("--format", choices=sorted(FORMATS), help="the dataset's format (default: from the name)")
     g.add_argument(
         "--output", metavar="FILE", help="write the kept rows there, unchanged, in the input's format"
+    )
+    g.add_argument(
+        "--report",
+        metavar="FILE",
+        help="write a report there (.html, or .md): counts and seconds per step, the cluster-size and "
+        "similarity histograms, a few clusters side by side with their differences highlighted",
+    )
+    g.add_argument(
+        "--max-row-bytes",
+        type=_byte_size("--max-row-bytes"),
+        default=DEFAULT_MAX_ROW_BYTES,
+        metavar="N",
+        help="refuse a row (JSONL line, CSV record, Parquet text) larger than this",
     )
     g.add_argument(
         "--duplicates",

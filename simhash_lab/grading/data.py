@@ -9,9 +9,11 @@ Variants
 --------
 Every data function takes ``variant``: None (the default) is the data the notebooks show; an int
 gives other data of the same kind (other edits, other vectors, another corpus with another best
-k). ``simhash-lab grade`` runs each notebook on a variant drawn at grading time, set in the
-sandbox with :func:`use_variant` before the first cell runs, and judges the answers against the
-same variant in its own process: a value pasted from a ❌ of the visible data is wrong there.
+k). An answer computed from the data is a function of it (``crypto_flips(pairs)``): its check cell
+calls it on the notebook's data and on variant 1, and ``simhash-lab grade`` on variants drawn at
+grading time, each judged against the same variant in the grader's own process, so a value pasted
+from a ❌ of the visible data is wrong in the notebook and in the grade. (:func:`use_variant` sets
+the default variant of a whole process, for a notebook that should run on other data.)
 
 The data of the answers worked out by hand (:func:`rust_safe_fast_hashes`, :func:`six_accumulators`,
 :func:`hamming_pairs`) has variants too: ``simhash-lab assign`` gives each student one, which their

@@ -194,7 +194,10 @@ def feature_hashes(b, start, end, p):
             mkeys[slot] = key
             mstart[slot] = s
             mend[slot] = e
-        hs[i] = hash_span(src, s, e, hash_kind, tail)  # one call site: hash_span is inlined
+        if hash_kind == HASH_XXH3:  # the leaf kernel: no reference count per feature (hashes.py)
+            hs[i] = xxh3_64(src, s, e)
+        else:
+            hs[i] = hash_span(src, s, e, hash_kind, tail)  # one call site: hash_span is inlined
         if memo:
             mvals[slot] = hs[i]
     return hs, nf
@@ -242,7 +245,10 @@ def hash_spans(buf, offsets, hash_kind):
     out = np.empty(offsets.shape[0] - 1, dtype=np.uint64)
     tail = np.empty(_MD5_TAIL, dtype=np.uint8)
     for i in range(out.shape[0]):
-        out[i] = hash_span(buf, offsets[i], offsets[i + 1], hash_kind, tail)
+        if hash_kind == HASH_XXH3:
+            out[i] = xxh3_64(buf, offsets[i], offsets[i + 1])
+        else:
+            out[i] = hash_span(buf, offsets[i], offsets[i + 1], hash_kind, tail)
     return out
 
 
@@ -322,7 +328,10 @@ def token_fingerprints(ptr, kind, toff, gap, doff, ws, p, out, flags):
                 out[d] = fold_counts(acc, ntok, p.bits)
                 continue
             for t in range(ntok):
-                hs[t] = hash_span(tok, pos[2 * t], pos[2 * t + 1], p.hash_kind, tail)
+                if p.hash_kind == HASH_XXH3:
+                    hs[t] = xxh3_64(tok, pos[2 * t], pos[2 * t + 1])
+                else:
+                    hs[t] = hash_span(tok, pos[2 * t], pos[2 * t + 1], p.hash_kind, tail)
             if given:
                 s, total = weighted_sums(hs, ws[t0 : t0 + ntok], ntok)
             else:

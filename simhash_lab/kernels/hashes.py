@@ -17,6 +17,8 @@ would silently produce a float64.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from llvmlite import ir
 from numba import types
@@ -60,31 +62,37 @@ def _rotl64(x, r):
     return (x << _U64(r)) | (x >> _U64(64 - r))
 
 
-@kernel
-def _read64(b, p):
-    # unsigned indices: Numba adds no negative-index wraparound, so LLVM fuses the 8 loads into one
-    q = np.uintp(p)
-    return (
-        _U64(b[q])
-        | (_U64(b[q + np.uintp(1)]) << _U64(8))
-        | (_U64(b[q + np.uintp(2)]) << _U64(16))
-        | (_U64(b[q + np.uintp(3)]) << _U64(24))
-        | (_U64(b[q + np.uintp(4)]) << _U64(32))
-        | (_U64(b[q + np.uintp(5)]) << _U64(40))
-        | (_U64(b[q + np.uintp(6)]) << _U64(48))
-        | (_U64(b[q + np.uintp(7)]) << _U64(56))
-    )
+def _unaligned_load(nbits: int):
+    """An intrinsic ``(b, p) -> uint64``: the little-endian ``nbits``-bit word at byte ``p`` of the
+    uint8 array ``b``, as one unaligned load (a ``bswap`` after it on a big-endian host).
+
+    An intrinsic, not a kernel: it is no call, so a hash that reads its input this way calls
+    nothing, and Numba's reference-count pruning removes the count up and down of the array it
+    takes (a call that passes an array on keeps that pair: two atomic operations per hash, which
+    cost more than XXH3 itself on short inputs). No bounds check, as for any Numba indexing."""
+
+    @intrinsic
+    def load(typingctx, b, p):
+        if not (isinstance(b, types.Array) and b.dtype == types.uint8 and isinstance(p, types.Integer)):
+            return None
+
+        def codegen(context, builder, signature, args):
+            ary = context.make_array(signature.args[0])(context, builder, args[0])
+            pos = context.cast(builder, args[1], signature.args[1], types.intp)
+            addr = builder.gep(ary.data, [pos])
+            word = ir.IntType(nbits)
+            value = builder.load(builder.bitcast(addr, word.as_pointer()), align=1)
+            if sys.byteorder != "little":
+                value = builder.call(builder.module.declare_intrinsic("llvm.bswap", [word]), [value])
+            return builder.zext(value, ir.IntType(64)) if nbits < 64 else value
+
+        return types.uint64(b, p), codegen
+
+    return load
 
 
-@kernel(inline=True)
-def _read32(b, p):
-    q = np.uintp(p)
-    return (
-        _U64(b[q])
-        | (_U64(b[q + np.uintp(1)]) << _U64(8))
-        | (_U64(b[q + np.uintp(2)]) << _U64(16))
-        | (_U64(b[q + np.uintp(3)]) << _U64(24))
-    )
+_read64 = _unaligned_load(64)
+_read32 = _unaligned_load(32)
 
 
 @kernel(inline=True)
@@ -217,59 +225,87 @@ def _xxh3_avalanche(h):
 
 
 @kernel(inline=True)
-def _mix16(b, p, so):
-    return _mul128_fold64(_read64(b, p) ^ _SECRET64[so], _read64(b, p + 8) ^ _SECRET64[so + 8])
+def _mix16c(b, p, s_lo, s_hi):
+    """XXH3's mix of the 16 bytes b[p:p+16] with the secret words s_lo, s_hi."""
+    return _mul128_fold64(_read64(b, p) ^ s_lo, _read64(b, p + 8) ^ s_hi)
 
 
-@kernel
-def _xxh3_accumulate(acc, b, p, so):
-    """One 64-byte stripe b[p:p+64] into the 8 accumulators, with the secret from offset so."""
-    for i in range(8):
-        v = _read64(b, p + 8 * i)
-        k = v ^ _SECRET64[so + 8 * i]
-        acc[i ^ 1] += v
-        acc[i] += (k & _M32) * (k >> _U64(32))
+@kernel(inline=True)
+def _xxh3_stripe(a0, a1, a2, a3, a4, a5, a6, a7, b, p, so):
+    """One 64-byte stripe b[p:p+64] into the 8 accumulators (values: no array, no allocation),
+    with the secret from offset so. Lane i adds its word to accumulator i ^ 1 and the product of
+    the halves of (word ^ secret) to accumulator i."""
+    q = np.uintp(so)
+    v0 = _read64(b, p)
+    v1 = _read64(b, p + 8)
+    v2 = _read64(b, p + 16)
+    v3 = _read64(b, p + 24)
+    v4 = _read64(b, p + 32)
+    v5 = _read64(b, p + 40)
+    v6 = _read64(b, p + 48)
+    v7 = _read64(b, p + 56)
+    k0 = v0 ^ _SECRET64[q]
+    k1 = v1 ^ _SECRET64[q + np.uintp(8)]
+    k2 = v2 ^ _SECRET64[q + np.uintp(16)]
+    k3 = v3 ^ _SECRET64[q + np.uintp(24)]
+    k4 = v4 ^ _SECRET64[q + np.uintp(32)]
+    k5 = v5 ^ _SECRET64[q + np.uintp(40)]
+    k6 = v6 ^ _SECRET64[q + np.uintp(48)]
+    k7 = v7 ^ _SECRET64[q + np.uintp(56)]
+    return (
+        a0 + v1 + (k0 & _M32) * (k0 >> _U64(32)),
+        a1 + v0 + (k1 & _M32) * (k1 >> _U64(32)),
+        a2 + v3 + (k2 & _M32) * (k2 >> _U64(32)),
+        a3 + v2 + (k3 & _M32) * (k3 >> _U64(32)),
+        a4 + v5 + (k4 & _M32) * (k4 >> _U64(32)),
+        a5 + v4 + (k5 & _M32) * (k5 >> _U64(32)),
+        a6 + v7 + (k6 & _M32) * (k6 >> _U64(32)),
+        a7 + v6 + (k7 & _M32) * (k7 >> _U64(32)),
+    )
 
 
-@kernel
-def _xxh3_long(b, start, n):
-    acc = np.empty(8, dtype=np.uint64)
-    acc[0] = _P32_3
-    acc[1] = _P1
-    acc[2] = _P2
-    acc[3] = _P3
-    acc[4] = _P4
-    acc[5] = _P32_2
-    acc[6] = _P5
-    acc[7] = _P32_1
-    block = 1024  # 16 stripes of 64 bytes: (192 - 64) / 8 stripes per block
-    nblocks = (n - 1) // block
+@kernel(inline=True)
+def _xxh3_scramble(a, i):
+    a = a ^ (a >> _U64(47))
+    a = a ^ _SECRET64[np.uintp(128 + 8 * i)]
+    return a * _P32_1
+
+
+@kernel(inline=True)
+def _x3_long(b, start, n):
+    """More than 240 bytes: 64-byte stripes, 16 to a block, the 8 accumulators as scalars."""
+    a0, a1, a2, a3 = _P32_3, _P1, _P2, _P3
+    a4, a5, a6, a7 = _P4, _P32_2, _P5, _P32_1
+    nblocks = (n - 1) >> 10  # blocks of 1024 bytes: 16 stripes, (192 - 64) / 8
     for blk in range(nblocks):
-        q = start + blk * block
+        q = start + (blk << 10)
         for s in range(16):
-            _xxh3_accumulate(acc, b, q + 64 * s, 8 * s)
-        for i in range(8):  # scramble
-            a = acc[i]
-            a = a ^ (a >> _U64(47))
-            a = a ^ _SECRET64[128 + 8 * i]
-            acc[i] = a * _P32_1
-    q = start + nblocks * block
-    nstripes = ((n - 1) - block * nblocks) // 64
+            a0, a1, a2, a3, a4, a5, a6, a7 = _xxh3_stripe(
+                a0, a1, a2, a3, a4, a5, a6, a7, b, q + 64 * s, 8 * s
+            )
+        a0 = _xxh3_scramble(a0, 0)
+        a1 = _xxh3_scramble(a1, 1)
+        a2 = _xxh3_scramble(a2, 2)
+        a3 = _xxh3_scramble(a3, 3)
+        a4 = _xxh3_scramble(a4, 4)
+        a5 = _xxh3_scramble(a5, 5)
+        a6 = _xxh3_scramble(a6, 6)
+        a7 = _xxh3_scramble(a7, 7)
+    q = start + (nblocks << 10)
+    nstripes = ((n - 1) - (nblocks << 10)) >> 6
     for s in range(nstripes):
-        _xxh3_accumulate(acc, b, q + 64 * s, 8 * s)
-    _xxh3_accumulate(acc, b, start + n - 64, np.int64(192 - 64 - 7))
+        a0, a1, a2, a3, a4, a5, a6, a7 = _xxh3_stripe(a0, a1, a2, a3, a4, a5, a6, a7, b, q + 64 * s, 8 * s)
+    a0, a1, a2, a3, a4, a5, a6, a7 = _xxh3_stripe(a0, a1, a2, a3, a4, a5, a6, a7, b, start + n - 64, 121)
     h = _U64(n) * _P1
-    for i in range(4):
-        h += _mul128_fold64(
-            acc[2 * i] ^ _SECRET64[11 + 16 * i],
-            acc[2 * i + 1] ^ _SECRET64[19 + 16 * i],
-        )
+    h += _mul128_fold64(a0 ^ _SECRET64[11], a1 ^ _SECRET64[19])
+    h += _mul128_fold64(a2 ^ _SECRET64[27], a3 ^ _SECRET64[35])
+    h += _mul128_fold64(a4 ^ _SECRET64[43], a5 ^ _SECRET64[51])
+    h += _mul128_fold64(a6 ^ _SECRET64[59], a7 ^ _SECRET64[67])
     return _xxh3_avalanche(h)
 
 
-@kernel
-def xxh3_1to3(b, start, end):
-    """XXH3-64 of b[start:end] for 1 to 3 bytes."""
+@kernel(inline=True)
+def _x3_1to3(b, start, end):
     n = end - start
     c = (
         _U64(b[np.uintp(end - 1)])
@@ -280,9 +316,8 @@ def xxh3_1to3(b, start, end):
     return _xxh64_avalanche(c ^ _X3_FLIP_1TO3)
 
 
-@kernel
-def xxh3_4to8(b, start, end):
-    """XXH3-64 of b[start:end] for 4 to 8 bytes."""
+@kernel(inline=True)
+def _x3_4to8(b, start, end):
     x = (_read32(b, end - 4) | (_read32(b, start) << _U64(32))) ^ _X3_FLIP_4TO8
     x = x ^ (_rotl64(x, 49) ^ _rotl64(x, 24))
     x = x * _PMX2
@@ -291,9 +326,8 @@ def xxh3_4to8(b, start, end):
     return x ^ (x >> _U64(28))
 
 
-@kernel
-def xxh3_9to16(b, start, end):
-    """XXH3-64 of b[start:end] for 9 to 16 bytes."""
+@kernel(inline=True)
+def _x3_9to16(b, start, end):
     lo = _read64(b, start) ^ _X3_FLIP_9TO16_LO
     hi = _read64(b, end - 8) ^ _X3_FLIP_9TO16_HI
     sw = (
@@ -309,45 +343,96 @@ def xxh3_9to16(b, start, end):
     return _xxh3_avalanche(_U64(end - start) + sw + hi + _mul128_fold64(lo, hi))
 
 
-@kernel
-def _xxh3_17to240(b, start, end):
-    """XXH3-64 of b[start:end] for 17 to 240 bytes."""
+@kernel(inline=True)
+def _x3_17to128(b, start, end):
+    """The specification's nested size tests, unrolled; each secret word a constant."""
     n = end - start
-    if n <= 128:
-        acc = _U64(n) * _P1
-        rounds = ((n - 1) >> 5) + 1
-        for i in range(rounds):
-            acc += _mix16(b, start + 16 * i, 32 * i)
-            acc += _mix16(b, end - 16 * (i + 1), 32 * i + 16)
-        return _xxh3_avalanche(acc)
     acc = _U64(n) * _P1
-    for i in range(8):
-        acc += _mix16(b, start + 16 * i, 16 * i)
-    acc = _xxh3_avalanche(acc)
-    for i in range(8, n // 16):
-        acc += _mix16(b, start + 16 * i, 16 * (i - 8) + 3)
-    acc += _mix16(b, end - 16, np.int64(119))
+    if n > 32:
+        if n > 64:
+            if n > 96:
+                acc += _mix16c(b, start + 48, _SECRET64[96], _SECRET64[104])
+                acc += _mix16c(b, end - 64, _SECRET64[112], _SECRET64[120])
+            acc += _mix16c(b, start + 32, _SECRET64[64], _SECRET64[72])
+            acc += _mix16c(b, end - 48, _SECRET64[80], _SECRET64[88])
+        acc += _mix16c(b, start + 16, _SECRET64[32], _SECRET64[40])
+        acc += _mix16c(b, end - 32, _SECRET64[48], _SECRET64[56])
+    acc += _mix16c(b, start, _SECRET64[0], _SECRET64[8])
+    acc += _mix16c(b, end - 16, _SECRET64[16], _SECRET64[24])
     return _xxh3_avalanche(acc)
 
 
 @kernel(inline=True)
-def xxh3_64(b, start, end):
-    """XXH3-64 (seed 0, default secret) of ``b[start:end]`` (uint8 array).
+def _x3_129to240(b, start, end):
+    n = end - start
+    acc = _U64(n) * _P1
+    acc += _mix16c(b, start, _SECRET64[0], _SECRET64[8])
+    acc += _mix16c(b, start + 16, _SECRET64[16], _SECRET64[24])
+    acc += _mix16c(b, start + 32, _SECRET64[32], _SECRET64[40])
+    acc += _mix16c(b, start + 48, _SECRET64[48], _SECRET64[56])
+    acc += _mix16c(b, start + 64, _SECRET64[64], _SECRET64[72])
+    acc += _mix16c(b, start + 80, _SECRET64[80], _SECRET64[88])
+    acc += _mix16c(b, start + 96, _SECRET64[96], _SECRET64[104])
+    acc += _mix16c(b, start + 112, _SECRET64[112], _SECRET64[120])
+    acc = _xxh3_avalanche(acc)
+    for i in range(8, n >> 4):  # at most 7 more rounds
+        so = np.uintp(16 * (i - 8) + 3)
+        acc += _mix16c(b, start + 16 * i, _SECRET64[so], _SECRET64[so + np.uintp(8)])
+    acc += _mix16c(b, end - 16, _SECRET64[119], _SECRET64[127])
+    return _xxh3_avalanche(acc)
 
-    Only the choice of size class is inlined into the caller (the loops over words and tokens);
-    each class is its own kernel, which LLVM inlines where it is small."""
+
+# Each size class is a kernel of its own (``vote.hash_vote_tokens`` calls the short ones in
+# loops of one class each) and ``xxh3_64`` takes any length. Each is a leaf: every helper it uses
+# is inlined into it at Numba's level and reads with the load intrinsics, so it calls nothing and
+# Numba prunes the reference counting of its array argument. (A kernel that called another with
+# the array would count it up and down on every call: 20 ns per hash measured on 17-128 bytes,
+# four times XXH3's own work; each kernel is loaded from the cache as machine code, which LLVM
+# cannot inline into its callers.)
+@kernel
+def xxh3_1to3(b, start, end):
+    """XXH3-64 of b[start:end] for 1 to 3 bytes."""
+    return _x3_1to3(b, start, end)
+
+
+@kernel
+def xxh3_4to8(b, start, end):
+    """XXH3-64 of b[start:end] for 4 to 8 bytes."""
+    return _x3_4to8(b, start, end)
+
+
+@kernel
+def xxh3_9to16(b, start, end):
+    """XXH3-64 of b[start:end] for 9 to 16 bytes."""
+    return _x3_9to16(b, start, end)
+
+
+@kernel
+def xxh3_17to128(b, start, end):
+    """XXH3-64 of b[start:end] for 17 to 128 bytes."""
+    return _x3_17to128(b, start, end)
+
+
+@kernel
+def xxh3_64(b, start, end):
+    """XXH3-64 (seed 0, default secret) of ``b[start:end]`` (uint8 array), any length."""
     n = end - start
     if n <= 16:
         if n > 8:
-            return xxh3_9to16(b, start, end)
-        if n >= 4:
-            return xxh3_4to8(b, start, end)
-        if n > 0:
-            return xxh3_1to3(b, start, end)
-        return _xxh64_avalanche(_X3_FLIP_0)
-    if n <= 240:
-        return _xxh3_17to240(b, start, end)
-    return _xxh3_long(b, start, n)
+            h = _x3_9to16(b, start, end)
+        elif n >= 4:
+            h = _x3_4to8(b, start, end)
+        elif n > 0:
+            h = _x3_1to3(b, start, end)
+        else:
+            h = _xxh64_avalanche(_X3_FLIP_0)
+    elif n <= 128:
+        h = _x3_17to128(b, start, end)
+    elif n <= 240:
+        h = _x3_129to240(b, start, end)
+    else:
+        h = _x3_long(b, start, n)
+    return h
 
 
 # ------------------------------------------------------------------------------------------ MD5

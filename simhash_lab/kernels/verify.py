@@ -26,7 +26,8 @@ from ._jit import kernel
 from .bits import popcount
 from .hashes import xxh3_64
 from .sort import sort_u64
-from .tokenize import tokenize_spans
+from .strings import unit_bytes
+from .tokenize import _str_scratch, lower_tokenize_str, tokenize_spans
 from .vote import fold_bits, vote_unit
 
 _U64 = np.uint64
@@ -88,6 +89,70 @@ def shingle_hashes(buf, offsets, p, n, slots, scratch, counts):
         s1 = slots[d + 1]
         if s1 > s0:
             counts[d] = doc_shingle_hashes(buf, offsets[d], offsets[d + 1], p, n, scratch[s0:s1])
+
+
+# Documents per chunk of ``shingle_hashes_str``: its scratch is allocated once per chunk, sized
+# for the chunk's longest text (a batch goes to threads in ranges of whole chunks).
+STR_CHUNK = 64
+
+
+@kernel
+def shingle_hashes_str(ptrs, lens, kinds, p, n, slots, scratch, counts, flags):
+    """``shingle_hashes`` straight from ``str`` objects (``strings.str_views``: their code units
+    read in place): each text lowered and tokenized as the fused fingerprint path does it, eight
+    ASCII units at a time, non-ASCII units in the same pass (``tokenize.lower_tokenize_str``);
+    the tokens' UTF-8 joined by one space and each shingle hashed where it lies, sorted and
+    de-duplicated into ``scratch[slots[d]:]``, their number into ``counts[d]``. ``slots``: room
+    for (units + 1) // 2 + 1 shingles per text. ``flags[d]``: lower_tokenize_str's (the caller
+    redoes a text whose lowercase needs Python, and refuses a lone surrogate).
+
+    Scratch (tokens, flips, the joined words, the sort's buffer) is allocated once per chunk of
+    ``STR_CHUNK`` texts, not per text."""
+    ndocs = ptrs.shape[0]
+    for ci in range((ndocs + STR_CHUNK - 1) // STR_CHUNK):
+        lo = ci * STR_CHUNK
+        hi = min(lo + STR_CHUNK, ndocs)
+        tok_size = 1
+        pos_size = 1
+        most = 1
+        for d in range(lo, hi):
+            t_need, p_need = _str_scratch(lens[d], kinds[d])
+            tok_size = max(tok_size, t_need)
+            pos_size = max(pos_size, p_need)
+            most = max(most, slots[d + 1] - slots[d])
+        tok = np.empty(tok_size, dtype=np.uint8)
+        pos = np.empty(pos_size, dtype=np.int64)
+        joined = np.empty(tok_size + pos_size, dtype=np.uint8)
+        ws = np.empty(pos_size, dtype=np.int64)
+        tmp = np.empty(most, dtype=np.uint64)
+        for d in range(lo, hi):
+            data = unit_bytes(ptrs[d], lens[d], kinds[d])
+            nflips, flags[d] = lower_tokenize_str(data, lens[d], kinds[d], p, tok, pos)
+            ntok = nflips // 2
+            if ntok == 0:
+                counts[d] = 0
+                continue
+            o = 0
+            for t in range(ntok):
+                ws[t] = o
+                for q in range(pos[2 * t], pos[2 * t + 1]):
+                    joined[o] = tok[q]
+                    o += 1
+                joined[o] = 32
+                o += 1
+            ws[ntok] = o
+            m = max(ntok - n + 1, 1)
+            s0 = slots[d]
+            for i in range(m):
+                scratch[s0 + i] = xxh3_64(joined, ws[i], ws[min(i + n, ntok)] - 1)
+            out = scratch[s0 : s0 + m]
+            sort_u64(out, tmp, m)
+            u = 1
+            for j in range(1, m):
+                if out[j] != out[u - 1]:
+                    out[u] = out[j]
+                    u += 1
+            counts[d] = u
 
 
 def shingle_slots(offsets: np.ndarray) -> np.ndarray:

@@ -220,8 +220,18 @@ def test_featureless_documents_are_apart_and_kept():
         assert res.groups == [[3, 5]]
 
 
+def test_verified_by_default_the_hamming_mode_only_by_name(labelled):
+    res = dedup_texts(labelled.docs)
+    assert res.jaccard == 0.8 and res.calibration is not None and res.calibration.target == 0.99
+    assert (res.duplicates.similarity >= 0.8).all()
+    with pytest.raises(ValueError, match="unverified.*needs k"):
+        dedup_texts(labelled.docs, unverified=True)
+    with pytest.raises(ValueError, match="unverified=True and k"):
+        dedup_texts(labelled.docs, jaccard=None)
+
+
 def test_hamming_only_mode_groups_without_verifying(labelled):
-    res = dedup_texts(labelled.docs)  # the first versions' defaults: words, TF, k = 3
+    res = dedup_texts(labelled.docs, unverified=True, k=3)  # the first versions' defaults: words, TF
     assert res.k == 3 and res.jaccard is None and res.calibration is None
     assert np.isnan(res.similarity).all() and res.verified == res.pairs.shape[0]
     assert res.settings["tokenizer"] == "words" and res.settings["weights"] == "tf"
@@ -422,7 +432,9 @@ def test_bad_csv_and_parquet(tmp_path):
 def test_outputs_are_checked_before_any_work(tmp_path, rows):
     src = tmp_path / "docs.jsonl"
     write_jsonl(src, rows[:5])
-    with pytest.raises(DatasetError, match="overwrite the input"):
+    from simhash_lab._write import OutputError
+
+    with pytest.raises(OutputError, match="--output names an input file"):
         dedup_table(src, output=src)
     with pytest.raises(DatasetError, match="input's format \\(jsonl\\)"):
         dedup_table(src, output=tmp_path / "kept.parquet")

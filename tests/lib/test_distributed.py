@@ -115,13 +115,9 @@ def test_near_duplicates_from_texts_and_bags(texts):
 
 
 def test_on_a_local_cluster(fps, texts):
-    distributed = pytest.importorskip("distributed")
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
-        ) as cluster,
-        distributed.Client(cluster),
-    ):
+    pytest.importorskip("distributed")
+    cluster, client = D.local_cluster(2, processes=False)
+    with cluster, client:
         assert np.array_equal(D.pairs(fps, k=3, npartitions=4), index_pairs(fps, 3))
         f, p = D.near_duplicates(texts, k=4, npartitions=4)
         assert np.array_equal(p, index_pairs(f, 4))
@@ -153,101 +149,3 @@ def test_import_does_not_import_dask():
     code = "import sys, simhash_lab.distributed; print('dask' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
-
-
-# -- verified dedup of a partitioned dataset ---------------------------------------------------------
-
-
-def _partitioned(tmp_path, texts, n_parts, fmt):
-    import json
-
-    rows = [{"id": f"doc{i}", "text": t, "n": i} for i, t in enumerate(texts)]
-    bounds = np.linspace(0, len(rows), n_parts + 1).astype(int)
-    paths = []
-    for p in range(n_parts):
-        part = rows[bounds[p] : bounds[p + 1]]
-        path = tmp_path / f"in-{n_parts}-{p}.{fmt}"
-        if fmt == "jsonl":
-            path.write_text("".join(json.dumps(r) + "\n" for r in part), encoding="utf-8")
-        else:
-            pa = pytest.importorskip("pyarrow")
-            import pyarrow.parquet as pq
-
-            pq.write_table(pa.Table.from_pylist(part), path)
-        paths.append(str(path))
-    whole = tmp_path / "whole.jsonl"
-    whole.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return paths, rows, whole
-
-
-def _read_output(out_dir):
-    import glob
-
-    pq = pytest.importorskip("pyarrow.parquet")
-    kept = []
-    for name in sorted(glob.glob(str(out_dir / "part-*.parquet"))):
-        kept.extend(pq.read_table(name).to_pylist())
-    dups = pq.read_table(out_dir / "duplicates.parquet").to_pylist()
-    return kept, dups
-
-
-@pytest.mark.parametrize("fmt, keep", [("jsonl", "first"), ("parquet", "longest")])
-def test_dedup_dataset_equals_the_single_machine_result(tmp_path, texts, fmt, keep):
-    pytest.importorskip("pyarrow")
-    from simhash_lab.dedup import dedup_table
-
-    paths, rows, whole = _partitioned(tmp_path, texts, 3, fmt)
-    want = dedup_table(whole, id_column="id", jaccard=0.8, k=10, keep=keep)
-    assert len(want.duplicates) > 10
-    got = D.dedup_dataset(
-        paths, tmp_path / "out", id_column="id", jaccard=0.8, k=10, keep=keep, scheduler="sync"
-    )
-    kept, dups = _read_output(tmp_path / "out")
-    assert kept == [r for r, k in zip(rows, want.keep) if k]
-    assert [(d["dropped_id"], d["kept_id"], d["distance"]) for d in dups] == [
-        (a, b, c) for a, b, c, _ in want.duplicates.rows()
-    ]
-    np.testing.assert_allclose([d["similarity"] for d in dups], want.duplicates.similarity)
-    assert got["rows"] == len(rows) and got["dropped"] == len(want.duplicates) and got["k"] == 10
-    assert got["kept"] == len(kept) and not (tmp_path / "out" / "_shuffle").exists()
-
-
-def test_dedup_dataset_on_a_local_cluster_with_calibration(tmp_path, texts):
-    distributed = pytest.importorskip("distributed")
-    pytest.importorskip("pyarrow")
-    from simhash_lab.dedup import calibrate, dedup_table, recommended_hasher
-
-    paths, rows, whole = _partitioned(tmp_path, texts, 4, "jsonl")
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
-        ) as c,
-        distributed.Client(c),
-    ):
-        got = D.dedup_dataset(
-            paths, tmp_path / "out", id_column="id", jaccard=0.8, calibrate_on=4, n_reducers=3
-        )
-    h = recommended_hasher()
-    k = calibrate(texts, h.fingerprints(texts), 0.8).k
-    assert got["k"] == k  # calibrated in a task, on the same rows
-    want = dedup_table(whole, id_column="id", jaccard=0.8, k=k)
-    kept, _ = _read_output(tmp_path / "out")
-    assert kept == [r for r, keep in zip(rows, want.keep) if keep]
-
-
-def test_dedup_dataset_graph_grows_linearly_with_partitions(tmp_path, texts):
-    sizes = {}
-    for n in (2, 4, 8):
-        paths, _, _ = _partitioned(tmp_path, texts, n, "jsonl")
-        graph = D.dedup_dataset(paths, tmp_path / f"out{n}", jaccard=0.8, k=6, compute=False)
-        sizes[n] = len(dict(graph.__dask_graph__()))
-    per_partition = (sizes[4] - sizes[2]) / 2
-    assert sizes[8] - sizes[4] == 4 * per_partition  # linear: no partitions x reducers tasks
-    assert per_partition <= 12
-
-
-def test_dedup_dataset_bad_input(tmp_path):
-    with pytest.raises(ValueError, match="partitions"):
-        D.dedup_dataset([], tmp_path / "out")
-    with pytest.raises(ValueError, match="keep"):
-        D.dedup_dataset(["x.jsonl"], tmp_path / "out", keep="shortest")

@@ -7,7 +7,16 @@ import numpy as np
 import pytest
 import xxhash
 
-from simhash_lab.kernels.hashes import md5_pair, siphash13, xxh3_64, xxh64
+from simhash_lab.kernels.hashes import (
+    md5_pair,
+    siphash13,
+    xxh3_1to3,
+    xxh3_4to8,
+    xxh3_9to16,
+    xxh3_17to128,
+    xxh3_64,
+    xxh64,
+)
 
 # Rust's DefaultHasher::new() (SipHash-1-3, keys 0, 0) after write(&[0, 1, ..., n-1]), n = 0..64,
 # printed by rustc 1.95 (the program is in the commit that added this table).
@@ -81,9 +90,11 @@ RUST_DEFAULT_HASHER_WRITE = [
 
 
 def _messages():
+    # every length through 1024 (each XXH3 size class and its edges: 3/4, 8/9, 16/17, 32/33,
+    # 64/65, 96/97, 128/129, 240/241, whole and partial stripes and blocks), then a few more blocks
     rng = random.Random(7)
-    lengths = list(range(0, 260)) + [1023, 1024, 1025, 2048, 2049, 4096 + 17]
-    return [bytes(rng.randrange(256) for _ in range(n)) for n in lengths]
+    lengths = list(range(0, 1025)) + [1025, 2047, 2048, 2049, 3072, 4096 + 17]
+    return [rng.randbytes(n) for n in lengths]
 
 
 MESSAGES = _messages()
@@ -98,6 +109,17 @@ def test_xxh3_matches_reference():
     for m in MESSAGES:
         b, s, e = _arr(m)
         assert xxh3_64(b, s, e) == xxhash.xxh3_64_intdigest(m), len(m)
+
+
+@pytest.mark.parametrize("pad", [0, 1, 7])
+def test_xxh3_size_classes_match_reference(pad):
+    # each size class's own kernel (``vote.hash_vote_tokens`` calls them directly) over its whole
+    # range, the message at several offsets of its buffer (unaligned loads)
+    classes = [(xxh3_1to3, 1, 3), (xxh3_4to8, 4, 8), (xxh3_9to16, 9, 16), (xxh3_17to128, 17, 128)]
+    for fn, lo, hi in classes:
+        for m in MESSAGES[lo : hi + 1]:
+            b, s, e = _arr(m, pad)
+            assert fn(b, s, e) == xxhash.xxh3_64_intdigest(m), (fn.__name__, len(m), pad)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2**64 - 1])

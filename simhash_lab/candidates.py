@@ -1,0 +1,307 @@
+"""Candidate pairs by MinHash bands from the shingle sets, in time that follows the pairs.
+
+Each document's set (sorted distinct 64-bit shingle hashes, the CSR arrays of ``kernels.verify``)
+gets a MinHash signature of ``K = bands * rows`` values by one-permutation hashing (Li, Owen and
+Zhang 2012): each hash falls in one of K bins by its top bits and each bin keeps its smallest;
+bins left empty (a set of fewer than about 3 K shingles leaves some) are filled by *optimal
+densification* (Shrivastava, ICML 2017): an empty bin copies the bin that a hash sequence of its
+own number, the same for every document, first reaches among those not empty. Two sets then agree
+on a bin with probability their Jaccard similarity J, so on all ``rows`` bins of a band with
+about J**rows, and on at least one of ``bands`` bands with ``1 - (1 - J**rows)**bands``: the band
+parameters are chosen for the threshold (``simhash_lab.candidates``).
+
+A band's key is the hash of its ``rows`` values, with the document's number in its low bits:
+sorting one band's keys (``sort.sort_u64``, radix) puts the documents that agree on the band next
+to each other, in order of their numbers, and every two of a run are a candidate pair. The work is
+one pass over the shingles, one sort per band and the pairs themselves, whatever Hamming distance
+they are at: no table count that grows with k.
+
+Each kernel works on a range of documents or of bands and writes only their outputs
+(``simhash_lab._threads`` runs ranges in threads).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .kernels._jit import kernel
+from .kernels.bits import popcount
+from .kernels.hashes import _P1, _P2, _mul128_fold64, _xxh64_avalanche
+from .kernels.sort import sort_u64
+
+_U64 = np.uint64
+_EMPTY = _U64(0xFFFFFFFFFFFFFFFF)
+
+
+@kernel(inline=True)
+def _bin_of(h, nbins):
+    """The bin of hash ``h`` among ``nbins``: its top 32 bits scaled (uniform for nbins < 2**32)."""
+    return np.int64(((h >> _U64(32)) * _U64(nbins)) >> _U64(32))
+
+
+@kernel
+def band_keys(indptr, data, bands, rows, first, sig, keys):
+    """``keys[j, first + d]``: the hash of the ``rows`` MinHash values of band j of CSR row d of
+    ``indptr``/``data`` (d in ``range(indptr.shape[0] - 1)``), its top bit clear; a row without
+    shingles gets the top bit alone (``number_keys`` keeps it apart). ``sig``: scratch of
+    ``2 * bands * rows`` uint64, one per thread (the bins, then the densified signature)."""
+    nbins = bands * rows
+    top = _U64(1) << _U64(63)
+    for d in range(indptr.shape[0] - 1):
+        s0 = indptr[d]
+        s1 = indptr[d + 1]
+        col = first + d
+        if s1 == s0:
+            for j in range(bands):
+                keys[j, col] = top
+            continue
+        for i in range(nbins):
+            sig[i] = _EMPTY
+        for q in range(s0, s1):
+            h = data[q]
+            b = _bin_of(h, nbins)
+            if h < sig[b]:
+                sig[b] = h
+        # optimal densification: an empty bin i takes the value of the first bin not empty in the
+        # sequence bin(hash(i, 1)), bin(hash(i, 2)), ..., the same for every document. (A hash of
+        # all ones would read as an empty bin: probability 2**-64 per shingle.)
+        for i in range(nbins):
+            v = sig[i]
+            a = _U64(0)
+            while v == _EMPTY:
+                a += _U64(1)
+                g = _xxh64_avalanche(((_U64(i) << _U64(32)) | a) * _P1)
+                v = sig[_bin_of(g, nbins)]
+            sig[nbins + i] = v
+        for j in range(bands):
+            k = _P1 + _U64(j)
+            for i in range(j * rows, (j + 1) * rows):
+                k = _mul128_fold64(k ^ sig[nbins + i], _P2)
+            keys[j, col] = _xxh64_avalanche(k) & ~top
+
+
+@kernel
+def number_keys(keys, valid, docbits):
+    """Put each document's number in the low ``docbits`` bits of its keys (a range of bands): a
+    valid document with shingles keeps its hash's other bits, the others get the top bit and
+    their number alone, which no other key equals."""
+    low = (_U64(1) << _U64(docbits)) - _U64(1)
+    top = _U64(1) << _U64(63)
+    for j in range(keys.shape[0]):
+        for d in range(keys.shape[1]):
+            k = keys[j, d]
+            if valid[d] and (k & top) == _U64(0):
+                keys[j, d] = (k & ~low) | _U64(d)
+            else:
+                keys[j, d] = top | _U64(d)
+
+
+@kernel
+def sort_bands(keys, tmp):
+    """Sort each row of ``keys`` (a range of bands) in place; ``tmp``: scratch of one row."""
+    for j in range(keys.shape[0]):
+        sort_u64(keys[j], tmp, keys.shape[1])
+
+
+@kernel
+def band_pairs(keys, docbits, fill, out, start):
+    """The pairs of documents whose keys agree but for their numbers, in each sorted row of
+    ``keys`` (a range of bands). ``fill=False``: returns how many (per band, into ``start``);
+    ``fill=True``: writes each pair as ``i << 32 | j`` (i < j) into ``out`` from ``start[band]``.
+    Every two documents of a run of equal keys are a pair (a run of g gives g (g - 1) / 2)."""
+    low = (_U64(1) << _U64(docbits)) - _U64(1)
+    top = _U64(1) << _U64(63)
+    n = keys.shape[1]
+    for j in range(keys.shape[0]):
+        row = keys[j]
+        o = start[j] if fill else 0
+        c = 0
+        i = 0
+        while i < n:
+            hi = row[i] & ~low
+            e = i + 1
+            while e < n and (row[e] & ~low) == hi:
+                e += 1
+            if e - i > 1 and (hi & top) == _U64(0):
+                if fill:
+                    for x in range(i, e):
+                        a = (row[x] & low) << _U64(32)
+                        for y in range(x + 1, e):
+                            out[o + c] = a | (row[y] & low)
+                            c += 1
+                else:
+                    c += (e - i) * (e - i - 1) // 2
+            i = e
+        if not fill:
+            start[j] = c
+
+
+@kernel
+def unique_sorted(a, m):
+    """Move the distinct values of the sorted ``a[:m]`` to its front; returns their count."""
+    if m == 0:
+        return 0
+    u = 1
+    for i in range(1, m):
+        if a[i] != a[u - 1]:
+            a[u] = a[i]
+            u += 1
+    return u
+
+
+@kernel
+def pair_distances(pk, fps, out):
+    """``out[p] = (i, j, d)``: the packed pair ``i << 32 | j`` of ``pk[p]`` and the Hamming
+    distance of their fingerprints."""
+    for p in range(pk.shape[0]):
+        i = np.int64(pk[p] >> _U64(32))
+        j = np.int64(pk[p] & _U64(0xFFFFFFFF))
+        out[p, 0] = i
+        out[p, 1] = j
+        out[p, 2] = np.int64(popcount(fps[i] ^ fps[j]))
+
+
+# -- the Python layer ------------------------------------------------------------------------
+
+#: Relative cost of verifying one candidate pair, against computing and sorting one band key of
+#: one document (measured: about 60-100 ns a pair, 10-20 ns a key).
+_VERIFY_COST = 5.0
+#: The similarity of a typical pair of unrelated documents, as word 3-shingle sets: the false
+#: candidates the band parameters are chosen to keep few.
+_BACKGROUND = 0.05
+#: The highest recall at the threshold the bands are chosen for (1 cannot be promised by bands).
+_MOST_RECALL = 0.9999
+#: The corpus size the band parameters are chosen for (before the rows are counted).
+_REFERENCE_ROWS = 1_000_000
+
+
+def collision_probability(similarity, bands: int, rows: int):
+    """P(two sets of Jaccard ``similarity`` agree on at least one band): ``1 - (1 - s**r)**b``."""
+    s = np.asarray(similarity, np.float64)
+    return 1.0 - (1.0 - s**rows) ** bands
+
+
+def band_parameters(threshold: float, recall: float, n: int = _REFERENCE_ROWS, max_rows: int = 16):
+    """``(bands, rows)`` for a Jaccard threshold: for each number of rows r, the fewest bands b
+    that find a pair at the threshold itself with probability >= ``recall`` (a pair above it more
+    often); of those, the one whose cost is least for ``n`` documents (default a million: the
+    choice is made before the rows are counted): ``n b`` band keys plus the pairs of unrelated
+    documents (similarity ``_BACKGROUND``) it would verify for nothing.
+
+    >>> band_parameters(0.8, 0.95), band_parameters(0.8, 0.99), band_parameters(0.8, 0.99, 10_000)
+    ((10, 6), (16, 6), (9, 4))
+    """
+    import math
+
+    if not 0 < threshold <= 1 or not 0 < recall <= 1:
+        raise ValueError(f"threshold and recall must be in (0, 1], got {threshold}, {recall}")
+    recall = min(recall, _MOST_RECALL)
+    best = None
+    pairs = n * (n - 1) / 2
+    for r in range(1, max_rows + 1):
+        p = threshold**r
+        b = 1 if p >= 1 else max(1, math.ceil(math.log(1 - recall) / math.log1p(-p)))
+        if b > 4096:
+            break
+        cost = n * b + _VERIFY_COST * pairs * float(collision_probability(_BACKGROUND, b, r))
+        if best is None or cost < best[0]:
+            best = (cost, b, r)
+    return best[1], best[2]
+
+
+class BandKeys:
+    """The band keys of every row, added chunk by chunk as the shingle sets are made (the sets
+    themselves need not be kept), then :meth:`pairs`.
+
+    >>> from simhash_lab.shingles import Shingler
+    >>> texts = ["the cat sat on the mat today", "the cat sat on the mat today", "a dog barked loudly"]
+    >>> keys = BandKeys(0.8, 0.95)
+    >>> keys.add(*Shingler(3).sets(texts))
+    >>> keys.pairs(np.ones(3, bool), np.zeros(3, np.uint64)).tolist()
+    [[0, 1, 0]]
+    """
+
+    def __init__(self, threshold: float, recall: float, n: int = _REFERENCE_ROWS) -> None:
+        self.threshold = threshold
+        self.bands, self.rows = band_parameters(threshold, recall, n)
+        self.parts: list[np.ndarray] = []
+        self.n = 0
+
+    @property
+    def info(self) -> dict:
+        """The settings entry: method, bands, rows, P(a pair at the threshold is found)."""
+        p = float(collision_probability(self.threshold, self.bands, self.rows))
+        return {
+            "method": "minhash bands",
+            "bands": self.bands,
+            "rows": self.rows,
+            "at_threshold": round(p, 4),
+        }
+
+    def add(self, indptr: np.ndarray, data: np.ndarray, threads: bool = True) -> None:
+        """The keys of the next ``indptr.shape[0] - 1`` rows, from their CSR sets."""
+        from ._threads import over
+
+        m = indptr.shape[0] - 1
+        keys = np.empty((self.bands, m), np.uint64)
+        b, r = self.bands, self.rows
+
+        def run(lo: int, hi: int) -> None:
+            band_keys(indptr[lo : hi + 1], data, b, r, lo, np.empty(2 * b * r, np.uint64), keys)
+
+        over(m, run, threads and m >= 256)
+        self.parts.append(keys)
+        self.n += m
+
+    def pairs(self, valid: np.ndarray, fps: np.ndarray, threads: bool = True) -> np.ndarray:
+        """Every pair of ``valid`` rows that agree on at least one band: int64 (m, 3) of
+        ``(i, j, d)``, ``i < j``, ``d`` the Hamming distance of their fingerprints ``fps``, sorted.
+        The keys are consumed."""
+        from ._threads import run_ranges
+
+        n = self.n
+        if n >= 1 << 32:
+            raise ValueError(f"band candidates take fewer than 2**32 rows, got {n}")
+        fps = np.ascontiguousarray(fps, np.uint64)
+        valid = np.ascontiguousarray(valid, np.bool_)
+        docbits = max(1, int(n - 1).bit_length())
+        bands = self.bands
+        if len(self.parts) == 1:
+            keys = self.parts.pop()
+        else:
+            keys = np.empty((bands, n), np.uint64)
+            at = 0
+            while self.parts:
+                part = self.parts.pop(0)
+                keys[:, at : at + part.shape[1]] = part
+                at += part.shape[1]
+        self.n = 0
+        workers = None if threads else 1
+
+        def prepare(a: int, b: int) -> None:
+            number_keys(keys[a:b], valid, docbits)
+            sort_bands(keys[a:b], np.empty(n, np.uint64))
+
+        run_ranges(prepare, bands, threads=workers, size=1)
+        counts = np.zeros(bands, np.int64)
+        none = np.empty(0, np.uint64)
+        run_ranges(lambda a, b: band_pairs(keys[a:b], docbits, False, none, counts[a:b]), bands, workers, 1)
+        starts = np.zeros(bands, np.int64)
+        np.cumsum(counts[:-1], out=starts[1:])
+        packed = np.empty(int(counts.sum()), np.uint64)
+        run_ranges(lambda a, b: band_pairs(keys[a:b], docbits, True, packed, starts[a:b]), bands, workers, 1)
+        keys = None  # the keys are consumed: freed before the pairs are sorted
+        m = unique_sorted_pairs(packed)
+        out = np.empty((m, 3), np.int64)
+        if m:
+            pair_distances(packed[:m], fps, out)
+        return out
+
+
+def unique_sorted_pairs(packed: np.ndarray) -> int:
+    """Sort ``packed`` in place and move its distinct values to the front; returns their count."""
+    m = packed.shape[0]
+    if m == 0:
+        return 0
+    sort_u64(packed, np.empty(m if m >= 64 else 0, np.uint64), m)
+    return unique_sorted(packed, m)

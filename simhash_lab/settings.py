@@ -1,0 +1,224 @@
+"""One settings object for every dedup entry point: :class:`DedupSettings`.
+
+:func:`~simhash_lab.dedup.dedup` (text files), :func:`~simhash_lab.dedup.dedup_texts` (a list of
+str), :func:`~simhash_lab.dedup.dedup_table` (a JSONL, CSV or Parquet file, stdin, a DataFrame or
+an Arrow table) and :func:`~simhash_lab.distributed.dedup_dataset` (partitions on Dask) take the
+same options, described once, here (the model of datatrove's ``MinhashConfig``): pass a
+``DedupSettings``, or its fields as keyword arguments, or both (the keywords override)::
+
+    s = DedupSettings(jaccard=0.7, recall=0.99)
+    dedup_texts(texts, s)
+    dedup_texts(texts, jaccard=0.7)            # the same: DedupSettings.of(None, jaccard=0.7)
+    dedup_texts(texts, unverified=True, k=3)   # the raw Hamming mode, asked for by name
+
+Every field is checked when the object is made; an error names the field (a TypeError or a
+ValueError), before anything is read.
+
+>>> DedupSettings().jaccard, DedupSettings().recall, DedupSettings().unverified
+(0.8, 0.99, False)
+>>> DedupSettings.of(None, jaccard=0.5).jaccard
+0.5
+>>> DedupSettings(unverified=True)
+Traceback (most recent call last):
+...
+ValueError: unverified (the raw Hamming mode) needs k: every pair within k bits stands, so give it (e.g. k=3)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import numbers
+from dataclasses import dataclass
+from typing import Any
+
+from ._validate import check_int, check_option
+
+__all__ = ["DedupSettings", "FEATURES", "KEEP_ORDERS", "LINKAGES", "PROGRESS"]
+
+KEEP_ORDERS = ("first", "longest")
+LINKAGES = ("complete", "star")
+PROGRESS = ("never", "auto", "always")
+#: what the shingles are made of: "auto" (word shingles; character n-grams for a document in a
+#: script written without spaces), "words", "chars", "jieba" (jieba's words, the `chinese` extra)
+FEATURES = ("auto", "words", "chars", "jieba")
+#: --lang values: the scripts without word spaces are shingled by characters ("zh": jieba's words
+#: when jieba is installed); the others by words
+LANGS = ("auto", "zh", "ja", "th", "lo", "km", "my", "ko", "en", "words")
+DEFAULT_MAX_ROW_BYTES = 64 << 20
+
+
+def _fraction(param: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{param} must be a number in (0, 1], got {value!r}")
+    v = float(value)
+    if not (0 < v <= 1) or math.isnan(v):
+        raise ValueError(f"{param} must be in (0, 1], got {v}")
+    return v
+
+
+def _bool(param: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{param} must be True or False, got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class DedupSettings:
+    """What counts as a near-duplicate, which one is kept, and what the run may use.
+
+    Attributes
+    ----------
+    jaccard : float
+        Two documents are near-duplicates when the exact Jaccard similarity of their shingle sets
+        is at least this (0 < jaccard <= 1; default 0.8). Every candidate pair is verified.
+    unverified : bool
+        The raw Hamming mode of the first versions, only by name: every pair within ``k`` bits of
+        the default hasher (words, TF weights) stands, unverified (it over-matches boilerplate:
+        precision 0.60 on licence files). Needs ``k``; ``jaccard`` is then not used.
+    k : int, optional
+        Largest Hamming distance of a candidate pair. Default: calibrated on a sample so that
+        ``recall`` of the near-duplicate pairs are candidates.
+    recall : float
+        The recall the calibration of ``k`` aims at (default 0.99).
+    sample : int
+        Documents the calibration samples (default 1000), drawn with ``seed``.
+    seed : int
+    features : {"auto", "words", "chars", "jieba"}
+        What the shingles (the features of the fingerprints and the sets verified) are made of.
+        "auto" (the default): word ``shingle``-grams, except for a document mostly written in a
+        script without word spaces (Chinese, Japanese, Thai, Lao, Khmer, Myanmar), which gets
+        character ``char_ngram``-grams (whitespace and punctuation dropped); the summary says how
+        many. "words" or "chars": every document so; "jieba": jieba's words (``pip install
+        'simhash-lab[chinese]'``), ``shingle`` at a time.
+    lang : str, optional
+        A language for every document: "zh" (jieba's words when jieba is installed, else
+        characters), "ja", "th", "lo", "km", "my" (characters), "ko", "en" or "words" (words);
+        overrides ``features``.
+    hasher : Simhasher or str, optional
+        A hasher of your own (or a preset name): its features are the shingles, verified as sets.
+    shingle : int
+        Words per shingle (default 3).
+    char_ngram : int
+        Characters per shingle for text without word spaces (default 3).
+    normalize : bool
+        NFKC and format characters (U+200B zero-width space, U+00AD soft hyphen, U+FEFF...) dropped
+        before shingling, so an invisible edit does not hide a copy (default True).
+    exact : bool
+        Group identical (normalised) texts first, in one pass: one representative of each goes on
+        to the near-duplicate search, the others are dropped for it (default True; the decisions
+        are those of the search over every row).
+    keep : {"first", "longest"}
+        The order documents are visited in to choose which to keep: input order, or most
+        characters first (ties in input order); a priority (column or array) overrides it.
+    linkage : {"complete", "star"}
+        "complete" (the default): every two members of a cluster are a verified pair. "star":
+        only each dropped document and its kept one.
+    max_tables : int, optional
+        The most tables the candidate index may build, 1 to 4096.
+    memory_budget : int, optional
+        Bytes the candidate index's tables may use (default a quarter of the machine's memory).
+    max_row_bytes : int
+        A row (a JSONL line, a CSV record, a Parquet text) larger than this is refused, naming it
+        (default 64 MiB).
+    progress : {"never", "auto", "always"}
+        tqdm bars on stderr, one per step ("auto": when stderr is a terminal).
+    """
+
+    jaccard: float = 0.8
+    unverified: bool = False
+    k: int | None = None
+    recall: float = 0.99
+    sample: int = 1000
+    seed: int = 0
+    features: str = "auto"
+    lang: str | None = None
+    hasher: Any = None
+    shingle: int = 3
+    char_ngram: int = 3
+    normalize: bool = True
+    exact: bool = True
+    keep: str = "first"
+    linkage: str = "complete"
+    max_tables: int | None = None
+    memory_budget: int | None = None
+    max_row_bytes: int = DEFAULT_MAX_ROW_BYTES
+    progress: str = "never"
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        if self.jaccard is None:
+            raise ValueError(
+                "jaccard must be a number in (0, 1]: for the raw Hamming mode give unverified=True and k"
+            )
+        set_(self, "jaccard", _fraction("jaccard", self.jaccard))
+        _bool("unverified", self.unverified)
+        if self.k is not None:
+            set_(self, "k", check_int("k", self.k, 0, 63))
+        if self.unverified and self.k is None:
+            raise ValueError(
+                "unverified (the raw Hamming mode) needs k: every pair within k bits stands, so give it "
+                "(e.g. k=3)"
+            )
+        set_(self, "recall", _fraction("recall", self.recall))
+        check_int("sample", self.sample, 1, 1 << 40)
+        check_int("seed", self.seed, -(1 << 63), (1 << 64) - 1)
+        check_option("features", self.features, FEATURES)
+        if self.lang is not None:
+            check_option("lang", self.lang, LANGS)
+        check_int("shingle", self.shingle, 1, 64)
+        check_int("char_ngram", self.char_ngram, 1, 7)
+        _bool("normalize", self.normalize)
+        _bool("exact", self.exact)
+        check_option("keep", self.keep, KEEP_ORDERS)
+        check_option("linkage", self.linkage, LINKAGES)
+        if self.max_tables is not None:
+            check_int("max_tables", self.max_tables, 1, 4096)
+        if self.memory_budget is not None:
+            check_int("memory_budget", self.memory_budget, 0, 1 << 62)
+        check_int("max_row_bytes", self.max_row_bytes, 1, 1 << 62)
+        check_option("progress", self.progress, PROGRESS)
+        h = self.hasher
+        if h is not None and not isinstance(h, str):
+            from .simhasher import Simhasher
+
+            if not isinstance(h, Simhasher):
+                raise TypeError(f"hasher must be a Simhasher or a preset name, got {type(h).__name__}")
+        if isinstance(h, str):
+            from .presets import ALL
+
+            check_option("preset", h, sorted(ALL))
+        if self.features == "jieba":
+            from .chinese import _jieba
+
+            _jieba()  # an ImportError naming the extra, now rather than after reading
+
+    @classmethod
+    def fields(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in dataclasses.fields(cls))
+
+    @classmethod
+    def of(cls, settings: DedupSettings | None = None, **options: Any) -> DedupSettings:
+        """``settings`` (default: the defaults) with ``options`` (field names) replacing fields.
+
+        An option that is not a field is a TypeError naming it."""
+        if settings is not None and not isinstance(settings, DedupSettings):
+            raise TypeError(f"settings must be a DedupSettings, got {type(settings).__name__}")
+        unknown = sorted(set(options) - set(cls.fields()))
+        if unknown:
+            raise TypeError(
+                f"unknown dedup option(s) {', '.join(unknown)}; the options are the fields of "
+                f"DedupSettings: {', '.join(cls.fields())}"
+            )
+        base = settings if settings is not None else cls()
+        return dataclasses.replace(base, **options) if options else base
+
+    def replace(self, **options: Any) -> DedupSettings:
+        return DedupSettings.of(self, **options)
+
+    def to_json(self) -> dict:
+        """The fields as JSON values (a hasher by its name)."""
+        doc = dataclasses.asdict(self)
+        h = self.hasher
+        doc["hasher"] = None if h is None else (h if isinstance(h, str) else (h.name or repr(h)))
+        return doc

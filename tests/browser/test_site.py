@@ -1,0 +1,225 @@
+"""The course's static site (``make site``) in headless Chromium, with the network cut off.
+
+Every page of ``site/`` is opened from a local HTTP server with every other request refused and
+recorded, and checked by ``tools/site_check.py`` (no request leaving localhost, no console error,
+math rendered, every stored figure shown, every animated picture changing frame, the folded
+answers, navigation, the exercises' downloads and no solution, every internal link resolving);
+screenshots go to ``artifacts/browser/site/``. ``SIMHASH_LAB_SITE_DIR`` checks another build.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+import build_site  # noqa: E402
+import site_check  # noqa: E402
+
+sys.path.remove(str(ROOT / "tools"))
+
+SITE = Path(os.environ.get("SIMHASH_LAB_SITE_DIR", ROOT / "site")).resolve()
+PAGES = site_check.pages(SITE) if (SITE / "index.html").exists() else []
+
+
+@pytest.fixture(scope="module")
+def server():
+    with site_check.SiteServer(SITE) as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def links():
+    return site_check.LinkChecker()
+
+
+@pytest.fixture(scope="module")
+def want():
+    return site_check.expectations(ROOT, SITE)
+
+
+@pytest.fixture(scope="module")
+def shots(out_dir):
+    return out_dir / "site"
+
+
+def test_the_site_is_built_from_the_committed_notebooks():
+    assert (SITE / "index.html").is_file(), f"no {SITE / 'index.html'}: run make site"
+    info = json.loads((SITE / build_site.INFO_FILE).read_text(encoding="utf-8"))
+    now = build_site.source_digests(ROOT)
+    stale = sorted(k for k in now.keys() | info["sources"].keys() if now.get(k) != info["sources"].get(k))
+    assert not stale, f"site/ is older than {stale[:5]}: run make site"
+
+
+def test_every_notebook_and_exercise_has_its_page_and_no_solution_is_there():
+    for lang, spec in build_site.LANGS.items():
+        prefix = SITE / spec["prefix"]
+        notebooks, exercises = build_site.sources(ROOT, lang)
+        for p in notebooks:
+            assert (prefix / "notebooks" / f"{p.stem}.html").is_file(), p
+        for p in exercises:
+            assert (prefix / "exercises" / f"{p.stem}.html").is_file(), p
+            assert (prefix / "exercises" / p.name).read_bytes() == p.read_bytes(), p
+    assert build_site.sources(ROOT, "en")[1], "no exercises found"
+    assert not [p for p in SITE.rglob("*") if "solutions" in p.name or "solution" in p.parts]
+
+
+@pytest.mark.parametrize("rel", PAGES)
+def test_page(rel, browser, server, want, links, shots, record):
+    result = site_check.check_page(
+        browser, server, rel, want.get(rel, site_check.Expect()), shots, links, site_check.site_langs(SITE)
+    )
+    record(result)
+    print(result.summary())
+    assert Path(result.screenshot).is_file()
+    assert result.ok, result.summary()
+
+
+def test_the_search_box_finds_a_notebook(browser, server, shots):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        page.goto(server.url + "index.html")
+        page.fill('input[name="q"]', "hyperplane")
+        page.press('input[name="q"]', "Enter")
+        page.wait_for_selector("#search-results li a", timeout=30000)
+        hits = page.eval_on_selector_all("#search-results li a", "els => els.map(a => a.href)")
+        shots.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(shots / "search-hyperplane.png"))
+    finally:
+        page.close()
+    assert any("notebooks/04_charikar_hyperplanes.html" in h for h in hits), hits
+
+
+def _frozen_apng() -> bytes:
+    """Two frames that differ in one pixel: animated by its bytes, still on screen."""
+    from PIL import Image
+
+    a = Image.new("P", (200, 100), 0)
+    a.putpalette([255, 255, 255, 0, 0, 0] + [0] * 762)
+    b = a.copy()
+    b.putpixel((5, 5), 1)
+    from simhash_lab.course.widgets import animated_png
+
+    return animated_png([a, b], [100, 100])
+
+
+def test_the_checker_sees_failures(browser, tmp_path):
+    """A page that loads a script from the network, logs an error, leaves TeX as text, shows a
+    frozen animation, misses a figure, a folded answer and its download, shows a solution's line
+    and links nowhere must fail, each for its own reason (so a green run means something)."""
+    site = tmp_path / "site"
+    site.mkdir()
+    apng = base64.b64encode(_frozen_apng()).decode()
+    (site / "index.html").write_text(
+        '<!doctype html><html lang="en"><head>'
+        '<script src="https://cdn.jsdelivr.net/npm/mathjax@4/tex-mml-chtml.js"></script></head>'
+        "<body><article><p>Left as text: $x^2$.</p>"
+        f'<div class="cell_output"><img src="data:image/png;base64,{apng}"></div>'
+        '<div class="cell_output"><img src="missing.png"></div>'
+        '<a href="missing.html">a</a> <a href="index.html#nowhere">b</a>'
+        "<pre>answer = sorted(votes)[len(votes) // 2]</pre>"
+        '<script>console.error("boom")</script></article></body></html>',
+        encoding="utf-8",
+    )
+    (tmp_path / "x.ipynb").write_text("{}", encoding="utf-8")
+    expect = site_check.Expect(
+        source="x.ipynb",
+        figures=3,
+        animations=1,
+        details=1,
+        math=True,
+        download=str(tmp_path / "x.ipynb"),
+        solution_lines=["answer = sorted(votes)[len(votes) // 2]"],
+    )
+    with site_check.SiteServer(site) as server:
+        result = site_check.check_page(browser, server, "index.html", expect, tmp_path)
+    print(result.summary())
+    problems = "\n".join(result.problems)
+    assert not result.ok
+    for needle in (
+        "request left localhost (refused): https://cdn.jsdelivr.net/",
+        "console error: boom",
+        "MathJax did not run",
+        "TeX left as text: '$x^2$'",
+        "animated picture 0 did not change frame",
+        "2 output pictures on the page, the notebook stores 3",
+        "picture not loaded",
+        "0 folded answers on the page, the notebook has 1",
+        "missing.html: HTTP 404",
+        "no #nowhere in that page",
+        "no previous / next link",
+        "no search box",
+        "no download link serving x.ipynb",
+        "solution line on the exercise page: 'answer = sorted(votes)[len(votes) // 2]'",
+    ):
+        assert needle in problems, needle
+    assert Path(result.screenshot).is_file()
+
+
+def _notebook(path: Path, *cells: str) -> None:
+    """A small notebook of markdown cells (the text of each) at ``path``."""
+    import nbformat
+    from nbformat.v4 import new_markdown_cell, new_notebook
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(new_notebook(cells=[new_markdown_cell(c) for c in cells]), path)
+
+
+def test_the_language_switch(browser, tmp_path):
+    """With a second language, every page links to the same page in the other language when it
+    exists there, and to that language's home page when not; Spanish links between notebooks and
+    exercises (``../../exercises/es/...``), and to an English notebook, resolve on the site."""
+    root = tmp_path / "repo"
+    _notebook(root / "notebooks/00_start_here.ipynb", "# 00 · Start\n\n[One](01_lsh_vs_crypto.ipynb), $x$")
+    _notebook(
+        root / "notebooks/01_lsh_vs_crypto.ipynb",
+        "# 01 · One\n\n[Exercise](../exercises/01_lsh_vs_crypto.ipynb)",
+    )
+    _notebook(root / "exercises/01_lsh_vs_crypto.ipynb", "# Exercises 01 · One")
+    _notebook(
+        root / "notebooks/es/01_lsh_vs_crypto.ipynb",
+        "# 01 · Uno\n\n[Ejercicio](../../exercises/es/01_lsh_vs_crypto.ipynb), $y$, "
+        "[in English](../01_lsh_vs_crypto.ipynb#one)",
+    )
+    _notebook(root / "exercises/es/01_lsh_vs_crypto.ipynb", "# Ejercicios 01 · Uno")
+    site = build_site.build(root, tmp_path / "site", tmp_path / "work")
+    assert json.loads((site / build_site.INFO_FILE).read_text())["langs"] == ["en", "es"]
+    want = site_check.expectations(root, site)
+    switch = {}
+    with site_check.SiteServer(site) as server:
+        for rel in site_check.pages(site):
+            result = site_check.check_page(browser, server, rel, want[rel], tmp_path / "shots", langs=2)
+            assert result.ok, result.summary()
+        for rel in (
+            "notebooks/00_start_here.html",
+            "notebooks/01_lsh_vs_crypto.html",
+            "es/notebooks/01_lsh_vs_crypto.html",
+        ):
+            page = browser.new_page()
+            page.goto(server.url + rel)
+            switch[rel] = page.eval_on_selector(
+                ".lang-switch a.lang-link", "a => [a.href, a.hreflang, a.dataset.samePage]"
+            )
+            page.close()
+        base = server.url
+    assert switch["notebooks/01_lsh_vs_crypto.html"] == [
+        base + "es/notebooks/01_lsh_vs_crypto.html",
+        "es",
+        "yes",
+    ]
+    assert switch["notebooks/00_start_here.html"] == [base + "es/index.html", "es", "no"]
+    assert switch["es/notebooks/01_lsh_vs_crypto.html"] == [
+        base + "notebooks/01_lsh_vs_crypto.html",
+        "en",
+        "yes",
+    ]
+    es = (site / "es/notebooks/01_lsh_vs_crypto.html").read_text(encoding="utf-8")
+    assert 'href="../exercises/01_lsh_vs_crypto.html"' in es
+    assert 'href="../../notebooks/01_lsh_vs_crypto.html#one"' in es  # to the English page
+    assert 'lang="es"' in es

@@ -1,0 +1,285 @@
+"""The course in Spanish, ``tools/i18n.py``: the units of a source, the catalogues keyed by the
+English, rendering, and the check ``tools/build.py --check`` calls (a unit missing, fuzzy or no
+longer matching its English is named with its file and cell)."""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import importlib.util
+import io
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SOURCE = """# %% [markdown]
+# # 01 · A title
+#
+# Some prose, and a [link](02_next.ipynb).
+
+# %%
+n = 3
+print(_(f"{n} edits, {n / 2:.1f} each"))
+label = _("bits that differ")
+other = "not marked"
+plot(n, title=f"{n} bits", xlabel="{x}")
+print(
+    f"a long line of {n} words, "
+    f"split in two"
+)
+
+# %% [markdown]
+# <details><summary>Answer</summary>
+#
+# Folded.
+# </details>
+"""
+
+SPANISH = {
+    "# 01 · A title\n\nSome prose, and a [link](02_next.ipynb).": (
+        "# 01 · Un título\n\nAlgo de prosa, y un [enlace](02_next.ipynb)."
+    ),
+    "{n} edits, {n / 2:.1f} each": "{n} ediciones, {n / 2:.1f} cada una",
+    "bits that differ": "bits que difieren",
+    "{n} bits": "{n} bits",
+    "a long line of {n} words, split in two": "una línea larga de {n} palabras, partida en dos o más",
+    "<details><summary>Answer</summary>\n\nFolded.\n</details>": (
+        "<details><summary>Respuesta</summary>\n\nPlegada.\n</details>"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def i18n():
+    spec = importlib.util.spec_from_file_location("simhash_lab_i18n_tool", ROOT / "tools" / "i18n.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look their module up there
+    try:
+        spec.loader.exec_module(mod)
+        yield mod
+    finally:
+        del sys.modules[spec.name]
+
+
+@pytest.fixture
+def repo(tmp_path):
+    """A repository root with one course source (and an empty exercises folder)."""
+    (tmp_path / "course" / "notebooks").mkdir(parents=True)
+    (tmp_path / "course" / "exercises").mkdir()
+    (tmp_path / "course" / "notebooks" / "01_x.py").write_text(SOURCE, encoding="utf-8")
+    return tmp_path
+
+
+def _translate(i18n, root: Path, translations: dict[str, str]) -> Path:
+    """Fill the catalogue of 01_x with ``translations`` (as a translator would), unflagging fuzzy."""
+    src = root / "course" / "notebooks" / "01_x.py"
+    path = i18n.catalogue_path(src, "es", root)
+    cat = i18n.read_catalogue(path)
+    for e in cat:
+        if e.msgid in translations:
+            e.msgstr = translations[e.msgid]
+            e.flags = [f for f in e.flags if f != "fuzzy"]
+            e.previous_msgid = None
+    i18n.write_catalogue(cat, path)
+    return path
+
+
+def test_units_are_markdown_cells_and_marked_literals(i18n, repo):
+    src = repo / "course" / "notebooks" / "01_x.py"
+    units = i18n.units(i18n.read_cells(src), "course/notebooks/01_x.py")
+    assert [(u.cell, u.kind, u.text) for u in units] == [
+        (0, "markdown", next(iter(SPANISH))),
+        (1, "code", "{n} edits, {n / 2:.1f} each"),
+        (1, "code", "bits that differ"),
+        (1, "code", "{n} bits"),  # a plot keyword: no marker needed; xlabel="{x}" holds no word
+        (1, "code", "a long line of {n} words, split in two"),  # joined pieces: one unit
+        (2, "markdown", "<details><summary>Answer</summary>\n\nFolded.\n</details>"),
+    ]
+    assert units[1].where.startswith("course/notebooks/01_x.py cell 1 (code: ")
+
+
+@pytest.mark.parametrize(
+    "code, why",
+    [
+        ("x = _(name)", "takes one string literal"),
+        ('x = _(r"a" "b")', "not raw beside non-raw"),
+        ('x = _("{a}" f"{b}")', "takes one string literal"),
+        ('x = _(b"bytes")', "takes one string literal"),
+        ('x = _("a", "b")', "takes one string literal"),
+        ('%time x = _("a")', "does not parse"),
+    ],
+)
+def test_a_marker_that_cannot_be_translated_is_an_error_naming_its_cell(i18n, code, why):
+    with pytest.raises(ValueError, match=rf"^here: .*{why}"):
+        i18n.literals(code, "here")
+
+
+def test_render_strips_the_markers_and_translates(i18n, repo):
+    src = repo / "course" / "notebooks" / "01_x.py"
+    cells = i18n.read_cells(src)
+    english, problems = i18n.render(cells)
+    assert problems == []
+    code = english[1].source
+    assert "_(" not in code and 'print(f"{n} edits, {n / 2:.1f} each")' in code
+    assert 'label = "bits that differ"' in code and 'other = "not marked"' in code
+    assert code.split("label = ")[1] == cells[1].source.split("label = _(")[1].replace('")', '"', 1)
+    assert english[0].source == cells[0].source
+
+    i18n.update(src, "es", repo)
+    _translate(i18n, repo, SPANISH)
+    spanish, problems = i18n.render(cells, i18n.read_catalogue(i18n.catalogue_path(src, "es", repo)))
+    assert problems == []
+    assert spanish[0].source == SPANISH[cells[0].source]
+    code = spanish[1].source
+    ast.parse(code)
+    assert 'print(f"{n} ediciones, {n / 2:.1f} cada una")' in code and 'label = "bits que difieren"' in code
+    # the joined literal keeps its shape: pieces on their own lines at its indent, as long as the
+    # English's, broken between words
+    call = ast.parse(code).body[-1].value
+    literal = ast.get_source_segment(code, call.args[0])
+    assert eval("(" + literal + ")", {"n": 3}) == "una línea larga de 3 palabras, partida en dos o más"
+    pieces = literal.splitlines()
+    assert len(pieces) > 1 and all(p.startswith('    f"') or p.startswith('f"') for p in pieces)
+    assert max(len(p.strip()) for p in pieces) <= len('f"a long line of {n} words, "') + 1  # + a space
+    assert cells[1].source.count("_(") == 2  # the source's cells are not changed
+
+
+def test_links_are_rewritten_for_a_deeper_folder(i18n):
+    md = "[next](02_b.ipynb), [src](../course/sources/README.md), [web](https://x.org/a), [here](#top)"
+    deeper = i18n.relink(md, lambda t: t if t.endswith(".ipynb") and "/" not in t else "../" + t)
+    assert deeper == (
+        "[next](02_b.ipynb), [src](../../course/sources/README.md), [web](https://x.org/a), [here](#top)"
+    )
+    cells = [type("Cell", (), {"cell_type": "markdown", "source": md})()]
+    (out,), problems = i18n.render(cells, links=lambda t: "../" + t)
+    assert problems == [] and out.source.startswith("[next](../02_b.ipynb)") and "(#top)" in out.source
+
+
+def test_check_names_each_unit_missing_fuzzy_or_broken(i18n, repo):
+    src = repo / "course" / "notebooks" / "01_x.py"
+    (none,) = i18n.problems(repo, ["01"])
+    assert none.startswith("course/notebooks/01_x.py: no es catalogue (course/i18n/es/notebooks/01_x.po)")
+    assert i18n.update(src, "es", repo) == {"translated": 0, "fuzzy": 0, "missing": 6, "obsolete": 0}
+    found = i18n.problems(repo, ["01"])
+    assert len(found) == 6 and all("empty translation" in p for p in found)
+    assert [p.split(" (")[0] for p in found] == ["es: course/notebooks/01_x.py cell " + c for c in "011112"]
+
+    _translate(i18n, repo, SPANISH)
+    assert i18n.problems(repo, ["01"]) == []
+
+    # the English of cell 0 changes: before `update` its translation is missing, after it fuzzy
+    src.write_text(SOURCE.replace("Some prose", "Some new prose"), encoding="utf-8")
+    (before,) = i18n.problems(repo, ["01"])
+    assert before.startswith("es: course/notebooks/01_x.py cell 0 (markdown: ") and "no translation" in before
+    assert i18n.update(src, "es", repo)["fuzzy"] == 1
+    (after,) = i18n.problems(repo, ["01"])
+    assert after.startswith("es: course/notebooks/01_x.py cell 0 (markdown: ") and "fuzzy" in after
+    cat = i18n.read_catalogue(i18n.catalogue_path(src, "es", repo))
+    (msg,) = [e for e in cat if "Some new prose" in e.msgid]
+    assert "fuzzy" in msg.flags and msg.msgstr == SPANISH[next(iter(SPANISH))]
+    assert msg.previous_msgid == next(iter(SPANISH))  # the old English, for the translator
+
+    # a translator revises it; translations that break their unit are reported
+    broken = {
+        msg.msgid: msg.msgstr.replace("(02_next.ipynb)", "(02_otro.ipynb)"),
+        "{n} edits, {n / 2:.1f} each": "{m} ediciones",
+        "<details><summary>Answer</summary>\n\nFolded.\n</details>": "Plegada.",
+    }
+    _translate(i18n, repo, broken)
+    found = i18n.problems(repo, ["01"])
+    assert len(found) == 3, found
+    assert "cell 0" in found[0] and "link targets" in found[0]
+    assert "cell 1" in found[1] and "fields ['m']" in found[1]
+    assert "cell 2" in found[2] and "<details>" in found[2]
+
+
+def test_a_catalogue_that_does_not_parse_is_named(i18n, repo):
+    path = i18n.catalogue_path(repo / "course" / "notebooks" / "01_x.py", "es", repo)
+    path.parent.mkdir(parents=True)
+    path.write_text('msgid "a"\nmsgstr "b"\nmsgstr "c"\n', encoding="utf-8")  # two msgstr
+    (found,) = i18n.problems(repo, ["01"])
+    assert found.startswith("course/i18n/es/notebooks/01_x.po: unreadable")
+
+
+def test_a_translation_keeps_the_newlines_around_its_english(i18n):
+    unit = i18n.Unit("f.py", 3, "markdown", "Some text\n")
+    assert i18n.mismatch(unit, "Algo de texto\n") is None
+    assert "newline" in i18n.mismatch(unit, "Algo de texto")
+
+
+def test_update_revives_an_obsolete_entry_whose_english_comes_back(i18n, repo):
+    src = repo / "course" / "notebooks" / "01_x.py"
+    i18n.update(src, "es", repo)
+    _translate(i18n, repo, SPANISH)
+    src.write_text(SOURCE.replace('label = _("bits that differ")\n', ""), encoding="utf-8")
+    assert i18n.update(src, "es", repo) == {"translated": 5, "fuzzy": 0, "missing": 0, "obsolete": 1}
+    src.write_text(SOURCE, encoding="utf-8")  # the marker is back
+    assert i18n.update(src, "es", repo) == {"translated": 6, "fuzzy": 0, "missing": 0, "obsolete": 0}
+    assert i18n.problems(repo, ["01"]) == []
+
+
+def test_command_line_check_exits_1_on_a_problem(i18n, repo):
+    def run(*argv):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rc = i18n.main([*argv, "--root", str(repo)])
+        return rc, out.getvalue()
+
+    rc, out = run("check", "01")
+    assert rc == 1 and out.startswith("UNTRANSLATED course/notebooks/01_x.py: no es catalogue")
+    assert run("update")[0] == 0
+    _translate(i18n, repo, SPANISH)
+    assert run("check", "01") == (0, "1 sources checked in es, 0 problems\n")
+    rc, out = run("check")  # all sources: build.po too, still untranslated
+    assert rc == 1 and out.count("UNTRANSLATED es: course/i18n/es/build.po") == len(i18n.BUILD_MESSAGES)
+
+
+def test_build_messages_come_from_build_po(i18n, repo):
+    with pytest.raises(ValueError, match="not one of BUILD_MESSAGES"):
+        i18n.message("Anything else", "es", repo)
+    assert i18n.message("Exercise", None, repo) == "Exercise"
+    first, second = i18n.problems(repo)
+    assert first == "course/i18n/es/build.po: missing; run `tools/i18n.py update`"
+    assert second.startswith("course/notebooks/01_x.py: no es catalogue")
+    i18n.update_build("es", repo)
+    with pytest.raises(ValueError, match=r"build.po: 'Exercise': empty translation"):
+        i18n.message("Exercise", "es", repo)
+    path = i18n.build_catalogue_path("es", repo)
+    po = i18n.read_catalogue(path)
+    for e in po:
+        e.msgstr = e.msgid.replace("simhash-lab grade {path}", "simhash-lab grade {ruta}")
+    i18n.write_catalogue(po, path)
+    assert i18n.message("Exercise", "es", repo) == "Exercise"
+    (broken,) = [p for p in i18n.problems(repo) if "build.po" in p]
+    assert "When every check" in broken and "fields ['ruta']" in broken
+
+
+def test_the_course_build_messages_are_translated(i18n):
+    assert i18n.message("Start here: the map", "es") != "Start here: the map"
+    grade = i18n.message(i18n.BUILD_MESSAGES[-1], "es").format(path="exercises/es/01_lsh_vs_crypto.ipynb")
+    assert "simhash-lab grade exercises/es/01_lsh_vs_crypto.ipynb" in grade
+
+
+def test_committed_catalogues_translate_their_sources(i18n):
+    """Every source that has a Spanish catalogue is fully translated, for its English as it is now."""
+    names = [p.name[:2] for p in i18n.sources() if i18n.catalogue_path(p, "es").exists()]
+    assert names, "no catalogue in course/i18n/es"
+    found = [p for p in i18n.problems(ROOT, sorted(set(names))) if "no es catalogue" not in p]
+    assert found == [], "\n".join(found)
+
+
+def test_english_render_of_the_course_is_its_source(i18n):
+    """Without a catalogue, rendering changes only the cells that hold a ``_()`` marker: the English
+    notebooks the build writes stay as they are."""
+    for path in i18n.sources():
+        cells = i18n.read_cells(path)
+        rendered, problems = i18n.render(cells)
+        assert problems == []
+        for cell, out in zip(cells, rendered):
+            if cell.cell_type != "code" or not any(lit.marker for lit in i18n.literals(cell.source)):
+                assert out.source == cell.source, path
+            else:
+                assert "_(" not in out.source, path

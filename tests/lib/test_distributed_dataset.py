@@ -1,0 +1,390 @@
+"""Tests for ``distributed.dedup_dataset``: the same decisions as ``dedup_table`` on the same rows,
+from local files, fsspec URLs (``memory://``, ``file://``), a local S3 endpoint (moto's server),
+and with a worker process killed during the candidate step."""
+
+import json
+import os
+import signal
+import socket
+import uuid
+
+import numpy as np
+import pytest
+
+dask = pytest.importorskip("dask")
+pa = pytest.importorskip("pyarrow")
+D = pytest.importorskip("simhash_lab.distributed")
+import pyarrow.parquet as pq  # noqa: E402
+
+from simhash_lab import Simhasher  # noqa: E402
+from simhash_lab.dedup import dedup_table  # noqa: E402
+from simhash_lab.settings import DedupSettings  # noqa: E402
+
+S = DedupSettings()  # the defaults every entry point shares
+
+
+def one_process(path, **kw):
+    """``dedup_table`` with the shared defaults (jaccard, recall), as ``dedup_dataset`` has them."""
+    return dedup_table(path, id_column="id", **{"jaccard": S.jaccard, "recall": S.recall, **kw})
+
+
+def corpus(n=1500, words=60, copies=0.2, seed=3):
+    """Documents of ``words`` words (Python's docs' vocabulary); a share are copies of an earlier
+    document with one to three words replaced: near-duplicates at Jaccard 0.7 to 0.95."""
+    from simhash_lab.course.corpus import python_docs
+
+    vocab = sorted({w.lower() for d in python_docs() for w in d.text.split() if w.isalpha()})
+    rng = np.random.default_rng(seed)
+    docs = []
+    for i in range(n):
+        if i > 10 and rng.random() < copies:
+            w = docs[int(rng.integers(i))].split()
+            for p in rng.choice(words, int(rng.integers(1, 4)), replace=False).tolist():
+                w[p] = vocab[int(rng.integers(len(vocab)))]
+        else:
+            w = [vocab[int(j)] for j in rng.integers(len(vocab), size=words)]
+        docs.append(" ".join(w))
+    return docs
+
+
+@pytest.fixture(scope="module")
+def texts():
+    from simhash_lab.course.corpus import labelled_set, python_docs
+
+    return labelled_set(python_docs()[:120], seed=1).docs
+
+
+@pytest.fixture(scope="module")
+def big():
+    return corpus()
+
+
+def _rows(texts):
+    return [{"id": f"doc{i}", "text": t, "n": i} for i, t in enumerate(texts)]
+
+
+def _partitioned(tmp_path, texts, n_parts, fmt):
+    rows = _rows(texts)
+    bounds = np.linspace(0, len(rows), n_parts + 1).astype(int)
+    paths = []
+    for p in range(n_parts):
+        part = rows[bounds[p] : bounds[p + 1]]
+        path = tmp_path / f"in-{n_parts}-{p}.{fmt}"
+        if fmt == "jsonl":
+            path.write_text("".join(json.dumps(r) + "\n" for r in part), encoding="utf-8")
+        else:
+            pq.write_table(pa.Table.from_pylist(part), path)
+        paths.append(str(path))
+    whole = tmp_path / "whole.jsonl"
+    whole.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return paths, rows, whole
+
+
+def _read_output(out_dir, fs=None):
+    if fs is None:
+        import fsspec
+
+        fs = fsspec.filesystem("file")
+        out_dir = str(out_dir)
+    kept = []
+    for name in sorted(fs.glob(out_dir.rstrip("/") + "/part-*.parquet")):
+        with fs.open(name, "rb") as f:
+            kept.extend(pq.read_table(f).to_pylist())
+    with fs.open(out_dir.rstrip("/") + "/duplicates.parquet", "rb") as f:
+        dups = pq.read_table(f).to_pylist()
+    return kept, dups
+
+
+def _same_as(want, rows, kept, dups):
+    """The kept rows and the duplicates table of one process (``want``) and of Dask are equal."""
+    assert kept == [r for r, k in zip(rows, want.keep) if k]
+    assert [(d["dropped_id"], d["kept_id"], d["distance"]) for d in dups] == [
+        (a, b, c) for a, b, c, _ in want.duplicates.rows()
+    ]
+    np.testing.assert_allclose([d["similarity"] for d in dups], want.duplicates.similarity)
+    assert [(d["dropped_row"], d["kept_row"]) for d in dups] == list(
+        zip(want.duplicates.dropped.tolist(), want.duplicates.kept.tolist())
+    )
+
+
+def _cluster(processes=False):
+    pytest.importorskip("distributed")
+    return D.local_cluster(2, processes=processes)
+
+
+@pytest.mark.parametrize("fmt, keep", [("jsonl", "first"), ("parquet", "longest")])
+def test_dedup_dataset_equals_the_single_machine_result(tmp_path, texts, fmt, keep):
+    paths, rows, whole = _partitioned(tmp_path, texts, 3, fmt)
+    want = one_process(whole, k=10, keep=keep)
+    assert len(want.duplicates) > 10
+    got = D.dedup_dataset(
+        paths, tmp_path / "out", DedupSettings(k=10, keep=keep), id_column="id", scheduler="sync"
+    )
+    kept, dups = _read_output(tmp_path / "out")
+    _same_as(want, rows, kept, dups)
+    assert got["rows"] == len(rows) and got["dropped"] == len(want.duplicates) and got["k"] == 10
+    assert got["kept"] == len(kept) and not (tmp_path / "out" / "_shuffle").exists()
+    assert got["calibration"] is None
+
+
+def test_default_arguments_make_the_single_machine_decision(tmp_path, big):
+    """k calibrated on the same seeded sample, drawn across all partitions, as one process draws
+    it: the same k, the same kept rows, the same duplicates table (issue 24, item 3)."""
+    paths, rows, whole = _partitioned(tmp_path, big, 4, "parquet")
+    want = one_process(whole)
+    assert want.calibration.method == "sample" and len(want.duplicates) > 100
+    cluster, client = _cluster()
+    with cluster, client:
+        got = D.dedup_dataset(paths, tmp_path / "out", id_column="id", n_reducers=3)
+    assert got["k"] == want.k and got["calibration"] == want.calibration.summary()
+    _same_as(want, rows, *_read_output(tmp_path / "out"))
+    for seed, sample in ((5, 300), (1, 50)):  # another sample: still the one process's k
+        w = one_process(whole, seed=seed, sample=sample)
+        g = D.dedup_dataset(
+            paths, tmp_path / f"o{seed}", id_column="id", seed=seed, sample=sample, scheduler="sync"
+        )
+        assert g["k"] == w.k and g["calibration"] == w.calibration.summary()
+
+
+def test_layouts_do_not_change_the_decision(tmp_path, big):
+    paths, rows, whole = _partitioned(tmp_path, big[:600], 3, "jsonl")
+    want = one_process(whole, k=8)
+    for layout in ("auto", "blocks", ("permuted", 10)):
+        out = tmp_path / f"out-{layout}"
+        D.dedup_dataset(paths, out, id_column="id", k=8, layout=layout, scheduler="sync")
+        _same_as(want, rows, *_read_output(out))
+
+
+def test_graph_grows_linearly_with_partitions(tmp_path, texts):
+    sizes = {}
+    for n in (2, 4, 8):
+        paths, _, _ = _partitioned(tmp_path, texts, n, "jsonl")
+        graph = D.dedup_dataset(paths, tmp_path / f"out{n}", jaccard=0.8, k=6, compute=False)
+        sizes[n] = len(dict(graph.__dask_graph__()))
+    per_partition = (sizes[4] - sizes[2]) / 2
+    assert sizes[8] - sizes[4] == 4 * per_partition  # linear: no partitions x reducers tasks
+    assert per_partition <= 12
+
+
+def test_bad_input(tmp_path):
+    with pytest.raises(ValueError, match="partitions"):
+        D.dedup_dataset([], tmp_path / "out")
+    with pytest.raises(ValueError, match="keep"):
+        D.dedup_dataset(["x.jsonl"], tmp_path / "out", keep="shortest")
+    with pytest.raises(ValueError, match="no file matches"):
+        D.dedup_dataset(str(tmp_path / "none-*.parquet"), tmp_path / "out")
+    with pytest.raises(ValueError, match="holds no"):
+        D.dedup_dataset(str(tmp_path), tmp_path / "out")
+    with pytest.raises(ValueError, match="cannot open"):
+        D.dedup_dataset("nosuchprotocol://bucket/x.parquet", tmp_path / "out")
+    with pytest.raises(TypeError, match="storage_options"):
+        D.dedup_dataset(["x.jsonl"], tmp_path / "out", storage_options="key=1")
+    with pytest.raises(ValueError, match="jaccard"):
+        D.dedup_dataset(["x.jsonl"], tmp_path / "out", jaccard=None)
+    with pytest.raises(TypeError, match="unknown dedup option"):
+        D.dedup_dataset(["x.jsonl"], tmp_path / "out", calibrate_on=2)
+    with pytest.raises(ValueError, match="unverified"):
+        D.dedup_dataset(["x.jsonl"], tmp_path / "out", unverified=True, k=3)
+    with pytest.raises(ValueError, match="features"):
+        D.dedup_dataset(["x.jsonl"], tmp_path / "out", features="chars")
+    with pytest.raises(ValueError, match="k"):
+        D.dedup_dataset(["x.jsonl"], tmp_path / "out", hasher=Simhasher(bits=16), k=20)
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "part-00000.parquet").write_bytes(b"")
+    with pytest.raises(ValueError, match="replace the partition"):
+        D.dedup_dataset(str(tmp_path / "x" / "*.parquet"), tmp_path / "x")
+    with pytest.raises(ValueError, match="one filesystem"):
+        D.dedup_dataset([str(tmp_path / "a.jsonl"), "memory://b.jsonl"], tmp_path / "out")
+
+
+# -- fsspec URLs ------------------------------------------------------------------------------------
+
+
+def _upload(fs, root, texts, n_parts):
+    rows = _rows(texts)
+    bounds = np.linspace(0, len(rows), n_parts + 1).astype(int)
+    for p in range(n_parts):
+        with fs.open(f"{root}/in/part-{p:03d}.parquet", "wb") as f:
+            pq.write_table(pa.Table.from_pylist(rows[bounds[p] : bounds[p + 1]]), f)
+    return rows
+
+
+def test_urls_glob_folder_and_file(tmp_path, texts):
+    """memory:// partitions by glob and by folder, output and scratch on it; file:// URLs."""
+    fsspec = pytest.importorskip("fsspec")
+    mem = fsspec.filesystem("memory")
+    root = f"/t-{uuid.uuid4().hex[:8]}"
+    rows = _upload(mem, root, texts, 3)
+    mem.pipe(f"{root}/in/_SUCCESS", b"")  # a marker file: not a partition of the folder
+    whole = tmp_path / "whole.jsonl"
+    whole.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    want = one_process(whole)
+    for source in (f"memory://{root}/in/*.parquet", f"memory://{root}/in/"):
+        out = f"memory://{root}/out-{len(source)}/"
+        got = D.dedup_dataset(source, out, id_column="id", scheduler="sync")
+        assert got["k"] == want.k
+        _same_as(want, rows, *_read_output(out.removeprefix("memory://"), mem))
+        left = mem.find(root)
+        assert not [p for p in left if ".tmp" in p or "_shuffle" in p], left
+    # a scratch folder of the user's: only this run's folder in it is removed
+    D.dedup_dataset(
+        f"memory://{root}/in/*.parquet", f"memory://{root}/o3", id_column="id", k=6,
+        scratch=f"memory://{root}/scratch", scheduler="sync",
+    )  # fmt: skip
+    assert mem.exists(f"{root}/scratch") and not mem.find(f"{root}/scratch")
+    paths, rows, whole = _partitioned(tmp_path, texts, 2, "jsonl")
+    got = D.dedup_dataset(
+        [f"file://{p}" for p in paths], f"file://{tmp_path}/out", id_column="id", k=10, scheduler="sync"
+    )
+    _same_as(one_process(whole, k=10), rows, *_read_output(tmp_path / "out"))
+
+
+def test_a_failed_write_leaves_nothing(tmp_path):
+    """The staged writer: the final name appears whole or not at all, on every filesystem."""
+    fsspec = pytest.importorskip("fsspec")
+    from simhash_lab import _storage
+
+    mem = fsspec.filesystem("memory")
+    root = f"/w-{uuid.uuid4().hex[:8]}"
+    mem.mkdir(root)
+    for fs, folder in ((mem, root), (fsspec.filesystem("file"), str(tmp_path))):
+        target = _storage.join(fs, folder, "x.parquet")
+        with pytest.raises(RuntimeError), _storage.staged_file(fs, target) as local:
+            with open(local, "wb") as f:
+                f.write(b"half")
+            raise RuntimeError("killed mid-write")
+        assert not fs.exists(target) and not fs.ls(folder, detail=False)
+        _storage.put_bytes(fs, target, b"whole")
+        assert fs.cat_file(target) == b"whole" and fs.ls(folder, detail=False) == [
+            fs.ls(folder, detail=False)[0]
+        ]
+
+
+# -- a local S3 endpoint ---------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def s3(monkeypatch):
+    """moto's S3 server on 127.0.0.1 (a thread of this process: it stops with the test), and the
+    storage_options that reach it."""
+    pytest.importorskip("s3fs")
+    server_mod = pytest.importorskip("moto.server")
+    for var in ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_SESSION_TOKEN"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    port = _free_port()
+    server = server_mod.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    try:
+        yield {
+            "key": "testing",
+            "secret": "testing",
+            "client_kwargs": {"endpoint_url": f"http://127.0.0.1:{port}", "region_name": "eu-west-1"},
+        }
+    finally:
+        server.stop()
+
+
+@pytest.mark.timeout(300)
+def test_on_a_local_s3_endpoint(tmp_path, big, s3):
+    import s3fs
+
+    fs = s3fs.S3FileSystem(**s3)
+    bucket = f"b-{uuid.uuid4().hex[:8]}"
+    fs.mkdir(bucket)
+    rows = _upload(fs, bucket, big[:900], 3)
+    paths, _, whole = _partitioned(tmp_path, big[:900], 3, "parquet")
+    cluster, client = _cluster()
+    with cluster, client:
+        got = D.dedup_dataset(
+            f"s3://{bucket}/in/*.parquet", f"s3://{bucket}/out/", id_column="id", storage_options=s3
+        )
+        local = D.dedup_dataset(paths, tmp_path / "out", id_column="id")
+    want = one_process(whole)
+    assert got == local and got["k"] == want.k and got["dropped"] > 30
+    fs.invalidate_cache()
+    kept, dups = _read_output(f"{bucket}/out", fs)
+    assert (kept, dups) == _read_output(tmp_path / "out")
+    _same_as(want, rows, kept, dups)
+    names = fs.find(bucket)
+    assert not [n for n in names if ".tmp" in n or "_shuffle" in n], names
+
+
+# -- a worker lost mid-run --------------------------------------------------------------------------
+
+
+def _kill_once(flag):
+    """A worker plugin: the first worker to start a candidate (reduce) task kills its own process
+    with SIGKILL, once in the cluster's life (``flag``, created exclusively, records its pid)."""
+    from distributed import WorkerPlugin
+
+    class KillOnce(WorkerPlugin):
+        name = "kill-once"
+
+        def transition(self, key, start, finish, **kwargs):
+            name = key[0] if isinstance(key, tuple) else key
+            if finish != "executing" or not str(name).startswith("_reduce_route"):
+                return
+            try:
+                fd = os.open(flag, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            except FileExistsError:
+                return
+            os.write(fd, str(os.getpid()).encode())
+            os.close(fd)
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    return KillOnce()
+
+
+@pytest.mark.timeout(300)
+def test_a_worker_killed_during_the_candidate_step(tmp_path, big):
+    paths, rows, whole = _partitioned(tmp_path, big[:900], 3, "parquet")
+    want = one_process(whole)
+    flag = str(tmp_path / "killed")
+    cluster, client = _cluster(processes=True)
+    with cluster, client:
+        before = set(client.run(os.getpid).values())
+        client.register_plugin(_kill_once(flag))
+        got = D.dedup_dataset(paths, tmp_path / "out", id_column="id", n_reducers=4)
+        after = set(client.run(os.getpid).values())
+    killed = int(open(flag).read())
+    assert killed in before and killed not in after  # a worker did die, mid-step, and was replaced
+    assert got["k"] == want.k and got["dropped"] == len(want.duplicates)
+    _same_as(want, rows, *_read_output(tmp_path / "out"))
+    assert not (tmp_path / "out" / "_shuffle").exists()
+
+
+def test_local_cluster_never_warns_of_a_busy_port(recwarn):
+    """Notebook 08's cluster: no dashboard, and its HTTP server never asks for a port in use."""
+    pytest.importorskip("distributed")
+    import warnings
+
+    with socket.socket() as busy:
+        busy.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            busy.bind(("", 8787))
+            busy.listen()
+        except OSError:
+            pass  # someone else holds it: the same test
+        warnings.simplefilter("always")
+        cluster, client = D.local_cluster(1, processes=False)
+        with cluster, client:
+            assert client.submit(sum, [1, 2]).result() == 3
+    assert not [w for w in recwarn if "already in use" in str(w.message)], [str(w.message) for w in recwarn]
+
+
+@pytest.mark.timeout(300)
+def test_warmup_workers_runs_the_warmup_on_every_worker():
+    pytest.importorskip("distributed")
+    cluster, client = D.local_cluster(2, processes=False)
+    with cluster, client:
+        got = D.warmup_workers(client)
+        assert set(got) == set(client.scheduler_info()["workers"])
+        for status, line in got.values():
+            assert status == 0 and "kernels compiled" in line and line.startswith("simhash-lab warmup: 0 ")

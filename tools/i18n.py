@@ -1,0 +1,685 @@
+#!/usr/bin/env python
+"""The course in other languages: one gettext catalogue per source, keyed by the English text.
+
+The English sources in ``course/`` stay the only sources: code is written once. Each source has a
+catalogue per language, in gettext's PO format (what Poedit, Lokalize, Weblate and ``msgfmt`` read),
+read and written with ``polib``:
+
+=================================  ================================================================
+``course/notebooks/NN_name.py``    ``course/i18n/es/notebooks/NN_name.po``
+``course/exercises/NN_name.py``    ``course/i18n/es/exercises/NN_name.po``
+=================================  ================================================================
+
+A source's **translatable units** (:func:`units`) are
+
+- the text of every markdown cell, whole (a translator may reorder its sentences freely);
+- in code cells, printed prose and plot titles and labels (:func:`literals`).
+  The marker exists only in the source: :func:`render` writes the literal without it, in English
+  and translated alike, so the generated notebooks need no ``_``. An f-string may be marked,
+  ``_(f"{n} edits")``, and its translation must keep the same ``{...}`` fields (so the numbers the
+  run computes appear in every language); so may a ``.format`` template, ``_("{n} edits").format(n=n)``.
+  The prose arguments of ``print``, of ``set_title``/``set_xlabel``/... and the keywords
+  ``title=``, ``xlabel=``, ``label=``, ... (:data:`PROSE_KEYWORDS`) need no marker: a literal
+  there is a unit when it holds a letter outside its fields. ``_`` marks the rest (a dict key
+  that becomes a legend label: mark each use, one entry translates them all).
+
+An entry's ``msgid`` is the English unit, its ``msgstr`` the translation; its ``#:`` and ``#.``
+comments say which cell it came from. When the English of a cell changes, ``update`` (as gettext's
+``msgmerge`` does) keeps the old translation beside the new English as a **fuzzy** entry with the
+old English as ``#| msgid``; the translator revises it and drops the fuzzy flag. :func:`problems` lists every
+unit without a finished translation (missing, fuzzy or empty), with its file and cell, and every
+translation that breaks the unit's structure (other ``{...}`` fields, other link targets, other
+``<details>`` blocks, a code cell that no longer parses); ``tools/build.py --check`` fails on them.
+
+    python tools/i18n.py update [NN ...]   # create or merge the catalogues from the sources
+    python tools/i18n.py check [NN ...]    # exit 1 listing every unit not (or no longer) translated
+    python tools/i18n.py stats             # translated / fuzzy / missing per catalogue
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import copy
+import dataclasses
+import io
+import re
+import sys
+import tokenize
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LANGUAGES = ("es",)
+MARKER = "_"  # the function name that marks a literal for translation: _("...")
+KINDS = {"course": "notebooks", "exercise": "exercises"}  # source kind -> folder under course/
+
+
+# -- units ------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Unit:
+    """One translatable piece of a source.
+
+    ``file`` is the source's path relative to the repository root, ``cell`` the cell's index in the
+    source as jupytext reads it (the numbering ``tools/build.py`` uses), ``kind`` ``"markdown"`` or
+    ``"code"``, ``text`` the English: a markdown cell's source, or a marked literal's body as
+    written between its quotes (escapes and f-string fields included).
+    """
+
+    file: str
+    cell: int
+    kind: str
+    text: str
+
+    @property
+    def where(self) -> str:
+        first = self.text.strip().splitlines()[0] if self.text.strip() else ""
+        first = first if len(first) <= 60 else first[:57] + "..."
+        return f"{self.file} cell {self.cell} ({self.kind}: {first!r})"
+
+
+#: Calls whose string-literal arguments are prose, translated without a marker: ``print``'s
+#: positional arguments, the first argument of these methods, and these keyword arguments (plot
+#: titles, axis and legend labels, a benchmark's unit, an animation's frame caption).
+PROSE_CALLS = ("print",)
+PROSE_METHODS = ("set_title", "set_xlabel", "set_ylabel", "suptitle")
+PROSE_KEYWORDS = ("title", "xlabel", "ylabel", "label", "unit", "description")
+
+
+@dataclasses.dataclass(frozen=True)
+class _Literal:
+    """A translatable string literal in a code cell. ``span``: the offsets in the cell's source that
+    rendering replaces (the call ``_(...)`` for a marked literal, else the literal itself);
+    ``parts``: the literal as written, ``(prefix, quote, body)`` per piece (implicitly joined
+    literals have several); ``column``: where the literal starts on its line; ``lines``: how many
+    lines its pieces take."""
+
+    span: tuple[int, int]
+    parts: tuple[tuple[str, str, str], ...]
+    column: int
+    lines: int
+    marker: bool
+
+    @property
+    def text(self) -> str:
+        """The unit's English: the bodies of the pieces, joined."""
+        return "".join(body for _, _, body in self.parts)
+
+    def write(self, body: str) -> str:
+        """The literal with ``body`` as its text, in the first piece's prefix and quotes; spread over
+        as many lines as the English takes, broken between words, never inside a ``{...}`` field."""
+        prefix = next((p for p, _, b in self.parts if "f" in p.lower()), self.parts[0][0])
+        quote = self.parts[0][1]
+        if self.lines == 1:
+            return prefix + quote + body + quote
+        width = max(len(b) for _, _, b in self.parts)
+        pieces, line = [], ""
+        for atom in _atoms(body):
+            if line and not atom.isspace() and len(line) + len(atom) > width:
+                pieces.append(line)
+                line = atom
+            else:
+                line += atom
+        pieces.append(line)
+        return ("\n" + " " * self.column).join(prefix + quote + piece + quote for piece in pieces)
+
+
+def _atoms(body: str) -> list[str]:
+    """``body`` cut where a line may break: runs of spaces, words, and whole ``{...}`` fields
+    (nested braces, as in ``{x:{w}s}``, stay inside their field; ``{{`` is text)."""
+    atoms, i = [], 0
+    while i < len(body):
+        if body.startswith(("{{", "}}"), i):
+            j = i + 2
+        elif body[i] == "{":
+            depth, j = 0, i
+            while j < len(body):
+                depth += {"{": 1, "}": -1}.get(body[j], 0)
+                j += 1
+                if depth == 0:
+                    break
+        else:
+            space = body[i].isspace()
+            j = i + 1
+            while j < len(body) and body[j].isspace() == space and body[j] not in "{}":
+                j += 1
+        atoms.append(body[i:j])
+        i = j
+    return atoms
+
+
+def _offsets(source: str) -> list[int]:
+    """Offset of the start of each line (1-based line numbers index it from 1)."""
+    starts, pos = [0, 0], 0
+    for line in source.splitlines(keepends=True):
+        pos += len(line)
+        starts.append(pos)
+    return starts
+
+
+def _pieces(segment: str) -> list[tuple[str, str, str]] | None:
+    """The pieces ``(prefix, quote, body)`` of a string literal as written (several when literals
+    are joined, ``"a" "b"``); None when they cannot be joined into one translatable text: bytes,
+    raw and non-raw pieces mixed, or a plain piece with braces beside an f-string."""
+    wrapped = "(" + segment + ")"  # inside brackets, pieces on several lines are one expression
+    toks = [
+        t
+        for t in tokenize.generate_tokens(io.StringIO(wrapped).readline)
+        if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.ENDMARKER, tokenize.COMMENT)
+    ][1:-1]
+    lines = _offsets(wrapped)
+    fstart = getattr(tokenize, "FSTRING_START", None)  # Python 3.12+: an f-string is many tokens
+    spans, depth, begin = [], 0, None
+    for t in toks:
+        at = lines[t.start[0]] + t.start[1]
+        if fstart is not None and t.type == fstart:
+            begin = at if depth == 0 else begin
+            depth += 1
+        elif fstart is not None and t.type == tokenize.FSTRING_END:
+            depth -= 1
+            if depth == 0:
+                spans.append((begin, lines[t.end[0]] + t.end[1]))
+        elif depth == 0 and t.type == tokenize.STRING:
+            spans.append((at, lines[t.end[0]] + t.end[1]))
+        elif depth == 0:
+            return None
+    out = []
+    for x, y in spans:
+        text = wrapped[x:y]
+        m = re.match(r"([A-Za-z]*)('\'\'|\"\"\"|'|\")", text)
+        out.append((m.group(1), m.group(2), text[m.end() : len(text) - len(m.group(2))]))
+    kinds = {p.lower() for p, _, _ in out}
+    if not out or any("b" in k for k in kinds) or len({"r" in k for k in kinds}) > 1:
+        return None
+    if any("f" in k for k in kinds) and any("f" not in p.lower() and re.search("[{}]", b) for p, _, b in out):
+        return None
+    return out
+
+
+def literals(source: str, where: str = "code cell") -> list[_Literal]:
+    """The translatable literals of a code cell's source, in order: every ``_("...")`` (the marker:
+    one string literal, plain or f-string, joined pieces allowed), and the prose arguments of
+    :data:`PROSE_CALLS`, :data:`PROSE_METHODS` and :data:`PROSE_KEYWORDS` that hold a letter outside
+    their ``{...}`` fields. A marker of anything else is an error naming ``where`` (it would not be
+    translated); a cell that is not plain Python (IPython magics) has none."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        if re.search(rf"\b{MARKER}\(", source):
+            raise ValueError(f"{where}: marks a literal but does not parse as Python") from None
+        return []
+    starts, text_lines = _offsets(source), source.splitlines(keepends=True)
+
+    def at(line: int, col: int) -> int:  # ast's columns count UTF-8 bytes
+        return starts[line] + len(text_lines[line - 1].encode()[:col].decode())
+
+    found: dict[tuple[int, int], _Literal] = {}
+
+    def add(node, call=None) -> bool:
+        if not isinstance(node, (ast.Constant, ast.JoinedStr)) or (
+            isinstance(node, ast.Constant) and not isinstance(node.value, str)
+        ):
+            return False
+        a, b = at(node.lineno, node.col_offset), at(node.end_lineno, node.end_col_offset)
+        parts = _pieces(source[a:b])
+        if parts is None:
+            return False
+        lit = _Literal(
+            (a, b)
+            if call is None
+            else (at(call.lineno, call.col_offset), at(call.end_lineno, call.end_col_offset)),
+            tuple(parts),
+            a - starts[node.lineno],
+            node.end_lineno - node.lineno + 1,
+            call is not None,
+        )
+        if call is not None or re.search(r"[^\W\d_]", re.sub(r"\\.", "", _FIELD.sub("", lit.text))):
+            found[lit.span] = lit
+        return True
+
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        if isinstance(func, ast.Name) and name == MARKER:
+            if len(node.args) != 1 or node.keywords or not add(node.args[0], node):
+                raise ValueError(
+                    f"{where}: line {node.lineno}: {MARKER}(...) takes one string literal (str, "
+                    "f-string, or pieces of them joined; not bytes, not raw beside non-raw)"
+                )
+            continue
+        if isinstance(func, ast.Name) and name in PROSE_CALLS:
+            for arg in node.args:
+                add(arg)
+        elif isinstance(func, ast.Attribute) and name in PROSE_METHODS and node.args:
+            add(node.args[0])
+        for kw in node.keywords:
+            if kw.arg in PROSE_KEYWORDS:
+                add(kw.value)
+    return [found[k] for k in sorted(found)]
+
+
+def units(cells, file: str) -> list[Unit]:
+    """The translatable units of a source's cells (jupytext's), in order."""
+    out = []
+    for i, cell in enumerate(cells):
+        if cell.cell_type == "markdown":
+            if cell.source.strip():
+                out.append(Unit(file, i, "markdown", cell.source))
+        elif cell.cell_type == "code":
+            for lit in literals(cell.source, f"{file} cell {i}"):
+                out.append(Unit(file, i, "code", lit.text))
+    return out
+
+
+def read_cells(path: Path) -> list:
+    """A source's cells, read as ``tools/build.py`` reads them (jupytext, percent format)."""
+    import jupytext
+
+    return list(jupytext.read(path, fmt="py:percent").cells)
+
+
+def sources(root: Path = ROOT, only: tuple[str, ...] | list[str] = ()) -> list[Path]:
+    """Every source under ``course/`` (notebooks, then exercises), or those whose name starts with
+    one of ``only``."""
+    return [
+        p
+        for folder in KINDS.values()
+        for p in sorted((root / "course" / folder).glob("[0-9][0-9]_*.py"))
+        if not only or any(p.name.startswith(o) for o in only)
+    ]
+
+
+def catalogue_path(source: Path, lang: str, root: Path = ROOT) -> Path:
+    """``course/notebooks/NN_name.py`` -> ``course/i18n/LANG/notebooks/NN_name.po``."""
+    return root / "course" / "i18n" / lang / source.parent.name / f"{source.stem}.po"
+
+
+# -- catalogues -------------------------------------------------------------------------------------
+
+HEADER = (
+    "The simhash-lab course: the translation of one source of course/, keyed by its English.\n"
+    "Made and merged by `tools/i18n.py update`; checked by `tools/i18n.py check`."
+)
+
+
+def _new_catalogue(lang: str):
+    import polib
+
+    po = polib.POFile(wrapwidth=0)
+    po.header = HEADER
+    po.metadata = {
+        "Project-Id-Version": "simhash-lab",
+        "PO-Revision-Date": "2026-12-01 00:00+0000",
+        "Last-Translator": "simhash-lab course",
+        "Language-Team": f"simhash-lab course ({lang})",
+        "Language": lang,
+        "MIME-Version": "1.0",
+        "Content-Type": "text/plain; charset=UTF-8",
+        "Content-Transfer-Encoding": "8bit",
+        "Plural-Forms": "nplurals=2; plural=(n != 1);",
+    }
+    return po
+
+
+def read_catalogue(path: Path):
+    """A PO file as a ``polib.POFile`` (None when there is no file)."""
+    import polib
+
+    return polib.pofile(str(path), wrapwidth=0) if path.exists() else None
+
+
+def write_catalogue(po, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    po.wrapwidth = 0  # a line of text is a line of the file: diffs show what changed
+    po.save(str(path))
+
+
+def _cell_lines(source: Path, n_cells: int) -> list[int]:
+    """The line of each cell's ``# %%`` header in a percent-format source (cell index + 1 when the
+    headers do not match the cells one to one)."""
+    text = source.read_text(encoding="utf-8").splitlines()
+    heads = [i for i, line in enumerate(text, 1) if line.startswith("# %%")]
+    return heads if len(heads) == n_cells else list(range(1, n_cells + 1))
+
+
+def template(source: Path, root: Path = ROOT) -> list:
+    """The entries a source asks for, in order, translations empty (gettext's ``.pot``); each
+    entry's occurrence is the line of its cell's header, its comment the cell."""
+    import polib
+
+    rel = source.relative_to(root).as_posix()
+    cells = read_cells(source)
+    lines = _cell_lines(source, len(cells))
+    entries: dict[str, polib.POEntry] = {}
+    for u in units(cells, rel):
+        if u.text in entries:
+            entries[u.text].occurrences.append((rel, str(lines[u.cell])))
+            continue
+        entries[u.text] = polib.POEntry(
+            msgid=u.text,
+            msgstr="",
+            occurrences=[(rel, str(lines[u.cell]))],
+            comment=f"{u.kind} cell {u.cell}",
+            flags=["python-brace-format"] if u.kind == "code" and _fields(u.text) else [],
+        )
+    return list(entries.values())
+
+
+def _fuzzy(entry) -> bool:
+    return "fuzzy" in entry.flags
+
+
+def update(source: Path, lang: str, root: Path = ROOT) -> dict[str, int]:
+    """Create or merge ``source``'s catalogue for ``lang``, as gettext's ``msgmerge`` does: an
+    entry whose English is unchanged keeps its translation; a unit whose English changed gets the
+    translation of the closest old entry (difflib, ratio >= 0.6), flagged fuzzy, with the old
+    English as ``#| msgid``; an entry no unit asks for becomes obsolete (``#~``, kept as translation
+    memory) and comes back when its English does. Returns counts of what the catalogue now holds."""
+    return merge(catalogue_path(source, lang, root), template(source, root), lang)
+
+
+def merge(path: Path, wanted: list, lang: str) -> dict[str, int]:
+    """Merge the catalogue at ``path`` with the entries ``wanted`` (see :func:`update`)."""
+    import difflib
+
+    old = read_catalogue(path) or _new_catalogue(lang)
+    current = {e.msgid: e for e in old if not e.obsolete}
+    retired = {e.msgid: e for e in old if e.obsolete}
+    want_ids = {t.msgid for t in wanted}
+    free = {k: e for k, e in current.items() if k not in want_ids and e.msgstr}  # to match fuzzily
+    po = _new_catalogue(lang)
+    po.header, po.metadata = old.header or HEADER, {**po.metadata, **old.metadata}
+    for t in wanted:
+        e = current.get(t.msgid)
+        if e is None and t.msgid in retired and retired[t.msgid].msgstr:
+            e = retired.pop(t.msgid)  # its English is back
+            e.obsolete = False
+        elif e is None:
+            close = difflib.get_close_matches(t.msgid, list(free), n=1, cutoff=0.6)
+            if close:
+                was = free.pop(close[0])
+                t.msgstr = was.msgstr
+                t.flags.append("fuzzy")
+                t.previous_msgid = was.previous_msgid if _fuzzy(was) and was.previous_msgid else was.msgid
+                current.pop(close[0])
+            e = t
+        e.occurrences, e.comment = t.occurrences, t.comment
+        e.flags = [f for f in e.flags if f == "fuzzy"] + [f for f in t.flags if f != "fuzzy"]
+        if not _fuzzy(e):
+            e.previous_msgid = None
+        po.append(e)
+    for e in list(current.values()) + list(retired.values()):
+        if e.msgid not in want_ids and e.msgstr:
+            e.obsolete, e.occurrences = True, []
+            po.append(e)
+    write_catalogue(po, path)
+    return _counts(po)
+
+
+def _counts(po) -> dict[str, int]:
+    live = [e for e in po if not e.obsolete]
+    return {
+        "translated": sum(bool(e.msgstr) and not _fuzzy(e) for e in live),
+        "fuzzy": sum(_fuzzy(e) for e in live),
+        "missing": sum(not e.msgstr for e in live),
+        "obsolete": sum(e.obsolete for e in po),
+    }
+
+
+# -- what tools/build.py writes itself ----------------------------------------------------------------
+
+#: The English texts ``tools/build.py`` writes into every notebook (navigation, the grading note),
+#: ``{...}`` placeholders included; their translations are ``course/i18n/LANG/build.po``. The build
+#: writes ``message(TEXT, lang).format(...)`` (the English itself for ``lang=None``).
+BUILD_MESSAGES = (
+    "*simhash-lab course*",
+    "*simhash-lab exercises*",
+    "Start here: the map",
+    "Exercise",
+    "Course notebook",
+    "*Solutions: every answer filled in and run.*",
+    "When every check above shows ✅, grade the whole notebook the way a teacher will:\n\n"
+    "    simhash-lab grade {path}\n\n"
+    "It keeps only your `answer` cells and restores every other cell from a pristine copy, "
+    "so the check cells must pass as they are.",
+)
+
+
+def build_catalogue_path(lang: str, root: Path = ROOT) -> Path:
+    return root / "course" / "i18n" / lang / "build.po"
+
+
+def update_build(lang: str, root: Path = ROOT) -> dict[str, int]:
+    """Create or merge ``build.po`` for ``lang`` from :data:`BUILD_MESSAGES`."""
+    import polib
+
+    wanted = [
+        polib.POEntry(
+            msgid=m,
+            msgstr="",
+            occurrences=[("tools/build.py", "")],
+            comment="written by tools/build.py",
+            flags=["python-brace-format"] if _fields(m) else [],
+        )
+        for m in BUILD_MESSAGES
+    ]
+    return merge(build_catalogue_path(lang, root), wanted, lang)
+
+
+def message(text: str, lang: str | None = None, root: Path = ROOT) -> str:
+    """``text`` (one of :data:`BUILD_MESSAGES`) in ``lang``; ValueError naming the catalogue when it
+    has no finished translation (``problems`` lists every such text)."""
+    if text not in BUILD_MESSAGES:
+        raise ValueError(f"message: {text[:60]!r} is not one of BUILD_MESSAGES")
+    if lang is None:
+        return text
+    path = build_catalogue_path(lang, root)
+    po = read_catalogue(path)
+    entries = {e.msgid: e for e in po if not e.obsolete} if po is not None else None
+    found, why = _lookup(entries, Unit(path.relative_to(root).as_posix(), 0, "code", text))
+    if why:
+        raise ValueError(f"message: {path.relative_to(root)}: {text[:60]!r}: {why}")
+    return found
+
+
+def _build_problems(lang: str, root: Path) -> list[str]:
+    path = build_catalogue_path(lang, root)
+    rel = path.relative_to(root).as_posix()
+    po = read_catalogue(path)
+    if po is None:
+        return [f"{rel}: missing; run `tools/i18n.py update`"]
+    entries = {e.msgid: e for e in po if not e.obsolete}
+    found = []
+    for text in BUILD_MESSAGES:
+        _, why = _lookup(entries, Unit(rel, 0, "code", text))
+        if why:
+            found.append(f"{lang}: {rel} ({text[:60]!r}): {why}")
+    return found
+
+
+# -- applying a catalogue ---------------------------------------------------------------------------
+
+_FIELD = re.compile(r"(?<!\{)\{([^{}]*)\}(?!\})")  # {x}, {len(a):.1f}; not {{ or }}
+_LINK = re.compile(r"\]\(([^)\s]+)")  # markdown link targets
+_DETAILS = re.compile(r"</?details>|<summary>")
+
+
+def _fields(text: str) -> list[str]:
+    return sorted(_FIELD.findall(text))
+
+
+def mismatch(unit: Unit, translation: str) -> str | None:
+    """Why ``translation`` cannot stand for ``unit`` (None when it can): code literals keep their
+    ``{...}`` fields; markdown keeps its link targets and its folded answers; both begin and end
+    with a newline when the English does (gettext's ``msgfmt -c`` rule)."""
+    if unit.text.endswith("\n") != translation.endswith("\n") or unit.text.startswith(
+        "\n"
+    ) != translation.startswith("\n"):
+        return "it does not begin and end with a newline where the English does"
+    if unit.kind == "code":
+        if _fields(unit.text) != _fields(translation):
+            return f"its fields {_fields(translation)} are not the English's {_fields(unit.text)}"
+        return None
+    if sorted(_LINK.findall(unit.text)) != sorted(_LINK.findall(translation)):
+        return "its link targets are not the English's"
+    if _DETAILS.findall(unit.text) != _DETAILS.findall(translation):
+        return "its <details>/<summary> blocks are not the English's"
+    return None
+
+
+def _lookup(entries: dict | None, unit: Unit) -> tuple[str | None, str | None]:
+    """``(translation, problem)`` for a unit, given a catalogue's live entries by msgid: the
+    translation when there is a finished one that fits, else None and why not."""
+    e = entries.get(unit.text) if entries is not None else None
+    if e is None:
+        return None, "no translation"
+    if _fuzzy(e):
+        return None, "fuzzy: the English changed since it was translated" + (
+            " (the old English is its #| msgid)" if e.previous_msgid else ""
+        )
+    if not e.msgstr:
+        return None, "empty translation"
+    why = mismatch(unit, e.msgstr)
+    return (None, f"translation does not fit: {why}") if why else (e.msgstr, None)
+
+
+def relink(markdown: str, target) -> str:
+    """``markdown`` with every relative link target ``](x)`` replaced by ``target(x)`` (links
+    with a scheme, ``#anchors`` and absolute paths are left alone): a notebook written one folder
+    deeper, as ``notebooks/es/``, points to ``../`` plus what its English points to."""
+
+    def one(m):
+        x = m.group(1)
+        keep = re.match(r"[a-z][a-z0-9+.-]*:", x) or x.startswith(("#", "/"))
+        return m.group(0) if keep else "](" + target(x)
+
+    return _LINK.sub(one, markdown)
+
+
+def render(cells, catalog=None, file: str = "source", links=None) -> tuple[list, list[str]]:
+    """``(cells, problems)``: a copy of a source's cells in the catalogue's language (English when
+    ``catalog`` is None), every ``_("...")`` marker removed, its literal kept (translated or not);
+    ``links``, if given, rewrites the relative link targets of markdown cells (see :func:`relink`).
+    A unit the catalogue cannot translate stays English and is named in ``problems``."""
+    out, problems = [], []
+    entries = None if catalog is None else {e.msgid: e for e in catalog if not e.obsolete}
+    for i, cell in enumerate(cells):
+        new = copy.deepcopy(cell)
+        where = f"{file} cell {i}"
+        if cell.cell_type == "markdown" and catalog is not None and cell.source.strip():
+            unit = Unit(file, i, "markdown", cell.source)
+            text, why = _lookup(entries, unit)
+            if why:
+                problems.append(f"{unit.where}: {why}")
+            else:
+                new.source = text
+        if cell.cell_type == "markdown" and links is not None:
+            new.source = relink(new.source, links)
+        if cell.cell_type == "code":
+            src, missing = cell.source, []
+            for lit in reversed(literals(src, where)):  # from the end: earlier offsets stay valid
+                text, why = (
+                    (None, None) if catalog is None else _lookup(entries, Unit(file, i, "code", lit.text))
+                )
+                if why:
+                    missing.append(f"{Unit(file, i, 'code', lit.text).where}: {why}")
+                if (text is not None and text != lit.text) or lit.marker:
+                    src = (
+                        src[: lit.span[0]]
+                        + lit.write(lit.text if text is None else text)
+                        + src[lit.span[1] :]
+                    )
+            problems += missing[::-1]
+            try:
+                ast.parse(src)
+            except SyntaxError as e:
+                if src != cell.source:
+                    problems.append(f"{where}: translated cell does not parse ({e.msg}, line {e.lineno})")
+            new.source = src
+        out.append(new)
+    return out, problems
+
+
+# -- the check tools/build.py --check calls ---------------------------------------------------------
+
+
+def problems(root: Path = ROOT, only: tuple[str, ...] | list[str] = (), languages=LANGUAGES) -> list[str]:
+    """One line per unit of the sources (all, or those whose name starts with one of ``only``) that
+    a language's catalogue does not translate, or no longer translates: no catalogue, no entry,
+    fuzzy (the English changed), empty, or a translation that does not fit the unit (see
+    :func:`mismatch`); with no ``only``, also each of :data:`BUILD_MESSAGES` that ``build.po`` does
+    not translate. Entries no cell asks for are not problems (``update`` makes them obsolete).
+    ``tools/build.py --check`` prints each line and fails when there is one."""
+    found = [p for lang in languages for p in _build_problems(lang, root)] if not only else []
+    for source in sources(root, only):
+        rel = source.relative_to(root).as_posix()
+        cells = read_cells(source)
+        wanted = {u.text for u in units(cells, rel)}
+        for lang in languages:
+            path = catalogue_path(source, lang, root)
+            cat_rel = path.relative_to(root).as_posix()
+            try:
+                catalog = read_catalogue(path)
+            except Exception as e:  # a PO file that does not parse
+                found.append(f"{cat_rel}: unreadable ({type(e).__name__}: {e})"[:300])
+                continue
+            if catalog is None:
+                found.append(f"{rel}: no {lang} catalogue ({cat_rel}); run `tools/i18n.py update`")
+                continue
+            _, missing = render(cells, catalog, rel)
+            if any(e.msgid not in wanted for e in catalog if not e.obsolete):  # translations of older English
+                hint = "; run `tools/i18n.py update` (it marks the older English's translation fuzzy)"
+                missing = [p + hint if p.endswith("no translation") else p for p in missing]
+            found += [f"{lang}: {p}" for p in missing]
+    return found
+
+
+# -- the command line -------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="tools/i18n.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("command", choices=("update", "check", "stats"))
+    ap.add_argument("only", nargs="*", metavar="NN", help="only sources whose name starts with NN")
+    ap.add_argument("--lang", action="append", choices=LANGUAGES, help="a language (default: all)")
+    ap.add_argument("--root", type=Path, default=ROOT, help=argparse.SUPPRESS)  # a copy, in tests
+    args = ap.parse_args(argv)
+    root, langs = args.root.resolve(), tuple(args.lang or LANGUAGES)
+    chosen = sources(root, args.only)
+    if args.only and not chosen:
+        ap.error(f"no source in course/ starts with {' or '.join(args.only)}")
+    try:
+        if args.command == "check":
+            found = problems(root, args.only, langs)
+            for p in found:
+                print("UNTRANSLATED", p)
+            print(f"{len(chosen)} sources checked in {', '.join(langs)}, {len(found)} problems")
+            return 1 if found else 0
+        for lang in langs if args.command == "update" and not args.only else ():
+            counts = update_build(lang, root)
+            print(
+                f"{build_catalogue_path(lang, root).relative_to(root)}: "
+                + ", ".join(f"{v} {k}" for k, v in counts.items())
+            )
+        for source in chosen:
+            for lang in langs:
+                path = catalogue_path(source, lang, root)
+                if args.command == "update":
+                    counts = update(source, lang, root)
+                else:
+                    cat = read_catalogue(path)
+                    counts = _counts(cat) if cat is not None else {"no catalogue": 1}
+                print(f"{path.relative_to(root)}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+    except ValueError as e:  # a marker the tool cannot read: say where
+        print(f"tools/i18n.py: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
