@@ -86,7 +86,8 @@
 # It restores every cell except your `answer` cells from a pristine copy and runs them on other data,
 # so editing a check does not make it pass; it is feedback, not a grade (a teacher grades with
 # `simhash-lab grade`, in a sandbox).
-#
+
+# %% [markdown]
 # **Teaching a class.** Five commands: release, hand out, collect, grade, return.
 #
 # ```bash
