@@ -362,3 +362,10 @@ def test_an_answer_with_parts_gets_credit_per_part():
     assert ans.part_credit(exported, v) == 0.5
     assert ans.part_credit({k: {"ok": x + 1} for k, x in right.items()}, v) == 0
     assert checks.xor_AB.part_credit({"xor_AB": {"ok": 0}}, v) == 0  # one part: all or nothing
+
+
+def test_the_learners_check_command_judges_a_released_notebook_on_its_own_variant(release, kit):
+    """``simhash-lab check`` (the learner's, no sandbox) passes bob's solved copy, on bob's data."""
+    d, a = release
+    p = _cli(["check", "release/solutions/bob/03_hamming_popcount.ipynb"], d, kit)
+    assert p.returncode == 0 and "PASSED" in p.stdout, p.stdout + p.stderr
