@@ -831,8 +831,8 @@ def dedup_dataset(
         its fields may also be given as keywords: ``jaccard=0.7``): ``jaccard``, ``k``,
         ``recall``, ``sample``, ``seed``, ``hasher``, ``shingle``, ``keep``, ``linkage``,
         ``max_tables`` (default here 64: each table is 20 bytes a row in the shuffle) and
-        ``memory_budget`` are used; ``unverified`` and character or jieba ``features`` (``lang``)
-        are refused (on Dask every pair is verified on word shingles).
+        ``memory_budget`` are used; ``unverified``, ``candidates="bands"`` and character or jieba
+        ``features`` (``lang``) are refused (on Dask every pair within k is verified on word shingles).
     partitions : str or sequence of str
         Parquet or JSONL files, as paths or fsspec URLs (``s3://bucket/in/*.parquet``); a glob or a
         folder (its ``.parquet``, ``.pq``, ``.jsonl`` and ``.ndjson`` files, sorted by name). Rows
@@ -959,6 +959,10 @@ def _settings(settings, options: dict):
     st = DedupSettings.of(settings, **options)
     if st.unverified:
         raise ValueError("unverified: the raw Hamming mode is not run on Dask (every pair is verified)")
+    if st.candidates != "index":
+        raise ValueError(
+            f"candidates={st.candidates!r}: on Dask the candidates are every pair within k (candidates='index')"
+        )
     if st.lang is not None or st.features not in ("auto", "words"):
         raise ValueError(
             f"features {st.features!r}, lang {st.lang!r}: on Dask the shingles are words (features='words')"
