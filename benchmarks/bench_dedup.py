@@ -312,7 +312,8 @@ if args["clock"] == "cpu":  # the steps' clock reads this process's CPU time (al
 from simhash_lab.dedup import dedup_table
 t0, c0 = time.time(), time.process_time()
 res = dedup_table(args["path"], column="text", id_column="id", jaccard=0.8, k=args["k"],
-                  candidates=args["candidates"], output=args["out"] + "/kept.jsonl", duplicates=args["out"] + "/dups.csv")
+                  candidates=args["candidates"], output=args["out"] + "/kept.jsonl",
+                  duplicates=args["out"] + "/dups.csv")
 ru = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({"timings": res.timings, "k": res.k, "candidates": int(res.pairs.shape[0]),
                   "verified": res.verified, "dropped": len(res.duplicates),

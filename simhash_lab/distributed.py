@@ -961,7 +961,8 @@ def _settings(settings, options: dict):
         raise ValueError("unverified: the raw Hamming mode is not run on Dask (every pair is verified)")
     if st.candidates != "index":
         raise ValueError(
-            f"candidates={st.candidates!r}: on Dask the candidates are every pair within k (candidates='index')"
+            f"candidates={st.candidates!r}: on Dask the candidates are every pair within k "
+            "(candidates='index')"
         )
     if st.lang is not None or st.features not in ("auto", "words"):
         raise ValueError(

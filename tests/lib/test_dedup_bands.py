@@ -167,7 +167,8 @@ def test_dask_refuses_bands_naming_the_option(tmp_path):
 
     (tmp_path / "p.jsonl").write_text('{"text": "a b c"}\n')
     with pytest.raises(ValueError, match="candidates='bands'"):
-        dedup_dataset([str(tmp_path / "p.jsonl")], candidates="bands")
+        dedup_dataset([str(tmp_path / "p.jsonl")], str(tmp_path / "out"), candidates="bands")
+    assert not (tmp_path / "out").exists()  # refused before anything is written
 
 
 def test_the_cli_option_runs_end_to_end(tmp_path, capsys):
@@ -176,7 +177,9 @@ def test_the_cli_option_runs_end_to_end(tmp_path, capsys):
     texts = _corpus(seed=11, spaced=True, bases=40)
     src = tmp_path / "docs.jsonl"
     src.write_text("".join(json.dumps({"text": t}) + "\n" for t in texts))
-    code = main(["dedup", str(src), "--candidates", "bands", "--output", str(tmp_path / "kept.jsonl"), "--json"])
+    code = main(
+        ["dedup", str(src), "--candidates", "bands", "--output", str(tmp_path / "kept.jsonl"), "--json"]
+    )
     out, err = capsys.readouterr()
     want = dedup_table(str(src), candidates="bands")
     assert code == 1, err
