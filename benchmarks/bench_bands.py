@@ -58,7 +58,7 @@ def main() -> None:
     for m, rs in runs.items():
         r = rs[-1]
         each = ", ".join(f"{x.timings['candidates']:.3f}" for x in rs)
-        p, rec = B._sample_scores(r.pairs[r.similarity >= B.T], rows, truth, len(texts))
+        p, rec = B._sample_scores(r.verified_pairs(), rows, truth, len(texts))  # exact copies too
         print(
             f"{m:<6} k = {r.k}, {r.settings['candidates']}: candidates step {med[m]:.3f} s CPU "
             f"(runs {each}), {r.pairs.shape[0]} "
