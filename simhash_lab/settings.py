@@ -124,8 +124,10 @@ class DedupSettings:
         that a pair at the ``jaccard`` threshold itself is found with probability ``recall`` (a
         pair above it more often); their cost follows the rows and the pairs, not k, so they are
         faster where the calibrated k is large (many tables). Either way the candidates are
-        verified the same. Bands need k calibrated (it is still calibrated and reported, not used):
-        with ``k`` given, or ``unverified``, "bands" is refused (a ValueError).
+        verified the same; the keys take 8 bytes a row per band (16 bands at the defaults; not
+        bounded by ``memory_budget``). Bands need k calibrated (it is still calibrated and
+        reported, not used): with ``k`` given, or ``unverified``, "bands" is refused (a
+        ValueError), never silently replaced by the index.
     max_tables : int, optional
         The most tables the candidate index may build, 1 to 4096.
     memory_budget : int, optional

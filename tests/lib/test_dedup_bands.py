@@ -178,7 +178,17 @@ def test_the_cli_option_runs_end_to_end(tmp_path, capsys):
     src = tmp_path / "docs.jsonl"
     src.write_text("".join(json.dumps({"text": t}) + "\n" for t in texts))
     code = main(
-        ["dedup", str(src), "--candidates", "bands", "--output", str(tmp_path / "kept.jsonl"), "--json"]
+        [
+            "dedup",
+            str(src),
+            "--candidates",
+            "bands",
+            "--output",
+            str(tmp_path / "kept.jsonl"),
+            "--report",
+            str(tmp_path / "r.html"),
+            "--json",
+        ]
     )
     out, err = capsys.readouterr()
     want = dedup_table(str(src), candidates="bands")
@@ -186,6 +196,7 @@ def test_the_cli_option_runs_end_to_end(tmp_path, capsys):
     doc = json.loads(out)
     assert doc["settings"]["candidates"]["method"] == "minhash bands"
     assert "MinHash bands" in err
+    assert "pairs by MinHash bands" in (tmp_path / "r.html").read_text()
     kept = [json.loads(line)["text"] for line in (tmp_path / "kept.jsonl").read_text().splitlines()]
     assert kept == [t for t, k in zip(texts, want.keep.tolist()) if k]
     assert len(kept) < len(texts)
