@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from simhash_lab.candidates import collision_probability
-from simhash_lab.dedup import dedup_table, dedup_texts
+from simhash_lab.dedup import _Steps, dedup_table, dedup_texts
 from simhash_lab.settings import DedupSettings
 
 T = 0.8
@@ -88,6 +88,8 @@ def test_bands_find_the_index_pairs_but_for_what_the_recall_allows(near_threshol
     c = bands.settings["candidates"]
     assert c["method"] == "minhash bands" and bands.k == index.k  # k still calibrated, reported
     assert "MinHash bands" in bands.summary() and f"within k = {index.k}" in index.summary()
+    # the keys, made while fingerprinting, are counted in the candidates step, in the steps' order
+    assert list(bands.timings) == [n for n in _Steps.NAMES if n in bands.timings]
     # only representatives are candidates, as with the index
     assert (bands.representative[bands.pairs[:, :2]] == bands.pairs[:, :2]).all()
     assert bands.pairs.shape[0] and bands.exact > 0
