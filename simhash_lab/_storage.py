@@ -8,8 +8,11 @@ travels to the workers (fsspec filesystems pickle as their protocol and options)
 Writes never leave a half-written object under its final name, as :mod:`simhash_lab._write` does
 for local files:
 
-* local paths: a temporary file beside the target (:func:`tempfile.mkstemp`), renamed over it with
-  :func:`os.replace` (through :func:`simhash_lab._write.atomic_output` when that module is here);
+* local paths: bytes through :func:`simhash_lab._write.atomic_output` (the one writer of every
+  output file); a file another library writes by name (Parquet) is a temporary file beside the
+  target (:func:`tempfile.mkstemp`: unpredictable, ``O_EXCL``), given the permissions a new file
+  gets (the umask's) and renamed over the target with :func:`os.replace`; it is removed on every
+  exit path that runs;
 * other filesystems: the bytes go to a temporary key beside the target (``.NAME.<random>.tmp``,
   which no reader lists), then :meth:`fs.mv <fsspec.spec.AbstractFileSystem.mv>` commits it under
   the final name (on an object store a copy: an object is seen whole or not at all), and the
@@ -129,6 +132,13 @@ def _hidden(rel: str) -> bool:
 
 def put_bytes(fs, path: str, data: bytes) -> None:
     """Write ``data`` as ``path``: whole, or not at all."""
+    if is_local(fs):
+        from ._write import atomic_output
+
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        with atomic_output(path, "wb", fsync=False) as f:  # scratch and small outputs: no fsync
+            f.write(data)
+        return
     with staged_file(fs, path) as local:
         with open(local, "wb") as f:
             f.write(data)
@@ -141,10 +151,13 @@ def staged_file(fs, path: str) -> Iterator[str]:
     folder, base = _split(fs, path)
     if is_local(fs):
         os.makedirs(folder or ".", exist_ok=True)
+        from ._write import _umask
+
         fd, tmp = tempfile.mkstemp(prefix=f".{base[:64]}.", suffix=".tmp", dir=folder or None)
         os.close(fd)
         try:
             yield tmp
+            os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600 is not what a new output gets
             os.replace(tmp, path)
         finally:
             with contextlib.suppress(FileNotFoundError):

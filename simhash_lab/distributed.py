@@ -409,10 +409,12 @@ def near_duplicates(
 # is lost writes the same objects again: the result does not change.
 
 
-def _shingler(shingle):
-    from .dedup import Shingler
+def _featurizer(st):
+    """The run's :class:`~simhash_lab.shingles.Featurizer` (made in each task from the settings,
+    which pickle: the same shingles, normalisation and script rule as ``dedup_table``)."""
+    from .shingles import Featurizer
 
-    return Shingler(shingle)
+    return Featurizer(st)
 
 
 class _RemoteOpen:
@@ -522,29 +524,111 @@ def _ids_of(raw: np.ndarray) -> list:
     return json.loads(raw.tobytes().decode()) if raw.size else []
 
 
-def _fp_part(fs, path, column, id_column, fmt, hasher, shingle, fused):
+def _fp_part(p, fs, path, column, id_column, fmt, st, sfs, run, n_reducers):
     """Fingerprints, lengths (characters) and the featureless flags of one partition, as
-    :func:`~simhash_lab.dedup.dedup_table` computes them."""
-    from .dedup import _no_features
+    :func:`~simhash_lab.dedup.dedup_table` computes them (the same normalisation and
+    :class:`~simhash_lab.shingles.Featurizer`); with ``st.exact``, the digests of its rows with
+    features written to the exact-groups shuffle (``exact/{reducer}-{p}.npz``, the reducer picked
+    by the digest's value), with their rows, lengths and ids."""
+    from ._storage import join
+    from .dedup import _check_text_chunk, _digests, _no_features
 
     src = _source(fs, path, column, id_column, fmt)
-    sh = _shingler(shingle)
-    fps, lengths, empty = [], [], []
-    for texts, _, _ in src.chunks(8192):
-        f = sh.fingerprints_and_sets(texts)[0] if fused else hasher.fingerprints(texts, parallel=False)
+    feat = _featurizer(st)
+    fps, lengths, empty, digs, ids_all = [], [], [], [], []
+    chars = 0
+    start = 0
+    for texts, ids, _ in src.chunks(8192):
+        norm = _check_text_chunk(feat.normalise, texts, start, src.name)
+        f, ch, ind, _ = _check_text_chunk(feat.fingerprints_sets, norm, start, src.name)
+        if ind is not None:
+            e = np.diff(ind) == 0
+        else:
+            e = np.zeros(len(texts), np.bool_)
+            for i in np.flatnonzero(f == 0).tolist():
+                e[i] = _no_features(feat.hasher, norm[i])
         fps.append(f)
+        chars += int(np.count_nonzero(ch))
         lengths.append(np.fromiter(map(len, texts), np.int64, len(texts)))
-        e = np.zeros(len(texts), np.bool_)
-        for i in np.flatnonzero(f == 0).tolist():
-            e[i] = _no_features(hasher, texts[i])
-        if not fused:  # features for the hasher, maybe no shingle to verify
-            e |= sh.word_counts(texts) == 0
         empty.append(e)
+        if st.exact:
+            digs.append(_digests(norm))
+            ids_all.extend(ids)
+        start += len(texts)
     cat = np.concatenate
-    return {
+    out = {
         "fps": cat(fps) if fps else np.empty(0, np.uint64),
         "lengths": cat(lengths) if lengths else np.empty(0, np.int64),
         "featureless": cat(empty) if empty else np.empty(0, np.bool_),
+        "chars": chars,
+    }
+    if st.exact and digs:
+        d = cat(digs)
+        rows = np.flatnonzero(~out["featureless"])
+        d = d[rows]
+        bucket = (d[:, 0] % np.uint64(n_reducers)).astype(np.int64)  # a digest is uniform already
+        for r in np.unique(bucket).tolist():
+            sel = rows[bucket == r]
+            _save(
+                sfs, join(sfs, run, "exact", f"{r}-{p}.npz"), d=d[bucket == r], row=sel,
+                length=out["lengths"][sel], part=np.array([p], np.int64),
+                ids=_ids_bytes([ids_all[i] for i in sel.tolist()] if id_column is not None else []),
+            )  # fmt: skip
+    return out
+
+
+def _exact_reduce(r, _token, sfs, run, offsets, keep, id_column):
+    """The exact groups of reducer ``r``'s digests (every copy of a text meets here): each row's
+    representative by :func:`~simhash_lab.dedup.exact_groups`, the first in ``dedup_table``'s
+    visiting order (rows in order; ``keep="longest"``: most characters first, ties in row order);
+    the copies (rows not their own representative) routed to their partition's piece
+    ``copies/{partition}-{r}.npz`` with their representatives and both ids."""
+    from ._storage import join
+    from .dedup import exact_groups
+
+    got = _pieces(sfs, run, "exact", f"{r}-")
+    if not got:
+        return 0
+    d = np.concatenate([x["d"] for x in got])
+    rows = np.concatenate([x["row"] + offsets[int(x["part"][0])] for x in got]).astype(np.int64)
+    lens = np.concatenate([x["length"] for x in got])
+    if id_column is None:  # row numbers across all partitions, as dedup_table numbers them
+        ids: list = rows.tolist()
+    else:
+        ids = [v for x in got for v in _ids_of(x["ids"])]
+    order = np.lexsort((rows, -lens)) if keep == "longest" else np.argsort(rows, kind="stable")
+    rank = np.empty(rows.size, np.int64)
+    rank[order] = np.arange(rows.size)
+    local = np.arange(rows.size)
+    rep = exact_groups(d, rank, local)
+    cp = np.flatnonzero(rep != local)
+    if not cp.size:
+        return 0
+    part = np.searchsorted(offsets, rows[cp], side="right") - 1
+    for q in np.unique(part).tolist():
+        sel = cp[part == q]
+        _save(
+            sfs, join(sfs, run, "copies", f"{q}-{r}.npz"), row=rows[sel], rep=rows[rep[sel]],
+            id_row=_ids_bytes([ids[i] for i in sel.tolist()]),
+            id_rep=_ids_bytes([ids[i] for i in rep[sel].tolist()]),
+        )  # fmt: skip
+    return int(cp.size)
+
+
+def _copies(sfs, run, prefix: str = "") -> dict:
+    """The exact copies found (of one partition: ``prefix`` ``"{p}-"``; of all: ``""``), sorted by
+    row: ``row``, ``rep`` (int64) and, with ``ids``, their ids."""
+    got = _pieces(sfs, run, "copies", prefix)
+    row = np.concatenate([x["row"] for x in got]) if got else np.empty(0, np.int64)
+    rep_ = np.concatenate([x["rep"] for x in got]) if got else np.empty(0, np.int64)
+    id_row = [v for x in got for v in _ids_of(x["id_row"])]
+    id_rep = [v for x in got for v in _ids_of(x["id_rep"])]
+    order = np.argsort(row, kind="stable")
+    return {
+        "row": row[order].astype(np.int64),
+        "rep": rep_[order].astype(np.int64),
+        "id_row": [id_row[i] for i in order.tolist()],
+        "id_rep": [id_rep[i] for i in order.tolist()],
     }
 
 
@@ -552,19 +636,23 @@ def _part_rows(part) -> int:
     return int(part["fps"].shape[0])
 
 
-def _calibrate_task(parts, fs, paths, args, hasher, jaccard, shingle, recall, sample, seed):
-    """k for ``jaccard``: :func:`~simhash_lab.dedup.calibrate` on the rows of all partitions, as
-    one process runs it (the same seeded sample, the same neighbours): the one decision. Holds the
-    fingerprints of every row (9 bytes a row) and reads only the sampled rows and their neighbours."""
+def _calibrate_task(parts, _token, sfs, run, fs, paths, args, st):
+    """k for ``st.jaccard``: :func:`~simhash_lab.dedup.calibrate` on the rows of all partitions, as
+    one process runs it (the same Featurizer, the same seeded sample among the same rows: those
+    with features that represent their exact group, the same neighbours): the one decision. Holds
+    the fingerprints of every row (9 bytes a row) and reads only the sampled rows and their
+    neighbours."""
     from .dedup import calibrate
 
     fps = _concat_fps([x["fps"] for x in parts])
     featureless = np.concatenate([x["featureless"] for x in parts]) if parts else np.empty(0, np.bool_)
     offsets = _offsets([x["fps"].shape[0] for x in parts])
+    search = ~featureless
+    search[_copies(sfs, run)["row"]] = False
     source = _partitions_source(fs, paths, args, offsets)
     return calibrate(
-        source, fps, jaccard, hasher=hasher, shingle=shingle, recall=recall, sample=sample, seed=seed,
-        valid=~featureless,
+        source, fps, st.jaccard, recall=st.recall, sample=st.sample, seed=st.seed, valid=search,
+        featurizer=_featurizer(st),
     )  # fmt: skip
 
 
@@ -588,13 +676,15 @@ def _masks_task(offsets, k, bits, layout, max_tables, memory_budget=None):
     return table_masks(int(k), bits, layout)
 
 
-def _map_part(part, offset, masks, n_reducers, sfs, run, p):
-    """Write this partition's ``(table, fp, id)`` rows into one piece per reducer."""
+def _map_part(part, offset, masks, n_reducers, sfs, run, p, _token=None):
+    """Write this partition's ``(table, fp, id)`` rows into one piece per reducer: its rows with
+    features that represent their exact group (the copies found are not searched)."""
     from ._storage import join
 
     fps = part["fps"]
     ids = np.arange(int(offset), int(offset) + fps.size, dtype=np.int64)
     ok = ~part["featureless"]
+    ok[_copies(sfs, run, f"{p}-")["row"] - int(offset)] = False
     fps, ids = fps[ok], ids[ok]
     tt, ff, ii, bb = [], [], [], []
     for t in range(masks.size):
@@ -638,8 +728,9 @@ def _reduce_route(r, _token, sfs, run, masks, k, offsets):
     return int(pairs.shape[0])
 
 
-def _texts_of(fs, path, column, id_column, fmt, local_rows):
-    """Texts and ids of the rows ``local_rows`` (sorted, distinct) of one partition."""
+def _texts_of(fs, path, column, id_column, fmt, local_rows, offset=0):
+    """Texts and ids of the rows ``local_rows`` (sorted, distinct) of one partition (no id
+    column: the row numbers across all partitions, as ``dedup_table`` gives them)."""
     src = _source(fs, path, column, id_column, fmt)
     want = set(local_rows.tolist())
     texts, ids = [], []
@@ -648,12 +739,12 @@ def _texts_of(fs, path, column, id_column, fmt, local_rows):
         for t, i in zip(ts, idl):
             if row in want:
                 texts.append(t)
-                ids.append(i)
+                ids.append(i if id_column is not None else row + int(offset))
             row += 1
     return texts, ids
 
 
-def _left_part(p, _token, sfs, run, fs, path, column, id_column, fmt, offset, offsets, shingle):
+def _left_part(p, _token, sfs, run, fs, path, column, id_column, fmt, offset, offsets, st):
     """Attach the shingle sets of the pairs' first rows (in this partition); route the pairs to the
     partition of their second row."""
     from ._storage import join
@@ -663,8 +754,8 @@ def _left_part(p, _token, sfs, run, fs, path, column, id_column, fmt, offset, of
         return 0
     pairs = np.concatenate([x["pairs"] for x in got])
     rows = np.unique(pairs[:, 0])
-    texts, ids = _texts_of(fs, path, column, id_column, fmt, rows - int(offset))
-    ind, dat = _shingler(shingle).sets(texts)
+    texts, ids = _texts_of(fs, path, column, id_column, fmt, rows - int(offset), offset)
+    ind, dat = _featurizer(st).sets(texts)
     lengths = np.fromiter(map(len, texts), np.int64, len(texts))
     part = np.searchsorted(offsets, pairs[:, 1], side="right") - 1
     for q in np.unique(part).tolist():
@@ -687,7 +778,7 @@ def _left_part(p, _token, sfs, run, fs, path, column, id_column, fmt, offset, of
     return int(pairs.shape[0])
 
 
-def _right_part(q, _token, sfs, run, fs, path, column, id_column, fmt, offset, shingle, threshold):
+def _right_part(q, _token, sfs, run, fs, path, column, id_column, fmt, offset, st):
     """Verify the pairs whose second row is in this partition: exact Jaccard of the two sets."""
     from ._storage import join
     from .dedup import Shingler
@@ -696,8 +787,9 @@ def _right_part(q, _token, sfs, run, fs, path, column, id_column, fmt, offset, s
     if not parts:
         return 0
     rows = np.unique(np.concatenate([x["pairs"][:, 1] for x in parts]))
-    texts, ids = _texts_of(fs, path, column, id_column, fmt, rows - int(offset))
-    ind_b, dat_b = _shingler(shingle).sets(texts)
+    texts, ids = _texts_of(fs, path, column, id_column, fmt, rows - int(offset), offset)
+    ind_b, dat_b = _featurizer(st).sets(texts)
+    threshold = st.jaccard
     len_b = np.fromiter(map(len, texts), np.int64, len(texts))
     out = {key: [] for key in ("i", "j", "d", "s", "li", "lj")}
     id_i, id_j = [], []
@@ -722,8 +814,10 @@ def _right_part(q, _token, sfs, run, fs, path, column, id_column, fmt, offset, s
 
 
 def _cluster(_token, sfs, run, keep, ofs, output, linkage="complete"):
-    """The keep/drop pass over every verified pair (on one worker): the dropped rows, and the
-    duplicates table written beside the kept rows."""
+    """The keep/drop pass over every verified pair (on one worker), then the exact copies: each
+    goes where its representative goes (dropped for it, or for what it is dropped for, at its
+    distance and similarity), as in ``dedup_table``; the dropped rows, and the duplicates table
+    written beside the kept rows. Memory in proportion to the verified pairs and the copies."""
     from ._storage import join, staged_file
     from .datasets import write_duplicates
     from .dedup import Duplicates, keep_drop
@@ -763,10 +857,48 @@ def _cluster(_token, sfs, run, keep, ofs, output, linkage="complete"):
             dropped_id=[id_of[r] for r in nodes[gone].tolist()],
             kept_id=[id_of[r] for r in nodes[rep[gone]].tolist()],
         )
+    cps = _copies(sfs, run)
+    drops = _with_copies(drops, cps, id_of)
     _save(sfs, join(sfs, run, "drops.npz"), rows=drops.dropped)
     with staged_file(ofs, join(ofs, output, "duplicates.parquet")) as local:
         write_duplicates(local, drops, format="parquet")
-    return {"dropped": len(drops), "verified": int(c["i"].size), "groups": len(set(drops.kept.tolist()))}
+    return {
+        "dropped": len(drops),
+        "verified": int(c["i"].size),
+        "groups": len(set(drops.kept.tolist())),
+        "exact": int(cps["row"].size),
+    }
+
+
+def _with_copies(drops, cps: dict, id_of: dict):
+    """``drops`` (the search's) with the exact copies ``cps`` added, sorted by dropped row: a copy
+    of a kept representative is dropped for it (distance 0, similarity 1); a copy of a dropped one
+    is dropped for the row that one is dropped for, at its distance and similarity (``dedup_table``'s
+    rule)."""
+    from .dedup import Duplicates
+
+    if not cps["row"].size:
+        return drops
+    order = np.argsort(drops.dropped, kind="stable")
+    dr, kr = drops.dropped[order], drops.kept[order]
+    pos = np.minimum(np.searchsorted(dr, cps["rep"]), max(dr.size - 1, 0))
+    hit = (dr[pos] == cps["rep"]) if dr.size else np.zeros(cps["rep"].size, np.bool_)
+    goes = np.where(hit, kr[pos] if dr.size else 0, cps["rep"])
+    dist = np.where(hit, drops.distance[order][pos] if dr.size else 0, 0).astype(np.int64)
+    sim = np.where(hit, drops.similarity[order][pos] if dr.size else 1.0, 1.0).astype(np.float64)
+    kept_id = [id_of[g] if h else r for g, h, r in zip(goes.tolist(), hit.tolist(), cps["id_rep"])]
+    rows = np.concatenate([drops.dropped, cps["row"]]).astype(np.int64)
+    srt = np.argsort(rows, kind="stable")
+    dropped_id = list(drops.dropped_id) + list(cps["id_row"])
+    kept_ids = list(drops.kept_id) + kept_id
+    return Duplicates(
+        dropped=rows[srt],
+        kept=np.concatenate([drops.kept, goes]).astype(np.int64)[srt],
+        distance=np.concatenate([drops.distance.astype(np.int64), dist])[srt],
+        similarity=np.concatenate([drops.similarity.astype(np.float64), sim])[srt],
+        dropped_id=[dropped_id[i] for i in srt.tolist()],
+        kept_id=[kept_ids[i] for i in srt.tolist()],
+    )
 
 
 def _write_part(p, _token, sfs, run, fs, path, column, id_column, fmt, offset, n_rows, ofs, output):
@@ -815,12 +947,18 @@ def dedup_dataset(
     same duplicates table).
 
     Steps (one task per partition or reducer; nothing but small counts comes back to the client):
-    fingerprint each partition; calibrate k (one task: ``dedup_table``'s calibration on the rows of
-    every partition, the same seeded sample); Manku's map/reduce for the candidate pairs within
-    ``k``; route each pair to its first row's partition, which attaches that row's shingle set, then
-    to its second row's, which verifies the pair by exact Jaccard; the keep/drop pass over the
-    verified pairs (one task: memory in proportion to verified pairs, not rows); each partition
-    writes its kept rows to ``output/part-NNNNN.parquet``, and the duplicates table goes to
+    normalise and fingerprint each partition (``dedup_table``'s
+    :class:`~simhash_lab.shingles.Featurizer`: under ``features="auto"`` text in a script without
+    word spaces is shingled by characters); the exact groups (each partition's 128-bit digests of
+    its normalised texts shuffled by their value, so that every copy of a text meets in one
+    reducer, which picks the representative ``dedup_table`` picks: the first in its visiting
+    order); calibrate k (one task: ``dedup_table``'s calibration on the rows of every partition,
+    the same seeded sample among the same representatives); Manku's map/reduce for the candidate
+    pairs of representatives within ``k``; route each pair to its first row's partition, which
+    attaches that row's shingle set, then to its second row's, which verifies the pair by exact
+    Jaccard; the keep/drop pass over the verified pairs, then each exact copy goes where its
+    representative goes (one task: memory in proportion to verified pairs and copies, not rows);
+    each partition writes its kept rows to ``output/part-NNNNN.parquet``, and the duplicates table goes to
     ``output/duplicates.parquet``. The shuffles go through ``scratch`` (default
     ``output/_shuffle``), which every worker must reach; this run's folder in it is removed at the end.
 
@@ -830,9 +968,11 @@ def dedup_dataset(
         The options every dedup entry point takes (:class:`~simhash_lab.settings.DedupSettings`;
         its fields may also be given as keywords: ``jaccard=0.7``): ``jaccard``, ``k``,
         ``recall``, ``sample``, ``seed``, ``hasher``, ``shingle``, ``keep``, ``linkage``,
-        ``max_tables`` (default here 64: each table is 20 bytes a row in the shuffle) and
-        ``memory_budget`` are used; ``unverified``, ``candidates="bands"`` and character or jieba
-        ``features`` (``lang``) are refused (on Dask every pair within k is verified on word shingles).
+        ``max_tables`` (default here 64: each table is 20 bytes a row in the shuffle),
+        ``memory_budget``, ``features``, ``lang``, ``char_ngram``, ``normalize`` and ``exact`` are
+        used as ``dedup_table`` uses them; ``unverified`` is refused (every pair is verified), so
+        is ``candidates="bands"`` (the candidates are every pair within k), and ``progress`` is
+        not used (Dask's dashboard shows the tasks).
     partitions : str or sequence of str
         Parquet or JSONL files, as paths or fsspec URLs (``s3://bucket/in/*.parquet``); a glob or a
         folder (its ``.parquet``, ``.pq``, ``.jsonl`` and ``.ndjson`` files, sorted by name). Rows
@@ -859,7 +999,8 @@ def dedup_dataset(
     -------
     dict
         ``rows``, ``dropped``, ``verified`` (pairs), ``groups``, ``kept`` (rows written), ``k``,
-        and ``calibration`` (its summary line; None when ``k`` was given).
+        ``exact`` (rows dropped as exact copies), ``by_chars`` (rows shingled by characters) and
+        ``calibration`` (its summary line; None when ``k`` was given).
     """
     import uuid
 
@@ -868,11 +1009,10 @@ def dedup_dataset(
     from . import _storage
 
     st = _settings(settings, options)
-    hasher, jaccard, shingle, k = st.hasher, st.jaccard, st.shingle, st.k
-    recall, sample, seed, keep, linkage = st.recall, st.sample, st.seed, st.keep, st.linkage
+    bits, k, keep, linkage = _featurizer(st).bits, st.k, st.keep, st.linkage
     max_tables = 64 if st.max_tables is None else st.max_tables
     if not (isinstance(layout, str) and layout == "auto"):
-        table_masks(k or 3, hasher.bits, layout)  # check it now, on the client
+        table_masks(k or 3, bits, layout)  # check it now, on the client
     fs, paths = _storage.expand_partitions(partitions, storage_options)
     ofs, out_path = _storage.filesystem(output, storage_options, "output")
     if scratch is None:
@@ -882,33 +1022,36 @@ def dedup_dataset(
     run = _storage.join(sfs, scratch_path, f"run-{uuid.uuid4().hex[:12]}")
     _check_overlap(fs, paths, ofs, out_path)
     ofs.makedirs(out_path, exist_ok=True)
-    for sub in ("map", "left", "right", "verified"):
+    for sub in ("exact", "copies", "map", "left", "right", "verified"):
         sfs.makedirs(_storage.join(sfs, run, sub), exist_ok=True)
-    fused = _shingler(shingle).fuses(hasher)
     R = check_int("n_reducers", n_reducers or len(paths), 1, 1 << 20)
     args = (column, id_column, format)
 
-    parts = [delayed(_fp_part)(fs, p, *args, hasher, shingle, fused) for p in paths]
+    parts = [delayed(_fp_part)(i, fs, p, *args, st, sfs, run, R) for i, p in enumerate(paths)]
     sizes = [delayed(_part_rows)(x) for x in parts]
     offsets = delayed(_offsets)(sizes)
+    t0 = delayed(_barrier)(*sizes)
+    exact = [delayed(_exact_reduce)(r, t0, sfs, run, offsets, keep, id_column) for r in range(R)]
+    te = delayed(_barrier)(*exact)
     cal = None
     if k is None:
-        cal = delayed(_calibrate_task)(parts, fs, paths, args, hasher, jaccard, shingle, recall, sample, seed)
+        cal = delayed(_calibrate_task)(parts, te, sfs, run, fs, paths, args, st)
         k = delayed(_k_of)(cal)
-    masks = delayed(_masks_task)(offsets, k, hasher.bits, layout, max_tables, st.memory_budget)
+    masks = delayed(_masks_task)(offsets, k, bits, layout, max_tables, st.memory_budget)
     maps = [
-        delayed(_map_part)(x, delayed(_take)(offsets, i), masks, R, sfs, run, i) for i, x in enumerate(parts)
+        delayed(_map_part)(x, delayed(_take)(offsets, i), masks, R, sfs, run, i, te)
+        for i, x in enumerate(parts)
     ]
     t1 = delayed(_barrier)(*maps)
     routed = [delayed(_reduce_route)(r, t1, sfs, run, masks, k, offsets) for r in range(R)]
     t2 = delayed(_barrier)(*routed)
     lefts = [
-        delayed(_left_part)(i, t2, sfs, run, fs, p, *args, delayed(_take)(offsets, i), offsets, shingle)
+        delayed(_left_part)(i, t2, sfs, run, fs, p, *args, delayed(_take)(offsets, i), offsets, st)
         for i, p in enumerate(paths)
     ]
     t3 = delayed(_barrier)(*lefts)
     rights = [
-        delayed(_right_part)(i, t3, sfs, run, fs, p, *args, delayed(_take)(offsets, i), shingle, jaccard)
+        delayed(_right_part)(i, t3, sfs, run, fs, p, *args, delayed(_take)(offsets, i), st)
         for i, p in enumerate(paths)
     ]
     t4 = delayed(_barrier)(*rights)
@@ -919,7 +1062,8 @@ def dedup_dataset(
         )
         for i, p in enumerate(paths)
     ]
-    result = delayed(_finish)(summary, delayed(_barrier)(*writes), offsets, k, cal)
+    chars = delayed(sum)([delayed(_chars_of)(x) for x in parts])
+    result = delayed(_finish)(summary, delayed(_barrier)(*writes), offsets, k, cal, chars)
     if not compute:
         return result
     try:
@@ -948,11 +1092,11 @@ def _check_overlap(fs, paths, ofs, out_path) -> None:
 
 
 def _settings(settings, options: dict):
-    """The run's :class:`~simhash_lab.settings.DedupSettings`, the hasher resolved; what Dask does
-    not run is refused here, naming the field."""
+    """The run's :class:`~simhash_lab.settings.DedupSettings`, as ``dedup_table`` takes them (its
+    :class:`~simhash_lab.shingles.Featurizer` is made from them in each task); what Dask does not
+    run is refused here, naming the field."""
     import dataclasses
 
-    from .dedup import recommended_hasher
     from .index.design import _check_k
     from .settings import DedupSettings
 
@@ -964,24 +1108,18 @@ def _settings(settings, options: dict):
             f"candidates={st.candidates!r}: on Dask the candidates are every pair within k "
             "(candidates='index')"
         )
-    if st.lang is not None or st.features not in ("auto", "words"):
-        raise ValueError(
-            f"features {st.features!r}, lang {st.lang!r}: on Dask the shingles are words (features='words')"
-        )
-    hasher = st.hasher
-    if hasher is None:
-        hasher = recommended_hasher(st.shingle)
-    elif isinstance(hasher, str):
-        from .presets import ALL
-
-        hasher = ALL[hasher]
-    k = None if st.k is None else _check_k(st.k, hasher.bits)
-    return dataclasses.replace(st, hasher=hasher, k=k)
+    k = None if st.k is None else _check_k(st.k, _featurizer(st).bits)
+    return dataclasses.replace(st, k=k)
 
 
-def _finish(summary, kept, offsets, k, cal):
+def _chars_of(part) -> int:
+    return int(part["chars"])
+
+
+def _finish(summary, kept, offsets, k, cal, chars=0):
     return {
         **summary,
+        "by_chars": int(chars),
         "rows": int(offsets[-1]),
         "kept": int(kept),
         "k": int(k),

@@ -88,6 +88,24 @@
 # `simhash-lab grade`, in a sandbox).
 
 # %% [markdown]
+# **Teaching a class.** Five commands: release, hand out, collect, grade, return.
+#
+# ```bash
+# simhash-lab assign exercises/ --roster roster.csv --out release/ --ci github   # 1. one variant per student
+# #   2. hand out release/students/<id>/;  3. collect them as submissions/<id>/NN_name.ipynb
+# simhash-lab grade submissions/ --assignment release/assignment.json \
+#     --csv grades.csv --feedback feedback/                                        # 4. gradebook and feedback
+# #   5. return feedback/<id>/ to each student
+# ```
+#
+# Every student's notebook shows their own data (a variant derived from a secret kept in
+# `release/secret.key` and the student's id), so a classmate's hand-computed answers are wrong there.
+# The sandbox keeps a submission from the teacher's files, the network and other processes, and
+# bounds its time and memory; the grade is decided outside it, on inputs drawn at grading time. It
+# cannot tell who wrote the code, nor stop a pasted classmate's *code* (right on every variant): the
+# README's "For teachers" section has the details.
+
+# %% [markdown]
 # ## The whole pipeline on one page
 #
 # This is the session's architecture diagram (translated). Each box is a notebook's topic: tokens and

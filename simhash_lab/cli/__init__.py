@@ -2,7 +2,8 @@
 
 simhash-lab fingerprint FILE... [--bits N] [--preset NAME] [--max-bytes N]
 simhash-lab check NOTEBOOK...
-simhash-lab grade NOTEBOOK...
+simhash-lab grade NOTEBOOK... [--assignment FILE --csv FILE --feedback DIR]
+simhash-lab assign EXERCISES --roster CSV --out DIR [--ci github|gitlab]
 simhash-lab dedup PATH... [-k K] [--json]
 simhash-lab warmup
 
@@ -19,6 +20,7 @@ import sys
 from collections.abc import Sequence
 
 from ._output import OutputError, err, flush
+from .assign import add_assign_parser
 from .check import add_check_parser
 from .dedup import add_dedup_parser
 from .fingerprint import add_fingerprint_parser
@@ -33,6 +35,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_fingerprint_parser(sub)
     add_check_parser(sub)
     add_grade_parser(sub)
+    add_assign_parser(sub)
     add_dedup_parser(sub)
     add_warmup_parser(sub)
 

@@ -58,6 +58,7 @@ def _check_command(args: argparse.Namespace) -> int:
             unsafe=True,
             problem=item.problem,
             note=item.note,
+            shown="own",  # a notebook released to a student (simhash-lab assign): on their data
         )
         for item in collect(args.notebooks)
     ]

@@ -3,7 +3,9 @@ extra). Only argparse here: the grader loads when the command runs.
 
 Exit status: 0 when every notebook passed, 1 when one failed or could not be graded, 2 when nothing
 was graded (no notebook found, no sandbox, a bad option, a ``--json`` that cannot be written: checked
-before any notebook runs) or the ``--json`` file could not be written.
+before any notebook runs) or the ``--json`` file could not be written. With ``--assignment`` (a
+class, :mod:`simhash_lab.grading.classroom`): 0 only when every student handed in every exercise and
+each passed unflagged.
 """
 
 from __future__ import annotations
@@ -56,10 +58,46 @@ def _grade_command(args: argparse.Namespace) -> int:
             "pip install 'simhash-lab[grading]'"
         )
         return 2
+    if (args.csv or args.feedback) and not args.assignment:
+        err("simhash-lab grade: --csv and --feedback need --assignment (the release's assignment.json)")
+        return 2
+    if args.assignment and args.own_variant:
+        err("simhash-lab grade: --own-variant and --assignment cannot be used together")
+        return 2
+    assignment = shown = None
+    if args.assignment:
+        from ..grading import classroom
+
+        if len(args.notebooks) != 1 or not os.path.isdir(args.notebooks[0]):
+            err(
+                "simhash-lab grade: with --assignment, give one folder of submissions "
+                "(SUBMISSIONS/<id>/*.ipynb)"
+            )
+            return 2
+        try:
+            assignment = classroom.read_assignment(args.assignment)
+        except classroom.AssignError as e:
+            err(f"simhash-lab grade: {e}")
+            return 2
+        root = args.notebooks[0]
+
+        def shown(path: str) -> dict | None:
+            sid = classroom.student_of(root, path)
+            return (assignment["students"].get(sid) or {}).get("variants") if sid else None
+
+    elif args.own_variant:
+        shown = "own"
     try:  # before any work: a --json that cannot be written must not lose a class's grades
-        check_outputs(args.json, what="--json", inputs=args.notebooks)
+        check_outputs(args.json, args.csv, what=("--json", "--csv"), inputs=args.notebooks)
+        if args.feedback:
+            os.makedirs(args.feedback, exist_ok=True)
+            if not os.access(args.feedback, os.W_OK | os.X_OK):
+                raise OutputError(f"--feedback: cannot write in {args.feedback}")
     except OutputError as e:
         err(f"simhash-lab grade: {e}")
+        return 2
+    except OSError as e:
+        err(f"simhash-lab grade: --feedback: {e}")
         return 2
     try:
         results = grade(
@@ -70,6 +108,7 @@ def _grade_command(args: argparse.Namespace) -> int:
             jobs=args.jobs,
             exercise=args.exercise,
             unsafe=args.unsafe_no_sandbox,
+            shown=shown,
         )
     except ValueError as e:  # an unknown --exercise
         err(f"simhash-lab grade: --{e}")
@@ -80,10 +119,22 @@ def _grade_command(args: argparse.Namespace) -> int:
             "--unsafe-no-sandbox runs it anyway, with your rights"
         )
         return 2
-    if not results:
+    if not results and assignment is None:
         err("simhash-lab grade: no notebooks found")
         return 2
-    out((format_detail(results[0]) if len(results) == 1 else format_table(results)) + "\n")
+    if assignment is not None:
+        rows = classroom.class_results(args.notebooks[0], results, assignment)
+        out(classroom.format_class_table(rows) + "\n")
+        try:
+            if args.csv:
+                classroom.write_gradebook(args.csv, *classroom.gradebook_rows(rows, assignment))
+            if args.feedback:
+                classroom.write_feedback(args.feedback, rows, list(assignment["students"]))
+        except OutputError as e:
+            err(f"simhash-lab grade: {e}")
+            return 2
+    else:
+        out((format_detail(results[0]) if len(results) == 1 else format_table(results)) + "\n")
     if args.verbose:
         for r in results:
             out(f"\n===== sandbox log: {_files.show_name(r.path)} =====\n{safe_log(r.log)}\n")
@@ -93,6 +144,8 @@ def _grade_command(args: argparse.Namespace) -> int:
         except OutputError as e:  # a full disk, an I/O error: nothing half-written is left
             err(f"simhash-lab grade: --json: {e}")
             return 2
+    if assignment is not None:
+        return 0 if all(r is not None and r.passed and not r.flag for _, r, _e in rows) else 1
     return 0 if all(r.passed for r in results) else 1
 
 
@@ -142,6 +195,28 @@ def add_grade_parser(subparsers) -> argparse.ArgumentParser:
         metavar="FILE",
         help="also write the results as JSON (UTF-8; a file is replaced atomically, a device or pipe "
         "written in place)",
+    )
+    p.add_argument(
+        "--assignment",
+        metavar="FILE",
+        help="a class: the release's assignment.json (from simhash-lab assign); NOTEBOOK is then one "
+        "folder with a subfolder per student id, each notebook graded on that student's variant",
+    )
+    p.add_argument(
+        "--csv",
+        metavar="FILE",
+        help="with --assignment: write the gradebook (a row per student and exercise)",
+    )
+    p.add_argument(
+        "--feedback",
+        metavar="DIR",
+        help="with --assignment: write DIR/<id>/NN_name.md per student and exercise (no hidden values)",
+    )
+    p.add_argument(
+        "--own-variant",
+        action="store_true",
+        help="judge the answers worked out by hand on the variant each notebook names (a student's own "
+        "CI: feedback, not a grade)",
     )
     p.add_argument("--verbose", "-v", action="store_true", help="print each notebook's sandbox log")
     p.add_argument(

@@ -11,6 +11,8 @@
   inside), :mod:`~simhash_lab.grading._wire` (the data that crosses), :mod:`~simhash_lab.grading._static`
   (the allow-lists of method checks), :mod:`~simhash_lab.grading._report` (table, detail, JSON).
 * :mod:`simhash_lab.grading.data`: the exercises' data, and the variants grading draws.
+* :mod:`simhash_lab.grading.classroom`: ``simhash-lab assign`` (a variant per student) and
+  ``simhash-lab grade --assignment`` (each student's folder on its variant, a gradebook, feedback).
 
 Importing this package is cheap and does not load Numba (the notebooks' check cells import it;
 ``tests/lib/test_package.py`` checks it); the grader loads on first use.

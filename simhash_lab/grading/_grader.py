@@ -89,9 +89,10 @@ class _Plan:
     cases: dict[str, list[dict]]  # answer key -> hidden cases (functions)
     method_cases: dict[str, list[dict]]  # answer key -> hidden measured cases (methods)
     python: dict[str, str | None] = dataclasses.field(default_factory=dict)  # answer key -> plain Python
+    shown: int | None = None  # the variant the notebook shows (a student's, ``simhash-lab assign``)
 
 
-def _plan(exercise: Any, nb: Any, roles: list[dict], rng: random.Random) -> _Plan:
+def _plan(exercise: Any, nb: Any, roles: list[dict], rng: random.Random, shown: int | None = None) -> _Plan:
     from .checks._core import Functions
 
     cells = []
@@ -99,14 +100,14 @@ def _plan(exercise: Any, nb: Any, roles: list[dict], rng: random.Random) -> _Pla
     for cell, role in zip(code, roles):
         if role["role"] != "check":
             cells.append({"role": role["role"], "key": role["answer"], "source": _source(cell)})
-    variant = exercise.grading_variant(rng)
+    variant = exercise.grading_variant(rng, visible=shown)
     cases, method_cases = {}, {}
     for a in exercise.answers:
         if isinstance(a, Functions):
             cases[a.key] = a.cases(rng)
             if a.method is not None:
                 method_cases[a.key] = a.method.cases(rng)
-    return _Plan(exercise, cells, variant, cases, method_cases)
+    return _Plan(exercise, cells, variant, cases, method_cases, shown=shown)
 
 
 def _stub_of(pristine_nb: dict, key: str) -> str:
@@ -345,6 +346,7 @@ def _judge(plan: _Plan, outcome: _Outcome, method_runs: dict) -> list[CheckResul
 
     results = []
     for a in plan.exercise.answers:
+        credit = 0.0
         if a.key in outcome.stopped:
             v = Verdict(a.key, False, f"answer `{a.key}` {outcome.stopped[a.key]}")
         elif isinstance(a, Functions) and a.method is not None:
@@ -375,12 +377,40 @@ def _judge(plan: _Plan, outcome: _Outcome, method_runs: dict) -> list[CheckResul
             if not isinstance(values, dict):
                 v = Verdict(a.key, False, f"answer `{a.key}` was not run (the notebook stopped before it)")
             else:
-                v = a.verdict(values, plan.variant)
+                # an answer worked out by hand is judged on the data the notebook shows; the others
+                # on the hidden variant the notebook ran on
+                variant = plan.shown if getattr(a, "hand", None) is not None else plan.variant
+                v = a.verdict(values, variant)
                 err = outcome.errors.get(a.key)
                 if not v.passed and isinstance(err, dict) and "not defined" in v.hint:
                     v = Verdict(a.key, False, _cell_error_hint(a.key, err))
-        results.append(CheckResult(a.key, v.passed, "" if v.passed else _wire.clip(v.summary(), 400)))
+                elif not v.passed:
+                    credit = a.part_credit(values, variant)
+        results.append(
+            CheckResult(
+                a.key,
+                v.passed,
+                "" if v.passed else _wire.clip(v.summary(), 400),
+                credit=credit,
+                feedback="" if v.passed else _public_hint(a, v),
+            )
+        )
     return results
+
+
+_CALL = re.compile(r"\b([A-Za-z_]\w*)\((?:[^()]|\([^()]*\))*\)")
+_LONG_NUMBER = re.compile(r"-?\b(?:0[xXbBoO][0-9a-fA-F_]+|\d[\d_.eE+-]{3,})\b")
+
+
+def _public_hint(answer: Any, v: Any) -> str:
+    """``v``'s hint for a student's feedback: never the expected or returned values, and, unless the
+    answer is judged on data the notebook shows, no call's arguments or long number (a hidden input,
+    or a value computed from one)."""
+    hint = str(v.hint)
+    if getattr(answer, "hand", None) is None:
+        hint = _CALL.sub(lambda m: f"{m.group(1)}(...)", hint)
+        hint = _LONG_NUMBER.sub("N", hint)
+    return _wire.clip(hint, 400)
 
 
 def _cell_error_hint(key: str, err: dict) -> str:
@@ -403,12 +433,16 @@ def grade_one(
     seed: int | None = None,
     problem: str | None = None,
     note: str | None = None,
+    shown: dict[str, int] | str | None = None,
 ) -> GradeResult:
     """Grade one notebook file (see the module docstring); never raises for a bad file.
 
     ``seed`` fixes the hidden variant and cases (tests only; by default they are drawn from the
     system's randomness); ``problem`` is the reason :func:`collect` found the file unreadable,
-    ``note`` what it found worth telling (a link).
+    ``note`` what it found worth telling (a link). ``shown`` maps exercises to the variant the
+    student was given (``simhash-lab assign``): the answers worked out by hand are judged on it,
+    whatever variant the notebook's own metadata names (a different one is noted and flagged);
+    ``"own"``: on the variant the notebook's metadata names (a student's own CI: feedback only).
     """
     from .checks import EXERCISES
 
@@ -442,12 +476,25 @@ def grade_one(
             f"unknown file name); known: {', '.join(sorted(pristine))}"
         )
     ex = EXERCISES[res.exercise]
+    shown_variant = None
+    if shown == "own":  # a student's own check (their CI): the variant their notebook names
+        said = _meta(nb).get("variant")
+        shown_variant = said if type(said) is int else None
+    elif shown is not None:
+        shown_variant = shown.get(res.exercise)
+        said = _meta(nb).get("variant")
+        if said != shown_variant:
+            res.flag = "variant mismatch"
+            res.notes.append(
+                "its notebook is not the one released to this student (its variant "
+                f"{said if type(said) is int else 'is missing'}); graded on this student's"
+            )
     rng = random.Random(seed) if seed is not None else random.SystemRandom()
     try:
         assembled, roles, found = assemble(pristine[res.exercise], nb)
     except Exception as e:  # a pristine copy the grader cannot use: not the student's fault
         return done(f"the pristine copy of {res.exercise} is broken ({type(e).__name__}: {e})")
-    plan = _plan(ex, assembled, roles, rng)
+    plan = _plan(ex, assembled, roles, rng, shown_variant)
     t_end = t0 + limits.timeout
     _to_python(plan, limits, t_end)
     outcome = _run_notebook(plan, pristine[res.exercise], limits, unsafe, slot, t_end)
@@ -484,6 +531,7 @@ def grade(
     pristine_dir: str | os.PathLike | None = None,
     unsafe: bool = False,
     seed: int | None = None,
+    shown: Any = None,
 ) -> list[GradeResult]:
     """Grade notebooks: one :class:`GradeResult` per path :func:`collect` finds, in its order.
 
@@ -504,6 +552,9 @@ def grade(
         Run the notebooks without the sandbox (``--unsafe-no-sandbox``).
     seed : int, optional
         Fix the hidden variants and cases (tests); by default each notebook gets fresh ones.
+    shown : callable, optional
+        ``shown(path)``: the variants, by exercise, released to the student whose file it is (see
+        :mod:`simhash_lab.grading.classroom`), or None; ``"own"``: each notebook's own.
 
     Raises
     ------
@@ -548,6 +599,7 @@ def grade(
                 seed=s,
                 problem=item.problem,
                 note=item.note,
+                shown=shown if shown is None or shown == "own" else shown(item.path),
             )
         except Exception as e:  # a bug of the grader's must not lose the other rows
             r = GradeResult(item.path, None, "not gradable")

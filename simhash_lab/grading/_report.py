@@ -37,6 +37,12 @@ class CheckResult:
     name: str
     passed: bool
     hint: str = ""
+    credit: float = 0.0  # the share of the answer's points earned (1 when passed; parts right otherwise)
+    feedback: str = ""  # the hint for a student's feedback file: no hidden input or value in it
+
+    def __post_init__(self) -> None:
+        if self.passed:
+            self.credit = 1.0
 
 
 @dataclasses.dataclass
@@ -55,6 +61,7 @@ class GradeResult:
     seconds: float = 0.0
     log: str = ""  # the sandbox's stderr: the notebook's own output and tracebacks, for a teacher
     notes: list[str] = dataclasses.field(default_factory=list)
+    flag: str = ""  # a classroom's warning: "variant mismatch" (not the notebook released to this student)
 
     @property
     def passed(self) -> bool:
@@ -72,7 +79,11 @@ class GradeResult:
             "status": self.status,
             "passed": self.passed,
             "checks_passed": self.checks_passed,
-            "checks": [{"name": c.name, "passed": c.passed, "hint": _utf8(c.hint)} for c in self.checks],
+            "checks": [
+                {"name": c.name, "passed": c.passed, "credit": round(c.credit, 3), "hint": _utf8(c.hint)}
+                for c in self.checks
+            ],
+            "flag": self.flag,
             "first_hint": _utf8(self.first_hint),
             "notes": [_utf8(n) for n in self.notes],
             "seconds": round(self.seconds, 3),

@@ -15,6 +15,10 @@ grading time, each judged against the same variant in the grader's own process, 
 from a ❌ of the visible data is wrong in the notebook and in the grade. (:func:`use_variant` sets
 the default variant of a whole process, for a notebook that should run on other data.)
 
+The data of the answers worked out by hand (:func:`rust_safe_fast_hashes`, :func:`six_accumulators`,
+:func:`hamming_pairs`) has variants too: ``simhash-lab assign`` gives each student one, which their
+notebook shows and calls :func:`use_variant` with, and those answers are judged on it.
+
 >>> avalanche_pairs()[0] == avalanche_pairs(variant=None)[0] != avalanche_pairs(variant=7)[0]
 True
 """
@@ -31,6 +35,9 @@ __all__ = [
     "current_variant",
     "RUST_SAFE_FAST_HASHES",
     "SIX_ACCUMULATORS",
+    "rust_safe_fast_hashes",
+    "six_accumulators",
+    "hamming_pairs",
     "avalanche_pairs",
     "hyperplane_pair",
     "block_fingerprints",
@@ -68,6 +75,52 @@ RUST_SAFE_FAST_HASHES = {"rust": 0b0011, "safe": 0b0101, "fast": 0b0111}
 
 #: The Chinese source's six accumulators (source 004): [13, 108, -22, -5, -32, 55] -> 110001.
 SIX_ACCUMULATORS = (13, 108, -22, -5, -32, 55)
+
+
+# -- the data of the answers worked out by hand (a student's variant: ``simhash-lab assign``) --------
+
+
+def rust_safe_fast_hashes(variant: int | None = None) -> dict[str, int]:
+    """The 4-bit hashes of "rust safe fast" (exercise 02): the session's (:data:`RUST_SAFE_FAST_HASHES`),
+    or a variant's: three different 4-bit hashes, none 0."""
+    variant = _pick(variant)
+    if variant is None:
+        return dict(RUST_SAFE_FAST_HASHES)
+    hashes = _rng(variant, 0, "rust_safe_fast").sample(range(1, 16), 3)
+    return dict(zip(RUST_SAFE_FAST_HASHES, hashes))
+
+
+def six_accumulators(variant: int | None = None) -> tuple[int, ...]:
+    """Six accumulators of a 6-bit Simhash (exercise 02): source 004's (:data:`SIX_ACCUMULATORS`), or
+    a variant's: none 0, their signs no palindrome (so both bit orders give different answers)."""
+    variant = _pick(variant)
+    if variant is None:
+        return SIX_ACCUMULATORS
+    rng = _rng(variant, 0, "six")
+    while True:
+        v = tuple(rng.choice((-1, 1)) * rng.randint(1, 120) for _ in range(6))
+        signs = [x > 0 for x in v]
+        if signs != signs[::-1]:
+            return v
+
+
+def hamming_pairs(variant: int | None = None) -> tuple[tuple[int, int], tuple[int, int]]:
+    """``((A, B), (C, D))``: the pairs of exercise 03 worked out by hand, A and B of 6 bits, C and D
+    of 7 (written with all their digits): the sources' ``100111``/``101010`` and
+    ``1011101``/``1001001``, or a variant's (each pair 2 to 5 bits apart)."""
+    variant = _pick(variant)
+    if variant is None:
+        return (0b100111, 0b101010), (0b1011101, 0b1001001)
+    rng = _rng(variant, 0, "hamming")
+    out = []
+    for n in (6, 7):
+        while True:
+            a, b = rng.getrandbits(n) | 1 << (n - 1), rng.getrandbits(n) | 1 << (n - 1)
+            if 2 <= bin(a ^ b).count("1") <= 5:
+                out.append((a, b))
+                break
+    return out[0], out[1]
+
 
 _SENTENCES = (
     "simhash finds near duplicates in a sea of web pages",

@@ -151,3 +151,47 @@ def test_run_all_on_an_untouched_exercise_shows_a_cross_per_check(
     assert result.checks, "no check cell found"
     for i, text in result.checks.items():
         assert text.startswith("❌") and "hint:" in text and "Traceback" not in text, (i, text)
+
+
+def test_presentation_mode_shows_the_animations_for_a_class(bc, lab, browser, out_dir):
+    """The classroom view the README documents: JupyterLab's Simple Interface (one notebook, no
+    tabs), the left sidebar closed and Presentation Mode (View > Appearance) on notebook 02; its first
+    stored animation (an animated picture) still shows, loaded, nearly as wide as before
+    (Presentation Mode enlarges the text, not the images)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script(path=str(bc.JS_FILE))
+    page = context.new_page()
+    start = "notebooks/02_simhash_voting.ipynb"
+    current = (
+        "() => { const w = window.jupyterapp.shell.currentWidget; return w && w.context && w.context.path; }"
+    )
+    try:
+        page.goto(f"{lab.url}/lab/tree/{start}?reset&token={lab.token}", timeout=120_000)
+        page.wait_for_function(f"() => ({current})() === {start!r}", timeout=120_000)
+        # the first stored animation: an animated PNG in an HTML output (it plays as the page opens)
+        image = page.locator(
+            ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-RenderedHTML.jp-OutputArea-output img"
+        ).first
+        image.scroll_into_view_if_needed(timeout=60_000)
+        before = image.bounding_box()
+        commands = (
+            "application:toggle-mode",
+            "application:toggle-left-area",
+            "application:toggle-presentation-mode",
+        )
+        for command in commands:
+            page.evaluate(f"() => window.jupyterapp.commands.execute({command!r})")
+        shell = "window.jupyterapp.shell"
+        page.wait_for_function(
+            f"() => {shell}.presentationMode && {shell}.mode === 'single-document' && {shell}.leftCollapsed",
+            timeout=30_000,
+        )
+        image.scroll_into_view_if_needed(timeout=60_000)
+        page.wait_for_timeout(1000)
+        after = image.bounding_box()
+        page.screenshot(path=str(out_dir / "presentation-mode-02.png"))
+        loaded = image.evaluate("i => i.complete && i.naturalWidth > 0")
+        assert image.is_visible() and loaded and before and after, (before, after)
+        assert after["width"] > 0.8 * before["width"], (before, after)
+    finally:
+        context.close()

@@ -121,8 +121,27 @@ class Answer:
 
     kind = "answer"
 
-    def __init__(self, key: str, title: str, passed: str, names: Sequence[str]) -> None:
-        self.key, self.title, self.passed, self.names = key, title, passed, tuple(names)
+    def __init__(
+        self,
+        key: str,
+        title: str,
+        passed: str | Callable[[Any], str],
+        names: Sequence[str],
+        points: float = 1,
+    ) -> None:
+        self.key, self.title, self._passed, self.names = key, title, passed, tuple(names)
+        if not (isinstance(points, (int, float)) and points > 0):
+            raise ValueError(f"{key}: points must be a positive number, got {points!r}")
+        self.points = points  # what the answer is worth in a gradebook (``simhash-lab grade --csv``)
+
+    @property
+    def passed(self) -> str:
+        """The pass message; one that names the data is written for the process's variant."""
+        if callable(self._passed):
+            from .. import data
+
+            return self._passed(data.current_variant())
+        return self._passed
 
     def pass_line(self) -> str:
         """The exact stdout of a passing check cell."""
@@ -204,6 +223,14 @@ class Values(Answer):
     reference : callable, optional
         ``reference(variant)``: the expected values (for ``data`` answers), so the grader picks a
         variant whose answer differs from the visible one.
+    hand : callable, optional
+        An answer worked out by hand from data the notebook *shows* (a student's variant, see
+        ``simhash-lab assign``): ``hand(variant)`` gives the expected values by name. Its ``judge``
+        gets the shown variant (None in a kernel: the process's, set by ``data.use_variant``), never
+        the hidden one; a gradebook gives partial credit per name; the teacher's solved copy
+        writes these values.
+    points : number
+        What the answer is worth in a gradebook (default 1).
     """
 
     kind = "values"
@@ -218,10 +245,25 @@ class Values(Answer):
         *,
         data: bool = False,
         reference: Callable[[Any], Any] | None = None,
+        hand: Callable[[Any], dict] | None = None,
         kinds: str = "an int, a float, a str, a bool, or a list of them",
+        points: float = 1,
     ) -> None:
-        super().__init__(key, title, passed, names)
+        super().__init__(key, title, passed, names, points)
         self.judge, self.data, self.reference, self.kinds = judge, data, reference, kinds
+        self.hand = hand
+
+    def part_credit(self, exported: dict, variant: Any) -> float:
+        """The share of a hand answer's names that are right (each judged with the others set to
+        their expected values); 0 for any other answer."""
+        if self.hand is None or len(self.names) < 2:
+            return 0.0
+        expected = {n: {"ok": json.loads(json.dumps(_wire.plain(v)))} for n, v in self.hand(variant).items()}
+        right = 0
+        for name in self.names:
+            one = {**expected, name: exported.get(name) if isinstance(exported, dict) else None}
+            right += self.verdict(one, variant).passed
+        return right / len(self.names)
 
     def feedback(self, *values: Any) -> Verdict:
         exported = {}
@@ -315,8 +357,9 @@ class Functions(Answer):
         judge: Callable[[dict, list[dict]], None],
         *,
         method: Method | None = None,
+        points: float = 1,
     ) -> None:
-        super().__init__(key, title, passed, names)
+        super().__init__(key, title, passed, names, points)
         self.cases, self.judge, self.method = cases, judge, method
 
     def feedback(self, *fns: Any) -> Verdict:
@@ -419,13 +462,13 @@ class Exercise:
     def answer(self, key: str) -> Answer | None:
         return next((a for a in self.answers if a.key == key), None)
 
-    def grading_variant(self, rng: random.Random, tries: int = 50) -> int | None:
-        """A data variant on which every ``data`` answer differs from the notebook's own data (None
-        when no answer depends on the data)."""
+    def grading_variant(self, rng: random.Random, tries: int = 50, visible: int | None = None) -> int | None:
+        """A data variant on which every ``data`` answer differs from the notebook's own data (the
+        ``visible`` variant: None, or a student's); None when no answer depends on the data."""
         data = [a for a in self.answers if isinstance(a, Values) and a.data]
         if not data:
             return None
-        visible = [a.reference(None) if a.reference else None for a in data]
+        visible = [a.reference(visible) if a.reference else None for a in data]
         for _ in range(tries):
             seed = rng.getrandbits(62) + 1
             if all(a.reference is None or not _same(a.reference(seed), v) for a, v in zip(data, visible)):

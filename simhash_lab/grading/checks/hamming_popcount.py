@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import random
 
+from .. import data
 from .._static import AllowList
 from ._core import (
     Exercise,
@@ -39,31 +40,38 @@ from ._core import (
 
 __all__ = ["EXERCISE", "hamming_by_hand", "xor_AB", "popcount_kernighan", "is_near"]
 
-_A, _B = 0b100111, 0b101010
-_C, _D = 0b1011101, 0b1001001
+#: The pairs of part 1 on the notebook's own data (a student's variant has others:
+#: :func:`simhash_lab.grading.data.hamming_pairs`; the judges of part 1 read them from there).
+(_A, _B), (_C, _D) = data.hamming_pairs(None)
 
 
 def _popcount(x: int) -> int:
     return bin(x).count("1")
 
 
+def _by_hand(variant: object) -> dict:
+    (a, b), (c, d) = data.hamming_pairs(variant)
+    return {"d_AB": _popcount(a ^ b), "d_CD": _popcount(c ^ d)}
+
+
 def _by_hand_judge(values: dict, variant: object) -> None:
+    (a, b), (c, d) = data.hamming_pairs(variant)
     expect_int(
         values["d_AB"],
-        _popcount(_A ^ _B),
+        _popcount(a ^ b),
         "d_AB",
-        "Write A = 100111 over B = 101010 and mark the columns where the digits differ; count the marks.",
+        f"Write A = {a:06b} over B = {b:06b} and mark the columns where the digits differ; count the marks.",
         mistakes={
-            6 - _popcount(_A ^ _B): "That counts the columns where A and B agree; count where they differ."
+            6 - _popcount(a ^ b): "That counts the columns where A and B agree; count where they differ."
         },
         show=False,
     )
     expect_int(
         values["d_CD"],
-        _popcount(_C ^ _D),
+        _popcount(c ^ d),
         "d_CD",
-        "Compare 1011101 and 1001001 column by column and count the columns that differ.",
-        mistakes={7 - _popcount(_C ^ _D): "That counts the columns that agree; count the ones that differ."},
+        f"Compare {c:07b} and {d:07b} column by column and count the columns that differ.",
+        mistakes={7 - _popcount(c ^ d): "That counts the columns that agree; count the ones that differ."},
         show=False,
     )
 
@@ -75,19 +83,27 @@ hamming_by_hand = Values(
     ["d_AB", "d_CD"],
     _by_hand_judge,
     kinds="an int",
+    hand=_by_hand,
+    points=2,
 )
 
 
+def _xor(variant: object) -> dict:
+    (a, b), _ = data.hamming_pairs(variant)
+    return {"xor_AB": a ^ b}
+
+
 def _xor_judge(values: dict, variant: object) -> None:
+    (a, b), _ = data.hamming_pairs(variant)
     expect_int(
         values["xor_AB"],
-        _A ^ _B,
+        a ^ b,
         "xor_AB",
         "XOR gives 1 where the bits differ and 0 where they agree; work column by column.",
         mistakes={
-            _A | _B: "That is A | B (OR); XOR is 1 only where exactly one of the two bits is 1.",
-            _A & _B: "That is A & B (AND); XOR is 1 where the bits differ.",
-            ~(_A ^ _B) & 0b111111: "That marks the columns where A and B agree; XOR marks where they differ.",
+            a | b: "That is A | B (OR); XOR is 1 only where exactly one of the two bits is 1.",
+            a & b: "That is A & B (AND); XOR is 1 where the bits differ.",
+            ~(a ^ b) & 0b111111: "That marks the columns where A and B agree; XOR marks where they differ.",
         },
         show=False,
         shown=lambda v: f"0b{v:06b}" if v >= 0 else str(v),
@@ -97,10 +113,11 @@ def _xor_judge(values: dict, variant: object) -> None:
 xor_AB = Values(
     "xor_AB",
     "xor_AB",
-    "A ^ B = 0b001101: a 1 exactly where A and B differ.",
+    lambda variant: f"A ^ B = 0b{_xor(variant)['xor_AB']:06b}: a 1 exactly where A and B differ.",
     ["xor_AB"],
     _xor_judge,
     kinds="an int",
+    hand=_xor,
 )
 
 _INT_LOOPS = AllowList(
@@ -327,6 +344,7 @@ popcount_kernighan = Functions(
     method=Method(
         _INT_LOOPS, _pc_method_cases, _pc_method_judge, shape=_kernighan_shape("popcount_kernighan")
     ),
+    points=2,
 )
 
 
@@ -453,6 +471,7 @@ is_near = Functions(
         uses=("popcount_kernighan",),
         shape=_kernighan_shape("is_near"),
     ),
+    points=2,
 )
 
 EXERCISE = Exercise("03_hamming_popcount", (hamming_by_hand, xor_AB, popcount_kernighan, is_near))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 
+from .. import data
 from .._static import AllowList
 from ._core import (
     Exercise,
@@ -39,9 +40,26 @@ __all__ = [
     "simhash_numba",
 ]
 
-#: The session's made-up 4-bit hashes (as in :data:`simhash_lab.grading.data.RUST_SAFE_FAST_HASHES`).
-_HASHES = {"rust": 0b0011, "safe": 0b0101, "fast": 0b0111}
-_SIX = (13, 108, -22, -5, -32, 55)
+# The data of parts 1-2 (worked out by hand) comes from :mod:`simhash_lab.grading.data` for the
+# shown variant: the session's and source 004's on the notebook's own data, a student's otherwise.
+
+
+def _expected_votes(variant: object) -> dict:
+    v = _votes([(h, 1) for h in data.rust_safe_fast_hashes(variant).values()], 4)
+    return {"V_rust_safe_fast": [int(x) for x in v]}
+
+
+def _expected_fp(variant: object) -> dict:
+    v = _expected_votes(variant)["V_rust_safe_fast"]
+    return {"fp_rust_safe_fast": sum(1 << i for i in range(4) if v[i] > 0)}
+
+
+def _expected_string(variant: object) -> dict:
+    return {"six_bits": "".join("1" if v > 0 else "0" for v in data.six_accumulators(variant))}
+
+
+def _expected_int(variant: object) -> dict:
+    return {"six_bit_fp": sum(1 << i for i, v in enumerate(data.six_accumulators(variant)) if v > 0)}
 
 
 def _votes(features: list, bits: int) -> list[float]:
@@ -59,7 +77,8 @@ def _simhash_ref(features: list, bits: int, *, ties: bool = False) -> int:
 
 def _votes_judge(values: dict, variant: object) -> None:
     got = int_list(values["V_rust_safe_fast"], "V", 4)
-    exp = [int(v) for v in _votes([(h, 1) for h in _HASHES.values()], 4)]
+    hashes = data.rust_safe_fast_hashes(variant)
+    exp = _expected_votes(variant)["V_rust_safe_fast"]
     if got == exp:
         return
     if got == exp[::-1]:
@@ -69,7 +88,7 @@ def _votes_judge(values: dict, variant: object) -> None:
             got=got,
         )
     bad = next(i for i in range(4) if got[i] != exp[i])
-    col = ", ".join(f"{w} has bit {bad} = {(h >> bad) & 1}" for w, h in _HASHES.items())
+    col = ", ".join(f"{w} has bit {bad} = {(h >> bad) & 1}" for w, h in hashes.items())
     raise Wrong(
         f"V[{bad}] is not right. Look at bit {bad} of each hash ({col}): a 1 votes +1, a 0 votes -1, "
         "starting from 0.",
@@ -84,19 +103,24 @@ rust_safe_fast_votes = Values(
     ["V_rust_safe_fast"],
     _votes_judge,
     kinds="a list of ints",
+    hand=_expected_votes,
 )
 
 
 def _fp_judge(values: dict, variant: object) -> None:
+    exp = _expected_fp(variant)["fp_rust_safe_fast"]
+    mistakes = {exp ^ (1 << 3): "Bit 3 is 1 only when V[3] > 0: look at V[3] again."}
+    reversed_ = int(f"{exp:04b}"[::-1], 2)
+    if reversed_ != exp:
+        mistakes[reversed_] = (
+            "You wrote V[0] as the leftmost digit; in 0b... notation bit 0 is the rightmost."
+        )
     expect_int(
         values["fp_rust_safe_fast"],
-        0b0111,
+        exp,
         "fp_rust_safe_fast",
         "Bit i of the fingerprint is 1 when V[i] > 0, else 0; bit 0 is the rightmost digit of 0b....",
-        mistakes={
-            0b1110: "You wrote V[0] as the leftmost digit; in 0b... notation bit 0 is the rightmost.",
-            0b1111: "Bit 3 is 1 only when V[3] > 0: look at V[3] again.",
-        },
+        mistakes=mistakes,
         show=False,
         shown=lambda v: f"0b{v:04b}" if v >= 0 else str(v),
     )
@@ -105,10 +129,11 @@ def _fp_judge(values: dict, variant: object) -> None:
 rust_safe_fast_fingerprint = Values(
     "rust_safe_fast_fingerprint",
     "rust_safe_fast_fingerprint",
-    "0b0111: bit i is 1 exactly where V[i] > 0.",
+    lambda variant: f"0b{_expected_fp(variant)['fp_rust_safe_fast']:04b}: bit i is 1 exactly where V[i] > 0.",
     ["fp_rust_safe_fast"],
     _fp_judge,
     kinds="an int",
+    hand=_expected_fp,
 )
 
 
@@ -117,10 +142,11 @@ def _string_judge(values: dict, variant: object) -> None:
     if type(s) is not str:
         raise Wrong("Write it as a str of six '0'/'1' characters, e.g. '101010'.", got=s)
     got = s.strip().removeprefix("0b")
-    exp = "".join("1" if v > 0 else "0" for v in _SIX)
+    exp = _expected_string(variant)["six_bits"]
     if got == exp:
         return
-    hint = "Go through [13, 108, -22, -5, -32, 55] in order, V[0] first: > 0 gives '1', otherwise '0'."
+    six = list(data.six_accumulators(variant))
+    hint = f"Go through {six} in order, V[0] first: > 0 gives '1', otherwise '0'."
     if got == exp[::-1]:
         hint = "That is the other order: here write the signs in the list's order, V[0] first."
     elif len(got) != 6 or set(got) - {"0", "1"}:
@@ -131,16 +157,20 @@ def _string_judge(values: dict, variant: object) -> None:
 six_bit_string = Values(
     "six_bit_string",
     "six_bit_string",
-    "110001: positive -> 1, negative -> 0, in the list's order (V[0] first), as the source writes it.",
+    lambda variant: (
+        f"{_expected_string(variant)['six_bits']}: positive -> 1, negative -> 0, in the list's "
+        "order (V[0] first), as the source writes it."
+    ),
     ["six_bits"],
     _string_judge,
     kinds="a str",
+    hand=_expected_string,
 )
 
 
 def _int_judge(values: dict, variant: object) -> None:
-    exp = sum(1 << i for i, v in enumerate(_SIX) if v > 0)
-    in_list_order = int("".join("1" if v > 0 else "0" for v in _SIX), 2)
+    exp = _expected_int(variant)["six_bit_fp"]
+    in_list_order = int(_expected_string(variant)["six_bits"], 2)
     expect_int(
         values["six_bit_fp"],
         exp,
@@ -162,11 +192,15 @@ def _int_judge(values: dict, variant: object) -> None:
 six_bit_int = Values(
     "six_bit_int",
     "six_bit_int",
-    "35 = 0b100011: V[i] is bit i, and a binary numeral writes bit 0 last, so the figure's "
-    "110001 (V[0] first) reads backwards as a number.",
+    lambda variant: (
+        f"{_expected_int(variant)['six_bit_fp']} = 0b{_expected_int(variant)['six_bit_fp']:06b}: V[i] is "
+        "bit i, and a binary numeral writes bit 0 last, so the figure's "
+        f"{_expected_string(variant)['six_bits']} (V[0] first) reads backwards as a number."
+    ),
     ["six_bit_fp"],
     _int_judge,
     kinds="an int",
+    hand=_expected_int,
 )
 
 
@@ -248,6 +282,7 @@ simhash_py = Functions(
     ["simhash_py"],
     _py_cases,
     _py_judge,
+    points=2,
 )
 
 
@@ -334,6 +369,7 @@ simhash_numba = Functions(
     _nb_cases,
     _nb_judge,
     method=Method(_NUMBA_ALLOW, _nb_method_cases, _nb_method_judge),
+    points=2,
 )
 
 EXERCISE = Exercise(
