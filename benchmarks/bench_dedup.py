@@ -28,8 +28,8 @@ linkage: a document near a kept one but not near every member of its cluster sta
 Part 3 (``--rows N``): N generated JSONL rows (as part 2's) through ``dedup_table`` in child
 processes: per-step CPU time (one thread: the steps' clock reads the process's CPU time) and wall
 time (one thread, then all the machine's cores), peak memory (max RSS) of each child, and the
-candidates step by MinHash bands (k calibrated, the default) beside every pair within the same k
-(the index, ``k`` given) in the same run; then, on a subset (``--subset``, default 100k rows),
+candidates step by MinHash bands (``candidates="bands"``, k calibrated) beside every pair within
+the same k (the index, ``k`` given) in the same run; then, on a subset (``--subset``, default 100k rows),
 ours on one thread beside datasketch MinHash LSH (128 permutations, threshold 0.8) and the
 precision and recall of both against the exact Jaccard truth of the pairs that touch a random
 sample of rows (``--truth-sample``; a sparse product of the sampled rows' shingle sets with all).
@@ -312,7 +312,8 @@ if args["clock"] == "cpu":  # the steps' clock reads this process's CPU time (al
 from simhash_lab.dedup import dedup_table
 t0, c0 = time.time(), time.process_time()
 res = dedup_table(args["path"], column="text", id_column="id", jaccard=0.8, k=args["k"],
-                  output=args["out"] + "/kept.jsonl", duplicates=args["out"] + "/dups.csv")
+                  candidates=args["candidates"], output=args["out"] + "/kept.jsonl",
+                  duplicates=args["out"] + "/dups.csv")
 ru = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({"timings": res.timings, "k": res.k, "candidates": int(res.pairs.shape[0]),
                   "verified": res.verified, "dropped": len(res.duplicates),
@@ -321,9 +322,9 @@ print(json.dumps({"timings": res.timings, "k": res.k, "candidates": int(res.pair
 """
 
 
-def _child(path: str, out: str, threads: int, clock: str, k=None) -> dict:
+def _child(path: str, out: str, threads: int, clock: str, k=None, candidates="bands") -> dict:
     env = dict(os.environ, NUMBA_NUM_THREADS=str(threads))
-    arg = json.dumps({"path": path, "out": out, "clock": clock, "k": k})
+    arg = json.dumps({"path": path, "out": out, "clock": clock, "k": k, "candidates": candidates})
     p = subprocess.run([sys.executable, "-c", _CHILD, arg], capture_output=True, text=True, env=env)
     if p.returncode:
         raise SystemExit(f"child failed ({p.returncode}): {p.stderr.strip()[-2000:]}")
@@ -371,7 +372,7 @@ def part_rows(n: int, subset: int, truth_sample: int, repeats: int) -> None:
     runs = {"cpu1": [], "wall1": [], f"wall{cores}": [], "index_cpu1": []}
     for _ in range(repeats):  # alternating, so that the load's drift spreads over all of them
         runs["cpu1"].append(_child(data, out, 1, "cpu"))
-        runs["index_cpu1"].append(_child(data, out, 1, "cpu", k=runs["cpu1"][-1]["k"]))
+        runs["index_cpu1"].append(_child(data, out, 1, "cpu", k=runs["cpu1"][-1]["k"], candidates="index"))
         runs["wall1"].append(_child(data, out, 1, "wall"))
         runs[f"wall{cores}"].append(_child(data, out, cores, "wall"))
     first = runs["cpu1"][0]
@@ -421,7 +422,7 @@ def part_rows(n: int, subset: int, truth_sample: int, repeats: int) -> None:
             mh_t.append(time.process_time() - c)
     finally:
         numba.set_num_threads(threads)
-    po, ro = _sample_scores(ours.pairs[ours.similarity >= T], rows, truth, m)
+    po, ro = _sample_scores(ours.verified_pairs(), rows, truth, m)  # exact copies too
     pm, rm = _sample_scores(mh[0], rows, truth, m)
     f1 = lambda p, r: 2 * p * r / (p + r) if p + r else 0.0  # noqa: E731
     ratio = statistics.median(b / a for a, b in zip(ours_t, mh_t))

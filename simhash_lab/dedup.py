@@ -22,7 +22,12 @@ progress bar) and return a :class:`DedupResult`:
    ``k`` that finds the ``recall`` asked for (default 0.99) of them; with too few such pairs,
    pairs made by random word (or character) replacements down to the threshold stand in;
 6. **candidates**: every pair of representatives within ``k`` bits (:func:`candidates`, one call:
-   :meth:`SimhashIndex.pairs`);
+   :meth:`SimhashIndex.pairs`; ``candidates="index"``, the default), or with ``candidates="bands"``
+   the pairs of representatives whose shingle sets agree on a MinHash band
+   (:class:`~simhash_lab.candidates.BandKeys`: keys made chunk by chunk as the rows are
+   fingerprinted, the bands chosen to find a pair at the threshold with probability ``recall``;
+   time that follows the rows and the pairs, not k). Bands need k calibrated: with ``k`` given (or
+   ``unverified``) they are refused (:class:`~simhash_lab.settings.DedupSettings`);
 7. **verify** each candidate: exact Jaccard similarity of the two documents' shingle sets (the
    same shingles the fingerprints were made from; sorted 64-bit hashes merged in Numba,
    :mod:`simhash_lab.kernels.verify`); pairs below the threshold are dropped. The raw Hamming mode
@@ -68,6 +73,7 @@ from . import _files
 from ._files import DEFAULT_MAX_BYTES, NotRegularFile, NotText, TooLarge, json_name, reason, walk
 from ._validate import check_int
 from .calibration import Calibration, _check_fraction, calibrate  # noqa: F401 (distributed.py)
+from .candidates import BandKeys
 from .datasets import (
     DatasetError,
     Source,
@@ -173,8 +179,9 @@ class DedupResult:
         cluster, kept; reported apart (``to_json()``: ``"empty"`` for files, ``"featureless"`` for
         rows).
     pairs : ndarray, shape (m, 3), int64
-        The candidate pairs ``(i, j, d)`` within ``k`` (rows, ``i < j``), before verification: pairs
-        of exact-group representatives (:meth:`verified_pairs` gives every near-duplicate pair).
+        The candidate pairs ``(i, j, d)`` (rows, ``i < j``; ``d`` their Hamming distance) within
+        ``k``, or of the MinHash bands (``settings["candidates"]`` says which), before verification:
+        pairs of exact-group representatives (:meth:`verified_pairs` gives every near-duplicate pair).
     similarity : ndarray, shape (m,), float64
         Their Jaccard similarity (NaN without a threshold).
     k, bits : int
@@ -182,7 +189,9 @@ class DedupResult:
         The threshold (None: Hamming-only).
     calibration : Calibration or None
     settings : dict
-        Tokenizer, weights, hash, shingle size, keep order, linkage.
+        Tokenizer, weights, hash, shingle size, keep order, linkage; ``"candidates"``: how the
+        candidates were found (``{"method": "index", "k": k}``, or ``{"method": "minhash bands",
+        "bands": b, "rows": r, "at_threshold": P(a pair at the threshold is found)}``).
     skipped, errors : list of (path, reason)
         :func:`dedup` only: files not used, and files or paths that could not be read.
     timings : dict
@@ -305,6 +314,15 @@ class DedupResult:
                 out.append((self.ids[r], fp, 0, 1.0))
         return out
 
+    @property
+    def found_by(self) -> str:
+        """How the candidates were found, for the summary: ``"within k = 3"``, or ``"by MinHash
+        bands (10 of 6 rows; calibrated k = 11)"``."""
+        c = self.settings.get("candidates") or {}
+        if c.get("method") == "minhash bands":
+            return f"by MinHash bands ({c['bands']} of {c['rows']} rows; calibrated k = {self.k})"
+        return f"within k = {self.k}"
+
     def summary(self) -> str:
         what = "files" if self.format == "files" else "rows"
         mode = (
@@ -316,7 +334,7 @@ class DedupResult:
         n_groups = len(set(self.duplicates.kept.tolist()))
         return (
             f"{len(self.ids)} {what}, {len(self.duplicates)} dropped in {n_groups} group(s) "
-            f"({self.exact} exact copies) within k = {self.k}, {mode}; {self.featureless.size} "
+            f"({self.exact} exact copies) {self.found_by}, {mode}; {self.featureless.size} "
             f"featureless{self.chars_note()}"
         )
 
@@ -567,6 +585,9 @@ def _run(
     fps_parts, dig_parts, lengths, prios, chars_parts = [], [], [], [], []
     featureless: list[int] = []
     kept_sets = _ChunkSets() if verified and feat.features != "hasher" else None
+    # candidates="bands": each row's MinHash band keys, made chunk by chunk from its shingle set
+    band_keys = BandKeys(s.jaccard, s.recall) if s.candidates == "bands" else None
+    keys_seconds = 0.0  # the keys' share of the candidates step, made while fingerprinting
     total, bar_unit = source.size_hint()
     bar = steps.bars.start("read", total, bar_unit or unit)
     try:
@@ -595,6 +616,12 @@ def _run(
                     for i in np.flatnonzero(f == 0).tolist():
                         if _no_features(feat.hasher, norm[i]):
                             featureless.append(start + i)
+            if band_keys is not None:
+                t0 = time.perf_counter()
+                if ind is None:  # a hasher of one's own: its sets, as verified
+                    ind, dat = _check_text_chunk(feat.sets_of, norm, start, source.name)[1:]
+                band_keys.add(ind, dat)
+                keys_seconds += time.perf_counter() - t0
             fps_parts.append(f)
             chars_parts.append(chars)
             res.ids.extend(ids)
@@ -650,9 +677,13 @@ def _run(
 
         k = _check_k(k, feat.bits)
     res.k = k
-    # candidates
+    # candidates: of the representatives only (``search``)
     with steps.step("candidates", None, unit="step"):
-        pairs = candidates(fps, np.flatnonzero(search), k, feat.bits, s)
+        if band_keys is not None:
+            pairs = band_keys.pairs(search, fps)
+        else:
+            pairs = candidates(fps, np.flatnonzero(search), k, feat.bits, s)
+    res.timings["candidates"] += keys_seconds
     res.pairs = pairs
     # verify
     if verified and pairs.shape[0]:
@@ -721,6 +752,7 @@ def _run(
         "linkage": s.linkage,
         "normalize": s.normalize,
         "exact": s.exact,
+        "candidates": band_keys.info if band_keys is not None else {"method": "index", "k": k},
     }
     res.options = s
     return res

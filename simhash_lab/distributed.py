@@ -970,8 +970,9 @@ def dedup_dataset(
         ``recall``, ``sample``, ``seed``, ``hasher``, ``shingle``, ``keep``, ``linkage``,
         ``max_tables`` (default here 64: each table is 20 bytes a row in the shuffle),
         ``memory_budget``, ``features``, ``lang``, ``char_ngram``, ``normalize`` and ``exact`` are
-        used as ``dedup_table`` uses them; ``unverified`` is refused (every pair is verified) and
-        ``progress`` is not used (Dask's dashboard shows the tasks).
+        used as ``dedup_table`` uses them; ``unverified`` is refused (every pair is verified), so
+        is ``candidates="bands"`` (the candidates are every pair within k), and ``progress`` is
+        not used (Dask's dashboard shows the tasks).
     partitions : str or sequence of str
         Parquet or JSONL files, as paths or fsspec URLs (``s3://bucket/in/*.parquet``); a glob or a
         folder (its ``.parquet``, ``.pq``, ``.jsonl`` and ``.ndjson`` files, sorted by name). Rows
@@ -1102,6 +1103,11 @@ def _settings(settings, options: dict):
     st = DedupSettings.of(settings, **options)
     if st.unverified:
         raise ValueError("unverified: the raw Hamming mode is not run on Dask (every pair is verified)")
+    if st.candidates != "index":
+        raise ValueError(
+            f"candidates={st.candidates!r}: on Dask the candidates are every pair within k "
+            "(candidates='index')"
+        )
     k = None if st.k is None else _check_k(st.k, _featurizer(st).bits)
     return dataclasses.replace(st, k=k)
 

@@ -64,7 +64,7 @@ def _counts(res) -> list[tuple[str, str, str]]:
             res.calibration.summary() if res.calibration is not None else f"k = {res.k} (given)",
             sec("calibrate"),
         ),
-        ("candidates", f"{cand:,} pairs within k = {res.k}", sec("candidates")),
+        ("candidates", f"{cand:,} pairs {res.found_by}", sec("candidates")),
         (
             "verify",
             f"{res.verified:,} of {cand:,} at Jaccard >= {res.jaccard:g}"

@@ -34,11 +34,14 @@ from typing import Any
 
 from ._validate import check_int, check_option
 
-__all__ = ["DedupSettings", "FEATURES", "KEEP_ORDERS", "LINKAGES", "PROGRESS"]
+__all__ = ["CANDIDATES", "DedupSettings", "FEATURES", "KEEP_ORDERS", "LINKAGES", "PROGRESS"]
 
 KEEP_ORDERS = ("first", "longest")
 LINKAGES = ("complete", "star")
 PROGRESS = ("never", "auto", "always")
+#: how the candidate pairs are found: "index" (every pair within k bits, SimhashIndex) or "bands"
+#: (MinHash bands of the shingle sets, simhash_lab.candidates)
+CANDIDATES = ("index", "bands")
 #: what the shingles are made of: "auto" (word shingles; character n-grams for a document in a
 #: script written without spaces), "words", "chars", "jieba" (jieba's words, the `chinese` extra)
 FEATURES = ("auto", "words", "chars", "jieba")
@@ -114,6 +117,17 @@ class DedupSettings:
     linkage : {"complete", "star"}
         "complete" (the default): every two members of a cluster are a verified pair. "star":
         only each dropped document and its kept one.
+    candidates : {"index", "bands"}
+        How the candidate pairs are found. "index" (the default): every pair of fingerprints within
+        ``k`` bits (:class:`~simhash_lab.index.SimhashIndex`). "bands": the pairs whose shingle sets
+        agree on a MinHash band (:class:`~simhash_lab.candidates.BandKeys`), the bands chosen so
+        that a pair at the ``jaccard`` threshold itself is found with probability ``recall`` (a
+        pair above it more often); their cost follows the rows and the pairs, not k, so they are
+        faster where the calibrated k is large (many tables). Either way the candidates are
+        verified the same; the keys take 8 bytes a row per band (16 bands at the defaults; not
+        bounded by ``memory_budget``). Bands need k calibrated (it is still calibrated and
+        reported, not used): with ``k`` given, or ``unverified``, "bands" is refused (a
+        ValueError), never silently replaced by the index.
     max_tables : int, optional
         The most tables the candidate index may build, 1 to 4096.
     memory_budget : int, optional
@@ -140,6 +154,7 @@ class DedupSettings:
     exact: bool = True
     keep: str = "first"
     linkage: str = "complete"
+    candidates: str = "index"
     max_tables: int | None = None
     memory_budget: int | None = None
     max_row_bytes: int = DEFAULT_MAX_ROW_BYTES
@@ -172,6 +187,12 @@ class DedupSettings:
         _bool("exact", self.exact)
         check_option("keep", self.keep, KEEP_ORDERS)
         check_option("linkage", self.linkage, LINKAGES)
+        check_option("candidates", self.candidates, CANDIDATES)
+        if self.candidates == "bands" and self.k is not None:
+            raise ValueError(
+                f"candidates='bands' finds pairs by their shingle sets, not within k bits: leave k "
+                f"unset (calibrated), or give candidates='index' with k={self.k}"
+            )
         if self.max_tables is not None:
             check_int("max_tables", self.max_tables, 1, 4096)
         if self.memory_budget is not None:

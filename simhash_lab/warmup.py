@@ -115,6 +115,7 @@ def _dedup() -> None:
     base = "the quick brown fox jumps over the lazy dog near the river bank"
     texts = [f"{base} {i % 5} {i % 7} end" for i in range(40)] + ["", "!!!"]
     dedup_texts(texts, jaccard=0.5, sample=40)  # fused shingles, calibration, star clusters
+    dedup_texts(texts * 8, jaccard=0.5, sample=40, candidates="bands")  # MinHash bands, in threads
     sh = Shingler(3)
     fps, indptr, data = sh.fingerprints_and_sets(texts * 2)  # >= 64 texts: in threads
     sh.word_counts(texts * 2)  # the unfused path's featureless test

@@ -121,6 +121,11 @@ def _settings(args):
         raise ValueError("--unverified (the raw Hamming mode) needs -k K: every pair within K bits stands")
     if args.jaccard is not None and args.unverified:
         raise ValueError("--jaccard verifies pairs, --unverified does not: give one of them")
+    if args.candidates == "bands" and args.k is not None:
+        raise ValueError(
+            "--candidates bands finds pairs by their shingle sets, not within -k bits: leave -k out "
+            "(k is calibrated), or give --candidates index"
+        )
     return DedupSettings(
         jaccard=args.jaccard if args.jaccard is not None else 0.8,
         unverified=args.unverified,
@@ -135,6 +140,7 @@ def _settings(args):
         shingle=args.shingle,
         keep=args.keep,
         linkage=args.linkage,
+        candidates=args.candidates,
         max_tables=args.max_tables,
         memory_budget=args.memory_budget,
         max_row_bytes=args.max_row_bytes,
@@ -234,7 +240,7 @@ def _dedup_command(args: argparse.Namespace) -> int:
             err(
                 f"simhash-lab dedup: {len(res.ids) - len(res.empty)} files fingerprinted, "
                 f"{n_groups} group(s) ({n_members} files{exact}) "
-                f"within k = {res.k}{checked}; {len(res.skipped)} skipped, {len(res.empty)} empty, "
+                f"{res.found_by}{checked}; {len(res.skipped)} skipped, {len(res.empty)} empty, "
                 f"{len(res.errors)} errors{chars} {secs}"
             )
         else:
@@ -242,7 +248,7 @@ def _dedup_command(args: argparse.Namespace) -> int:
             err(
                 f"simhash-lab dedup: {len(res.ids)} rows, {len(res.duplicates)} dropped{exact} "
                 f"in {n_groups} group(s) "
-                f"within k = {res.k}{checked}; {res.featureless.size} featureless (kept){chars}{wrote} {secs}"
+                f"{res.found_by}{checked}; {res.featureless.size} featureless (kept){chars}{wrote} {secs}"
             )
     return res.exit_status
 
@@ -375,6 +381,14 @@ def add_dedup_parser(subparsers) -> argparse.ArgumentParser:
     )
     g.add_argument("--weights", choices=["tf", "binary"], default=None, help=weights)
     g.add_argument("--preset", default=None, choices=sorted(ALL), help="a preset hasher instead (64 bits)")
+    g.add_argument(
+        "--candidates",
+        choices=["index", "bands"],
+        default="index",
+        help="how candidate pairs are found: index (every pair within k bits; the default) or bands "
+        "(pairs whose shingle sets agree on a MinHash band, chosen to find a pair at the threshold "
+        "with --recall; faster when the calibrated k is large; not with -k)",
+    )
     tables = "the most tables the index may build, 1 to 4096 (memory: 12 bytes per document per table)"
     max_tables = int_in("--max-tables", 1, MAX_TABLES_FORCED)
     g.add_argument("--max-tables", type=max_tables, default=None, metavar="N", help=tables)

@@ -123,6 +123,8 @@ def test_warmup_runs_every_step_and_a_second_run_compiles_nothing():
         "fps = Simhasher().fingerprints(docs)\n"
         "ix = SimhashIndex(k=3); ix.add_many(fps); ix.query(int(fps[0])); ix.pairs()\n"
         "hamming(fps, fps[0]); is_near(1, 3, 1)\n"
+        "from simhash_lab.dedup import dedup_texts\n"
+        "dedup_texts([d + ' ' + str(i % 7) for i, d in enumerate(docs)] * 4, candidates='bands')\n"
         "print('no compile')\n"
     )
     res = _python(code, env)
