@@ -633,6 +633,15 @@ def test_is_near_on_a_full_popcount_blames_the_missing_early_exit(capsys):
     assert "count <= k" not in out, out  # the cause, not the solution's loop condition
 
 
+@pytest.mark.parametrize("key", ["popcount_kernighan", "is_near"])
+def test_an_untouched_method_answer_is_not_written_yet_not_a_hint_about_its_form(key, capsys):
+    args = "x" if key == "popcount_kernighan" else "a, b, k=3"
+    stub = f'def {key}({args}):\n    """Your code."""\n    raise NotImplementedError()\n'
+    out = _out_of(key, stub, "03_hamming_popcount", capsys)
+    assert out.startswith(f"❌ {key}") and "not written yet" in out, out
+    assert "x &= x - 1" not in out and "while x" not in out, out  # no method handed over
+
+
 def test_wrong_blocks_are_blamed_not_a_right_build_tables(capsys):
     out = _out_of(
         "blocks",
