@@ -27,6 +27,9 @@ def test_an_untouched_exercise_fails_with_the_hint_of_each_answer(cli):
     r.assert_no_traceback()
     assert r.code == 1 and "❌ hamming_by_hand" in r.text and "not written yet" in r.text, r.text
     assert "not a grade" in r.text
+    for key in ("popcount_kernighan", "is_near"):  # a stub is unwritten, not a loop of the wrong form
+        line = next(x for x in r.text.splitlines() if x.strip().startswith(f"❌ {key}"))
+        assert "not written yet" in line and "while x" not in line, line
 
 
 def test_nothing_to_check_is_status_2(cli, tmp_path):
