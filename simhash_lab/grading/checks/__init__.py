@@ -14,19 +14,15 @@ It never raises, so Run All goes on past a wrong answer. That verdict is feedbac
 of the notebook exported, on cases the notebook does not show (see :mod:`simhash_lab.grading`).
 The answers worked out by hand are never shown in a ❌.
 
-=====================================  ===============================================================
-``checks/lsh_vs_crypto.py``            01: ``md5_64``, ``ideal_flips``, ``crypto_flips``, ``simhash_flips``
-``checks/simhash_voting.py``           02: ``rust_safe_fast_votes``, ``rust_safe_fast_fingerprint``,
-                                       ``six_bit_string``, ``six_bit_int``, ``simhash_py``, ``simhash_numba``
-``checks/hamming_popcount.py``         03: ``hamming_by_hand``, ``xor_AB``, ``popcount_kernighan``,
-                                       ``is_near``
-``checks/charikar_hyperplanes.py``     04: ``signature``, ``estimate_theta``, ``mean_hamming``
-``checks/block_index.py``              05: ``blocks``, ``pigeonhole``, ``block_index``
-``checks/near_duplicates.py``          06: ``pair_distances``, ``precision_recall``, ``best_k``
-``checks/_core.py``                    answers, verdicts, ``expect_int`` and the other helpers
-=====================================  ===============================================================
+Every module here not named ``_*`` is an exercise's, found by this package (nothing to register):
+it defines ``EXERCISE``, an :class:`Exercise` named after its notebook (``"03_hamming_popcount"``)
+whose answers give the checkers' names (each used once in the course). ``checks/_core.py`` holds
+the answers, verdicts, ``expect_int`` and the other helpers.
 
 >>> from simhash_lab.grading import checks
+>>> [a.key for a in checks.EXERCISES["04_charikar_hyperplanes"].answers]
+['signature', 'estimate_theta', 'mean_hamming']
+
 >>> checks.xor_AB(0b001101)
 ✅ A ^ B = 0b001101: a 1 exactly where A and B differ.
 >>> checks.xor_AB(0b101111)  # doctest: +ELLIPSIS
@@ -37,29 +33,41 @@ The answers worked out by hand are never shown in a ❌.
 
 from __future__ import annotations
 
-from . import block_index as _block_index
-from . import charikar_hyperplanes as _charikar_hyperplanes
-from . import hamming_popcount as _hamming_popcount
-from . import lsh_vs_crypto as _lsh_vs_crypto
-from . import near_duplicates as _near_duplicates
-from . import simhash_voting as _simhash_voting
+import importlib
+import pkgutil
+
 from ._core import Answer, Exercise, Functions, Values, Verdict
 
-#: Every exercise, by notebook name (``"03_hamming_popcount"``).
-EXERCISES: dict[str, Exercise] = {
-    m.EXERCISE.name: m.EXERCISE
-    for m in (
-        _lsh_vs_crypto,
-        _simhash_voting,
-        _hamming_popcount,
-        _charikar_hyperplanes,
-        _block_index,
-        _near_duplicates,
-    )
-}
+
+def _discover() -> dict[str, Exercise]:
+    """Every exercise module of this package (a name without a leading ``_``), by its
+    ``EXERCISE.name``, in notebook order."""
+    found: dict[str, Exercise] = {}
+    for info in pkgutil.iter_modules(__path__):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        ex = getattr(module, "EXERCISE", None)
+        if not isinstance(ex, Exercise):
+            raise ImportError(
+                f"{module.__name__}: an exercise's checker module defines EXERCISE = Exercise(...); "
+                "a helper module's name starts with _"
+            )
+        if ex.name in found:
+            raise ImportError(f"{module.__name__}: exercise {ex.name!r} is defined twice")
+        found[ex.name] = ex
+    return dict(sorted(found.items()))
+
+
+#: Every exercise, by notebook name (``"03_hamming_popcount"``), in notebook order.
+EXERCISES: dict[str, Exercise] = _discover()
 
 #: Every checker a check cell may call, by name (the answer cell's key).
-CHECKS: dict[str, Answer] = {a.key: a for ex in EXERCISES.values() for a in ex.answers}
+CHECKS: dict[str, Answer] = {}
+for _answer in (a for ex in EXERCISES.values() for a in ex.answers):
+    if CHECKS.setdefault(_answer.key, _answer) is not _answer:
+        raise ImportError(f"the answer key {_answer.key!r} is used by two exercises")
+del _answer
 globals().update(CHECKS)
 
 __all__ = ["CHECKS", "EXERCISES", "Answer", "Exercise", "Functions", "Values", "Verdict", "pass_line"]
