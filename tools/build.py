@@ -413,6 +413,45 @@ def navigation_line(src: Source, sources: list[Source], solution: bool = False) 
     return line + ("  \n*Solutions: every answer filled in and run.*" if solution else "")
 
 
+_MAP_ROW = re.compile(r"^\| (\d\d) \|")
+
+
+def map_problems(sources: list[Source]) -> list[str]:
+    """The map of ``00_start_here`` (its table, one row ``| NN | ...`` per course notebook) against
+    the course sources: one line per notebook without its row (or whose row does not link it), per
+    row without a notebook, and when the rows are out of order. What a row says a learner will see
+    and measure is written by hand; that every notebook has one is checked here."""
+    course = [s for s in sources if s.kind == "course"]
+    start = next((s for s in course if s.name == START), None)
+    if start is None:
+        return []
+    rows = [
+        line
+        for cell in start.cells
+        if cell.cell_type == "markdown"
+        for line in cell.source.splitlines()
+        if _MAP_ROW.match(line)
+    ]
+    where = f"course/notebooks/{START}.py"
+    by_number = {_MAP_ROW.match(r).group(1): r for r in rows}
+    found = []
+    for s in course:
+        row = by_number.get(s.name[:2])
+        if row is None:
+            title = s.title.split(" · ", 1)[-1]
+            found.append(
+                f"{where}: the map has no row for {s.name}; add `| {s.name[:2]} | [{title}]({s.name}.ipynb) "
+                "| what you will see | what you will measure |` (tools/new_concept.py does)"
+            )
+        elif s.name != START and f"]({s.name}.ipynb)" not in row:
+            found.append(f"{where}: the map's row {s.name[:2]} does not link {s.name}.ipynb")
+    numbers = {s.name[:2] for s in course}
+    found += [f"{where}: the map's row {n} names no notebook" for n in by_number if n not in numbers]
+    if [_MAP_ROW.match(r).group(1) for r in rows] != sorted(by_number):
+        found.append(f"{where}: the map's rows are not in the notebooks' order")
+    return found
+
+
 def add_navigation(nb: nbformat.NotebookNode, line: str) -> nbformat.NotebookNode:
     """Put ``line`` at the top and bottom of ``nb`` (replacing the navigation cells it has)."""
     nb.cells = [c for c in nb.cells if NAV_TAG not in c.metadata.get("tags", [])]
@@ -624,6 +663,11 @@ def main(argv: list[str] | None = None) -> int:
         targets = plan(layout)
     except ValueError as e:  # a source the build cannot read: say where, write nothing
         print(f"tools/build.py: {e}", file=sys.stderr)
+        return 2
+    problems = map_problems(list({id(t.source): t.source for t in targets}.values()))
+    for p in problems:
+        print(f"tools/build.py: {p}", file=sys.stderr)
+    if problems:
         return 2
     chosen = select(targets, args.only)
     if args.exercises:

@@ -30,20 +30,6 @@ from functools import lru_cache
 
 import numpy as np
 
-__all__ = [
-    "use_variant",
-    "current_variant",
-    "RUST_SAFE_FAST_HASHES",
-    "SIX_ACCUMULATORS",
-    "rust_safe_fast_hashes",
-    "six_accumulators",
-    "hamming_pairs",
-    "avalanche_pairs",
-    "hyperplane_pair",
-    "block_fingerprints",
-    "near_dup_corpus",
-]
-
 _VARIANT: list[int | None] = [None]
 
 
@@ -286,3 +272,13 @@ def near_dup_corpus(variant: int | None = None) -> tuple[list[str], np.ndarray, 
     """
     docs, pairs, labels = _near_dup_corpus(_pick(variant))
     return list(docs), np.array(pairs, dtype=np.int64), np.array(labels, dtype=bool)
+
+
+#: The public names: every function defined here and every constant (upper case) not named ``_*``.
+#: An exercise's data is a function added above, nothing to register.
+__all__ = sorted(
+    name
+    for name, value in globals().items()
+    if not name.startswith("_")
+    and (name.isupper() or (callable(value) and getattr(value, "__module__", None) == __name__))
+)
