@@ -166,7 +166,7 @@ from __future__ import annotations
 import random
 
 from .. import data
-from ._core import Exercise, Functions, call, case, copied_hint, data_variants, expect_int, returned
+from ._checker import Exercise, Functions, call, case, copied_hint, data_variants, expect_int, returned
 
 __all__ = ["EXERCISE", "{name}_set_bits"]
 

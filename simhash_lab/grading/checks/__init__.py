@@ -16,7 +16,7 @@ The answers worked out by hand are never shown in a ❌.
 
 Every module here not named ``_*`` is an exercise's, found by this package (nothing to register):
 it defines ``EXERCISE``, an :class:`Exercise` named after its notebook (``"03_hamming_popcount"``)
-whose answers give the checkers' names (each used once in the course). ``checks/_core.py`` holds
+whose answers give the checkers' names (each used once in the course). ``checks/_checker.py`` holds
 the answers, verdicts, ``expect_int`` and the other helpers.
 
 >>> from simhash_lab.grading import checks
@@ -36,7 +36,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from ._core import Answer, Exercise, Functions, Values, Verdict
+from ._checker import Answer, Exercise, Functions, Values, Verdict
 
 
 def _discover() -> dict[str, Exercise]:
