@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..kernels._jit import kernel
+
 __all__ = ["vote_counts", "vote_alloc_once", "vote_alloc_per_token", "hamming_asm"]
 
 
@@ -57,7 +59,7 @@ def vote_counts(hashes) -> np.ndarray:
     return np.asarray(vote_unit(hs, hs.shape[0])).astype(np.int64)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def vote_alloc_once(hashes):
     """The 64 accumulators of ``hashes`` (uint64 (n,)), with one scratch array per call: the
     session's ``[i64; 64]``. Returns int64 (64,) ``V``."""
@@ -70,7 +72,7 @@ def vote_alloc_once(hashes):
     return v
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def vote_alloc_per_token(hashes):
     """The same as :func:`vote_alloc_once`, with the junior mistake: the scratch array is
     allocated (and freed) again for every token."""
