@@ -114,35 +114,12 @@ def variant_for(secret: bytes, exercise: str, student: str) -> int:
 
 
 def _replacements(exercise: str, variant: int) -> list[tuple[str, str]]:
-    """What a notebook's text says of the data worked out by hand, and what it says for ``variant``."""
-    from . import data
+    """What a notebook's text says of the data worked out by hand, and what it says for ``variant``
+    (the exercise's ``text``, declared beside its checkers)."""
+    from .checks import EXERCISES
 
-    if exercise == "02_simhash_voting":
-        old_h, new_h = data.rust_safe_fast_hashes(None), data.rust_safe_fast_hashes(variant)
-        reps = []
-        for w in old_h:
-            reps.append((_hash_row(w, old_h[w]), _hash_row(w, new_h[w])))
-        old6, new6 = data.six_accumulators(None), data.six_accumulators(variant)
-        reps.append((f"`{list(old6)}`", f"`{list(new6)}`"))
-        reps.append((f"`{_signs(old6)}`", f"`{_signs(new6)}`"))
-        reps.append(("data.RUST_SAFE_FAST_HASHES", "data.rust_safe_fast_hashes()"))
-        return reps
-    if exercise == "03_hamming_popcount":
-        (a, b), (c, d) = data.hamming_pairs(None)
-        (a2, b2), (c2, d2) = data.hamming_pairs(variant)
-        return [
-            (f"`A = {a:06b}`, `B = {b:06b}`", f"`A = {a2:06b}`, `B = {b2:06b}`"),
-            (f"`{c:07b}` and `{d:07b}`", f"`{c2:07b}` and `{d2:07b}`"),
-        ]
-    return []
-
-
-def _hash_row(word: str, h: int) -> str:
-    return f"| {word} | `0b{h:04b}` | " + " | ".join(str((h >> i) & 1) for i in (3, 2, 1, 0)) + " |"
-
-
-def _signs(v: Sequence[int]) -> str:
-    return "".join("1" if x > 0 else "0" for x in v)
+    ex = EXERCISES.get(exercise)
+    return ex.text(variant) if ex is not None and ex.text is not None else []
 
 
 def _setup_cell(variant: int) -> dict:
@@ -196,7 +173,7 @@ def personalize(nb: Any, exercise: str, student: str, variant: int, *, solved: b
     missing = [old for old, ok in found.items() if not ok]
     if missing:  # the exercise's text changed: a student would see the notebook's own data
         raise AssignError(
-            f"{exercise}: the notebook no longer says {missing[0]!r}; update classroom._replacements"
+            f"{exercise}: the notebook no longer says {missing[0]!r}; update its checkers' EXERCISE text"
         )
     first = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code"), len(nb.cells))
     nb.cells.insert(first, _setup_cell(variant))

@@ -453,10 +453,17 @@ def _constants_of(fn: Any) -> list[str]:
 
 @dataclasses.dataclass(frozen=True)
 class Exercise:
-    """An exercise's answers, by key, in notebook order."""
+    """An exercise's answers, by key, in notebook order.
+
+    ``text``: for answers worked out by hand on data the notebook's text shows, ``text(variant)``
+    gives (what the text says of the notebook's own data, what it says for ``variant``) pairs:
+    ``simhash-lab assign`` writes each student's notebook with them (see
+    :mod:`simhash_lab.grading.classroom`). None: the text shows no data.
+    """
 
     name: str
     answers: tuple[Answer, ...]
+    text: Callable[[int], list[tuple[str, str]]] | None = None
 
     def __post_init__(self) -> None:
         keys = [a.key for a in self.answers]

@@ -485,4 +485,15 @@ is_near = Functions(
     points=2,
 )
 
-EXERCISE = Exercise("03_hamming_popcount", (hamming_by_hand, xor_AB, popcount_kernighan, is_near))
+
+def _text(variant: int) -> list[tuple[str, str]]:
+    """The pairs part 1's text shows, and a variant's."""
+    (a, b), (c, d) = data.hamming_pairs(None)
+    (a2, b2), (c2, d2) = data.hamming_pairs(variant)
+    return [
+        (f"`A = {a:06b}`, `B = {b:06b}`", f"`A = {a2:06b}`, `B = {b2:06b}`"),
+        (f"`{c:07b}` and `{d:07b}`", f"`{c2:07b}` and `{d2:07b}`"),
+    ]
+
+
+EXERCISE = Exercise("03_hamming_popcount", (hamming_by_hand, xor_AB, popcount_kernighan, is_near), text=_text)

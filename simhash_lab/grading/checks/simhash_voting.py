@@ -372,6 +372,26 @@ simhash_numba = Functions(
     points=2,
 )
 
+
+def _hash_row(word: str, h: int) -> str:
+    return f"| {word} | `0b{h:04b}` | " + " | ".join(str((h >> i) & 1) for i in (3, 2, 1, 0)) + " |"
+
+
+def _signs(v: tuple[int, ...]) -> str:
+    return "".join("1" if x > 0 else "0" for x in v)
+
+
+def _text(variant: int) -> list[tuple[str, str]]:
+    """The notebook's hashes of "rust safe fast" and six accumulators, and a variant's."""
+    old_h, new_h = data.rust_safe_fast_hashes(None), data.rust_safe_fast_hashes(variant)
+    reps = [(_hash_row(w, old_h[w]), _hash_row(w, new_h[w])) for w in old_h]
+    old6, new6 = data.six_accumulators(None), data.six_accumulators(variant)
+    reps.append((f"`{list(old6)}`", f"`{list(new6)}`"))
+    reps.append((f"`{_signs(old6)}`", f"`{_signs(new6)}`"))
+    reps.append(("data.RUST_SAFE_FAST_HASHES", "data.rust_safe_fast_hashes()"))
+    return reps
+
+
 EXERCISE = Exercise(
     "02_simhash_voting",
     (
@@ -382,4 +402,5 @@ EXERCISE = Exercise(
         simhash_py,
         simhash_numba,
     ),
+    text=_text,
 )
