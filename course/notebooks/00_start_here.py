@@ -73,8 +73,8 @@
 # | 07 | [Socratic review and glossary](07_review.ipynb) | questions with folded answers; the sources' terms in English, Spanish and Chinese | how far apart unrelated documents are in the course's two corpora, and why length matters |
 # | 08 | [Near-duplicates at scale](08_dask_at_scale.ipynb) (optional) | Manku's batch mode as a join on Dask | the same pairs as the single-machine index; scaling over cores |
 #
-# **Exercises.** `exercises/` holds one student notebook for each of notebooks 01 to 06, numbered
-# like the notebook it practises (the navigation line at the top of each notebook links it);
+# **Exercises.** `exercises/` holds a student notebook for each notebook that teaches a concept,
+# numbered like the notebook it practises (the navigation line at the top of each notebook links it);
 # `exercises/solutions/` holds the same files solved. You write only in the cells tagged `answer`; the
 # check cell under each prints ✅ or ❌ with a hint, and never stops Run All. Save the notebook, then
 # check it as the grader will from a terminal, in the repository's folder (nothing to activate):
