@@ -2,7 +2,8 @@
 repository: the scaffold writes every piece of a concept, the build gives its notebook and exercise,
 its checker test passes, ``tools/build.py --check`` passes (map, navigation, Spanish catalogues), and
 a wrong answer in its exercise fails its check. Only the new concept and the map's notebook (00) are
-built; the kernels' cache is copied from this checkout (``make test`` warms it first)."""
+built, as ``make test`` runs the notebooks: with the kernels' cache copied from this checkout (which
+``make test`` warms first) and compiles forbidden (``SIMHASH_LAB_ON_COMPILE=error``)."""
 
 from __future__ import annotations
 
@@ -42,8 +43,8 @@ def copy(tmp_path_factory) -> Path:
     return dest
 
 
-def _run(copy: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(copy), "PYTHONHASHSEED": "0"}
+def _run(copy: Path, *args: str, timeout: float = 300, **env: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(copy), "PYTHONHASHSEED": "0", **env}
     return subprocess.run(
         [sys.executable, *args], cwd=copy, env=env, capture_output=True, text=True, timeout=timeout
     )
@@ -86,7 +87,10 @@ def test_the_scaffold_writes_every_piece_and_says_what_next(scaffolded):
 def test_the_new_concept_builds_checks_and_passes(scaffolded):
     before = _run(scaffolded, "tools/build.py", "--check", timeout=120)
     assert before.returncode != 0 and f"{NN}_{NAME}" in before.stdout  # not built yet: named stale
-    built = _run(scaffolded, "tools/build.py", "00", NN, "--budget", "300", timeout=600)
+    # as `make test` runs the notebooks: after the warmup, a cell that compiles a kernel fails
+    warm = (scaffolded / "simhash_lab" / "kernels" / "__pycache__").is_dir()
+    on_compile = {"SIMHASH_LAB_ON_COMPILE": "error"} if warm else {}
+    built = _run(scaffolded, "tools/build.py", "00", NN, "--budget", "300", timeout=600, **on_compile)
     assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-3000:]
     for rel in (f"notebooks/{NN}_{NAME}.ipynb", f"exercises/solutions/{NN}_{NAME}.ipynb"):
         assert (scaffolded / rel).is_file(), rel
