@@ -147,7 +147,7 @@ def part_labelled(repeats: int) -> None:
     docs = C.python_docs() + debian_docs()
     texts, names = planted(docs)
     t0 = time.perf_counter()
-    tp, tsim = jaccard_all_pairs(texts, n=3, min_similarity=T)
+    tp, tsim = jaccard_all_pairs(texts, n=3, jaccard=T)
     t_exact = time.perf_counter() - t0
     n_planted = sum("~edit" in n for n in names)
     print(f"corpus: {len(texts)} documents ({len(docs)} real: {len(C.python_docs())} from pydoc_data, "
@@ -225,7 +225,7 @@ def part_labelled(repeats: int) -> None:
         )
     # the finding, on the copyright files alone
     lic = [d.text for d in debian_docs() if d.name.endswith("/copyright")]
-    ltp, _ = jaccard_all_pairs(lic, n=3, min_similarity=T)
+    ltp, _ = jaccard_all_pairs(lic, n=3, jaccard=T)
     d = dedup_texts(lic)
     o = dedup_texts(lic, jaccard=T)
     print(f"Debian copyright files ({len(lic)}, {len(ltp)} true pairs): "

@@ -24,6 +24,7 @@ _EXPORTS = {
     "TableDesign": "index",
     "Tokenizer": "tokenize",
     "Trace": "simhasher",
+    "dedup_files": "dedup",
     "dedup_table": "dedup",
     "dedup_texts": "dedup",
     "design_tables": "index",
@@ -44,6 +45,7 @@ __all__ = [
     "TableDesign",
     "Tokenizer",
     "Trace",
+    "dedup_files",
     "dedup_table",
     "dedup_texts",
     "design_tables",
@@ -74,7 +76,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eagerly
     from . import presets
-    from .dedup import DedupResult, dedup_table, dedup_texts
+    from .dedup import DedupResult, dedup_files, dedup_table, dedup_texts
     from .geometry import expected_hamming, hyperplane_signatures
     from .index import SimhashIndex, TableDesign, design_tables, manku_example_3_1
     from .simhasher import Simhasher, Trace

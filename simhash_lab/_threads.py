@@ -33,7 +33,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["over", "run_ranges", "thread_count"]
+__all__ = ["run_items", "run_ranges", "thread_count"]
 
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
@@ -121,10 +121,14 @@ def run_ranges(
         raise failed[0]
 
 
-def over(n: int, body: Callable[[int, int], object], parallel: bool, align: int = 1) -> None:
-    """``body(0, n)`` in this thread, or :func:`run_ranges` when ``parallel`` (the callers decide
-    by the size of the work: below a few hundred microseconds a thread's wake-up costs more)."""
+def run_items(n: int, body: Callable[[int, int], object], parallel: bool, align: int = 1) -> None:
+    """Run ``body`` over the items ``[0, n)``: ``body(0, n)`` in this thread, or :func:`run_ranges`
+    when ``parallel`` (the callers decide by the size of the work: below a few hundred
+    microseconds a thread's wake-up costs more)."""
     if parallel:
         run_ranges(body, n, align=align)
     elif n > 0:
         body(0, n)
+
+
+over = run_items  # the old name, for code not yet renamed

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -26,6 +27,79 @@ def check_int(param: str, value: Any, lo: int, hi: int) -> int:
     if not lo <= value <= hi:
         raise ValueError(f"{param} must be between {lo} and {hi}, got {value}")
     return value
+
+
+def check_fraction(param: str, value: Any) -> float:
+    """A number in (0, 1] (a Jaccard threshold, a recall), else a TypeError/ValueError naming ``param``.
+
+    >>> check_fraction("jaccard", 0.8)
+    0.8
+    >>> check_fraction("recall", 0)
+    Traceback (most recent call last):
+    ValueError: recall must be in (0, 1], got 0.0
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{param} must be a number in (0, 1], got {value!r}")
+    v = float(value)
+    if not 0 < v <= 1:  # NaN too
+        raise ValueError(f"{param} must be in (0, 1], got {v}")
+    return v
+
+
+def check_k(k: Any, bits: int) -> int:
+    """A Hamming distance ``k`` an index of ``bits``-bit fingerprints can serve: an int in
+    [0, bits - 1], else a TypeError/ValueError naming ``k``."""
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+        raise TypeError(f"k must be an int between 0 and bits-1 ({bits - 1}), got {k!r}")
+    k = int(k)
+    if not 0 <= k <= bits - 1:
+        raise ValueError(f"k must be between 0 and bits-1 ({bits - 1}) for bits={bits}, got {k}")
+    return k
+
+
+def check_budget(memory_budget: Any) -> int:
+    """Bytes the index's tables may use: an int in [0, 2**62], or None for the default (a quarter
+    of the machine's memory, :func:`~simhash_lab.index.default_memory_budget`)."""
+    if memory_budget is None:
+        from .index.design import default_memory_budget
+
+        return default_memory_budget()
+    return check_int("memory_budget", memory_budget, 0, 1 << 62)
+
+
+#: The one unit table of every size option (``--max-bytes``, ``--memory-budget``, ``--max-row-bytes``,
+#: ``grade --memory``): binary multiples, case-insensitive, an optional ``B`` or ``iB`` after the letter.
+BYTE_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+_BYTE_SIZE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgt]?)(?:i?b)?\s*", re.IGNORECASE)
+
+
+def parse_byte_size(param: str, text: str, lo: int = 0, hi: int = (1 << 62) - 1) -> int:
+    """Bytes written as an int or with a binary suffix (:data:`BYTE_UNITS`), in [lo, hi], else a
+    ValueError naming ``param``.
+
+    >>> parse_byte_size("--max-bytes", "64M"), parse_byte_size("--memory-budget", "1.5GiB")
+    (67108864, 1610612736)
+    >>> parse_byte_size("--max-bytes", "64X")
+    Traceback (most recent call last):
+    ValueError: --max-bytes must be a number of bytes, with K, M, G or T for KiB..TiB (2G, 512M), got '64X'
+    """
+    m = _BYTE_SIZE.fullmatch(text)
+    if not m:
+        raise ValueError(
+            f"{param} must be a number of bytes, with K, M, G or T for KiB..TiB (2G, 512M), got {text!r}"
+        )
+    n = int(float(m.group(1)) * BYTE_UNITS[m.group(2).lower()])
+    if not lo <= n <= hi:
+        low = f"at least {_show_bytes(lo)}" if n < lo else f"below {_show_bytes(hi + 1)}"
+        raise ValueError(f"{param} must be {low}, got {text!r}")
+    return n
+
+
+def _show_bytes(n: int) -> str:
+    for shift, unit in ((60, "EiB"), (50, "PiB"), (40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift} {unit}"
+    return f"{n} bytes"
 
 
 def check_weight(param: str, value: Any) -> float:

@@ -13,14 +13,17 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._threads import over
-from ._validate import check_int
+from ._threads import run_items
+from ._validate import check_fraction, check_int
 from .datasets import Source, TextsSource
-from .shingles import CHUNK_ROWS, Shingler, _gather_sets
+from .shingles import CHUNK_ROWS, Shingler, gather_sets
+
+if TYPE_CHECKING:
+    from .shingles import Featurizer
 
 __all__ = ["MIN_CALIBRATION_PAIRS", "Calibration", "calibrate"]
 
@@ -35,8 +38,9 @@ class Calibration:
     ----------
     k : int
         The smallest distance whose candidates hold ``target`` of the measured pairs.
-    threshold, target : float
-        The Jaccard threshold and the recall asked for.
+    jaccard, target : float
+        The Jaccard threshold (``DedupSettings.jaccard``; ``threshold`` is its deprecated name) and
+        the recall asked for.
     recall : float
         The recall expected at ``k``: the fraction of the measured pairs within ``k`` bits.
     method : {"sample", "synthetic", "theory"}
@@ -59,7 +63,7 @@ class Calibration:
     """
 
     k: int
-    threshold: float
+    jaccard: float
     target: float
     recall: float
     method: str
@@ -70,18 +74,29 @@ class Calibration:
     distances: np.ndarray
     similarities: np.ndarray
 
+    @property
+    def threshold(self) -> float:
+        """Deprecated name of :attr:`jaccard`."""
+        import warnings
+
+        warnings.warn(
+            "simhash_lab: Calibration.threshold is now Calibration.jaccard", DeprecationWarning, stacklevel=2
+        )
+        return self.jaccard
+
     def summary(self) -> str:
+        """One line: the chosen ``k``, its expected recall, and what it was measured on."""
         if self.method == "theory":
             return (
                 f"k = {self.k}: expected recall {self.recall:.3f} (target {self.target:g}) from Charikar's "
-                f"bound at Jaccard {self.threshold:g} (no pair could be measured: the sampled documents "
+                f"bound at Jaccard {self.jaccard:g} (no pair could be measured: the sampled documents "
                 "are shorter than 8 words)"
             )
         how = (
-            f"{self.pairs} near-duplicate pairs (Jaccard >= {self.threshold:g}) "
+            f"{self.pairs} near-duplicate pairs (Jaccard >= {self.jaccard:g}) "
             f"of a sample of {self.sample} documents"
             if self.method == "sample"
-            else f"{self.pairs} pairs made at Jaccard ~ {self.threshold:g} "
+            else f"{self.pairs} pairs made at Jaccard ~ {self.jaccard:g} "
             f"from {self.sample} sampled documents (the sample held too few real ones)"
         )
         return (
@@ -90,9 +105,10 @@ class Calibration:
         )
 
     def to_json(self) -> dict:
+        """The calibration as JSON-able data (without the measured pairs)."""
         return {
             "k": self.k,
-            "threshold": self.threshold,
+            "jaccard": self.jaccard,
             "target_recall": self.target,
             "expected_recall": round(self.recall, 4),
             "method": self.method,
@@ -130,7 +146,9 @@ def _replace_units(
     return joiner.join(units)
 
 
-def _synthetic_pairs(texts, feat, threshold, rng, limit=300):
+def _synthetic_pairs(
+    texts: Sequence[str], feat: Featurizer, threshold: float, rng: np.random.Generator, limit: int = 300
+):
     """Pairs at Jaccard just above ``threshold``: each text against copies of it with more and more
     words (characters, for text without word spaces) replaced (from the sample's own), the copy
     with the lowest similarity >= threshold."""
@@ -173,7 +191,7 @@ def _synthetic_pairs(texts, feat, threshold, rng, limit=300):
     return np.array(d_out, np.int64), np.array(s_out)
 
 
-def featurizer_for(hasher=None, shingle: int = 3):
+def featurizer_for(hasher: Any = None, shingle: int = 3) -> Featurizer:
     """The :class:`~simhash_lab.shingles.Featurizer` of ``hasher`` (default: the recommended one,
     word ``shingle``-grams), texts taken as they are (not normalised)."""
     from .settings import DedupSettings
@@ -187,17 +205,18 @@ def featurizer_for(hasher=None, shingle: int = 3):
 def calibrate(
     source: Source | Sequence[str],
     fingerprints: np.ndarray,
-    threshold: float,
+    jaccard: float | None = None,
     *,
-    hasher=None,
+    threshold: float | None = None,
+    hasher: Any = None,
     shingle: int = 3,
     recall: float = 0.95,
     sample: int = 1000,
     seed: int = 0,
     valid: np.ndarray | None = None,
-    bar=None,
-    sets=None,
-    featurizer=None,
+    bar: Any = None,
+    sets: Any = None,
+    featurizer: Featurizer | None = None,
 ) -> Calibration:
     """Choose ``k`` for a Jaccard threshold by measuring, on a sample of the corpus, where its
     near-duplicate pairs lie in Hamming distance.
@@ -206,7 +225,7 @@ def calibrate(
     document within ``k_max`` bits of one of them (a linear popcount scan; ``k_max`` is the farthest
     distance at which random 64-bit fingerprints would still put only about 2 of the corpus, at
     most 24: 18 for a million documents, 20 for ten thousand) is compared with it by exact Jaccard;
-    the pairs at or above ``threshold`` are the
+    the pairs at or above ``jaccard`` are the
     measured ones, and ``k`` is the smallest distance that holds ``recall`` of them. Sampling
     documents samples pairs uniformly (a pair is seen when either end is drawn), so the fraction
     estimates the recall over all the corpus's pairs within ``k_max``. With fewer than 50 such
@@ -219,8 +238,8 @@ def calibrate(
         The documents (read again only for the sample and its neighbours).
     fingerprints : ndarray, shape (n,), uint64
         Their fingerprints by ``hasher``.
-    threshold : float
-        Jaccard similarity, 0 < threshold <= 1.
+    jaccard : float
+        The Jaccard threshold, 0 < jaccard <= 1 (``threshold``: its deprecated name).
     valid : ndarray of bool, optional
         Documents that may be sampled or matched (default: all).
     featurizer : Featurizer, optional
@@ -231,8 +250,15 @@ def calibrate(
     Calibration
     """
     feat = featurizer if featurizer is not None else featurizer_for(hasher, shingle)
-    threshold = _check_fraction("jaccard", threshold)
-    recall = _check_fraction("recall", recall)
+    if threshold is not None:
+        import warnings
+
+        warnings.warn(
+            "simhash_lab: calibrate(threshold=) is now calibrate(jaccard=)", DeprecationWarning, stacklevel=2
+        )
+        jaccard = threshold if jaccard is None else jaccard
+    threshold = check_fraction("jaccard", jaccard)
+    recall = check_fraction("recall", recall)
     sample = check_int("sample", sample, 1, 1 << 40)
     if not isinstance(source, Source):
         source = TextsSource(source)
@@ -246,7 +272,7 @@ def calibrate(
     dist = np.empty(0, np.int64)
     sims = np.empty(0)
     if picked.size:
-        indptr, ids, d = _neighbours(fps[picked], fps[rows], k_max)
+        indptr, ids, d = neighbours_within(fps[picked], fps[rows], k_max)
         a = np.repeat(picked, np.diff(indptr))
         b = rows[ids]
         keep = a != b
@@ -263,7 +289,7 @@ def calibrate(
         if bar is not None and sets is None:  # the rows read again: a known total
             bar.total = int(need.size)
             bar.refresh()
-        store = _gather_sets(source, need, feat, bar, sets)
+        store = gather_sets(source, need, feat, bar, sets)
         la, lb = store.local(lo), store.local(hi)
         size = np.diff(store.indptr)
         small, large = np.minimum(size[la], size[lb]), np.maximum(size[la], size[lb])
@@ -303,7 +329,7 @@ def _charikar_recall(threshold: float, bits: int) -> np.ndarray:
     return np.minimum(np.cumsum(pmf), 1.0)
 
 
-def _neighbours(queries: np.ndarray, fps: np.ndarray, k: int):
+def neighbours_within(queries: np.ndarray, fps: np.ndarray, k: int):
     """CSR ``(indptr, positions in fps, distances)`` of every fingerprint within ``k`` of each query."""
     from .kernels import verify as V
 
@@ -312,20 +338,11 @@ def _neighbours(queries: np.ndarray, fps: np.ndarray, k: int):
     par = q.size * f.size >= 1 << 18
     counts = np.zeros(q.size, np.int64)
     none = np.empty(0, np.int64)
-    over(q.size, lambda lo, hi: V.neighbours(q[lo:hi], f, k, counts[lo:hi], none, none, False), par)
+    run_items(q.size, lambda lo, hi: V.neighbours(q[lo:hi], f, k, counts[lo:hi], none, none, False), par)
     indptr = np.zeros(q.size + 1, np.int64)
     np.cumsum(counts, out=indptr[1:])
     ids = np.empty(indptr[-1], np.int64)
     d = np.empty(indptr[-1], np.int64)
     starts = indptr[:-1].copy()
-    over(q.size, lambda lo, hi: V.neighbours(q[lo:hi], f, k, starts[lo:hi], ids, d, True), par)
+    run_items(q.size, lambda lo, hi: V.neighbours(q[lo:hi], f, k, starts[lo:hi], ids, d, True), par)
     return indptr, ids, d
-
-
-def _check_fraction(param: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)):
-        raise TypeError(f"{param} must be a number in (0, 1], got {value!r}")
-    v = float(value)
-    if not 0 < v <= 1:
-        raise ValueError(f"{param} must be in (0, 1], got {v}")
-    return v

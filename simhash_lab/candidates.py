@@ -240,7 +240,7 @@ class BandKeys:
 
     def add(self, indptr: np.ndarray, data: np.ndarray, threads: bool = True) -> None:
         """The keys of the next ``indptr.shape[0] - 1`` rows, from their CSR sets."""
-        from ._threads import over
+        from ._threads import run_items
 
         m = indptr.shape[0] - 1
         keys = np.empty((self.bands, m), np.uint64)
@@ -249,7 +249,7 @@ class BandKeys:
         def run(lo: int, hi: int) -> None:
             band_keys(indptr[lo : hi + 1], data, b, r, lo, np.empty(2 * b * r, np.uint64), keys)
 
-        over(m, run, threads and m >= 256)
+        run_items(m, run, threads and m >= 256)
         self.parts.append(keys)
         self.n += m
 

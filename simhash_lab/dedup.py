@@ -2,7 +2,7 @@
 keep/drop policy that never chains.
 
 :func:`dedup_texts` (a list of str), :func:`dedup_table` (a JSONL, CSV or Parquet file read in
-chunks, stdin, or a table in memory: :mod:`simhash_lab.datasets`) and :func:`dedup` (the text
+chunks, stdin, or a table in memory: :mod:`simhash_lab.datasets`) and :func:`dedup_files` (the text
 files under folders) take one settings object (:class:`~simhash_lab.settings.DedupSettings`, or
 its fields as keywords), run the same named steps (each timed in ``res.timings``, each with its
 progress bar) and return a :class:`DedupResult`:
@@ -72,7 +72,7 @@ import numpy as np
 from . import _files
 from ._files import DEFAULT_MAX_BYTES, NotRegularFile, NotText, TooLarge, json_name, reason, walk
 from ._validate import check_int
-from .calibration import Calibration, _check_fraction, calibrate  # noqa: F401 (distributed.py)
+from .calibration import Calibration, calibrate
 from .candidates import BandKeys
 from .datasets import (
     DatasetError,
@@ -84,7 +84,7 @@ from .datasets import (
     write_duplicates,
 )
 from .settings import DedupSettings
-from .shingles import Featurizer, Shingler, _ChunkSets, _gather_sets, recommended_hasher
+from .shingles import CHUNK_ROWS, Featurizer, Shingler, _ChunkSets, gather_sets, recommended_hasher
 
 __all__ = [
     "Calibration",
@@ -94,6 +94,7 @@ __all__ = [
     "Shingler",
     "calibrate",
     "dedup",
+    "dedup_files",
     "dedup_table",
     "dedup_texts",
     "iter_files",
@@ -102,7 +103,6 @@ __all__ = [
 ]
 
 _BATCH = 256  # files per fingerprint batch
-CHUNK_ROWS = 8192  # dataset rows per chunk
 EXIT_NONE, EXIT_FOUND, EXIT_TROUBLE = 0, 1, 2
 KEEP_ORDERS = ("first", "longest")
 LINKAGES = ("star", "complete")
@@ -165,7 +165,7 @@ class DedupResult:
     Attributes
     ----------
     ids : list
-        Each document's id (file paths for :func:`dedup`), in input order: row ``i`` is ``ids[i]``.
+        Each document's id (file paths for :func:`dedup_files`), in input order: row ``i`` is ``ids[i]``.
     fingerprints : ndarray, shape (n,), uint64
     keep : ndarray, shape (n,), bool
         False for the dropped documents.
@@ -176,8 +176,8 @@ class DedupResult:
         ``"star"``, each dropped row and its kept one.
     featureless : ndarray, int64
         Rows with no feature (empty, whitespace or punctuation only): never compared, never in a
-        cluster, kept; reported apart (``to_json()``: ``"empty"`` for files, ``"featureless"`` for
-        rows).
+        cluster, kept; reported apart (``to_json()``: ``"featureless"``, their ids;
+        :attr:`featureless_ids`).
     pairs : ndarray, shape (m, 3), int64
         The candidate pairs ``(i, j, d)`` (rows, ``i < j``; ``d`` their Hamming distance) within
         ``k``, or of the MinHash bands (``settings["candidates"]`` says which), before verification:
@@ -193,7 +193,7 @@ class DedupResult:
         candidates were found (``{"method": "index", "k": k}``, or ``{"method": "minhash bands",
         "bands": b, "rows": r, "at_threshold": P(a pair at the threshold is found)}``).
     skipped, errors : list of (path, reason)
-        :func:`dedup` only: files not used, and files or paths that could not be read.
+        :func:`dedup_files` only: files not used, and files or paths that could not be read.
     timings : dict
         Seconds spent in each step: read, normalise, exact groups, fingerprint, calibrate,
         candidates, verify, cluster, write.
@@ -235,13 +235,19 @@ class DedupResult:
 
     @property
     def paths(self) -> list:
-        """The files fingerprinted (:func:`dedup`): the ids."""
+        """The files fingerprinted (:func:`dedup_files`): the ids."""
         return self.ids
 
     @property
-    def empty(self) -> list:
-        """Ids of the featureless documents."""
+    def featureless_ids(self) -> list:
+        """Ids of the featureless documents (file paths for :func:`dedup_files`)."""
         return [self.ids[i] for i in self.featureless.tolist()]
+
+    @property
+    def empty(self) -> list:
+        """Deprecated name of :attr:`featureless_ids`."""
+        _deprecated("DedupResult.empty", "DedupResult.featureless_ids")
+        return self.featureless_ids
 
     @property
     def verified(self) -> int:
@@ -295,6 +301,8 @@ class DedupResult:
 
     @property
     def exit_status(self) -> int:
+        """The command's exit status: 2 when something could not be read, else 1 when something
+        was dropped, else 0."""
         if self.errors:
             return EXIT_TROUBLE
         return EXIT_FOUND if len(self.duplicates) else EXIT_NONE
@@ -324,6 +332,7 @@ class DedupResult:
         return f"within k = {self.k}"
 
     def summary(self) -> str:
+        """One line: rows, dropped, groups, how the candidates were found and verified."""
         what = "files" if self.format == "files" else "rows"
         mode = (
             f"verified at Jaccard >= {self.jaccard:g} "
@@ -350,10 +359,11 @@ class DedupResult:
         )
 
     def to_json(self) -> dict:
+        """The run as JSON-able data: what ``simhash-lab dedup --json`` prints."""
         width = (self.bits + 3) // 4
         key = "path" if self.format == "files" else "id"
 
-        def show(v):
+        def show(v: Any) -> Any:
             return json_name(v) if self.format == "files" else json_value(v)
 
         doc = {
@@ -363,7 +373,7 @@ class DedupResult:
             "jaccard": self.jaccard,
             "settings": self.settings,
             "calibration": None if self.calibration is None else self.calibration.to_json(),
-            # files: those fingerprinted, as before (featureless ones are listed apart, in "empty")
+            # files: those fingerprinted, as before (featureless ones are listed apart)
             **(
                 {"files": len(self.ids) - self.featureless.size}
                 if self.format == "files"
@@ -392,9 +402,9 @@ class DedupResult:
         if self.format == "files":
             doc["skipped"] = [{"path": json_name(p), "reason": r} for p, r in self.skipped]
             doc["errors"] = [{"path": json_name(p), "reason": r} for p, r in self.errors]
-            doc["empty"] = [json_name(p) for p in self.empty]
+            doc["featureless"] = [json_name(p) for p in self.featureless_ids]
         else:
-            doc["featureless"] = [json_value(v) for v in self.empty]
+            doc["featureless"] = [json_value(v) for v in self.featureless_ids]
             doc["written"] = self.written
         return doc
 
@@ -435,7 +445,7 @@ class _Bars:
             self.current = None
 
 
-def _hasher_settings(hasher) -> dict:
+def _hasher_settings(hasher: Any) -> dict:
     tok = hasher.tokenizer
     return {
         "tokenizer": getattr(tok, "name", getattr(tok, "__name__", "custom")),
@@ -445,15 +455,15 @@ def _hasher_settings(hasher) -> dict:
     }
 
 
-def _no_features(hasher, text: str) -> bool:
+def no_features(hasher: Any, text: str) -> bool:
     try:
         return len(hasher.features(text)) == 0
     except (TypeError, ValueError):
         return False
 
 
-def keep_drop(order, u, v, edges, complete: bool):
-    """The greedy keep/drop pass over verified pairs (``kernels.verify.star_clusters``).
+def keep_drop(order: np.ndarray, u: np.ndarray, v: np.ndarray, edges: np.ndarray, complete: bool):
+    """The greedy keep/drop pass over verified pairs (``kernels.verify.greedy_clusters``).
 
     ``order`` (m,): the m nodes in visiting order; ``u``, ``v`` (e,): the two node positions of each
     verified pair; ``edges`` (e,): each pair's id, reported back in ``via``. Returns ``(state, rep,
@@ -476,14 +486,14 @@ def keep_drop(order, u, v, edges, complete: bool):
     state = np.zeros(m, np.int8)
     rep = np.full(m, -1, np.int64)
     via = np.full(m, -1, np.int64)
-    V.star_clusters(
+    V.greedy_clusters(
         order, adj_ptr, np.ascontiguousarray(dst), np.ascontiguousarray(eid, np.int64), complete,
         state, rep, via,
     )  # fmt: skip
     return state, rep, via
 
 
-def _check_text_chunk(call, texts: list, start: int, where: str):
+def check_text_chunk(call: Any, texts: list, start: int, where: str):
     """``call(texts)``, with a ValueError from a lone surrogate turned into a DatasetError naming
     the row."""
     try:
@@ -530,7 +540,7 @@ class _Steps:
             self.bars.close()
 
 
-def _digests(texts: list) -> np.ndarray:
+def text_digests(texts: list) -> np.ndarray:
     """(n, 2) uint64: a 128-bit BLAKE2b digest of each (normalised) text's UTF-8 bytes."""
     blake = hashlib.blake2b
     raw = b"".join(blake(t.encode("utf-8", "surrogatepass"), digest_size=16).digest() for t in texts)
@@ -554,7 +564,7 @@ def exact_groups(digests: np.ndarray, rank: np.ndarray, rows: np.ndarray) -> np.
 
 
 def candidates(
-    fps: np.ndarray, rows: np.ndarray, k: int, bits: int, s: DedupSettings, bar=None
+    fps: np.ndarray, rows: np.ndarray, k: int, bits: int, s: DedupSettings, bar: Any = None
 ) -> np.ndarray:
     """The candidate pairs ``(i, j, d)`` (int64 (m, 3), ``i < j`` rows) of the fingerprints of
     ``rows`` within ``k`` bits: the candidates step, one call (:meth:`SimhashIndex.pairs`)."""
@@ -573,7 +583,7 @@ _VERIFY_BLOCK = 1 << 20  # pairs per Jaccard call (the bar moves between them)
 
 
 def _run(
-    source: Source, s: DedupSettings, *, priority=None, result: DedupResult | None = None
+    source: Source, s: DedupSettings, *, priority: Any = None, result: DedupResult | None = None
 ) -> DedupResult:
     feat = Featurizer(s)
     verified = not s.unverified
@@ -600,12 +610,12 @@ def _run(
                 break
             texts, ids, prio = chunk
             with steps.time("normalise"):
-                norm = _check_text_chunk(feat.normalise, texts, start, source.name)
+                norm = check_text_chunk(feat.normalise, texts, start, source.name)
             if s.exact:
                 with steps.time("exact groups"):
-                    dig_parts.append(_digests(norm))
+                    dig_parts.append(text_digests(norm))
             with steps.time("fingerprint"):
-                f, chars, ind, dat = _check_text_chunk(feat.fingerprints_sets, norm, start, source.name)
+                f, chars, ind, dat = check_text_chunk(feat.fingerprints_sets, norm, start, source.name)
                 if ind is not None:
                     featureless.extend((np.flatnonzero(np.diff(ind) == 0) + start).tolist())
                     if kept_sets is not None:
@@ -614,12 +624,12 @@ def _run(
                             kept_sets = None  # too many to keep: read again those needed
                 else:
                     for i in np.flatnonzero(f == 0).tolist():
-                        if _no_features(feat.hasher, norm[i]):
+                        if no_features(feat.hasher, norm[i]):
                             featureless.append(start + i)
             if band_keys is not None:
                 t0 = time.perf_counter()
                 if ind is None:  # a hasher of one's own: its sets, as verified
-                    ind, dat = _check_text_chunk(feat.sets_of, norm, start, source.name)[1:]
+                    ind, dat = check_text_chunk(feat.sets_of, norm, start, source.name)[1:]
                 band_keys.add(ind, dat)
                 keys_seconds += time.perf_counter() - t0
             fps_parts.append(f)
@@ -673,9 +683,9 @@ def _run(
             )  # fmt: skip
         k = res.calibration.k
     else:
-        from .index.design import _check_k
+        from ._validate import check_k
 
-        k = _check_k(k, feat.bits)
+        k = check_k(k, feat.bits)
     res.k = k
     # candidates: of the representatives only (``search``)
     with steps.step("candidates", None, unit="step"):
@@ -689,7 +699,7 @@ def _run(
     if verified and pairs.shape[0]:
         need = np.unique(pairs[:, :2])
         with steps.step("verify", int(need.size) + int(pairs.shape[0])) as bar:
-            store = _gather_sets(source, need, feat, bar, kept_sets)
+            store = gather_sets(source, need, feat, bar, kept_sets)
             if bar is not None and kept_sets is not None:  # the sets were in memory
                 bar.update(int(need.size))
             la, lb = store.local(pairs[:, 0]), store.local(pairs[:, 1])
@@ -758,17 +768,17 @@ def _run(
     return res
 
 
-def _settings(settings, options: dict) -> DedupSettings:
+def _settings(settings: DedupSettings | None, options: dict) -> DedupSettings:
     return DedupSettings.of(settings, **options)
 
 
 def dedup_texts(
-    texts,
+    texts: Sequence[str],
     settings: DedupSettings | None = None,
     *,
     ids: Sequence | None = None,
-    priority=None,
-    **options,
+    priority: Any = None,
+    **options: Any,
 ) -> DedupResult:
     """Near-duplicates of a list of texts: which to keep, and why each other one is dropped.
 
@@ -797,7 +807,7 @@ def dedup_texts(
     return res
 
 
-def _check_priority(priority, n: int):
+def _check_priority(priority: Any, n: int):
     if priority is None:
         return None
     arr = np.asarray(priority)
@@ -812,7 +822,7 @@ def _check_priority(priority, n: int):
 
 
 def dedup_table(
-    data,
+    data: Any,
     column: str = "text",
     settings: DedupSettings | None = None,
     *,
@@ -822,7 +832,7 @@ def dedup_table(
     output: str | os.PathLike | None = None,
     duplicates: str | os.PathLike | None = None,
     report: str | os.PathLike | None = None,
-    **options,
+    **options: Any,
 ) -> DedupResult:
     """Deduplicate a dataset: a JSONL, CSV or Parquet file (``"-"``: JSONL on stdin), or in memory
     a pandas DataFrame, a pyarrow Table or a Hugging Face ``datasets.Dataset``.
@@ -886,7 +896,7 @@ def dedup_table(
     return res
 
 
-def _check_outputs(source, output, duplicates, report) -> dict:
+def _check_outputs(source: Any, output: Any, duplicates: Any, report: Any) -> dict:
     """The outputs, checked before any work by the one safe writer (:func:`simhash_lab._write.
     check_outputs`: folders that exist and can be written, not the input, no file named twice),
     then each named for what it gets; returns their paths."""
@@ -961,14 +971,14 @@ class _FilesSource(Source):
     format = "files"
     name = "files"
 
-    def __init__(self, files: list[str], res: DedupResult, max_bytes: int, say) -> None:
+    def __init__(self, files: list[str], res: DedupResult, max_bytes: int, say: Any) -> None:
         self.files = files
         self.res = res
         self.max_bytes = max_bytes
         self.say = say
         self.total = len(files)
 
-    def chunks(self, rows):
+    def chunks(self, rows: int):
         texts, ids = [], []
         for path in self.files:
             try:
@@ -989,7 +999,7 @@ class _FilesSource(Source):
         if texts:
             yield texts, ids, None
 
-    def select(self, rows, chunk):
+    def select(self, rows: np.ndarray, chunk: int):
         for s in range(0, rows.size, min(chunk, _BATCH)):
             r = rows[s : s + min(chunk, _BATCH)]
             texts = []
@@ -1004,15 +1014,15 @@ class _FilesSource(Source):
             yield r, texts
 
 
-def dedup(
+def dedup_files(
     paths: Sequence[str],
     settings: DedupSettings | None = None,
     *,
     preset: str | None = None,
     hidden: bool = False,
     max_bytes: int = DEFAULT_MAX_BYTES,
-    report=None,
-    **options,
+    report: Any = None,
+    **options: Any,
 ) -> DedupResult:
     """Near-duplicate text files under ``paths``: each file that reads as text is a document, its
     path its id.
@@ -1032,8 +1042,8 @@ def dedup(
     -------
     DedupResult
         With ``skipped`` and ``errors`` (see :func:`iter_files`); whitespace-only files are
-        featureless (``empty``). Exit status: 2 when something could not be read, else 1 when
-        something was dropped, else 0.
+        featureless (:attr:`DedupResult.featureless_ids`). Exit status: 2 when something could
+        not be read, else 1 when something was dropped, else 0.
     """
     check_int("max_bytes", max_bytes, 0, 1 << 62)
     if preset is not None:
@@ -1048,7 +1058,7 @@ def dedup(
         report(p, r)
     holder: list = []
 
-    def say(path, why):
+    def say(path: str, why: str) -> None:
         bar = holder[0].bars.current if holder else None
         if bar is None:
             report(path, why)
@@ -1060,3 +1070,28 @@ def dedup(
     res = _run(source, s, result=res)
     res.preset = preset or res.settings.get("features", "")
     return res
+
+
+def dedup(paths: Sequence[str], settings: DedupSettings | None = None, **options: Any) -> DedupResult:
+    """Deprecated name of :func:`dedup_files` (the files variant beside :func:`dedup_texts` and
+    :func:`dedup_table`): the same call, with a DeprecationWarning.
+
+    Parameters
+    ----------
+    paths : sequence of str
+        Files and folders, as for :func:`dedup_files`.
+    settings : DedupSettings, optional
+        As for :func:`dedup_files`; so are the keywords.
+
+    Returns
+    -------
+    DedupResult
+    """
+    _deprecated("dedup()", "dedup_files()")
+    return dedup_files(paths, settings, **options)
+
+
+def _deprecated(old: str, new: str) -> None:
+    import warnings
+
+    warnings.warn(f"simhash_lab: {old} is now {new}", DeprecationWarning, stacklevel=3)

@@ -531,7 +531,7 @@ def _fp_part(p, fs, path, column, id_column, fmt, st, sfs, run, n_reducers):
     features written to the exact-groups shuffle (``exact/{reducer}-{p}.npz``, the reducer picked
     by the digest's value), with their rows, lengths and ids."""
     from ._storage import join
-    from .dedup import _check_text_chunk, _digests, _no_features
+    from .dedup import check_text_chunk, no_features, text_digests
 
     src = _source(fs, path, column, id_column, fmt)
     feat = _featurizer(st)
@@ -539,20 +539,20 @@ def _fp_part(p, fs, path, column, id_column, fmt, st, sfs, run, n_reducers):
     chars = 0
     start = 0
     for texts, ids, _ in src.chunks(8192):
-        norm = _check_text_chunk(feat.normalise, texts, start, src.name)
-        f, ch, ind, _ = _check_text_chunk(feat.fingerprints_sets, norm, start, src.name)
+        norm = check_text_chunk(feat.normalise, texts, start, src.name)
+        f, ch, ind, _ = check_text_chunk(feat.fingerprints_sets, norm, start, src.name)
         if ind is not None:
             e = np.diff(ind) == 0
         else:
             e = np.zeros(len(texts), np.bool_)
             for i in np.flatnonzero(f == 0).tolist():
-                e[i] = _no_features(feat.hasher, norm[i])
+                e[i] = no_features(feat.hasher, norm[i])
         fps.append(f)
         chars += int(np.count_nonzero(ch))
         lengths.append(np.fromiter(map(len, texts), np.int64, len(texts)))
         empty.append(e)
         if st.exact:
-            digs.append(_digests(norm))
+            digs.append(text_digests(norm))
             ids_all.extend(ids)
         start += len(texts)
     cat = np.concatenate
@@ -1097,7 +1097,7 @@ def _settings(settings, options: dict):
     run is refused here, naming the field."""
     import dataclasses
 
-    from .index.design import _check_k
+    from ._validate import check_k
     from .settings import DedupSettings
 
     st = DedupSettings.of(settings, **options)
@@ -1108,7 +1108,7 @@ def _settings(settings, options: dict):
             f"candidates={st.candidates!r}: on Dask the candidates are every pair within k "
             "(candidates='index')"
         )
-    k = None if st.k is None else _check_k(st.k, _featurizer(st).bits)
+    k = None if st.k is None else check_k(st.k, _featurizer(st).bits)
     return dataclasses.replace(st, k=k)
 
 

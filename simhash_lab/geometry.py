@@ -52,7 +52,7 @@ def hyperplanes(dim: int, bits: int = 64, seed: int = 0) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal((bits, dim))
 
 
-def hyperplane_signatures(X, bits: int = 64, seed: int = 0) -> np.ndarray:
+def hyperplane_signatures(X: npt.ArrayLike, bits: int = 64, seed: int = 0) -> np.ndarray:
     """Charikar's signatures: bit i of row u is 1 when ``u . r_i >= 0`` (the session's convention).
 
     Parameters
@@ -82,7 +82,7 @@ def hyperplane_signatures(X, bits: int = 64, seed: int = 0) -> np.ndarray:
     return int(sig[0]) if single else sig
 
 
-def angle(u, v) -> float:
+def angle(u: npt.ArrayLike, v: npt.ArrayLike) -> float:
     """The angle between two vectors, in radians (0..pi)."""
     u = np.asarray(u, dtype=np.float64)
     v = np.asarray(v, dtype=np.float64)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ._threads import over
+from ._threads import run_items
 from ._validate import as_fingerprints, check_int
 
 __all__ = ["hamming", "is_near", "popcount"]
@@ -78,7 +78,7 @@ def hamming(a: Fingerprints, b: Fingerprints) -> Counts:
         out = np.empty(flat.size, dtype=np.uint8)
         q = np.uint64(int(b))
         run = lambda lo, hi: k.hamming_scalar_kernel(flat[lo:hi], q, out[lo:hi])  # noqa: E731
-        over(flat.size, run, flat.size >= _PARALLEL_MIN)
+        run_items(flat.size, run, flat.size >= _PARALLEL_MIN)
         out = out.reshape(shape)
     else:
         x = np.ascontiguousarray(np.bitwise_xor(a, b))  # broadcasting, as NumPy does

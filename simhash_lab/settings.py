@@ -27,12 +27,10 @@ ValueError: unverified (the raw Hamming mode) needs k: every pair within k bits 
 from __future__ import annotations
 
 import dataclasses
-import math
-import numbers
 from dataclasses import dataclass
 from typing import Any
 
-from ._validate import check_int, check_option
+from ._validate import check_fraction, check_int, check_option
 
 __all__ = ["CANDIDATES", "DedupSettings", "FEATURES", "KEEP_ORDERS", "LINKAGES", "PROGRESS"]
 
@@ -49,15 +47,6 @@ FEATURES = ("auto", "words", "chars", "jieba")
 #: when jieba is installed); the others by words
 LANGS = ("auto", "zh", "ja", "th", "lo", "km", "my", "ko", "en", "words")
 DEFAULT_MAX_ROW_BYTES = 64 << 20
-
-
-def _fraction(param: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{param} must be a number in (0, 1], got {value!r}")
-    v = float(value)
-    if not (0 < v <= 1) or math.isnan(v):
-        raise ValueError(f"{param} must be in (0, 1], got {v}")
-    return v
 
 
 def _bool(param: str, value: Any) -> bool:
@@ -166,7 +155,7 @@ class DedupSettings:
             raise ValueError(
                 "jaccard must be a number in (0, 1]: for the raw Hamming mode give unverified=True and k"
             )
-        set_(self, "jaccard", _fraction("jaccard", self.jaccard))
+        set_(self, "jaccard", check_fraction("jaccard", self.jaccard))
         _bool("unverified", self.unverified)
         if self.k is not None:
             set_(self, "k", check_int("k", self.k, 0, 63))
@@ -175,7 +164,7 @@ class DedupSettings:
                 "unverified (the raw Hamming mode) needs k: every pair within k bits stands, so give it "
                 "(e.g. k=3)"
             )
-        set_(self, "recall", _fraction("recall", self.recall))
+        set_(self, "recall", check_fraction("recall", self.recall))
         check_int("sample", self.sample, 1, 1 << 40)
         check_int("seed", self.seed, -(1 << 63), (1 << 64) - 1)
         check_option("features", self.features, FEATURES)
@@ -216,6 +205,7 @@ class DedupSettings:
 
     @classmethod
     def fields(cls) -> tuple[str, ...]:
+        """The names of the settings, in order."""
         return tuple(f.name for f in dataclasses.fields(cls))
 
     @classmethod
@@ -235,6 +225,7 @@ class DedupSettings:
         return dataclasses.replace(base, **options) if options else base
 
     def replace(self, **options: Any) -> DedupSettings:
+        """These settings with ``options`` (field names) replacing fields: :meth:`of`."""
         return DedupSettings.of(self, **options)
 
     def to_json(self) -> dict:

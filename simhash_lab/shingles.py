@@ -18,13 +18,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ._threads import over
+from ._threads import run_items
 from ._validate import check_int
 from .datasets import Source
 
 __all__ = ["CHUNK_ROWS", "Shingler", "recommended_hasher"]
 
-CHUNK_ROWS = 8192  # rows read again at a time
+CHUNK_ROWS = 8192  # dataset rows per chunk: read, and read again (dedup, calibration, verify)
 
 
 def recommended_hasher(shingle: int = 3):
@@ -77,10 +77,10 @@ class Shingler:
         from .kernels import verify as V
         from .kernels.strings import str_views
         from .kernels.tokenize import FLAG_PYTHON_LOWER, FLAG_SURROGATE
-        from .simhasher import _utf8_batch
+        from .simhasher import utf8_batch
 
         if any(type(t) is not str for t in texts):  # str_views reads exact str objects only
-            return self._sets(*_utf8_batch(texts, self.tokenizer.lowercase))
+            return self._sets(*utf8_batch(texts, self.tokenizer.lowercase))
         tok = self.tokenizer
         nd = len(texts)
         ptrs, lens, kinds = str_views(texts)
@@ -96,12 +96,12 @@ class Shingler:
                 scratch, counts[lo:hi], flags[lo:hi],
             )  # fmt: skip
 
-        over(nd, run, nd >= 64, align=V.STR_CHUNK)
+        run_items(nd, run, nd >= 64, align=V.STR_CHUNK)
         if flags.any():
             if (flags & FLAG_SURROGATE).any():
-                _utf8_batch(texts, tok.lowercase)  # raises, naming the text
+                utf8_batch(texts, tok.lowercase)  # raises, naming the text
             redo = np.flatnonzero(flags & FLAG_PYTHON_LOWER)
-            ind, dat = self._sets(*_utf8_batch([texts[i] for i in redo], tok.lowercase))
+            ind, dat = self._sets(*utf8_batch([texts[i] for i in redo], tok.lowercase))
             counts[redo] = np.diff(ind)
             room = np.diff(slots)[redo]
             if (counts[redo] > room).any():  # more shingles than the room: pack them apart
@@ -135,21 +135,21 @@ class Shingler:
                 buf, offsets[lo : hi + 1], tok.pipeline, tok.n, slots[lo : hi + 1], scratch, counts[lo:hi]
             )
 
-        over(nd, run, nd >= 64)
+        run_items(nd, run, nd >= 64)
         return V.pack_sets(scratch, slots, counts)
 
     def word_counts(self, texts: Sequence[str]) -> np.ndarray:
         """Words per document (int64, shape ``(len(texts),)``) by the shingles' word rule: 0 for a
         document with no shingle (empty, whitespace or punctuation only)."""
         from .kernels import verify as V
-        from .simhasher import _utf8_batch
+        from .simhasher import utf8_batch
 
         out = np.zeros(len(texts), np.int64)
         if texts:
-            buf, offsets = _utf8_batch(list(texts), self.tokenizer.lowercase)
+            buf, offsets = utf8_batch(list(texts), self.tokenizer.lowercase)
             p = self.tokenizer.pipeline
             run = lambda lo, hi: V.word_counts(buf, offsets[lo : hi + 1], p, out[lo:hi])  # noqa: E731
-            over(len(texts), run, len(texts) >= 64)
+            run_items(len(texts), run, len(texts) >= 64)
         return out
 
     def fingerprints_and_sets(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -162,7 +162,7 @@ class Shingler:
             return fps, np.zeros(1, np.int64), np.empty(0, np.uint64)
         indptr, data = self._str_sets(list(texts))
         run = lambda lo, hi: V.fold_sets(indptr[lo : hi + 1], data, 64, fps[lo:hi])  # noqa: E731
-        over(len(texts), run, len(texts) >= 64)
+        run_items(len(texts), run, len(texts) >= 64)
         return fps, indptr, data
 
     def fuses(self, hasher) -> bool:
@@ -193,7 +193,7 @@ class Shingler:
         out = np.empty(a.shape[0], np.float64)
         t = 0.0 if at_least is None else float(at_least)  # 0: every merge runs to the end
         run = lambda lo, hi: V.jaccard(indptr, data, a[lo:hi], b[lo:hi], t, out[lo:hi])  # noqa: E731
-        over(a.shape[0], run, a.shape[0] >= 4096)
+        run_items(a.shape[0], run, a.shape[0] >= 4096)
         return out
 
 
@@ -254,7 +254,7 @@ class _ChunkSets:
         return store
 
 
-def _gather_sets(source: Source, rows: np.ndarray, shingler: Shingler, bar=None, have=None) -> _SetStore:
+def gather_sets(source: Source, rows: np.ndarray, shingler: Shingler, bar=None, have=None) -> _SetStore:
     """The sets of ``rows``: from ``have`` (the sets of every row, kept from the first read) or read
     again from ``source``."""
     if have is not None:
@@ -529,7 +529,7 @@ class Featurizer:
         chars, ind, dat = self.sets_of(texts, chars)
         fps = np.empty(nd, np.uint64)
         run = lambda lo, hi: V.fold_sets(ind[lo : hi + 1], dat, 64, fps[lo:hi])  # noqa: E731
-        over(nd, run, nd >= 64)
+        run_items(nd, run, nd >= 64)
         return fps, chars, ind, dat
 
     def fingerprints(self, texts: list) -> np.ndarray:

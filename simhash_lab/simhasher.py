@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ._threads import over
+from ._threads import run_items
 from ._unicode import lower_table, needs_python_lower
 from ._validate import as_text, check_int, check_option, check_weight, check_weights, plain_weights, utf8
 from .kernels import fingerprint as F
@@ -367,9 +367,9 @@ class Simhasher:
         if self._fused_path():
             self._fused(items, out, par, param)
             return
-        buf, offsets = _utf8_batch(items, self.tokenizer.lowercase, param)
+        buf, offsets = utf8_batch(items, self.tokenizer.lowercase, param)
         pipeline = self._pipeline
-        over(
+        run_items(
             len(items),
             lambda lo, hi: F.fingerprints(buf, offsets[lo : hi + 1], pipeline, out[lo:hi]),
             par,
@@ -386,7 +386,7 @@ class Simhasher:
             def docs(lo: int, hi: int) -> None:
                 F.fingerprints_str(ptrs[lo:hi], lens[lo:hi], kinds[lo:hi], pipeline, fps[lo:hi], flags[lo:hi])
 
-            over(len(strs), docs, parallel, align=F.CHUNK)
+            run_items(len(strs), docs, parallel, align=F.CHUNK)
             return flags
 
         flags = run(items, out)
@@ -435,7 +435,7 @@ class Simhasher:
                 ptr, kind, toff, gap, doff[lo : hi + 1], weights, pipeline, out[lo:hi], flags[lo:hi]
             )
 
-        over(len(docs), run, parallel, align=F.CHUNK)
+        run_items(len(docs), run, parallel, align=F.CHUNK)
         for d in np.flatnonzero(flags):
             for j, t in enumerate(docs[d]):
                 utf8(t, f"{param(int(d))}, token {j}")  # raises: a lone surrogate has no UTF-8 form
@@ -519,7 +519,7 @@ def _texts_param(i: int) -> str:
     return f"texts[{i}]"
 
 
-def _utf8_batch(
+def utf8_batch(
     items: Sequence[str], lowercase: bool, param: Callable[[int], str] = _texts_param
 ) -> tuple[np.ndarray, np.ndarray]:
     """One uint8 buffer with every text's UTF-8 bytes, and the int64 offsets (n + 1,).

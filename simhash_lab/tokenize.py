@@ -126,6 +126,7 @@ class Tokenizer:
 
     @property
     def joiner_byte(self) -> int:
+        """The byte that joins a shingle's tokens (-1: none)."""
         return ord(self.joiner) if self.joiner else -1
 
     def prepare(self, text: str, param: str = "text") -> bytes:

@@ -14,6 +14,15 @@ Every setting of a Simhasher (tokenizer, hash, weights, width) is a runtime argu
 kernels, so one call per entry point covers them all. ``make test`` checks the coverage: it runs
 every notebook with ``SIMHASH_LAB_ON_COMPILE=error`` after the warmup, so a cell that compiles fails.
 
+The steps are data, as nbgrader's preprocessors are: :data:`STEPS`, a list of :class:`Step`, each
+with its name, its call, and the steps it must start ``after`` (their kernels are its callees:
+started together, two processes would compile them twice). :func:`steps` orders them so that every
+step comes after those (a stable topological order: the listed order where nothing forbids it),
+and :func:`run` starts a step only once those have finished. Other packages add their own steps
+through the ``simhash_lab.warmup`` entry-point group (a callable returning a list of
+:class:`Step`): the course registers its compiled loops there (``simhash_lab.course.internals``),
+so this module never imports the course.
+
 >>> from simhash_lab import warmup
 >>> names = [name for name, _ in warmup.steps()]
 >>> names[0], "verified dedup: shingles, Jaccard, clusters" in names
@@ -26,11 +35,11 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from typing import TextIO
+from typing import NamedTuple, TextIO
 
 from numba.core import event
 
-__all__ = ["run", "steps"]
+__all__ = ["ENTRY_POINTS", "STEPS", "Step", "run", "steps"]
 
 _TEXTS = ["Rust is safe. Rust is fast!", "hello world", "\u4f60\u597d\u4e16\u754c \u0130stanbul", ""] * 16
 
@@ -108,7 +117,7 @@ def _dedup() -> None:
     sends it to threads."""
     import numpy as np
 
-    from .calibration import _neighbours
+    from .calibration import neighbours_within
     from .dedup import dedup_texts
     from .shingles import Shingler
 
@@ -123,50 +132,111 @@ def _dedup() -> None:
     rows = np.arange(4096) % len(texts)
     sh.jaccard(indptr, data, rows, rows[::-1].copy())
     sh.jaccard(indptr, data, rows, rows[::-1].copy(), at_least=0.5)  # the calibration's
-    _neighbours(np.resize(fps, 512), np.resize(fps, 512), 3)
+    neighbours_within(np.resize(fps, 512), np.resize(fps, 512), 3)
 
 
-def _course() -> None:
-    """The course's own compiled loops (``simhash_lab.course.internals``: notebook 02 times them)."""
-    import numpy as np
+class Step(NamedTuple):
+    """One warmup step: ``call()`` compiles (or loads) one group of kernels."""
 
-    try:
-        from .course import internals
-    except ImportError:  # the library installed without the course
-        return
-    hs = np.arange(3, dtype=np.uint64)
-    internals.vote_counts(hs)
-    internals.vote_alloc_once(hs)
-    internals.vote_alloc_per_token(hs)
+    name: str
+    call: Callable[[], None]
+    #: names of the steps that must finish before this one starts (their kernels are its callees)
+    after: tuple[str, ...] = ()
+
+
+#: The entry-point group other packages register steps in: ``name = "module:function"``, the
+#: function returning a list of :class:`Step` (an ImportError, say a missing extra: no steps).
+ENTRY_POINTS = "simhash_lab.warmup"
+
+_HASHES = "hash functions and votes"
+_INDEX_1 = "index: build, query, pairs (one thread)"
+_GENERAL_1 = "other tokenizers and weights, one text"
+_DEFAULT_1 = "default fingerprint, one text"
+
+
+def _index(name: str) -> Callable[[], None]:
+    """The call of the index's own step ``name`` (:func:`simhash_lab.index.warm.steps`)."""
+
+    def call() -> None:
+        from .index.warm import steps as index_steps
+
+        dict(index_steps())[name]()
+
+    return call
+
+
+#: Every step of the library, in the order they start on two cores: the hash functions (about 6 s
+#: of CPU) beside the index's kernels (5 s) and two small steps; then the dedup's kernels beside the
+#: general and the fused fingerprint paths (3-4 s each); then token lists; then the batches in
+#: threads, which compile nothing more (they check that).
+STEPS: list[Step] = [
+    Step(_HASHES, _hashes),  # the callees every fingerprint path shares
+    Step(_INDEX_1, _index(_INDEX_1)),
+    Step(
+        "index: one table's pairs (simhash_lab.distributed)",
+        _index("index: one table's pairs (simhash_lab.distributed)"),
+    ),
+    Step("verified dedup: shingles, Jaccard, clusters", _dedup, after=(_HASHES,)),
+    Step(_GENERAL_1, lambda: _general(False), after=(_HASHES,)),
+    Step(_DEFAULT_1, lambda: _default(False), after=(_HASHES,)),
+    Step("features, traces, token lists", _python_side, after=(_GENERAL_1, _DEFAULT_1)),
+    Step("Hamming distance", _hamming),
+    Step("default fingerprints and dedup, a batch (threads)", lambda: _default(True), after=(_DEFAULT_1,)),
+    Step("other tokenizers and weights, a batch (threads)", lambda: _general(True), after=(_GENERAL_1,)),
+    Step(
+        "index: build, query, pairs (threads)",
+        _index("index: build, query, pairs (threads)"),
+        after=(_INDEX_1,),
+    ),
+    Step("index: streamed pairs, large k", _index("index: streamed pairs, large k"), after=(_INDEX_1,)),
+    Step("index: linear scan layout", _index("index: linear scan layout"), after=(_INDEX_1,)),
+]
+
+
+def _registered() -> list[Step]:
+    """The steps other packages register (:data:`ENTRY_POINTS`), in entry-point name order."""
+    from importlib.metadata import entry_points
+
+    found: list[Step] = []
+    for ep in sorted(entry_points(group=ENTRY_POINTS), key=lambda e: e.name):
+        try:
+            found.extend(Step(*s) for s in ep.load()())
+        except ImportError:  # that package's extra is not installed: nothing of it to compile
+            continue
+    return found
+
+
+def all_steps() -> list[Step]:
+    """:data:`STEPS` and the registered ones, each after the steps it names in ``after``: the
+    first listed step whose ``after`` are all placed goes next (so the listed order holds where
+    no ``after`` forbids it). A ValueError names an ``after`` that is no step, a name used twice,
+    or steps that wait for each other."""
+    listed = [*STEPS, *_registered()]
+    names = [s.name for s in listed]
+    if len(set(names)) != len(names):
+        raise ValueError(
+            f"simhash_lab.warmup: two steps share a name: {sorted(n for n in names if names.count(n) > 1)}"
+        )
+    for s in listed:
+        for a in s.after:
+            if a not in names:
+                raise ValueError(f"simhash_lab.warmup: step {s.name!r} is after {a!r}, which is no step")
+    ordered: list[Step] = []
+    placed: set[str] = set()
+    left = list(listed)
+    while left:
+        nxt = next((s for s in left if placed.issuperset(s.after)), None)
+        if nxt is None:
+            raise ValueError(f"simhash_lab.warmup: these steps wait for each other: {[s.name for s in left]}")
+        ordered.append(nxt)
+        placed.add(nxt.name)
+        left.remove(nxt)
+    return ordered
 
 
 def steps() -> list[tuple[str, Callable[[], None]]]:
-    """(name, call) pairs: each call compiles (or loads) one group of kernels.
-
-    In the order they start: two processes (``run(jobs=2)``) take them in turn, and a step starts
-    once what it shares with the others is likely cached, so that no kernel compiles twice. On two
-    cores: the hash functions (about 6 s of CPU) beside the index's kernels (5 s) and two small
-    steps; then the dedup's kernels, which need the hashes, beside the general and the fused
-    fingerprint paths (3-4 s each); then token lists, which need both; then the batches in threads,
-    which compile nothing more.
-    """
-    from .index.warm import steps as index_steps
-
-    index = index_steps()
-    return [
-        ("hash functions and votes", _hashes),
-        *index[:1],
-        *index[4:],
-        ("the course's own loops", _course),
-        ("verified dedup: shingles, Jaccard, clusters", _dedup),
-        ("other tokenizers and weights, one text", lambda: _general(False)),
-        ("default fingerprint, one text", lambda: _default(False)),
-        ("features, traces, token lists", _python_side),
-        ("Hamming distance", _hamming),
-        ("default fingerprints and dedup, a batch (threads)", lambda: _default(True)),
-        ("other tokenizers and weights, a batch (threads)", lambda: _general(True)),
-        *index[1:4],
-    ]
+    """(name, call) pairs of :func:`all_steps`, in the order they start."""
+    return [(s.name, s.call) for s in all_steps()]
 
 
 def _idle_cpus(sample: float = 0.25) -> int:
@@ -218,7 +288,9 @@ def run(progress: bool = True, file: TextIO | None = None, jobs: int | None = No
     from .kernels._jit import cache_dir
 
     file = file or sys.stderr
-    names = [name for name, _ in steps()]
+    order = all_steps()
+    names = [s.name for s in order]
+    after = [{names.index(a) for a in s.after} for s in order]
     jobs = max(1, min(jobs or _idle_cpus(), len(names)))
     t0 = time.perf_counter()
     bar = None
@@ -260,13 +332,25 @@ def run(progress: bool = True, file: TextIO | None = None, jobs: int | None = No
         if bar is not None:
             bar.set_postfix_str(f"{len(rest)} steps, {jobs} processes")
 
+        finished, waiting = {probe}, list(rest)
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-            futures = {pool.submit(_run_step, i): i for i in rest}
-            for fut in as_completed(futures):
+            futures: dict = {}
+
+            def submit_ready() -> None:  # a step starts once the steps it is after have finished
+                for i in [i for i in waiting if after[i] <= finished]:
+                    waiting.remove(i)
+                    futures[pool.submit(_run_step, i)] = i
+
+            submit_ready()
+            while futures:
+                fut = next(as_completed(futures))
+                i = futures.pop(fut)
                 if bar is not None:
                     left[0] -= 1
                     bar.set_postfix_str(f"{left[0]} steps left, {jobs} processes")
-                done(futures[fut], *fut.result())
+                done(i, *fut.result())
+                finished.add(i)
+                submit_ready()
         jobs_used[0] = jobs
     elapsed = time.perf_counter() - t0
     if bar is not None:
@@ -285,9 +369,9 @@ class _CompileCounter(event.Listener):
     def __init__(self) -> None:
         self.count = 0
 
-    def on_start(self, ev) -> None:
+    def on_start(self, ev: event.Event) -> None:
         if ev.data["dispatcher"].py_func.__module__.startswith("simhash_lab."):
             self.count += 1
 
-    def on_end(self, ev) -> None:
+    def on_end(self, ev: event.Event) -> None:
         pass

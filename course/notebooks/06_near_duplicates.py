@@ -501,7 +501,7 @@ assert s["Simhash + SimhashIndex"].f1 > 0.85
 # %% tags=["nbval-ignore-output"]
 lics = corpus.license_files()
 lic_texts = [lf.text for lf in lics]
-lic_truth, lic_j = compare.jaccard_all_pairs(lic_texts, n=3, min_similarity=0.8)
+lic_truth, lic_j = compare.jaccard_all_pairs(lic_texts, n=3, jaccard=0.8)
 n_words = np.array([len(t.split()) for t in lic_texts])
 print(
     f"{len(lics)} license files from {len({lf.package for lf in lics})} packages, {n_words.min()} to {n_words.max():,} words; "

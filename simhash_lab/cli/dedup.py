@@ -18,7 +18,7 @@ as ``--unverified -k K``. Clusters are complete (``--linkage complete``, the def
 document is verified-near its kept one and every two members of a cluster are a verified pair, so
 no cluster holds a pair below the threshold; ``--linkage star`` asks only the first. Featureless
 documents (empty, whitespace or punctuation only) are never compared nor grouped: they are listed
-apart (text output: after the groups; JSON: ``"empty"`` for files, ``"featureless"`` for rows) and
+apart (text output: after the groups; JSON: ``"featureless"``) and
 kept.
 
 Exit status (as ``grep`` and ``diff`` use it): 0 no near-duplicates, 1 some found (and dropped),
@@ -35,13 +35,13 @@ import re
 import time
 
 from .._files import DEFAULT_MAX_BYTES, show_name
+from .._validate import check_fraction
 from .._write import OutputError
 from ..datasets import FORMATS, DatasetError, detect_format
-from ..dedup import DedupResult, dedup, dedup_table
+from ..dedup import DedupResult, dedup_files, dedup_table
 from ..settings import DEFAULT_MAX_ROW_BYTES
-from ._args import int_in
+from ._args import byte_size, int_in
 from ._output import err, out, out_json
-from .fingerprint import byte_count
 
 __all__ = ["add_dedup_parser"]
 
@@ -70,7 +70,7 @@ def _format_text(res: DedupResult) -> str:
         lines.append(
             f"featureless: {res.featureless.size} {what} (no word: never compared nor grouped, kept)"
         )
-        for ident in res.empty:
+        for ident in res.featureless_ids:
             lines.append(f"  {show_name(ident) if res.format == 'files' else show_name(str(ident))}")
         lines.append("")
     return "\n".join(lines)
@@ -191,7 +191,7 @@ def _dedup_command(args: argparse.Namespace) -> int:
 
                 check_outputs(args.duplicates, what="--duplicates")
                 check_duplicates_name(args.duplicates)
-            res = dedup(args.paths, s, hidden=args.hidden, max_bytes=args.max_bytes, report=report)
+            res = dedup_files(args.paths, s, hidden=args.hidden, max_bytes=args.max_bytes, report=report)
             if args.duplicates is not None:
                 from ..datasets import write_duplicates
 
@@ -238,9 +238,9 @@ def _dedup_command(args: argparse.Namespace) -> int:
         chars = res.chars_note()
         if res.format == "files":
             err(
-                f"simhash-lab dedup: {len(res.ids) - len(res.empty)} files fingerprinted, "
+                f"simhash-lab dedup: {len(res.ids) - res.featureless.size} files fingerprinted, "
                 f"{n_groups} group(s) ({n_members} files{exact}) "
-                f"{res.found_by}{checked}; {len(res.skipped)} skipped, {len(res.empty)} empty, "
+                f"{res.found_by}{checked}; {len(res.skipped)} skipped, {res.featureless.size} featureless, "
                 f"{len(res.errors)} errors{chars} {secs}"
             )
         else:
@@ -256,38 +256,14 @@ def _dedup_command(args: argparse.Namespace) -> int:
 def _fraction(name: str):
     def parse(value: str) -> float:
         try:
-            v = float(value)
+            return check_fraction(name, float(value))
         except ValueError:
             raise argparse.ArgumentTypeError(f"{name} must be a number in (0, 1], got {value!r}") from None
-        if not 0 < v <= 1:
-            raise argparse.ArgumentTypeError(f"{name} must be in (0, 1], got {value}")
-        return v
 
     return parse
 
 
-_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
-
-
-def _byte_size(option: str):
-    """argparse type of a size: bytes, as an int or with a binary suffix (``512M``, ``2G``, ``1.5GiB``)."""
-
-    def parse(value: str) -> int:
-        m = re.fullmatch(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgt]?)(?:i?b)?\s*", value, re.IGNORECASE)
-        if not m:
-            raise argparse.ArgumentTypeError(
-                f"{option} must be a number of bytes, with K, M, G or T for KiB..TiB (2G, 512M), "
-                f"got {value!r}"
-            )
-        n = int(float(m.group(1)) * _UNITS[m.group(2).lower()])
-        if n >= 1 << 62:
-            raise argparse.ArgumentTypeError(f"{option} must be below 4 EiB, got {value!r}")
-        return n
-
-    return parse
-
-
-_memory_budget = _byte_size("--memory-budget")
+_memory_budget = byte_size("--memory-budget")
 
 
 def _tokenizer(value: str) -> tuple[str, int | None]:
@@ -425,7 +401,7 @@ def add_dedup_parser(subparsers) -> argparse.ArgumentParser:
     )
     g.add_argument(
         "--max-row-bytes",
-        type=_byte_size("--max-row-bytes"),
+        type=byte_size("--max-row-bytes"),
         default=DEFAULT_MAX_ROW_BYTES,
         metavar="N",
         help="refuse a row (JSONL line, CSV record, Parquet text) larger than this",
@@ -439,7 +415,11 @@ def add_dedup_parser(subparsers) -> argparse.ArgumentParser:
     g = p.add_argument_group("text files")
     g.add_argument("--hidden", action="store_true", help="also read hidden files and folders inside folders")
     g.add_argument(
-        "--max-bytes", type=byte_count, default=DEFAULT_MAX_BYTES, metavar="N", help="skip larger files"
+        "--max-bytes",
+        type=byte_size("--max-bytes"),
+        default=DEFAULT_MAX_BYTES,
+        metavar="N",
+        help="skip larger files",
     )
     p.add_argument("--json", action="store_true", help="write the result as JSON to stdout")
     p.add_argument(

@@ -15,6 +15,7 @@ import argparse
 
 from .._files import DEFAULT_MAX_BYTES, Refused, read_text, reason, show_name
 from ..presets import ALL
+from ._args import byte_size
 from ._output import err, out
 
 __all__ = ["add_fingerprint_parser", "byte_count"]
@@ -44,15 +45,7 @@ def _fingerprint(args: argparse.Namespace) -> int:
     return status
 
 
-def byte_count(value: str) -> int:
-    """argparse type of ``--max-bytes``: a non-negative int."""
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a non-negative int (bytes), got {value!r}") from None
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative int (bytes), got {n}")
-    return n
+byte_count = byte_size("--max-bytes")  # argparse type of ``--max-bytes`` (one unit table: 64M, 2G)
 
 
 def add_fingerprint_parser(subparsers) -> argparse.ArgumentParser:

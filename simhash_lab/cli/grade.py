@@ -12,26 +12,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 
 from .. import _files
 from .._write import OutputError, check_outputs
-from ._args import int_in
+from ._args import byte_size, int_in
 from ._output import err, out
 
 __all__ = ["add_grade_parser"]
 
-_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
-
-
-def _size(text: str) -> int:
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgKMG]?)(?:i?[bB])?\s*", text)
-    if not m:
-        raise argparse.ArgumentTypeError(f"expected a size such as 2G or 512M, got {text!r}")
-    n = int(float(m.group(1)) * _UNITS[m.group(2).lower()])
-    if n < 64 << 20:
-        raise argparse.ArgumentTypeError(f"at least 64M, got {text!r}")
-    return n
+_size = byte_size("--memory", lo=64 << 20)  # address space per sandboxed process
 
 
 def _seconds(text: str) -> float:

@@ -21,7 +21,7 @@ methods on a :class:`~simhash_lab.corpus.LabelledSet` with the same metrics and 
 >>> texts = ["a b c d e f", "a b c d e g", "x y z"]
 >>> key_pairs([md5_key(t) for t in ["Hi  there", "hi there", "bye"]]).tolist()
 [[0, 1]]
->>> pairs, sim = jaccard_all_pairs(texts, n=1, min_similarity=0.5)
+>>> pairs, sim = jaccard_all_pairs(texts, n=1, jaccard=0.5)
 >>> pairs.tolist(), sim.round(3).tolist()
 ([[0, 1]], [0.714])
 >>> pair_scores(pairs, np.array([[0, 1], [1, 2]]))
@@ -230,7 +230,12 @@ def shingle_sets(texts: Sequence[str], n: int = 3) -> list[set]:
 
 
 def jaccard_all_pairs(
-    texts: Sequence[str], n: int = 3, min_similarity: float = 0.0, sets: Sequence[set] | None = None
+    texts: Sequence[str],
+    n: int = 3,
+    jaccard: float = 0.0,
+    sets: Sequence[set] | None = None,
+    *,
+    min_similarity: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Exact Jaccard similarity |A ∩ B| / |A ∪ B| of the shingle sets of every pair of texts.
 
@@ -239,8 +244,9 @@ def jaccard_all_pairs(
 
     Parameters
     ----------
-    min_similarity : float
-        Keep pairs with similarity >= this (pairs with similarity 0 are never returned).
+    jaccard : float
+        Keep pairs with similarity >= this (pairs with similarity 0 are never returned);
+        ``min_similarity`` is its deprecated name.
     sets : list of set, optional
         Precomputed :func:`shingle_sets` (then ``texts`` is not read).
 
@@ -251,6 +257,12 @@ def jaccard_all_pairs(
     """
     from scipy.sparse import csr_matrix, triu
 
+    if min_similarity is not None:
+        import warnings
+
+        msg = "simhash_lab.course.compare: jaccard_all_pairs(min_similarity=) is now jaccard="
+        warnings.warn(msg, DeprecationWarning, stacklevel=2)
+        jaccard = min_similarity
     sets = shingle_sets(texts, n) if sets is None else sets
     vocab: dict = {}
     indptr = [0]
@@ -267,7 +279,7 @@ def jaccard_all_pairs(
     sizes = np.diff(np.array(indptr))
     i, j, c = inter.row.astype(np.int64), inter.col.astype(np.int64), inter.data.astype(np.float64)
     sim = c / (sizes[i] + sizes[j] - c)
-    keep = (sim >= min_similarity) & (c > 0)
+    keep = (sim >= jaccard) & (c > 0)
     i, j, sim = i[keep], j[keep], sim[keep]
     order = np.lexsort((j, i))
     return np.stack([i[order], j[order]], axis=1).reshape(-1, 2), sim[order]
@@ -757,7 +769,7 @@ def compare(
     )
     found, t = _timed(lambda: key_pairs([md5_key(x) for x in texts]), repeat)
     out.append(MethodResult("MD5 of normalised text", "exact", pair_scores(found, truth), t, len(found)))
-    (found, _), t = _timed(lambda: jaccard_all_pairs(texts, n=shingle, min_similarity=jaccard), repeat)
+    (found, _), t = _timed(lambda: jaccard_all_pairs(texts, n=shingle, jaccard=jaccard), repeat)
     out.append(
         MethodResult(
             "Shingles, exact Jaccard",

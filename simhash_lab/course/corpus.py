@@ -482,7 +482,7 @@ def _drop_similar(docs: Sequence[Doc], max_jaccard: float) -> list[Doc]:
     ``max_jaccard`` (Python's docs repeat some passages between topics)."""
     from .compare import jaccard_all_pairs
 
-    pairs, sim = jaccard_all_pairs([d.text for d in docs], n=3, min_similarity=max_jaccard)
+    pairs, sim = jaccard_all_pairs([d.text for d in docs], n=3, jaccard=max_jaccard)
     drop: set[int] = set()
     for (i, j), s in zip(pairs.tolist(), sim.tolist()):
         if s > max_jaccard and i not in drop:

@@ -21,7 +21,26 @@ from numba import njit
 
 from ..kernels._jit import kernel
 
-__all__ = ["vote_counts", "vote_alloc_once", "vote_alloc_per_token", "hamming_asm"]
+__all__ = ["vote_counts", "vote_alloc_once", "vote_alloc_per_token", "hamming_asm", "warmup_steps"]
+
+
+def warmup_steps() -> list:
+    """The course's steps of ``simhash-lab warmup``: its own compiled loops (notebook 02 times
+    them), registered in ``pyproject.toml`` under the ``simhash_lab.warmup`` entry points.
+
+    Returns
+    -------
+    list of simhash_lab.warmup.Step
+    """
+    from ..warmup import Step
+
+    def loops() -> None:
+        hs = np.arange(3, dtype=np.uint64)
+        vote_counts(hs)
+        vote_alloc_once(hs)
+        vote_alloc_per_token(hs)
+
+    return [Step("the course's own loops", loops)]
 
 
 def _hashes(hashes) -> np.ndarray:

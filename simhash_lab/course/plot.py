@@ -1345,7 +1345,7 @@ def calibration_curve(cal, ax=None, *, title: str = ""):
         r,
         where="mid",
         color=NEAR,
-        label=f"pairs with Jaccard ≥ {cal.threshold:g} within k ({cal.pairs} measured)",
+        label=f"pairs with Jaccard ≥ {cal.jaccard:g} within k ({cal.pairs} measured)",
     )
     ax.axhline(cal.target, color=MUTED, ls=":", label=f"recall asked for: {cal.target:g}")
     ax.axvline(cal.k, color=HIGHLIGHT, ls="--", label=f"k = {cal.k}: recall {r[cal.k]:.3f}")

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
-from .._validate import check_int, check_option
+from .._validate import check_budget, check_int, check_k, check_option
 
 __all__ = ["JOBS", "TableDesign", "default_memory_budget", "design_tables", "manku_example_3_1"]
 
@@ -356,12 +356,6 @@ def _threads() -> int:
     return thread_count()
 
 
-def _check_budget(memory_budget: Any) -> int:
-    if memory_budget is None:
-        return default_memory_budget()
-    return check_int("memory_budget", memory_budget, 0, 1 << 62)
-
-
 def design_tables(
     n: int,
     k: int,
@@ -411,11 +405,11 @@ def design_tables(
     [10]
     """
     bits = check_int("bits", bits, 1, 64)
-    k = _check_k(k, bits)
+    k = check_k(k, bits)
     n = check_int("n", n, 0, 1 << 62)
     max_tables = check_int("max_tables", max_tables, 1, MAX_TABLES_FORCED)
     job = check_option("job", job, JOBS)
-    budget = None if memory_budget is None else _check_budget(memory_budget)
+    budget = None if memory_budget is None else check_budget(memory_budget)
     designs = [_design(lay, n, k, bits) for lay in _candidate_layouts(k, bits, max_tables)]
     if budget is not None:
         threads = _threads()
@@ -474,15 +468,6 @@ def choose_layout(
 # ---------------------------------------------------------------------------------------------
 # Validation helpers
 # ---------------------------------------------------------------------------------------------
-
-
-def _check_k(k: Any, bits: int) -> int:
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-        raise TypeError(f"k must be an int between 0 and bits-1 ({bits - 1}), got {k!r}")
-    k = int(k)
-    if not 0 <= k <= bits - 1:
-        raise ValueError(f"k must be between 0 and bits-1 ({bits - 1}) for bits={bits}, got {k}")
-    return k
 
 
 _LAYOUT_HELP = '"auto", "scan", "seed", "blocks", ("permuted", m) or ("nested", m1, m2)'

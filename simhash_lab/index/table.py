@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .. import _threads
-from .._validate import check_int
+from .._validate import check_budget, check_int, check_k
 from ..kernels import index as _k
 from ..kernels.index import _ID_BITS, _ID_MASK
 from . import design as _d
@@ -28,8 +28,6 @@ from .design import (
     MAX_TABLES_FORCED,
     Layout,
     TableDesign,
-    _check_budget,
-    _check_k,
     _design,
     _layout_tables,
     _normalize_layout,
@@ -91,13 +89,13 @@ class SimhashIndex:
         memory_budget: int | None = None,
     ) -> None:
         self._bits = check_int("bits", bits, 1, 64)
-        self._k = _check_k(k, self._bits)
+        self._k = check_k(k, self._bits)
         self._layout_request = _normalize_layout(layout, self._k, self._bits)
         # as given (None: no cap but the budget), so that save/load keep the request
         self._max_tables = (
             None if max_tables is None else check_int("max_tables", max_tables, 1, MAX_TABLES_FORCED)
         )
-        self._memory_budget = None if memory_budget is None else _check_budget(memory_budget)
+        self._memory_budget = None if memory_budget is None else check_budget(memory_budget)
         self._version = 0  # bumped by every add and remove: the pairs() cache is keyed on it
         self._pairs_cache: tuple[int, weakref.ref] | None = None
         self._limit = 1 << self._bits
@@ -448,7 +446,9 @@ class SimhashIndex:
         bufs.append(out)
         return res
 
-    def query_many(self, fps: Iterable[int] | np.ndarray, *, return_arrays: bool = False):
+    def query_many(
+        self, fps: Iterable[int] | np.ndarray, *, return_arrays: bool = False
+    ) -> list[list[tuple[int, int]]] | tuple[np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`query` for each fingerprint, in parallel.
 
         Parameters
@@ -489,8 +489,8 @@ class SimhashIndex:
         off = _offsets(4 * (qhi - qlo) + 16)  # room for a few matches per query, else run again
         keys = np.empty(off[-1], np.int64)
 
-        def kernel(qlo, qhi, off, keys):  # chunk ranges in threads, each chunk its own slice
-            _threads.over(
+        def kernel(qlo: np.ndarray, qhi: np.ndarray, off: np.ndarray, keys: np.ndarray) -> None:  # in threads
+            _threads.run_items(
                 qlo.shape[0],
                 lambda a, b: _k.query_many_kernel(*args, qlo[a:b], qhi[a:b], off[a : b + 1], keys, counts),
                 parallel,
@@ -620,8 +620,15 @@ class SimhashIndex:
         ct, lo, hi, _ = _k.pair_chunks_kernel(tfps, gmasks, target)
         k = self._k
 
-        def kernel(cts, los, his, off, out, counts):  # chunk ranges in threads
-            _threads.over(
+        def kernel(  # chunk ranges in threads
+            cts: np.ndarray,
+            los: np.ndarray,
+            his: np.ndarray,
+            off: np.ndarray,
+            out: np.ndarray,
+            counts: np.ndarray,
+        ) -> None:
+            _threads.run_items(
                 cts.shape[0],
                 lambda a, b: _k.pairs_chunks_kernel(
                     tfps,
@@ -700,7 +707,7 @@ class SimhashIndex:
         return MAX_TABLES_FORCED if self._max_tables is None else self._max_tables
 
     def _budget(self) -> int:
-        return _check_budget(self._memory_budget)
+        return check_budget(self._memory_budget)
 
     # -- persistence -----------------------------------------------------------------------------
 
@@ -736,7 +743,17 @@ def _new_tables(rows: int, n: int, r: int) -> tuple[np.ndarray, np.ndarray, np.n
     )
 
 
-def _build(fps, ids, druns, r, t0, out_f, out_i, dirs, scratch=None):
+def _build(
+    fps: np.ndarray,
+    ids: np.ndarray,
+    druns: np.ndarray,
+    r: int,
+    t0: int,
+    out_f: np.ndarray,
+    out_i: np.ndarray,
+    dirs: np.ndarray,
+    scratch: np.ndarray | None = None,
+):
     """Build tables ``t0 ..`` into ``out_f``/``out_i``/``dirs`` (parallel when large); returns the
     scratch it used, for the next call."""
     rows, n = out_f.shape

@@ -8,7 +8,8 @@
 * ``jaccard``: ``|A ∩ B| / |A ∪ B|`` of pairs of sets, the intersection counted by one merge of
   the two sorted runs (no hash tables, no allocation), stopped once the pair cannot reach a
   threshold (the calibration keeps only the pairs that do; 0.0 lets every merge finish).
-* ``star_clusters``: the greedy keep/drop pass over verified pairs (see its docstring).
+* ``greedy_clusters``: the greedy keep/drop pass over verified pairs, star or complete linkage (see
+  its docstring; ``star_clusters`` is its old name).
 
 Two sets are compared through 64-bit hashes, so two different shingles count as one only when
 their XXH3 hashes collide (about 2**-64 per pair of shingles).
@@ -232,7 +233,7 @@ def jaccard(indptr, data, rows_a, rows_b, threshold, out):
 
 
 @kernel
-def star_clusters(order, adj_ptr, adj_nbr, adj_edge, complete, state, rep, via):
+def greedy_clusters(order, adj_ptr, adj_nbr, adj_edge, complete, state, rep, via):
     """The greedy keep/drop pass: every dropped node is verified-near its kept representative.
 
     Nodes are visited in ``order`` (a permutation of 0..m-1: first seen, longest, or a priority).
@@ -285,6 +286,9 @@ def star_clusters(order, adj_ptr, adj_nbr, adj_edge, complete, state, rep, via):
                 if rep[v] == u and state[v] == 2:
                     for f in range(adj_ptr[v], adj_ptr[v + 1]):
                         hits[adj_nbr[f]] = 0
+
+
+star_clusters = greedy_clusters  # the old name: it does complete linkage too (the default)
 
 
 @kernel

@@ -83,7 +83,7 @@ def test_groups_copies_and_edits(tree, capsys):
     assert f"{tree / 'latin1.txt'}: not UTF-8" in err
     assert (
         "6 files fingerprinted, 1 group(s) (3 files, 1 of them exact copies) within k = 3; "
-        "unverified (the raw Hamming mode); 2 skipped, 1 empty, 0 errors" in err
+        "unverified (the raw Hamming mode); 2 skipped, 1 featureless, 0 errors" in err
     )
     assert ".hidden" not in out + err and ".b_copy" not in out + err
     assert snapshot(tree) == before  # nothing modified
@@ -98,7 +98,7 @@ def test_json_output(tree, capsys):
     assert [m["path"] for m in group][0] == str(tree / "a.txt")
     assert all(len(m["fingerprint"]) == 16 and m["distance"] <= 3 for m in group)
     assert sorted(s["path"] for s in doc["skipped"]) == [str(tree / "image.png"), str(tree / "latin1.txt")]
-    assert doc["errors"] == [] and doc["empty"] == [str(tree / "empty.txt")]
+    assert doc["errors"] == [] and doc["featureless"] == [str(tree / "empty.txt")]
 
 
 def test_hidden_files(tree, capsys):
@@ -135,7 +135,7 @@ def test_empty_folder(tmp_path, capsys):
         "files": 0,
         "groups": [],
     }
-    assert doc["skipped"] == doc["errors"] == doc["empty"] == []
+    assert doc["skipped"] == doc["errors"] == doc["featureless"] == []
 
 
 def test_missing_path_is_trouble_but_groups_still_print(tree, capsys):
@@ -231,17 +231,17 @@ def test_progress_bar(tree, capsys):
 
 
 def test_library_function(tree):
-    res = dedup_mod.dedup([str(tree)], unverified=True, k=3)
+    res = dedup_mod.dedup_files([str(tree)], unverified=True, k=3)
     assert res.exit_status == 1 and len(res.paths) == 7 and res.fingerprints.dtype.name == "uint64"
-    assert res.empty == [str(tree / "empty.txt")] and res.paths[1] == res.empty[0]
+    assert res.featureless_ids == [str(tree / "empty.txt")] and res.paths[1] == res.featureless_ids[0]
     assert res.pairs.shape[1] == 3 and res.groups == [
         [0, 5, 6]
     ]  # a.txt, sub/a_copy.txt, sub/deeper/a_edit.md
     assert res.keep.tolist() == [True] * 5 + [False, False]
     with pytest.raises(ValueError, match="preset"):
-        dedup_mod.dedup([str(tree)], preset="nope")
+        dedup_mod.dedup_files([str(tree)], preset="nope")
     with pytest.raises(ValueError, match="k"):
-        dedup_mod.dedup([str(tree)], k=64)
+        dedup_mod.dedup_files([str(tree)], k=64)
 
 
 def test_help_documents_exit_status(capsys):
@@ -300,7 +300,7 @@ def test_hostile_folder_reports_every_entry(hostile, cli):
     assert sorted(r.errors[:-1]) == expected
     assert (
         "5 files fingerprinted, 1 group(s) (4 files, 3 of them exact copies) within k = 3; "
-        "unverified (the raw Hamming mode); 6 skipped, 0 empty, 0 errors" in r.errors[-1]
+        "unverified (the raw Hamming mode); 6 skipped, 0 featureless, 0 errors" in r.errors[-1]
     )
 
 
@@ -338,11 +338,11 @@ def test_named_non_regular_file_is_an_error(hostile, cli, name, reason):
     r.assert_no_traceback()
     assert "group 1: 2 files" in r.text  # the rest still grouped
     if reason is None:
-        assert r.code == 1 and "1 skipped, 0 empty, 0 errors" in r.errors[-1]
+        assert r.code == 1 and "1 skipped, 0 featureless, 0 errors" in r.errors[-1]
         return
     assert r.code == 2
     assert r.errors[0] == f"simhash-lab dedup: {path}: {reason.format(root=hostile.root)}"
-    assert "0 skipped, 0 empty, 1 errors" in r.errors[-1]
+    assert "0 skipped, 0 featureless, 1 errors" in r.errors[-1]
 
 
 @pytest.mark.timeout(300)
@@ -350,7 +350,7 @@ def test_named_folder_link_is_walked(hostile, tmp_path, cli):
     (tmp_path / "folder" / "x.txt").write_text("walked through the link", encoding="utf-8")
     r = cli("dedup", hostile.folder_link, "--json", "-q")
     assert r.code == 0
-    assert [e["path"] for e in json.loads(r.text)["empty"]] == [] and json.loads(r.text)["files"] == 1
+    assert [e["path"] for e in json.loads(r.text)["featureless"]] == [] and json.loads(r.text)["files"] == 1
 
 
 @pytest.mark.timeout(300)
@@ -389,7 +389,7 @@ def test_bad_max_bytes_is_a_usage_error(tree, capsys):
         main(["dedup", str(tree), "--max-bytes", "-5"])
     assert e.value.code == 2 and "--max-bytes" in capsys.readouterr().err
     with pytest.raises(ValueError, match="max_bytes"):
-        dedup_mod.dedup([str(tree)], max_bytes=-5)
+        dedup_mod.dedup_files([str(tree)], max_bytes=-5)
 
 
 # -- verified dedup and datasets ---------------------------------------------------------------------

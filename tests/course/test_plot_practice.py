@@ -33,7 +33,7 @@ _RESULTS = [
     MethodResult("MD5 of normalised text", "exact", Scores(1.0, 0.0, 0.0, 0, 0, 1), 0.02, 1),
 ]
 
-_CAL = SimpleNamespace(recall_by_k=np.linspace(0.2, 1, 11), target=0.95, k=7, threshold=0.8, pairs=120)
+_CAL = SimpleNamespace(recall_by_k=np.linspace(0.2, 1, 11), target=0.95, k=7, jaccard=0.8, pairs=120)
 
 HELPERS = {
     "query_scaling": lambda ax: plot.query_scaling(

@@ -260,7 +260,7 @@ def test_jaccard_all_pairs_against_python_sets(docs):
                 ref[(i, j)] = inter / len(sets[i] | sets[j])
     assert [tuple(p) for p in pairs.tolist()] == sorted(ref)
     assert np.allclose(sim, [ref[tuple(p)] for p in pairs.tolist()])
-    p5, s5 = compare.jaccard_all_pairs(texts, n=2, min_similarity=0.5)
+    p5, s5 = compare.jaccard_all_pairs(texts, n=2, jaccard=0.5)
     assert [0, len(texts) - 1] in p5.tolist() and np.all(s5 >= 0.5)
 
 

@@ -22,7 +22,7 @@ def labelled():
 
 
 def truth_pairs(texts, t, n=3):
-    pairs, sim = jaccard_all_pairs(texts, n=n, min_similarity=t)
+    pairs, sim = jaccard_all_pairs(texts, n=n, jaccard=t)
     return {tuple(p) for p in pairs.tolist()}
 
 
@@ -43,7 +43,7 @@ def test_shingle_sets_equal_python_sets(labelled):
 
 def test_jaccard_equals_the_sparse_reference(labelled):
     texts = labelled.docs
-    pairs, want = jaccard_all_pairs(texts, n=3, min_similarity=0.0)
+    pairs, want = jaccard_all_pairs(texts, n=3, jaccard=0.0)
     indptr, data = Shingler(3).sets(texts)
     got = Shingler.jaccard(indptr, data, pairs[:, 0], pairs[:, 1])
     assert pairs.shape[0] > 1000
@@ -533,14 +533,14 @@ def test_jsonl_with_a_byte_order_mark_and_bad_utf8(tmp_path):
 
 
 def test_calibration_scan_equals_brute_force():
-    from simhash_lab.calibration import _neighbours
+    from simhash_lab.calibration import neighbours_within
 
     rng = np.random.default_rng(2)
     fps = rng.integers(0, 2**64, size=3000, dtype=np.uint64)
     fps[100:200] = fps[:100] ^ np.uint64(0b1011)  # neighbours at 3 bits
     q = fps[:300]
     for k in (0, 3, 20):
-        indptr, ids, d = _neighbours(q, fps, k)
+        indptr, ids, d = neighbours_within(q, fps, k)
         for i in range(q.size):
             want = np.flatnonzero(np.bitwise_count(fps ^ q[i]) <= k)
             assert ids[indptr[i] : indptr[i + 1]].tolist() == want.tolist()

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from simhash_lab.shingles import Shingler
-from simhash_lab.simhasher import _utf8_batch
+from simhash_lab.simhasher import utf8_batch
 
 TRICKY = [
     "",
@@ -31,7 +31,7 @@ def labelled():
 
 
 def _utf8_sets(sh, texts):
-    return sh._sets(*_utf8_batch(list(texts), sh.tokenizer.lowercase))
+    return sh._sets(*utf8_batch(list(texts), sh.tokenizer.lowercase))
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 5])

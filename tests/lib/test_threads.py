@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from simhash_lab._threads import over, run_ranges, thread_count
+from simhash_lab._threads import run_items, run_ranges, thread_count
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -60,10 +60,10 @@ def test_the_first_error_is_raised_and_the_rest_not_started():
 
 def test_over_runs_small_work_in_this_thread_in_one_call():
     calls = []
-    over(10, lambda lo, hi: calls.append((lo, hi, threading.get_ident())), parallel=False)
+    run_items(10, lambda lo, hi: calls.append((lo, hi, threading.get_ident())), parallel=False)
     assert calls == [(0, 10, threading.get_ident())]
-    over(0, lambda lo, hi: calls.append(1), parallel=True)
-    over(0, lambda lo, hi: calls.append(1), parallel=False)
+    run_items(0, lambda lo, hi: calls.append(1), parallel=True)
+    run_items(0, lambda lo, hi: calls.append(1), parallel=False)
     assert len(calls) == 1
 
 
