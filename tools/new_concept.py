@@ -147,6 +147,7 @@ MAP_ROW_ES = "| {nn} | [{title_es}]({nn}_{name}.ipynb) | lo que verás | lo que 
 
 DATA = '''
 
+
 # -- exercise {nn}_{name} ---------------------------------------------------------------------------
 
 
@@ -262,7 +263,7 @@ def plan(root: Path, name: str, number: str | None, title: str | None, title_es:
         raise ConceptError(f"NAME must be a lower-case Python identifier (letters, digits, _), got {name!r}")
     course = _numbers(root / "course" / "notebooks")
     exercises = _numbers(root / "course" / "exercises")
-    taken = [s for s in (*course.values(), *exercises.values()) if s[3:] == name]
+    taken = sorted({s for s in (*course.values(), *exercises.values()) if s[3:] == name})
     if taken or (root / "simhash_lab" / "grading" / "checks" / f"{name}.py").exists():
         raise ConceptError(f"NAME {name!r} is used already ({', '.join(taken) or f'checks/{name}.py'})")
     if number is None:
@@ -364,6 +365,9 @@ def create(root: Path, f: dict) -> list[Path]:
     text = data.read_text(encoding="utf-8")
     if _DATA_END not in text:
         raise ConceptError(f"{data.relative_to(root)} has no line {_DATA_END!r} to put the data above")
+    start = (root / "course" / "notebooks" / f"{START}.py").read_text(encoding="utf-8").splitlines()
+    if not any(_ROW.match(line[2:]) for line in start if line.startswith("# ")):
+        raise ConceptError(f"no map in {START} (a table of rows `| NN | ...`) to add the row to")
     for path, template in ((notebook, NOTEBOOK), (exercise, EXERCISE), (checker, CHECKER), (test, TEST)):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(template.format(**f), encoding="utf-8")

@@ -82,6 +82,9 @@ def test_the_scaffold_writes_every_piece_and_says_what_next(scaffolded):
     assert f"def {NAME}_fingerprints(" in (scaffolded / "simhash_lab/grading/data.py").read_text()
     start = (scaffolded / "course/notebooks/00_start_here.py").read_text()
     assert f"# | {NN} | [Toy parity]({NN}_{NAME}.ipynb) |" in start
+    for lint in (["check"], ["format", "--check"]):  # as `make test` lints every file
+        r = _run(scaffolded, "-m", "ruff", *lint, ".", timeout=120)
+        assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-1000:]
 
 
 def test_the_new_concept_builds_checks_and_passes(scaffolded):
