@@ -50,6 +50,7 @@ notebook that takes longer than ``--budget`` seconds fails the build.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import dataclasses
 import functools
@@ -321,13 +322,15 @@ def _role_of(cell, where: str) -> str:
     return found[0] if found else _UNTAGGED
 
 
-def split_solution(source: str, where: str) -> tuple[str, str, bool]:
+def split_solution(
+    source: str, where: str, lang: str = SOURCE_LANG, root: Path = ROOT
+) -> tuple[str, str, bool]:
     """``(student source, solution source, had a region)``. In the student's, a region inside a
     function becomes ``# YOUR CODE HERE`` / ``raise NotImplementedError()`` at its indent (it raises
     only when the function is called, and the check cell turns that into a ❌); a region at the top
     level of the cell becomes ``NAME = ...`` for every name it assigns (a stub that runs, so Run
     All never stops on an untouched exercise: the check cell says "not written yet"). In the
-    solution's, only the marker lines go."""
+    solution's, only the marker lines go. The stub's comment is in ``lang``."""
     student, solution, inside, found = [], [], False, False
     region: list[str] = []
     indent = ""
@@ -342,7 +345,7 @@ def split_solution(source: str, where: str) -> tuple[str, str, bool]:
             if not inside:
                 raise ValueError(f"{where}: END SOLUTION without BEGIN")
             inside = False
-            student += _stub(indent, region, where)
+            student += _stub(indent, region, where, lang, root)
         else:
             solution.append(line)
             if inside:
@@ -354,10 +357,10 @@ def split_solution(source: str, where: str) -> tuple[str, str, bool]:
     return "\n".join(student), "\n".join(solution), found
 
 
-def _stub(indent: str, region: list[str], where: str) -> list[str]:
+def _stub(indent: str, region: list[str], where: str, lang: str = SOURCE_LANG, root: Path = ROOT) -> list[str]:
     """What a solution region becomes in the student's version (see :func:`split_solution`)."""
     if indent:
-        return [f"{indent}# YOUR CODE HERE", f"{indent}raise NotImplementedError()"]
+        return [f"{indent}# {_message('YOUR CODE HERE', lang, root)}", f"{indent}raise NotImplementedError()"]
     import ast
 
     try:
@@ -375,7 +378,8 @@ def _stub(indent: str, region: list[str], where: str) -> list[str]:
             f"{where}: a solution region at the top level of a cell must be assignments `NAME = ...` "
             "only (its stub sets each NAME to `...`); put code that computes from the data in a function"
         )
-    return ["# YOUR CODE HERE: replace each ... with your answer", *(f"{n} = ..." for n in names)]
+    note = _message("YOUR CODE HERE: replace each ... with your answer", lang, root)
+    return [f"# {note}", *(f"{n} = ..." for n in names)]
 
 
 # -- building notebooks -----------------------------------------------------------------------------
@@ -424,7 +428,7 @@ def exercise_notebooks(src: Source, root: Path = ROOT) -> tuple[nbformat.Noteboo
             raise ValueError(
                 f"{where}: {META} metadata must have the keys {list(role.keys)}, got {list(given)}"
             )
-        s_src, sol_src, region = split_solution(cell.source, where)
+        s_src, sol_src, region = split_solution(cell.source, where, src.lang, root)
         if region != role.solution:
             raise ValueError(
                 f"{where}: "
@@ -535,6 +539,19 @@ class Target:
     run_in: Path | None
 
 
+@contextlib.contextmanager
+def _library_language(lang: str):
+    """The library writes in ``lang`` within the block (``simhash_lab.course.set_language``)."""
+    from simhash_lab.course import get_language, set_language
+
+    before = get_language()
+    set_language(lang)
+    try:
+        yield
+    finally:
+        set_language(before)
+
+
 def generated_meta(src: Source, root: Path) -> dict:
     """What every generated notebook carries in ``metadata.simhash_lab``: its language, the source
     it was generated from (relative to the repository), and that it is generated."""
@@ -556,7 +573,8 @@ def plan(layout: Layout, langs: tuple[str, ...] | list[str] = LANGS) -> list[Tar
                 nb.metadata.setdefault(META, {}).update(meta)
                 targets.append(Target(here.notebooks / f"{src.name}.ipynb", nb, src, here.notebooks))
                 continue
-            student, solution = exercise_notebooks(src, layout.root)
+            with _library_language(lang):  # a check cell's pass line, as the checker prints it in lang
+                student, solution = exercise_notebooks(src, layout.root)
             add_navigation(student, navigation_line(src, sources, layout=here))
             add_navigation(solution, navigation_line(src, sources, solution=True, layout=here))
             for nb in (student, solution):

@@ -453,6 +453,8 @@ BUILD_MESSAGES = (
     "Exercise",
     "Course notebook",
     "*Solutions: every answer filled in and run.*",
+    "YOUR CODE HERE",  # the stubs of an exercise's answer cells
+    "YOUR CODE HERE: replace each ... with your answer",
     CHECK_NOTE,
 )
 
