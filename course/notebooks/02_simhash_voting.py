@@ -332,7 +332,8 @@ S = inside.vote_counts(hs)  # how many hashes have bit i set
 assert vote_python(hs_list) == (2 * S - len(hs)).tolist()
 full, rest = divmod(len(hs), 255)
 print(
-    _(f"{len(hs):,} hashes voted in {full} flushes of 255 hashes") + (_(f" and one of {rest}") if rest else ""),
+    _(f"{len(hs):,} hashes voted in {full} flushes of 255 hashes")
+    + (_(f" and one of {rest}") if rest else ""),
     "; the two loops agree on all 64 accumulators",
     sep="",
 )

@@ -48,7 +48,9 @@ plt.show()
 frames = []
 for n_flips in range(5):
     fig, ax = plt.subplots(figsize=(14, 2.6))
-    verdict = _("an intact block remains") if n_flips < 4 else _("no block is intact: the index can miss this pair")
+    verdict = (
+        _("an intact block remains") if n_flips < 4 else _("no block is intact: the index can miss this pair")
+    )
     plot.pigeonhole(
         64, 3, [5, 21, 37, 53][:n_flips], ax=ax, title=f"{n_flips} flips, one per block: {verdict}"
     )

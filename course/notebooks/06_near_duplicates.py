@@ -137,7 +137,9 @@ kinds = lab.pair_kinds(all_pairs)  # "near-duplicate", "rewrite" or "unrelated"
 is_dup = kinds == "near-duplicate"
 peak = int(np.bincount(dist[kinds == "unrelated"]).argmax())
 for kind in plot.PAIR_COLORS:
-    print(f"{shown[kind]:15s} {(kinds == kind).sum():7,} pairs, mean distance {dist[kinds == kind].mean():4.1f}")
+    print(
+        f"{shown[kind]:15s} {(kinds == kind).sum():7,} pairs, mean distance {dist[kinds == kind].mean():4.1f}"
+    )
 print("most common distance of unrelated pairs:", peak)
 assert 19 <= peak <= 25 and dist[kinds == "near-duplicate"].mean() < 6  # what the text below says
 
