@@ -48,12 +48,14 @@ plt.show()
 frames = []
 for n_flips in range(5):
     fig, ax = plt.subplots(figsize=(14, 2.6))
-    verdict = "an intact block remains" if n_flips < 4 else "no block is intact: the index can miss this pair"
+    verdict = (
+        _("an intact block remains") if n_flips < 4 else _("no block is intact: the index can miss this pair")
+    )
     plot.pigeonhole(
         64, 3, [5, 21, 37, 53][:n_flips], ax=ax, title=f"{n_flips} flips, one per block: {verdict}"
     )
     frames.append(widgets.figure_png(fig, dpi=80))
-widgets.stepper(frames, labels=[f"{i} flips" for i in range(5)], description="adversary")
+widgets.stepper(frames, labels=[_(f"{i} flips") for i in range(5)], description="adversary")
 
 # %% [markdown]
 # ## (b) Definition
@@ -181,9 +183,9 @@ scan, seed_ix = times["linear scan"], times["4 × 16 index (seed)"]
 
 def against_line(ratio):
     """Where a ×10 step in N put the time, against the ∝ N line's ×10."""
-    return (
-        "on the ∝ N line" if 9 <= ratio <= 11 else ("below" if ratio < 9 else "above") + " the ∝ N line's ×10"
-    )
+    if 9 <= ratio <= 11:
+        return _("on the ∝ N line")
+    return _("below the ∝ N line's ×10") if ratio < 9 else _("above the ∝ N line's ×10")
 
 
 print(
@@ -255,7 +257,7 @@ off = [
     for d in designs
     if any(e.tables < d.tables and e.expected_candidates < d.expected_candidates for e in designs)
 ]
-print("off the frontier:", ", ".join(f"{d.layout} ({d.tables} tables)" for d in off))
+print("off the frontier:", ", ".join(_(f"{d.layout} ({d.tables} tables)") for d in off))
 
 # %% [markdown]
 # More tables do not always mean fewer candidates: the two-level designs with 40 tables expect more
