@@ -10,7 +10,7 @@ notebook's metadata ``simhash_lab.lang``.
 The catalogue is gettext's: ``locale/es/LC_MESSAGES/simhash_lab.po`` is the source (keyed by the
 English, edited like the course's catalogues in ``course/i18n/``), ``simhash_lab.mo`` beside it is
 its compiled form, read at run time by the standard library's :mod:`gettext` (so the runtime needs
-no ``polib``); ``tools/i18n.py library`` extracts the marked strings into the PO and compiles it.
+no ``polib``); ``tools/i18n_library.py update`` extracts the marked strings into the PO and compiles it.
 
 A string is marked ``_("...")`` where it is written, so the language is the one set when it is
 drawn or printed; ``N_("...")`` marks a string stored before use (a module-level table) and
@@ -18,10 +18,10 @@ translated by ``_`` where it is used. A template keeps its ``{...}`` fields: ``_
 
 >>> from simhash_lab._i18n import _, language
 >>> with language("es"):
-...     _("Hamming distance")
-'distancia de Hamming'
->>> _("Hamming distance")
-'Hamming distance'
+...     _("not run")
+'no se ejecutó'
+>>> _("not run")
+'not run'
 """
 
 from __future__ import annotations

@@ -167,7 +167,7 @@ def problems(lang: str, package: Path = PACKAGE) -> list[str]:
     try:
         with mo.open("rb") as f:
             have = {k: v for k, v in gettext.GNUTranslations(f)._catalog.items() if k}
-    except (OSError, gettext.error) as exc:  # type: ignore[attr-defined]
+    except (OSError, ValueError) as exc:  # missing, or not a .mo file
         have = {"": str(exc)}
     if have != want:
         out.append(

@@ -29,7 +29,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..._i18n import N_, _
+from ..._i18n import N_, _, language
 from .. import _static, _wire
 
 __all__ = [
@@ -65,10 +65,13 @@ NOT_SHOWN = object()  # Wrong(expected=NOT_SHOWN): the ❌ says what is wrong wi
 class Wrong(Exception):
     """A wrong answer: a hint, and what was expected and what came back (when they may be shown)."""
 
-    def __init__(self, hint: str, expected: Any = NOT_SHOWN, got: Any = NOT_SHOWN) -> None:
+    def __init__(
+        self, hint: str, expected: Any = NOT_SHOWN, got: Any = NOT_SHOWN, *, missing: bool = False
+    ) -> None:
         hint = _(hint)  # a hint marked N_ where it was stored is translated here, when it is shown
         super().__init__(hint)
         self.hint, self.expected, self.got = hint, expected, got
+        self.missing = missing  # a name the answer cell did not define (whatever the hint's language)
 
 
 @dataclasses.dataclass
@@ -80,6 +83,7 @@ class Verdict:
     hint: str = ""
     expected: str | None = None
     got: str | None = None
+    missing: bool = False  # the answer's name was not defined (its cell raised, or was not run)
 
     def summary(self) -> str:
         """One line for a table: the hint, then expected/got (if shown)."""
@@ -145,8 +149,11 @@ class Answer:
             return _(self._passed(data.current_variant()))
         return _(self._passed)
 
-    def pass_line(self) -> str:
-        """The exact stdout of a passing check cell."""
+    def pass_line(self, lang: str | None = None) -> str:
+        """The exact stdout of a passing check cell (in ``lang``, default the current language)."""
+        if lang is not None:
+            with language(lang):
+                return self.pass_line()
         return f"✅ {self.passed}\n"
 
     def render(self, v: Verdict) -> str:
@@ -165,7 +172,7 @@ class Answer:
         try:
             fn()
         except Wrong as w:
-            return Verdict(self.key, False, w.hint, _fmt(w.expected), _fmt(w.got))
+            return Verdict(self.key, False, w.hint, _fmt(w.expected), _fmt(w.got), w.missing)
         except Exception as e:  # data no judge expected (a forged export, say): a failure, not a crash
             return Verdict(
                 self.key,
@@ -291,7 +298,8 @@ class Values(Answer):
                         _(
                             "`{name}` is not defined: run the answer cell (it must set `{name}` "
                             "without an error)."
-                        ).format(name=name)
+                        ).format(name=name),
+                        missing=True,
                     )
                 if "bad" in e and e["bad"] == _ELLIPSIS:
                     raise Wrong(
