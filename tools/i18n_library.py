@@ -191,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{po_path(lang).relative_to(ROOT)}: {n} strings, {new} new")
         for p in problems(lang):
             bad += 1
-            print(p, file=sys.stderr if args.command == "check" else sys.stdout)
+            print(p, file=sys.stderr if args.command == "check" else sys.stdout, flush=True)
     if args.command == "check":
         print(f"{bad} problem(s)" if bad else "every marked string is translated")
     return 1 if bad and args.command == "check" else 0
