@@ -10,7 +10,7 @@ notebook's metadata ``simhash_lab.lang``.
 The catalogue is gettext's: ``locale/es/LC_MESSAGES/simhash_lab.po`` is the source (keyed by the
 English, edited like the course's catalogues in ``course/i18n/``), ``simhash_lab.mo`` beside it is
 its compiled form, read at run time by the standard library's :mod:`gettext` (so the runtime needs
-no ``polib``); ``tools/i18n.py library`` extracts the marked strings into the PO and compiles it.
+no ``polib``); ``tools/i18n_library.py update`` extracts the marked strings into the PO and compiles it.
 
 A string is marked ``_("...")`` where it is written, so the language is the one set when it is
 drawn or printed; ``N_("...")`` marks a string stored before use (a module-level table) and
@@ -18,15 +18,16 @@ translated by ``_`` where it is used. A template keeps its ``{...}`` fields: ``_
 
 >>> from simhash_lab._i18n import _, language
 >>> with language("es"):
-...     _("Hamming distance")
-'distancia de Hamming'
->>> _("Hamming distance")
-'Hamming distance'
+...     _("not run")
+'no se ejecutó'
+>>> _("not run")
+'not run'
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import gettext
 import os
 from collections.abc import Iterator
@@ -38,7 +39,10 @@ DOMAIN = "simhash_lab"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 ENV = "SIMHASH_LAB_LANG"  # the language a fresh process starts in (the grader's sandbox reads it)
 
-_current: str = "en"
+_current: str = "en"  # the process's language (set_language)
+# the language of one block (``language``), in this thread or task only: the grader judges several
+# notebooks at once on threads, each in its notebook's language
+_scoped: contextvars.ContextVar[str | None] = contextvars.ContextVar("simhash_lab_language", default=None)
 
 
 def _checked(lang: object, param: str = "lang") -> str:
@@ -55,20 +59,21 @@ def set_language(lang: str) -> None:
 
 
 def get_language() -> str:
-    """The language set by :func:`set_language` (``"en"`` unless set, or unless the process
-    started with ``SIMHASH_LAB_LANG``)."""
-    return _current
+    """The language the library writes in now: the one of the enclosing :func:`language` block,
+    else the one set by :func:`set_language` (``"en"`` unless set, or unless the process started
+    with ``SIMHASH_LAB_LANG``)."""
+    return _scoped.get() or _current
 
 
 @contextlib.contextmanager
 def language(lang: str) -> Iterator[None]:
-    """Within the block, the library writes in ``lang``; the previous language comes back after."""
-    global _current
-    previous, _current = _current, _checked(lang)
+    """Within the block, the library writes in ``lang`` (in this thread only); the previous
+    language comes back after."""
+    token = _scoped.set(_checked(lang))
     try:
         yield
     finally:
-        _current = previous
+        _scoped.reset(token)
 
 
 @cache
@@ -81,12 +86,12 @@ def _translations(lang: str) -> gettext.NullTranslations:
 def translate(message: str, lang: str | None = None) -> str:
     """``message`` (English) in ``lang``, default the current language; the English itself where
     the catalogue has no translation (a test fails on every marked string without one)."""
-    return _translations(_current if lang is None else _checked(lang)).gettext(message)
+    return _translations(get_language() if lang is None else _checked(lang)).gettext(message)
 
 
 def _(message: str) -> str:
     """Mark ``message`` for translation and return it in the current language."""
-    return _translations(_current).gettext(message)
+    return _translations(_scoped.get() or _current).gettext(message)
 
 
 def N_(message: str) -> str:

@@ -22,9 +22,9 @@ def test_set_and_get_language():
     assert _i18n.get_language() == "en"
     _i18n.set_language("es")
     assert _i18n.get_language() == "es"
-    assert _i18n._("Hamming distance") == "distancia de Hamming"
+    assert _i18n._("not run") == "no se ejecutó"
     _i18n.set_language("en")
-    assert _i18n._("Hamming distance") == "Hamming distance"
+    assert _i18n._("not run") == "not run"
 
 
 @pytest.mark.parametrize("bad", ["fr", "ES", "", None, 1])
@@ -37,7 +37,7 @@ def test_unknown_language_is_refused_naming_the_parameter(bad):
 def test_language_block_restores_the_previous_language():
     _i18n.set_language("es")
     with _i18n.language("en"):
-        assert _i18n._("Hamming distance") == "Hamming distance"
+        assert _i18n._("not run") == "not run"
     assert _i18n.get_language() == "es"
     with pytest.raises(RuntimeError), _i18n.language("en"):
         raise RuntimeError
@@ -51,7 +51,7 @@ def test_course_exports_the_setter():
 
 
 def test_a_fresh_process_starts_in_the_environment_language():
-    code = "from simhash_lab import _i18n; print(_i18n.get_language(), _i18n._('Hamming distance'))"
+    code = "from simhash_lab import _i18n; print(_i18n.get_language(), _i18n._('not run'))"
     env = {**os.environ, "SIMHASH_LAB_LANG": "es"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "es distancia de Hamming"
+    assert out.stdout.strip() == "es no se ejecutó"
