@@ -433,7 +433,10 @@ def exercise_notebooks(src: Source, root: Path = ROOT) -> tuple[nbformat.Noteboo
                 f"{where}: "
                 + ("needs a BEGIN/END SOLUTION region" if role.solution else "holds a solution region")
             )
-        meta = {"role": name, **given, **(role.derive(s_src, where) if role.derive else {})}
+        from simhash_lab._i18n import language
+
+        with language(src.lang):  # a check's pass line: the one its notebook's language prints
+            meta = {"role": name, **given, **(role.derive(s_src, where) if role.derive else {})}
         counters[role.counter] = n = counters.get(role.counter, 0) + 1
         cid = role.cell_id.format(n=n, **meta).replace("_", "-")[:64]
         if cid in ids:  # the grader finds answers by key, then by id: both must be unique
