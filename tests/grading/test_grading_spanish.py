@@ -71,3 +71,29 @@ def test_the_report_table_is_spanish_for_spanish_notebooks(spanish_run):
     assert header[:4] == ["archivo", "ejercicio", "resultado", "comprobaciones"], out
     assert "1 de 3 cuadernos aprobados" in out and "NO APROBADO" in out, out
     assert "FAILED: 3/4 answers passed" in out_en and "That is A | B" in out_en, out_en
+
+
+@pytest.fixture(scope="module")
+def every_spanish_exercise(kit, sandbox_ok, tmp_path_factory):
+    es = kit.EXERCISES / "es"
+    names = sorted(p.stem for p in es.glob("[0-9][0-9]_*.ipynb"))
+    if names != kit.NAMES:
+        pytest.skip(f"not every Spanish exercise is built (tools/build.py --exercises --lang es): {names}")
+    tmp = tmp_path_factory.mktemp("es_all")
+    for kind, folder in (("solved", es / "solutions"), ("stub", es)):
+        (tmp / kind).mkdir()
+        for n in names:
+            (tmp / kind / f"{n}.ipynb").write_bytes((folder / f"{n}.ipynb").read_bytes())
+    return names, kit.grade_cli([str(tmp / "solved"), str(tmp / "stub"), "--jobs", "4"], tmp)
+
+
+def test_every_spanish_solution_passes_and_every_stub_fails_on_the_same_checks(every_spanish_exercise):
+    names, (rc, out, err, doc) = every_spanish_exercise
+    by = {(r["path"].split("/")[-2], r["exercise"]): r for r in doc}
+    for n in names:
+        solved, stub = by[("solved", n)], by[("stub", n)]
+        keys = [a.key for a in EXERCISES[n].answers]
+        assert solved["status"] == "passed", solved
+        assert [c["name"] for c in solved["checks"]] == [c["name"] for c in stub["checks"]] == keys
+        assert stub["status"] == "failed" and stub["checks_passed"] == 0, stub
+    assert f"{len(names)} de {2 * len(names)} cuadernos aprobados" in out, out
