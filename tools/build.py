@@ -50,7 +50,6 @@ notebook that takes longer than ``--budget`` seconds fails the build.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import copy
 import dataclasses
 import functools
@@ -541,19 +540,6 @@ class Target:
     run_in: Path | None
 
 
-@contextlib.contextmanager
-def _library_language(lang: str):
-    """The library writes in ``lang`` within the block (``simhash_lab.course.set_language``)."""
-    from simhash_lab.course import get_language, set_language
-
-    before = get_language()
-    set_language(lang)
-    try:
-        yield
-    finally:
-        set_language(before)
-
-
 def generated_meta(src: Source, root: Path) -> dict:
     """What every generated notebook carries in ``metadata.simhash_lab``: its language, the source
     it was generated from (relative to the repository), and that it is generated."""
@@ -579,8 +565,7 @@ def plan(layout: Layout, langs: tuple[str, ...] | list[str] = LANGS) -> list[Tar
                 nb.metadata.setdefault(META, {}).update(meta)
                 targets.append(Target(here.notebooks / f"{src.name}.ipynb", nb, src, here.notebooks))
                 continue
-            with _library_language(lang):  # a check cell's pass line, as the checker prints it in lang
-                student, solution = exercise_notebooks(src, layout.root)
+            student, solution = exercise_notebooks(src, layout.root)
             add_navigation(student, navigation_line(src, sources, layout=here))
             add_navigation(solution, navigation_line(src, sources, solution=True, layout=here))
             for nb in (student, solution):
