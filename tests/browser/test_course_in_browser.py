@@ -40,6 +40,13 @@ NOTEBOOKS = browser_check.discover(ROOT) + [p for lang in LANGS for p in _in_lan
 EXERCISES = browser_check.untouched_exercises(ROOT) + [p for lang in LANGS for p in _in_lang(lang)[1]]
 
 
+#: The path of the notebook JupyterLab shows (null while the app is still loading, not an error)
+CURRENT_PATH = (
+    "() => { const a = window.jupyterapp; const w = a && a.shell.currentWidget; "
+    "return w && w.context && w.context.path; }"
+)
+
+
 def _lang(path: Path) -> str:
     """The language of a course file: the folder under notebooks/ or exercises/ that names one."""
     parts = path.resolve().relative_to(ROOT).parts
@@ -161,9 +168,7 @@ def test_the_exercise_link_opens_the_exercise_and_back(lang, bc, lab, browser, o
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     context.add_init_script(path=str(bc.JS_FILE))
     page = context.new_page()
-    current = (
-        "() => { const w = window.jupyterapp.shell.currentWidget; return w && w.context && w.context.path; }"
-    )
+    current = CURRENT_PATH
     try:
         start = f"notebooks/{folder}03_hamming_popcount.ipynb"
         page.goto(f"{lab.url}/lab/tree/{start}?reset&token={lab.token}", timeout=120_000)
@@ -206,9 +211,7 @@ def test_presentation_mode_shows_the_animations_for_a_class(bc, lab, browser, ou
     context.add_init_script(path=str(bc.JS_FILE))
     page = context.new_page()
     start = "notebooks/02_simhash_voting.ipynb"
-    current = (
-        "() => { const w = window.jupyterapp.shell.currentWidget; return w && w.context && w.context.path; }"
-    )
+    current = CURRENT_PATH
     try:
         page.goto(f"{lab.url}/lab/tree/{start}?reset&token={lab.token}", timeout=120_000)
         page.wait_for_function(f"() => ({current})() === {start!r}", timeout=120_000)
