@@ -44,7 +44,7 @@ sandbox:
 # fails with "simhash_lab: compiling ..." (see simhash_lab/kernels/_jit.py).
 test: warmup lint sandbox
 	$(BIN)/python -m pytest simhash_lab tests README.md --doctest-glob=README.md
-	SIMHASH_LAB_ON_COMPILE=error $(BIN)/python -m pytest $(NBVAL) notebooks exercises/solutions
+	SIMHASH_LAB_ON_COMPILE=error $(BIN)/python -m pytest $(NBVAL) notebooks exercises/solutions exercises/es/solutions
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

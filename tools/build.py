@@ -16,6 +16,19 @@ Every source is a Python file in jupytext's percent format, read with jupytext (
                                    ``exercises/solutions/NN_name.ipynb``: the solution, executed
 =================================  ================================================================
 
+**Languages** (:data:`LANGS`): the same files again in each other language, in a ``LANG/`` folder
+beside the English ones (``notebooks/es/``, ``exercises/es/``, ``exercises/es/solutions/``,
+``simhash_lab/grading/pristine/es/``), the prose and printed or plotted labels translated by the
+source's gettext catalogue ``course/i18n/LANG/`` (``tools/i18n.py``: keyed by the English, a
+missing, fuzzy or broken unit named with its source's file and cell), relative links to notebooks
+pointing to the language's files, ``set_language(LANG)`` at the top of the first code cell (the
+library's own labels and the checkers' hints follow), and this tool's own texts (navigation, stubs,
+the check note) from ``course/i18n/LANG/build.po``. Such a file is not written while a unit of it
+is untranslated. Every generated notebook carries ``metadata.simhash_lab`` ``{"lang", "source",
+"generated"}``: its language, the source it came from, and that it is not to be edited. (Not
+jupytext's ``formats`` pairing: JupyterLab with jupytext would then write a learner's edits of an
+exercise back into its source.)
+
 A cell of an exercise has a **role**, given by a cell tag in its header; see :data:`ROLES` (adding
 a role is adding one entry there)::
 
@@ -30,7 +43,8 @@ generated cells carry their role in ``metadata.simhash_lab`` (``role``, and ``an
 ``check``/``expect``), which the grader reads.
 
 Every notebook gets a navigation line at its top and bottom (cells tagged ``navigation``, generated
-here, never typed): previous, the map or the paired notebook, next, in file-name order.
+here, never typed): previous, the map or the paired notebook, next, in file-name order, then the
+same file in each other language.
 
 Execution: one notebook at a time, with nbclient, in a kernel of *this* Python (``sys.executable``,
 not whatever kernelspec is installed as ``python3``), this repository first on ``PYTHONPATH``,
@@ -39,12 +53,15 @@ outputs merged into one (as nbval compares them), in the folder the notebook is 
 notebook that takes longer than ``--budget`` seconds fails the build.
 
     python tools/build.py                 # everything (minutes: every notebook runs)
-    python tools/build.py 02 04           # the files whose source name starts with 02 or 04
+    python tools/build.py 02 04           # the files whose source name starts with 02 or 04, in
+                                          # every language
+    python tools/build.py 03 --lang es    # only the Spanish files of 03
     python tools/build.py --exercises 03  # only exercise 03 (student, pristine, solution)
     python tools/build.py --no-execute    # structure only, outputs left empty (fast)
     python tools/build.py --check         # seconds: exit 1, listing every committed file that
                                           # differs from its source (cells, sources, metadata,
-                                          # tags, navigation); outputs are nbval's job
+                                          # tags, navigation) and every unit a catalogue does
+                                          # not translate; outputs are nbval's job
 """
 
 from __future__ import annotations
@@ -52,6 +69,7 @@ from __future__ import annotations
 import argparse
 import copy
 import dataclasses
+import functools
 import json
 import os
 import re
@@ -65,6 +83,10 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import i18n  # noqa: E402  (tools/i18n.py: the catalogues of the other languages)
+
+sys.path.pop(0)
 META = "simhash_lab"  # our key in notebook and cell metadata (the grader reads it)
 NAV_TAG = "navigation"
 START = "00_start_here"
@@ -74,6 +96,18 @@ JUPYTEXT_KEYS = ("cell_marker", "lines_to_next_cell", "lines_to_end_of_cell_mark
 # Notebook metadata that running a notebook writes (so --check does not compare it)
 EXECUTION_KEYS = ("language_info", "widgets")
 HASH_SEED = "0"
+#: The languages the course is built in: the sources' own first, then each with catalogues in
+#: ``course/i18n/LANG/`` (``tools/i18n.py``); a language's files go to a ``LANG/`` folder beside
+#: the English ones.
+SOURCE_LANG = "en"
+LANGS = (SOURCE_LANG, *i18n.LANGUAGES)
+#: Put at the top of the first code cell of every notebook in another language: the library's own
+#: labels, widgets, animations and the checkers' hints follow (``simhash_lab.course.set_language``).
+SET_LANGUAGE = 'from simhash_lab.course import set_language\n\nset_language("{lang}")  # {comment}\n\n'
+SET_LANGUAGE_COMMENT = {"es": "etiquetas, widgets y pistas de simhash-lab en español"}
+GENERATED = "generated by tools/build.py from its source; do not edit: edit the source and rebuild"
+#: The link in a notebook's navigation line to the same notebook in another language.
+LANGUAGE_NAMES = {"en": "English", "es": "Español"}
 CELL_TIMEOUT = 600  # seconds one cell may run (a cold Numba compile takes minutes)
 
 _BEGIN = re.compile(r"^(\s*)### BEGIN SOLUTION\s*$")
@@ -86,9 +120,19 @@ _CHECK_CALL = re.compile(r"\bchecks\.(\w+)\(")
 
 @dataclasses.dataclass(frozen=True)
 class Layout:
-    """The source and output folders under one repository root (a temporary copy in tests)."""
+    """The source and output folders under one repository root (a temporary copy in tests), for
+    one language: the English ones, or a ``LANG/`` folder in each (``notebooks/es/``,
+    ``exercises/es/``, ``exercises/es/solutions/``, ``simhash_lab/grading/pristine/es/``)."""
 
     root: Path = ROOT
+    lang: str = SOURCE_LANG
+
+    def __call__(self, lang: str) -> Layout:
+        """The same root, for ``lang``."""
+        return dataclasses.replace(self, lang=lang)
+
+    def _in(self, folder: Path) -> Path:
+        return folder if self.lang == SOURCE_LANG else folder / self.lang
 
     @property
     def course_sources(self) -> Path:
@@ -100,22 +144,27 @@ class Layout:
 
     @property
     def notebooks(self) -> Path:
-        return self.root / "notebooks"
+        return self._in(self.root / "notebooks")
 
     @property
     def exercises(self) -> Path:
-        return self.root / "exercises"
+        return self._in(self.root / "exercises")
 
     @property
     def solutions(self) -> Path:
-        return self.root / "exercises" / "solutions"
+        return self.exercises / "solutions"
 
     @property
     def pristine(self) -> Path:
-        return self.root / "simhash_lab" / "grading" / "pristine"
+        return self._in(self.root / "simhash_lab" / "grading" / "pristine")
 
     def output_dirs(self) -> list[Path]:
+        """The folders of this language."""
         return [self.notebooks, self.exercises, self.solutions, self.pristine]
+
+    def all_output_dirs(self) -> list[Path]:
+        """The folders of every language in :data:`LANGS`."""
+        return [d for lang in LANGS for d in self(lang).output_dirs()]
 
 
 # -- reading a source -------------------------------------------------------------------------------
@@ -128,6 +177,8 @@ class Source:
     path: Path
     kind: str  # "course" or "exercise"
     cells: list
+    lang: str = SOURCE_LANG  # the language of ``cells`` (see :func:`translated`)
+    untranslated: tuple[str, ...] = ()  # the units ``cells`` leaves in English, one line each
 
     @property
     def name(self) -> str:
@@ -160,6 +211,50 @@ def read_sources(layout: Layout) -> list[Source]:
         for kind, folder in (("course", layout.course_sources), ("exercise", layout.exercise_sources))
         for p in sorted(folder.glob("[0-9][0-9]_*.py"))
     ]
+
+
+def translated(src: Source, layout: Layout) -> Source:
+    """``src`` in ``layout.lang``: its cells rendered with the language's catalogue (``tools/i18n.py``:
+    every ``_()`` marker removed; English when ``lang`` is the sources' own), every relative link
+    of its markdown pointing from the language's folder to the language's notebooks and exercises
+    (other files stay where they are), and, in another language, :data:`SET_LANGUAGE` at the top
+    of its first code cell. A unit the catalogue does not translate stays English and is listed
+    in ``untranslated`` (``--check`` fails on it; the build does not write the file)."""
+    rel = src.path.resolve().relative_to(layout.root).as_posix()
+    if layout.lang == SOURCE_LANG:
+        cells, problems = i18n.render(src.cells, None, rel)
+        return dataclasses.replace(src, cells=cells, untranslated=tuple(problems))
+    catalogue = i18n.catalogue_path(src.path, layout.lang, layout.root)
+    cat_rel = catalogue.relative_to(layout.root).as_posix()
+    try:
+        catalog = i18n.read_catalogue(catalogue)
+    except Exception as e:  # a PO file that does not parse
+        catalog, problems = None, [f"{cat_rel}: unreadable ({type(e).__name__}: {e})"[:300]]
+    else:
+        problems = [] if catalog is not None else [f"{rel}: no {layout.lang} catalogue ({cat_rel})"]
+    english = Layout(layout.root)
+    here = english.notebooks if src.kind == "course" else english.exercises
+    there = layout.notebooks if src.kind == "course" else layout.exercises
+
+    def link(target: str) -> str:
+        path, hash_, anchor = target.partition("#")
+        full = Path(os.path.normpath(here / path))
+        for a, b in zip(english.output_dirs(), layout.output_dirs()):
+            if full.parent == a and full.suffix == ".ipynb":
+                full = b / full.name
+                break
+        return Path(os.path.relpath(full, there)).as_posix() + hash_ + anchor
+
+    if catalog is None:
+        cells, _ = i18n.render(src.cells, None, rel, links=link)
+    else:
+        cells, more = i18n.render(src.cells, catalog, rel, links=link)
+        problems += [f"{layout.lang}: {p}" for p in more]
+    first = next((c for c in cells if c.cell_type == "code"), None)
+    if first is not None:
+        comment = SET_LANGUAGE_COMMENT.get(layout.lang, "")
+        first.source = SET_LANGUAGE.format(lang=layout.lang, comment=comment) + first.source
+    return dataclasses.replace(src, cells=cells, lang=layout.lang, untranslated=tuple(problems))
 
 
 # -- cell roles in exercises ------------------------------------------------------------------------
@@ -240,13 +335,15 @@ def _role_of(cell, where: str) -> str:
     return found[0] if found else _UNTAGGED
 
 
-def split_solution(source: str, where: str) -> tuple[str, str, bool]:
+def split_solution(
+    source: str, where: str, lang: str = SOURCE_LANG, root: Path = ROOT
+) -> tuple[str, str, bool]:
     """``(student source, solution source, had a region)``. In the student's, a region inside a
     function becomes ``# YOUR CODE HERE`` / ``raise NotImplementedError()`` at its indent (it raises
     only when the function is called, and the check cell turns that into a ❌); a region at the top
     level of the cell becomes ``NAME = ...`` for every name it assigns (a stub that runs, so Run
     All never stops on an untouched exercise: the check cell says "not written yet"). In the
-    solution's, only the marker lines go."""
+    solution's, only the marker lines go. The stub's comment is in ``lang``."""
     student, solution, inside, found = [], [], False, False
     region: list[str] = []
     indent = ""
@@ -261,7 +358,7 @@ def split_solution(source: str, where: str) -> tuple[str, str, bool]:
             if not inside:
                 raise ValueError(f"{where}: END SOLUTION without BEGIN")
             inside = False
-            student += _stub(indent, region, where)
+            student += _stub(indent, region, where, lang, root)
         else:
             solution.append(line)
             if inside:
@@ -273,10 +370,12 @@ def split_solution(source: str, where: str) -> tuple[str, str, bool]:
     return "\n".join(student), "\n".join(solution), found
 
 
-def _stub(indent: str, region: list[str], where: str) -> list[str]:
+def _stub(
+    indent: str, region: list[str], where: str, lang: str = SOURCE_LANG, root: Path = ROOT
+) -> list[str]:
     """What a solution region becomes in the student's version (see :func:`split_solution`)."""
     if indent:
-        return [f"{indent}# YOUR CODE HERE", f"{indent}raise NotImplementedError()"]
+        return [f"{indent}# {_message('YOUR CODE HERE', lang, root)}", f"{indent}raise NotImplementedError()"]
     import ast
 
     try:
@@ -294,7 +393,8 @@ def _stub(indent: str, region: list[str], where: str) -> list[str]:
             f"{where}: a solution region at the top level of a cell must be assignments `NAME = ...` "
             "only (its stub sets each NAME to `...`); put code that computes from the data in a function"
         )
-    return ["# YOUR CODE HERE: replace each ... with your answer", *(f"{n} = ..." for n in names)]
+    note = _message("YOUR CODE HERE: replace each ... with your answer", lang, root)
+    return [f"# {note}", *(f"{n} = ..." for n in names)]
 
 
 # -- building notebooks -----------------------------------------------------------------------------
@@ -318,8 +418,9 @@ def course_notebook(src: Source) -> nbformat.NotebookNode:
     return _new_notebook(cells)
 
 
-def exercise_notebooks(src: Source) -> tuple[nbformat.NotebookNode, nbformat.NotebookNode]:
-    """The ``(student, solution)`` notebooks of an exercise, unexecuted (see :data:`ROLES`)."""
+def exercise_notebooks(src: Source, root: Path = ROOT) -> tuple[nbformat.NotebookNode, nbformat.NotebookNode]:
+    """The ``(student, solution)`` notebooks of an exercise, unexecuted (see :data:`ROLES`), in
+    ``src.lang`` (the note at the end names the file in that language's folder under ``root``)."""
     student, solution = [], []
     counters: dict[str, int] = {}
     ids: dict[str, int] = {}
@@ -342,13 +443,16 @@ def exercise_notebooks(src: Source) -> tuple[nbformat.NotebookNode, nbformat.Not
             raise ValueError(
                 f"{where}: {META} metadata must have the keys {list(role.keys)}, got {list(given)}"
             )
-        s_src, sol_src, region = split_solution(cell.source, where)
+        s_src, sol_src, region = split_solution(cell.source, where, src.lang, root)
         if region != role.solution:
             raise ValueError(
                 f"{where}: "
                 + ("needs a BEGIN/END SOLUTION region" if role.solution else "holds a solution region")
             )
-        meta = {"role": name, **given, **(role.derive(s_src, where) if role.derive else {})}
+        from simhash_lab._i18n import language
+
+        with language(src.lang):  # a check's pass line: the one its notebook's language prints
+            meta = {"role": name, **given, **(role.derive(s_src, where) if role.derive else {})}
         counters[role.counter] = n = counters.get(role.counter, 0) + 1
         cid = role.cell_id.format(n=n, **meta).replace("_", "-")[:64]
         if cid in ids:  # the grader finds answers by key, then by id: both must be unique
@@ -366,7 +470,7 @@ def exercise_notebooks(src: Source) -> tuple[nbformat.NotebookNode, nbformat.Not
             out.append(new_code_cell(text, id=cid, metadata=copy.deepcopy(md)))
     if not counters.get(ROLES["answer"].counter):
         raise ValueError(f"{src.path.name}: an exercise needs at least one answer cell")
-    note = check_note(src.name)
+    note = check_note(src.name, src.lang, root)
     meta = {META: {"exercise": src.name}}
     return tuple(
         _new_notebook([*cells, new_markdown_cell(note, id="grade-note")], meta)
@@ -374,43 +478,61 @@ def exercise_notebooks(src: Source) -> tuple[nbformat.NotebookNode, nbformat.Not
     )
 
 
-def check_note(name: str) -> str:
+def check_note(name: str, lang: str = SOURCE_LANG, root: Path = ROOT) -> str:
     """The last cell of an exercise: the command that checks the whole notebook, typed in a plain
-    shell in the repository's folder (``make check`` finds ``.venv`` itself, on Linux and macOS)."""
-    return (
-        "**Check the whole notebook** when every check above shows ✅. Save it (Ctrl+S), then in a "
-        "terminal, in the repository's folder (where you typed `make lab`; nothing to activate):\n\n"
-        f"    make check NB=exercises/{name}.ipynb\n\n"
-        f"or `.venv/bin/simhash-lab check exercises/{name}.ipynb`. It keeps only your `answer` "
-        "cells, restores every other cell from a pristine copy, runs them on other data and inputs "
-        "drawn now, and prints one line per answer, as the grader does. It is a check, not a "
-        "grade: your teacher grades with `simhash-lab grade`, in a sandbox."
-    )
+    shell in the repository's folder (``make check`` finds ``.venv`` itself, on Linux and macOS),
+    naming the exercise's file in ``lang`` (:data:`tools.i18n.CHECK_NOTE`, translated)."""
+    path = (Layout(root, lang).exercises / f"{name}.ipynb").relative_to(root).as_posix()
+    return _message(i18n.CHECK_NOTE, lang, root).format(path=path)
+
+
+def _message(text: str, lang: str, root: Path) -> str:
+    """One of ``tools/i18n.py``'s ``BUILD_MESSAGES`` in ``lang``."""
+    return i18n.message(text, None if lang == SOURCE_LANG else lang, root)
 
 
 # -- navigation -------------------------------------------------------------------------------------
 
 
-def navigation_line(src: Source, sources: list[Source], solution: bool = False) -> str:
+def navigation_line(
+    src: Source, sources: list[Source], solution: bool = False, layout: Layout | None = None
+) -> str:
     """Previous and next of the same kind, in file-name order, and between them the map (course
-    notebooks) and the paired notebook of the same number (``NN_``) of the other kind."""
+    notebooks) and the paired notebook of the same number (``NN_``) of the other kind, all in
+    ``src.lang``; last, the same file in each other language of :data:`LANGS`. ``sources``: the
+    sources in ``src.lang``."""
+    layout = (layout or Layout())(src.lang)
+    msg = functools.partial(_message, lang=src.lang, root=layout.root)
+
+    def folder(kind: str, lay: Layout) -> Path:
+        return lay.notebooks if kind == "course" else lay.solutions if solution else lay.exercises
+
+    here = folder(src.kind, layout)
+
+    def to(path: Path) -> str:
+        return Path(os.path.relpath(path, here)).as_posix()
+
     same = [s for s in sources if s.kind == src.kind]
     i = same.index(src)
-    up = "../" * (src.kind == "exercise") + "../" * solution
     parts = [f"[← {same[i - 1].title}]({same[i - 1].name}.ipynb)"] if i > 0 else []
     pair = [s for s in sources if s.kind != src.kind and s.name[:3] == src.name[:3]]
     if src.kind == "course":
         if src.name != START and any(s.name == START for s in same):
-            parts.append(f"[Start here: the map]({START}.ipynb)")
+            parts.append(f"[{msg('Start here: the map')}]({START}.ipynb)")
         if pair:
-            parts.append(f"[Exercise](../exercises/{pair[0].name}.ipynb)")
+            parts.append(f"[{msg('Exercise')}]({to(layout.exercises / pair[0].name)}.ipynb)")
     elif pair:
-        parts.append(f"[Course notebook]({up}notebooks/{pair[0].name}.ipynb)")
+        parts.append(f"[{msg('Course notebook')}]({to(layout.notebooks / pair[0].name)}.ipynb)")
     if i + 1 < len(same):
         parts.append(f"[{same[i + 1].title} →]({same[i + 1].name}.ipynb)")
-    label = "course" if src.kind == "course" else "exercises"
-    line = f"*simhash-lab {label}* · " + " | ".join(parts)
-    return line + ("  \n*Solutions: every answer filled in and run.*" if solution else "")
+    others = [
+        f"[{LANGUAGE_NAMES.get(lang, lang)}]({to(folder(src.kind, layout(lang)) / src.name)}.ipynb)"
+        for lang in LANGS
+        if lang != src.lang
+    ]
+    label = msg("*simhash-lab course*" if src.kind == "course" else "*simhash-lab exercises*")
+    line = f"{label} · " + " | ".join(parts) + "".join(f" · {o}" for o in others)
+    return line + (f"  \n{msg('*Solutions: every answer filled in and run.*')}" if solution else "")
 
 
 _MAP_ROW = re.compile(r"^\| (\d\d) \|")
@@ -474,24 +596,42 @@ class Target:
     run_in: Path | None
 
 
-def plan(layout: Layout) -> list[Target]:
-    """Every file the sources give, built in memory (not executed), navigation included."""
-    sources = read_sources(layout)
+def generated_meta(src: Source, root: Path) -> dict:
+    """What every generated notebook carries in ``metadata.simhash_lab``: its language, the source
+    it was generated from (relative to the repository), and that it is generated."""
+    return {
+        "lang": src.lang,
+        "source": src.path.resolve().relative_to(root).as_posix(),
+        "generated": GENERATED,
+    }
+
+
+def plan(layout: Layout, langs: tuple[str, ...] | list[str] = LANGS) -> list[Target]:
+    """Every file the sources give in each of ``langs``, built in memory (not executed),
+    navigation included."""
+    english = read_sources(layout)
     targets = []
-    for src in sources:
-        if src.kind == "course":
-            nb = add_navigation(course_notebook(src), navigation_line(src, sources))
-            targets.append(Target(layout.notebooks / f"{src.name}.ipynb", nb, src, layout.notebooks))
-            continue
-        student, solution = exercise_notebooks(src)
-        add_navigation(student, navigation_line(src, sources))
-        add_navigation(solution, navigation_line(src, sources, solution=True))
-        file = f"{src.name}.ipynb"
-        targets += [
-            Target(layout.exercises / file, student, src, None),
-            Target(layout.pristine / file, copy.deepcopy(student), src, None),
-            Target(layout.solutions / file, solution, src, layout.solutions),
-        ]
+    for lang in langs:
+        here = layout(lang)
+        sources = [translated(s, here) for s in english]
+        for src in sources:
+            meta = generated_meta(src, layout.root)
+            if src.kind == "course":
+                nb = add_navigation(course_notebook(src), navigation_line(src, sources, layout=here))
+                nb.metadata.setdefault(META, {}).update(meta)
+                targets.append(Target(here.notebooks / f"{src.name}.ipynb", nb, src, here.notebooks))
+                continue
+            student, solution = exercise_notebooks(src, layout.root)
+            add_navigation(student, navigation_line(src, sources, layout=here))
+            add_navigation(solution, navigation_line(src, sources, solution=True, layout=here))
+            for nb in (student, solution):
+                nb.metadata[META].update(meta)
+            file = f"{src.name}.ipynb"
+            targets += [
+                Target(here.exercises / file, student, src, None),
+                Target(here.pristine / file, copy.deepcopy(student), src, None),
+                Target(here.solutions / file, solution, src, here.solutions),
+            ]
     for t in targets:
         nbformat.validate(t.nb)
     return targets
@@ -500,6 +640,16 @@ def plan(layout: Layout) -> list[Target]:
 def select(targets: list[Target], only: list[str]) -> list[Target]:
     """The targets whose source name starts with one of ``only`` (all when empty)."""
     return [t for t in targets if not only or any(t.source.name.startswith(o) for o in only)]
+
+
+def untranslated(targets: list[Target]) -> list[str]:
+    """One line per unit a target leaves in English (its file, the source's file and cell, why),
+    each unit once however many files show it."""
+    seen: dict[str, None] = {}
+    for t in targets:
+        for p in t.source.untranslated:
+            seen.setdefault(p, None)
+    return list(seen)
 
 
 # -- --check: committed files against their sources -------------------------------------------------
@@ -569,7 +719,7 @@ def stale(layout: Layout, targets: list[Target], complete: bool = True) -> list[
             problems.append(f"{rel}: {why}")
     if complete:
         expected = {t.path for t in targets}
-        for d in layout.output_dirs():
+        for d in layout.all_output_dirs():
             for p in sorted(d.glob("*.ipynb")):
                 if p not in expected:
                     problems.append(f"{p.relative_to(layout.root)}: no source in course/")
@@ -653,6 +803,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--no-execute", action="store_true", help="write the files without running them")
     ap.add_argument("--check", action="store_true", help="compare the committed files with the sources")
+    ap.add_argument(
+        "--lang",
+        action="append",
+        choices=LANGS,
+        help="only this language (repeatable; default: every language, " + ", ".join(LANGS) + ")",
+    )
     ap.add_argument("--budget", type=float, default=60.0, help="seconds a notebook may take (default 60)")
     ap.add_argument("--root", type=Path, default=ROOT, help=argparse.SUPPRESS)  # a copy, in tests
     args = ap.parse_args(argv)
@@ -661,7 +817,7 @@ def main(argv: list[str] | None = None) -> int:
     layout = Layout(args.root.resolve())
     try:
         targets = plan(layout)
-    except ValueError as e:  # a source the build cannot read: say where, write nothing
+    except ValueError as e:  # a source (or a marker in it) the build cannot read: say where, write nothing
         print(f"tools/build.py: {e}", file=sys.stderr)
         return 2
     problems = map_problems(list({id(t.source): t.source for t in targets}.values()))
@@ -672,17 +828,29 @@ def main(argv: list[str] | None = None) -> int:
     chosen = select(targets, args.only)
     if args.exercises:
         chosen = [t for t in chosen if t.source.kind == "exercise"]
+    if args.lang:
+        chosen = [t for t in chosen if t.source.lang in args.lang]
     if (args.only or args.exercises) and not chosen:
         ap.error(f"no source in course/ starts with {' or '.join(args.only)}")
+    subset = bool(args.only or args.exercises or args.lang)
     if args.check:
-        problems = stale(layout, chosen, complete=not (args.only or args.exercises))
+        problems = stale(layout, chosen, complete=not subset)
+        missing = untranslated(chosen)
+        if not (args.only or args.exercises):  # tools/build.py's own texts (navigation, notes)
+            langs = [lang for lang in args.lang or LANGS if lang != SOURCE_LANG]
+            missing += [
+                p for p in i18n.problems(layout.root, (), langs) if p not in missing and "build.po" in p
+            ]
+        for p in missing:
+            print("UNTRANSLATED", p)
         for p in problems:
             print("STALE", p)
         print(
-            f"{len(chosen)} files checked, {len(problems)} stale"
+            f"{len(chosen)} files checked, {len(problems)} stale, {len(missing)} untranslated"
             + ("; rebuild with `make notebooks` (python tools/build.py)" if problems else "")
+            + ("; translate with `tools/i18n.py update` and course/i18n/README.md" if missing else "")
         )
-        return 1 if problems else 0
+        return 1 if problems or missing else 0
     status = _build(layout, chosen, args)
     built = {t.path for t in chosen}
     _refresh_navigation(layout, [t for t in targets if t.path not in built])
@@ -690,11 +858,17 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _build(layout: Layout, targets: list[Target], args: argparse.Namespace) -> int:
-    slow, total = [], 0.0
-    for d in layout.output_dirs():
+    """Write (and run) ``targets``; a file in another language with a unit its catalogue does not
+    translate is not written (it would show English): each such unit is named, and the exit
+    status is 1."""
+    slow, total, refused = [], 0.0, []
+    for d in layout.all_output_dirs():
         d.mkdir(parents=True, exist_ok=True)
     for t in targets:
         rel = t.path.relative_to(layout.root)
+        if t.source.untranslated:
+            refused.append(str(rel))
+            continue
         secs = None
         if t.run_in is not None and not args.no_execute:
             secs = execute(t.nb, t.run_in, layout.root, cell_timeout=CELL_TIMEOUT)
@@ -711,7 +885,11 @@ def _build(layout: Layout, targets: list[Target], args: argparse.Namespace) -> i
         print(f"total {total:.1f} s")
     for s in slow:
         print("TOO SLOW:", s, file=sys.stderr)
-    return 1 if slow else 0
+    if refused:
+        for p in untranslated([t for t in targets if t.source.untranslated]):
+            print("UNTRANSLATED", p, file=sys.stderr)
+        print("NOT WRITTEN (untranslated; see course/i18n/README.md): " + ", ".join(refused), file=sys.stderr)
+    return 1 if slow or refused else 0
 
 
 def _refresh_navigation(layout: Layout, targets: list[Target]) -> None:

@@ -431,6 +431,18 @@ def _counts(po) -> dict[str, int]:
 
 # -- what tools/build.py writes itself ----------------------------------------------------------------
 
+#: The last cell of every exercise: how to check the whole notebook; ``{path}`` is the exercise's
+#: file, in its language's folder (``exercises/NN_name.ipynb``, ``exercises/es/NN_name.ipynb``).
+CHECK_NOTE = (
+    "**Check the whole notebook** when every check above shows ✅. Save it (Ctrl+S), then in a "
+    "terminal, in the repository's folder (where you typed `make lab`; nothing to activate):\n\n"
+    "    make check NB={path}\n\n"
+    "or `.venv/bin/simhash-lab check {path}`. It keeps only your `answer` "
+    "cells, restores every other cell from a pristine copy, runs them on other data and inputs "
+    "drawn now, and prints one line per answer, as the grader does. It is a check, not a "
+    "grade: your teacher grades with `simhash-lab grade`, in a sandbox."
+)
+
 #: The English texts ``tools/build.py`` writes into every notebook (navigation, the grading note),
 #: ``{...}`` placeholders included; their translations are ``course/i18n/LANG/build.po``. The build
 #: writes ``message(TEXT, lang).format(...)`` (the English itself for ``lang=None``).
@@ -441,10 +453,9 @@ BUILD_MESSAGES = (
     "Exercise",
     "Course notebook",
     "*Solutions: every answer filled in and run.*",
-    "When every check above shows ✅, grade the whole notebook the way a teacher will:\n\n"
-    "    simhash-lab grade {path}\n\n"
-    "It keeps only your `answer` cells and restores every other cell from a pristine copy, "
-    "so the check cells must pass as they are.",
+    "YOUR CODE HERE",  # the stubs of an exercise's answer cells
+    "YOUR CODE HERE: replace each ... with your answer",
+    CHECK_NOTE,
 )
 
 

@@ -167,9 +167,7 @@ def expectations(root: Path, site: Path) -> dict[str, Expect]:
         for path in exercises:
             e = expect_notebook(path)
             e.download = str(path)
-            solution = path.parent / "solutions" / path.name
-            if lang != "en":  # exercises/es/x.ipynb -> exercises/solutions/es/x.ipynb (if any)
-                solution = root / "exercises" / "solutions" / lang / path.name
+            solution = path.parent / "solutions" / path.name  # exercises/es/solutions/ in Spanish
             if solution.exists():
                 # the solution's answer lines that the exercise does not have anywhere
                 e.solution_lines = sorted(

@@ -110,9 +110,9 @@ checks.best_k()
 try:
     pr = {k: precision_recall(distances, labels, k) for k in range(65)}
     goals = {
-        "best F1": best_k(distances, labels),
-        "smallest k with recall 1": min((k for k, (p, r) in pr.items() if r == 1.0), default=None),
-        "largest k with precision 1": max((k for k, (p, r) in pr.items() if p == 1.0), default=None),
+        _("best F1"): best_k(distances, labels),
+        _("smallest k with recall 1"): min((k for k, (p, r) in pr.items() if r == 1.0), default=None),
+        _("largest k with precision 1"): max((k for k, (p, r) in pr.items() if p == 1.0), default=None),
     }
     for goal, k in goals.items():
         p, r = pr[k] if k in pr else (float("nan"), float("nan"))

@@ -119,10 +119,11 @@ plt.show()
 # %%
 kind_of = np.array([k for _, k in pairs])
 bits_changed = np.rint(flips["Simhash (64 bits)"] * 64)
+shown = {"char": _("char"), "word": _("word"), "delete": _("delete"), "comma": _("comma")}
 for k in kinds:
     sel = kind_of == k
     print(
-        f"{k:7s} Simhash {bits_changed[sel].mean():4.2f} bits   "
+        f"{shown[k]:7s} Simhash {bits_changed[sel].mean():4.2f} bits   "
         f"MD5 {flips['MD5 (128 bits)'][sel].mean():.0%}   SHA-256 {flips['SHA-256 (256 bits)'][sel].mean():.0%}"
     )
 assert bits_changed[kind_of == "comma"].max() == 0

@@ -332,7 +332,8 @@ S = internals.vote_counts(hs)  # how many hashes have bit i set
 assert vote_python(hs_list) == (2 * S - len(hs)).tolist()
 full, rest = divmod(len(hs), 255)
 print(
-    f"{len(hs):,} hashes voted in {full} flushes of 255 hashes" + (f" and one of {rest}" if rest else ""),
+    _(f"{len(hs):,} hashes voted in {full} flushes of 255 hashes")
+    + (_(f" and one of {rest}") if rest else ""),
     "; the two loops agree on all 64 accumulators",
     sep="",
 )
@@ -378,14 +379,14 @@ t_each = best(lambda: internals.vote_alloc_per_token(hs), 200)
 fig, ax = plt.subplots(figsize=(9, 3.6))
 plot.benchmark_bars(
     {
-        "Python list loop": t_py * 1e6,
-        "compiled, array per token (heap)": t_each * 1e6,
-        "compiled, array once per call": t_once * 1e6,
-        "library's loop (SWAR)": t_nb * 1e6,
+        _("Python list loop"): t_py * 1e6,
+        _("compiled, array per token (heap)"): t_each * 1e6,
+        _("compiled, array once per call"): t_once * 1e6,
+        _("library's loop (SWAR)"): t_nb * 1e6,
     },
     ax=ax,
     unit=f"µs to vote {len(hs)} hashes",
-    highlight=["compiled, array per token (heap)"],
+    highlight=[_("compiled, array per token (heap)")],
 )
 plt.show()
 print(f"allocating per token cost {t_each / t_once:.1f}x the one allocation per call, in this run")

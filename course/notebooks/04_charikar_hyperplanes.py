@@ -204,7 +204,11 @@ assert theta_docs.max() <= np.pi / 2 + 1e-9  # TF vectors never pass 90 degrees
 # > $d_H \approx 64 \times 5/180 \approx 1.77 \le 3$ bits.* (the session)
 
 # %%
-for name, th in [("identical", 0.0), ("orthogonal", np.pi / 2), ("near-duplicate, 5°", np.radians(5))]:
+for name, th in [
+    (_("identical"), 0.0),
+    (_("orthogonal"), np.pi / 2),
+    (_("near-duplicate, 5°"), np.radians(5)),
+]:
     e = expected_hamming(th, bits=64)
     print(f"{name:20s} E[d_H] = 64 * {np.degrees(th):5.1f}/180 = {e:6.3f} bits")
 

@@ -48,12 +48,14 @@ plt.show()
 frames = []
 for n_flips in range(5):
     fig, ax = plt.subplots(figsize=(14, 2.6))
-    verdict = "an intact block remains" if n_flips < 4 else "no block is intact: the index can miss this pair"
+    verdict = (
+        _("an intact block remains") if n_flips < 4 else _("no block is intact: the index can miss this pair")
+    )
     plot.pigeonhole(
         64, 3, [5, 21, 37, 53][:n_flips], ax=ax, title=f"{n_flips} flips, one per block: {verdict}"
     )
     frames.append(widgets.figure_png(fig, dpi=80))
-widgets.stepper(frames, labels=[f"{i} flips" for i in range(5)], description="adversary")
+widgets.stepper(frames, labels=[_(f"{i} flips") for i in range(5)], description="adversary")
 
 # %% [markdown]
 # ## (b) Definition
@@ -174,16 +176,22 @@ plt.show()
 # %% tags=["nbval-ignore-output"]
 sizes = [1_000, 10_000, 100_000, 1_000_000]
 times = pigeonhole.time_queries(sizes, k=3, repeat=5, seed=60)
+shown = {
+    "linear scan": _("linear scan"),
+    "4 × 16 index (seed)": _("4 × 16 index (seed)"),
+    "SimhashIndex, auto layout": _("SimhashIndex, auto layout"),
+}
+times = {shown.get(name, name): t for name, t in times.items()}  # as printed and plotted
 for name, t in times.items():
     print(f"{name:27s}", "  ".join(f"{x * 1e6:9.1f} µs" for x in t))
-scan, seed_ix = times["linear scan"], times["4 × 16 index (seed)"]
+scan, seed_ix = list(times.values())[:2]  # the linear scan, the seed's index (time_queries' order)
 
 
 def against_line(ratio):
     """Where a ×10 step in N put the time, against the ∝ N line's ×10."""
-    return (
-        "on the ∝ N line" if 9 <= ratio <= 11 else ("below" if ratio < 9 else "above") + " the ∝ N line's ×10"
-    )
+    if 9 <= ratio <= 11:
+        return _("on the ∝ N line")
+    return _("below the ∝ N line's ×10") if ratio < 9 else _("above the ∝ N line's ×10")
 
 
 print(
@@ -233,10 +241,11 @@ for n in (10**6, 10**9):
 # %%
 example = manku_example_3_1()
 W = max(len(d.name) for d in example)
-print(f"{'design':{W}s} {'tables':>6s} {'bits kept':>9s} {'≤ candidates/probe':>19s} {'bytes/fp':>8s}")
+header = _("design"), _("tables"), _("bits kept"), _("≤ candidates/probe"), _("bytes/fp")
+print("{:{W}s} {:>6s} {:>10s} {:>19s} {:>8s}".format(*header, W=W))
 for d in example:
     print(
-        f"{d.name:{W}s} {d.tables:6d} {min(d.key_bits):9d} {d.max_candidates_per_probe:19,.0f} "
+        f"{d.name:{W}s} {d.tables:6d} {min(d.key_bits):10d} {d.max_candidates_per_probe:19,.0f} "
         f"{d.bytes_per_fingerprint:8d}"
     )
 
@@ -255,7 +264,7 @@ off = [
     for d in designs
     if any(e.tables < d.tables and e.expected_candidates < d.expected_candidates for e in designs)
 ]
-print("off the frontier:", ", ".join(f"{d.layout} ({d.tables} tables)" for d in off))
+print("off the frontier:", ", ".join(_(f"{d.layout} ({d.tables} tables)") for d in off))
 
 # %% [markdown]
 # More tables do not always mean fewer candidates: the two-level designs with 40 tables expect more

@@ -96,9 +96,10 @@ exercise = {
     "near-duplicate": data.NEAR_DUP_RATES["near duplicate"],
     "rewrite": data.NEAR_DUP_RATES["rewrite"],
 }
+shown = {"near-duplicate": _("near-duplicate"), "rewrite": _("rewrite"), "unrelated": _("unrelated")}
 for kind in here:
     print(
-        f"{kind:15s} here {here[kind][0]:.0%} to {here[kind][1]:.0%} of the words edited; "
+        f"{shown[kind]:15s} here {here[kind][0]:.0%} to {here[kind][1]:.0%} of the words edited; "
         f"exercise 06: {exercise[kind][0]:.0%} to {exercise[kind][1]:.0%}"
     )
 
@@ -136,12 +137,14 @@ kinds = lab.pair_kinds(all_pairs)  # "near-duplicate", "rewrite" or "unrelated"
 is_dup = kinds == "near-duplicate"
 peak = int(np.bincount(dist[kinds == "unrelated"]).argmax())
 for kind in plot.PAIR_COLORS:
-    print(f"{kind:15s} {(kinds == kind).sum():7,} pairs, mean distance {dist[kinds == kind].mean():4.1f}")
+    print(
+        f"{shown[kind]:15s} {(kinds == kind).sum():7,} pairs, mean distance {dist[kinds == kind].mean():4.1f}"
+    )
 print("most common distance of unrelated pairs:", peak)
 assert 19 <= peak <= 25 and dist[kinds == "near-duplicate"].mean() < 6  # what the text below says
 
 # %% tags=["nbval-ignore-output"]
-title = f"Where the pairs fall: copies within a few bits, unrelated pairs near {peak}"
+title = _(f"Where the pairs fall: copies within a few bits, unrelated pairs near {peak}")
 fig, ax = plt.subplots(figsize=(12, 5.5))
 plot.pair_distance_hist(dist, kinds, ax=ax, k=3, title=title)
 plt.show()
@@ -214,8 +217,8 @@ print(f"these {len(shares)} words together: {sum(s for _, s in shares):.0%}")
 
 # %%
 for name, hz in {
-    "TF (the default)": Simhasher(),
-    "binary": Simhasher(weights="binary"),
+    _("TF (the default)"): Simhasher(),
+    _("binary"): Simhasher(weights="binary"),
     "TF-IDF": Simhasher(weights=compare.idf_weights(lab.docs)),
 }.items():
     f = hz.fingerprints(lab.docs)
@@ -234,7 +237,7 @@ best_k, (p, r, f1) = compare.best_threshold(ks, prf)
 
 # %% tags=["nbval-ignore-output"]
 fig, ax = plt.subplots(figsize=(10, 5))
-plot.prf_curve(ks, prf, ax=ax, marks={"k = 3 (Google's)": 3, f"k = {best_k} (best F1)": best_k})
+plot.prf_curve(ks, prf, ax=ax, marks={_("k = 3 (Google's)"): 3, _(f"k = {best_k} (best F1)"): best_k})
 ax.set_title("Simhash, words, TF weights, 64 bits")
 plt.show()
 print(f"k = 3: precision {prf[3, 0]:.3f}, recall {prf[3, 1]:.3f}, F1 {prf[3, 2]:.3f}")
@@ -289,12 +292,12 @@ print(f"k = 0 flags {counted[0, :2].sum()} pairs, k = {k_steps[-1]} flags {count
 
 # %%
 configs = {
-    "words, TF": Simhasher(),
-    "words, binary": Simhasher(weights="binary"),
-    "words, TF-IDF": Simhasher(weights=compare.idf_weights(lab.docs)),
-    "char 4-grams, TF": Simhasher(tokenizer=char_ngrams(4)),
-    "word 3-shingles, TF": Simhasher(tokenizer=word_shingles(3)),
-    "word 3-shingles, binary": Simhasher(tokenizer=word_shingles(3), weights="binary"),
+    _("words, TF"): Simhasher(),
+    _("words, binary"): Simhasher(weights="binary"),
+    _("words, TF-IDF"): Simhasher(weights=compare.idf_weights(lab.docs)),
+    _("char 4-grams, TF"): Simhasher(tokenizer=char_ngrams(4)),
+    _("word 3-shingles, TF"): Simhasher(tokenizer=word_shingles(3)),
+    _("word 3-shingles, binary"): Simhasher(tokenizer=word_shingles(3), weights="binary"),
 }
 k_range = np.arange(0, 31)
 curves = {}
@@ -307,7 +310,7 @@ best = {name: compare.best_threshold(k_range, c) for name, c in curves.items()}
 fig, ax = plt.subplots(figsize=(11, 5))
 plot.f1_curves(k_range, curves, ax=ax, title="F1 against k for six feature choices (dots: best k)")
 plt.show()
-print(f"{'features':24s} {'best k':>6s} {'precision':>9s} {'recall':>6s} {'F1':>6s}")
+print("{:24s} {:>6s} {:>9s} {:>6s} {:>6s}".format(_("features"), _("best k"), _("precision"), "recall", "F1"))
 for name, (k_, (p_, r_, f_)) in best.items():
     print(f"{name:24s} {k_:6d} {p_:9.3f} {r_:6.3f} {f_:6.3f}")
 
@@ -320,7 +323,7 @@ for name, (k_, (p_, r_, f_)) in best.items():
 # is chosen by measuring, as here.
 
 # %%
-assert best["word 3-shingles, TF"][0] > best["words, TF"][0]  # more features per edit, larger k
+assert best[_("word 3-shingles, TF")][0] > best[_("words, TF")][0]  # more features per edit, larger k
 assert max(f for _, (_, _, f) in best.values()) > 0.9
 
 # %% [markdown]
@@ -418,7 +421,7 @@ plt.show()
 for kind in ("near-duplicate", "rewrite"):
     sel = kind_of_j == kind
     print(
-        f"{kind:15s} Jaccard from {j_exact[sel].min():.2f} to {j_exact[sel].max():.2f} (median {np.median(j_exact[sel]):.2f}); "
+        f"{shown[kind]:15s} Jaccard from {j_exact[sel].min():.2f} to {j_exact[sel].max():.2f} (median {np.median(j_exact[sel]):.2f}); "
         f"{is_cand[sel].sum()} of {sel.sum()} become candidates"
     )
 other = kind_of_j == "unrelated"
@@ -556,8 +559,8 @@ print(
 # %% tags=["nbval-ignore-output"]
 lic_curves = {}
 for name, hz in {
-    "words, TF (defaults)": Simhasher(),
-    "word 3-shingles, binary": Simhasher(tokenizer=word_shingles(3), weights="binary"),
+    _("words, TF (defaults)"): Simhasher(),
+    _("word 3-shingles, binary"): Simhasher(tokenizer=word_shingles(3), weights="binary"),
 }.items():
     pp, dd = compare.simhash_distances(hz.fingerprints(lic_texts), max_k=30)
     lic_curves[name] = compare.sweep(pp, dd, lic_truth, k_range)
@@ -624,7 +627,7 @@ assert len(lics) < 10 or (v.precision == 1.0 and v.recall >= res.calibration.rec
 # %% tags=["nbval-ignore-output"]
 d = res.duplicates
 print(f"{res.keep.sum()} files kept, {len(d)} dropped, in {len(res.groups)} clusters\n")
-print(f"{'dropped':44s} {'kept':40s} {'d':>3s} {'Jaccard':>7s}")
+print("{:44s} {:40s} {:>3s} {:>7s}".format(_("dropped"), _("kept"), "d", "Jaccard"))
 for dropped, kept, dist_, sim in d.rows()[:8]:
     print(f"{dropped[:44]:44s} {kept[:40]:40s} {dist_:3d} {sim:7.3f}")
 largest = max(res.groups, key=len)
@@ -694,24 +697,24 @@ print(jieba_words()(lsh_intro)[:14])
 
 # %%
 chinese = {
-    "words (\\w runs)": Simhasher(),
-    "character bigrams": Simhasher(tokenizer=char_ngrams(2)),
-    "jieba words, TF": Simhasher(tokenizer=jieba_words()),
-    "jieba words, TF-IDF": jieba_simhasher(),
+    _("words (\\w runs)"): Simhasher(),
+    _("character bigrams"): Simhasher(tokenizer=char_ngrams(2)),
+    _("jieba words, TF"): Simhasher(tokenizer=jieba_words()),
+    _("jieba words, TF-IDF"): jieba_simhasher(),
 }
-print(f"{'features':22s} {'reworded':>9s} {'other passage':>14s}")
+print("{:22s} {:>9s} {:>14s}".format(_("features"), _("reworded"), _("other passage")))
 zh = {}
 for name, hz in chinese.items():
     a, b, c = hz.fingerprints([lsh_intro, reworded, other])
     zh[name] = (hamming(a, b), hamming(a, c))
     print(f"{name:22s} {zh[name][0]:9d} {zh[name][1]:14d}")
-d_rw, d_other = zh["words (\\w runs)"]
+d_rw, d_other = zh[_("words (\\w runs)")]
 print(
     f"\\w runs: the rewording is {d_rw} bits away, the other passage {d_other}; two unrelated random "
     f"64-bit numbers differ in 32 ± 4 (one standard deviation, sqrt(64 · 1/4) = 4)"
 )
 assert abs(d_rw - 32) <= 8 and abs(d_other - 32) <= 8  # within two standard deviations of unrelated
-assert zh["jieba words, TF"][0] < zh["jieba words, TF"][1] and zh["jieba words, TF-IDF"][0] <= 8
+assert zh[_("jieba words, TF")][0] < zh[_("jieba words, TF")][1] and zh[_("jieba words, TF-IDF")][0] <= 8
 
 # %% [markdown]
 # With `\w` runs the rewording is about as far away as the unrelated passage: both distances lie
@@ -752,7 +755,7 @@ titles = [
     "深入理解 Spring 事务原理",
 ]
 tix = SimhashIndex(k=3)
-tix.add_many(chinese["jieba words, TF-IDF"].fingerprints(titles))
+tix.add_many(chinese[_("jieba words, TF-IDF")].fingerprints(titles))
 for g in tix.groups():
     print(" | ".join(titles[i] for i in g))
 
@@ -761,7 +764,7 @@ for g in tix.groups():
 # seven words, are far apart:
 #
 # %%
-php = chinese["jieba words, TF-IDF"].fingerprints([titles[1], titles[2]])
+php = chinese[_("jieba words, TF-IDF")].fingerprints([titles[1], titles[2]])
 print(jieba_words()(titles[1]), jieba_words()(titles[2]), "distance", hamming(php[0], php[1]))
 
 # %% [markdown]

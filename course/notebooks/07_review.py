@@ -220,10 +220,14 @@ from simhash_lab.course import compare, corpus, experiments
 h = Simhasher()
 rng = np.random.default_rng(60)
 corpora = {
-    "paragraphs of the manual (notebooks 00-04)": experiments.paragraphs(),
-    "documents of the manual (notebook 06)": [d.text for d in corpus.python_docs()],
+    _("paragraphs of the manual (notebooks 00-04)"): experiments.paragraphs(),
+    _("documents of the manual (notebook 06)"): [d.text for d in corpus.python_docs()],
 }
-print(f"{'unrelated pairs of':43s} {'median words':>12s} {'mean angle':>10s} {'64·θ/π':>7s} {'measured':>8s}")
+print(
+    "{:43s} {:>12s} {:>10s} {:>7s} {:>8s}".format(
+        _("unrelated pairs of"), _("median words"), _("mean angle"), "64·θ/π", _("measured")
+    )
+)
 mean_angle = {}
 for name, docs in corpora.items():
     X, _ = compare.tf_matrix(docs)

@@ -169,7 +169,7 @@ for workers in sorted({1, min(2, cores), min(cores, 4)}):
     D.near_duplicates(corpus_bag.take(200, npartitions=1), k=3)  # warm-up: kernels loaded in the workers
     t0 = time.perf_counter()
     fps_w, pairs_w = D.near_duplicates(big_bag, k=3)
-    timings[f"{workers} worker{'s' if workers > 1 else ''}"] = time.perf_counter() - t0
+    timings[_(f"{workers} workers") if workers > 1 else _(f"{workers} worker")] = time.perf_counter() - t0
     counts.add((len(fps_w), len(pairs_w)))
     lclient.close()
     lc.close()

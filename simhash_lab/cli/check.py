@@ -15,11 +15,12 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
+from .._i18n import LANGUAGES, N_, _, language
 from ._output import err, out
 
 __all__ = ["add_check_parser"]
 
-NOT_A_GRADE = (
+NOT_A_GRADE = N_(
     "This was a check in your own environment, not a grade: your teacher grades with "
     "`simhash-lab grade`, in a sandbox, on other data and inputs."
 )
@@ -31,7 +32,7 @@ def _check_command(args: argparse.Namespace) -> int:
         import nbformat  # noqa: F401
 
         from ..grading._grader import collect, grade_one, load_pristine
-        from ..grading._report import format_detail, format_table
+        from ..grading._report import format_detail, format_table, report_language
         from ..grading._sandbox import Limits
     except ImportError as e:  # the grading extra is not installed
         err(
@@ -39,10 +40,10 @@ def _check_command(args: argparse.Namespace) -> int:
             "pip install 'simhash-lab[grading]'"
         )
         return 2
-    pristine = load_pristine()
-    if args.exercise is not None and args.exercise not in pristine:
+    pristines = {lang: load_pristine(lang=lang) for lang in LANGUAGES}
+    if args.exercise is not None and args.exercise not in pristines["en"]:
         err(
-            f"simhash-lab check: --exercise must be one of {', '.join(sorted(pristine))}; "
+            f"simhash-lab check: --exercise must be one of {', '.join(sorted(pristines['en']))}; "
             f"got {args.exercise!r}"
         )
         return 2
@@ -52,7 +53,7 @@ def _check_command(args: argparse.Namespace) -> int:
     results = [
         grade_one(
             item.path,
-            pristine=pristine,
+            pristines=pristines,
             limits=limits,
             exercise=args.exercise,
             unsafe=True,
@@ -66,7 +67,8 @@ def _check_command(args: argparse.Namespace) -> int:
         err("simhash-lab check: no notebooks found")
         return 2
     out((format_detail(results[0]) if len(results) == 1 else format_table(results)) + "\n")
-    out(NOT_A_GRADE + "\n")
+    with language(report_language(results)):
+        out(_(NOT_A_GRADE) + "\n")
     return 0 if all(r.passed for r in results) else 1
 
 

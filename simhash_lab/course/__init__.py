@@ -11,6 +11,11 @@ widgets, the corpora, the experiments and the method comparisons of the notebook
 * :mod:`.corpus`: the real and generated texts the notebooks measure on, and labelled pairs;
 * :mod:`.compare`: the near-duplicate methods compared in notebook 06;
 * :mod:`.pigeonhole`: notebook 05's story-sized block index, candidate probabilities, query timing.
+
+:func:`set_language` (``"en"`` or ``"es"``; :func:`get_language` reads it) sets the language of
+everything the library writes for the course: plot titles, axis labels and legends, widgets'
+readouts, printed lines, and the checkers' verdicts and hints. Each Spanish notebook calls
+``set_language("es")`` in its first code cell (see :mod:`simhash_lab._i18n`).
 """
 
 import importlib.util as _util
@@ -29,3 +34,7 @@ if _MISSING:  # say which extra, rather than a bare ModuleNotFoundError from dee
         f"simhash_lab.course needs the course extra ({', '.join(_MISSING)} missing): "
         "pip install 'simhash-lab[course]'"
     )
+
+from .._i18n import get_language, set_language  # noqa: E402 (after the extra's check)
+
+__all__ = ["get_language", "set_language"]

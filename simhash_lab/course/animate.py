@@ -32,6 +32,7 @@ from matplotlib.collections import LineCollection
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Wedge
 
+from .._i18n import _
 from . import plot as P
 from .widgets import Stepper, stepper
 
@@ -142,9 +143,9 @@ def accumulators(
         ax.set_xlabel("")
         return im
 
-    im_h = strip(ax_h, "hash bits")
+    im_h = strip(ax_h, _("hash bits"))
     im_f = strip(ax_f, "fingerprint")
-    ax_f.set_xlabel("bit index i (most significant on the left)")
+    ax_f.set_xlabel(_("bit index i (most significant on the left)"))
     bars = ax_v.bar(x, np.zeros(bits), color=P.POS, width=0.8)
     moves = ax_v.bar(x, np.zeros(bits), width=0.8, facecolor="none", edgecolor=P.HIGHLIGHT, linewidth=2.2)
     flips = ax_f.bar(
@@ -187,26 +188,33 @@ def accumulators(
             f = trace.features[frame - 1]
             w = trace.weights[frame - 1]
             shown = f if len(f) <= max_label else f[: max_label - 1] + "…"
-            title.set_text(f"feature {frame}/{m}: {shown!r}, weight {w:g}")
+            title.set_text(
+                _("feature {frame}/{m}: {shown!r}, weight {w:g}").format(frame=frame, m=m, shown=shown, w=w)
+            )
             im_h.set_data(2 * row_of(trace.hashes[frame - 1])[None, :])
             n_flip = int(flipped.sum())
             status.set_text(
-                f"hash bit i = 1: V[i] += {w:g}; = 0: V[i] −= {w:g} (orange box: the move)\n"
-                f"{n_flip} fingerprint bit{'s' if n_flip != 1 else ''} flipped (orange frame)"
+                _("hash bit i = 1: V[i] += {w:g}; = 0: V[i] −= {w:g} (orange box: the move)\n{flips}").format(
+                    w=w,
+                    flips=(
+                        _("{n} fingerprint bit flipped (orange frame)")
+                        if n_flip == 1
+                        else _("{n} fingerprint bits flipped (orange frame)")
+                    ).format(n=n_flip),
+                )
             )
             im_f.set_data(sign[None, :])  # pale: the fingerprint so far
         elif frame == 0:
-            title.set_text(f"V = [0; {bits}]: every accumulator starts at zero")
+            title.set_text(_("V = [0; {bits}]: every accumulator starts at zero").format(bits=bits))
             status.set_text("")
             im_h.set_data(np.zeros((1, bits)))
             im_f.set_data(np.zeros((1, bits)))
         else:
             im_h.set_data(np.zeros((1, bits)))
             im_f.set_data(2 * sign[None, :])  # lit: every feature has voted
-            title.set_text(
-                f"fingerprint: bit i = 1 where V[i] > 0  →  {trace.fingerprint:#0{(bits + 3) // 4 + 2}x}"
-            )
-            status.set_text(f"{int(sign.sum())} of {bits} bits are 1")
+            fp = f"{trace.fingerprint:#0{(bits + 3) // 4 + 2}x}"
+            title.set_text(_("fingerprint: bit i = 1 where V[i] > 0  →  {fp}").format(fp=fp))
+            status.set_text(_("{ones} of {bits} bits are 1").format(ones=int(sign.sum()), bits=bits))
         return [*bars, *moves, *flips, *labels_v, im_h, im_f, title, status]
 
     anim = FuncAnimation(fig, update, frames=m + 2, interval=interval, blit=False)
@@ -262,12 +270,12 @@ def hyperplane_sweep(
         linewidth=1.5,
         label=f"θ/π = {theta / np.pi:.3f}",
     )
-    (run_line,) = ax_r.plot([], [], color=P.NEG, label="fraction of random lines that separate")
+    (run_line,) = ax_r.plot([], [], color=P.NEG, label=_("fraction of random lines that separate"))
     ax_r.set_xscale("log")
     ax_r.set_xlim(1, n_random)
     ax_r.set_ylim(0, 1)
-    ax_r.set_xlabel("random lines drawn (log scale)")
-    ax_r.set_ylabel("fraction separating u and v")
+    ax_r.set_xlabel(_("random lines drawn (log scale)"))
+    ax_r.set_ylabel(_("fraction separating u and v"))
     ax_r.legend(loc="upper right")
     fig.tight_layout()
     a0 = np.degrees(0.35)
@@ -286,8 +294,9 @@ def hyperplane_sweep(
             arc.set_theta1(a0)
             arc.set_theta2(inside_end)
             label.set_text(
-                f"line at {deg:.0f}° of 180°: {'SEPARATES' if s else 'same side'}\n"
-                f"(it separates for {np.degrees(theta):.0f}° of the 180° turn)"
+                _(
+                    "line at {deg:.0f}° of 180°: {side}\n(it separates for {theta:.0f}° of the 180° turn)"
+                ).format(deg=deg, side=_("SEPARATES") if s else _("same side"), theta=np.degrees(theta))
             )
         else:
             k = counts[frame - sweep_frames]
@@ -300,13 +309,16 @@ def hyperplane_sweep(
             arc.set_theta2(a0)
             run_line.set_data(np.arange(1, k + 1), running[:k])
             label.set_text(
-                f"{int(sep[:k].sum())} of {k} random lines separate u and v\n"
-                f"fraction {running[k - 1]:.3f}  (θ/π = {theta / np.pi:.3f})"
+                _(
+                    "{sep} of {k} random lines separate u and v\nfraction {frac:.3f}  (θ/π = {ratio:.3f})"
+                ).format(sep=int(sep[:k].sum()), k=k, frac=running[k - 1], ratio=theta / np.pi)
             )
         return [cur, history, arc, label, run_line]
 
     anim = FuncAnimation(fig, update, frames=sweep_frames + random_frames, interval=interval, blit=False)
     sweep_deg = [180 * f / (sweep_frames - 1) for f in range(sweep_frames)]
-    anim.frame_labels = [f"line at {d:.0f}°" for d in sweep_deg] + [f"{k} random" for k in counts]
+    anim.frame_labels = [_("line at {d:.0f}°").format(d=d) for d in sweep_deg] + [
+        _("{k} random").format(k=k) for k in counts
+    ]
     anim.frame_durations = [interval] * (sweep_frames + random_frames - 1) + [4 * interval]
     return anim

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._i18n import _
 from .._validate import check_int
 
 __all__ = [
@@ -471,9 +472,11 @@ class LabelledSet:
         n_rw = sum(k == "rewrite" for k in self.kind)
         n_orig = len(self) - n_near - n_rw
         n = len(self)
-        return (
-            f"{n} documents ({n_orig} originals, {n_near} near-duplicates, {n_rw} rewrites); "
-            f"{n * (n - 1) // 2:,} pairs, {len(self.truth()):,} of them near-duplicates"
+        return _(
+            "{n} documents ({originals} originals, {near} near-duplicates, {rewrites} rewrites); "
+            "{pairs:,} pairs, {true:,} of them near-duplicates"
+        ).format(
+            n=n, originals=n_orig, near=n_near, rewrites=n_rw, pairs=n * (n - 1) // 2, true=len(self.truth())
         )
 
 

@@ -33,6 +33,8 @@ import numpy as np
 from matplotlib.collections import LineCollection
 from matplotlib.patches import Rectangle, Wedge
 
+from .._i18n import N_, _
+
 __all__ = [
     "OKABE_ITO",
     "POS",
@@ -177,7 +179,7 @@ def bit_rows(
     show_digits = bits <= 24 if show_digits is None else show_digits
     index_labels = bits <= 24 if index_labels is None else index_labels
     n = len(rows)
-    for r, (_, value) in enumerate(rows):
+    for r, (_unused, value) in enumerate(rows):
         y = n - 1 - r
         for col in range(bits):
             bit = bits - 1 - col
@@ -212,12 +214,12 @@ def bit_rows(
     ax.set_yticks([n - 1 - r + 0.5 for r in range(n)], [lab for lab, _ in rows])
     if index_labels:
         ax.set_xticks([c + 0.46 for c in range(bits)], [str(bits - 1 - c) for c in range(bits)])
-        ax.set_xlabel("bit index (most significant on the left)")
+        ax.set_xlabel(_("bit index (most significant on the left)"))
     else:
         step = 8 if bits > 16 else 4
         cols = [c for c in range(bits) if (bits - 1 - c) % step == 0]
         ax.set_xticks([c + 0.46 for c in cols], [str(bits - 1 - c) for c in cols])
-        ax.set_xlabel("bit index")
+        ax.set_xlabel(_("bit index"))
     ax.tick_params(length=0)
     for side in ("left", "bottom", "top", "right"):
         ax.spines[side].set_visible(False)
@@ -268,7 +270,7 @@ def _bit_axis(ax, bits, msb_left=True):
     step = 1 if bits <= 16 else 8
     ticks = [c for c in range(bits) if (bits - 1 - c if msb_left else c) % step == 0]
     ax.set_xticks(ticks, [str(bits - 1 - c if msb_left else c) for c in ticks])
-    ax.set_xlabel("bit index i" + (" (most significant on the left)" if msb_left else ""))
+    ax.set_xlabel(_("bit index i") + (_(" (most significant on the left)") if msb_left else ""))
 
 
 def avalanche_hist(flips: Mapping[str, np.ndarray], ax=None, *, bins: int = 40, title: str = ""):
@@ -284,13 +286,19 @@ def avalanche_hist(flips: Mapping[str, np.ndarray], ax=None, *, bins: int = 40, 
     colors = [OKABE_ITO["purple"], NEG, POS, ACCENT, HIGHLIGHT]
     for (name, f), c in zip(flips.items(), colors):
         f = np.asarray(f, dtype=float)
-        ax.hist(f, bins=edges, color=c, alpha=0.55, label=f"{name} (mean {f.mean():.0%})")
+        ax.hist(
+            f,
+            bins=edges,
+            color=c,
+            alpha=0.55,
+            label=_("{name} (mean {mean:.0%})").format(name=name, mean=f.mean()),
+        )
         ax.hist(f, bins=edges, color=c, histtype="step", linewidth=2)
     ax.axvline(0.5, color="#333333", linestyle="--", linewidth=1.2)
-    ax.text(0.505, ax.get_ylim()[1] * 0.95, "50%: a coin flip", va="top", fontsize=12)
+    ax.text(0.505, ax.get_ylim()[1] * 0.95, _("50%: a coin flip"), va="top", fontsize=12)
     ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda x, _: f"{x:.0%}"))
-    ax.set_xlabel("bits of the hash that changed")
-    ax.set_ylabel("number of edits")
+    ax.set_xlabel(_("bits of the hash that changed"))
+    ax.set_ylabel(_("number of edits"))
     ax.legend(loc="upper right", bbox_to_anchor=(1.0, 0.85))
     if title:
         ax.set_title(title)
@@ -319,7 +327,7 @@ def lsh_sensitivity(
     """
     ax = _ax(ax)
     if distance is not None:
-        ax.plot(distance, prob, color=POS, label="P(h(x) = h(y)) of this family", zorder=3)
+        ax.plot(distance, prob, color=POS, label=_("P(h(x) = h(y)) of this family"), zorder=3)
     xmax = ax.get_xlim()[1] if distance is None else float(np.max(distance))
     ax.add_patch(Rectangle((0, p1), d1, 1 - p1, color=NEAR, alpha=0.18))
     ax.add_patch(Rectangle((d2, 0), xmax - d2, p2, color=FAR, alpha=0.18))
@@ -333,7 +341,7 @@ def lsh_sensitivity(
         ax.axhline(y, color=MUTED, linestyle=":", linewidth=1, zorder=1)
     # labels in the empty corners: above the curve on the left is inside the green box's band
     ax.annotate(
-        f"close (d ≤ d1):\nmust have P ≥ p1 = {p1:.2f}",
+        _("close (d ≤ d1):\nmust have P ≥ p1 = {p1:.2f}").format(p1=p1),
         xy=(d1 / 2, (1 + p1) / 2),
         xytext=(d1 + 0.03 * xmax, 0.3),
         color=NEAR,
@@ -345,7 +353,7 @@ def lsh_sensitivity(
     ax.text(
         d2 + 0.02 * xmax,
         p2 + 0.1,
-        f"far (d ≥ d2): must have P ≤ p2 = {p2:.2f}",
+        _("far (d ≥ d2): must have P ≤ p2 = {p2:.2f}").format(p2=p2),
         color=FAR,
         fontsize=12,
         fontweight="bold",
@@ -372,7 +380,7 @@ def benchmark_bars(
     results: Mapping[str, float],
     ax=None,
     *,
-    unit: str = "ns per fingerprint pair",
+    unit: str = N_("ns per fingerprint pair"),
     log: bool = True,
     highlight: Sequence[str] = (),
     title: str = "",
@@ -392,7 +400,11 @@ def benchmark_bars(
             v * (1.08 if log else 1.01), i, f"{v:,.0f}" if v >= 100 else f"{v:.3g}", va="center", fontsize=12
         )
     ax.set_xlim(right=vals.max() * (6 if log else 1.2))
-    ax.set_xlabel(f"{unit} (lower is better{', log scale' if log else ''})")
+    ax.set_xlabel(
+        (_("{unit} (lower is better, log scale)") if log else _("{unit} (lower is better)")).format(
+            unit=_(unit)
+        )
+    )
     if title:
         ax.set_title(title)
     return ax
@@ -511,7 +523,7 @@ def hyperplane_3d(u, v, normal, ax=None, *, view: tuple | None = None, title: st
         h = float(vec @ n)
         foot = vec - h * n
         ax.plot(*np.array([vec, foot]).T, color=c, linestyle="--", linewidth=1.5)
-        lines.append(f"r·{name} = {h:+.2f}: {'above' if h >= 0 else 'below'}")
+        lines.append(f"r·{name} = {h:+.2f}: {_('above') if h >= 0 else _('below')}")
     ax.quiver(0, 0, 0, *(0.7 * n), color=HIGHLIGHT, linewidth=2, arrow_length_ratio=0.15)
     ax.text(*(0.8 * n), "r", fontsize=15, color=HIGHLIGHT, fontweight="bold")
     ax.text2D(0.02, 0.02, "\n".join(lines), transform=ax.transAxes, fontsize=12, va="bottom")
@@ -526,7 +538,7 @@ def hyperplane_3d(u, v, normal, ax=None, *, view: tuple | None = None, title: st
         view = (np.degrees(np.arcsin(d[2])), np.degrees(np.arctan2(d[1], d[0])))
     if view is not None:
         ax.view_init(elev=view[0], azim=view[1])
-    ax.set_title(title or ("this plane separates u and v" if sep else "u and v on the same side"))
+    ax.set_title(title or (_("this plane separates u and v") if sep else _("u and v on the same side")))
     return ax
 
 
@@ -578,23 +590,31 @@ def hamming_vs_angle(
             sds.append(d[sel].std())
     mids, means, sds = map(np.asarray, (mids, means, sds))
     ax.fill_between(mids, means - sds, means + sds, color=color, alpha=0.2)
-    ax.plot(mids, means, "o-", color=color, label=f"{label}: mean ± 1 sd", markersize=5)
+    ax.plot(mids, means, "o-", color=color, label=_("{label}: mean ± 1 sd").format(label=label), markersize=5)
     grid = np.linspace(0, 180, 181)
     ax.plot(
-        grid, bits * grid / 180, "--", color=OKABE_ITO["black"], linewidth=1.5, label=f"theory: {bits}·θ/π"
+        grid,
+        bits * grid / 180,
+        "--",
+        color=OKABE_ITO["black"],
+        linewidth=1.5,
+        label=_("theory: {bits}·θ/π").format(bits=bits),
     )
     if impossible_beyond is not None:
         ax.axvspan(impossible_beyond, 180, color=MUTED, alpha=0.15, linewidth=0)
         ax.text(
             (impossible_beyond + 180) / 2,
             bits * 0.06,
-            f"no pair can be here:\nvectors without negative\ncoordinates stay within {impossible_beyond:g}°",
+            _(
+                "no pair can be here:\nvectors without negative\ncoordinates stay within "
+                "{impossible_beyond:g}°"
+            ).format(impossible_beyond=impossible_beyond),
             ha="center",
             fontsize=11,
             color="#555555",
         )
-    ax.set_xlabel("angle θ between the vectors (degrees)")
-    ax.set_ylabel("Hamming distance (bits)")
+    ax.set_xlabel(_("angle θ between the vectors (degrees)"))
+    ax.set_ylabel(_("Hamming distance (bits)"))
     ax.set_xlim(0, 180 if impossible_beyond is not None else max(th.max() * 1.05, 10))
     ax.set_ylim(0, max(d.max(), bits * th.max() / 180) * 1.1 + 1)
     ax.legend(loc="upper left")
@@ -649,11 +669,13 @@ def pigeonhole(
                 linestyle="-" if not dirty else ":",
             )
         )
-        ax.text(x0 + (hi_col - lo_col) / 2, 1.55, f"block {m - 1 - b}", ha="center", fontsize=13)
+        ax.text(
+            x0 + (hi_col - lo_col) / 2, 1.55, _("block {b}").format(b=m - 1 - b), ha="center", fontsize=13
+        )
         ax.text(
             x0 + (hi_col - lo_col) / 2,
             -0.65,
-            "touched" if dirty else "intact: exact match",
+            "touched" if dirty else _("intact: exact match"),
             ha="center",
             va="top",
             fontsize=13,
@@ -666,11 +688,16 @@ def pigeonhole(
     ax.set_yticks([])
     for side in ax.spines.values():
         side.set_visible(False)
-    ax.set_title(title or f"{len(flipped)} flipped bit(s), {m} blocks of {bits // m} bits")
+    ax.set_title(
+        title
+        or _("{len} flipped bit(s), {m} blocks of {v2} bits").format(len=len(flipped), m=m, v2=bits // m)
+    )
     return ax
 
 
-def scaling(n, times: Mapping[str, np.ndarray], ax=None, *, unit: str = "seconds per query", title: str = ""):
+def scaling(
+    n, times: Mapping[str, np.ndarray], ax=None, *, unit: str = N_("seconds per query"), title: str = ""
+):
     """Measured cost against n on log-log axes, one line per method, with an O(n) guide line."""
     ax = _ax(ax)
     n = np.asarray(n, dtype=float)
@@ -682,8 +709,8 @@ def scaling(n, times: Mapping[str, np.ndarray], ax=None, *, unit: str = "seconds
     ax.plot(n, first[0] * n / n[0], ":", color=MUTED, label="∝ n (linear)")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("fingerprints stored, n")
-    ax.set_ylabel(unit)
+    ax.set_xlabel(_("fingerprints stored, n"))
+    ax.set_ylabel(_(unit))
     ax.legend(loc="upper left")
     if title:
         ax.set_title(title)
@@ -716,14 +743,21 @@ def amplification(
     th = np.linspace(0, 180, 361)
     p = 1 - th / 180
     cand = 1 - (1 - p**block_bits) ** blocks
-    ax.plot(th, p, color=MUTED, label="one bit agrees: $p = 1 - \\theta/\\pi$")
-    ax.plot(th, p**block_bits, color=POS, label=f"a block of {block_bits} bits agrees: $p^{{{block_bits}}}$")
+    ax.plot(th, p, color=MUTED, label=_("one bit agrees: $p = 1 - \\theta/\\pi$"))
+    ax.plot(
+        th,
+        p**block_bits,
+        color=POS,
+        label=_("a block of {block_bits} bits agrees: $p^{{{block_bits}}}$").format(block_bits=block_bits),
+    )
     ax.plot(
         th,
         cand,
         color=HIGHLIGHT,
         linewidth=3,
-        label=f"candidate, some block of {blocks}: $1-(1-p^{{{block_bits}}})^{{{blocks}}}$",
+        label=_("candidate, some block of {blocks}: $1-(1-p^{{{block_bits}}})^{{{blocks}}}$").format(
+            blocks=blocks, block_bits=block_bits
+        ),
     )
     ax.plot(
         th,
@@ -731,11 +765,11 @@ def amplification(
         color=NEAR,
         linestyle="--",
         linewidth=2.5,
-        label=f"reported: $d_H \\leq {k}$ of {bits} bits",
+        label=_("reported: $d_H \\leq {k}$ of {bits} bits").format(k=k, bits=bits),
     )
     ax.set_xlim(0, 90)
     ax.set_ylim(0, 1.02)
-    ax.set_xlabel("angle θ between the documents (degrees)")
+    ax.set_xlabel(_("angle θ between the documents (degrees)"))
     ax.set_ylabel("probability")
     ax.legend(loc="upper right")
     if title:
@@ -758,25 +792,37 @@ def distance_hists(dist: Mapping[str, tuple], axes=None, *, bits: int = 64, max_
         One per entry (default: a new row of subplots sharing the y axis).
     """
     if axes is None:
-        _, axes = plt.subplots(1, len(dist), figsize=(6.5 * len(dist), 4.6), sharey=True)
+        _unused, axes = plt.subplots(1, len(dist), figsize=(6.5 * len(dist), 4.6), sharey=True)
     axes = np.atleast_1d(axes)
     bins = np.arange(-0.5, max_bits + 0.5, 1)
     for ax, (name, (unrel, edited)) in zip(axes, dist.items()):
         unrel, edited = np.asarray(unrel, float), np.asarray(edited, float)
-        ax.hist(edited, bins=bins, color=NEAR, alpha=0.75, label=f"edited copies (mean {edited.mean():.1f})")
-        ax.hist(unrel, bins=bins, color=FAR, alpha=0.75, label=f"unrelated pairs (mean {unrel.mean():.1f})")
+        ax.hist(
+            edited,
+            bins=bins,
+            color=NEAR,
+            alpha=0.75,
+            label=_("edited copies (mean {v0:.1f})").format(v0=edited.mean()),
+        )
+        ax.hist(
+            unrel,
+            bins=bins,
+            color=FAR,
+            alpha=0.75,
+            label=_("unrelated pairs (mean {v0:.1f})").format(v0=unrel.mean()),
+        )
         ax.axvline(
             bits / 2,
             color=OKABE_ITO["black"],
             linestyle="--",
             linewidth=1.2,
-            label=f"{bits // 2}: two random numbers",
+            label=_("{v0}: two random numbers").format(v0=bits // 2),
         )
-        ax.set_title(f"{name} weights")
-        ax.set_xlabel(f"Hamming distance (bits of {bits})")
+        ax.set_title(_("{name} weights").format(name=name))
+        ax.set_xlabel(_("Hamming distance (bits of {bits})").format(bits=bits))
         ax.set_xlim(-0.5, max_bits)
         ax.legend(loc="upper right", fontsize=11)
-    axes[0].set_ylabel("pairs of paragraphs")
+    axes[0].set_ylabel(_("pairs of paragraphs"))
     return axes
 
 
@@ -788,7 +834,7 @@ def theta_frame(u, v, normals, dist, *, bits: int, degrees: float, axes=None):
     the Hamming distances ``dist`` of their ``bits``-bit signatures with the expected
     ``bits·θ/π`` and the measured mean (right), the legend placed away from the bars."""
     if axes is None:
-        _, axes = plt.subplots(1, 2, figsize=(11, 4.4), gridspec_kw={"width_ratios": [1, 1.8]})
+        _unused, axes = plt.subplots(1, 2, figsize=(11, 4.4), gridspec_kw={"width_ratios": [1, 1.8]})
     a, b = axes
     hyperplanes_2d(u, v, normals, ax=a, title=f"θ = {degrees:g}°")
     d = np.asarray(dist)
@@ -799,13 +845,13 @@ def theta_frame(u, v, normals, dist, *, bits: int, degrees: float, axes=None):
         color=OKABE_ITO["black"],
         linestyle="--",
         linewidth=2,
-        label=f"$E[d_H] = {bits}\\theta/\\pi$ = {e:.2f}",
+        label=_("$E[d_H] = {bits}\\theta/\\pi$ = {e:.2f}").format(bits=bits, e=e),
     )
-    b.axvline(d.mean(), color=NEG, linewidth=2, label=f"measured mean = {d.mean():.2f}")
+    b.axvline(d.mean(), color=NEG, linewidth=2, label=_("measured mean = {v0:.2f}").format(v0=d.mean()))
     b.set_xlim(-1, bits + 1)
     b.set_ylim(0, None)
-    b.set_xlabel(f"Hamming distance of {bits}-bit signatures")
-    b.set_ylabel(f"count of {d.size} trials")
+    b.set_xlabel(_("Hamming distance of {bits}-bit signatures").format(bits=bits))
+    b.set_ylabel(_("count of {size} trials").format(size=d.size))
     # the bars sit around the mean: put the legend on the other half
     b.legend(loc="upper right" if d.mean() < bits / 2 else "upper left")
     return axes
@@ -817,47 +863,64 @@ def dense_tradeoff(result: Mapping[str, np.ndarray], axes=None):
     full Hamming ranking) and what a query costs (right: candidates per query, and how many buckets
     are in use, against the vectors stored), both against the bits of a signature."""
     if axes is None:
-        _, axes = plt.subplots(1, 2, figsize=(14, 5))
+        _unused, axes = plt.subplots(1, 2, figsize=(14, 5))
     a, b = axes
     bits = np.asarray(result["bits"])
     colors = [POS, HIGHLIGHT, ACCENT, OKABE_ITO["purple"]]
     for r, (L, c) in enumerate(zip(result["tables"], colors)):
-        tab = "1 table" if L == 1 else f"{L} tables"
-        a.plot(bits, result["bucket_recall"][r], "o", color=c, markersize=7, label=f"bucket, {tab}: measured")
+        tab = _("1 table") if L == 1 else _("{L} tables").format(L=L)
+        a.plot(
+            bits,
+            result["bucket_recall"][r],
+            "o",
+            color=c,
+            markersize=7,
+            label=_("bucket, {tab}: measured").format(tab=tab),
+        )
         a.plot(
             bits,
             result["bucket_recall_theory"][r],
             "-",
             color=c,
             linewidth=1.5,
-            label=f"bucket, {tab}: " + ("$p^b$" if L == 1 else f"$1-(1-p^b)^{{{L}}}$"),
+            label=_("bucket, {tab}: ").format(tab=tab) + ("$p^b$" if L == 1 else f"$1-(1-p^b)^{{{L}}}$"),
         )
-        b.plot(bits, result["candidates"][r], "o-", color=c, label=f"candidates per query, {tab}")
+        b.plot(
+            bits,
+            result["candidates"][r],
+            "o-",
+            color=c,
+            label=_("candidates per query, {tab}").format(tab=tab),
+        )
     a.plot(
-        bits, result["ranking_recall"], "s--", color=OKABE_ITO["black"], label="rank all by Hamming distance"
+        bits,
+        result["ranking_recall"],
+        "s--",
+        color=OKABE_ITO["black"],
+        label=_("rank all by Hamming distance"),
     )
     a.set_xscale("log", base=2)
     a.set_xticks(bits, [str(x) for x in bits])
     a.set_ylim(0, 1.02)
-    a.set_xlabel("bits per signature, b (log scale)")
-    a.set_ylabel(f"recall of the {int(result['k'])} true neighbours")
+    a.set_xlabel(_("bits per signature, b (log scale)"))
+    a.set_ylabel(_("recall of the {int} true neighbours").format(int=int(result["k"])))
     a.legend(loc="upper center", bbox_to_anchor=(0.5, -0.17), ncol=2, fontsize=10, frameon=False)
-    a.set_title("more bits: sharper buckets, lower recall")
-    b.plot(bits, result["buckets"], "^:", color=MUTED, label="buckets in use (one table)")
+    a.set_title(_("more bits: sharper buckets, lower recall"))
+    b.plot(bits, result["buckets"], "^:", color=MUTED, label=_("buckets in use (one table)"))
     b.axhline(
         float(result["n"]),
         color=OKABE_ITO["black"],
         linestyle="--",
         linewidth=1,
-        label=f"vectors stored: {int(result['n']):,}",
+        label=_("vectors stored: {int:,}").format(int=int(result["n"])),
     )
     b.set_xscale("log", base=2)
     b.set_yscale("log")
     b.set_xticks(bits, [str(x) for x in bits])
-    b.set_xlabel("bits per signature, b (log scale)")
-    b.set_ylabel("count (log scale)")
+    b.set_xlabel(_("bits per signature, b (log scale)"))
+    b.set_ylabel(_("count (log scale)"))
     b.legend(loc="upper center", bbox_to_anchor=(0.5, -0.17), ncol=2, fontsize=10, frameon=False)
-    b.set_title("more bits: fewer candidates to check")
+    b.set_title(_("more bits: fewer candidates to check"))
     return axes
 
 
@@ -872,7 +935,7 @@ def query_scaling(
     ax=None,
     *,
     scan: str | None = None,
-    unit: str = "µs per query",
+    unit: str = N_("µs per query"),
     scale: float = 1e6,
     title: str = "",
 ):
@@ -897,16 +960,29 @@ def query_scaling(
     for (name, t), mk, c in zip(times.items(), markers, colors):
         t = np.asarray(t, dtype=float) * scale
         last = f"{t[-1]:,.0f}" if t[-1] >= 100 else f"{t[-1]:.3g}"
-        ax.plot(n, t, marker=mk, color=c, label=f"{name}: {last} at n = {n[-1]:,.0f}", markersize=7)
+        ax.plot(
+            n,
+            t,
+            marker=mk,
+            color=c,
+            label=_("{name}: {last} at n = {n:,.0f}").format(name=name, last=last, n=n[-1]),
+            markersize=7,
+        )
     s = np.asarray(times[scan], dtype=float) * scale
     fit = n >= 10 * n[0] if n.size > 2 else np.ones(n.size, bool)  # past the fixed cost of a call
     c = float(np.exp(np.mean(np.log(s[fit] / n[fit]))))  # the best line of slope 1 on log-log axes
-    ax.plot(n, c * n, ":", color=MUTED, label=f"∝ n (fitted to the scan from n = {n[fit][0]:,.0f})")
+    ax.plot(
+        n,
+        c * n,
+        ":",
+        color=MUTED,
+        label=_("∝ n (fitted to the scan from n = {v0:,.0f})").format(v0=n[fit][0]),
+    )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(n[0] / 1.6, n[-1] * 1.6)
-    ax.set_xlabel("fingerprints stored, n")
-    ax.set_ylabel(unit)
+    ax.set_xlabel(_("fingerprints stored, n"))
+    ax.set_ylabel(_(unit))
     ax.legend(loc="upper left", fontsize=12)
     if title:
         ax.set_title(title)
@@ -939,15 +1015,15 @@ def table_designs(designs, ax=None, *, title: str = ""):
         on = (t, c) in frontier
         ax.scatter([t], [c], s=70, color=POS if on else MUTED, zorder=2)
         d = pts[(t, c)][0]
-        many = f" ({len(pts[(t, c)])} designs)" if len(pts[(t, c)]) > 1 else ""
-        head = "linear scan" if t == 0 else f"{t} tables{many}"
+        many = _(" ({n} designs)").format(n=len(pts[(t, c)])) if len(pts[(t, c)]) > 1 else ""
+        head = _("linear scan") if t == 0 else _("{t} tables").format(t=t) + many
         cand = f"{c:,.0f}" if c >= 10 else f"{c:.2g}"
         # above and right of the point, unless a point off the frontier sits there: then below, left
         below = on and any(
             (t2, c2) not in frontier and t < t2 <= t + 25 and 1 <= c2 / c <= 5 for t2, c2 in keys
         )
         ax.annotate(
-            f"{head} · {d.bytes_per_fingerprint} B/fp · ≈ {cand}" + ("" if on else " (off the frontier)"),
+            f"{head} · {d.bytes_per_fingerprint} B/fp · ≈ {cand}" + ("" if on else _(" (off the frontier)")),
             (t, c),
             textcoords="offset points",
             xytext=(-8, -6) if below else (8, 3),  # below a falling line: to the left
@@ -960,8 +1036,8 @@ def table_designs(designs, ax=None, *, title: str = ""):
     ys = [c for _, c in keys]
     ax.set_ylim(min(ys) / 8, max(ys) * 30)
     ax.set_xlim(-2, max(t for t, _ in keys) * 1.6 + 2)
-    ax.set_xlabel("tables (each stores every fingerprint: 12 bytes per fingerprint)")
-    ax.set_ylabel("expected candidates per query")
+    ax.set_xlabel(_("tables (each stores every fingerprint: 12 bytes per fingerprint)"))
+    ax.set_ylabel(_("expected candidates per query"))
     if title:
         ax.set_title(title)
     return ax
@@ -990,8 +1066,10 @@ def candidates_by_distance(
     d = np.asarray(d)
     r = bits // blocks
     ax.axvspan(-0.5, k + 0.5, color=ACCENT, alpha=0.12)
-    ax.text(k / 2, 1.05, f"d ≤ {k}: always", ha="center", va="bottom", color=ACCENT, fontsize=12)
-    ax.bar(d, exact, width=0.7, color=POS, alpha=0.8, label="exact (pigeonhole, counted)")
+    ax.text(
+        k / 2, 1.05, _("d ≤ {k}: always").format(k=k), ha="center", va="bottom", color=ACCENT, fontsize=12
+    )
+    ax.bar(d, exact, width=0.7, color=POS, alpha=0.8, label=_("exact (pigeonhole, counted)"))
     p = 1 - d / bits
     ax.plot(
         d,
@@ -1004,8 +1082,8 @@ def candidates_by_distance(
         ax.plot(d, measured, "o", color=HIGHLIGHT, markersize=7, label="measured")
     ax.set_ylim(0, 1.15)
     ax.set_xticks(d[:: max(1, len(d) // 10)])
-    ax.set_xlabel("Hamming distance d of the pair")
-    ax.set_ylabel(f"P(shares a {r}-bit block)")
+    ax.set_xlabel(_("Hamming distance d of the pair"))
+    ax.set_ylabel(_("P(shares a {r}-bit block)").format(r=r))
     ax.legend(loc="upper right", fontsize=11)
     if title:
         ax.set_title(title)
@@ -1045,9 +1123,9 @@ PAIR_COLORS = {"unrelated": FAR, "rewrite": HIGHLIGHT, "near-duplicate": NEAR}
 #: Colours of the three scores, never those of the pairs: precision, recall, F1.
 _SCORE_COLORS = ((0, "precision", POS), (1, "recall", NEG), (2, "F1", OKABE_ITO["black"]))
 PAIR_LABELS = {
-    "unrelated": "unrelated",
-    "rewrite": "rewrite of the same original",
-    "near-duplicate": "near-duplicate",
+    "unrelated": N_("unrelated"),
+    "rewrite": N_("rewrite of the same original"),
+    "near-duplicate": N_("near-duplicate"),
 }
 
 
@@ -1079,13 +1157,15 @@ def pair_distance_hist(dist, kinds, ax=None, *, k: int | None = None, bits: int 
         sel = kinds == kind
         if not sel.any():
             continue
-        h, _, _ = ax.hist(
+        h, _unused, _unused = ax.hist(
             dist[sel],
             bins=bins,
             density=True,
             alpha=0.7,
             color=color,
-            label=f"{PAIR_LABELS[kind]} ({sel.sum():,} pairs): mean {dist[sel].mean():.1f}",
+            label=_("{kind} ({n:,} pairs): mean {mean:.1f}").format(
+                kind=_(PAIR_LABELS[kind]), n=sel.sum(), mean=dist[sel].mean()
+            ),
         )
         top = max(top, h.max())
     for kind, color in PAIR_COLORS.items():
@@ -1095,13 +1175,17 @@ def pair_distance_hist(dist, kinds, ax=None, *, k: int | None = None, bits: int 
     if k is not None:
         ax.axvline(k + 0.5, color=NEG, ls="--", label=f"k = {k}")
     ax.axvline(
-        bits / 2, color="#333333", ls=":", lw=1.5, label=f"{bits // 2} = {bits}/2 (orthogonal vectors)"
+        bits / 2,
+        color="#333333",
+        ls=":",
+        lw=1.5,
+        label=_("{v0} = {bits}/2 (orthogonal vectors)").format(v0=bits // 2, bits=bits),
     )
     ax.set_ylim(0, top * 1.45)
     ax.set_xlim(-0.5, bins[-1])
     _integer_ticks(ax.xaxis)
-    ax.set_xlabel(f"Hamming distance between the two fingerprints ({bits} bits)")
-    ax.set_ylabel("share of the pairs of that kind")
+    ax.set_xlabel(_("Hamming distance between the two fingerprints ({bits} bits)").format(bits=bits))
+    ax.set_ylabel(_("share of the pairs of that kind"))
     ax.legend(loc="upper right", fontsize=12)
     if title:
         ax.set_title(title)
@@ -1120,7 +1204,7 @@ def prf_curve(ks, prf, ax=None, *, marks: Mapping[str, int] | None = None, title
     for (name, x), (c, ls) in zip((marks or {}).items(), styles):
         ax.axvline(x, color=c, ls=ls, label=name)
     _integer_ticks(ax.xaxis)
-    ax.set_xlabel("k: flag pairs with Hamming distance ≤ k")
+    ax.set_xlabel(_("k: flag pairs with Hamming distance ≤ k"))
     ax.set_ylim(0, 1.02)
     ax.legend(loc="center right", fontsize=12)  # between recall near 1 and precision near 0
     if title:
@@ -1167,7 +1251,7 @@ def _k_threshold_figure(dist, kinds, ks, prf, counts, d_max, figsize):
     x = np.arange(d_max)
     for off, (kind, color) in zip((-0.3, 0.0, 0.3), PAIR_COLORS.items()):
         c = np.bincount(dist[kinds == kind], minlength=d_max)[:d_max]
-        ax1.bar(x + off, c, width=0.3, color=color, label=PAIR_LABELS[kind], log=True, bottom=0.8)
+        ax1.bar(x + off, c, width=0.3, color=color, label=_(PAIR_LABELS[kind]), log=True, bottom=0.8)
     span = ax1.add_patch(  # x in data units, y across the whole axes
         Rectangle((-0.5, 0), ks[0] + 1, 1, transform=ax1.get_xaxis_transform(), color=MUTED, alpha=0.2)
     )
@@ -1175,8 +1259,8 @@ def _k_threshold_figure(dist, kinds, ks, prf, counts, d_max, figsize):
     ax1.set_xlim(-0.5, d_max - 0.5)
     ax1.set_ylim(0.8, max(1.0, float(np.bincount(dist).max())) * 8)
     _integer_ticks(ax1.xaxis)
-    ax1.set_xlabel("Hamming distance")
-    ax1.set_ylabel("pairs (log scale)")
+    ax1.set_xlabel(_("Hamming distance"))
+    ax1.set_ylabel(_("pairs (log scale)"))
     marks = []
     for col, name, color in _SCORE_COLORS:
         ax2.plot(ks, prf[:, col], color=color, alpha=0.35)
@@ -1196,12 +1280,18 @@ def _k_threshold_figure(dist, kinds, ks, prf, counts, d_max, figsize):
         line.set_xdata([k + 0.5, k + 0.5])
         for col, m in enumerate(marks):
             m.set_data([k], [prf[row, col]])
-        missed = f"{fn} cop{'y' if fn == 1 else 'ies'} missed"
+        missed = (_("{n} copy missed") if fn == 1 else _("{n} copies missed")).format(n=fn)
         ax1.set_title(
-            f"k = {k}: {tp + fp:,} flagged ({tp} copies, {fp:,} false alarms), {missed}", fontsize=14
+            _("k = {k}: {v1:,} flagged ({tp} copies, {fp:,} false alarms), {missed}").format(
+                k=k, v1=tp + fp, tp=tp, fp=fp, missed=missed
+            ),
+            fontsize=14,
         )
         ax2.set_title(
-            f"precision {prf[row, 0]:.2f} · recall {prf[row, 1]:.2f} · F1 {prf[row, 2]:.2f}", fontsize=14
+            _("precision {v0:.2f} · recall {v1:.2f} · F1 {v2:.2f}").format(
+                v0=prf[row, 0], v1=prf[row, 1], v2=prf[row, 2]
+            ),
+            fontsize=14,
         )
 
     update(ks[0])
@@ -1238,16 +1328,22 @@ def minhash_scatter(exact, estimate, num_perm: int, ax=None, *, title: str = "")
     estimate = np.asarray(estimate, dtype=float)
     j = np.linspace(0, 1, 201)
     se = np.sqrt(j * (1 - j) / num_perm)
-    ax.fill_between(j, j - 2 * se, j + 2 * se, color=ACCENT, alpha=0.2, label="J ± 2 standard errors")
+    ax.fill_between(j, j - 2 * se, j + 2 * se, color=ACCENT, alpha=0.2, label=_("J ± 2 standard errors"))
     ax.plot(j, j, color=ACCENT)
     ax.scatter(
-        exact, estimate, s=9, alpha=0.35, color="#444444", linewidths=0, label=f"pairs ({exact.size:,})"
+        exact,
+        estimate,
+        s=9,
+        alpha=0.35,
+        color="#444444",
+        linewidths=0,
+        label=_("pairs ({n:,})").format(n=exact.size),
     )
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.set_aspect("equal")
-    ax.set_xlabel("exact Jaccard similarity of the shingle sets")
-    ax.set_ylabel(f"MinHash estimate ({num_perm} hashes)")
+    ax.set_xlabel(_("exact Jaccard similarity of the shingle sets"))
+    ax.set_ylabel(_("MinHash estimate ({num_perm} hashes)").format(num_perm=num_perm))
     ax.legend(loc="upper left", fontsize=12)
     if title:
         ax.set_title(title)
@@ -1267,7 +1363,7 @@ def banding_curve(
         for row, (kind, vals) in enumerate(rug.items()):
             y = -0.05 - 0.05 * row
             ax.plot(np.asarray(vals), np.full(len(vals), y), "|", color=PAIR_COLORS[kind], ms=12, alpha=0.6)
-            ax.text(1.01, y, PAIR_LABELS[kind], va="center", fontsize=11, color=PAIR_COLORS[kind])
+            ax.text(1.01, y, _(PAIR_LABELS[kind]), va="center", fontsize=11, color=PAIR_COLORS[kind])
     jaccard = np.asarray(jaccard, dtype=float)
     candidate = np.asarray(candidate, dtype=bool)
     s = np.linspace(0, 1, 201)
@@ -1276,10 +1372,13 @@ def banding_curve(
         t = (1 / bb) ** (1 / rr)
         ax.text(t + 0.01, 0.5, f"b={bb}, r={rr}", color="#666666", fontsize=11, rotation=72, va="center")
     ax.plot(
-        s, 1 - (1 - s**r) ** b, color=POS, label=f"theory, b = {b}, r = {r}: $1 - (1 - s^{{{r}}})^{{{b}}}$"
+        s,
+        1 - (1 - s**r) ** b,
+        color=POS,
+        label=_("theory, b = {b}, r = {r}: ").format(b=b, r=r) + f"$1 - (1 - s^{{{r}}})^{{{b}}}$",
     )
     t = (1 / b) ** (1 / r)
-    ax.axvline(t, color=POS, ls=":", label=f"threshold $(1/b)^{{1/r}}$ = {t:.3f}")
+    ax.axvline(t, color=POS, ls=":", label=_("threshold") + f" $(1/b)^{{1/r}}$ = {t:.3f}")
     edges = np.linspace(0, 1, bins + 1)
     which = np.clip(np.digitize(jaccard, edges) - 1, 0, bins - 1)
     n = np.bincount(which, minlength=bins)
@@ -1293,12 +1392,12 @@ def banding_curve(
         color=HIGHLIGHT,
         edgecolor="#333333",
         zorder=3,
-        label="measured share of candidates (size: pairs in the bin)",
+        label=_("measured share of candidates (size: pairs in the bin)"),
     )
     ax.set_xlim(0, 1)
     ax.set_ylim(-0.07 - 0.05 * len(rug or {}), 1.05)
     ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
-    ax.set_xlabel("Jaccard similarity s of the pair's shingle sets")
+    ax.set_xlabel(_("Jaccard similarity s of the pair's shingle sets"))
     ax.set_ylabel("P(candidate)")
     ax.legend(loc="upper left", fontsize=11)
     if title:
@@ -1345,15 +1444,24 @@ def calibration_curve(cal, ax=None, *, title: str = ""):
         r,
         where="mid",
         color=NEAR,
-        label=f"pairs with Jaccard ≥ {cal.jaccard:g} within k ({cal.pairs} measured)",
+        label=_("pairs with Jaccard ≥ {threshold:g} within k ({pairs} measured)").format(
+            threshold=cal.jaccard, pairs=cal.pairs
+        ),
     )
-    ax.axhline(cal.target, color=MUTED, ls=":", label=f"recall asked for: {cal.target:g}")
-    ax.axvline(cal.k, color=HIGHLIGHT, ls="--", label=f"k = {cal.k}: recall {r[cal.k]:.3f}")
+    ax.axhline(
+        cal.target, color=MUTED, ls=":", label=_("recall asked for: {target:g}").format(target=cal.target)
+    )
+    ax.axvline(
+        cal.k,
+        color=HIGHLIGHT,
+        ls="--",
+        label=_("k = {k}: recall {recall:.3f}").format(k=cal.k, recall=r[cal.k]),
+    )
     _integer_ticks(ax.xaxis)
     ax.set_xlim(-0.5, ks[-1] + 0.5)
     ax.set_ylim(0, 1.05)
     ax.set_xlabel("k")
-    ax.set_ylabel("share of the near-duplicate pairs")
+    ax.set_ylabel(_("share of the near-duplicate pairs"))
     ax.legend(loc="lower right", fontsize=11)
     if title:
         ax.set_title(title)
@@ -1373,11 +1481,14 @@ def verification_hist(distance, similarity, threshold: float, ax=None, *, title:
         bins=bins,
         stacked=True,
         color=[NEAR, FAR],
-        label=[f"verified: Jaccard ≥ {threshold:g} ({ok.sum():,})", f"rejected ({(~ok).sum():,})"],
+        label=[
+            _("verified: Jaccard ≥ {threshold:g} ({v1:,})").format(threshold=threshold, v1=ok.sum()),
+            _("rejected ({n:,})").format(n=(~ok).sum()),
+        ],
     )
     _integer_ticks(ax.xaxis)
-    ax.set_xlabel("Hamming distance of the candidate pair")
-    ax.set_ylabel("candidate pairs")
+    ax.set_xlabel(_("Hamming distance of the candidate pair"))
+    ax.set_ylabel(_("candidate pairs"))
     ax.legend(loc="upper left", fontsize=11)
     if title:
         ax.set_title(title)

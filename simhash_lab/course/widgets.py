@@ -35,6 +35,8 @@ from collections.abc import Callable, Sequence
 import ipywidgets as W
 import numpy as np
 
+from .._i18n import N_, _
+
 __all__ = ["Stepper", "stepper", "figure_png", "figure_html", "animated_png", "theta_slider"]
 
 
@@ -57,7 +59,7 @@ class Stepper(W.VBox):
     animation_png: bytes | None = None
 
     def __repr__(self) -> str:
-        return f"Stepper: {self.n_frames} frames (press ▶ or drag the slider)"
+        return _("Stepper: {n_frames} frames (press ▶ or drag the slider)").format(n_frames=self.n_frames)
 
     @property
     def n_frames(self) -> int:
@@ -242,7 +244,7 @@ def stepper(
     frames: Sequence,
     *,
     labels: Sequence[str] | None = None,
-    description: str = "step",
+    description: str = N_("step"),
     interval: int = 900,
     durations: Sequence[int] | None = None,
     dpi: int = 72,
@@ -302,7 +304,7 @@ def stepper(
         fallback = (
             "<div>"
             + frames[0]
-            + _NOTE.format(f"Frame 1 of {n}: run this cell to play them all (▶ or the slider).")
+            + _NOTE.format(_("Frame 1 of {n}: run this cell to play them all (▶ or the slider).").format(n=n))
             + "</div>"
         )
         anim = None
@@ -316,21 +318,24 @@ def stepper(
         views = [W.Image(value=p, format="png", layout=fit) for p in pngs]
         anim = animated_png(images, durations) if n > 1 else pngs[0]
         what = (
-            f"An animated picture of {n} frames: it plays by itself. Run this cell for ▶ and a "
-            f"slider to stop on any frame."
+            _(
+                "An animated picture of {n} frames: it plays by itself. Run this cell for ▶ and "
+                "a slider to stop on any frame."
+            ).format(n=n)
             if n > 1
-            else "Run this cell to get the widget."
+            else _("Run this cell to get the widget.")
         )
-        fallback = (
-            f"<div>{_img_tag(anim, f'{n} frames: ' + ', '.join(labels), width)}{_NOTE.format(what)}</div>"
-        )
+        alt = _("{n} frames: ").format(n=n) + ", ".join(labels)
+        fallback = f"<div>{_img_tag(anim, alt, width)}{_NOTE.format(what)}</div>"
 
     stack = W.Stack(views, selected_index=0)
-    play = W.Play(value=0, min=0, max=n - 1, step=1, interval=interval, description="play", show_repeat=False)
+    play = W.Play(
+        value=0, min=0, max=n - 1, step=1, interval=interval, description=_("play"), show_repeat=False
+    )
     slider = W.SelectionSlider(
         options=labels,
         index=0,
-        description=description,
+        description=_(description),
         continuous_update=True,
         layout=W.Layout(width="min(640px, 90%)"),
         style={"description_width": "initial"},

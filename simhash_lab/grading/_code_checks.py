@@ -36,6 +36,8 @@ import dataclasses
 import textwrap
 from collections.abc import Iterable, Mapping
 
+from .._i18n import N_, _
+
 __all__ = [
     "AllowList",
     "Extract",
@@ -115,13 +117,13 @@ _WHAT = {
     ast.With: "`with`",
     ast.Global: "`global`",
     ast.Nonlocal: "`nonlocal`",
-    ast.ClassDef: "a class",
+    ast.ClassDef: N_("a class"),
     ast.AsyncFunctionDef: "`async def`",
     ast.Await: "`await`",
     ast.Yield: "`yield`",
     ast.YieldFrom: "`yield from`",
-    ast.JoinedStr: "an f-string",
-    ast.FormattedValue: "an f-string",
+    ast.JoinedStr: N_("an f-string"),
+    ast.FormattedValue: N_("an f-string"),
 }
 
 
@@ -239,10 +241,10 @@ def to_python_bounded(
     except OSError:
         return out
     try:
-        data, _ = proc.communicate(json.dumps([sources[i] for i in todo]).encode(), timeout=timeout)
+        data, _unused = proc.communicate(json.dumps([sources[i] for i in todo]).encode(), timeout=timeout)
     except subprocess.TimeoutExpired:
         proc.kill()
-        data, _ = proc.communicate()
+        data, _unused = proc.communicate()
     for i, line in zip(todo, data.splitlines()):
         try:
             text = json.loads(line)
@@ -277,7 +279,7 @@ def extract(source: str, python: str | None = None) -> Extract:
     try:
         return _extract(to_python(source) if python is None else python)
     except (RecursionError, MemoryError):
-        raise SyntaxError("nested too deeply to be checked") from None
+        raise SyntaxError(_("nested too deeply to be checked")) from None
 
 
 def _extract(text: str) -> Extract:
@@ -365,14 +367,14 @@ def problems(
     try:
         return _problems(code, allow, extra_names, constants)
     except (RecursionError, MemoryError):
-        return ["line 1: the code is nested too deeply to be checked"]
+        return [_("line 1: the code is nested too deeply to be checked")]
 
 
 def _problems(code, allow, extra_names, constants) -> list[str]:
     try:
         tree = ast.parse(code)
     except SyntaxError as e:
-        return [f"line {e.lineno}: not Python ({e.msg})"]
+        return [_("line {lineno}: not Python ({msg})").format(lineno=e.lineno, msg=e.msg)]
     found: list[tuple[int, str]] = []
     names: dict[str, str | None] = {**dict(allow.names), **dict(extra_names or {})}
     names.update({c: None for c in constants})
@@ -393,7 +395,12 @@ def _problems(code, allow, extra_names, constants) -> list[str]:
                     or a.name == "*"
                     or a.name.startswith("_")
                 ):
-                    bad(node, f"`{'from ' + mod + ' ' if mod else ''}import {a.name}` is not allowed here")
+                    bad(
+                        node,
+                        _("`{v0}import {name}` is not allowed here").format(
+                            v0="from " + mod + " " if mod else "", name=a.name
+                        ),
+                    )
                     continue
                 alias = a.asname or a.name.split(".")[0]
                 if mod is None:
@@ -403,18 +410,20 @@ def _problems(code, allow, extra_names, constants) -> list[str]:
                 elif a.name in allow.modules.get(mod, ()):
                     names[alias] = None
                 else:
-                    bad(node, f"`from {mod} import {a.name}` is not allowed here")
+                    bad(
+                        node, _("`from {mod} import {name}` is not allowed here").format(mod=mod, name=a.name)
+                    )
         elif isinstance(node, ast.Assign):
             if _mutable(node.value):
-                bad(node, _STATE)
+                bad(node, _(_STATE))
             elif not _constant(node.value) or not all(isinstance(t, ast.Name) for t in node.targets):
-                bad(node, "only constants (`NAME = 0xFFFF`) may be assigned outside a function here")
+                bad(node, _("only constants (`NAME = 0xFFFF`) may be assigned outside a function here"))
             elif not _number(node.value):
-                bad(node, _TEXT.format(where="outside a function"))
+                bad(node, _TEXT.format(where=_("outside a function")))
             for t in node.targets:
                 if isinstance(t, ast.Name):
                     if t.id.startswith("__"):
-                        bad(t, f"the name `{t.id}` is not allowed")
+                        bad(t, _("the name `{id}` is not allowed").format(id=t.id))
                     names[t.id] = None
         elif isinstance(node, ast.FunctionDef):
             top_functions.add(node.name)
@@ -422,17 +431,20 @@ def _problems(code, allow, extra_names, constants) -> list[str]:
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
             pass
         else:
-            bad(node, f"{_node_name(node)} outside a function is not allowed here")
+            bad(
+                node,
+                _("{node_name} outside a function is not allowed here").format(node_name=_node_name(node)),
+            )
 
     for fn in tree.body:
         if not isinstance(fn, ast.FunctionDef):
             continue
-        where = f"in `{fn.name}`"
+        where = _("in `{name}`").format(name=fn.name)
         local = _bound_names(fn)
         for dec in fn.decorator_list:
             if _decorator_name(dec) not in allow.decorators:
-                use = f" (use {_list(allow.decorators)})" if allow.decorators else ""
-                bad(dec, f"the decorator `@{ast.unparse(dec)}` is not allowed{use}")
+                use = _(" (use {names})").format(names=_list(allow.decorators)) if allow.decorators else ""
+                bad(dec, _("the decorator `@{v0}` is not allowed{use}").format(v0=ast.unparse(dec), use=use))
         annotations = set()
         for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs, fn.args.vararg, fn.args.kwarg):
             if a is not None and a.annotation is not None:
@@ -449,20 +461,25 @@ def _problems(code, allow, extra_names, constants) -> list[str]:
                 for d in (*node.defaults, *node.kw_defaults):
                     if d is not None and not _number(d):
                         text = _plain_text(d)
-                        bad(d, (_TEXT if text else _STATE_DEFAULT).format(where=where))
+                        bad(d, _(_TEXT if text else _STATE_DEFAULT).format(where=where))
             elif t is ast.Constant and type(node.value) in (str, bytes) and id(node) not in texts:
-                bad(node, _TEXT.format(where=where))
+                bad(node, _(_TEXT).format(where=where))
             if t not in _NODES:
-                bad(node, f"{_WHAT.get(t, _node_name(node))} is not allowed {where}")
+                bad(
+                    node,
+                    _("{v0} is not allowed {where}").format(
+                        v0=_(_WHAT.get(t, _node_name(node))), where=where
+                    ),
+                )
                 continue
             if t in (ast.Import, ast.ImportFrom):
-                bad(node, f"`import` inside a function is not allowed {where}")
+                bad(node, _("`import` inside a function is not allowed {where}").format(where=where))
             elif t is ast.FunctionDef and node is not fn and node.decorator_list:
-                bad(node, f"a decorated inner function is not allowed {where}")
+                bad(node, _("a decorated inner function is not allowed {where}").format(where=where))
             elif t is ast.Name:
                 n = node.id
                 if n.startswith("__"):
-                    bad(node, f"the name `{n}` is not allowed {where}")
+                    bad(node, _("the name `{n}` is not allowed {where}").format(n=n, where=where))
                 elif isinstance(node.ctx, ast.Load) and not (
                     n in local
                     or n in names
@@ -471,7 +488,7 @@ def _problems(code, allow, extra_names, constants) -> list[str]:
                     or n in _EXCEPTIONS
                     or (id(node) in annotations and n in ANNOTATION_NAMES)
                 ):
-                    bad(node, f"`{n}` is not allowed {where}")
+                    bad(node, _("`{n}` is not allowed {where}").format(n=n, where=where))
             elif t is ast.Attribute:
                 a = node.attr
                 owner = node.value
@@ -479,22 +496,24 @@ def _problems(code, allow, extra_names, constants) -> list[str]:
                     names.get(owner.id) if isinstance(owner, ast.Name) and owner.id not in local else None
                 )
                 if a.startswith("_"):
-                    bad(node, f"the attribute `.{a}` is not allowed {where}")
+                    bad(node, _("the attribute `.{a}` is not allowed {where}").format(a=a, where=where))
                 elif module is not None:
                     if a not in allow.modules.get(module, ()):
-                        bad(node, f"`{owner.id}.{a}` is not allowed {where}")
+                        bad(
+                            node, _("`{id}.{a}` is not allowed {where}").format(id=owner.id, a=a, where=where)
+                        )
                 elif a not in allow.attributes:
-                    bad(node, f"the attribute `.{a}` is not allowed {where}")
+                    bad(node, _("the attribute `.{a}` is not allowed {where}").format(a=a, where=where))
             elif t is ast.Raise and node.exc is not None:
                 exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
                 if not (isinstance(exc, ast.Name) and exc.id in _EXCEPTIONS):
-                    bad(node, f"raise only {_list(_EXCEPTIONS)} {where}")
+                    bad(node, _("raise only {list} {where}").format(list=_list(_EXCEPTIONS), where=where))
     found.sort()
     out, seen = [], set()
     for line, what in found:
         if (line, what) not in seen:
             seen.add((line, what))
-            out.append(f"line {line}: {what}")
+            out.append(_("line {line}: {what}").format(line=line, what=what))
     return out
 
 
@@ -502,18 +521,18 @@ _EXCEPTIONS = frozenset({"ValueError", "TypeError", "NotImplementedError"})
 
 # State between calls: the grader calls each function on its own, so nothing may carry a value from
 # one call to the next (a module-level list a build function fills and a query reads, a ``memo={}``).
-_STATE = (
+_STATE = N_(
     "a list, dict or set outside a function keeps values between calls, and the grader calls each "
     "function on its own: pass everything a function needs as its arguments (and return what it builds)"
 )
-_STATE_DEFAULT = (
+_STATE_DEFAULT = N_(
     "a default that is a list, dict, set or call is one object shared by every call {where} (state "
     "between calls): use None or a number as the default and build the value inside the function"
 )
 # Every route from an int to text ('%x' % x, '{:b}'.format(x), str(), bin(), format(), f-strings)
 # needs a string or a builtin the allow-list does not grant: strings are refused except as a
 # docstring or the message of a raise or an assert.
-_TEXT = (
+_TEXT = N_(
     "a string {where} is not allowed here: work on the int's bits with integer operations, not on "
     "its text (str(), '%x' % x, format() and f-strings count digits, not steps)"
 )
@@ -559,7 +578,7 @@ def _allowed_texts(fn: ast.AST) -> set[int]:
 
 
 def _node_name(node: ast.AST) -> str:
-    return {ast.Expr: "a statement", ast.AugAssign: "an assignment"}.get(
+    return {ast.Expr: "a statement", ast.AugAssign: _("an assignment")}.get(
         type(node), f"`{type(node).__name__}`"
     )
 

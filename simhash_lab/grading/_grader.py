@@ -48,7 +48,8 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from . import _code_checks, _protocol, _sandbox
+from .._i18n import LANGUAGES, _, language
+from . import _sandbox, _code_checks, _protocol
 from ._notebooks import (
     META,
     Item,
@@ -58,6 +59,7 @@ from ._notebooks import (
     assemble,
     collect,
     identify,
+    language_of,
     load_pristine,
     read_notebook,
 )
@@ -148,6 +150,7 @@ class _Outcome:
     exports: dict[str, dict] = dataclasses.field(default_factory=dict)
     errors: dict[str, dict] = dataclasses.field(default_factory=dict)  # answer key -> its cell's error
     stopped: dict[str, str] = dataclasses.field(default_factory=dict)  # answer key -> why it was stopped
+    not_run: set[str] = dataclasses.field(default_factory=set)  # answer keys the run never reached
     notes: list[str] = dataclasses.field(default_factory=list)
     log: str = ""
 
@@ -171,7 +174,9 @@ def _run_notebook(
     for _attempt in range(len(cells) + 2):
         left = t_end - time.monotonic()
         if left < 5:
-            out.notes.append(f"the notebook's time limit ({limits.timeout:g} s) ran out")
+            out.notes.append(
+                _("the notebook's time limit ({timeout:g} s) ran out").format(timeout=limits.timeout)
+            )
             break
         job = {
             "mode": "notebook",
@@ -209,13 +214,17 @@ def _run_notebook(
         # it ended early: find what was running, stub it, and go again
         where = run.where
         why = (
-            f"ran longer than {limits.cell_timeout:g} s and was stopped (an endless loop?)"
+            _("ran longer than {cell_timeout:g} s and was stopped (an endless loop?)").format(
+                cell_timeout=limits.cell_timeout
+            )
             if run.killed in ("cell", "export")
-            else "ended the notebook's Python (a crash, os._exit, or too much memory)"
+            else _("ended the notebook's Python (a crash, os._exit, or too much memory)")
             if run.killed is None
-            else f"sent too much to the grader ({run.overflow or 'too many messages'})"
+            else _("sent too much to the grader ({v0})").format(v0=run.overflow or "too many messages")
             if run.killed == "output"
-            else f"was running when the notebook's time limit ({limits.timeout:g} s) ran out"
+            else _("was running when the notebook's time limit ({timeout:g} s) ran out").format(
+                timeout=limits.timeout
+            )
         )
         culprits = []
         if where and where[0] == "export" and isinstance(where[1], str):
@@ -237,12 +246,14 @@ def _run_notebook(
                 ]
                 if not culprits:
                     skipped.add(i)
-                    out.notes.append(f"a given cell (code cell {i + 1}) {why}; it was skipped")
+                    out.notes.append(
+                        _("a given cell (code cell {v0}) {why}; it was skipped").format(v0=i + 1, why=why)
+                    )
         if not culprits and not (where and where[0] == "cell" and where[1] in skipped):
             if where and where[0] in ("export", "done"):
-                out.notes.append(f"while the answers were exported, something {why}")
+                out.notes.append(_("while the answers were exported, something {why}").format(why=why))
                 return out
-            out.notes.append(f"the notebook could not run: something {why}")
+            out.notes.append(_("the notebook could not run: something {why}").format(why=why))
             return out
         for key in culprits:
             out.stopped.setdefault(key, why)
@@ -269,14 +280,20 @@ def _method_code(plan: _Plan, answer: Any) -> tuple[str | None, list[str]]:
     for key in order:
         if plan.python.get(key) is None:
             problems.append(
-                f"answer `{key}` could not be checked: its cell is longer than "
-                f"{_code_checks.MAX_SOURCE:,} characters, or too slow to read (IPython's transformations)"
+                _(
+                    "answer `{key}` could not be checked: its cell is longer than {MAX_SOURCE:,} "
+                    "characters, or too slow to read (IPython's transformations)"
+                ).format(key=key, MAX_SOURCE=_code_checks.MAX_SOURCE)
             )
             continue
         try:
             ex = _code_checks.extract(by_key[key], plan.python[key])
         except SyntaxError as e:
-            problems.append(f"answer `{key}`, line {e.lineno}: not Python ({e.msg})")
+            problems.append(
+                _("answer `{key}`, line {lineno}: not Python ({msg})").format(
+                    key=key, lineno=e.lineno, msg=e.msg
+                )
+            )
             continue
         texts.append((key, ex))
         defined |= ex.functions
@@ -286,10 +303,10 @@ def _method_code(plan: _Plan, answer: Any) -> tuple[str | None, list[str]]:
             problems.append(p if key == answer.key else f"answer `{key}`, {p}")
     missing = [n for n in answer.names if n not in defined]
     if missing and not problems:
-        problems.append(f"`{missing[0]}` is not defined with def in its answer cell")
+        problems.append(_("`{v0}` is not defined with def in its answer cell").format(v0=missing[0]))
     if answer.method.shape is not None and not problems:
         problems += answer.method.shape(next(ex.text for key, ex in texts if key == answer.key))
-    return "".join(ex.text for _, ex in texts), problems
+    return "".join(ex.text for _key, ex in texts), problems
 
 
 def _to_python(plan: _Plan, limits: _sandbox.Limits, t_end: float) -> None:
@@ -326,19 +343,23 @@ def _run_method(
     }
     left = t_end - time.monotonic()
     if left < 5:
-        return None, f"not run: the notebook's time limit ({limits.timeout:g} s) ran out"
+        return None, _("not run") + ": " + _("the notebook's time limit ({timeout:g} s) ran out").format(
+            timeout=limits.timeout
+        )
     run = _sandbox.run(job, limits=limits, wall=min(left, limits.cell_timeout * 4), unsafe=unsafe, slot=slot)
     for m in run.messages:
         if m.get("event") == "cell" and m.get("phase") == "end" and isinstance(m.get("error"), dict):
             e = m["error"]
-            return None, f"its definitions raised {e.get('text', 'an error')}" if not e.get("timeout") else (
-                "its definitions ran too long"
-            )
+            return None, _("its definitions raised {v0}").format(v0=e.get("text", "an error")) if not e.get(
+                "timeout"
+            ) else (_("its definitions ran too long"))
         if m.get("event") == "export" and m.get("key") == answer.key:
             return m.get("results"), None
     if run.killed:
-        return None, f"ran longer than {limits.cell_timeout:g} s and was stopped (an endless loop?)"
-    return None, "stopped before it reported (it crashed Python or used too much memory)"
+        return None, _("ran longer than {cell_timeout:g} s and was stopped (an endless loop?)").format(
+            cell_timeout=limits.cell_timeout
+        )
+    return None, _("stopped before it reported (it crashed Python or used too much memory)")
 
 
 def _judge(plan: _Plan, outcome: _Outcome, method_runs: dict) -> list[CheckResult]:
@@ -348,13 +369,15 @@ def _judge(plan: _Plan, outcome: _Outcome, method_runs: dict) -> list[CheckResul
     for a in plan.exercise.answers:
         credit = 0.0
         if a.key in outcome.stopped:
-            v = Verdict(a.key, False, f"answer `{a.key}` {outcome.stopped[a.key]}")
+            v = Verdict(a.key, False, _("answer `{key}` {why}").format(key=a.key, why=outcome.stopped[a.key]))
         elif isinstance(a, Functions) and a.method is not None:
-            res, problems, why = method_runs.get(a.key, (None, [], "not run"))
+            res, problems, why = method_runs.get(a.key, (None, [], _("not run")))
             if problems:
                 v = a.verdict([], [], problems)
             elif res is None:
-                v = Verdict(a.key, False, f"answer `{a.key}` {why}")
+                v = Verdict(a.key, False, _("answer `{key}` {why}").format(key=a.key, why=why))
+                if why.startswith(_("not run")):
+                    outcome.not_run.add(a.key)
             else:
                 n = len(plan.cases[a.key])
                 v = a.verdict(
@@ -368,21 +391,31 @@ def _judge(plan: _Plan, outcome: _Outcome, method_runs: dict) -> list[CheckResul
             exp = outcome.exports.get(a.key)
             res = exp.get("results") if isinstance(exp, dict) else None
             if not isinstance(res, list):
-                v = Verdict(a.key, False, f"answer `{a.key}` was not run (the notebook stopped before it)")
+                outcome.not_run.add(a.key)
+                v = Verdict(
+                    a.key,
+                    False,
+                    _("answer `{key}` was not run (the notebook stopped before it)").format(key=a.key),
+                )
             else:
                 v = a.verdict(plan.cases[a.key], res)
         else:
             exp = outcome.exports.get(a.key)
             values = exp.get("values") if isinstance(exp, dict) else None
             if not isinstance(values, dict):
-                v = Verdict(a.key, False, f"answer `{a.key}` was not run (the notebook stopped before it)")
+                outcome.not_run.add(a.key)
+                v = Verdict(
+                    a.key,
+                    False,
+                    _("answer `{key}` was not run (the notebook stopped before it)").format(key=a.key),
+                )
             else:
                 # an answer worked out by hand is judged on the data the notebook shows; the others
                 # on the hidden variant the notebook ran on
                 variant = plan.shown if getattr(a, "hand", None) is not None else plan.variant
                 v = a.verdict(values, variant)
                 err = outcome.errors.get(a.key)
-                if not v.passed and isinstance(err, dict) and "not defined" in v.hint:
+                if not v.passed and isinstance(err, dict) and v.missing:
                     v = Verdict(a.key, False, _cell_error_hint(a.key, err))
                 elif not v.passed:
                     credit = a.part_credit(values, variant)
@@ -415,17 +448,18 @@ def _public_hint(answer: Any, v: Any) -> str:
 
 def _cell_error_hint(key: str, err: dict) -> str:
     if err.get("timeout"):
-        return f"answer `{key}` ran too long and was stopped"
+        return _("answer `{key}` ran too long and was stopped").format(key=key)
     text = str(err.get("text", ""))
     if text.startswith("NotImplementedError"):
-        return f"answer `{key}` is not written yet (it still raises NotImplementedError)"
-    return f"answer `{key}` raised {text}"
+        return _("answer `{key}` is not written yet (it still raises NotImplementedError)").format(key=key)
+    return _("answer `{key}` raised {text}").format(key=key, text=text)
 
 
 def grade_one(
     path: str | os.PathLike,
     *,
     pristine: dict | None = None,
+    pristines: dict[str, dict] | None = None,
     limits: _sandbox.Limits | None = None,
     exercise: str | None = None,
     unsafe: bool = False,
@@ -443,12 +477,16 @@ def grade_one(
     student was given (``simhash-lab assign``): the answers worked out by hand are judged on it,
     whatever variant the notebook's own metadata names (a different one is noted and flagged);
     ``"own"``: on the variant the notebook's metadata names (a student's own CI: feedback only).
+
+    The notebook's language (its metadata's ``simhash_lab.lang``, :func:`language_of`) picks the
+    pristine copy (``pristines[lang]``, default :func:`load_pristine` in that language; ``pristine``,
+    when given, is used whatever the language) and the language of the verdicts and hints; the
+    checks and points are the same in every language.
     """
     from .checks import EXERCISES
 
     t0 = time.monotonic()
     limits = limits or _sandbox.Limits()
-    pristine = pristine if pristine is not None else load_pristine()
     p = os.fsdecode(os.fspath(path))
     res = GradeResult(p, None, "not gradable")
     if note:
@@ -466,58 +504,83 @@ def grade_one(
         nb = read_notebook(p)
     except NotGradable as e:
         return done(str(e))
-    res.exercise = identify(nb, p, pristine, exercise)
-    by_name = identify({}, p, pristine)
-    if exercise is None and res.exercise and by_name and by_name != res.exercise:
-        res.notes.append(f"graded as {res.exercise}, as its metadata says; its file name says {by_name}")
-    if res.exercise is None or res.exercise not in EXERCISES:
-        return done(
-            "cannot tell which exercise this is (no simhash_lab exercise in its metadata and an "
-            f"unknown file name); known: {', '.join(sorted(pristine))}"
-        )
-    ex = EXERCISES[res.exercise]
-    shown_variant = None
-    if shown == "own":  # a student's own check (their CI): the variant their notebook names
-        said = _meta(nb).get("variant")
-        shown_variant = said if type(said) is int else None
-    elif shown is not None:
-        shown_variant = shown.get(res.exercise)
-        said = _meta(nb).get("variant")
-        if said != shown_variant:
-            res.flag = "variant mismatch"
+    lang = language_of(nb)
+    res.lang = lang
+    if pristine is None:
+        pristine = (pristines or {}).get(lang) if pristines is not None else load_pristine(lang=lang)
+        if not pristine and lang != "en":  # no copy in this language: the English one, same checks
+            pristine = (pristines or {}).get("en") if pristines is not None else load_pristine()
             res.notes.append(
-                "its notebook is not the one released to this student (its variant "
-                f"{said if type(said) is int else 'is missing'}); graded on this student's"
+                _("no {lang} pristine copy: its answers were graded in the English notebook").format(
+                    lang=lang
+                )
             )
-    rng = random.Random(seed) if seed is not None else random.SystemRandom()
-    try:
-        assembled, roles, found = assemble(pristine[res.exercise], nb)
-    except Exception as e:  # a pristine copy the grader cannot use: not the student's fault
-        return done(f"the pristine copy of {res.exercise} is broken ({type(e).__name__}: {e})")
-    plan = _plan(ex, assembled, roles, rng, shown_variant)
-    t_end = t0 + limits.timeout
-    _to_python(plan, limits, t_end)
-    outcome = _run_notebook(plan, pristine[res.exercise], limits, unsafe, slot, t_end)
-    method_runs = {}
-    for a in ex.answers:
-        method = getattr(a, "method", None)
-        if method is None:
-            continue
-        code, problems = _method_code(plan, a)
-        if problems:
-            method_runs[a.key] = (None, problems, None)
-            continue
-        results, why = _run_method(plan, a, code, limits, unsafe, slot, t_end)
-        method_runs[a.key] = (results, [], why)
-    res.checks = _judge(plan, outcome, method_runs)
-    res.status = "passed" if res.checks and all(c.passed for c in res.checks) else "failed"
-    res.log = outcome.log[-20000:]
-    res.notes += outcome.notes
-    failed = [c for c in res.checks if not c.passed]
-    hint = f"{failed[0].name}: {failed[0].hint}" if failed else None
-    if outcome.notes and (hint is None or "not run" in hint):
-        hint = "; ".join(outcome.notes) + (f"; {hint}" if hint else "")
-    return done(hint)
+    pristine = pristine or {}
+    with language(lang):  # its verdicts and hints in the notebook's language
+        res.exercise = identify(nb, p, pristine, exercise)
+        by_name = identify({}, p, pristine)
+        if exercise is None and res.exercise and by_name and by_name != res.exercise:
+            res.notes.append(
+                _("graded as {exercise}, as its metadata says; its file name says {by_name}").format(
+                    exercise=res.exercise, by_name=by_name
+                )
+            )
+        if res.exercise is None or res.exercise not in EXERCISES:
+            return done(
+                _(
+                    "cannot tell which exercise this is (no simhash_lab exercise in its metadata and "
+                    "an unknown file name); known: {v0}"
+                ).format(v0=", ".join(sorted(pristine)))
+            )
+        ex = EXERCISES[res.exercise]
+        shown_variant = None
+        if shown == "own":  # a student's own check (their CI): the variant their notebook names
+            said = _meta(nb).get("variant")
+            shown_variant = said if type(said) is int else None
+        elif shown is not None:
+            shown_variant = shown.get(res.exercise)
+            said = _meta(nb).get("variant")
+            if said != shown_variant:
+                res.flag = "variant mismatch"
+                res.notes.append(
+                    _(
+                        "its notebook is not the one released to this student (its variant {v0}); graded "
+                        "on this student's"
+                    ).format(v0=said if type(said) is int else "is missing")
+                )
+        rng = random.Random(seed) if seed is not None else random.SystemRandom()
+        try:
+            assembled, roles, found = assemble(pristine[res.exercise], nb)
+        except Exception as e:  # a pristine copy the grader cannot use: not the student's fault
+            return done(
+                _("the pristine copy of {exercise} is broken ({name__}: {e})").format(
+                    exercise=res.exercise, name__=type(e).__name__, e=e
+                )
+            )
+        plan = _plan(ex, assembled, roles, rng, shown_variant)
+        t_end = t0 + limits.timeout
+        _to_python(plan, limits, t_end)
+        outcome = _run_notebook(plan, pristine[res.exercise], limits, unsafe, slot, t_end)
+        method_runs = {}
+        for a in ex.answers:
+            method = getattr(a, "method", None)
+            if method is None:
+                continue
+            code, problems = _method_code(plan, a)
+            if problems:
+                method_runs[a.key] = (None, problems, None)
+                continue
+            results, why = _run_method(plan, a, code, limits, unsafe, slot, t_end)
+            method_runs[a.key] = (results, [], why)
+        res.checks = _judge(plan, outcome, method_runs)
+        res.status = "passed" if res.checks and all(c.passed for c in res.checks) else "failed"
+        res.log = outcome.log[-20000:]
+        res.notes += outcome.notes
+        failed = [c for c in res.checks if not c.passed]
+        hint = f"{failed[0].name}: {failed[0].hint}" if failed else None
+        if outcome.notes and (hint is None or failed[0].name in outcome.not_run):
+            hint = "; ".join(outcome.notes) + (f"; {hint}" if hint else "")
+        return done(hint)
 
 
 def grade(
@@ -572,7 +635,8 @@ def grade(
         timeout=base.timeout if timeout is None else float(timeout),
         memory=base.memory if memory is None else int(memory),
     )
-    pristine = load_pristine(pristine_dir)
+    pristines = {lang: load_pristine(pristine_dir, lang) for lang in LANGUAGES}
+    pristine = pristines["en"]
     if exercise is not None and exercise not in pristine:
         raise ValueError(f"exercise must be one of {', '.join(sorted(pristine))}; got {exercise!r}")
     if not unsafe:
@@ -591,7 +655,7 @@ def grade(
             s = None if seed is None else seed + i
             return grade_one(
                 item.path,
-                pristine=pristine,
+                pristines=pristines,
                 limits=limits,
                 exercise=exercise,
                 unsafe=unsafe,

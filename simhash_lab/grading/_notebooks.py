@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import _files
+from .._i18n import LANGUAGES
 from . import _protocol
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "assemble",
     "collect",
     "identify",
+    "language_of",
     "load_pristine",
     "read_notebook",
 ]
@@ -59,15 +61,28 @@ def _pristine_dir() -> Path:
     return Path(str(resources.files("simhash_lab.grading") / "pristine"))
 
 
-def load_pristine(directory: str | os.PathLike | None = None) -> dict[str, dict]:
-    """The pristine student notebooks (as JSON dicts), by exercise name (``"02_simhash_voting"``)."""
+def load_pristine(directory: str | os.PathLike | None = None, lang: str = "en") -> dict[str, dict]:
+    """The pristine student notebooks (as JSON dicts), by exercise name (``"02_simhash_voting"``),
+    in ``lang``: English in the folder itself, another language in its ``<lang>/`` subfolder
+    (``pristine/es/``: the same exercises, checks and points, with Spanish prose)."""
+    if lang not in LANGUAGES:
+        raise ValueError(f"lang must be one of {list(LANGUAGES)}, got {lang!r}")
     d = Path(directory) if directory is not None else _pristine_dir()
+    d = d if lang == "en" else d / lang
     out = {}
     for p in sorted(d.glob("*.ipynb")):
         nb = json.loads(p.read_text(encoding="utf-8"))
         name = _meta(nb).get("exercise")
         out[name if isinstance(name, str) else p.stem] = nb
     return out
+
+
+def language_of(nb: Any) -> str:
+    """The language a notebook is written in: its metadata's ``simhash_lab.lang`` when that is one
+    of the course's languages, else English (what ``tools/build.py`` writes; a file whose metadata
+    was stripped is graded in English, on the same checks)."""
+    lang = _meta(nb).get("lang")
+    return lang if isinstance(lang, str) and lang in LANGUAGES else "en"
 
 
 def _meta(obj: Any) -> dict:

@@ -15,6 +15,7 @@ import os
 from collections.abc import Sequence
 
 from .. import _files
+from .._i18n import _, language
 from .._write import atomic_output
 
 __all__ = [
@@ -62,6 +63,7 @@ class GradeResult:
     log: str = ""  # the sandbox's stderr: the notebook's own output and tracebacks, for a teacher
     notes: list[str] = dataclasses.field(default_factory=list)
     flag: str = ""  # a classroom's warning: "variant mismatch" (not the notebook released to this student)
+    lang: str = "en"  # the notebook's language (its metadata's simhash_lab.lang): of its hints and report
 
     @property
     def passed(self) -> bool:
@@ -131,12 +133,24 @@ def safe_log(text: str) -> str:
 
 
 def _result_word(r: GradeResult) -> str:
-    return {"passed": "passed", "failed": "FAILED"}.get(r.status, "NOT GRADABLE")
+    return {"passed": _("passed"), "failed": _("FAILED")}.get(r.status, _("NOT GRADABLE"))
+
+
+def report_language(results: Sequence[GradeResult]) -> str:
+    """The language of a report on ``results``: theirs when they share one, else English."""
+    langs = {r.lang for r in results}
+    return langs.pop() if len(langs) == 1 else "en"
 
 
 def format_table(results: Sequence[GradeResult]) -> str:
-    """A class table: file, exercise, result, checks passed, first hint; then a count."""
-    rows = [("file", "exercise", "result", "checks", "first hint")]
+    """A class table: file, exercise, result, checks passed, first hint; then a count (in the
+    notebooks' language when they share one, :func:`report_language`)."""
+    with language(report_language(results)):
+        return _format_table(results)
+
+
+def _format_table(results: Sequence[GradeResult]) -> str:
+    rows = [(_("file"), _("exercise"), _("result"), _("checks"), _("first hint"))]
     for r in results:
         rows.append(
             (
@@ -154,27 +168,36 @@ def format_table(results: Sequence[GradeResult]) -> str:
         if j == 0:
             lines.append("  ".join("-" * w for w in widths) + "  " + "-" * 10)
     n = {s: sum(r.status == s for r in results) for s in STATUSES}
-    summary = f"\n{n['passed']} of {len(results)} notebooks passed"
+    summary = "\n" + _("{passed} of {n} notebooks passed").format(passed=n["passed"], n=len(results))
     if n["not gradable"]:
-        summary += f", {n['not gradable']} not gradable"
+        summary += _(", {n} not gradable").format(n=n["not gradable"])
     lines.append(summary)
     return "\n".join(line.rstrip() for line in lines)
 
 
 def format_detail(r: GradeResult) -> str:
-    """One notebook: each answer with ✅/❌ and its hint, then the verdict."""
-    lines = [f"{_files.show_name(r.path)} ({r.exercise or 'unknown exercise'})"]
+    """One notebook: each answer with ✅/❌ and its hint, then the verdict (in its language)."""
+    with language(r.lang):
+        return _format_detail(r)
+
+
+def _format_detail(r: GradeResult) -> str:
+    lines = [f"{_files.show_name(r.path)} ({r.exercise or _('unknown exercise')})"]
     for c in r.checks:
         lines.append(
             f"  {'✅' if c.passed else '❌'} {c.name}" + ("" if c.passed else f": {safe_text(c.hint)}")
         )
     for note in r.notes:
-        lines.append(f"  note: {safe_text(note)}")
+        lines.append(_("  note: {note}").format(note=safe_text(note)))
     if r.status == "not gradable":
-        lines.append(f"NOT GRADABLE: {safe_text(r.first_hint)}")
+        lines.append(_("NOT GRADABLE: {why}").format(why=safe_text(r.first_hint)))
     else:
-        verdict = "PASSED" if r.passed else "FAILED"
-        lines.append(f"{verdict}: {r.checks_passed}/{len(r.checks)} answers passed ({r.seconds:.1f} s)")
+        verdict = _("PASSED") if r.passed else _("FAILED")
+        lines.append(
+            _("{verdict}: {passed}/{n} answers passed ({seconds:.1f} s)").format(
+                verdict=verdict, passed=r.checks_passed, n=len(r.checks), seconds=r.seconds
+            )
+        )
     return "\n".join(lines)
 
 

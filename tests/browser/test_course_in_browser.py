@@ -1,5 +1,6 @@
-"""Every course notebook (found by glob), one exercise solution and every untouched exercise, run in
-JupyterLab in Chromium, on ``make lab``'s own server configuration (``tools/lab.py``).
+"""Every course notebook (found by glob), one exercise solution and every untouched exercise, in
+English and in Spanish (``notebooks/es/``, ``exercises/es/``), run in JupyterLab in Chromium, on
+``make lab``'s own server configuration (``tools/lab.py``).
 
 Each test opens the notebook, restarts the kernel and runs all cells, waits for an idle kernel, and
 fails on an error output, a widget that is not live, an animation without its player, or an
@@ -24,8 +25,47 @@ import browser_check  # noqa: E402
 
 sys.path.remove(str(ROOT / "tools"))
 
-NOTEBOOKS = browser_check.discover(ROOT)
-EXERCISES = browser_check.untouched_exercises(ROOT)
+#: The languages besides English: each has the same files in a LANG/ folder beside the English ones
+LANGS = ("es",)
+
+
+def _in_lang(lang: str) -> tuple[list[Path], list[Path]]:
+    """The notebooks and the untouched exercises of ``lang``, found as the English ones are."""
+    found = sorted((ROOT / "notebooks" / lang).glob("*.ipynb"))
+    solutions = sorted((ROOT / "exercises" / lang / "solutions").glob("*.ipynb"))
+    return found + solutions[:1], sorted((ROOT / "exercises" / lang).glob("*.ipynb"))
+
+
+NOTEBOOKS = browser_check.discover(ROOT) + [p for lang in LANGS for p in _in_lang(lang)[0]]
+EXERCISES = browser_check.untouched_exercises(ROOT) + [p for lang in LANGS for p in _in_lang(lang)[1]]
+
+
+#: The path of the notebook JupyterLab shows (null while the app is still loading, not an error)
+CURRENT_PATH = (
+    "() => { const a = window.jupyterapp; const w = a && a.shell.currentWidget; "
+    "return w && w.context && w.context.path; }"
+)
+
+
+def _lang(path: Path) -> str:
+    """The language of a course file: the folder under notebooks/ or exercises/ that names one."""
+    parts = path.resolve().relative_to(ROOT).parts
+    return parts[1] if len(parts) > 2 and parts[1] in LANGS else "en"
+
+
+def _shots(out_dir: Path, path: Path) -> Path:
+    """Screenshots of another language go to a folder of their own (the file names are the same)."""
+    lang = _lang(path)
+    return out_dir if lang == "en" else out_dir / lang
+
+
+def _i18n():
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import i18n
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    return i18n
 
 
 def test_every_page_function_is_in_the_script(bc):
@@ -38,11 +78,14 @@ def test_every_page_function_is_in_the_script(bc):
 def test_found_the_course():
     assert any(p.parent.name == "notebooks" for p in NOTEBOOKS), "no notebooks/*.ipynb found"
     assert any(p.parent.name == "solutions" for p in NOTEBOOKS), "no exercise solution found"
+    for lang in LANGS:  # every language as complete as the English
+        english = [p for p in NOTEBOOKS + EXERCISES if _lang(p) == "en"]
+        assert len([p for p in NOTEBOOKS + EXERCISES if _lang(p) == lang]) == len(english), lang
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.relative_to(ROOT).as_posix() for p in NOTEBOOKS])
 def test_notebook_in_jupyterlab(notebook, bc, lab, browser, out_dir, record):
-    result = bc.check_notebook(browser, lab, notebook, out_dir)
+    result = bc.check_notebook(browser, lab, notebook, _shots(out_dir, notebook))
     record(result)
     print(result.summary())
     assert Path(result.screenshot).is_file(), f"no screenshot at {result.screenshot}"
@@ -97,7 +140,7 @@ def test_the_server_serves_the_repository_and_every_navigation_link_resolves(lab
     names a notebook the server has, and the settings override that silences the news is read."""
     listing = lab.api("GET", "/api/contents/exercises?content=1")
     assert {p.name for p in EXERCISES} <= {c["name"] for c in listing["content"]}
-    files = sorted({*ROOT.glob("notebooks/*.ipynb"), *ROOT.glob("exercises/**/*.ipynb")})
+    files = sorted({*ROOT.glob("notebooks/**/*.ipynb"), *ROOT.glob("exercises/**/*.ipynb")})
     checked = 0
     for path in files:
         rel = path.relative_to(ROOT).as_posix()
@@ -114,27 +157,30 @@ def test_the_server_serves_the_repository_and_every_navigation_link_resolves(lab
     assert default == "false" and notification["settings"].get("fetchNews") is None, default
 
 
-def test_the_exercise_link_opens_the_exercise_and_back(bc, lab, browser, out_dir):
+@pytest.mark.parametrize("lang", ("en", *LANGS))
+def test_the_exercise_link_opens_the_exercise_and_back(lang, bc, lab, browser, out_dir):
     """Clicking the top line's "Exercise" in notebook 03 opens exercises/03 in JupyterLab; its
-    "Course notebook" link opens notebook 03 again. No news toast shows meanwhile."""
+    "Course notebook" link opens notebook 03 again, in each language (the links' words and
+    folders are the language's). No news toast shows meanwhile."""
+    i18n = _i18n()
+    words = [i18n.message(w, None if lang == "en" else lang) for w in ("Exercise", "Course notebook")]
+    folder = "" if lang == "en" else f"{lang}/"
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     context.add_init_script(path=str(bc.JS_FILE))
     page = context.new_page()
-    current = (
-        "() => { const w = window.jupyterapp.shell.currentWidget; return w && w.context && w.context.path; }"
-    )
+    current = CURRENT_PATH
     try:
-        start = "notebooks/03_hamming_popcount.ipynb"
+        start = f"notebooks/{folder}03_hamming_popcount.ipynb"
         page.goto(f"{lab.url}/lab/tree/{start}?reset&token={lab.token}", timeout=120_000)
         page.wait_for_function(f"() => ({current})() === {start!r}", timeout=120_000)
-        for text, want in (("Exercise", "exercises/03_hamming_popcount.ipynb"), ("Course notebook", start)):
+        for text, want in zip(words, (f"exercises/{folder}03_hamming_popcount.ipynb", start)):
             shown = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-RenderedMarkdown a"
             link = page.locator(shown, has_text=text).first
             link.dispatch_event("click")  # a click on the link itself (the cell toolbar overlaps it)
             page.wait_for_function(f"() => ({current})() === {want!r}", timeout=60_000)
         page.wait_for_timeout(3000)
         toasts = page.locator(".Toastify__toast").all_inner_texts()
-        page.screenshot(path=str(out_dir / "navigation-exercise-and-back.png"))
+        page.screenshot(path=str(out_dir / f"navigation-exercise-and-back-{lang}.png"))
         assert not toasts, toasts
     finally:
         context.close()
@@ -144,13 +190,16 @@ def test_the_exercise_link_opens_the_exercise_and_back(bc, lab, browser, out_dir
 def test_run_all_on_an_untouched_exercise_shows_a_cross_per_check(
     notebook, bc, lab, browser, out_dir, record
 ):
-    result = bc.check_notebook(browser, lab, notebook, out_dir)
+    from simhash_lab._i18n import translate
+
+    result = bc.check_notebook(browser, lab, notebook, _shots(out_dir, notebook))
     record(result)
     print(result.summary())
     assert result.ok, result.summary()  # no error output: Run All went to the end
     assert result.checks, "no check cell found"
+    hint = translate("   hint:     {hint}", _lang(notebook)).split("{hint}")[0].strip()  # "hint:", "pista:"
     for i, text in result.checks.items():
-        assert text.startswith("❌") and "hint:" in text and "Traceback" not in text, (i, text)
+        assert text.startswith("❌") and hint in text and "Traceback" not in text, (i, text)
 
 
 def test_presentation_mode_shows_the_animations_for_a_class(bc, lab, browser, out_dir):
@@ -162,9 +211,7 @@ def test_presentation_mode_shows_the_animations_for_a_class(bc, lab, browser, ou
     context.add_init_script(path=str(bc.JS_FILE))
     page = context.new_page()
     start = "notebooks/02_simhash_voting.ipynb"
-    current = (
-        "() => { const w = window.jupyterapp.shell.currentWidget; return w && w.context && w.context.path; }"
-    )
+    current = CURRENT_PATH
     try:
         page.goto(f"{lab.url}/lab/tree/{start}?reset&token={lab.token}", timeout=120_000)
         page.wait_for_function(f"() => ({current})() === {start!r}", timeout=120_000)

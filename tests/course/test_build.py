@@ -41,7 +41,7 @@ def _run(build, *argv) -> tuple[int, str]:
 def test_committed_notebooks_and_exercises_match_their_sources(build):
     rc, out = _run(build, "--check")
     assert rc == 0, f"stale files; rebuild with `make notebooks`:\n{out}"
-    assert re.search(r"^(\d+) files checked, 0 stale$", out, re.M)
+    assert re.search(r"^(\d+) files checked, 0 stale, 0 untranslated$", out, re.M)
 
 
 def _copy_repo(tmp: Path) -> Path:
@@ -59,10 +59,14 @@ def test_check_lists_each_stale_file(build, tmp_path):
     root = _copy_repo(tmp_path)
     rc, out = _run(build, "--no-execute", "--root", str(root))
     assert rc == 0, out
-    n_files = len(list((root / "course" / "notebooks").glob("*.py"))) + 3 * len(
-        list((root / "course" / "exercises").glob("*.py"))
+    n_files = len(build.LANGS) * (
+        len(list((root / "course" / "notebooks").glob("*.py")))
+        + 3 * len(list((root / "course" / "exercises").glob("*.py")))
     )
-    assert _run(build, "--check", "--root", str(root)) == (0, f"{n_files} files checked, 0 stale\n")
+    assert _run(build, "--check", "--root", str(root)) == (
+        0,
+        f"{n_files} files checked, 0 stale, 0 untranslated\n",
+    )
 
     # a source edited after its notebook was built: its notebook is stale, and so are its
     # neighbours, whose navigation shows its title
@@ -102,7 +106,17 @@ def test_check_lists_each_stale_file(build, tmp_path):
 
     rc, out = _run(build, "--check", "--root", str(root))
     assert rc == 1
-    assert _stale_files(out) == {
+    # the Spanish of an edited source is stale too: 04's title has no translation any more (its
+    # neighbours show it, in English), 05 has one more cell
+    spanish = {
+        "notebooks/es/04_charikar_hyperplanes.ipynb",
+        "notebooks/es/03_hamming_popcount.ipynb",
+        "notebooks/es/05_block_index.ipynb",
+        "exercises/es/05_block_index.ipynb",
+        "exercises/es/solutions/05_block_index.ipynb",
+        "simhash_lab/grading/pristine/es/05_block_index.ipynb",
+    }
+    assert _stale_files(out) == spanish | {
         "notebooks/04_charikar_hyperplanes.ipynb",
         "notebooks/03_hamming_popcount.ipynb",
         "notebooks/05_block_index.ipynb",
@@ -119,12 +133,31 @@ def test_check_lists_each_stale_file(build, tmp_path):
     assert "exercises/01_lsh_vs_crypto.ipynb: missing" in out
     assert "notebooks/09_gone.ipynb: no source in course/" in out
     assert "hyper-plane" in out and "cell type differs" in out and "metadata differs" in out
+    assert "UNTRANSLATED es: course/notebooks/04_charikar_hyperplanes.py cell 0 (markdown:" in out, out
     # a subset checks only its own files
     rc, out = _run(build, "--check", "--root", str(root), "07")
     assert (rc, _stale_files(out)) == (0, set())
 
-    # rebuilding (structure only) makes everything fresh again, but the orphan
+    # rebuilding (structure only) makes everything fresh again, but the orphan and the Spanish 04,
+    # which the build does not write while its title is untranslated
     (root / "notebooks" / "09_gone.ipynb").unlink()
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        assert _run(build, "--no-execute", "--root", str(root))[0] == 1
+    assert "NOT WRITTEN (untranslated; see course/i18n/README.md): notebooks/es/04_charikar_hyperplanes" in (
+        err.getvalue()
+    )
+    # the translator's round: update marks the old title's translation fuzzy; revised, it builds
+    i18n = build.i18n
+    src = root / "course" / "notebooks" / "04_charikar_hyperplanes.py"
+    i18n.update(src, "es", root)
+    rc, out = _run(build, "--check", "--root", str(root), "04")
+    assert rc == 1 and "04_charikar_hyperplanes.py cell 0 (markdown: " in out and "fuzzy" in out, out
+    path = i18n.catalogue_path(src, "es", root)
+    po = i18n.read_catalogue(path)
+    (entry,) = [e for e in po if "fuzzy" in e.flags]
+    entry.flags.remove("fuzzy")
+    i18n.write_catalogue(po, path)
     assert _run(build, "--no-execute", "--root", str(root))[0] == 0
     assert _run(build, "--check", "--root", str(root))[0] == 0
 
@@ -275,9 +308,10 @@ def test_every_exercise_ends_with_the_check_command_and_make_runs_it(build):
         if t.source.kind != "exercise":
             continue
         note = next(c.source for c in t.nb.cells if c.get("id") == "grade-note")
-        nb = f"exercises/{t.source.name}.ipynb"
+        nb = (build.Layout(ROOT, t.source.lang).exercises / f"{t.source.name}.ipynb").relative_to(ROOT)
+        nb = nb.as_posix()  # exercises/NN_name.ipynb, exercises/es/NN_name.ipynb
         assert f"make check NB={nb}" in note and f".venv/bin/simhash-lab check {nb}" in note, note
-        assert "not a grade" in note
+        assert t.source.lang != "en" or "not a grade" in note
     nb = "exercises/01_lsh_vs_crypto.ipynb"
     dry = subprocess.run(
         ["make", "-n", "check", f"NB={nb}"], cwd=ROOT, capture_output=True, text=True, check=True
@@ -314,8 +348,9 @@ def test_navigation_links_every_file_to_files_that_exist(build):
         assert t.nb.cells[0] is nav[0] and t.nb.cells[-1] is nav[1]
         links = re.findall(r"\]\(([^)]+)\)", nav[0].source)
         assert links, nav[0].source
-        # a pristine copy is the student's file, which sits in exercises/
-        base = layout.exercises if t.path.parent == layout.pristine else t.path.parent
+        # a pristine copy is the student's file, which sits in exercises/ (exercises/es/, ...)
+        here = layout(t.source.lang)
+        base = here.exercises if t.path.parent == here.pristine else t.path.parent
         for link in links:
             assert (base / link).resolve() in planned, f"{t.path.name}: broken link {link}"
     by_name = {t.path.relative_to(ROOT).as_posix(): t.nb.cells[0].source for t in targets}

@@ -250,17 +250,17 @@ def test_build_messages_come_from_build_po(i18n, repo):
     path = i18n.build_catalogue_path("es", repo)
     po = i18n.read_catalogue(path)
     for e in po:
-        e.msgstr = e.msgid.replace("simhash-lab grade {path}", "simhash-lab grade {ruta}")
+        e.msgstr = e.msgid.replace("{path}", "{ruta}")
     i18n.write_catalogue(po, path)
     assert i18n.message("Exercise", "es", repo) == "Exercise"
     (broken,) = [p for p in i18n.problems(repo) if "build.po" in p]
-    assert "When every check" in broken and "fields ['ruta']" in broken
+    assert "Check the whole notebook" in broken and "fields ['ruta', 'ruta']" in broken
 
 
 def test_the_course_build_messages_are_translated(i18n):
     assert i18n.message("Start here: the map", "es") != "Start here: the map"
     grade = i18n.message(i18n.BUILD_MESSAGES[-1], "es").format(path="exercises/es/01_lsh_vs_crypto.ipynb")
-    assert "simhash-lab grade exercises/es/01_lsh_vs_crypto.ipynb" in grade
+    assert "make check NB=exercises/es/01_lsh_vs_crypto.ipynb" in grade
 
 
 def test_committed_catalogues_translate_their_sources(i18n):

@@ -74,6 +74,7 @@ __all__ = ["CHECKS", "EXERCISES", "Answer", "Exercise", "Functions", "Values", "
 __all__ += sorted(CHECKS)
 
 
-def pass_line(name: str) -> str:
-    """The exact stdout of a passing check cell that calls checker ``name``."""
-    return CHECKS[name].pass_line()
+def pass_line(name: str, lang: str | None = None) -> str:
+    """The exact stdout of a passing check cell that calls checker ``name`` (in ``lang``: a
+    Spanish notebook's check prints its Spanish line)."""
+    return CHECKS[name].pass_line(lang)

@@ -29,6 +29,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..._i18n import N_, _, language
 from .. import _code_checks, _protocol
 
 __all__ = [
@@ -64,9 +65,13 @@ NOT_SHOWN = object()  # Wrong(expected=NOT_SHOWN): the ❌ says what is wrong wi
 class Wrong(Exception):
     """A wrong answer: a hint, and what was expected and what came back (when they may be shown)."""
 
-    def __init__(self, hint: str, expected: Any = NOT_SHOWN, got: Any = NOT_SHOWN) -> None:
+    def __init__(
+        self, hint: str, expected: Any = NOT_SHOWN, got: Any = NOT_SHOWN, *, missing: bool = False
+    ) -> None:
+        hint = _(hint)  # a hint marked N_ where it was stored is translated here, when it is shown
         super().__init__(hint)
         self.hint, self.expected, self.got = hint, expected, got
+        self.missing = missing  # a name the answer cell did not define (whatever the hint's language)
 
 
 @dataclasses.dataclass
@@ -78,6 +83,7 @@ class Verdict:
     hint: str = ""
     expected: str | None = None
     got: str | None = None
+    missing: bool = False  # the answer's name was not defined (its cell raised, or was not run)
 
     def summary(self) -> str:
         """One line for a table: the hint, then expected/got (if shown)."""
@@ -85,9 +91,9 @@ class Verdict:
             return ""
         parts = []
         if self.expected is not None:
-            parts.append(f"expected {self.expected}")
+            parts.append(_("expected {value}").format(value=self.expected))
         if self.got is not None:
-            parts.append(f"got {self.got}")
+            parts.append(_("got {value}").format(value=self.got))
         tail = "; ".join(parts)
         return _protocol.clip(f"{self.hint} ({tail})" if tail else self.hint, 400)
 
@@ -140,33 +146,40 @@ class Answer:
         if callable(self._passed):
             from .. import data
 
-            return self._passed(data.current_variant())
-        return self._passed
+            return _(self._passed(data.current_variant()))
+        return _(self._passed)
 
-    def pass_line(self) -> str:
-        """The exact stdout of a passing check cell."""
+    def pass_line(self, lang: str | None = None) -> str:
+        """The exact stdout of a passing check cell (in ``lang``, default the current language)."""
+        if lang is not None:
+            with language(lang):
+                return self.pass_line()
         return f"✅ {self.passed}\n"
 
     def render(self, v: Verdict) -> str:
         """What the check cell prints for ``v``."""
         if v.passed:
             return self.pass_line()
-        lines = [f"❌ {self.title}: not yet"]
+        lines = [_("❌ {title}: not yet").format(title=_(self.title))]
         if v.expected is not None:
-            lines.append(f"   expected: {v.expected}")
+            lines.append(_("   expected: {value}").format(value=v.expected))
         if v.got is not None:
-            lines.append(f"   got:      {v.got}")
-        lines.append(f"   hint:     {v.hint}")
+            lines.append(_("   got:      {value}").format(value=v.got))
+        lines.append(_("   hint:     {hint}").format(hint=v.hint))
         return "\n".join(lines) + "\n"
 
     def _verdict(self, fn: Callable[[], None]) -> Verdict:
         try:
             fn()
         except Wrong as w:
-            return Verdict(self.key, False, w.hint, _fmt(w.expected), _fmt(w.got))
+            return Verdict(self.key, False, w.hint, _fmt(w.expected), _fmt(w.got), w.missing)
         except Exception as e:  # data no judge expected (a forged export, say): a failure, not a crash
             return Verdict(
-                self.key, False, f"the answer's results could not be judged ({_protocol._exception_text(e)})"
+                self.key,
+                False,
+                _("the answer's results could not be judged ({error})").format(
+                    error=_protocol._exception_text(e)
+                ),
             )
         return Verdict(self.key, True)
 
@@ -185,7 +198,7 @@ class Answer:
                 return
             values = tuple(ns[n] for n in self.names)
         if len(values) != len(self.names):
-            print(f"❌ {self.title}: call it as checks.{self.key}()")
+            print(_("❌ {title}: call it as checks.{key}()").format(title=_(self.title), key=self.key))
             return
         v = self.feedback(*values)
         print(self.render(v), end="", flush=True)
@@ -196,18 +209,14 @@ class Answer:
 
 def _not_defined(name: str, kind: str) -> str:
     what = f"def {name}(...)" if kind == "functions" else f"`{name} = ...`"
-    return (
-        f"`{name}` is not defined: run the answer cell above (it must set {what} without an error; "
+    return _(
+        "`{name}` is not defined: run the answer cell above (it must set {what} without an error; "
         "if it shows an error, fix that first)."
-    )
+    ).format(name=name, what=what)
 
 
 #: What :func:`~simhash_lab.grading._protocol.plain` says of ``...``: the untouched stub of a value answer.
 _ELLIPSIS = _protocol._describe(type(...))
-_STUB_HINT = (
-    "not written yet: replace each `...` in the answer cell above with your answer, run the cell, "
-    "then run this check."
-)
 
 
 class Values(Answer):
@@ -246,7 +255,7 @@ class Values(Answer):
         data: bool = False,
         reference: Callable[[Any], Any] | None = None,
         hand: Callable[[Any], dict] | None = None,
-        kinds: str = "an int, a float, a str, a bool, or a list of them",
+        kinds: str = N_("an int, a float, a str, a bool, or a list of them"),
         points: float = 1,
     ) -> None:
         super().__init__(key, title, passed, names, points)
@@ -288,20 +297,32 @@ class Values(Answer):
                 e = exported.get(name) if isinstance(exported, dict) else None
                 if not isinstance(e, dict) or "missing" in e or not ({"ok", "bad"} & set(e)):
                     raise Wrong(
-                        f"`{name}` is not defined: run the answer cell (it must set `{name}` "
-                        "without an error)."
+                        _(
+                            "`{name}` is not defined: run the answer cell (it must set `{name}` "
+                            "without an error)."
+                        ).format(name=name),
+                        missing=True,
                     )
                 if "bad" in e and e["bad"] == _ELLIPSIS:
-                    raise Wrong(f"`{name}` is {_STUB_HINT}")
+                    raise Wrong(
+                        _(
+                            "`{name}` is not written yet: replace each `...` in the answer cell above "
+                            "with your answer, run the cell, then run this check."
+                        ).format(name=name)
+                    )
                 if "bad" in e:
                     raise Wrong(
-                        f"`{name}` must be {self.kinds}; it is {e['bad']}.",
+                        _("`{name}` must be {kinds}; it is {what}.").format(
+                            name=name, kinds=_(self.kinds), what=e["bad"]
+                        ),
                         got=Raw(_protocol.clip(str(e["bad"]), 120)),
                     )
                 try:
                     values[name] = _protocol.unplain(e["ok"])
                 except ValueError as err:
-                    raise Wrong(f"`{name}` could not be read: {err}.") from None
+                    raise Wrong(
+                        _("`{name}` could not be read: {error}.").format(name=name, error=err)
+                    ) from None
             self.judge(values, variant)
 
         return self._verdict(run)
@@ -368,7 +389,9 @@ class Functions(Answer):
         by_name = dict(zip(self.names, fns))
         for name, fn in by_name.items():
             if not callable(fn):
-                return Verdict(self.key, False, f"Define `{name}` as a function (def {name}(...):).")
+                return Verdict(
+                    self.key, False, _("Define `{name}` as a function (def {name}(...):).").format(name=name)
+                )
         used = []  # the other answers' functions it may call (their lines count as its own)
         for f in fns if self.method is not None else ():
             g = getattr(getattr(f, "py_func", f), "__globals__", None)
@@ -413,16 +436,16 @@ class Functions(Answer):
 
         def run() -> None:
             if len(results) != len(cases):
-                raise Wrong("the answer's functions were not run on every case (did grading stop?).")
+                raise Wrong(_("the answer's functions were not run on every case (did grading stop?)."))
             for case, res in zip(cases, results):
                 if not isinstance(res, list) or len(res) != len(case["calls"]):
-                    raise Wrong("the answer's functions did not report on every call.")
+                    raise Wrong(_("the answer's functions did not report on every call."))
                 self.judge(case, res)
             if self.method is not None:
                 if problems:
-                    raise Wrong(f"{problems[0]}. {self.method.allow.why}")
+                    raise Wrong(f"{problems[0]}. {_(self.method.allow.why)}")
                 if len(measured) != len(method_cases):
-                    raise Wrong("the method's measured calls did not all run.")
+                    raise Wrong(_("the method's measured calls did not all run."))
                 for case, res in zip(method_cases, measured):
                     for c, r in zip(case["calls"], res):
                         returned(r, _call_text(c))
@@ -480,7 +503,7 @@ class Exercise:
         if not data:
             return None
         visible = [a.reference(visible) if a.reference else None for a in data]
-        for _ in range(tries):
+        for _try in range(tries):
             seed = rng.getrandbits(62) + 1
             if all(a.reference is None or not _same(a.reference(seed), v) for a, v in zip(data, visible)):
                 return seed
@@ -510,7 +533,7 @@ def data_variants(rng: random.Random | None, reference: Callable[[Any], Any], n:
     if rng is None:
         return list(VISIBLE_VARIANTS)
     visible, out = reference(None), []
-    for _ in range(50 * n):
+    for _try in range(50 * n):
         v = rng.getrandbits(62) + 2
         if not _same(reference(v), visible):
             out.append(v)
@@ -521,10 +544,10 @@ def data_variants(rng: random.Random | None, reference: Callable[[Any], Any], n:
 
 def copied_hint(name: str, args: str) -> str:
     """The hint for a data answer that returns the notebook's own result on other data."""
-    return (
-        f"{name} returns the notebook's own result on other data: compute it from its arguments "
-        f"({args}); a number copied from a ❌ or an earlier run is right only for the notebook's data."
-    )
+    return _(
+        "{name} returns the notebook's own result on other data: compute it from its arguments "
+        "({args}); a number copied from a ❌ or an earlier run is right only for the notebook's data."
+    ).format(name=name, args=args)
 
 
 # -- cases ------------------------------------------------------------------------------------------
@@ -572,7 +595,7 @@ def ref(name: str) -> dict:
 
 def _arg_text(a: Any) -> str:
     if isinstance(a, dict) and len(a) == 1:
-        (tag, body), *_ = a.items()
+        ((tag, body),) = a.items()
         if tag == "$ref":
             return str(body)
         if tag in ("$u64", "$i64", "$f64", "$bool"):
@@ -594,37 +617,50 @@ def _call_text(c: dict) -> str:
 def returned(res: dict, what: str) -> Any:
     """The plain value a call returned, or :class:`Wrong` saying why there is none."""
     if not isinstance(res, dict):
-        raise Wrong(f"{what}: no result came back.")
+        raise Wrong(_("{what}: no result came back.").format(what=what))
     if "ok" in res:
         try:
             return _protocol.unplain(res["ok"])
         except ValueError as e:
-            raise Wrong(f"{what} returned something that could not be read ({e}).") from None
+            raise Wrong(
+                _("{what} returned something that could not be read ({error}).").format(what=what, error=e)
+            ) from None
     if res.get("missing"):
-        raise Wrong(f"{what.split('(')[0]} is not defined: run its answer cell (def ...).")
+        raise Wrong(
+            _("{name} is not defined: run its answer cell (def ...).").format(name=what.split("(")[0])
+        )
     if res.get("stub"):
         raise Wrong(
-            "not written yet: put your code in place of `raise NotImplementedError()` in the answer "
-            "cell above (or in the function of yours it calls), run the cell, then this check."
+            _(
+                "not written yet: put your code in place of `raise NotImplementedError()` in the answer "
+                "cell above (or in the function of yours it calls), run the cell, then this check."
+            )
         )
     if res.get("timeout"):
-        raise Wrong(f"{what} ran too long and was stopped (an endless loop?).")
+        raise Wrong(_("{what} ran too long and was stopped (an endless loop?).").format(what=what))
     if "bad" in res:
         raise Wrong(
-            f"{what} returned {res['bad']}; return plain values (int, float, str, bool, list).",
+            _("{what} returned {value}; return plain values (int, float, str, bool, list).").format(
+                what=what, value=res["bad"]
+            ),
             got=Raw(_protocol.clip(str(res["bad"]), 120)),
         )
     if "error" in res:
         err = str(res["error"])
-        hint = "Your function raised an exception; run it on this input yourself to see where."
+        hint = _("Your function raised an exception; run it on this input yourself to see where.")
         if err.startswith(("numba.core.errors.TypingError", "TypingError")):
-            hint = (
+            hint = _(
                 "Numba could not compile your function: its message (got) names the line and the "
                 "types it could not use together. Give each variable one type throughout (a "
                 "fingerprint that starts as np.uint64(0) stays uint64)."
             )
-        raise Wrong(hint, expected=Raw(f"{what} to return a value"), got=Raw(err))
-    raise Wrong(f"{what}: an unreadable result.")
+        raise Wrong(hint, expected=Raw(_("{what} to return a value").format(what=what)), got=Raw(err))
+    raise Wrong(_("{what}: an unreadable result.").format(what=what))
+
+
+def _kind(x: Any) -> str:
+    """ "a bool", "a float"... (the type's name stays Python's)."""
+    return _("a bool") if type(x) is bool else _("a {type}").format(type=type(x).__name__)
 
 
 def expect_int(
@@ -657,8 +693,11 @@ def expect_int(
         How to write an int (``bin``, ``hex``).
     """
     if type(got) is not int:
-        kind = "a bool" if type(got) is bool else f"a {type(got).__name__}"
-        raise Wrong(f"{what} must be an int; it is {kind}.", got=Raw(f"{kind} {_show(got, 60)}"))
+        kind = _kind(got)
+        raise Wrong(
+            _("{what} must be an int; it is {kind}.").format(what=what, kind=kind),
+            got=Raw(f"{kind} {_show(got, 60)}"),
+        )
     if got != exp:
         hint = (mistakes or {}).get(got, hint)
         raise Wrong(hint, expected=Raw(shown(exp)) if show else NOT_SHOWN, got=Raw(shown(got)))
@@ -677,8 +716,11 @@ def expect_number(
 ) -> float:
     """``got`` must be a number within ``tol`` of ``exp``; a known mistake's value gives its hint."""
     if type(got) not in (int, float):
-        kind = "a bool" if type(got) is bool else f"a {type(got).__name__}"
-        raise Wrong(f"{what} must be a number; it is {kind}.", got=Raw(f"{kind} {_show(got, 60)}"))
+        kind = _kind(got)
+        raise Wrong(
+            _("{what} must be a number; it is {kind}.").format(what=what, kind=kind),
+            got=Raw(f"{kind} {_show(got, 60)}"),
+        )
     if not math.isfinite(got) or not math.isclose(got, exp, rel_tol=0, abs_tol=tol):
         for value, h in mistakes:
             if math.isfinite(got) and math.isclose(got, value, rel_tol=0, abs_tol=tol):
@@ -691,20 +733,30 @@ def expect_number(
 def int_list(got: Any, what: str, n: int | None = None) -> list[int]:
     """``got`` as a list of ints (of length ``n`` when given), or :class:`Wrong` saying what it is."""
     if type(got) is not list:
-        raise Wrong(f"Write {what} as a list of ints, e.g. [1, 2, 3].", got=Raw(_show(got, 80)))
+        raise Wrong(
+            _("Write {what} as a list of ints, e.g. [1, 2, 3].").format(what=what), got=Raw(_show(got, 80))
+        )
     if n is not None and len(got) != n:
-        raise Wrong(f"{what} needs exactly {n} numbers.", got=Raw(f"{len(got)} numbers"))
+        raise Wrong(
+            _("{what} needs exactly {n} numbers.").format(what=what, n=n),
+            got=Raw(_("{n} numbers").format(n=len(got))),
+        )
     bad = next((v for v in got if type(v) is not int), None)
     if bad is not None or any(type(v) is not int for v in got):
-        kind = "a bool" if type(bad) is bool else f"a {type(bad).__name__}"
-        raise Wrong(f"Every item of {what} must be an int; one is {kind}.", got=Raw(_show(got, 80)))
+        raise Wrong(
+            _("Every item of {what} must be an int; one is {kind}.").format(what=what, kind=_kind(bad)),
+            got=Raw(_show(got, 80)),
+        )
     return got
 
 
 def expect_bool(got: Any, exp: bool, what: str, hint: str) -> bool:
     """``got`` must be the bool ``exp`` (an int 0/1 is not a bool); the value is never shown."""
     if type(got) is not bool:
-        raise Wrong(f"{what} must be True or False; it is a {type(got).__name__}.", got=Raw(_show(got, 60)))
+        raise Wrong(
+            _("{what} must be True or False; it is {kind}.").format(what=what, kind=_kind(got)),
+            got=Raw(_show(got, 60)),
+        )
     if got != exp:
         raise Wrong(hint, got=got)
     return got

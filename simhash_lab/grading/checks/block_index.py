@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 
+from ..._i18n import N_, _
 from .. import data
 from .._code_checks import AllowList
 from ._checker import (
@@ -56,16 +57,16 @@ def _blocks_judge(c: dict, res: list[dict]) -> None:
     got = int_list(returned(res[0], what), what, 4)
     exp = _blocks(fp)
     if got != exp:
-        hint = "Block j is (fp >> (16 * j)) & 0xFFFF for j = 0, 1, 2, 3: block 0 holds the lowest bits."
+        hint = _("Block j is (fp >> (16 * j)) & 0xFFFF for j = 0, 1, 2, 3: block 0 holds the lowest bits.")
         if got == exp[::-1]:
-            hint = "Right blocks, wrong order: block 0 is the lowest 16 bits (no shift)."
+            hint = _("Right blocks, wrong order: block 0 is the lowest 16 bits (no shift).")
         raise Wrong(hint, expected=Raw(str([hex(b) for b in exp])), got=Raw(str([hex(b) for b in got])))
 
 
 blocks = Functions(
     "blocks",
     "blocks",
-    "Four 16-bit blocks, block j = (fp >> 16j) & 0xFFFF, like the seed's extract_chunk.",
+    N_("Four 16-bit blocks, block j = (fp >> 16j) & 0xFFFF, like the seed's extract_chunk."),
     ["blocks"],
     _blocks_cases,
     _blocks_judge,
@@ -77,25 +78,27 @@ def _pigeonhole_judge(values: dict, variant: object) -> None:
         values["min_equal_blocks"],
         1,
         "min_equal_blocks",
-        "Each flipped bit lands in one block. With 3 flipped bits, how many of the 4 blocks can they "
-        "touch at most, and how many does that leave untouched?",
+        _(
+            "Each flipped bit lands in one block. With 3 flipped bits, how many of the 4 blocks can they "
+            "touch at most, and how many does that leave untouched?"
+        ),
         show=False,
     )
     expect_bool(
         values["k4_can_miss"],
         True,
         "k4_can_miss",
-        "Try to place 4 flipped bits so that every one of the 4 blocks contains at least one of them.",
+        _("Try to place 4 flipped bits so that every one of the 4 blocks contains at least one of them."),
     )
 
 
 pigeonhole = Values(
     "pigeonhole",
     "pigeonhole",
-    "k ≤ 3 differing bits cannot touch all 4 blocks; 4 bits can.",
+    N_("k ≤ 3 differing bits cannot touch all 4 blocks; 4 bits can."),
     ["min_equal_blocks", "k4_can_miss"],
     _pigeonhole_judge,
-    kinds="an int or a bool",
+    kinds=N_("an int or a bool"),
 )
 
 
@@ -112,7 +115,7 @@ def _fingerprints(rng: random.Random, n: int) -> tuple[list[int], list[tuple[int
             f ^= 1 << b
         fps[i + 1] = f
     queries = []
-    for _ in range(16):
+    for _i in range(16):
         q = fps[rng.randrange(n // 4)]
         for b in rng.sample(range(64), rng.randint(0, 3)):
             q ^= 1 << b
@@ -143,9 +146,9 @@ def _reference_tables(fps: list[int]) -> list[dict[int, list[int]]]:
 
 
 def _tables_of(got: object) -> list[dict]:
-    shape = "4 tables (a list of 4 dicts), table j mapping a block-j value to the list of ids"
+    shape = _("4 tables (a list of 4 dicts), table j mapping a block-j value to the list of ids")
     if type(got) not in (list, tuple) or len(got) != 4 or any(type(t) is not dict for t in got):
-        raise Wrong(f"build_tables must return {shape}.", got=Raw(_kind(got)))
+        raise Wrong(_("build_tables must return {shape}.").format(shape=shape), got=Raw(_kind(got)))
     out = []
     for t in got:
         table = {}
@@ -155,7 +158,11 @@ def _tables_of(got: object) -> list[dict]:
                 or type(ids) not in (list, tuple, set)
                 or any(type(i) is not int for i in ids)
             ):
-                raise Wrong(f"build_tables must return {shape}: a key or a list of ids is not made of ints.")
+                raise Wrong(
+                    _("build_tables must return {shape}: a key or a list of ids is not made of ints.").format(
+                        shape=shape
+                    )
+                )
             table[b] = sorted(ids)
         out.append(table)
     return out
@@ -174,28 +181,30 @@ def _index_judge(c: dict, res: list[dict]) -> None:
         _blame_blocks(tables, fps)
         j = next(j for j, (a, b) in enumerate(zip(tables, _reference_tables(fps))) if a != b)
         raise Wrong(
-            f"Table {j} is not right: it must map each value of block {j} to the ids (indices into fps) "
-            f"of the fingerprints whose block {j} has that value, and nothing else."
+            _(
+                "Table {j} is not right: it must map each value of block {j} to the ids (indices "
+                "into fps) of the fingerprints whose block {j} has that value, and nothing else."
+            ).format(j=j)
         )
     for (q, k), r in zip(queries, res[1:]):
         what = f"query(tables, fps, {q:#018x}, k={k})"
         got = returned(r, what)
         if type(got) not in (list, tuple, set) or any(type(i) is not int for i in got):
-            raise Wrong("Return the ids (indices into fps) as a list of ints.", got=Raw(_kind(got)))
+            raise Wrong(_("Return the ids (indices into fps) as a list of ints."), got=Raw(_kind(got)))
         got_l = sorted(got)
         exp = sorted(i for i, f in enumerate(fps) if _popcount(f ^ q) <= k)
         if got_l != exp:
-            hint = (
-                "Look up each of the query's 4 blocks in its table, collect the ids found, then keep "
-                "those with hamming(fps[id], q) <= k."
+            hint = _(
+                "Look up each of the query's 4 blocks in its table, collect the ids found, then "
+                "keep those with hamming(fps[id], q) <= k."
             )
             if set(got_l) < set(exp):
-                hint = (
-                    "Some near fingerprints are missing: did you look up all 4 blocks, each in its own "
-                    "table (table j keyed by block j)?"
+                hint = _(
+                    "Some near fingerprints are missing: did you look up all 4 blocks, each in its "
+                    "own table (table j keyed by block j)?"
                 )
             elif set(got_l) - set(exp):
-                hint = "Some ids are too far: check each candidate with hamming(fps[id], q) <= k."
+                hint = _("Some ids are too far: check each candidate with hamming(fps[id], q) <= k.")
             raise Wrong(hint, expected=Raw(f"{exp} for {what}"), got=got_l)
 
 
@@ -214,8 +223,10 @@ def _blame_blocks(tables: list[dict], fps: list[int]) -> None:
     i = next((i for i, fp in enumerate(fps) if keys[i] != _blocks(fp)), None)
     if i is not None:
         raise Wrong(
-            "build_tables files every id once in each table, but under keys that are not the "
-            "fingerprint's blocks: your blocks() is wrong (see its check above); fix it first.",
+            _(
+                "build_tables files every id once in each table, but under keys that are not the "
+                "fingerprint's blocks: your blocks() is wrong (see its check above); fix it first."
+            ),
             expected=Raw(f"blocks({fps[i]:#018x}) = {[hex(b) for b in _blocks(fps[i])]}"),
             got=Raw(f"keys {[hex(b) for b in keys[i]]}"),
         )
@@ -228,20 +239,29 @@ def _index_method_judge(cases: list[dict], results: list[list[dict]]) -> None:
             candidates = {i for j, b in enumerate(_blocks(q)) for i in tables[j].get(b, [])}
             reads = r.get("reads") if isinstance(r, dict) else None
             if type(reads) is not int:
-                raise Wrong("the fingerprints a query read could not be counted.")
+                raise Wrong(_("the fingerprints a query read could not be counted."))
             if reads > len(candidates):
                 raise Wrong(
-                    "Get the candidate ids from the 4 tables first; read fps[id] only for those ids "
-                    "(no loop over all of fps).",
-                    expected=Raw(f"at most the {len(candidates)} candidates read"),
-                    got=Raw(f"it read {reads} of the {len(c['fps'])} fingerprints for one query"),
+                    _(
+                        "Get the candidate ids from the 4 tables first; read fps[id] only for those ids "
+                        "(no loop over all of fps)."
+                    ),
+                    expected=Raw(_("at most the {len} candidates read").format(len=len(candidates))),
+                    got=Raw(
+                        _("it read {reads} of the {len} fingerprints for one query").format(
+                            reads=reads, len=len(c["fps"])
+                        )
+                    ),
                 )
 
 
 _INDEX_ALLOW = AllowList(
     why=(
-        "Build it from dicts, lists and sets with loops and the functions of this exercise (blocks, "
-        "hamming); the grader runs it on its own and counts the fingerprints a query reads."
+        N_(
+            "Build it from dicts, lists and sets with loops and the functions of this "
+            "exercise (blocks, hamming); the grader runs it on its own and counts the "
+            "fingerprints a query reads."
+        )
     ),
     builtins={"enumerate", "list", "set", "dict", "sorted", "sum", "tuple", "zip", "any", "all", "reversed"},
     names={"hamming": None, "blocks": None, "build_tables": None, "query": None},
@@ -271,7 +291,7 @@ _INDEX_ALLOW = AllowList(
 block_index = Functions(
     "block_index",
     "block_index",
-    "Exact for every k ≤ 3, and it looks only at the candidates the tables give.",
+    N_("Exact for every k ≤ 3, and it looks only at the candidates the tables give."),
     ["build_tables", "query"],
     _index_cases,
     _index_judge,

@@ -9,6 +9,7 @@ import random
 
 import numpy as np
 
+from ..._i18n import N_, _
 from .. import data
 from ._checker import (
     Exercise,
@@ -37,12 +38,14 @@ def _sig_cases(rng: random.Random | None) -> list[dict]:
     out = []
     if rng is None:
         g = np.random.default_rng(11)
-        specs = [(np.zeros(3), hyperplanes(3, 8, 0), "the zero vector (every dot product is 0, and 0 >= 0)")]
+        specs = [
+            (np.zeros(3), hyperplanes(3, 8, 0), _("the zero vector (every dot product is 0, and 0 >= 0)"))
+        ]
         for seed, (dim, bits) in enumerate([(2, 4), (3, 16), (10, 64), (50, 64), (5, 1)]):
             specs.append((g.standard_normal(dim), hyperplanes(dim, bits, seed), f"dim={dim}, bits={bits}"))
     else:
         g = np.random.default_rng(rng.getrandbits(64))
-        specs = [(np.zeros(4), g.standard_normal((64, 4)), "the zero vector")]
+        specs = [(np.zeros(4), g.standard_normal((64, 4)), _("the zero vector"))]
         while len(specs) < 16:
             dim, bits = int(g.integers(1, 60)), int(g.choice([1, 7, 16, 33, 63, 64]))
             u, R = g.standard_normal(dim) * g.uniform(0.1, 10), g.standard_normal((bits, dim))
@@ -55,22 +58,22 @@ def _sig_cases(rng: random.Random | None) -> list[dict]:
 
 def _sig_judge(c: dict, res: list[dict]) -> None:
     u, R = np.array(c["u"], dtype=np.float64), np.array(c["R"], dtype=np.float64)
-    what = f"signature(u, R) for {c['label']}"
+    what = _("signature(u, R) for {v0}").format(v0=c["label"])
     exp = _signature_ref(u, R)
     mistakes = {}
     strict = _signature_ref(u, R, strict=True)
     if strict != exp:
-        mistakes[strict] = "A dot product of exactly 0 counts as bit 1 (the session's convention: >= 0)."
+        mistakes[strict] = _("A dot product of exactly 0 counts as bit 1 (the session's convention: >= 0).")
     if exp >= 2**63:
-        mistakes[exp - 2**64] = (
-            "A negative number: 1 << 63 overflowed a signed int64. Build the signature with Python "
-            "ints (int(1) << i), not NumPy's."
+        mistakes[exp - 2**64] = _(
+            "A negative number: 1 << 63 overflowed a signed int64. Build the signature with "
+            "Python ints (int(1) << i), not NumPy's."
         )
     expect_int(
         returned(res[0], what),
         exp,
         what,
-        "Bit i is 1 when R[i] @ u >= 0; the signature is the sum of 1 << i over those i.",
+        _("Bit i is 1 when R[i] @ u >= 0; the signature is the sum of 1 << i over those i."),
         mistakes=mistakes,
     )
 
@@ -78,7 +81,7 @@ def _sig_judge(c: dict, res: list[dict]) -> None:
 signature = Functions(
     "signature",
     "signature",
-    "Your random-hyperplane signature matches hyperplane_signatures bit for bit.",
+    N_("Your random-hyperplane signature matches hyperplane_signatures bit for bit."),
     ["signature"],
     _sig_cases,
     _sig_judge,
@@ -90,7 +93,7 @@ def _theta_cases(rng: random.Random | None) -> list[dict]:
         db = [(0, 64), (32, 64), (64, 64), (2, 64), (5, 16), (1, 4)]
     else:
         db = []
-        for _ in range(12):
+        for _unused in range(12):
             bits = rng.choice([1, 4, 8, 16, 32, 48, 64])
             db.append((rng.randint(0, bits), bits))
     return [case(call("estimate_theta", d, bits), d=d, bits=bits) for d, bits in db]
@@ -104,16 +107,16 @@ def _theta_judge(c: dict, res: list[dict]) -> None:
         returned(res[0], what),
         exp,
         what,
-        "Solve d = bits * θ / π for θ, in radians.",
+        _("Solve d = bits * θ / π for θ, in radians."),
         tol=1e-9 * max(1.0, exp),
-        mistakes=[(math.degrees(exp), "That is in degrees; return radians.")] if d else [],
+        mistakes=[(math.degrees(exp), _("That is in degrees; return radians."))] if d else [],
     )
 
 
 estimate_theta = Functions(
     "estimate_theta",
     "estimate_theta",
-    "θ̂ = π·d/bits: the inverse of E[d_H] = bits·θ/π.",
+    N_("θ̂ = π·d/bits: the inverse of E[d_H] = bits·θ/π."),
     ["estimate_theta"],
     _theta_cases,
     _theta_judge,
@@ -142,19 +145,21 @@ def _mean_cases(rng: random.Random | None) -> list[dict]:
 
 def _mean_judge(c: dict, res: list[dict]) -> None:
     variant = c["variant"]
-    which = "the notebook's u, v" if variant is None else "another pair of vectors at 30°"
-    what = f"mean_hamming(u, v) on {which}"
+    which = _("the notebook's u, v") if variant is None else _("another pair of vectors at 30°")
+    what = _("mean_hamming(u, v) on {which}").format(which=which)
     exp = _mean_reference(variant)
     theory = 64 * math.radians(30) / math.pi
-    mistakes = [(theory, "That is the theory's 64·θ/π; measure the mean over the 200 seeds instead.")]
+    mistakes = [(theory, _("That is the theory's 64·θ/π; measure the mean over the 200 seeds instead."))]
     if variant is not None:
         mistakes.append((_mean_reference(None), copied_hint("mean_hamming", "u, v")))
     expect_number(
         returned(res[0], what),
         exp,
         what,
-        "For each seed in range(200): the 64-bit signatures of u and v drawn with that seed, and their "
-        "Hamming distance; return the mean of the 200 distances.",
+        _(
+            "For each seed in range(200): the 64-bit signatures of u and v drawn with that seed, and their "
+            "Hamming distance; return the mean of the 200 distances."
+        ),
         mistakes=mistakes,
     )
 
@@ -162,7 +167,7 @@ def _mean_judge(c: dict, res: list[dict]) -> None:
 mean_hamming = Functions(
     "mean_hamming",
     "mean_hamming",
-    "The measured mean distance is right; compare it with 64·θ/π above.",
+    N_("The measured mean distance is right; compare it with 64·θ/π above."),
     ["mean_hamming"],
     _mean_cases,
     _mean_judge,

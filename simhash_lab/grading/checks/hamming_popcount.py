@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import random
 
+from ..._i18n import N_, _
 from .. import data
 from .._code_checks import AllowList
 from ._checker import (
@@ -60,9 +61,12 @@ def _by_hand_judge(values: dict, variant: object) -> None:
         values["d_AB"],
         _popcount(a ^ b),
         "d_AB",
-        f"Write A = {a:06b} over B = {b:06b} and mark the columns where the digits differ; count the marks.",
+        _(
+            "Write A = {a:06b} over B = {b:06b} and mark the columns where the digits "
+            "differ; count the marks."
+        ).format(a=a, b=b),
         mistakes={
-            6 - _popcount(a ^ b): "That counts the columns where A and B agree; count where they differ."
+            6 - _popcount(a ^ b): _("That counts the columns where A and B agree; count where they differ.")
         },
         show=False,
     )
@@ -70,40 +74,42 @@ def _by_hand_judge(values: dict, variant: object) -> None:
         values["d_CD"],
         _popcount(c ^ d),
         "d_CD",
-        f"Compare {c:07b} and {d:07b} column by column and count the columns that differ.",
-        mistakes={7 - _popcount(c ^ d): "That counts the columns that agree; count the ones that differ."},
+        _("Compare {c:07b} and {d:07b} column by column and count the columns that differ.").format(c=c, d=d),
+        mistakes={7 - _popcount(c ^ d): _("That counts the columns that agree; count the ones that differ.")},
         show=False,
     )
 
 
 hamming_by_hand = Values(
     "hamming_by_hand",
-    "hamming by hand",
-    "Both distances are right: XOR, then count the ones.",
+    N_("hamming by hand"),
+    N_("Both distances are right: XOR, then count the ones."),
     ["d_AB", "d_CD"],
     _by_hand_judge,
-    kinds="an int",
+    kinds=N_("an int"),
     hand=_by_hand,
     points=2,
 )
 
 
 def _xor(variant: object) -> dict:
-    (a, b), _ = data.hamming_pairs(variant)
+    (a, b), _unused = data.hamming_pairs(variant)
     return {"xor_AB": a ^ b}
 
 
 def _xor_judge(values: dict, variant: object) -> None:
-    (a, b), _ = data.hamming_pairs(variant)
+    (a, b), _unused = data.hamming_pairs(variant)
     expect_int(
         values["xor_AB"],
         a ^ b,
         "xor_AB",
-        "XOR gives 1 where the bits differ and 0 where they agree; work column by column.",
+        _("XOR gives 1 where the bits differ and 0 where they agree; work column by column."),
         mistakes={
-            a | b: "That is A | B (OR); XOR is 1 only where exactly one of the two bits is 1.",
-            a & b: "That is A & B (AND); XOR is 1 where the bits differ.",
-            ~(a ^ b) & 0b111111: "That marks the columns where A and B agree; XOR marks where they differ.",
+            a | b: _("That is A | B (OR); XOR is 1 only where exactly one of the two bits is 1."),
+            a & b: _("That is A & B (AND); XOR is 1 where the bits differ."),
+            ~(a ^ b) & 0b111111: _(
+                "That marks the columns where A and B agree; XOR marks where they differ."
+            ),
         },
         show=False,
         shown=lambda v: f"0b{v:06b}" if v >= 0 else str(v),
@@ -113,18 +119,22 @@ def _xor_judge(values: dict, variant: object) -> None:
 xor_AB = Values(
     "xor_AB",
     "xor_AB",
-    lambda variant: f"A ^ B = 0b{_xor(variant)['xor_AB']:06b}: a 1 exactly where A and B differ.",
+    lambda variant: _("A ^ B = 0b{v0:06b}: a 1 exactly where A and B differ.").format(
+        v0=_xor(variant)["xor_AB"]
+    ),
     ["xor_AB"],
     _xor_judge,
-    kinds="an int",
+    kinds=N_("an int"),
     hand=_xor,
 )
 
 _INT_LOOPS = AllowList(
     why=(
-        "Write it with integer operations (^ & - >>), comparisons and a loop: the check follows the "
-        "values your loop gives its variable, so bin(), str(), int.bit_count(), text and library "
-        "popcounts are not allowed here."
+        N_(
+            "Write it with integer operations (^ & - >>), comparisons and a loop: the check "
+            "follows the values your loop gives its variable, so bin(), str(), "
+            "int.bit_count(), text and library popcounts are not allowed here."
+        )
     ),
 )
 
@@ -154,8 +164,8 @@ def _pc_judge(c: dict, res: list[dict]) -> None:
         returned(res[0], what),
         _popcount(x),
         what,
-        "Count the steps of x &= x - 1 until x == 0: each step clears the lowest set bit.",
-        mistakes={64 - _popcount(x): "That counts the 0 bits; count the 1 bits."} if x else {},
+        _("Count the steps of x &= x - 1 until x == 0: each step clears the lowest set bit."),
+        mistakes={64 - _popcount(x): _("That counts the 0 bits; count the 1 bits.")} if x else {},
     )
 
 
@@ -233,10 +243,12 @@ def _clears_lowest_bit(node: ast.AST) -> str | None:
 
 _SHAPE_HINTS = {
     "popcount_kernighan": (
-        "Kernighan's method is that loop, one loop step per set bit (not a walk through the bit "
-        "positions, the junior way, nor a table or SWAR arithmetic)"
+        N_(
+            "Kernighan's method is that loop, one loop step per set bit (not a walk through "
+            "the bit positions, the junior way, nor a table or SWAR arithmetic)"
+        )
     ),
-    "is_near": "count the differing bits that way and stop as soon as the count exceeds k",
+    "is_near": N_("count the differing bits that way and stop as soon as the count exceeds k"),
 }
 
 
@@ -265,8 +277,10 @@ def _kernighan_shape(name: str):
                     ):
                         return []
                 return [
-                    f"line {fn.lineno}: `{name}` has no loop that clears the lowest set bit "
-                    f"(Kernighan's step, `x &= x - 1`): {_SHAPE_HINTS[name]}"
+                    _(
+                        "line {lineno}: `{name}` has no loop that clears the lowest set bit (Kernighan's "
+                        "step, `x &= x - 1`): {v2}"
+                    ).format(lineno=fn.lineno, name=name, v2=_(_SHAPE_HINTS[name]))
                 ]
         return []
 
@@ -278,11 +292,13 @@ def _pc_trace_judge(cases: list[dict], results: list[list[dict]]) -> None:
         chain = _chain(c["x"])
         if _walked(trace, chain) != len(chain) - 1:
             raise Wrong(
-                "Kernighan's loop works on x itself: each step x &= x - 1 clears its lowest set bit, "
-                "so x takes the values x, x & (x - 1), ... until 0, one loop step per set bit. None of "
-                "your function's variables does (a walk through the bit positions is the junior way; "
-                "a table, SWAR arithmetic or a loop that only counts is another method).",
-                expected=Raw(f"a variable going {_show_chain(chain)}"),
+                _(
+                    "Kernighan's loop works on x itself: each step x &= x - 1 clears its lowest set bit, "
+                    "so x takes the values x, x & (x - 1), ... until 0, one loop step per set bit. None of "
+                    "your function's variables does (a walk through the bit positions is the junior way; "
+                    "a table, SWAR arithmetic or a loop that only counts is another method)."
+                ),
+                expected=Raw(_("a variable going {show_chain}").format(show_chain=_show_chain(chain))),
                 got=Raw(_show_trace(trace)),
             )
 
@@ -294,7 +310,7 @@ def _lines(cases: list[dict], results: list[list[dict]], name: str) -> list[tupl
             if cl["fn"] == name and "lines" in cl.get("measure", ()):
                 n = r.get("lines") if isinstance(r, dict) else None
                 if type(n) is not int or n < 0:
-                    raise Wrong(f"the steps of {name} could not be counted.")
+                    raise Wrong(_("the steps of {name} could not be counted.").format(name=name))
                 out.append((c, n))
     return out
 
@@ -306,7 +322,7 @@ def _show_chain(chain: list[int]) -> str:
 
 def _show_trace(trace: object) -> str:
     if type(trace) is not dict or not trace:
-        return "no int variable traced"
+        return _("no int variable traced")
     parts = []
     for key, seq in list(trace.items())[:3]:
         if type(seq) is list:
@@ -322,13 +338,19 @@ def _pc_method_judge(cases: list[dict], results: list[list[dict]]) -> None:
     full = next(n for x, n in lines if x == 2**64 - 1)
     per_bit = (full - base) / 64
     shown = Raw(
-        "lines executed: " + ", ".join(f"{n} for {_popcount(x)} set bits ({x:#x})" for x, n in lines[:4])
+        _("lines executed: ")
+        + ", ".join(
+            _("{n} for {popcount} set bits ({x:#x})").format(n=n, popcount=_popcount(x), x=x)
+            for x, n in lines[:4]
+        )
     )
     if per_bit < 1:
         raise Wrong(
-            "Loop while x != 0 with x &= x - 1: one loop step per set bit. Your function takes about "
-            "the same steps whatever the number of set bits.",
-            expected=Raw("more steps for more set bits"),
+            _(
+                "Loop while x != 0 with x &= x - 1: one loop step per set bit. Your function takes about "
+                "the same steps whatever the number of set bits."
+            ),
+            expected=Raw(_("more steps for more set bits")),
             got=shown,
         )
     one = next(n for x, n in lines if x == 2**63)
@@ -337,10 +359,12 @@ def _pc_method_judge(cases: list[dict], results: list[list[dict]]) -> None:
         want = base + per_bit * _popcount(x)
         if scans or abs(n - want) > max(3.0, 0.1 * per_bit * _popcount(x)):
             raise Wrong(
-                "Kernighan's loop takes one step per set bit and nothing else, wherever the bits "
-                "are (x &= x - 1 clears the lowest one each time); yours walks through the bit "
-                "positions, the junior way.",
-                expected=Raw("one step per set bit"),
+                _(
+                    "Kernighan's loop takes one step per set bit and nothing else, wherever the bits "
+                    "are (x &= x - 1 clears the lowest one each time); yours walks through the bit "
+                    "positions, the junior way."
+                ),
+                expected=Raw(_("one step per set bit")),
                 got=shown,
             )
 
@@ -348,7 +372,7 @@ def _pc_method_judge(cases: list[dict], results: list[list[dict]]) -> None:
 popcount_kernighan = Functions(
     "popcount_kernighan",
     "popcount_kernighan",
-    "Kernighan's loop: one step per set bit, not one per bit.",
+    N_("Kernighan's loop: one step per set bit, not one per bit."),
     ["popcount_kernighan"],
     _pc_cases,
     _pc_judge,
@@ -382,7 +406,7 @@ def _near_cases(rng: random.Random | None) -> list[dict]:
         n = 40
     else:
         r, abk, n = rng, [(0, 2**64 - 1, 64)], 40
-    for _ in range(n):
+    for _i in range(n):
         a = r.getrandbits(64)
         abk.append((a, _flip(r, a, r.randint(0, 7)), r.randint(0, 5)))
     return [case(call("is_near", a, b, k), a=a, b=b, k=k) for a, b, k in abk]
@@ -397,7 +421,7 @@ def _near_judge(c: dict, res: list[dict]) -> None:
         expect_bool(got, d <= k, what, "")
     if got != (d <= k):
         raise Wrong(
-            f"Near means distance <= k: True when at most k bits differ (here {d} differ).",
+            _("Near means distance <= k: True when at most k bits differ (here {d} differ).").format(d=d),
             expected=d <= k,
             got=got,
         )
@@ -425,16 +449,21 @@ def _near_trace_judge(cases: list[dict], results: list[list[dict]]) -> None:
         if not ok:
             too_far = walked > k + 1
             raise Wrong(
-                "Count the differing bits and stop as soon as the count exceeds k: yours goes on "
-                "clearing bits of a ^ b after the (k + 1)-th."
+                _(
+                    "Count the differing bits and stop as soon as the count exceeds k: yours goes on "
+                    "clearing bits of a ^ b after the (k + 1)-th."
+                )
                 if too_far
-                else "Count the differing bits one at a time: x = a ^ b, then x &= x - 1 in a loop "
-                "(each step clears one differing bit), and stop as soon as the count exceeds k. None "
-                "of your function's variables takes those values (SWAR arithmetic, a table or a loop "
-                "that only counts is another method).",
+                else _(
+                    "Count the differing bits one at a time: x = a ^ b, then x &= x - 1 in a loop "
+                    "(each step clears one differing bit), and stop as soon as the count exceeds k. "
+                    "None of your function's variables takes those values (SWAR arithmetic, a table "
+                    "or a loop that only counts is another method)."
+                ),
                 expected=Raw(
-                    f"with k = {k} and {d} differing bits: a variable going "
-                    f"{_show_chain(chain[: min(d, k + 1) + 1])}"
+                    _("with k = {k} and {d} differing bits: a variable going {show_chain}").format(
+                        k=k, d=d, show_chain=_show_chain(chain[: min(d, k + 1) + 1])
+                    )
                 ),
                 got=Raw(_show_trace(trace)),
             )
@@ -443,27 +472,33 @@ def _near_trace_judge(cases: list[dict], results: list[list[dict]]) -> None:
 def _near_method_judge(cases: list[dict], results: list[list[dict]]) -> None:
     _near_trace_judge(cases, results)
     lines = [(c["k"], c["d"], n) for c, n in _lines(cases, results, "is_near")]
-    for k in sorted({k for k, _, _ in lines}):
+    for k in sorted({k for k, _d, _n in lines}):
         by_d = {d: n for kk, d, n in lines if kk == k}
         stop = by_d[k + 1]
         shown = Raw(
             f"with k = {k}: "
-            + ", ".join(f"{n} lines for {d} differing bits" for d, n in sorted(by_d.items()))
+            + ", ".join(
+                _("{n} lines for {d} differing bits").format(n=n, d=d) for d, n in sorted(by_d.items())
+            )
         )
         if stop - by_d[0] < k + 1:
             raise Wrong(
-                "Count the differing bits one step at a time, as Kernighan's loop does, and stop as "
-                "soon as the count exceeds k: the check counts those steps.",
-                expected=Raw("one more step per differing bit, up to k + 1"),
+                _(
+                    "Count the differing bits one step at a time, as Kernighan's loop does, and stop as "
+                    "soon as the count exceeds k: the check counts those steps."
+                ),
+                expected=Raw(_("one more step per differing bit, up to k + 1")),
                 got=shown,
             )
         late = max(n for d, n in by_d.items() if d > k)
         if late > stop + 3:
             raise Wrong(
-                "is_near must stop as soon as the count exceeds k: yours goes on counting however far "
-                "apart a and b are (a full popcount, popcount_kernighan included, counts every "
-                "differing bit). Give the loop a second condition that ends it early.",
-                expected=Raw("the same steps for k + 1 differing bits as for 64"),
+                _(
+                    "is_near must stop as soon as the count exceeds k: yours goes on counting however far "
+                    "apart a and b are (a full popcount, popcount_kernighan included, counts every "
+                    "differing bit). Give the loop a second condition that ends it early."
+                ),
+                expected=Raw(_("the same steps for k + 1 differing bits as for 64")),
                 got=shown,
             )
 
@@ -471,7 +506,7 @@ def _near_method_judge(cases: list[dict], results: list[list[dict]]) -> None:
 is_near = Functions(
     "is_near",
     "is_near",
-    "is_near stops after k + 1 differing bits, like the source's isEqual.",
+    N_("is_near stops after k + 1 differing bits, like the source's isEqual."),
     ["is_near"],
     _near_cases,
     _near_judge,

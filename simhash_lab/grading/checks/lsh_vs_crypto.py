@@ -12,6 +12,7 @@ import hashlib
 import random
 import string
 
+from ..._i18n import N_, _
 from .. import data
 from ._checker import (
     Exercise,
@@ -54,11 +55,15 @@ def _md5_judge(c: dict, res: list[dict]) -> None:
         got,
         int(digest[:16], 16),
         what,
-        "Take the first 16 hex digits (8 bytes) of hashlib.md5(text.encode('utf-8')).hexdigest() "
-        "and read them in base 16.",
+        _(
+            "Take the first 16 hex digits (8 bytes) of hashlib.md5(text.encode('utf-8')).hexdigest() "
+            "and read them in base 16."
+        ),
         mistakes={
-            int(digest[-16:], 16): "You took the last 16 hex digits; the seed takes the first 16 ([:16]).",
-            int(digest, 16): "That is all 128 bits; keep only the first 16 hex digits ([:16]) for 64 bits.",
+            int(digest[-16:], 16): _("You took the last 16 hex digits; the seed takes the first 16 ([:16])."),
+            int(digest, 16): _(
+                "That is all 128 bits; keep only the first 16 hex digits ([:16]) for 64 bits."
+            ),
         },
     )
 
@@ -66,7 +71,7 @@ def _md5_judge(c: dict, res: list[dict]) -> None:
 md5_64 = Functions(
     "md5_64",
     "md5_64",
-    "md5_64 matches the seed's SimhashPython._hash_token.",
+    N_("md5_64 matches the seed's SimhashPython._hash_token."),
     ["md5_64"],
     _md5_cases,
     _md5_judge,
@@ -78,23 +83,25 @@ def _ideal(values: dict, variant: object) -> None:
         values["ideal_flips"],
         32.0,
         "ideal_flips",
-        "Each of the 64 bits flips with probability 1/2, independently of the others: add up what "
-        "each bit contributes on average (linearity of expectation).",
+        _(
+            "Each of the 64 bits flips with probability 1/2, independently of the others: add up what "
+            "each bit contributes on average (linearity of expectation)."
+        ),
         show=False,
         mistakes=[
-            (0.5, "That is the probability for one bit; the question asks about all 64 bits."),
-            (64.0, "Not every bit flips: each one flips with probability 1/2."),
+            (0.5, _("That is the probability for one bit; the question asks about all 64 bits.")),
+            (64.0, _("Not every bit flips: each one flips with probability 1/2.")),
         ],
     )
 
 
 ideal_flips = Values(
     "ideal_flips",
-    "ideal avalanche",
-    "An ideal 64-bit hash flips half its bits: 32 on average.",
+    N_("ideal avalanche"),
+    N_("An ideal 64-bit hash flips half its bits: 32 on average."),
     ["ideal_flips"],
     _ideal,
-    kinds="a number",
+    kinds=N_("a number"),
 )
 
 
@@ -132,10 +139,14 @@ def _mean_judge(name: str, reference, hint: str):
         variant = c["variant"]
         exp = reference(variant)
         n = len(data.avalanche_pairs(variant=variant))
-        which = "the notebook's pairs" if variant is None else "other pairs (another variant of the data)"
-        what = f"{name}(pairs) on {which}"
+        which = (
+            _("the notebook's pairs") if variant is None else _("other pairs (another variant of the data)")
+        )
+        what = _("{name}(pairs) on {which}").format(name=name, which=which)
         got = returned(res[0], what)
-        mistakes = [(exp * n, f"That is the sum over the {n} pairs; divide by len(pairs) for the mean.")]
+        mistakes = [
+            (exp * n, _("That is the sum over the {n} pairs; divide by len(pairs) for the mean.").format(n=n))
+        ]
         if variant is not None:
             mistakes.append((reference(None), copied_hint(name, "pairs")))
         expect_number(got, exp, what, hint, mistakes=mistakes)
@@ -146,28 +157,32 @@ def _mean_judge(name: str, reference, hint: str):
 crypto_flips = Functions(
     "crypto_flips",
     "crypto_flips",
-    "MD5's bits flip about half the time: the avalanche effect.",
+    N_("MD5's bits flip about half the time: the avalanche effect."),
     ["crypto_flips"],
     _pairs_cases("crypto_flips", _crypto_reference),
     _mean_judge(
         "crypto_flips",
         _crypto_reference,
-        "For every (a, b) in pairs, count the bits where md5_64(a) and md5_64(b) differ (hamming "
-        "counts them); then average over all the pairs.",
+        N_(
+            "For every (a, b) in pairs, count the bits where md5_64(a) and md5_64(b) differ "
+            "(hamming counts them); then average over all the pairs."
+        ),
     ),
 )
 
 simhash_flips = Functions(
     "simhash_flips",
     "simhash_flips",
-    "Simhash moves only a few bits for a one-letter edit: it is locality sensitive.",
+    N_("Simhash moves only a few bits for a one-letter edit: it is locality sensitive."),
     ["simhash_flips"],
     _pairs_cases("simhash_flips", _simhash_reference),
     _mean_judge(
         "simhash_flips",
         _simhash_reference,
-        "The same mean as crypto_flips, with the fingerprints of the library's default Simhasher() "
-        "in place of md5_64.",
+        N_(
+            "The same mean as crypto_flips, with the fingerprints of the library's default "
+            "Simhasher() in place of md5_64."
+        ),
     ),
 )
 

@@ -14,6 +14,7 @@ import random
 
 import numpy as np
 
+from ..._i18n import N_, _
 from .. import data
 from ._checker import (
     Exercise,
@@ -37,31 +38,36 @@ def _distances(variant: int | None) -> list[int]:
     from ...hamming import hamming
     from ...presets import DEFAULT
 
-    docs, pairs, _ = data.near_dup_corpus(variant=variant)
+    docs, pairs, _unused = data.near_dup_corpus(variant=variant)
     fps = DEFAULT.fingerprints(docs)
     return [int(d) for d in hamming(fps[pairs[:, 0]], fps[pairs[:, 1]])]
 
 
 def _which(variant: int | None) -> str:
-    return "the notebook's corpus" if variant is None else "another corpus (another variant of the data)"
+    return (
+        _("the notebook's corpus") if variant is None else _("another corpus (another variant of the data)")
+    )
 
 
 def _distances_cases(rng: random.Random | None) -> list[dict]:
     out = []
     for variant in data_variants(rng, _distances, 2):
-        docs, pairs, _ = data.near_dup_corpus(variant=variant)
+        docs, pairs, _unused = data.near_dup_corpus(variant=variant)
         out.append(case(call("pair_distances", docs, {"$i64": pairs.tolist()}), variant=variant))
     return out
 
 
 def _distances_judge(c: dict, res: list[dict]) -> None:
     variant = c["variant"]
-    what = f"pair_distances(docs, pairs) on {_which(variant)}"
+    what = _("pair_distances(docs, pairs) on {which}").format(which=_which(variant))
     got = returned(res[0], what)
     exp = _distances(variant)
     if type(got) is not list or len(got) != len(exp) or any(type(d) not in (int, float) for d in got):
         raise Wrong(
-            "Return one Hamming distance per row of pairs: an array (or a list) of ints, as long as pairs.",
+            _(
+                "Return one Hamming distance per row of pairs: an array (or a list) of ints, "
+                "as long as pairs."
+            ),
             expected=Raw(f"{len(exp)} distances"),
             got=Raw(_describe(got)),
         )
@@ -70,23 +76,25 @@ def _distances_judge(c: dict, res: list[dict]) -> None:
     i = next((i for i, (a, b) in enumerate(zip(got, exp)) if a != b), None)
     if i is not None:
         raise Wrong(
-            "Fingerprint every document with Simhasher() (the default, fingerprints for the batch), "
-            "then, for each row (i, j) of pairs, the Hamming distance of documents i and j.",
-            expected=Raw(f"{exp[i]} for pair {i} of {what}"),
+            _(
+                "Fingerprint every document with Simhasher() (the default, fingerprints for the batch), "
+                "then, for each row (i, j) of pairs, the Hamming distance of documents i and j."
+            ),
+            expected=Raw(_("{v0} for pair {i} of {what}").format(v0=exp[i], i=i, what=what)),
             got=got[i],
         )
 
 
 def _describe(x: object) -> str:
     if type(x) is list:
-        return f"a list of {len(x)}"
+        return _("a list of {len}").format(len=len(x))
     return f"a {type(x).__name__}"
 
 
 pair_distances = Functions(
     "pair_distances",
     "pair_distances",
-    "One Hamming distance per labelled pair, all right.",
+    N_("One Hamming distance per labelled pair, all right."),
     ["pair_distances"],
     _distances_cases,
     _distances_judge,
@@ -108,10 +116,10 @@ def _pr_cases(rng: random.Random | None) -> list[dict]:
             (np.array([4, 7]), np.array([True, False]), 2),  # nothing flagged: precision 1.0
             (np.array([0, 1, 2]), np.array([True, True, True]), 64),
         ]
-        for _ in range(8):
+        for _unused in range(8):
             n = int(g.integers(5, 40))
             specs.append((g.integers(0, 30, n), g.random(n) < 0.4, int(g.integers(0, 20))))
-        _, _, labels = data.near_dup_corpus(variant=None)
+        _unused, _unused, labels = data.near_dup_corpus(variant=None)
         specs.append((np.array(_distances(None)), labels, 4))
     else:
         g = np.random.default_rng(rng.getrandbits(64))
@@ -139,7 +147,7 @@ def _pr_judge(c: dict, res: list[dict]) -> None:
     what = f"precision_recall(distances, labels, {k})"
     got = returned(res[0], what)
     if type(got) is not list or len(got) != 2 or any(type(v) not in (int, float) for v in got):
-        raise Wrong("Return two numbers: (precision, recall).", got=Raw(_describe(got)))
+        raise Wrong(_("Return two numbers: (precision, recall)."), got=Raw(_describe(got)))
     p, r = (float(v) for v in got)
     exp = _pr(d, labels, k)
     if (
@@ -148,15 +156,15 @@ def _pr_judge(c: dict, res: list[dict]) -> None:
         and math.isclose(r, exp[1], abs_tol=1e-9)
     ):
         return
-    hint = (
-        "Flag distance <= k. precision = TP / flagged (1.0 when nothing is flagged), recall = TP / "
-        "actual near duplicates."
+    hint = _(
+        "Flag distance <= k. precision = TP / flagged (1.0 when nothing is flagged), "
+        "recall = TP / actual near duplicates."
     )
     close = lambda a, b: math.isfinite(a) and math.isclose(a, b, abs_tol=1e-9)  # noqa: E731
     if close(p, exp[1]) and close(r, exp[0]):
-        hint = "Precision and recall are swapped."
+        hint = _("Precision and recall are swapped.")
     elif k > 0 and all(close(a, b) for a, b in zip((p, r), _pr(d, labels, k - 1))):
-        hint = "Flag distance <= k (at most k bits), not < k."
+        hint = _("Flag distance <= k (at most k bits), not < k.")
     shown = (
         f"({exp[0]:.4f}, {exp[1]:.4f}) for k={k}, distances={_short(c['d'])}, labels={_short(c['labels'])}"
     )
@@ -171,7 +179,7 @@ def _short(xs: list) -> str:
 precision_recall = Functions(
     "precision_recall",
     "precision_recall",
-    "Precision and recall are right, edge cases included.",
+    N_("Precision and recall are right, edge cases included."),
     ["precision_recall"],
     _pr_cases,
     _pr_judge,
@@ -204,26 +212,28 @@ def _best_k_cases(rng: random.Random | None) -> list[dict]:
 
 def _best_k_judge(c: dict, res: list[dict]) -> None:
     variant = c["variant"]
-    what = f"best_k(distances, labels) on {_which(variant)}"
+    what = _("best_k(distances, labels) on {which}").format(which=_which(variant))
     f1 = _f1s(variant)
     exp = int(np.argmax(f1))
     got = returned(res[0], what)
     if variant is not None and got == _best_k(None) and got != exp:
         raise Wrong(copied_hint("best_k", "distances, labels"), got=got)
-    yours = f"; yours gives F1 = {f1[got]:.3f}" if type(got) is int and 0 <= got <= 64 else ""
+    yours = _("; yours gives F1 = {v0:.3f}").format(v0=f1[got]) if type(got) is int and 0 <= got <= 64 else ""
     expect_int(
         got,
         exp,
         what,
-        "Compute F1 = 2PR / (P + R) with precision_recall for every k in range(65) and return the k "
-        f"with the largest F1 (the smallest such k on a tie){yours}.",
+        _(
+            "Compute F1 = 2PR / (P + R) with precision_recall for every k in range(65) and "
+            "return the k with the largest F1 (the smallest such k on a tie){yours}."
+        ).format(yours=yours),
     )
 
 
 best_k = Functions(
     "best_k",
     "best_k",
-    "That k maximises F1 on this corpus.",
+    N_("That k maximises F1 on this corpus."),
     ["best_k"],
     _best_k_cases,
     _best_k_judge,

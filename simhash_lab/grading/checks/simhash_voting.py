@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 
+from ..._i18n import N_, _
 from .. import data
 from .._code_checks import AllowList
 from ._checker import (
@@ -83,15 +84,21 @@ def _votes_judge(values: dict, variant: object) -> None:
         return
     if got == exp[::-1]:
         raise Wrong(
-            "You listed the accumulators backwards: V[0] belongs to bit 0, the rightmost binary digit "
-            "of each hash.",
+            _(
+                "You listed the accumulators backwards: V[0] belongs to bit 0, the rightmost binary digit "
+                "of each hash."
+            ),
             got=got,
         )
     bad = next(i for i in range(4) if got[i] != exp[i])
-    col = ", ".join(f"{w} has bit {bad} = {(h >> bad) & 1}" for w, h in hashes.items())
+    col = ", ".join(
+        _("{w} has bit {bad} = {v2}").format(w=w, bad=bad, v2=(h >> bad) & 1) for w, h in hashes.items()
+    )
     raise Wrong(
-        f"V[{bad}] is not right. Look at bit {bad} of each hash ({col}): a 1 votes +1, a 0 votes -1, "
-        "starting from 0.",
+        _(
+            "V[{bad}] is not right. Look at bit {bad} of each hash ({col}): a 1 votes +1, a "
+            "0 votes -1, starting from 0."
+        ).format(bad=bad, col=col),
         got=got,
     )
 
@@ -99,27 +106,27 @@ def _votes_judge(values: dict, variant: object) -> None:
 rust_safe_fast_votes = Values(
     "rust_safe_fast_votes",
     "rust_safe_fast_votes",
-    "The four accumulators are right: each word votes +1 or -1 on every bit.",
+    N_("The four accumulators are right: each word votes +1 or -1 on every bit."),
     ["V_rust_safe_fast"],
     _votes_judge,
-    kinds="a list of ints",
+    kinds=N_("a list of ints"),
     hand=_expected_votes,
 )
 
 
 def _fp_judge(values: dict, variant: object) -> None:
     exp = _expected_fp(variant)["fp_rust_safe_fast"]
-    mistakes = {exp ^ (1 << 3): "Bit 3 is 1 only when V[3] > 0: look at V[3] again."}
+    mistakes = {exp ^ (1 << 3): _("Bit 3 is 1 only when V[3] > 0: look at V[3] again.")}
     reversed_ = int(f"{exp:04b}"[::-1], 2)
     if reversed_ != exp:
-        mistakes[reversed_] = (
+        mistakes[reversed_] = _(
             "You wrote V[0] as the leftmost digit; in 0b... notation bit 0 is the rightmost."
         )
     expect_int(
         values["fp_rust_safe_fast"],
         exp,
         "fp_rust_safe_fast",
-        "Bit i of the fingerprint is 1 when V[i] > 0, else 0; bit 0 is the rightmost digit of 0b....",
+        _("Bit i of the fingerprint is 1 when V[i] > 0, else 0; bit 0 is the rightmost digit of 0b...."),
         mistakes=mistakes,
         show=False,
         shown=lambda v: f"0b{v:04b}" if v >= 0 else str(v),
@@ -129,10 +136,12 @@ def _fp_judge(values: dict, variant: object) -> None:
 rust_safe_fast_fingerprint = Values(
     "rust_safe_fast_fingerprint",
     "rust_safe_fast_fingerprint",
-    lambda variant: f"0b{_expected_fp(variant)['fp_rust_safe_fast']:04b}: bit i is 1 exactly where V[i] > 0.",
+    lambda variant: _("0b{v0:04b}: bit i is 1 exactly where V[i] > 0.").format(
+        v0=_expected_fp(variant)["fp_rust_safe_fast"]
+    ),
     ["fp_rust_safe_fast"],
     _fp_judge,
-    kinds="an int",
+    kinds=N_("an int"),
     hand=_expected_fp,
 )
 
@@ -140,30 +149,29 @@ rust_safe_fast_fingerprint = Values(
 def _string_judge(values: dict, variant: object) -> None:
     s = values["six_bits"]
     if type(s) is not str:
-        raise Wrong("Write it as a str of six '0'/'1' characters, e.g. '101010'.", got=s)
+        raise Wrong(_("Write it as a str of six '0'/'1' characters, e.g. '101010'."), got=s)
     got = s.strip().removeprefix("0b")
     exp = _expected_string(variant)["six_bits"]
     if got == exp:
         return
     six = list(data.six_accumulators(variant))
-    hint = f"Go through {six} in order, V[0] first: > 0 gives '1', otherwise '0'."
+    hint = _("Go through {six} in order, V[0] first: > 0 gives '1', otherwise '0'.").format(six=six)
     if got == exp[::-1]:
-        hint = "That is the other order: here write the signs in the list's order, V[0] first."
+        hint = _("That is the other order: here write the signs in the list's order, V[0] first.")
     elif len(got) != 6 or set(got) - {"0", "1"}:
-        hint = "Six characters, each '0' or '1', one per accumulator."
+        hint = _("Six characters, each '0' or '1', one per accumulator.")
     raise Wrong(hint, got=s)
 
 
 six_bit_string = Values(
     "six_bit_string",
     "six_bit_string",
-    lambda variant: (
-        f"{_expected_string(variant)['six_bits']}: positive -> 1, negative -> 0, in the list's "
-        "order (V[0] first), as the source writes it."
-    ),
+    lambda variant: _(
+        "{v0}: positive -> 1, negative -> 0, in the list's order (V[0] first), as the source writes it."
+    ).format(v0=_expected_string(variant)["six_bits"]),
     ["six_bits"],
     _string_judge,
-    kinds="a str",
+    kinds=N_("a str"),
     hand=_expected_string,
 )
 
@@ -175,14 +183,18 @@ def _int_judge(values: dict, variant: object) -> None:
         values["six_bit_fp"],
         exp,
         "six_bit_fp",
-        "V[i] is bit i of the fingerprint (as in the library and the seed's Rust), and bit i is worth "
-        "2**i: add up 2**i over the i with V[i] > 0.",
+        _(
+            "V[i] is bit i of the fingerprint (as in the library and the seed's Rust), and bit i is worth "
+            "2**i: add up 2**i over the i with V[i] > 0."
+        ),
         mistakes={
             in_list_order: (
-                "That reads the figure's string as a binary numeral, which puts V[0] in the most "
-                "significant place. But V[i] is bit i, and a binary numeral writes bit 0 last."
+                _(
+                    "That reads the figure's string as a binary numeral, which puts V[0] in the most "
+                    "significant place. But V[i] is bit i, and a binary numeral writes bit 0 last."
+                )
             ),
-            exp ^ 0b111111: "That marks the negative accumulators; a bit is 1 where V[i] > 0.",
+            exp ^ 0b111111: _("That marks the negative accumulators; a bit is 1 where V[i] > 0."),
         },
         show=False,
         shown=lambda v: f"{v} (0b{v:b})" if v >= 0 else str(v),
@@ -192,14 +204,13 @@ def _int_judge(values: dict, variant: object) -> None:
 six_bit_int = Values(
     "six_bit_int",
     "six_bit_int",
-    lambda variant: (
-        f"{_expected_int(variant)['six_bit_fp']} = 0b{_expected_int(variant)['six_bit_fp']:06b}: V[i] is "
-        "bit i, and a binary numeral writes bit 0 last, so the figure's "
-        f"{_expected_string(variant)['six_bits']} (V[0] first) reads backwards as a number."
-    ),
+    lambda variant: _(
+        "{v0} = 0b{v0:06b}: V[i] is bit i, and a binary numeral writes bit 0 last, so "
+        "the figure's {v1} (V[0] first) reads backwards as a number."
+    ).format(v0=_expected_int(variant)["six_bit_fp"], v1=_expected_string(variant)["six_bits"]),
     ["six_bit_fp"],
     _int_judge,
-    kinds="an int",
+    kinds=N_("an int"),
     hand=_expected_int,
 )
 
@@ -211,7 +222,7 @@ def _features(rng: random.Random, n: int, bits: int, ints: bool) -> list[list]:
     """``n`` random ``(hash, weight)`` pairs; float weights are multiples of 1/8, so every sum of
     votes is exact in floating point, whatever order a learner adds them in."""
     out = []
-    for _ in range(n):
+    for _i in range(n):
         h = rng.getrandbits(bits)
         w = rng.randint(1, 5) if ints else rng.randint(1, 24) / 8
         out.append([h, w])
@@ -220,17 +231,19 @@ def _features(rng: random.Random, n: int, bits: int, ints: bool) -> list[list]:
 
 def _py_cases(rng: random.Random | None) -> list[dict]:
     fixed = [
-        ([[0b0011, 1], [0b0101, 1], [0b0111, 1]], 4, "the seed's 4-bit example"),
-        ([], 64, "no features (the fingerprint of an empty text is 0)"),
-        ([[0b1, 1], [0b0, 1]], 1, "a tie (V[0] == 0 gives bit 0)"),
-        ([[2**64 - 1, 2], [0, 1]], 64, "64-bit hashes with weights"),
+        ([[0b0011, 1], [0b0101, 1], [0b0111, 1]], 4, _("the seed's 4-bit example")),
+        ([], 64, _("no features (the fingerprint of an empty text is 0)")),
+        ([[0b1, 1], [0b0, 1]], 1, _("a tie (V[0] == 0 gives bit 0)")),
+        ([[2**64 - 1, 2], [0, 1]], 64, _("64-bit hashes with weights")),
     ]
     r = rng if rng is not None else random.Random(7)
     n = 12 if rng is None else 20
     cases = fixed if rng is None else [fixed[1], fixed[2]]
-    cases = cases + [(_features(r, r.randint(1, 12), 64, i % 2 == 0), 64, "random hashes") for i in range(n)]
-    cases.append((_features(r, 6, 16, False), 16, "16-bit hashes, float weights"))
-    cases.append(([[h, 1] for h in (r.getrandbits(8), r.getrandbits(8))] * 2, 8, "ties on some bits"))
+    cases = cases + [
+        (_features(r, r.randint(1, 12), 64, i % 2 == 0), 64, _("random hashes")) for i in range(n)
+    ]
+    cases.append((_features(r, 6, 16, False), 16, _("16-bit hashes, float weights")))
+    cases.append(([[h, 1] for h in (r.getrandbits(8), r.getrandbits(8))] * 2, 8, _("ties on some bits")))
     return [
         case(call("simhash_py", [{"$tuple": f} for f in feats], bits), features=feats, bits=bits, label=label)
         for feats, bits, label in cases
@@ -245,8 +258,10 @@ def _py_judge(c: dict, res: list[dict]) -> None:
         returned(res[0], what),
         exp,
         f"{what} ({c['label']})",
-        "For each (h, w): V[i] += w if bit i of h is 1, else V[i] -= w, for i in range(bits); then "
-        "set bit i where V[i] > 0.",
+        _(
+            "For each (h, w): V[i] += w if bit i of h is 1, else V[i] -= w, for i in range(bits); then "
+            "set bit i where V[i] > 0."
+        ),
         mistakes=_py_mistakes(feats, bits, exp),
     )
 
@@ -260,13 +275,13 @@ def _py_mistakes(feats: list, bits: int, exp: int) -> dict[int, str]:
     out = {}
     rev = _reverse(exp, bits)
     if rev != exp:
-        out[rev] = (
-            "Your bits are in reverse order: V[i] is bit i of each hash, (h >> i) & 1, counted from "
-            "the right, and it sets bit i of the fingerprint, worth 2**i."
+        out[rev] = _(
+            "Your bits are in reverse order: V[i] is bit i of each hash, (h >> i) & 1, "
+            "counted from the right, and it sets bit i of the fingerprint, worth 2**i."
         )
     ties = _simhash_ref(feats, bits, ties=True)
     if ties != exp:
-        out[ties] = "A tie (V[i] == 0) must give 0: use V[i] > 0, not >= 0."
+        out[ties] = _("A tie (V[i] == 0) must give 0: use V[i] > 0, not >= 0.")
     return out
 
 
@@ -278,7 +293,7 @@ def _short(feats: list) -> str:
 simhash_py = Functions(
     "simhash_py",
     "simhash_py",
-    "Your plain-Python Simhash agrees with the reference on every case.",
+    N_("Your plain-Python Simhash agrees with the reference on every case."),
     ["simhash_py"],
     _py_cases,
     _py_judge,
@@ -311,8 +326,10 @@ def _nb_judge(c: dict, res: list[dict]) -> None:
         returned(res[0], what),
         _simhash_ref(feats, bits),
         what,
-        "Loop over features and bits as in simhash_py, with the bit arithmetic in uint64 "
-        "(np.uint64 shifts and masks: an int64 fingerprint cannot hold bit 63 as a positive value).",
+        _(
+            "Loop over features and bits as in simhash_py, with the bit arithmetic in uint64 "
+            "(np.uint64 shifts and masks: an int64 fingerprint cannot hold bit 63 as a positive value)."
+        ),
         mistakes=_py_mistakes(feats, bits, _simhash_ref(feats, bits)),
     )
 
@@ -329,23 +346,25 @@ def _nb_method_judge(cases: list[dict], results: list[list[dict]]) -> None:
                 continue
             if not (isinstance(state, dict) and state.get("dispatcher") is True):
                 raise Wrong(
-                    "Decorate it with @njit (from numba import njit) so that Numba compiles it.",
-                    expected=Raw("a function compiled by Numba"),
-                    got=Raw("a plain Python function"),
+                    _("Decorate it with @njit (from numba import njit) so that Numba compiles it."),
+                    expected=Raw(_("a function compiled by Numba")),
+                    got=Raw(_("a plain Python function")),
                 )
             if not (type(state.get("nopython")) is int and state["nopython"] >= 1):
                 raise Wrong(
-                    "Use @njit (nopython mode), not @jit(forceobj=True).",
-                    expected=Raw("nopython mode"),
-                    got=Raw("object mode"),
+                    _("Use @njit (nopython mode), not @jit(forceobj=True)."),
+                    expected=Raw(_("nopython mode")),
+                    got=Raw(_("object mode")),
                 )
 
 
 _NUMBA_ALLOW = AllowList(
     why=(
-        "Write it as a plain Numba loop over the features and the bits: @njit, NumPy's uint64 and "
-        "float64 and arrays, arithmetic, comparisons and loops; the grader compiles and runs it on "
-        "its own."
+        N_(
+            "Write it as a plain Numba loop over the features and the bits: @njit, NumPy's "
+            "uint64 and float64 and arrays, arithmetic, comparisons and loops; the grader "
+            "compiles and runs it on its own."
+        )
     ),
     names={"np": "numpy", "njit": None},
     modules={
@@ -364,7 +383,7 @@ _NUMBA_ALLOW = AllowList(
 simhash_numba = Functions(
     "simhash_numba",
     "simhash_numba",
-    "Your Numba Simhash is compiled and exact, 64-bit hashes included.",
+    N_("Your Numba Simhash is compiled and exact, 64-bit hashes included."),
     ["simhash_numba"],
     _nb_cases,
     _nb_judge,
