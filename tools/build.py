@@ -16,6 +16,19 @@ Every source is a Python file in jupytext's percent format, read with jupytext (
                                    ``exercises/solutions/NN_name.ipynb``: the solution, executed
 =================================  ================================================================
 
+**Languages** (:data:`LANGS`): the same files again in each other language, in a ``LANG/`` folder
+beside the English ones (``notebooks/es/``, ``exercises/es/``, ``exercises/es/solutions/``,
+``simhash_lab/grading/pristine/es/``), the prose and printed or plotted labels translated by the
+source's gettext catalogue ``course/i18n/LANG/`` (``tools/i18n.py``: keyed by the English, a
+missing, fuzzy or broken unit named with its source's file and cell), relative links to notebooks
+pointing to the language's files, ``set_language(LANG)`` at the top of the first code cell (the
+library's own labels and the checkers' hints follow), and this tool's own texts (navigation, stubs,
+the check note) from ``course/i18n/LANG/build.po``. Such a file is not written while a unit of it
+is untranslated. Every generated notebook carries ``metadata.simhash_lab`` ``{"lang", "source",
+"generated"}``: its language, the source it came from, and that it is not to be edited. (Not
+jupytext's ``formats`` pairing: JupyterLab with jupytext would then write a learner's edits of an
+exercise back into its source.)
+
 A cell of an exercise has a **role**, given by a cell tag in its header; see :data:`ROLES` (adding
 a role is adding one entry there)::
 
@@ -30,7 +43,8 @@ generated cells carry their role in ``metadata.simhash_lab`` (``role``, and ``an
 ``check``/``expect``), which the grader reads.
 
 Every notebook gets a navigation line at its top and bottom (cells tagged ``navigation``, generated
-here, never typed): previous, the map or the paired notebook, next, in file-name order.
+here, never typed): previous, the map or the paired notebook, next, in file-name order, then the
+same file in each other language.
 
 Execution: one notebook at a time, with nbclient, in a kernel of *this* Python (``sys.executable``,
 not whatever kernelspec is installed as ``python3``), this repository first on ``PYTHONPATH``,
@@ -39,18 +53,20 @@ outputs merged into one (as nbval compares them), in the folder the notebook is 
 notebook that takes longer than ``--budget`` seconds fails the build.
 
     python tools/build.py                 # everything (minutes: every notebook runs)
-    python tools/build.py 02 04           # the files whose source name starts with 02 or 04
+    python tools/build.py 02 04           # the files whose source name starts with 02 or 04, in
+                                          # every language
+    python tools/build.py 03 --lang es    # only the Spanish files of 03
     python tools/build.py --exercises 03  # only exercise 03 (student, pristine, solution)
     python tools/build.py --no-execute    # structure only, outputs left empty (fast)
     python tools/build.py --check         # seconds: exit 1, listing every committed file that
                                           # differs from its source (cells, sources, metadata,
-                                          # tags, navigation); outputs are nbval's job
+                                          # tags, navigation) and every unit a catalogue does
+                                          # not translate; outputs are nbval's job
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import copy
 import dataclasses
 import functools
@@ -541,19 +557,6 @@ class Target:
     run_in: Path | None
 
 
-@contextlib.contextmanager
-def _library_language(lang: str):
-    """The library writes in ``lang`` within the block (``simhash_lab.course.set_language``)."""
-    from simhash_lab.course import get_language, set_language
-
-    before = get_language()
-    set_language(lang)
-    try:
-        yield
-    finally:
-        set_language(before)
-
-
 def generated_meta(src: Source, root: Path) -> dict:
     """What every generated notebook carries in ``metadata.simhash_lab``: its language, the source
     it was generated from (relative to the repository), and that it is generated."""
@@ -579,8 +582,7 @@ def plan(layout: Layout, langs: tuple[str, ...] | list[str] = LANGS) -> list[Tar
                 nb.metadata.setdefault(META, {}).update(meta)
                 targets.append(Target(here.notebooks / f"{src.name}.ipynb", nb, src, here.notebooks))
                 continue
-            with _library_language(lang):  # a check cell's pass line, as the checker prints it in lang
-                student, solution = exercise_notebooks(src, layout.root)
+            student, solution = exercise_notebooks(src, layout.root)
             add_navigation(student, navigation_line(src, sources, layout=here))
             add_navigation(solution, navigation_line(src, sources, solution=True, layout=here))
             for nb in (student, solution):

@@ -176,6 +176,12 @@ plt.show()
 # %% tags=["nbval-ignore-output"]
 sizes = [1_000, 10_000, 100_000, 1_000_000]
 times = pigeonhole.time_queries(sizes, k=3, repeat=5, seed=60)
+shown = {
+    "linear scan": _("linear scan"),
+    "4 × 16 index (seed)": _("4 × 16 index (seed)"),
+    "SimhashIndex, auto layout": _("SimhashIndex, auto layout"),
+}
+times = {shown.get(name, name): t for name, t in times.items()}  # as printed and plotted
 for name, t in times.items():
     print(f"{name:27s}", "  ".join(f"{x * 1e6:9.1f} µs" for x in t))
 scan, seed_ix = list(times.values())[:2]  # the linear scan, the seed's index (time_queries' order)
