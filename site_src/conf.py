@@ -89,6 +89,7 @@ def _lang_switch(app, pagename, templatename, context, doctree):
         )
     context["lang_links"] = links
     context["lang_name"] = _info["name"]
+    context["lang_switch_label"] = _info.get("switch", "Language")
 
 
 def _mermaid(app, pagename, templatename, context, doctree):

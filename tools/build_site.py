@@ -53,6 +53,7 @@ INFO_FILE = "_site.json"
 LANGS = {
     "en": {
         "name": "English",
+        "switch": "Language",  # the language switch's accessible name
         "notebooks": "notebooks",
         "exercises": "exercises",
         "prefix": "",
@@ -74,6 +75,7 @@ LANGS = {
     },
     "es": {
         "name": "Español",
+        "switch": "Idioma",
         "notebooks": "notebooks/es",
         "exercises": "exercises/es",
         "prefix": "es",
@@ -355,6 +357,7 @@ def build(root: Path = ROOT, out: Path | None = None, work: Path | None = None, 
         info = {
             "lang": lang,
             "name": spec["name"],
+            "switch": spec["switch"],
             "title": spec["title"],
             "static": [str(static)],
             "extra": [str(staged[lang]["extra"])],

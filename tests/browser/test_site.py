@@ -223,3 +223,25 @@ def test_the_language_switch(browser, tmp_path):
     assert 'href="../exercises/01_lsh_vs_crypto.html"' in es
     assert 'href="../../notebooks/01_lsh_vs_crypto.html#one"' in es  # to the English page
     assert 'lang="es"' in es
+
+
+def test_the_spanish_search_box_finds_a_spanish_notebook(browser, server, shots):
+    """The Spanish pages have their own search index (and Furo's words in Spanish): a Spanish term
+    finds the Spanish notebook."""
+    if "es" not in json.loads((SITE / build_site.INFO_FILE).read_text(encoding="utf-8"))["langs"]:
+        pytest.skip("no Spanish pages in this site")
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        page.goto(server.url + "es/index.html")
+        assert page.get_attribute('input[name="q"]', "placeholder") == "Búsqueda"
+        assert page.get_attribute("nav.lang-switch", "aria-label") == "Idioma"
+        page.fill('input[name="q"]', "hiperplano")
+        page.press('input[name="q"]', "Enter")
+        page.wait_for_selector("#search-results li a", timeout=30000)
+        hits = page.eval_on_selector_all("#search-results li a", "els => els.map(a => a.href)")
+        shots.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(shots / "es-search-hiperplano.png"))
+    finally:
+        page.close()
+    assert any("es/notebooks/04_charikar_hyperplanes.html" in h for h in hits), hits
+    assert not any("/es/" not in h for h in hits), hits

@@ -92,7 +92,13 @@ def test_assign_writes_a_notebook_and_a_solved_copy_per_student_on_their_variant
                 nb = nbformat.read(rel / kind / sid / f"{e}.ipynb", as_version=4)
                 text = json.dumps(nb)
                 assert SECRET not in text
-                assert nb.metadata["simhash_lab"] == {"exercise": e, "student": sid, "variant": v}
+                meta = nb.metadata["simhash_lab"]  # the pristine copy's, and whose variant it is
+                assert {k: meta[k] for k in ("exercise", "student", "variant")} == {
+                    "exercise": e,
+                    "student": sid,
+                    "variant": v,
+                }
+                assert meta["lang"] == "en"  # grade and check read the notebook's language
                 first = next(c for c in nb.cells if c.cell_type == "code")
                 assert f"data.use_variant({v})" in first.source and "setup" in first.metadata["tags"]
                 assert all(c.get("outputs", []) == [] for c in nb.cells if c.cell_type == "code")
