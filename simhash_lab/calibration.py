@@ -85,7 +85,12 @@ class Calibration:
         return self.jaccard
 
     def summary(self) -> str:
-        """One line: the chosen ``k``, its expected recall, and what it was measured on."""
+        """One line: the chosen ``k``, its expected recall, and what it was measured on.
+
+        Returns
+        -------
+        str
+        """
         if self.method == "theory":
             return (
                 f"k = {self.k}: expected recall {self.recall:.3f} (target {self.target:g}) from Charikar's "
@@ -105,7 +110,12 @@ class Calibration:
         )
 
     def to_json(self) -> dict:
-        """The calibration as JSON-able data (without the measured pairs)."""
+        """The calibration as JSON-able data (without the measured pairs).
+
+        Returns
+        -------
+        dict
+        """
         return {
             "k": self.k,
             "jaccard": self.jaccard,

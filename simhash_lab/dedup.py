@@ -143,11 +143,21 @@ class Duplicates:
         return int(self.dropped.shape[0])
 
     def rows(self) -> list[tuple]:
-        """``(dropped_id, kept_id, distance, similarity)`` for each row."""
+        """``(dropped_id, kept_id, distance, similarity)`` for each row.
+
+        Returns
+        -------
+        list of tuple
+        """
         return list(zip(self.dropped_id, self.kept_id, self.distance.tolist(), self.similarity.tolist()))
 
     def to_dict(self) -> dict:
-        """Columns as lists (the ``dups.csv`` columns)."""
+        """Columns as lists (the ``dups.csv`` columns).
+
+        Returns
+        -------
+        dict
+        """
         return {
             "dropped_id": list(self.dropped_id),
             "kept_id": list(self.kept_id),
@@ -260,7 +270,17 @@ class DedupResult:
         """Every near-duplicate pair ``(i, j, d)`` (int64 (m, 3), ``i < j``, sorted): the verified
         candidate pairs of representatives, each for every two members of their exact groups, and
         every two members of one exact group (distance 0). Raises ValueError past ``limit`` pairs
-        (100,000 identical rows make 5·10⁹)."""
+        (100,000 identical rows make 5·10⁹).
+
+        Parameters
+        ----------
+        limit : int
+            The most pairs to make.
+
+        Returns
+        -------
+        ndarray of shape (m, 3), int64
+        """
         ok = self.pairs[self.similarity >= self.jaccard] if self.jaccard is not None else self.pairs
         n = len(self.ids)
         rep = self.representative if self.representative.size == n else np.arange(n)
@@ -309,7 +329,17 @@ class DedupResult:
 
     def group_members(self, g: Sequence[int]) -> list[tuple[Any, int, int, float]]:
         """``(id, fingerprint, distance to the kept one, similarity to it)`` for each member (the kept
-        one first, at distance 0 and similarity 1)."""
+        one first, at distance 0 and similarity 1).
+
+        Parameters
+        ----------
+        g : sequence of int
+            A group's rows, the kept one first (:attr:`groups`).
+
+        Returns
+        -------
+        list of (id, int, int, float)
+        """
         d = self.duplicates
         at = {int(r): i for i, r in enumerate(d.dropped.tolist())}
         out = []
@@ -332,7 +362,12 @@ class DedupResult:
         return f"within k = {self.k}"
 
     def summary(self) -> str:
-        """One line: rows, dropped, groups, how the candidates were found and verified."""
+        """One line: rows, dropped, groups, how the candidates were found and verified.
+
+        Returns
+        -------
+        str
+        """
         what = "files" if self.format == "files" else "rows"
         mode = (
             f"verified at Jaccard >= {self.jaccard:g} "
@@ -348,7 +383,12 @@ class DedupResult:
         )
 
     def chars_note(self) -> str:
-        """What the summary says about text shingled by characters (empty when none was)."""
+        """What the summary says about text shingled by characters (empty when none was).
+
+        Returns
+        -------
+        str
+        """
         if not self.by_chars:
             return ""
         what = "files" if self.format == "files" else "rows"
@@ -359,7 +399,12 @@ class DedupResult:
         )
 
     def to_json(self) -> dict:
-        """The run as JSON-able data: what ``simhash-lab dedup --json`` prints."""
+        """The run as JSON-able data: what ``simhash-lab dedup --json`` prints.
+
+        Returns
+        -------
+        dict
+        """
         width = (self.bits + 3) // 4
         key = "path" if self.format == "files" else "id"
 
@@ -863,6 +908,11 @@ def dedup_table(
         Where to write the kept rows, the duplicates table and the report; each checked before
         anything is read.
 
+    Returns
+    -------
+    DedupResult
+        ``ids`` the id column's values (or row numbers); ``written`` the rows written to ``output``.
+
     Raises
     ------
     DatasetError
@@ -935,6 +985,20 @@ def iter_files(
     (missing, permission denied, a folder that cannot be listed), and to ``skipped`` when it was
     found inside a folder (a FIFO, socket or device, a link to one, a broken link, a link to a
     folder, which is not followed).
+
+    Parameters
+    ----------
+    paths : iterable of str
+        Files and folders.
+    hidden : bool
+        Also walk hidden files and folders (names starting with ``.``).
+    errors, skipped : list, optional
+        Where to append ``(path, reason)`` for what is not read.
+
+    Yields
+    ------
+    str
+        The path of each regular file.
     """
     seen: set[str] = set()
     for entry in walk(paths, hidden=hidden):
@@ -952,6 +1016,16 @@ def iter_files(
 def read_text(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
     """The text of ``path`` as every simhash-lab command reads it: :func:`simhash_lab._files.read_text`
     (a regular file, never blocking, at most ``max_bytes``, UTF-8 with a leading BOM dropped).
+
+    Parameters
+    ----------
+    path : str
+    max_bytes : int
+        The largest file read.
+
+    Returns
+    -------
+    str
 
     Raises
     ------

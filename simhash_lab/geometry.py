@@ -46,6 +46,18 @@ def hyperplanes(dim: int, bits: int = 64, seed: int = 0) -> np.ndarray:
     """``bits`` random hyperplane normals in ``dim`` dimensions: float64 array (bits, dim), N(0, 1).
 
     Drawn from ``np.random.default_rng(seed)``, so the same seed gives the same hyperplanes.
+
+    Parameters
+    ----------
+    dim : int
+        Dimensions of the vectors.
+    bits : int
+        Hyperplanes, one per signature bit (1 to 64).
+    seed : int
+
+    Returns
+    -------
+    ndarray of shape (bits, dim), float64
     """
     dim = check_int("dim", dim, 1, 1 << 31)
     bits = check_int("bits", bits, 1, 64)
@@ -83,7 +95,16 @@ def hyperplane_signatures(X: npt.ArrayLike, bits: int = 64, seed: int = 0) -> np
 
 
 def angle(u: npt.ArrayLike, v: npt.ArrayLike) -> float:
-    """The angle between two vectors, in radians (0..pi)."""
+    """The angle between two vectors, in radians (0..pi).
+
+    Parameters
+    ----------
+    u, v : array_like of shape (d,)
+
+    Returns
+    -------
+    float
+    """
     u = np.asarray(u, dtype=np.float64)
     v = np.asarray(v, dtype=np.float64)
     nu, nv = np.linalg.norm(u), np.linalg.norm(v)

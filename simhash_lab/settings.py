@@ -205,14 +205,30 @@ class DedupSettings:
 
     @classmethod
     def fields(cls) -> tuple[str, ...]:
-        """The names of the settings, in order."""
+        """The names of the settings, in order.
+
+        Returns
+        -------
+        tuple of str
+        """
         return tuple(f.name for f in dataclasses.fields(cls))
 
     @classmethod
     def of(cls, settings: DedupSettings | None = None, **options: Any) -> DedupSettings:
         """``settings`` (default: the defaults) with ``options`` (field names) replacing fields.
 
-        An option that is not a field is a TypeError naming it."""
+        An option that is not a field is a TypeError naming it.
+
+        Parameters
+        ----------
+        settings : DedupSettings, optional
+        **options
+            Fields of :class:`DedupSettings` by name.
+
+        Returns
+        -------
+        DedupSettings
+        """
         if settings is not None and not isinstance(settings, DedupSettings):
             raise TypeError(f"settings must be a DedupSettings, got {type(settings).__name__}")
         unknown = sorted(set(options) - set(cls.fields()))
@@ -225,11 +241,26 @@ class DedupSettings:
         return dataclasses.replace(base, **options) if options else base
 
     def replace(self, **options: Any) -> DedupSettings:
-        """These settings with ``options`` (field names) replacing fields: :meth:`of`."""
+        """These settings with ``options`` (field names) replacing fields: :meth:`of`.
+
+        Parameters
+        ----------
+        **options
+            Fields of :class:`DedupSettings` by name.
+
+        Returns
+        -------
+        DedupSettings
+        """
         return DedupSettings.of(self, **options)
 
     def to_json(self) -> dict:
-        """The fields as JSON values (a hasher by its name)."""
+        """The fields as JSON values (a hasher by its name).
+
+        Returns
+        -------
+        dict
+        """
         doc = dataclasses.asdict(self)
         h = self.hasher
         doc["hasher"] = None if h is None else (h if isinstance(h, str) else (h.name or repr(h)))

@@ -271,6 +271,16 @@ class Simhasher:
         ``x`` may be a str (tokenized; UTF-8 bytes are decoded first), a list of tokens (weight 1
         each, repeats add up), a dict ``token -> weight`` or a list of ``(token, weight)`` pairs
         (given weights are used as is, repeats add up). Finite weights of any size are accepted.
+
+        Parameters
+        ----------
+        x : str, bytes, list of str, dict or list of (str, float)
+            A text, or its features with their weights.
+
+        Returns
+        -------
+        int
+            The fingerprint, ``0 <= fp < 2**bits``.
         """
         return int(self._batch([x], lambda i: "x", False)[0])
 
@@ -280,6 +290,17 @@ class Simhasher:
         texts, token lists, dicts and pairs alike (with a built-in hash).
 
         ``parallel=None`` uses all of Numba's threads for batches of 64 documents or more.
+
+        Parameters
+        ----------
+        texts : iterable of str, bytes, list, dict or list of pairs
+            What :meth:`fingerprint` takes, one item per document.
+        parallel : bool, optional
+            Threads across documents (default: for batches of 64 or more).
+
+        Returns
+        -------
+        ndarray of shape (n,), uint64
         """
         if texts is None or isinstance(texts, (str, bytes, bytearray, memoryview)):
             raise TypeError(
@@ -445,7 +466,18 @@ class Simhasher:
         return int(fold_weighted(hs, w, self.bits))
 
     def trace(self, x: Features) -> Trace:
-        """Feature-by-feature votes: what :meth:`fingerprint` does, step by step."""
+        """Feature-by-feature votes: what :meth:`fingerprint` does, step by step.
+
+        Parameters
+        ----------
+        x : str, bytes, list, dict or list of pairs
+            What :meth:`fingerprint` takes.
+
+        Returns
+        -------
+        Trace
+            Each feature, its weight, its hash and its votes, and the accumulators.
+        """
         feats, w, scale = self._weighted(x, "x")
         hs = self._hash_features(feats, "x")
         bitsets = ((hs[:, None] >> np.arange(self.bits, dtype=np.uint64)) & np.uint64(1)).astype(bool)
@@ -456,11 +488,30 @@ class Simhasher:
 
     def accumulators(self, x: Features) -> np.ndarray:
         """The accumulators ``V`` (float64, shape (bits,)): bit i is set when ``V[i] > 0``.
-        (Times ``trace(x).scale``, 1.0 unless the true sums overflow float64.)"""
+        (Times ``trace(x).scale``, 1.0 unless the true sums overflow float64.)
+
+        Parameters
+        ----------
+        x : str, bytes, list, dict or list of pairs
+            What :meth:`fingerprint` takes.
+
+        Returns
+        -------
+        ndarray of shape (bits,), float64
+        """
         return self.trace(x).votes[-1]
 
     def features(self, text: str) -> list[str]:
-        """The features ``text`` is cut into (repeats kept, in order)."""
+        """The features ``text`` is cut into (repeats kept, in order).
+
+        Parameters
+        ----------
+        text : str
+
+        Returns
+        -------
+        list of str
+        """
         return self._text_features(as_text(text, "text"))
 
     def __repr__(self) -> str:

@@ -130,7 +130,18 @@ class Tokenizer:
         return ord(self.joiner) if self.joiner else -1
 
     def prepare(self, text: str, param: str = "text") -> bytes:
-        """The UTF-8 bytes the kernels read: lowercased when asked."""
+        """The UTF-8 bytes the kernels read: lowercased when asked.
+
+        Parameters
+        ----------
+        text : str
+        param : str
+            The parameter named in an error.
+
+        Returns
+        -------
+        bytes
+        """
         return utf8(text.lower() if self.lowercase else text, param)
 
     def __call__(self, text: str) -> list[str]:
@@ -147,6 +158,15 @@ def words(lowercase: bool = True) -> Tokenizer:
 
     Equal to ``re.findall(r"\\w+", text.lower())``. Chinese has no spaces, so a run of Han
     characters is one token: use ``char_ngrams`` (or the ``chinese`` extra's jieba tokenizer) there.
+
+    Parameters
+    ----------
+    lowercase : bool
+        Lowercase first (Unicode full case folding of ``str.lower``).
+
+    Returns
+    -------
+    Tokenizer
     """
     return Tokenizer(
         "words" if lowercase else "words(cased)", K.TOK_WORDS, K.FEAT_TOKENS, lowercase=lowercase
@@ -154,12 +174,27 @@ def words(lowercase: bool = True) -> Tokenizer:
 
 
 def whitespace(lowercase: bool = True) -> Tokenizer:
-    """``text.lower().split()``: the seed's Python reference (punctuation stays on the words)."""
+    """``text.lower().split()``: the seed's Python reference (punctuation stays on the words).
+
+    Parameters
+    ----------
+    lowercase : bool
+        Lowercase first (Unicode full case folding of ``str.lower``).
+
+    Returns
+    -------
+    Tokenizer
+    """
     return Tokenizer("whitespace", K.TOK_WHITESPACE, K.FEAT_TOKENS, lowercase=lowercase)
 
 
 def rust_words() -> Tokenizer:
-    """The seed's Rust rule: ``split_whitespace``, trim non-alphanumerics at both ends, keep case."""
+    """The seed's Rust rule: ``split_whitespace``, trim non-alphanumerics at both ends, keep case.
+
+    Returns
+    -------
+    Tokenizer
+    """
     return Tokenizer("rust_words", K.TOK_RUST, K.FEAT_TOKENS, lowercase=False)
 
 
@@ -167,6 +202,19 @@ def char_ngrams(n: int = 4, joiner: str = " ", lowercase: bool = True) -> Tokeni
     """Character n-grams (shingles of characters) over the words joined by ``joiner``.
 
     Robust to word-boundary edits and to languages without spaces (Chinese, Japanese).
+
+    Parameters
+    ----------
+    n : int
+        Characters per n-gram (1 to 64).
+    joiner : str
+        What joins the words before the n-grams are cut ("": the words run together).
+    lowercase : bool
+        Lowercase first.
+
+    Returns
+    -------
+    Tokenizer
     """
     n = check_int("n", n, 1, 64)
     if joiner not in ("", " "):
@@ -175,12 +223,29 @@ def char_ngrams(n: int = 4, joiner: str = " ", lowercase: bool = True) -> Tokeni
 
 
 def word_shingles(n: int = 3, lowercase: bool = True) -> Tokenizer:
-    """Word n-grams ("w-shingles"): n consecutive words joined by one space. Order-sensitive."""
+    """Word n-grams ("w-shingles"): n consecutive words joined by one space. Order-sensitive.
+
+    Parameters
+    ----------
+    n : int
+        Words per shingle (1 to 64).
+    lowercase : bool
+        Lowercase first.
+
+    Returns
+    -------
+    Tokenizer
+    """
     n = check_int("n", n, 1, 64)
     return Tokenizer(f"word_shingles({n})", K.TOK_WORDS, K.FEAT_SHINGLES, n, " ", lowercase)
 
 
 def leonsim_ngrams() -> Tokenizer:
     """The `simhash` package's features: lowercase, keep ``\\w`` runs joined with no separator,
-    character 4-grams; a shorter string (even the empty one) is one feature."""
+    character 4-grams; a shorter string (even the empty one) is one feature.
+
+    Returns
+    -------
+    Tokenizer
+    """
     return Tokenizer("leonsim_ngrams", K.TOK_WORDS, K.FEAT_CHARGRAMS, 4, "", True, True)

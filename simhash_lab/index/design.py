@@ -82,7 +82,12 @@ P_SCAN = 0.10  # per comparison of the scan (one long group: the vectorized loop
 
 
 def default_memory_budget() -> int:
-    """A quarter of this machine's physical memory, in bytes (4 GiB where it cannot be read)."""
+    """A quarter of this machine's physical memory, in bytes (4 GiB where it cannot be read).
+
+    Returns
+    -------
+    int
+    """
     try:
         return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 4
     except (AttributeError, ValueError, OSError):
@@ -169,7 +174,17 @@ class TableDesign:
     table_bytes: int = 0
 
     def cost_ns(self, job: str = "query") -> float:
-        """The estimated nanoseconds of ``job`` (one of :data:`JOBS`) with this design."""
+        """The estimated nanoseconds of ``job`` (one of :data:`JOBS`) with this design.
+
+        Parameters
+        ----------
+        job : str
+            One of :data:`JOBS`.
+
+        Returns
+        -------
+        float
+        """
         return _job_cost(job, self.n, self.est_query_ns, self.est_build_ns, self.est_pairs_ns)
 
 

@@ -181,7 +181,17 @@ class SimhashIndex:
         )
 
     def fingerprint(self, id: int) -> int:
-        """The fingerprint stored under ``id`` (a KeyError if there is none)."""
+        """The fingerprint stored under ``id`` (a KeyError if there is none).
+
+        Parameters
+        ----------
+        id : int
+            An id :meth:`add` handed out.
+
+        Returns
+        -------
+        int
+        """
         return int(self._fps[self._check_id(id)])
 
     # -- validation ----------------------------------------------------------------------------
@@ -271,6 +281,11 @@ class SimhashIndex:
         ----------
         fp : int
             ``0 <= fp < 2**bits``.
+
+        Returns
+        -------
+        int
+            The new fingerprint's id.
         """
         q = self._check_fp(fp)
         self._reserve(1)
@@ -310,6 +325,11 @@ class SimhashIndex:
 
     def remove(self, id: int) -> None:
         """Remove the fingerprint stored under ``id``; the id is never reused.
+
+        Parameters
+        ----------
+        id : int
+            An id :meth:`add` handed out.
 
         Raises
         ------
@@ -715,12 +735,24 @@ class SimhashIndex:
         """Write the index to ``path`` (no pickle; versioned; checksummed; atomic).
 
         See :mod:`simhash_lab.index.storage` for the format.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
         """
         storage.save(self, path)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> SimhashIndex:
         """Read an index written by :meth:`save`.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+
+        Returns
+        -------
+        SimhashIndex
 
         Raises
         ------

@@ -52,7 +52,9 @@ def test_the_threshold_is_jaccard_everywhere():
 
 
 def test_jaccard_all_pairs_takes_jaccard():
-    compare = pytest.importorskip("simhash_lab.course.compare")
+    pytest.importorskip("matplotlib")  # the course extra (make test-lib has none)
+    from simhash_lab.course import compare
+
     new = compare.jaccard_all_pairs(TEXTS, n=2, jaccard=0.5)
     with pytest.warns(DeprecationWarning, match="jaccard="):
         old = compare.jaccard_all_pairs(TEXTS, n=2, min_similarity=0.5)
