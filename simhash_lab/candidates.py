@@ -298,6 +298,33 @@ class BandKeys:
         return out
 
 
+def bucket_pairs(band: np.ndarray, keys: np.ndarray, docbits: int) -> np.ndarray:
+    """The distinct pairs ``i << 32 | j`` (uint64, sorted) among numbered keys of several bands
+    (``band[x]``: the band of ``keys[x]``; each key a band hash with the document's number in its
+    low ``docbits`` bits, as :meth:`BandKeys.pairs` numbers them): the documents whose keys of one
+    band agree but for their numbers. Each key of a band reaches one bucket (its value picks the
+    bucket), so a bucket's pairs are exactly those :meth:`BandKeys.pairs` finds among its keys:
+    the reduce step of the bands on Dask (``distributed.dedup_dataset``)."""
+    band = np.asarray(band)
+    keys = np.ascontiguousarray(keys, np.uint64)
+    order = np.argsort(band, kind="stable")
+    band, keys = band[order], keys[order]
+    cuts = np.flatnonzero(np.diff(band)) + 1
+    runs = np.split(keys, cuts) if keys.size else []
+    rows = [np.ascontiguousarray(r).reshape(1, -1) for r in runs]
+    counts = np.zeros(len(rows), np.int64)
+    none = np.empty(0, np.uint64)
+    for b, row in enumerate(rows):
+        sort_bands(row, np.empty(row.shape[1], np.uint64))
+        band_pairs(row, docbits, False, none, counts[b : b + 1])
+    starts = np.zeros(len(rows), np.int64)
+    np.cumsum(counts[:-1], out=starts[1:])
+    packed = np.empty(int(counts.sum()), np.uint64)
+    for b, row in enumerate(rows):
+        band_pairs(row, docbits, True, packed, starts[b : b + 1])
+    return packed[: unique_sorted_pairs(packed)]
+
+
 def unique_sorted_pairs(packed: np.ndarray) -> int:
     """Sort ``packed`` in place and move its distinct values to the front; returns their count."""
     m = packed.shape[0]

@@ -163,16 +163,6 @@ def test_bad_candidates_are_refused_naming_the_option(options, match):
         dedup_texts(["a b c"], **options)
 
 
-def test_dask_refuses_bands_naming_the_option(tmp_path):
-    pytest.importorskip("dask")
-    from simhash_lab.distributed import dedup_dataset
-
-    (tmp_path / "p.jsonl").write_text('{"text": "a b c"}\n')
-    with pytest.raises(ValueError, match="candidates='bands'"):
-        dedup_dataset([str(tmp_path / "p.jsonl")], str(tmp_path / "out"), candidates="bands")
-    assert not (tmp_path / "out").exists()  # refused before anything is written
-
-
 def test_the_cli_option_runs_end_to_end(tmp_path, capsys):
     from simhash_lab.cli import main
 
