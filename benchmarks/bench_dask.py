@@ -15,8 +15,12 @@ written to the scratch folder, measured) and the result's counts; the figures fe
 ``benchmarks/dedup_at_scale.md``.
 
 ``--against-one-process``: ``dedup_table`` on one Parquet file holding the same rows, in this
-process, alternating with the Dask run (``--repeats`` each, medians, the ratio per pair of runs),
-and a check that both keep the same rows.
+process (its Numba threads: as many as the cores), with the same default arguments and the same
+job: the kept rows written as Parquet and the duplicates table beside them. It alternates with the
+Dask run (``--repeats`` each); printed side by side: each pair's wall times, the one process's
+steps, their ratio, the medians, and a check that both made the same decision.
+
+``--candidates``: pass it to both (default: the shared default, ``DedupSettings().candidates``).
 
 ``--shuffle``: the candidate step alone, both ways, on the same fingerprints (the partitions'
 fingerprints computed once and held by the workers): through Dask's task shuffle (each map task
@@ -199,6 +203,7 @@ def main() -> None:
     ap.add_argument("--against-one-process", action="store_true")
     ap.add_argument("--shuffle", action="store_true")
     ap.add_argument("--folder", default="/tmp/simhash-lab-dask")
+    ap.add_argument("--candidates", default=None, choices=["index", "bands"])
     args = ap.parse_args()
 
     import logging
@@ -252,25 +257,36 @@ def main() -> None:
                         w.write_table(pq.read_table(p))
         threading.Thread(target=watch, daemon=True).start()
         dask_s, one_s = [], []
+        options = {} if args.k is None else {"k": args.k}
+        if args.candidates is not None:
+            options["candidates"] = args.candidates
+        client.run(lambda: __import__("simhash_lab.distributed"))  # the workers import the package
         for _ in range(args.repeats):
             t0 = time.perf_counter()
-            res = D.dedup_dataset(paths, out, id_column="id", k=args.k, scratch=scratch)
+            res = D.dedup_dataset(paths, out, id_column="id", scratch=scratch, **options)
             dask_s.append(time.perf_counter() - t0)
             if whole is not None:
                 from simhash_lab.dedup import dedup_table
 
+                one_out = os.path.join(args.folder, "one-out")
+                shutil.rmtree(one_out, ignore_errors=True)
+                os.makedirs(one_out)
                 t0 = time.perf_counter()
-                from simhash_lab.settings import DedupSettings
-
-                st = DedupSettings()  # the defaults dedup_dataset has: the same run
-                one = dedup_table(whole, id_column="id", jaccard=st.jaccard, recall=st.recall, k=args.k)
+                one = dedup_table(
+                    whole,
+                    id_column="id",
+                    output=os.path.join(one_out, "kept.parquet"),
+                    duplicates=os.path.join(one_out, "duplicates.parquet"),
+                    **options,
+                )  # the same job: kept rows and duplicates table written
                 one_s.append(time.perf_counter() - t0)
                 same = one.k == res["k"] and len(one.duplicates) == res["dropped"]
                 print(
-                    f"  dask {dask_s[-1]:.1f} s, one process {one_s[-1]:.1f} s "
-                    f"(timings {', '.join(f'{s} {v:.1f}' for s, v in one.timings.items())}); "
-                    f"k {res['k']} / {one.k}, dropped {res['dropped']} / {len(one.duplicates)}, "
-                    f"same decision: {same}; load {os.getloadavg()[0]:.2f}"
+                    f"  dask {dask_s[-1]:.1f} s | one process {one_s[-1]:.1f} s | "
+                    f"dask / one {dask_s[-1] / one_s[-1]:.2f} "
+                    f"(one process: {', '.join(f'{s} {v:.1f}' for s, v in one.timings.items())}); "
+                    f"{one.found_by}; k {res['k']} / {one.k}, dropped {res['dropped']} / "
+                    f"{len(one.duplicates)}, same decision: {same}; load {os.getloadavg()[0]:.2f}"
                 )
     stop.set()
     import resource

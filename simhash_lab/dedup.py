@@ -21,9 +21,10 @@ progress bar) and return a :class:`DedupResult`:
    representatives, the Hamming distances of real near-duplicate pairs and takes the smallest
    ``k`` that finds the ``recall`` asked for (default 0.99) of them; with too few such pairs,
    pairs made by random word (or character) replacements down to the threshold stand in;
-6. **candidates**: every pair of representatives within ``k`` bits (:func:`candidates`, one call:
-   :meth:`SimhashIndex.pairs`; ``candidates="index"``, the default), or with ``candidates="bands"``
-   the pairs of representatives whose shingle sets agree on a MinHash band
+6. **candidates**: the pairs of representatives whose shingle sets agree on a MinHash band
+   (``candidates="bands"``; the default, ``"auto"``, when ``k`` is calibrated), or every pair of
+   representatives within ``k`` bits (``candidates="index"``; ``"auto"`` with ``k`` given;
+   :func:`candidates`, one call: :meth:`SimhashIndex.pairs`); the bands
    (:class:`~simhash_lab.candidates.BandKeys`: keys made chunk by chunk as the rows are
    fingerprinted, the bands chosen to find a pair at the threshold with probability ``recall``;
    time that follows the rows and the pairs, not k). Bands need k calibrated: with ``k`` given (or
@@ -586,7 +587,7 @@ def _run(
     featureless: list[int] = []
     kept_sets = _ChunkSets() if verified and feat.features != "hasher" else None
     # candidates="bands": each row's MinHash band keys, made chunk by chunk from its shingle set
-    band_keys = BandKeys(s.jaccard, s.recall) if s.candidates == "bands" else None
+    band_keys = BandKeys(s.jaccard, s.recall) if s.candidates_method == "bands" else None
     keys_seconds = 0.0  # the keys' share of the candidates step, made while fingerprinting
     total, bar_unit = source.size_hint()
     bar = steps.bars.start("read", total, bar_unit or unit)

@@ -157,6 +157,16 @@ def _bucket_of(keys: np.ndarray, t: int, n_reducers: int) -> np.ndarray:
     return (z % np.uint64(n_reducers)).astype(np.int64)
 
 
+def _by_bucket(bucket: np.ndarray, n_buckets: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(order, cuts)``: the rows in bucket order (stable) and where each bucket starts
+    (``n_buckets + 1`` offsets). The buckets as 16-bit numbers where they fit: NumPy sorts those
+    by radix (O(n), several times faster than its merge sort of int64)."""
+    small = bucket.astype(np.uint16) if n_buckets <= 1 << 16 else bucket
+    order = np.argsort(small, kind="stable")
+    cuts = np.searchsorted(small[order], np.arange(n_buckets + 1))
+    return order, cuts
+
+
 # --------------------------------------------------------------------------------------------
 # Tasks (plain functions of arrays: they run on the workers)
 # --------------------------------------------------------------------------------------------
@@ -178,10 +188,8 @@ def _map_task(fps: np.ndarray, offset, masks: np.ndarray, n_reducers: int) -> li
         parts_i.append(ids)
     if not parts_b:
         return [(np.empty(0, np.int32), np.empty(0, np.uint64), np.empty(0, np.int64))] * n_reducers
-    b = np.concatenate(parts_b)
-    order = np.argsort(b, kind="stable")
+    order, cuts = _by_bucket(np.concatenate(parts_b), n_reducers)
     tt, ff, ii = (np.concatenate(p)[order] for p in (parts_t, parts_f, parts_i))
-    cuts = np.searchsorted(b[order], np.arange(n_reducers + 1))
     return [
         (tt[cuts[r] : cuts[r + 1]], ff[cuts[r] : cuts[r + 1]], ii[cuts[r] : cuts[r + 1]])
         for r in range(n_reducers)
@@ -599,7 +607,7 @@ def _band_keys(st):
     band parameters ``dedup_table`` chooses (they do not depend on the rows)."""
     from .candidates import BandKeys
 
-    return BandKeys(st.jaccard, st.recall) if st.candidates == "bands" else None
+    return BandKeys(st.jaccard, st.recall) if st.candidates_method == "bands" else None
 
 
 def _concat_keys(band_keys) -> np.ndarray:
@@ -639,9 +647,8 @@ def _band_map_part(part, offset, offsets, n_reducers, sfs, run, p, _token=None):
     numbered = hi | (col.astype(np.uint64) + np.uint64(int(offset)))
     bucket = _bucket_of(hi >> np.uint64(docbits), 0, n_reducers) if m else np.empty(0, np.int64)
     bucket = (bucket + band) % n_reducers  # a band's keys spread; two bands of a key apart
-    order = np.argsort(bucket, kind="stable")
-    band, numbered, bucket = band[order].astype(np.int32), numbered[order], bucket[order]
-    cuts = np.searchsorted(bucket, np.arange(n_reducers + 1))
+    order, cuts = _by_bucket(bucket, n_reducers)
+    band, numbered = band[order].astype(np.int16), numbered[order]  # bands <= 4096
     for r in range(n_reducers):
         a, e = cuts[r], cuts[r + 1]
         if e > a:
@@ -788,11 +795,8 @@ def _map_part(part, offset, masks, n_reducers, sfs, run, p, _token=None):
         ii.append(ids)
     if not bb:
         return 0
-    b = np.concatenate(bb)
-    order = np.argsort(b, kind="stable")
+    order, cuts = _by_bucket(np.concatenate(bb), n_reducers)
     tt, ff, ii = (np.concatenate(x)[order] for x in (tt, ff, ii))
-    b = b[order]
-    cuts = np.searchsorted(b, np.arange(n_reducers + 1))
     for r in range(n_reducers):
         s, e = cuts[r], cuts[r + 1]
         if e > s:
@@ -868,7 +872,7 @@ def _left_part(p, _token, sfs, run, fs, path, column, id_column, fmt, offset, of
     if not got:
         return 0
     pairs = np.concatenate([x["pairs"] for x in got])
-    if st.candidates == "bands":  # a pair found by bands of several reducers: once
+    if st.candidates_method == "bands":  # a pair found by bands of several reducers: once
         packed = np.unique((pairs[:, 0].astype(np.uint64) << np.uint64(32)) | pairs[:, 1].astype(np.uint64))
         pairs = np.zeros((packed.size, 3), np.int64)
         pairs[:, 0] = (packed >> np.uint64(32)).astype(np.int64)
@@ -1168,7 +1172,7 @@ def dedup_dataset(
         fp_only = [delayed(_fps_view)(x) for x in parts]  # not the band keys: 8 bytes a row a band
         cal = delayed(_calibrate_task)(fp_only, te, sfs, run, fs, paths, args, st)
         k = delayed(_k_of)(cal)
-    if st.candidates == "bands":
+    if st.candidates_method == "bands":
         maps = [
             delayed(_band_map_part)(x, delayed(_take)(offsets, i), offsets, R, sfs, run, i, te)
             for i, x in enumerate(parts)

@@ -79,7 +79,8 @@ def _verified(res):
 @pytest.fixture(scope="module")
 def near_threshold():
     texts = _corpus(seed=3, spaced=False)
-    return texts, dedup_texts(texts, jaccard=T), dedup_texts(texts, jaccard=T, candidates="bands")
+    index = dedup_texts(texts, jaccard=T, candidates="index")
+    return texts, index, dedup_texts(texts, jaccard=T)  # the default: bands
 
 
 def test_bands_find_the_index_pairs_but_for_what_the_recall_allows(near_threshold):
@@ -207,4 +208,4 @@ def test_the_help_documents_the_option(capsys):
     with pytest.raises(SystemExit):
         main(["dedup", "--help"])
     out = capsys.readouterr().out
-    assert "--candidates {index,bands}" in out and "MinHash band" in out
+    assert "--candidates {auto,index,bands}" in out and "MinHash band" in out
