@@ -558,12 +558,25 @@ def candidates(
     fps: np.ndarray, rows: np.ndarray, k: int, bits: int, s: DedupSettings, bar=None
 ) -> np.ndarray:
     """The candidate pairs ``(i, j, d)`` (int64 (m, 3), ``i < j`` rows) of the fingerprints of
-    ``rows`` within ``k`` bits: the candidates step, one call (:meth:`SimhashIndex.pairs`)."""
+    ``rows`` within ``k`` bits: the candidates step, one call (:meth:`SimhashIndex.pairs`);
+    ``bar`` (a tqdm bar, optional) counts its tables done of their total."""
     from .index import SimhashIndex
 
     index = SimhashIndex(k=k, bits=bits, max_tables=s.max_tables, memory_budget=s.memory_budget)
+    if bar is not None:
+
+        def tables(done: int, total: int) -> None:
+            if bar.total != total:
+                bar.total = total
+                bar.refresh()
+            bar.update(done - bar.n)
+
+        index._progress = tables
     index.add_many(fps[rows])
     p = index.pairs()
+    if bar is not None and bar.total is None:  # no tables streamed (a scan, or the query tables)
+        bar.total = 1
+        bar.update(1)
     del index
     if not p.shape[0]:
         return np.empty((0, 3), np.int64)
@@ -679,11 +692,11 @@ def _run(
         k = _check_k(k, feat.bits)
     res.k = k
     # candidates: of the representatives only (``search``)
-    with steps.step("candidates", None, unit="step"):
+    with steps.step("candidates", None, unit="band" if band_keys is not None else "table") as bar:
         if band_keys is not None:
-            pairs = band_keys.pairs(search, fps)
+            pairs = band_keys.pairs(search, fps, bar=bar)
         else:
-            pairs = candidates(fps, np.flatnonzero(search), k, feat.bits, s)
+            pairs = candidates(fps, np.flatnonzero(search), k, feat.bits, s, bar)
     res.timings["candidates"] += keys_seconds
     res.pairs = pairs
     # verify
