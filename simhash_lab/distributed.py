@@ -635,20 +635,25 @@ def _band_map_part(part, offset, offsets, n_reducers, sfs, run, p, _token=None):
     from ._storage import join
 
     keys = part["band_keys"]
-    m = keys.shape[1]
     docbits = _docbits(offsets)
     ok = ~part["featureless"]
     ok[_copies(sfs, run, f"{p}-")["row"] - int(offset)] = False
+    cols = np.flatnonzero(ok)
     low = np.uint64((1 << docbits) - 1)
     top = np.uint64(1 << 63)
-    sel = ok[None, :] & ((keys & top) == 0)
-    band, col = np.nonzero(sel)  # band-major
-    hi = keys[band, col] & ~low
-    numbered = hi | (col.astype(np.uint64) + np.uint64(int(offset)))
-    bucket = _bucket_of(hi >> np.uint64(docbits), 0, n_reducers) if m else np.empty(0, np.int64)
-    bucket = (bucket + band) % n_reducers  # a band's keys spread; two bands of a key apart
+    sub = keys[:, cols]  # band-major
+    band = np.repeat(np.arange(keys.shape[0], dtype=np.int16), cols.size)  # bands <= 4096
+    numbered = (sub & ~low) | (cols.astype(np.uint64) + np.uint64(int(offset)))[None, :]
+    numbered = numbered.ravel()
+    with_sets = (numbered & top) == 0  # a row without shingles: no pairs (as BandKeys.pairs)
+    if not with_sets.all():
+        band, numbered = band[with_sets], numbered[with_sets]
+    # the reducer: the key's top hash bits scaled to n_reducers (a hash already: uniform), turned
+    # by its band, so that equal keys of a band meet and a row's bands spread
+    bucket = ((numbered >> np.uint64(32)) * np.uint64(n_reducers)) >> np.uint64(32)
+    bucket = (bucket.astype(np.int64) + band) % n_reducers
     order, cuts = _by_bucket(bucket, n_reducers)
-    band, numbered = band[order].astype(np.int16), numbered[order]  # bands <= 4096
+    band, numbered = band[order], numbered[order]
     for r in range(n_reducers):
         a, e = cuts[r], cuts[r + 1]
         if e > a:
@@ -1170,7 +1175,10 @@ def dedup_dataset(
     cal = None
     if k is None:
         fp_only = [delayed(_fps_view)(x) for x in parts]  # not the band keys: 8 bytes a row a band
-        cal = delayed(_calibrate_task)(fp_only, te, sfs, run, fs, paths, args, st)
+        # with bands, k is only reported: the calibration may wait for a free worker (while the
+        # keep/drop pass runs alone, say); the index needs it before its map
+        with dask.annotate(priority=-10 if st.candidates_method == "bands" else 0):
+            cal = delayed(_calibrate_task)(fp_only, te, sfs, run, fs, paths, args, st)
         k = delayed(_k_of)(cal)
     if st.candidates_method == "bands":
         maps = [
