@@ -134,7 +134,9 @@ class DedupSettings:
     max_tables : int, optional
         The most tables the candidate index may build, 1 to 4096.
     memory_budget : int, optional
-        Bytes the candidate index's tables may use (default a quarter of the machine's memory).
+        Bytes the candidate index's tables may use (default a quarter of the machine's memory):
+        those only, not the MinHash bands' keys (8 bytes a row per band), the candidate pairs or
+        the shingle sets kept.
     max_row_bytes : int
         A row (a JSONL line, a CSV record, a Parquet text) larger than this is refused, naming it
         (default 64 MiB).
