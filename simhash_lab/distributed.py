@@ -1172,15 +1172,17 @@ def dedup_dataset(
     t0 = delayed(_barrier)(*sizes)
     exact = [delayed(_exact_reduce)(r, t0, sfs, run, offsets, keep, id_column) for r in range(R)]
     te = delayed(_barrier)(*exact)
+    fp_only = [delayed(_fps_view)(x) for x in parts]  # not the band keys: 8 bytes a row a band
+
+    def calibration(token):
+        return delayed(_calibrate_task)(fp_only, token, sfs, run, fs, paths, args, st)
+
+    bands = st.candidates_method == "bands"
     cal = None
-    if k is None:
-        fp_only = [delayed(_fps_view)(x) for x in parts]  # not the band keys: 8 bytes a row a band
-        # with bands, k is only reported: the calibration may wait for a free worker (while the
-        # keep/drop pass runs alone, say); the index needs it before its map
-        with dask.annotate(priority=-10 if st.candidates_method == "bands" else 0):
-            cal = delayed(_calibrate_task)(fp_only, te, sfs, run, fs, paths, args, st)
+    if k is None and not bands:  # the index's tables need k
+        cal = calibration(te)
         k = delayed(_k_of)(cal)
-    if st.candidates_method == "bands":
+    if bands:
         maps = [
             delayed(_band_map_part)(x, delayed(_take)(offsets, i), offsets, R, sfs, run, i, te)
             for i, x in enumerate(parts)
@@ -1206,6 +1208,9 @@ def dedup_dataset(
         for i, p in enumerate(paths)
     ]
     t4 = delayed(_barrier)(*rights)
+    if k is None:  # bands: k is only reported; calibrated beside the keep/drop pass (one task)
+        cal = calibration(t4)
+        k = delayed(_k_of)(cal)
     summary = delayed(_cluster)(t4, sfs, run, keep, ofs, out_path, linkage)
     writes = [
         delayed(_write_part)(
