@@ -15,8 +15,12 @@ written to the scratch folder, measured) and the result's counts; the figures fe
 ``benchmarks/dedup_at_scale.md``.
 
 ``--against-one-process``: ``dedup_table`` on one Parquet file holding the same rows, in this
-process, alternating with the Dask run (``--repeats`` each, medians, the ratio per pair of runs),
-and a check that both keep the same rows.
+process (its Numba threads: as many as the cores), with the same default arguments and the same
+job: the kept rows written as Parquet and the duplicates table beside them. It alternates with the
+Dask run (``--repeats`` each); printed side by side: each pair's wall times, the one process's
+steps, their ratio, the medians, and a check that both made the same decision.
+
+``--candidates``: pass it to both (default: the shared default, ``DedupSettings().candidates``).
 
 ``--shuffle``: the candidate step alone, both ways, on the same fingerprints (the partitions'
 fingerprints computed once and held by the workers): through Dask's task shuffle (each map task
@@ -104,18 +108,22 @@ def shuffle_bench(client, paths, k, repeats, scratch):
     import dask
     import numpy as np
     from distributed import wait
+    from fsspec.implementations.local import LocalFileSystem
 
     from simhash_lab import distributed as D
     from simhash_lab._storage import filesystem, join, remove_tree
-    from simhash_lab.dedup import recommended_hasher
     from simhash_lab.index.design import _layout_tables, choose_layout, default_memory_budget
-
-    h = recommended_hasher()
-    fused = D._shingler(3).fuses(h)
-    from fsspec.implementations.local import LocalFileSystem
+    from simhash_lab.settings import DedupSettings
 
     fs = LocalFileSystem()
-    parts = [dask.delayed(D._fp_part)(fs, p, "text", "id", None, h, 3, fused) for p in paths]
+    sfs, spath = filesystem(scratch)
+    fp_run = join(sfs, spath, "fingerprints")
+    sfs.makedirs(join(sfs, fp_run, "copies"), exist_ok=True)
+    st = DedupSettings(exact=False, candidates="index")  # the fingerprints alone
+    parts = [
+        dask.delayed(D._fp_part)(i, fs, p, "text", "id", None, st, sfs, fp_run, len(paths))
+        for i, p in enumerate(paths)
+    ]
     parts = client.persist(parts)
     sizes = client.compute([dask.delayed(D._part_rows)(x) for x in parts], sync=True)
     n = int(sum(sizes))
@@ -140,8 +148,6 @@ def shuffle_bench(client, paths, k, repeats, scratch):
         ]
         return sum(dask.compute(*reduces))
 
-    sfs, spath = filesystem(scratch)
-
     def reduce_files(r, _t, run):
         pieces = [(x["t"], x["f"], x["i"]) for x in D._pieces(sfs, run, "map", f"{r}-")]
         return count(D._reduce_task(pieces, masks, k))
@@ -150,7 +156,8 @@ def shuffle_bench(client, paths, k, repeats, scratch):
 
     def files():
         run = join(sfs, spath, f"run-{time.monotonic_ns()}")
-        sfs.makedirs(join(sfs, run, "map"), exist_ok=True)
+        for sub in ("map", "copies"):
+            sfs.makedirs(join(sfs, run, sub), exist_ok=True)
         maps = [
             dask.delayed(D._map_part)(x, int(offsets[i]), masks, R, sfs, run, i) for i, x in enumerate(parts)
         ]
@@ -199,6 +206,7 @@ def main() -> None:
     ap.add_argument("--against-one-process", action="store_true")
     ap.add_argument("--shuffle", action="store_true")
     ap.add_argument("--folder", default="/tmp/simhash-lab-dask")
+    ap.add_argument("--candidates", default=None, choices=["index", "bands"])
     args = ap.parse_args()
 
     import logging
@@ -252,25 +260,52 @@ def main() -> None:
                         w.write_table(pq.read_table(p))
         threading.Thread(target=watch, daemon=True).start()
         dask_s, one_s = [], []
+        options = {} if args.k is None else {"k": args.k}
+        if args.candidates is not None:
+            options["candidates"] = args.candidates
+        # both sides load their kernels first (each worker process, and this one), untimed: the
+        # runs compare the steady state, not the one-time load of a process
+        import pyarrow.parquet as pq
+
+        from simhash_lab.dedup import dedup_table
+
+        warm = os.path.join(args.folder, "warm")
+        shutil.rmtree(warm, ignore_errors=True)
+        os.makedirs(warm)
+        head = pq.read_table(paths[0]).slice(0, 4000)
+        warm_parts = [os.path.join(warm, f"p{i}.parquet") for i in range(2)]
+        for i, wp in enumerate(warm_parts):
+            pq.write_table(head.slice(i * 2000, 2000), wp)
+        client.run(lambda: __import__("simhash_lab.distributed"))
+        D.dedup_dataset(warm_parts, os.path.join(warm, "out"), id_column="id", **options)
+        client.run(lambda: __import__("simhash_lab.distributed"))  # and once more on each worker:
+        D.dedup_dataset(warm_parts[::-1], os.path.join(warm, "out2"), id_column="id", **options)
+        dedup_table(warm_parts[0], id_column="id", output=os.path.join(warm, "kept.parquet"), **options)
+        shutil.rmtree(warm, ignore_errors=True)
         for _ in range(args.repeats):
             t0 = time.perf_counter()
-            res = D.dedup_dataset(paths, out, id_column="id", k=args.k, scratch=scratch)
+            res = D.dedup_dataset(paths, out, id_column="id", scratch=scratch, **options)
             dask_s.append(time.perf_counter() - t0)
             if whole is not None:
-                from simhash_lab.dedup import dedup_table
-
+                one_out = os.path.join(args.folder, "one-out")
+                shutil.rmtree(one_out, ignore_errors=True)
+                os.makedirs(one_out)
                 t0 = time.perf_counter()
-                from simhash_lab.settings import DedupSettings
-
-                st = DedupSettings()  # the defaults dedup_dataset has: the same run
-                one = dedup_table(whole, id_column="id", jaccard=st.jaccard, recall=st.recall, k=args.k)
+                one = dedup_table(
+                    whole,
+                    id_column="id",
+                    output=os.path.join(one_out, "kept.parquet"),
+                    duplicates=os.path.join(one_out, "duplicates.parquet"),
+                    **options,
+                )  # the same job: kept rows and duplicates table written
                 one_s.append(time.perf_counter() - t0)
                 same = one.k == res["k"] and len(one.duplicates) == res["dropped"]
                 print(
-                    f"  dask {dask_s[-1]:.1f} s, one process {one_s[-1]:.1f} s "
-                    f"(timings {', '.join(f'{s} {v:.1f}' for s, v in one.timings.items())}); "
-                    f"k {res['k']} / {one.k}, dropped {res['dropped']} / {len(one.duplicates)}, "
-                    f"same decision: {same}; load {os.getloadavg()[0]:.2f}"
+                    f"  dask {dask_s[-1]:.1f} s | one process {one_s[-1]:.1f} s | "
+                    f"dask / one {dask_s[-1] / one_s[-1]:.2f} "
+                    f"(one process: {', '.join(f'{s} {v:.1f}' for s, v in one.timings.items())}); "
+                    f"{one.found_by}; k {res['k']} / {one.k}, dropped {res['dropped']} / "
+                    f"{len(one.duplicates)}, same decision: {same}; load {os.getloadavg()[0]:.2f}"
                 )
     stop.set()
     import resource

@@ -253,11 +253,25 @@ class BandKeys:
         self.parts.append(keys)
         self.n += m
 
-    def pairs(self, valid: np.ndarray, fps: np.ndarray, threads: bool = True) -> np.ndarray:
+    def pairs(self, valid: np.ndarray, fps: np.ndarray, threads: bool = True, bar=None) -> np.ndarray:
         """Every pair of ``valid`` rows that agree on at least one band: int64 (m, 3) of
         ``(i, j, d)``, ``i < j``, ``d`` the Hamming distance of their fingerprints ``fps``, sorted.
-        The keys are consumed."""
+        The keys are consumed. ``bar`` (a tqdm bar, optional) counts the work in bands: each band
+        sorted, its pairs counted, its pairs written (``3 * bands``), then one more for the sort of
+        the pairs."""
+        import threading
+
         from ._threads import run_ranges
+
+        lock = threading.Lock()
+        if bar is not None:
+            bar.total = 3 * self.bands + 1
+            bar.refresh()
+
+        def done(count: int) -> None:  # from the threads: one at a time
+            if bar is not None:
+                with lock:
+                    bar.update(count)
 
         n = self.n
         if n >= 1 << 32:
@@ -281,21 +295,58 @@ class BandKeys:
         def prepare(a: int, b: int) -> None:
             number_keys(keys[a:b], valid, docbits)
             sort_bands(keys[a:b], np.empty(n, np.uint64))
+            done(b - a)
+
+        def count(a: int, b: int) -> None:
+            band_pairs(keys[a:b], docbits, False, none, counts[a:b])
+            done(b - a)
+
+        def fill(a: int, b: int) -> None:
+            band_pairs(keys[a:b], docbits, True, packed, starts[a:b])
+            done(b - a)
 
         run_ranges(prepare, bands, threads=workers, size=1)
         counts = np.zeros(bands, np.int64)
         none = np.empty(0, np.uint64)
-        run_ranges(lambda a, b: band_pairs(keys[a:b], docbits, False, none, counts[a:b]), bands, workers, 1)
+        run_ranges(count, bands, workers, 1)
         starts = np.zeros(bands, np.int64)
         np.cumsum(counts[:-1], out=starts[1:])
         packed = np.empty(int(counts.sum()), np.uint64)
-        run_ranges(lambda a, b: band_pairs(keys[a:b], docbits, True, packed, starts[a:b]), bands, workers, 1)
+        run_ranges(fill, bands, workers, 1)
         keys = None  # the keys are consumed: freed before the pairs are sorted
         m = unique_sorted_pairs(packed)
+        done(1)
         out = np.empty((m, 3), np.int64)
         if m:
             pair_distances(packed[:m], fps, out)
         return out
+
+
+def bucket_pairs(band: np.ndarray, keys: np.ndarray, docbits: int) -> np.ndarray:
+    """The distinct pairs ``i << 32 | j`` (uint64, sorted) among numbered keys of several bands
+    (``band[x]``: the band of ``keys[x]``; each key a band hash with the document's number in its
+    low ``docbits`` bits, as :meth:`BandKeys.pairs` numbers them): the documents whose keys of one
+    band agree but for their numbers. Each key of a band reaches one bucket (its value picks the
+    bucket), so a bucket's pairs are exactly those :meth:`BandKeys.pairs` finds among its keys:
+    the reduce step of the bands on Dask (``distributed.dedup_dataset``)."""
+    band = np.asarray(band)
+    keys = np.ascontiguousarray(keys, np.uint64)
+    order = np.argsort(band, kind="stable")
+    band, keys = band[order], keys[order]
+    cuts = np.flatnonzero(np.diff(band)) + 1
+    runs = np.split(keys, cuts) if keys.size else []
+    rows = [np.ascontiguousarray(r).reshape(1, -1) for r in runs]
+    counts = np.zeros(len(rows), np.int64)
+    none = np.empty(0, np.uint64)
+    for b, row in enumerate(rows):
+        sort_bands(row, np.empty(row.shape[1], np.uint64))
+        band_pairs(row, docbits, False, none, counts[b : b + 1])
+    starts = np.zeros(len(rows), np.int64)
+    np.cumsum(counts[:-1], out=starts[1:])
+    packed = np.empty(int(counts.sum()), np.uint64)
+    for b, row in enumerate(rows):
+        band_pairs(row, docbits, True, packed, starts[b : b + 1])
+    return packed[: unique_sorted_pairs(packed)]
 
 
 def unique_sorted_pairs(packed: np.ndarray) -> int:

@@ -21,9 +21,10 @@ progress bar) and return a :class:`DedupResult`:
    representatives, the Hamming distances of real near-duplicate pairs and takes the smallest
    ``k`` that finds the ``recall`` asked for (default 0.99) of them; with too few such pairs,
    pairs made by random word (or character) replacements down to the threshold stand in;
-6. **candidates**: every pair of representatives within ``k`` bits (:func:`candidates`, one call:
-   :meth:`SimhashIndex.pairs`; ``candidates="index"``, the default), or with ``candidates="bands"``
-   the pairs of representatives whose shingle sets agree on a MinHash band
+6. **candidates**: the pairs of representatives whose shingle sets agree on a MinHash band
+   (``candidates="bands"``; the default, ``"auto"``, when ``k`` is calibrated), or every pair of
+   representatives within ``k`` bits (``candidates="index"``; ``"auto"`` with ``k`` given;
+   :func:`candidates`, one call: :meth:`SimhashIndex.pairs`); the bands
    (:class:`~simhash_lab.candidates.BandKeys`: keys made chunk by chunk as the rows are
    fingerprinted, the bands chosen to find a pair at the threshold with probability ``recall``;
    time that follows the rows and the pairs, not k). Bands need k calibrated: with ``k`` given (or
@@ -612,12 +613,25 @@ def candidates(
     fps: np.ndarray, rows: np.ndarray, k: int, bits: int, s: DedupSettings, bar: Any = None
 ) -> np.ndarray:
     """The candidate pairs ``(i, j, d)`` (int64 (m, 3), ``i < j`` rows) of the fingerprints of
-    ``rows`` within ``k`` bits: the candidates step, one call (:meth:`SimhashIndex.pairs`)."""
+    ``rows`` within ``k`` bits: the candidates step, one call (:meth:`SimhashIndex.pairs`);
+    ``bar`` (a tqdm bar, optional) counts its tables done of their total."""
     from .index import SimhashIndex
 
     index = SimhashIndex(k=k, bits=bits, max_tables=s.max_tables, memory_budget=s.memory_budget)
+    if bar is not None:
+
+        def tables(done: int, total: int) -> None:
+            if bar.total != total:
+                bar.total = total
+                bar.refresh()
+            bar.update(done - bar.n)
+
+        index._progress = tables
     index.add_many(fps[rows])
     p = index.pairs()
+    if bar is not None and bar.total is None:  # no tables streamed (a scan, or the query tables)
+        bar.total = 1
+        bar.update(1)
     del index
     if not p.shape[0]:
         return np.empty((0, 3), np.int64)
@@ -641,7 +655,7 @@ def _run(
     featureless: list[int] = []
     kept_sets = _ChunkSets() if verified and feat.features != "hasher" else None
     # candidates="bands": each row's MinHash band keys, made chunk by chunk from its shingle set
-    band_keys = BandKeys(s.jaccard, s.recall) if s.candidates == "bands" else None
+    band_keys = BandKeys(s.jaccard, s.recall) if s.candidates_method == "bands" else None
     keys_seconds = 0.0  # the keys' share of the candidates step, made while fingerprinting
     total, bar_unit = source.size_hint()
     bar = steps.bars.start("read", total, bar_unit or unit)
@@ -733,11 +747,11 @@ def _run(
         k = check_k(k, feat.bits)
     res.k = k
     # candidates: of the representatives only (``search``)
-    with steps.step("candidates", None, unit="step"):
+    with steps.step("candidates", None, unit="band" if band_keys is not None else "table") as bar:
         if band_keys is not None:
-            pairs = band_keys.pairs(search, fps)
+            pairs = band_keys.pairs(search, fps, bar=bar)
         else:
-            pairs = candidates(fps, np.flatnonzero(search), k, feat.bits, s)
+            pairs = candidates(fps, np.flatnonzero(search), k, feat.bits, s, bar)
     res.timings["candidates"] += keys_seconds
     res.pairs = pairs
     # verify

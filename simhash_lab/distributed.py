@@ -157,6 +157,16 @@ def _bucket_of(keys: np.ndarray, t: int, n_reducers: int) -> np.ndarray:
     return (z % np.uint64(n_reducers)).astype(np.int64)
 
 
+def _by_bucket(bucket: np.ndarray, n_buckets: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(order, cuts)``: the rows in bucket order (stable) and where each bucket starts
+    (``n_buckets + 1`` offsets). The buckets as 16-bit numbers where they fit: NumPy sorts those
+    by radix (O(n), several times faster than its merge sort of int64)."""
+    small = bucket.astype(np.uint16) if n_buckets <= 1 << 16 else bucket
+    order = np.argsort(small, kind="stable")
+    cuts = np.searchsorted(small[order], np.arange(n_buckets + 1))
+    return order, cuts
+
+
 # --------------------------------------------------------------------------------------------
 # Tasks (plain functions of arrays: they run on the workers)
 # --------------------------------------------------------------------------------------------
@@ -178,10 +188,8 @@ def _map_task(fps: np.ndarray, offset, masks: np.ndarray, n_reducers: int) -> li
         parts_i.append(ids)
     if not parts_b:
         return [(np.empty(0, np.int32), np.empty(0, np.uint64), np.empty(0, np.int64))] * n_reducers
-    b = np.concatenate(parts_b)
-    order = np.argsort(b, kind="stable")
+    order, cuts = _by_bucket(np.concatenate(parts_b), n_reducers)
     tt, ff, ii = (np.concatenate(p)[order] for p in (parts_t, parts_f, parts_i))
-    cuts = np.searchsorted(b[order], np.arange(n_reducers + 1))
     return [
         (tt[cuts[r] : cuts[r + 1]], ff[cuts[r] : cuts[r + 1]], ii[cuts[r] : cuts[r + 1]])
         for r in range(n_reducers)
@@ -524,35 +532,47 @@ def _ids_of(raw: np.ndarray) -> list:
     return json.loads(raw.tobytes().decode()) if raw.size else []
 
 
-def _fp_part(p, fs, path, column, id_column, fmt, st, sfs, run, n_reducers):
+def _fp_part(p, fs, path, column, id_column, fmt, st, sfs, run, n_reducers, sets_budget=0):
     """Fingerprints, lengths (characters) and the featureless flags of one partition, as
     :func:`~simhash_lab.dedup.dedup_table` computes them (the same normalisation and
     :class:`~simhash_lab.shingles.Featurizer`); with ``st.exact``, the digests of its rows with
     features written to the exact-groups shuffle (``exact/{reducer}-{p}.npz``, the reducer picked
     by the digest's value), with their rows, lengths and ids."""
     from ._storage import join
-    from .dedup import check_text_chunk, no_features, text_digests
+    from .dedup import check_text_chunk, text_digests, no_features
+    from .shingles import _ChunkSets
 
     src = _source(fs, path, column, id_column, fmt)
     feat = _featurizer(st)
+    band_keys = _band_keys(st)
+    kept = _ChunkSets() if sets_budget > 0 and feat.features != "hasher" else None
     fps, lengths, empty, digs, ids_all = [], [], [], [], []
     chars = 0
     start = 0
     for texts, ids, _ in src.chunks(8192):
         norm = check_text_chunk(feat.normalise, texts, start, src.name)
-        f, ch, ind, _ = check_text_chunk(feat.fingerprints_sets, norm, start, src.name)
+        f, ch, ind, dat = check_text_chunk(feat.fingerprints_sets, norm, start, src.name)
         if ind is not None:
             e = np.diff(ind) == 0
         else:
             e = np.zeros(len(texts), np.bool_)
             for i in np.flatnonzero(f == 0).tolist():
                 e[i] = no_features(feat.hasher, norm[i])
+        if kept is not None and ind is not None:
+            kept.add(ind, dat)
+            if kept.nbytes > sets_budget:
+                kept = None  # too many to keep: the verifier reads the rows it needs again
+        if band_keys is not None:  # as dedup_table makes them: from the sets that are verified
+            if ind is None:
+                ind, dat = check_text_chunk(feat.sets_of, norm, start, src.name)[1:]
+            band_keys.add(ind, dat)
         fps.append(f)
         chars += int(np.count_nonzero(ch))
         lengths.append(np.fromiter(map(len, texts), np.int64, len(texts)))
         empty.append(e)
         if st.exact:
             digs.append(text_digests(norm))
+        if st.exact or kept is not None:
             ids_all.extend(ids)
         start += len(texts)
     cat = np.concatenate
@@ -562,6 +582,11 @@ def _fp_part(p, fs, path, column, id_column, fmt, st, sfs, run, n_reducers):
         "featureless": cat(empty) if empty else np.empty(0, np.bool_),
         "chars": chars,
     }
+    if band_keys is not None:
+        out["band_keys"] = _concat_keys(band_keys)
+    if kept is not None:  # the sets, ids and lengths the verifier needs, without a second read
+        out["sets"] = kept
+        out["ids"] = ids_all if id_column is not None else None
     if st.exact and digs:
         d = cat(digs)
         rows = np.flatnonzero(~out["featureless"])
@@ -575,6 +600,83 @@ def _fp_part(p, fs, path, column, id_column, fmt, st, sfs, run, n_reducers):
                 ids=_ids_bytes([ids_all[i] for i in sel.tolist()] if id_column is not None else []),
             )  # fmt: skip
     return out
+
+
+def _band_keys(st):
+    """The run's :class:`~simhash_lab.candidates.BandKeys` (``candidates="bands"``), or None: the
+    band parameters ``dedup_table`` chooses (they do not depend on the rows)."""
+    from .candidates import BandKeys
+
+    return BandKeys(st.jaccard, st.recall) if st.candidates_method == "bands" else None
+
+
+def _concat_keys(band_keys) -> np.ndarray:
+    """(bands, rows) uint64: the partition's band keys, chunks side by side."""
+    parts = band_keys.parts
+    if not parts:
+        return np.empty((band_keys.bands, 0), np.uint64)
+    return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
+
+
+def _docbits(offsets) -> int:
+    """Bits of a row number in a band key: as :meth:`~simhash_lab.candidates.BandKeys.pairs`
+    numbers the rows of all partitions."""
+    n = int(offsets[-1])
+    if n >= 1 << 32:
+        raise ValueError(f"band candidates take fewer than 2**32 rows, got {n}")
+    return max(1, int(n - 1).bit_length())
+
+
+def _band_map_part(part, offset, offsets, n_reducers, sfs, run, p, _token=None):
+    """Write this partition's numbered band keys into one piece per reducer (``map/{r}-{p}.npz``:
+    ``band``, ``key``), the reducer picked by the key's hash bits and its band, so that equal keys
+    of a band meet: its rows with features that represent their exact group, as ``dedup_table``'s
+    ``BandKeys.pairs`` takes them (a key with its top bit set, a row without shingles, is left out)."""
+    from ._storage import join
+
+    keys = part["band_keys"]
+    docbits = _docbits(offsets)
+    ok = ~part["featureless"]
+    ok[_copies(sfs, run, f"{p}-")["row"] - int(offset)] = False
+    cols = np.flatnonzero(ok)
+    low = np.uint64((1 << docbits) - 1)
+    top = np.uint64(1 << 63)
+    sub = keys[:, cols]  # band-major
+    band = np.repeat(np.arange(keys.shape[0], dtype=np.int16), cols.size)  # bands <= 4096
+    numbered = (sub & ~low) | (cols.astype(np.uint64) + np.uint64(int(offset)))[None, :]
+    numbered = numbered.ravel()
+    with_sets = (numbered & top) == 0  # a row without shingles: no pairs (as BandKeys.pairs)
+    if not with_sets.all():
+        band, numbered = band[with_sets], numbered[with_sets]
+    # the reducer: the key's top hash bits scaled to n_reducers (a hash already: uniform), turned
+    # by its band, so that equal keys of a band meet and a row's bands spread
+    bucket = ((numbered >> np.uint64(32)) * np.uint64(n_reducers)) >> np.uint64(32)
+    bucket = (bucket.astype(np.int64) + band) % n_reducers
+    order, cuts = _by_bucket(bucket, n_reducers)
+    band, numbered = band[order], numbered[order]
+    for r in range(n_reducers):
+        a, e = cuts[r], cuts[r + 1]
+        if e > a:
+            _save(sfs, join(sfs, run, "map", f"{r}-{p}.npz"), band=band[a:e], key=numbered[a:e])
+    return int(np.count_nonzero(ok))
+
+
+def _band_reduce_route(r, _token, sfs, run, offsets):
+    """Candidate pairs of reducer ``r``'s band keys (every two rows whose keys of a band agree),
+    routed to the partition of their first row as ``(i, j, 0)``: the distance is the verifier's
+    (``_right_part``), a pair found by several bands (buckets) is counted once there."""
+    from .candidates import bucket_pairs
+
+    got = _pieces(sfs, run, "map", f"{r}-")
+    if not got:
+        return 0
+    band = np.concatenate([x["band"] for x in got])
+    keys = np.concatenate([x["key"] for x in got])
+    packed = bucket_pairs(band, keys, _docbits(offsets))
+    pairs = np.zeros((packed.size, 3), np.int64)
+    pairs[:, 0] = (packed >> np.uint64(32)).astype(np.int64)
+    pairs[:, 1] = (packed & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    return _route_left(sfs, run, r, pairs, offsets)
 
 
 def _exact_reduce(r, _token, sfs, run, offsets, keep, id_column):
@@ -656,6 +758,10 @@ def _calibrate_task(parts, _token, sfs, run, fs, paths, args, st):
     )  # fmt: skip
 
 
+def _fps_view(part) -> dict:
+    return {"fps": part["fps"], "featureless": part["featureless"]}
+
+
 def _k_of(cal) -> int:
     return int(cal.k)
 
@@ -694,11 +800,8 @@ def _map_part(part, offset, masks, n_reducers, sfs, run, p, _token=None):
         ii.append(ids)
     if not bb:
         return 0
-    b = np.concatenate(bb)
-    order = np.argsort(b, kind="stable")
+    order, cuts = _by_bucket(np.concatenate(bb), n_reducers)
     tt, ff, ii = (np.concatenate(x)[order] for x in (tt, ff, ii))
-    b = b[order]
-    cuts = np.searchsorted(b, np.arange(n_reducers + 1))
     for r in range(n_reducers):
         s, e = cuts[r], cuts[r + 1]
         if e > s:
@@ -712,10 +815,14 @@ def _barrier(*counts):
 
 def _reduce_route(r, _token, sfs, run, masks, k, offsets):
     """Candidate pairs of reducer ``r``'s pieces, routed to the partition of their first row."""
+    pieces = [(x["t"], x["f"], x["i"]) for x in _pieces(sfs, run, "map", f"{r}-")]
+    return _route_left(sfs, run, r, _reduce_task(pieces, masks, int(k)), offsets)
+
+
+def _route_left(sfs, run, r, pairs, offsets) -> int:
+    """Write reducer ``r``'s pairs ``(i, j, d)`` to the partitions of their first rows."""
     from ._storage import join
 
-    pieces = [(x["t"], x["f"], x["i"]) for x in _pieces(sfs, run, "map", f"{r}-")]
-    pairs = _reduce_task(pieces, masks, int(k))
     if pairs.shape[0] == 0:
         return 0
     part = np.searchsorted(offsets, pairs[:, 0], side="right") - 1
@@ -744,19 +851,41 @@ def _texts_of(fs, path, column, id_column, fmt, local_rows, offset=0):
     return texts, ids
 
 
-def _left_part(p, _token, sfs, run, fs, path, column, id_column, fmt, offset, offsets, st):
-    """Attach the shingle sets of the pairs' first rows (in this partition); route the pairs to the
-    partition of their second row."""
+def _rows_sets(part, fs, path, column, id_column, fmt, local_rows, offset, st):
+    """``(indptr, data, lengths, ids)`` of the rows ``local_rows`` (sorted, distinct) of one
+    partition: from the sets its fingerprinting kept, or read and shingled again."""
+    if "sets" in part:
+        store = part["sets"].subset(local_rows)
+        lengths = part["lengths"][local_rows]
+        if id_column is None:
+            ids = (local_rows + int(offset)).tolist()
+        else:
+            ids = [part["ids"][r] for r in local_rows.tolist()]
+        return store.indptr, store.data, lengths, ids
+    texts, ids = _texts_of(fs, path, column, id_column, fmt, local_rows, offset)
+    ind, dat = _featurizer(st).sets(texts)
+    return ind, dat, np.fromiter(map(len, texts), np.int64, len(texts)), ids
+
+
+def _left_part(p, _token, sfs, run, fs, path, column, id_column, fmt, offset, offsets, st, part):
+    """Attach the shingle sets (and fingerprints) of the pairs' first rows (in this partition);
+    route the pairs to the partition of their second row."""
     from ._storage import join
 
+    fps = part["fps"]
     got = _pieces(sfs, run, "left", f"{p}-")
     if not got:
         return 0
     pairs = np.concatenate([x["pairs"] for x in got])
+    if st.candidates_method == "bands":  # a pair found by bands of several reducers: once
+        packed = np.unique((pairs[:, 0].astype(np.uint64) << np.uint64(32)) | pairs[:, 1].astype(np.uint64))
+        pairs = np.zeros((packed.size, 3), np.int64)
+        pairs[:, 0] = (packed >> np.uint64(32)).astype(np.int64)
+        pairs[:, 1] = (packed & np.uint64(0xFFFFFFFF)).astype(np.int64)
     rows = np.unique(pairs[:, 0])
-    texts, ids = _texts_of(fs, path, column, id_column, fmt, rows - int(offset), offset)
-    ind, dat = _featurizer(st).sets(texts)
-    lengths = np.fromiter(map(len, texts), np.int64, len(texts))
+    ind, dat, lengths, ids = _rows_sets(
+        part, fs, path, column, id_column, fmt, rows - int(offset), offset, st
+    )
     part = np.searchsorted(offsets, pairs[:, 1], side="right") - 1
     for q in np.unique(part).tolist():
         sel = pairs[part == q]
@@ -773,24 +902,27 @@ def _left_part(p, _token, sfs, run, fs, path, column, id_column, fmt, offset, of
             indptr=sub_ptr,
             data=sub,
             lengths=lengths[uniq],
+            fps=fps[rows[uniq] - int(offset)],
             ids=_ids_bytes([ids[u] for u in uniq.tolist()]),
         )
     return int(pairs.shape[0])
 
 
-def _right_part(q, _token, sfs, run, fs, path, column, id_column, fmt, offset, st):
-    """Verify the pairs whose second row is in this partition: exact Jaccard of the two sets."""
+def _right_part(q, _token, sfs, run, fs, path, column, id_column, fmt, offset, st, part):
+    """Verify the pairs whose second row is in this partition: exact Jaccard of the two sets; the
+    pairs' Hamming distances from the two fingerprints."""
     from ._storage import join
     from .dedup import Shingler
+    from .hamming import hamming
 
     parts = _pieces(sfs, run, "right", f"{q}-")
     if not parts:
         return 0
     rows = np.unique(np.concatenate([x["pairs"][:, 1] for x in parts]))
-    texts, ids = _texts_of(fs, path, column, id_column, fmt, rows - int(offset), offset)
-    ind_b, dat_b = _featurizer(st).sets(texts)
+    ind_b, dat_b, len_b, ids = _rows_sets(
+        part, fs, path, column, id_column, fmt, rows - int(offset), offset, st
+    )
     threshold = st.jaccard
-    len_b = np.fromiter(map(len, texts), np.int64, len(texts))
     out = {key: [] for key in ("i", "j", "d", "s", "li", "lj")}
     id_i, id_j = [], []
     for x in parts:
@@ -800,9 +932,10 @@ def _right_part(q, _token, sfs, run, fs, path, column, id_column, fmt, offset, s
         lb = np.searchsorted(rows, x["pairs"][:, 1])
         sim = Shingler.jaccard(ptr, data, x["which"], lb + x["indptr"].size - 1)
         ok = sim >= threshold
+        d = hamming(x["fps"][x["which"][ok]], part["fps"][x["pairs"][ok, 1] - int(offset)])
         out["i"].append(x["pairs"][ok, 0])
         out["j"].append(x["pairs"][ok, 1])
-        out["d"].append(x["pairs"][ok, 2])
+        out["d"].append(d.astype(np.int64))
         out["s"].append(sim[ok])
         out["li"].append(x["lengths"][x["which"][ok]])
         out["lj"].append(len_b[lb[ok]])
@@ -954,7 +1087,8 @@ def dedup_dataset(
     reducer, which picks the representative ``dedup_table`` picks: the first in its visiting
     order); calibrate k (one task: ``dedup_table``'s calibration on the rows of every partition,
     the same seeded sample among the same representatives); Manku's map/reduce for the candidate
-    pairs of representatives within ``k``; route each pair to its first row's partition, which
+    pairs of representatives within ``k`` (or, with ``candidates="bands"``, the pairs that share a
+    MinHash band); route each pair to its first row's partition, which
     attaches that row's shingle set, then to its second row's, which verifies the pair by exact
     Jaccard; the keep/drop pass over the verified pairs, then each exact copy goes where its
     representative goes (one task: memory in proportion to verified pairs and copies, not rows);
@@ -969,10 +1103,12 @@ def dedup_dataset(
         its fields may also be given as keywords: ``jaccard=0.7``): ``jaccard``, ``k``,
         ``recall``, ``sample``, ``seed``, ``hasher``, ``shingle``, ``keep``, ``linkage``,
         ``max_tables`` (default here 64: each table is 20 bytes a row in the shuffle),
-        ``memory_budget``, ``features``, ``lang``, ``char_ngram``, ``normalize`` and ``exact`` are
-        used as ``dedup_table`` uses them; ``unverified`` is refused (every pair is verified), so
-        is ``candidates="bands"`` (the candidates are every pair within k), and ``progress`` is
-        not used (Dask's dashboard shows the tasks).
+        ``memory_budget``, ``features``, ``lang``, ``char_ngram``, ``normalize``, ``exact`` and
+        ``candidates`` are used as ``dedup_table`` uses them (``"bands"``: each partition's
+        MinHash band keys, made as it is fingerprinted, are shuffled by their value, and each
+        reducer's pairs go to the verifier; a pair found by several bands is verified once);
+        ``unverified`` is refused (every pair is verified), and ``progress`` is not used (Dask's
+        dashboard shows the tasks).
     partitions : str or sequence of str
         Parquet or JSONL files, as paths or fsspec URLs (``s3://bucket/in/*.parquet``); a glob or a
         folder (its ``.parquet``, ``.pq``, ``.jsonl`` and ``.ndjson`` files, sorted by name). Rows
@@ -1027,34 +1163,54 @@ def dedup_dataset(
     R = check_int("n_reducers", n_reducers or len(paths), 1, 1 << 20)
     args = (column, id_column, format)
 
-    parts = [delayed(_fp_part)(i, fs, p, *args, st, sfs, run, R) for i, p in enumerate(paths)]
+    from .dedup import SETS_BUDGET
+
+    sets_budget = SETS_BUDGET // max(len(paths), 1)  # all partitions' sets: one process's budget
+    parts = [delayed(_fp_part)(i, fs, p, *args, st, sfs, run, R, sets_budget) for i, p in enumerate(paths)]
     sizes = [delayed(_part_rows)(x) for x in parts]
     offsets = delayed(_offsets)(sizes)
     t0 = delayed(_barrier)(*sizes)
     exact = [delayed(_exact_reduce)(r, t0, sfs, run, offsets, keep, id_column) for r in range(R)]
     te = delayed(_barrier)(*exact)
+    fp_only = [delayed(_fps_view)(x) for x in parts]  # not the band keys: 8 bytes a row a band
+
+    def calibration(token):
+        return delayed(_calibrate_task)(fp_only, token, sfs, run, fs, paths, args, st)
+
+    bands = st.candidates_method == "bands"
     cal = None
-    if k is None:
-        cal = delayed(_calibrate_task)(parts, te, sfs, run, fs, paths, args, st)
+    if k is None and not bands:  # the index's tables need k
+        cal = calibration(te)
         k = delayed(_k_of)(cal)
-    masks = delayed(_masks_task)(offsets, k, bits, layout, max_tables, st.memory_budget)
-    maps = [
-        delayed(_map_part)(x, delayed(_take)(offsets, i), masks, R, sfs, run, i, te)
-        for i, x in enumerate(parts)
-    ]
-    t1 = delayed(_barrier)(*maps)
-    routed = [delayed(_reduce_route)(r, t1, sfs, run, masks, k, offsets) for r in range(R)]
+    if bands:
+        maps = [
+            delayed(_band_map_part)(x, delayed(_take)(offsets, i), offsets, R, sfs, run, i, te)
+            for i, x in enumerate(parts)
+        ]
+        t1 = delayed(_barrier)(*maps)
+        routed = [delayed(_band_reduce_route)(r, t1, sfs, run, offsets) for r in range(R)]
+    else:
+        masks = delayed(_masks_task)(offsets, k, bits, layout, max_tables, st.memory_budget)
+        maps = [
+            delayed(_map_part)(x, delayed(_take)(offsets, i), masks, R, sfs, run, i, te)
+            for i, x in enumerate(parts)
+        ]
+        t1 = delayed(_barrier)(*maps)
+        routed = [delayed(_reduce_route)(r, t1, sfs, run, masks, k, offsets) for r in range(R)]
     t2 = delayed(_barrier)(*routed)
     lefts = [
-        delayed(_left_part)(i, t2, sfs, run, fs, p, *args, delayed(_take)(offsets, i), offsets, st)
+        delayed(_left_part)(i, t2, sfs, run, fs, p, *args, delayed(_take)(offsets, i), offsets, st, parts[i])
         for i, p in enumerate(paths)
     ]
     t3 = delayed(_barrier)(*lefts)
     rights = [
-        delayed(_right_part)(i, t3, sfs, run, fs, p, *args, delayed(_take)(offsets, i), st)
+        delayed(_right_part)(i, t3, sfs, run, fs, p, *args, delayed(_take)(offsets, i), st, parts[i])
         for i, p in enumerate(paths)
     ]
     t4 = delayed(_barrier)(*rights)
+    if k is None:  # bands: k is only reported; calibrated beside the keep/drop pass (one task)
+        cal = calibration(t4)
+        k = delayed(_k_of)(cal)
     summary = delayed(_cluster)(t4, sfs, run, keep, ofs, out_path, linkage)
     writes = [
         delayed(_write_part)(
@@ -1103,11 +1259,6 @@ def _settings(settings, options: dict):
     st = DedupSettings.of(settings, **options)
     if st.unverified:
         raise ValueError("unverified: the raw Hamming mode is not run on Dask (every pair is verified)")
-    if st.candidates != "index":
-        raise ValueError(
-            f"candidates={st.candidates!r}: on Dask the candidates are every pair within k "
-            "(candidates='index')"
-        )
     k = None if st.k is None else check_k(st.k, _featurizer(st).bits)
     return dataclasses.replace(st, k=k)
 

@@ -37,9 +37,10 @@ __all__ = ["CANDIDATES", "DedupSettings", "FEATURES", "KEEP_ORDERS", "LINKAGES",
 KEEP_ORDERS = ("first", "longest")
 LINKAGES = ("complete", "star")
 PROGRESS = ("never", "auto", "always")
-#: how the candidate pairs are found: "index" (every pair within k bits, SimhashIndex) or "bands"
-#: (MinHash bands of the shingle sets, simhash_lab.candidates)
-CANDIDATES = ("index", "bands")
+#: how the candidate pairs are found: "auto" (bands when k is calibrated, the index when k is
+#: given), "index" (every pair within k bits, SimhashIndex) or "bands" (MinHash bands of the
+#: shingle sets, simhash_lab.candidates)
+CANDIDATES = ("auto", "index", "bands")
 #: what the shingles are made of: "auto" (word shingles; character n-grams for a document in a
 #: script written without spaces), "words", "chars", "jieba" (jieba's words, the `chinese` extra)
 FEATURES = ("auto", "words", "chars", "jieba")
@@ -106,8 +107,10 @@ class DedupSettings:
     linkage : {"complete", "star"}
         "complete" (the default): every two members of a cluster are a verified pair. "star":
         only each dropped document and its kept one.
-    candidates : {"index", "bands"}
-        How the candidate pairs are found. "index" (the default): every pair of fingerprints within
+    candidates : {"auto", "index", "bands"}
+        How the candidate pairs are found. "auto" (the default): "bands" when ``k`` is calibrated
+        (not given), "index" when ``k`` is given or ``unverified`` (:attr:`candidates_method` says
+        which). "index": every pair of fingerprints within
         ``k`` bits (:class:`~simhash_lab.index.SimhashIndex`). "bands": the pairs whose shingle sets
         agree on a MinHash band (:class:`~simhash_lab.candidates.BandKeys`), the bands chosen so
         that a pair at the ``jaccard`` threshold itself is found with probability ``recall`` (a
@@ -120,7 +123,9 @@ class DedupSettings:
     max_tables : int, optional
         The most tables the candidate index may build, 1 to 4096.
     memory_budget : int, optional
-        Bytes the candidate index's tables may use (default a quarter of the machine's memory).
+        Bytes the candidate index's tables may use (default a quarter of the machine's memory):
+        those only, not the MinHash bands' keys (8 bytes a row per band), the candidate pairs or
+        the shingle sets kept.
     max_row_bytes : int
         A row (a JSONL line, a CSV record, a Parquet text) larger than this is refused, naming it
         (default 64 MiB).
@@ -143,7 +148,7 @@ class DedupSettings:
     exact: bool = True
     keep: str = "first"
     linkage: str = "complete"
-    candidates: str = "index"
+    candidates: str = "auto"
     max_tables: int | None = None
     memory_budget: int | None = None
     max_row_bytes: int = DEFAULT_MAX_ROW_BYTES
@@ -202,6 +207,18 @@ class DedupSettings:
             from .chinese import _jieba
 
             _jieba()  # an ImportError naming the extra, now rather than after reading
+
+    @property
+    def candidates_method(self) -> str:
+        """``"bands"`` or ``"index"``: how these settings find candidates (``candidates="auto"``:
+        bands when k is calibrated, the index when k is given).
+
+        >>> DedupSettings().candidates_method, DedupSettings(k=3).candidates_method
+        ('bands', 'index')
+        """
+        if self.candidates == "auto":
+            return "index" if self.k is not None or self.unverified else "bands"
+        return self.candidates
 
     @classmethod
     def fields(cls) -> tuple[str, ...]:

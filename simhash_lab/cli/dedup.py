@@ -291,9 +291,11 @@ def add_dedup_parser(subparsers) -> argparse.ArgumentParser:
         "or the rows of one dataset file (JSONL, CSV, Parquet; - for JSONL on stdin). Every pair is verified "
         "by default: two documents are near-duplicates when the exact Jaccard similarity of their shingles "
         "(word 3-shingles; character 3-grams for text in a script without word spaces, such as Chinese, "
-        "Japanese or Thai) is at least --jaccard (0.8); Simhash only proposes candidates within k bits, k "
-        "calibrated on a sample for --recall. Text is normalised first (NFKC, invisible format characters "
-        "such as U+200B dropped) and identical texts are grouped before the search. Each group keeps its "
+        "Japanese or Thai) is at least --jaccard (0.8); candidates are the pairs that share a MinHash band "
+        "of their shingles (chosen for --recall; --candidates index: every pair within k bits of their "
+        "Simhash fingerprints), k calibrated on a sample for --recall. Text is normalised first (NFKC, "
+        "invisible format characters such as U+200B dropped) and identical texts are grouped before the "
+        "search. Each group keeps its "
         "first document (--keep) and drops the others; every two members of a group are a verified pair "
         "(--linkage). Documents with no word are listed apart, never grouped. Input files are never "
         "modified.",
@@ -359,11 +361,11 @@ def add_dedup_parser(subparsers) -> argparse.ArgumentParser:
     g.add_argument("--preset", default=None, choices=sorted(ALL), help="a preset hasher instead (64 bits)")
     g.add_argument(
         "--candidates",
-        choices=["index", "bands"],
-        default="index",
-        help="how candidate pairs are found: index (every pair within k bits; the default) or bands "
-        "(pairs whose shingle sets agree on a MinHash band, chosen to find a pair at the threshold "
-        "with --recall; faster when the calibrated k is large; not with -k)",
+        choices=["auto", "index", "bands"],
+        default="auto",
+        help="how candidate pairs are found: bands (pairs whose shingle sets agree on a MinHash band, "
+        "chosen to find a pair at the threshold with --recall; not with -k) or index (every pair "
+        "within k bits); auto, the default: bands, or index when -k is given",
     )
     tables = "the most tables the index may build, 1 to 4096 (memory: 12 bytes per document per table)"
     max_tables = int_in("--max-tables", 1, MAX_TABLES_FORCED)
@@ -373,8 +375,10 @@ def add_dedup_parser(subparsers) -> argparse.ArgumentParser:
         type=_memory_budget,
         default=None,
         metavar="BYTES",
-        help="bytes the index's tables may use (2G, 512M; default: a quarter of the machine's memory); "
-        "a small budget means fewer tables and slower candidates",
+        help="bytes the index's tables may use (-k or --candidates index; 2G, 512M; default: a quarter "
+        "of the machine's memory); a small budget means fewer tables and slower candidates. It bounds "
+        "nothing else: not the MinHash bands' keys (8 bytes a row per band, 16 bands at the defaults), "
+        "the candidate pairs or the shingle sets kept (up to 1 GiB)",
     )
     g = p.add_argument_group("which one is kept")
     g.add_argument(

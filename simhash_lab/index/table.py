@@ -604,10 +604,13 @@ class SimhashIndex:
         parts = []
         tf, ti, dirs = _new_tables(min(step, masks.shape[0]), ids.shape[0], r)  # reused: no new pages
         scratch = None
+        progress = getattr(self, "_progress", None)  # (tables done, tables): dedup's candidates bar
         for t0 in range(0, masks.shape[0], step):
             rows = min(step, masks.shape[0] - t0)
             scratch = _build(fps, ids, druns, r, t0, tf[:rows], ti[:rows], dirs[:rows], scratch)
             parts.append(self._pair_keys(tf[:rows], ti[:rows], masks, gmasks[t0 : t0 + rows], t0))
+            if progress is not None:
+                progress(t0 + rows, int(masks.shape[0]))
         del tf, ti, dirs, scratch
         return self._unpack(parts)
 

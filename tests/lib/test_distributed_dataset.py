@@ -347,7 +347,7 @@ def _kill_once(flag):
 
         def transition(self, key, start, finish, **kwargs):
             name = key[0] if isinstance(key, tuple) else key
-            if finish != "executing" or not str(name).startswith("_reduce_route"):
+            if finish != "executing" or not str(name).startswith(("_reduce_route", "_band_reduce_route")):
                 return
             try:
                 fd = os.open(flag, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
