@@ -359,8 +359,8 @@ def _sample_scores(pairs: np.ndarray, rows: np.ndarray, truth: set, n: int) -> t
     return tp / max(len(found), 1), tp / max(len(truth), 1)
 
 
-def part_rows(n: int, subset: int, truth_sample: int, repeats: int) -> None:
-    data = f"/tmp/simhash-lab-bench/docs-{n}.jsonl"
+def part_rows(n: int, subset: int, truth_sample: int, repeats: int, data_dir: str) -> None:
+    data = os.path.join(data_dir, f"docs-{n}.jsonl")
     os.makedirs(os.path.dirname(data), exist_ok=True)
     if not os.path.exists(data):
         t0 = time.perf_counter()
@@ -444,11 +444,13 @@ def main() -> None:
     ap.add_argument("--memory-gib", type=float, default=6.0)
     ap.add_argument("--rows", type=int, help="part 3 alone: N generated rows, per step, against datasketch")
     ap.add_argument("--subset", type=int, default=100_000, help="part 3: rows ours and datasketch run on")
+    ap.add_argument("--data-dir", default="/tmp/simhash-lab-bench",
+                    help="part 3: where docs-N.jsonl is generated once and read again")  # fmt: skip
     ap.add_argument("--truth-sample", type=int, default=2000, help="part 3: rows whose true pairs are found")
     args = ap.parse_args()
     print(f"{cpu_info()}; Python {platform.python_version()}, numba {numba.__version__}")
     if args.rows:
-        part_rows(args.rows, args.subset, args.truth_sample, args.repeats)
+        part_rows(args.rows, args.subset, args.truth_sample, args.repeats, args.data_dir)
         return
     if args.part in ("labelled", "both"):
         part_labelled(args.repeats)

@@ -334,26 +334,56 @@ class JsonlSource(_FileSource):
 
     format = "jsonl"
 
-    def _records(self):
-        """``(row, line number, raw bytes)`` of every non-blank line, each at most
-        ``max_row_bytes`` (a longer line is refused without being read whole)."""
+    _BLOCK = 1 << 18  # bytes read at a time (a block's lines and records stay in the cache)
+
+    def _blocks(self):
+        """``(line number of the first, lines, last_ends)`` for each block of the file read
+        ``_BLOCK`` bytes at a time: its whole lines, each without its ``\\n`` (a ``\\r`` before it
+        stays); ``last_ends`` is False only for a last line that has no newline. A line longer than
+        ``max_row_bytes`` (not counting its line end) is refused without being read whole."""
         limit = self.max_row_bytes
         self.bytes_read = self._shown = 0
         with self._open() as f:
-            row = 0
-            lineno = 0
+            lineno = 1
+            rest = b""
             while True:
-                raw = f.readline(limit + 1)
-                if not raw:
+                block = f.read(self._BLOCK)
+                if not block:
+                    if rest:
+                        yield lineno, [rest], False
                     return
-                lineno += 1
-                self.bytes_read += len(raw)
-                if len(raw) > limit and len(raw.rstrip(b"\r\n")) > limit:
-                    raise self._too_large(f"line {lineno}")
-                if raw.isspace():
+                self.bytes_read += len(block)
+                cut = block.rfind(b"\n")
+                if cut < 0:
+                    rest += block
+                    if len(rest) > limit and len(rest.rstrip(b"\r")) > limit:
+                        raise self._too_large(f"line {lineno}")
                     continue
-                yield row, lineno, raw
-                row += 1
+                lines = (rest + block[:cut] if rest else block[:cut]).split(b"\n")
+                rest = block[cut + 1 :]
+                if max(map(len, lines)) > limit:
+                    for i, raw in enumerate(lines):
+                        if len(raw) > limit and len(raw.rstrip(b"\r")) > limit:
+                            raise self._too_large(f"line {lineno + i}")
+                if len(rest) > limit and len(rest.rstrip(b"\r")) > limit:
+                    raise self._too_large(f"line {lineno + len(lines)}")
+                yield lineno, lines, True
+                lineno += len(lines)
+
+    @staticmethod
+    def _body(lines: list) -> list:
+        """The lines that are rows: not blank (empty or only whitespace)."""
+        return [raw for raw in lines if raw and not raw.isspace()]
+
+    def _records(self):
+        """``(row, line number, raw bytes)`` of every non-blank line (without its ``\\n``), each
+        at most ``max_row_bytes``."""
+        row = 0
+        for lineno, lines, _ in self._blocks():
+            for i, raw in enumerate(lines):
+                if raw and not raw.isspace():
+                    yield row, lineno + i, raw
+                    row += 1
 
     def _parse(self, lineno: int, raw: bytes):
         rec = None
@@ -390,28 +420,74 @@ class JsonlSource(_FileSource):
             )
         return rec, text
 
-    def chunks(self, rows):
+    def _fast(self, body: list):
+        """``(texts, ids)`` of a block's rows by orjson in bulk (no priority column), or None when
+        any row needs :meth:`_slow` (orjson refuses it, or it lacks a column or its text is not a
+        str): then the rows go one by one, with the messages that name the line. What orjson
+        parses holds no lone surrogate, so its ids need no check."""
+        if _ORJSON is None or self.priority_column is not None:
+            return None
+        col, idc = self.column, self.id_column
+        try:
+            recs = list(map(_ORJSON, body))
+            texts = [r[col] for r in recs]
+            ids = [r[idc] for r in recs] if idc is not None else None
+        except (ValueError, KeyError, TypeError):
+            return None
+        if set(map(type, texts)) - {str} or set(map(type, recs)) - {dict}:
+            return None
+        return texts, ids
+
+    def _slow(self, lineno: int, lines: list, row: int):
+        """``(texts, ids, prio)`` of a block's rows, one line at a time."""
         texts, ids = [], []
         pc = self.priority_column
         prio = [] if pc is not None else None
         idc = self.id_column
-        for row, lineno, raw in self._records():
-            rec, text = self._parse(lineno, raw)
+        for i, raw in enumerate(lines):
+            if not raw or raw.isspace():
+                continue
+            where = lineno + i
+            rec, text = self._parse(where, raw)
             if idc is not None:
                 if idc not in rec:
-                    raise DatasetError(f"{self.name}: line {lineno}: no id column {idc!r}")
-                ids.append(self._check_id(rec[idc], f"line {lineno}"))
+                    raise DatasetError(f"{self.name}: line {where}: no id column {idc!r}")
+                ids.append(self._check_id(rec[idc], f"line {where}"))
             else:
                 ids.append(row)
             if pc is not None:
                 if pc not in rec:
-                    raise DatasetError(f"{self.name}: line {lineno}: no priority column {pc!r}")
-                prio.append(self._priority(rec[pc], f"line {lineno}"))
+                    raise DatasetError(f"{self.name}: line {where}: no priority column {pc!r}")
+                prio.append(self._priority(rec[pc], f"line {where}"))
             texts.append(text)
-            if len(texts) >= rows:
-                yield texts, ids, prio
-                texts, ids = [], []
-                prio = [] if pc is not None else None
+            row += 1
+        return texts, ids, prio
+
+    def chunks(self, rows):
+        """Chunks of ``rows`` rows: each block of lines parsed by :meth:`_fast`, else :meth:`_slow`."""
+        texts, ids = [], []
+        prio = [] if self.priority_column is not None else None
+        row = 0
+        for lineno, lines, _ in self._blocks():
+            body = self._body(lines)
+            got = self._fast(body)
+            if got is not None:
+                t, i = got
+                p = None
+                if i is None:
+                    i = list(range(row, row + len(t)))
+            else:
+                t, i, p = self._slow(lineno, lines, row)
+            row += len(t)
+            texts.extend(t)
+            ids.extend(i)
+            if prio is not None:
+                prio.extend(p)
+            while len(texts) >= rows:
+                yield texts[:rows], ids[:rows], prio[:rows] if prio is not None else None
+                del texts[:rows], ids[:rows]
+                if prio is not None:
+                    del prio[:rows]
         if texts:
             yield texts, ids, prio
 
@@ -421,14 +497,22 @@ class JsonlSource(_FileSource):
         return self._pick(rows, chunk, records)
 
     def write_kept(self, path, keep, progress=None):
+        from itertools import compress
+
         def write(out):
             n = 0
-            for row, _, raw in self._records():
-                if keep[row]:
-                    out.write(raw)  # as it was, its newline (or, on the last line, none) too
-                    n += 1
+            row = 0
+            for _, lines, last_ends in self._blocks():
+                body = self._body(lines)
+                kept = list(compress(body, keep[row : row + len(body)].tolist()))
+                row += len(body)
+                if kept:  # as they were, each with its newline (the file's last line: as it ends)
+                    out.write(b"\n".join(kept))
+                    if last_ends or kept[-1] is not body[-1]:
+                        out.write(b"\n")
+                    n += len(kept)
                 if progress is not None:
-                    progress(1)
+                    progress(len(body))
             return n
 
         return _atomic_write(path, "wb", write)

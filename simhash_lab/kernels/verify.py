@@ -24,7 +24,7 @@ import numpy as np
 
 from ._jit import kernel
 from .bits import popcount
-from .hashes import xxh3_64
+from .hashes import _read64, _write64, xxh3_64
 from .sort import sort_u64
 from .strings import unit_bytes
 from .tokenize import _str_scratch, lower_tokenize_str, tokenize_spans
@@ -120,9 +120,9 @@ def shingle_hashes_str(ptrs, lens, kinds, p, n, slots, scratch, counts, flags):
             tok_size = max(tok_size, t_need)
             pos_size = max(pos_size, p_need)
             most = max(most, slots[d + 1] - slots[d])
-        tok = np.empty(tok_size, dtype=np.uint8)
+        tok = np.empty(tok_size + 8, dtype=np.uint8)  # + 8: the copy below reads words
         pos = np.empty(pos_size, dtype=np.int64)
-        joined = np.empty(tok_size + pos_size, dtype=np.uint8)
+        joined = np.empty(tok_size + pos_size + 8, dtype=np.uint8)  # + 8: and writes them
         ws = np.empty(pos_size, dtype=np.int64)
         tmp = np.empty(most, dtype=np.uint64)
         for d in range(lo, hi):
@@ -132,12 +132,14 @@ def shingle_hashes_str(ptrs, lens, kinds, p, n, slots, scratch, counts, flags):
             if ntok == 0:
                 counts[d] = 0
                 continue
-            o = 0
-            for t in range(ntok):
+            o = np.int64(0)
+            for t in range(ntok):  # the tokens joined by one space, copied 8 bytes at a time
                 ws[t] = o
-                for q in range(pos[2 * t], pos[2 * t + 1]):
-                    joined[o] = tok[q]
-                    o += 1
+                s = pos[2 * t]
+                ln = pos[2 * t + 1] - s
+                for q in range(0, ln, 8):  # the last word spills junk past the token: overwritten
+                    _write64(joined, o + q, _read64(tok, s + q))  # by the space and what follows
+                o += ln
                 joined[o] = 32
                 o += 1
             ws[ntok] = o
