@@ -27,7 +27,8 @@ def _texts(seed: int) -> list[str]:
     gaps = [" ", ", ", " -- ", "\n\n", "; ", ".  \t ", "!!!!!!!!  ", " " * 17]
     out = []
     for _ in range(150):  # > 64 texts: in threads, chunks of 64
-        words = ["".join(rng.choice(letters) for _ in range(rng.randint(1, 40))) for _ in range(rng.randint(1, 60))]
+        nwords = rng.randint(1, 60)
+        words = ["".join(rng.choice(letters) for _ in range(rng.randint(1, 40))) for _ in range(nwords)]
         parts = [words[0]]
         for w in words[1:]:
             parts += [rng.choice(gaps), w]
