@@ -497,23 +497,59 @@ class JsonlSource(_FileSource):
         return self._pick(rows, chunk, records)
 
     def write_kept(self, path, keep, progress=None):
-        from itertools import compress
+        """The kept rows as they were, each with its line end (the file's last line: as it ends),
+        blank lines left out: runs of kept rows are found by NumPy in blocks of the file and
+        written as slices of it, never split into lines."""
+        space = np.zeros(256, np.bool_)
+        space[list(b" \t\n\r\x0b\x0c")] = True  # what bytes.isspace() calls whitespace
+        keep = np.asarray(keep, np.bool_)
+
+        def rows_of(buf, starts, ends):
+            """Which of the lines ``buf[starts[i]:ends[i]]`` are rows (not blank)."""
+            first = np.frombuffer(buf, np.uint8)[np.minimum(starts, len(buf) - 1)]
+            row_line = (ends > starts) & ~space[first]
+            for i in np.flatnonzero((ends > starts) & space[first]).tolist():
+                row_line[i] = not buf[starts[i] : ends[i]].isspace()
+            return np.flatnonzero(row_line)
 
         def write(out):
-            n = 0
-            row = 0
-            for _, lines, last_ends in self._blocks():
-                body = self._body(lines)
-                kept = list(compress(body, keep[row : row + len(body)].tolist()))
-                row += len(body)
-                if kept:  # as they were, each with its newline (the file's last line: as it ends)
-                    out.write(b"\n".join(kept))
-                    if last_ends or kept[-1] is not body[-1]:
-                        out.write(b"\n")
-                    n += len(kept)
-                if progress is not None:
-                    progress(len(body))
-            return n
+            n = row = 0
+            with self._open() as f:
+                rest = b""  # the start of a line that goes on in the next block
+                while True:
+                    block = f.read(16 * self._BLOCK)
+                    nl = np.flatnonzero(np.frombuffer(block, np.uint8) == 10)
+                    if block and not nl.size:
+                        rest += block
+                        continue
+                    # the line begun in ``rest`` (or the last one, without newline), alone
+                    head = rest + block[: nl[0] + 1] if nl.size else rest
+                    if head:
+                        body = head.rstrip(b"\n")
+                        if body and not body.isspace():
+                            if keep[row]:
+                                out.write(head)
+                                n += 1
+                            row += 1
+                            if progress is not None:
+                                progress(1)
+                    if not block:
+                        return n
+                    rest = block[nl[-1] + 1 :]
+                    starts, ends = nl[:-1] + 1, nl[1:]  # the block's other whole lines
+                    lines = rows_of(block, starts, ends)
+                    kept = lines[keep[row : row + lines.size]]
+                    row += lines.size
+                    if kept.size:  # runs of consecutive kept lines: one slice of the block each
+                        brk = np.flatnonzero(np.diff(kept) != 1)
+                        a = kept[np.concatenate([[0], brk + 1])]
+                        b = kept[np.concatenate([brk, [kept.size - 1]])]
+                        view = memoryview(block)
+                        for x, y in zip(starts[a].tolist(), (ends[b] + 1).tolist()):
+                            out.write(view[x:y])
+                        n += int(kept.size)
+                    if progress is not None:
+                        progress(int(lines.size))
 
         return _atomic_write(path, "wb", write)
 

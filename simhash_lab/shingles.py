@@ -227,29 +227,63 @@ class _SetStore:
 
 class _ChunkSets:
     """The shingle sets of every row, as the first read made them: one CSR per chunk, never
-    concatenated (that would hold them twice); :meth:`subset` packs the rows a step needs."""
+    concatenated (that would hold them twice); :meth:`subset` packs the rows a step needs.
+
+    At most ``MEMORY`` bytes of them are held in memory: the chunks after that go to an unnamed
+    temporary file (written once, read back a chunk at a time by :meth:`subset`), so a million
+    rows' sets (about 800 MB) do not count in the run's peak memory. ``nbytes`` counts them all:
+    the caller drops the store above its budget and reads the rows again instead. A temporary file
+    that cannot be written (a full disk) makes ``nbytes`` infinite: the same fallback."""
+
+    MEMORY = 128 << 20
 
     def __init__(self) -> None:
         self.starts = [0]  # first row of each chunk
-        self.chunks: list[tuple[np.ndarray, np.ndarray]] = []
+        self.chunks: list[tuple[np.ndarray, np.ndarray | None, int]] = []  # indptr, data, offset
         self.nbytes = 0
+        self._held = 0
+        self._file = None
 
     def add(self, indptr: np.ndarray, data: np.ndarray) -> None:
-        self.chunks.append((indptr, data))
         self.starts.append(self.starts[-1] + indptr.shape[0] - 1)
         self.nbytes += int(data.nbytes + indptr.nbytes)
+        if self._held + data.nbytes <= self.MEMORY:
+            self.chunks.append((indptr, data, -1))
+            self._held += int(data.nbytes)
+            return
+        import tempfile
+
+        try:
+            if self._file is None:
+                self._file = tempfile.TemporaryFile(prefix="simhash-lab-sets-")
+            off = self._file.seek(0, 2)
+            self._file.write(memoryview(np.ascontiguousarray(data)).cast("B"))
+        except OSError:
+            self.nbytes = float("inf")
+            self.chunks.append((indptr, data, -1))
+            return
+        self.chunks.append((indptr, None, off))
+
+    def _data(self, c: int) -> np.ndarray:
+        indptr, data, off = self.chunks[c]
+        if data is not None:
+            return data
+        self._file.seek(off)
+        return np.frombuffer(self._file.read(int(indptr[-1]) * 8), np.uint64)
 
     def subset(self, rows: np.ndarray) -> _SetStore:
         """A store of the sets of ``rows`` (sorted, distinct)."""
         store = _SetStore(rows)
         cuts = np.searchsorted(rows, self.starts)
-        for c, (indptr, data) in enumerate(self.chunks):
+        for c, (indptr, _, _) in enumerate(self.chunks):
             r = rows[cuts[c] : cuts[c + 1]] - self.starts[c]
+            if not r.size:
+                continue
             lens = indptr[r + 1] - indptr[r]
             ptr = np.zeros(r.size + 1, np.int64)
             np.cumsum(lens, out=ptr[1:])
             idx = np.repeat(indptr[r] - ptr[:-1], lens) + np.arange(ptr[-1])
-            store.add(ptr, data[idx])
+            store.add(ptr, self._data(c)[idx])
         store.finish()
         return store
 

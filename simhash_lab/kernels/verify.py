@@ -24,11 +24,11 @@ import numpy as np
 
 from ._jit import kernel
 from .bits import popcount
-from .hashes import _read64, _write64, xxh3_64
+from .hashes import _read64, _write64, _x3_17to128, xxh3_64
 from .sort import sort_u64
 from .strings import unit_bytes
 from .tokenize import _str_scratch, lower_tokenize_str, tokenize_spans
-from .vote import fold_bits, vote_unit
+from .vote import fold_counts, vote_unit
 
 _U64 = np.uint64
 _ALL_BITS = _U64(0xFFFFFFFFFFFFFFFF)
@@ -146,7 +146,12 @@ def shingle_hashes_str(ptrs, lens, kinds, p, n, slots, scratch, counts, flags):
             m = max(ntok - n + 1, 1)
             s0 = slots[d]
             for i in range(m):
-                scratch[s0 + i] = xxh3_64(joined, ws[i], ws[min(i + n, ntok)] - 1)
+                a = ws[i]
+                e = ws[min(i + n, ntok)] - 1
+                if 16 < e - a <= 128:  # most shingles: inline, no call per shingle
+                    scratch[s0 + i] = _x3_17to128(joined, a, e)
+                else:
+                    scratch[s0 + i] = xxh3_64(joined, a, e)
             out = scratch[s0 : s0 + m]
             sort_u64(out, tmp, m)
             u = 1
@@ -299,7 +304,7 @@ def fold_sets(indptr, data, bits, fps):
     for d in range(indptr.shape[0] - 1):
         nf = indptr[d + 1] - indptr[d]
         acc = vote_unit(data[indptr[d] : indptr[d + 1]], nf)
-        fps[d] = fold_bits(acc.astype(np.float64), np.float64(nf), bits)
+        fps[d] = fold_counts(acc, nf, bits)  # fold_bits' test on the exact integer counts
 
 
 @kernel
