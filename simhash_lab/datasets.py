@@ -6,7 +6,8 @@ Jaccard), then once more to write the rows that are kept. Memory is a few bytes 
 fingerprint, the id) plus one chunk of text at a time, whatever the file's size.
 
 * **JSONL** (``.jsonl``, ``.ndjson``): one JSON object per line (blank lines are passed over);
-  parsed by the standard :mod:`json`; kept rows are written back byte for byte, as they were.
+  read in blocks, parsed by orjson a block at a time when it is installed (the standard
+  :mod:`json` for a line orjson refuses); kept rows are written back byte for byte, as they were.
 * **CSV** (``.csv``; ``.tsv`` with tabs): a header line names the columns; the standard :mod:`csv`
   module reads each record (quoted fields may hold newlines) and the kept records are written
   back as the exact text they had, after the header.
@@ -310,6 +311,48 @@ def _atomic_write(path: str, mode: str, write, **kw) -> Any:
 
     with atomic_output(path, mode, **kw) as f:
         return write(f)
+
+
+def prefetch(chunks):
+    """The items of the iterator ``chunks``, the next one made by a thread of its own while the
+    caller works on this one (reading and parsing hold the GIL; the kernels that follow release
+    it). An exception from ``chunks`` is raised here, in the caller's thread, as it was raised;
+    a caller that stops early stops the thread at its next item."""
+    import queue
+    import threading
+
+    q: queue.Queue = queue.Queue(maxsize=1)
+    stop = threading.Event()
+    done = object()
+
+    def work() -> None:
+        try:
+            for item in chunks:
+                while not stop.is_set():
+                    try:
+                        q.put((item, None), timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            q.put((done, None))
+        except BaseException as e:  # noqa: BLE001 -- handed to the caller's thread
+            q.put((done, e))
+
+    t = threading.Thread(target=work, name="simhash-lab-read", daemon=True)
+    t.start()
+    try:
+        while True:
+            item, err = q.get()
+            if item is done:
+                if err is not None:
+                    raise err
+                return
+            yield item
+    finally:
+        stop.set()
+        t.join(timeout=5)
 
 
 # -- JSONL -------------------------------------------------------------------------------------

@@ -86,39 +86,30 @@ class Shingler:
         ptrs, lens, kinds = str_views(texts)
         slots = np.zeros(nd + 1, np.int64)
         np.cumsum((lens + 1) // 2 + 1, out=slots[1:])
-        scratch = np.empty(slots[-1], np.uint64)
+        scratch = np.empty(slots[-1], np.uint64)  # room; only about the sets' size is touched
         counts = np.zeros(nd, np.int64)
         flags = np.zeros(nd, np.int64)
+        at = np.zeros(nd, np.int64)
 
         def run(lo: int, hi: int) -> None:
             V.shingle_hashes_str(
                 ptrs[lo:hi], lens[lo:hi], kinds[lo:hi], tok.pipeline, tok.n, slots[lo : hi + 1],
-                scratch, counts[lo:hi], flags[lo:hi],
+                scratch, counts[lo:hi], flags[lo:hi], at[lo:hi],
             )  # fmt: skip
 
         over(nd, run, nd >= 64, align=V.STR_CHUNK)
+        sets = V.pack_sets(scratch, at, counts)
         if flags.any():
             if (flags & FLAG_SURROGATE).any():
                 _utf8_batch(texts, tok.lowercase)  # raises, naming the text
             redo = np.flatnonzero(flags & FLAG_PYTHON_LOWER)
             ind, dat = self._sets(*_utf8_batch([texts[i] for i in redo], tok.lowercase))
-            counts[redo] = np.diff(ind)
-            room = np.diff(slots)[redo]
-            if (counts[redo] > room).any():  # more shingles than the room: pack them apart
-                return self._splice(scratch, slots, counts, redo, ind, dat)
-            for k, i in enumerate(redo.tolist()):
-                scratch[slots[i] : slots[i] + counts[i]] = dat[ind[k] : ind[k + 1]]
-        return V.pack_sets(scratch, slots, counts)
-
-    @staticmethod
-    def _splice(scratch, slots, counts, redo, ind, dat) -> tuple[np.ndarray, np.ndarray]:
-        """CSR sets from ``scratch`` with the rows ``redo`` replaced by the CSR ``ind``/``dat``."""
-        parts = [scratch[slots[i] : slots[i] + counts[i]] for i in range(counts.size)]
-        for k, i in enumerate(redo.tolist()):
-            parts[i] = dat[ind[k] : ind[k + 1]]
-        indptr = np.zeros(counts.size + 1, np.int64)
-        np.cumsum(counts, out=indptr[1:])
-        return indptr, np.concatenate(parts) if parts else np.empty(0, np.uint64)
+            keep = np.ones(nd, np.bool_)
+            keep[redo] = False
+            rows = np.flatnonzero(keep)
+            old = sets[0]
+            return _merge_csr(nd, [(rows, *_rows_csr(old, sets[1], rows)), (redo, ind, dat)])
+        return sets
 
     def _sets(self, buf: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """CSR sets of a UTF-8 batch, in threads for 64 documents or more."""
@@ -397,6 +388,14 @@ def unspaced(texts: Sequence[str]) -> np.ndarray:
     uns = np.bincount(doc, weights=(t & UNSPACED) != 0, minlength=len(sub))
     out[np.array(odd)] = (uns > 0) & (2 * uns >= word)
     return out
+
+
+def _rows_csr(indptr: np.ndarray, data: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The CSR of ``rows`` of a CSR (vectorised)."""
+    lens = indptr[rows + 1] - indptr[rows]
+    ptr = np.zeros(rows.size + 1, np.int64)
+    np.cumsum(lens, out=ptr[1:])
+    return ptr, data[np.repeat(indptr[rows] - ptr[:-1], lens) + np.arange(ptr[-1])]
 
 
 def _merge_csr(nd: int, parts: list) -> tuple[np.ndarray, np.ndarray]:

@@ -97,18 +97,23 @@ STR_CHUNK = 64
 
 
 @kernel
-def shingle_hashes_str(ptrs, lens, kinds, p, n, slots, scratch, counts, flags):
+def shingle_hashes_str(ptrs, lens, kinds, p, n, slots, scratch, counts, flags, at):
     """``shingle_hashes`` straight from ``str`` objects (``strings.str_views``: their code units
     read in place): each text lowered and tokenized as the fused fingerprint path does it, eight
     ASCII units at a time, non-ASCII units in the same pass (``tokenize.lower_tokenize_str``);
     the tokens' UTF-8 joined by one space and each shingle hashed where it lies, sorted and
-    de-duplicated into ``scratch[slots[d]:]``, their number into ``counts[d]``. ``slots``: room
-    for (units + 1) // 2 + 1 shingles per text. ``flags[d]``: lower_tokenize_str's (the caller
-    redoes a text whose lowercase needs Python, and refuses a lone surrogate).
+    de-duplicated into ``scratch[at[d]:]``, their number into ``counts[d]``. ``slots``: room
+    for (units + 1) // 2 + 1 shingles per text; the texts' sets are packed one after another from
+    ``slots[0]`` (``at[d] <= slots[d]``, so a set never reaches the next text's room), so the
+    scratch a range touches is about the size of its sets, not of its room (a fresh page costs a
+    fault and a zeroing: 12-20 ns per shingle when the room, 4 times the sets, was touched).
+    ``flags[d]``: lower_tokenize_str's (the caller redoes a text whose lowercase needs Python, and
+    refuses a lone surrogate).
 
     Scratch (tokens, flips, the joined words, the sort's buffer) is allocated once per chunk of
     ``STR_CHUNK`` texts, not per text."""
     ndocs = ptrs.shape[0]
+    w = slots[0]  # where the next text's set goes
     for ci in range((ndocs + STR_CHUNK - 1) // STR_CHUNK):
         lo = ci * STR_CHUNK
         hi = min(lo + STR_CHUNK, ndocs)
@@ -129,6 +134,7 @@ def shingle_hashes_str(ptrs, lens, kinds, p, n, slots, scratch, counts, flags):
             data = unit_bytes(ptrs[d], lens[d], kinds[d])
             nflips, flags[d] = lower_tokenize_str(data, lens[d], kinds[d], p, tok, pos)
             ntok = nflips // 2
+            at[d] = w
             if ntok == 0:
                 counts[d] = 0
                 continue
@@ -144,7 +150,7 @@ def shingle_hashes_str(ptrs, lens, kinds, p, n, slots, scratch, counts, flags):
                 o += 1
             ws[ntok] = o
             m = max(ntok - n + 1, 1)
-            s0 = slots[d]
+            s0 = w
             for i in range(m):
                 a = ws[i]
                 e = ws[min(i + n, ntok)] - 1
@@ -160,6 +166,7 @@ def shingle_hashes_str(ptrs, lens, kinds, p, n, slots, scratch, counts, flags):
                     out[u] = out[j]
                     u += 1
             counts[d] = u
+            w += u
 
 
 def shingle_slots(offsets: np.ndarray) -> np.ndarray:
@@ -173,7 +180,8 @@ def shingle_slots(offsets: np.ndarray) -> np.ndarray:
 
 @kernel
 def pack_sets(scratch, slots, counts):
-    """CSR arrays ``(indptr, data)`` of the sets ``shingle_hashes`` left in ``scratch``."""
+    """CSR arrays ``(indptr, data)`` of the sets ``shingle_hashes`` left in ``scratch``: set d is
+    ``scratch[slots[d]:slots[d] + counts[d]]`` (``shingle_hashes_str``: pass its ``at``)."""
     nd = counts.shape[0]
     indptr = np.zeros(nd + 1, dtype=np.int64)
     for d in range(nd):
