@@ -19,7 +19,6 @@ from ._jit import kernel
 from .bits import BYTE_HIGH as _HI
 from .bits import BYTE_LANES as _LANES
 from .bits import cttz, popcount
-from .hashes import _write64
 from .strings import ascii_block, decode_utf8, put_utf8, unit
 
 _U64 = np.uint64
@@ -305,7 +304,8 @@ def lower_tokenize_str(data, n, kind, p, tok, pos):
         if p + 8 <= n:
             x, j = ascii_block(data, p, kind)
             x |= ((x + up_lo) & ~(x + up_hi) & up_mask) >> _U64(2)  # A..Z -> a..z
-            _write64(tok, o, x)  # one store of the 8 lanes (str_scratch leaves room for it)
+            for i in range(8):
+                tok[np.uintp(o + i)] = np.uint8((x >> _U64(8 * i)) & _U64(0xFF))
             ins = (
                 ((x + lo0) & ~(x + hi0))
                 | ((x + lo1) & ~(x + hi1))

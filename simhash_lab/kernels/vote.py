@@ -17,7 +17,7 @@ import numpy as np
 
 from ._jit import kernel
 from .bits import BYTE_LANES as _LANES
-from .hashes import HASH_XXH3, _x3_1to3, _x3_4to8, _x3_9to16, hash_span, xxh3_64
+from .hashes import HASH_XXH3, hash_span, xxh3_1to3, xxh3_4to8, xxh3_9to16, xxh3_64
 
 _U64 = np.uint64
 
@@ -99,9 +99,7 @@ def hash_vote_tokens(tok, pos, ntok, hash_kind, hs, order, tail, acc):
     Tokens go in batches of ``_TOKEN_BATCH`` (``hs``: one batch, ``order``: ``_ORDER_SIZE``). With
     XXH3 a batch is first sorted by XXH3's size class (1-3, 4-8, 9-16, more bytes), so that each
     class's loop runs without a mispredicted branch per token; votes are sums, so the order does
-    not change them. ``tail``: MD5's scratch (128 bytes, see ``hashes.md5_pair``). The classes
-    up to 16 bytes are hashed inline (no call per token: 1.5 ns of the 5 a word costs), the
-    longer ones by the leaf kernel ``xxh3_64``.
+    not change them. ``tail``: MD5's scratch (128 bytes, see ``hashes.md5_pair``).
     """
     acc[:] = 0
     for b0 in range(0, ntok, _TOKEN_BATCH):
@@ -122,15 +120,15 @@ def hash_vote_tokens(tok, pos, ntok, hash_kind, hs, order, tail, acc):
             w = 0
             for k in range(0, c0):
                 t = order[k]
-                hs[w] = _x3_1to3(tok, pos[2 * t], pos[2 * t + 1])
+                hs[w] = xxh3_1to3(tok, pos[2 * t], pos[2 * t + 1])
                 w += 1
             for k in range(nb, c1):
                 t = order[k]
-                hs[w] = _x3_4to8(tok, pos[2 * t], pos[2 * t + 1])
+                hs[w] = xxh3_4to8(tok, pos[2 * t], pos[2 * t + 1])
                 w += 1
             for k in range(2 * nb, c2):
                 t = order[k]
-                hs[w] = _x3_9to16(tok, pos[2 * t], pos[2 * t + 1])
+                hs[w] = xxh3_9to16(tok, pos[2 * t], pos[2 * t + 1])
                 w += 1
             for k in range(3 * nb, c3):
                 t = order[k]
