@@ -30,9 +30,10 @@ processes: per-step CPU time (one thread: the steps' clock reads the process's C
 time (one thread, then all the machine's cores), peak memory (max RSS) of each child, and the
 candidates step by MinHash bands (``candidates="bands"``, k calibrated) beside every pair within
 the same k (the index, ``k`` given) in the same run; then, on a subset (``--subset``, default 100k rows),
-ours on one thread beside datasketch MinHash LSH (128 permutations, threshold 0.8) and the
-precision and recall of both against the exact Jaccard truth of the pairs that touch a random
-sample of rows (``--truth-sample``; a sparse product of the sampled rows' shingle sets with all).
+ours on one thread (``--candidates``, bands by default) beside datasketch MinHash LSH (128
+permutations, threshold 0.8) and the precision and recall of both against the exact Jaccard
+truth of the pairs that touch a random sample of rows (``--truth-sample``; a sparse product of
+the sampled rows' shingle sets with all).
 The CPU's model, its SIMD flags (``/proc/cpuinfo``, read, never assumed) and the load average are
 printed beside the figures: on a shared machine compare the ratios, not the seconds.
 
@@ -359,8 +360,10 @@ def _sample_scores(pairs: np.ndarray, rows: np.ndarray, truth: set, n: int) -> t
     return tp / max(len(found), 1), tp / max(len(truth), 1)
 
 
-def part_rows(n: int, subset: int, truth_sample: int, repeats: int) -> None:
-    data = f"/tmp/simhash-lab-bench/docs-{n}.jsonl"
+def part_rows(
+    n: int, subset: int, truth_sample: int, repeats: int, data_dir: str, candidates: str = "bands"
+) -> None:
+    data = os.path.join(data_dir, f"docs-{n}.jsonl")
     os.makedirs(os.path.dirname(data), exist_ok=True)
     if not os.path.exists(data):
         t0 = time.perf_counter()
@@ -411,11 +414,11 @@ def part_rows(n: int, subset: int, truth_sample: int, repeats: int) -> None:
     threads = numba.get_num_threads()
     numba.set_num_threads(1)
     try:
-        dedup_texts(texts[:200], jaccard=T)
+        dedup_texts(texts[:200], jaccard=T, candidates=candidates)
         ours_t, mh_t, ours, mh = [], [], None, None
         for _ in range(repeats):
             c = time.process_time()
-            ours = dedup_texts(texts, jaccard=T)
+            ours = dedup_texts(texts, jaccard=T, candidates=candidates)
             ours_t.append(time.process_time() - c)
             c = time.process_time()
             mh = minhash_lsh_pairs(texts, threshold=T)
@@ -444,11 +447,15 @@ def main() -> None:
     ap.add_argument("--memory-gib", type=float, default=6.0)
     ap.add_argument("--rows", type=int, help="part 3 alone: N generated rows, per step, against datasketch")
     ap.add_argument("--subset", type=int, default=100_000, help="part 3: rows ours and datasketch run on")
+    ap.add_argument("--candidates", default="bands", choices=["bands", "index"],
+                    help="part 3: ours' candidates method beside datasketch on the subset")  # fmt: skip
+    ap.add_argument("--data-dir", default="/tmp/simhash-lab-bench",
+                    help="part 3: where docs-N.jsonl is generated once and read again")  # fmt: skip
     ap.add_argument("--truth-sample", type=int, default=2000, help="part 3: rows whose true pairs are found")
     args = ap.parse_args()
     print(f"{cpu_info()}; Python {platform.python_version()}, numba {numba.__version__}")
     if args.rows:
-        part_rows(args.rows, args.subset, args.truth_sample, args.repeats)
+        part_rows(args.rows, args.subset, args.truth_sample, args.repeats, args.data_dir, args.candidates)
         return
     if args.part in ("labelled", "both"):
         part_labelled(args.repeats)

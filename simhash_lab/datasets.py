@@ -6,7 +6,8 @@ Jaccard), then once more to write the rows that are kept. Memory is a few bytes 
 fingerprint, the id) plus one chunk of text at a time, whatever the file's size.
 
 * **JSONL** (``.jsonl``, ``.ndjson``): one JSON object per line (blank lines are passed over);
-  parsed by the standard :mod:`json`; kept rows are written back byte for byte, as they were.
+  read in blocks, parsed by orjson a block at a time when it is installed (the standard
+  :mod:`json` for a line orjson refuses); kept rows are written back byte for byte, as they were.
 * **CSV** (``.csv``; ``.tsv`` with tabs): a header line names the columns; the standard :mod:`csv`
   module reads each record (quoted fields may hold newlines) and the kept records are written
   back as the exact text they had, after the header.
@@ -312,6 +313,48 @@ def _atomic_write(path: str, mode: str, write, **kw) -> Any:
         return write(f)
 
 
+def prefetch(chunks):
+    """The items of the iterator ``chunks``, the next one made by a thread of its own while the
+    caller works on this one (reading and parsing hold the GIL; the kernels that follow release
+    it). An exception from ``chunks`` is raised here, in the caller's thread, as it was raised;
+    a caller that stops early stops the thread at its next item."""
+    import queue
+    import threading
+
+    q: queue.Queue = queue.Queue(maxsize=1)
+    stop = threading.Event()
+    done = object()
+
+    def work() -> None:
+        try:
+            for item in chunks:
+                while not stop.is_set():
+                    try:
+                        q.put((item, None), timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            q.put((done, None))
+        except BaseException as e:  # noqa: BLE001 -- handed to the caller's thread
+            q.put((done, e))
+
+    t = threading.Thread(target=work, name="simhash-lab-read", daemon=True)
+    t.start()
+    try:
+        while True:
+            item, err = q.get()
+            if item is done:
+                if err is not None:
+                    raise err
+                return
+            yield item
+    finally:
+        stop.set()
+        t.join(timeout=5)
+
+
 # -- JSONL -------------------------------------------------------------------------------------
 
 
@@ -334,26 +377,56 @@ class JsonlSource(_FileSource):
 
     format = "jsonl"
 
-    def _records(self):
-        """``(row, line number, raw bytes)`` of every non-blank line, each at most
-        ``max_row_bytes`` (a longer line is refused without being read whole)."""
+    _BLOCK = 1 << 18  # bytes read at a time (a block's lines and records stay in the cache)
+
+    def _blocks(self):
+        """``(line number of the first, lines, last_ends)`` for each block of the file read
+        ``_BLOCK`` bytes at a time: its whole lines, each without its ``\\n`` (a ``\\r`` before it
+        stays); ``last_ends`` is False only for a last line that has no newline. A line longer than
+        ``max_row_bytes`` (not counting its line end) is refused without being read whole."""
         limit = self.max_row_bytes
         self.bytes_read = self._shown = 0
         with self._open() as f:
-            row = 0
-            lineno = 0
+            lineno = 1
+            rest = b""
             while True:
-                raw = f.readline(limit + 1)
-                if not raw:
+                block = f.read(self._BLOCK)
+                if not block:
+                    if rest:
+                        yield lineno, [rest], False
                     return
-                lineno += 1
-                self.bytes_read += len(raw)
-                if len(raw) > limit and len(raw.rstrip(b"\r\n")) > limit:
-                    raise self._too_large(f"line {lineno}")
-                if raw.isspace():
+                self.bytes_read += len(block)
+                cut = block.rfind(b"\n")
+                if cut < 0:
+                    rest += block
+                    if len(rest) > limit and len(rest.rstrip(b"\r")) > limit:
+                        raise self._too_large(f"line {lineno}")
                     continue
-                yield row, lineno, raw
-                row += 1
+                lines = (rest + block[:cut] if rest else block[:cut]).split(b"\n")
+                rest = block[cut + 1 :]
+                if max(map(len, lines)) > limit:
+                    for i, raw in enumerate(lines):
+                        if len(raw) > limit and len(raw.rstrip(b"\r")) > limit:
+                            raise self._too_large(f"line {lineno + i}")
+                if len(rest) > limit and len(rest.rstrip(b"\r")) > limit:
+                    raise self._too_large(f"line {lineno + len(lines)}")
+                yield lineno, lines, True
+                lineno += len(lines)
+
+    @staticmethod
+    def _body(lines: list) -> list:
+        """The lines that are rows: not blank (empty or only whitespace)."""
+        return [raw for raw in lines if raw and not raw.isspace()]
+
+    def _records(self):
+        """``(row, line number, raw bytes)`` of every non-blank line (without its ``\\n``), each
+        at most ``max_row_bytes``."""
+        row = 0
+        for lineno, lines, _ in self._blocks():
+            for i, raw in enumerate(lines):
+                if raw and not raw.isspace():
+                    yield row, lineno + i, raw
+                    row += 1
 
     def _parse(self, lineno: int, raw: bytes):
         rec = None
@@ -390,28 +463,74 @@ class JsonlSource(_FileSource):
             )
         return rec, text
 
-    def chunks(self, rows):
+    def _fast(self, body: list):
+        """``(texts, ids)`` of a block's rows by orjson in bulk (no priority column), or None when
+        any row needs :meth:`_slow` (orjson refuses it, or it lacks a column or its text is not a
+        str): then the rows go one by one, with the messages that name the line. What orjson
+        parses holds no lone surrogate, so its ids need no check."""
+        if _ORJSON is None or self.priority_column is not None:
+            return None
+        col, idc = self.column, self.id_column
+        try:
+            recs = list(map(_ORJSON, body))
+            texts = [r[col] for r in recs]
+            ids = [r[idc] for r in recs] if idc is not None else None
+        except (ValueError, KeyError, TypeError):
+            return None
+        if set(map(type, texts)) - {str} or set(map(type, recs)) - {dict}:
+            return None
+        return texts, ids
+
+    def _slow(self, lineno: int, lines: list, row: int):
+        """``(texts, ids, prio)`` of a block's rows, one line at a time."""
         texts, ids = [], []
         pc = self.priority_column
         prio = [] if pc is not None else None
         idc = self.id_column
-        for row, lineno, raw in self._records():
-            rec, text = self._parse(lineno, raw)
+        for i, raw in enumerate(lines):
+            if not raw or raw.isspace():
+                continue
+            where = lineno + i
+            rec, text = self._parse(where, raw)
             if idc is not None:
                 if idc not in rec:
-                    raise DatasetError(f"{self.name}: line {lineno}: no id column {idc!r}")
-                ids.append(self._check_id(rec[idc], f"line {lineno}"))
+                    raise DatasetError(f"{self.name}: line {where}: no id column {idc!r}")
+                ids.append(self._check_id(rec[idc], f"line {where}"))
             else:
                 ids.append(row)
             if pc is not None:
                 if pc not in rec:
-                    raise DatasetError(f"{self.name}: line {lineno}: no priority column {pc!r}")
-                prio.append(self._priority(rec[pc], f"line {lineno}"))
+                    raise DatasetError(f"{self.name}: line {where}: no priority column {pc!r}")
+                prio.append(self._priority(rec[pc], f"line {where}"))
             texts.append(text)
-            if len(texts) >= rows:
-                yield texts, ids, prio
-                texts, ids = [], []
-                prio = [] if pc is not None else None
+            row += 1
+        return texts, ids, prio
+
+    def chunks(self, rows):
+        """Chunks of ``rows`` rows: each block of lines parsed by :meth:`_fast`, else :meth:`_slow`."""
+        texts, ids = [], []
+        prio = [] if self.priority_column is not None else None
+        row = 0
+        for lineno, lines, _ in self._blocks():
+            body = self._body(lines)
+            got = self._fast(body)
+            if got is not None:
+                t, i = got
+                p = None
+                if i is None:
+                    i = list(range(row, row + len(t)))
+            else:
+                t, i, p = self._slow(lineno, lines, row)
+            row += len(t)
+            texts.extend(t)
+            ids.extend(i)
+            if prio is not None:
+                prio.extend(p)
+            while len(texts) >= rows:
+                yield texts[:rows], ids[:rows], prio[:rows] if prio is not None else None
+                del texts[:rows], ids[:rows]
+                if prio is not None:
+                    del prio[:rows]
         if texts:
             yield texts, ids, prio
 
@@ -421,15 +540,59 @@ class JsonlSource(_FileSource):
         return self._pick(rows, chunk, records)
 
     def write_kept(self, path, keep, progress=None):
+        """The kept rows as they were, each with its line end (the file's last line: as it ends),
+        blank lines left out: runs of kept rows are found by NumPy in blocks of the file and
+        written as slices of it, never split into lines."""
+        space = np.zeros(256, np.bool_)
+        space[list(b" \t\n\r\x0b\x0c")] = True  # what bytes.isspace() calls whitespace
+        keep = np.asarray(keep, np.bool_)
+
+        def rows_of(buf, starts, ends):
+            """Which of the lines ``buf[starts[i]:ends[i]]`` are rows (not blank)."""
+            first = np.frombuffer(buf, np.uint8)[np.minimum(starts, len(buf) - 1)]
+            row_line = (ends > starts) & ~space[first]
+            for i in np.flatnonzero((ends > starts) & space[first]).tolist():
+                row_line[i] = not buf[starts[i] : ends[i]].isspace()
+            return np.flatnonzero(row_line)
+
         def write(out):
-            n = 0
-            for row, _, raw in self._records():
-                if keep[row]:
-                    out.write(raw)  # as it was, its newline (or, on the last line, none) too
-                    n += 1
-                if progress is not None:
-                    progress(1)
-            return n
+            n = row = 0
+            with self._open() as f:
+                rest = b""  # the start of a line that goes on in the next block
+                while True:
+                    block = f.read(16 * self._BLOCK)
+                    nl = np.flatnonzero(np.frombuffer(block, np.uint8) == 10)
+                    if block and not nl.size:
+                        rest += block
+                        continue
+                    # the line begun in ``rest`` (or the last one, without newline), alone
+                    head = rest + block[: nl[0] + 1] if nl.size else rest
+                    if head:
+                        body = head.rstrip(b"\n")
+                        if body and not body.isspace():
+                            if keep[row]:
+                                out.write(head)
+                                n += 1
+                            row += 1
+                            if progress is not None:
+                                progress(1)
+                    if not block:
+                        return n
+                    rest = block[nl[-1] + 1 :]
+                    starts, ends = nl[:-1] + 1, nl[1:]  # the block's other whole lines
+                    lines = rows_of(block, starts, ends)
+                    kept = lines[keep[row : row + lines.size]]
+                    row += lines.size
+                    if kept.size:  # runs of consecutive kept lines: one slice of the block each
+                        brk = np.flatnonzero(np.diff(kept) != 1)
+                        a = kept[np.concatenate([[0], brk + 1])]
+                        b = kept[np.concatenate([brk, [kept.size - 1]])]
+                        view = memoryview(block)
+                        for x, y in zip(starts[a].tolist(), (ends[b] + 1).tolist()):
+                            out.write(view[x:y])
+                        n += int(kept.size)
+                    if progress is not None:
+                        progress(int(lines.size))
 
         return _atomic_write(path, "wb", write)
 

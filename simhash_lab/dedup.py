@@ -72,6 +72,7 @@ import numpy as np
 
 from . import _files
 from ._files import DEFAULT_MAX_BYTES, NotRegularFile, NotText, TooLarge, json_name, reason, walk
+from ._threads import thread_count
 from ._validate import check_int
 from .calibration import Calibration, calibrate
 from .candidates import BandKeys
@@ -82,6 +83,7 @@ from .datasets import (
     TextsSource,
     json_value,
     open_dataset,
+    prefetch,
     write_duplicates,
 )
 from .settings import DedupSettings
@@ -107,7 +109,8 @@ _BATCH = 256  # files per fingerprint batch
 EXIT_NONE, EXIT_FOUND, EXIT_TROUBLE = 0, 1, 2
 KEEP_ORDERS = ("first", "longest")
 LINKAGES = ("star", "complete")
-SETS_BUDGET = 1 << 30  # bytes of shingle sets kept from the first read (else read again)
+SETS_BUDGET = 1 << 30  # bytes of shingle sets kept from the first read (else read again); past
+# shingles._ChunkSets.MEMORY they are kept in a temporary file, not in memory
 
 # A file that is not text, or too large (reported, does not change the exit status)
 Skip = (NotText, TooLarge)
@@ -661,6 +664,8 @@ def _run(
     bar = steps.bars.start("read", total, bar_unit or unit)
     try:
         chunks = iter(source.chunks(CHUNK_ROWS))
+        if thread_count() > 1 and source.format in ("jsonl", "csv", "parquet"):  # the next chunk
+            chunks = prefetch(chunks)  # read while this one is fingerprinted
         start = 0
         while True:
             with steps.time("read"):

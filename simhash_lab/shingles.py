@@ -86,39 +86,30 @@ class Shingler:
         ptrs, lens, kinds = str_views(texts)
         slots = np.zeros(nd + 1, np.int64)
         np.cumsum((lens + 1) // 2 + 1, out=slots[1:])
-        scratch = np.empty(slots[-1], np.uint64)
+        scratch = np.empty(slots[-1], np.uint64)  # room; only about the sets' size is touched
         counts = np.zeros(nd, np.int64)
         flags = np.zeros(nd, np.int64)
+        at = np.zeros(nd, np.int64)
 
         def run(lo: int, hi: int) -> None:
             V.shingle_hashes_str(
                 ptrs[lo:hi], lens[lo:hi], kinds[lo:hi], tok.pipeline, tok.n, slots[lo : hi + 1],
-                scratch, counts[lo:hi], flags[lo:hi],
+                scratch, counts[lo:hi], flags[lo:hi], at[lo:hi],
             )  # fmt: skip
 
         run_items(nd, run, nd >= 64, align=V.STR_CHUNK)
+        sets = V.pack_sets(scratch, at, counts)
         if flags.any():
             if (flags & FLAG_SURROGATE).any():
                 utf8_batch(texts, tok.lowercase)  # raises, naming the text
             redo = np.flatnonzero(flags & FLAG_PYTHON_LOWER)
             ind, dat = self._sets(*utf8_batch([texts[i] for i in redo], tok.lowercase))
-            counts[redo] = np.diff(ind)
-            room = np.diff(slots)[redo]
-            if (counts[redo] > room).any():  # more shingles than the room: pack them apart
-                return self._splice(scratch, slots, counts, redo, ind, dat)
-            for k, i in enumerate(redo.tolist()):
-                scratch[slots[i] : slots[i] + counts[i]] = dat[ind[k] : ind[k + 1]]
-        return V.pack_sets(scratch, slots, counts)
-
-    @staticmethod
-    def _splice(scratch, slots, counts, redo, ind, dat) -> tuple[np.ndarray, np.ndarray]:
-        """CSR sets from ``scratch`` with the rows ``redo`` replaced by the CSR ``ind``/``dat``."""
-        parts = [scratch[slots[i] : slots[i] + counts[i]] for i in range(counts.size)]
-        for k, i in enumerate(redo.tolist()):
-            parts[i] = dat[ind[k] : ind[k + 1]]
-        indptr = np.zeros(counts.size + 1, np.int64)
-        np.cumsum(counts, out=indptr[1:])
-        return indptr, np.concatenate(parts) if parts else np.empty(0, np.uint64)
+            keep = np.ones(nd, np.bool_)
+            keep[redo] = False
+            rows = np.flatnonzero(keep)
+            old = sets[0]
+            return _merge_csr(nd, [(rows, *_rows_csr(old, sets[1], rows)), (redo, ind, dat)])
+        return sets
 
     def _sets(self, buf: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """CSR sets of a UTF-8 batch, in threads for 64 documents or more."""
@@ -227,29 +218,63 @@ class _SetStore:
 
 class _ChunkSets:
     """The shingle sets of every row, as the first read made them: one CSR per chunk, never
-    concatenated (that would hold them twice); :meth:`subset` packs the rows a step needs."""
+    concatenated (that would hold them twice); :meth:`subset` packs the rows a step needs.
+
+    At most ``MEMORY`` bytes of them are held in memory: the chunks after that go to an unnamed
+    temporary file (written once, read back a chunk at a time by :meth:`subset`), so a million
+    rows' sets (about 800 MB) do not count in the run's peak memory. ``nbytes`` counts them all:
+    the caller drops the store above its budget and reads the rows again instead. A temporary file
+    that cannot be written (a full disk) makes ``nbytes`` infinite: the same fallback."""
+
+    MEMORY = 128 << 20
 
     def __init__(self) -> None:
         self.starts = [0]  # first row of each chunk
-        self.chunks: list[tuple[np.ndarray, np.ndarray]] = []
+        self.chunks: list[tuple[np.ndarray, np.ndarray | None, int]] = []  # indptr, data, offset
         self.nbytes = 0
+        self._held = 0
+        self._file = None
 
     def add(self, indptr: np.ndarray, data: np.ndarray) -> None:
-        self.chunks.append((indptr, data))
         self.starts.append(self.starts[-1] + indptr.shape[0] - 1)
         self.nbytes += int(data.nbytes + indptr.nbytes)
+        if self._held + data.nbytes <= self.MEMORY:
+            self.chunks.append((indptr, data, -1))
+            self._held += int(data.nbytes)
+            return
+        import tempfile
+
+        try:
+            if self._file is None:
+                self._file = tempfile.TemporaryFile(prefix="simhash-lab-sets-")
+            off = self._file.seek(0, 2)
+            self._file.write(memoryview(np.ascontiguousarray(data)).cast("B"))
+        except OSError:
+            self.nbytes = float("inf")
+            self.chunks.append((indptr, data, -1))
+            return
+        self.chunks.append((indptr, None, off))
+
+    def _data(self, c: int) -> np.ndarray:
+        indptr, data, off = self.chunks[c]
+        if data is not None:
+            return data
+        self._file.seek(off)
+        return np.frombuffer(self._file.read(int(indptr[-1]) * 8), np.uint64)
 
     def subset(self, rows: np.ndarray) -> _SetStore:
         """A store of the sets of ``rows`` (sorted, distinct)."""
         store = _SetStore(rows)
         cuts = np.searchsorted(rows, self.starts)
-        for c, (indptr, data) in enumerate(self.chunks):
+        for c, (indptr, _, _) in enumerate(self.chunks):
             r = rows[cuts[c] : cuts[c + 1]] - self.starts[c]
+            if not r.size:
+                continue
             lens = indptr[r + 1] - indptr[r]
             ptr = np.zeros(r.size + 1, np.int64)
             np.cumsum(lens, out=ptr[1:])
             idx = np.repeat(indptr[r] - ptr[:-1], lens) + np.arange(ptr[-1])
-            store.add(ptr, data[idx])
+            store.add(ptr, self._data(c)[idx])
         store.finish()
         return store
 
@@ -363,6 +388,14 @@ def unspaced(texts: Sequence[str]) -> np.ndarray:
     uns = np.bincount(doc, weights=(t & UNSPACED) != 0, minlength=len(sub))
     out[np.array(odd)] = (uns > 0) & (2 * uns >= word)
     return out
+
+
+def _rows_csr(indptr: np.ndarray, data: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The CSR of ``rows`` of a CSR (vectorised)."""
+    lens = indptr[rows + 1] - indptr[rows]
+    ptr = np.zeros(rows.size + 1, np.int64)
+    np.cumsum(lens, out=ptr[1:])
+    return ptr, data[np.repeat(indptr[rows] - ptr[:-1], lens) + np.arange(ptr[-1])]
 
 
 def _merge_csr(nd: int, parts: list) -> tuple[np.ndarray, np.ndarray]:

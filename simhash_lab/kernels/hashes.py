@@ -95,6 +95,32 @@ _read64 = _unaligned_load(64)
 _read32 = _unaligned_load(32)
 
 
+@intrinsic
+def _write64(typingctx, b, p, v):
+    """``b[p:p + 8] = v`` as little-endian bytes, one unaligned store (the inverse of ``_read64``;
+    a ``bswap`` before it on a big-endian host). No bounds check: the caller leaves room."""
+    if not (
+        isinstance(b, types.Array)
+        and b.dtype == types.uint8
+        and isinstance(p, types.Integer)
+        and v == types.uint64
+    ):
+        return None
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        pos = context.cast(builder, args[1], signature.args[1], types.intp)
+        addr = builder.gep(ary.data, [pos])
+        word = ir.IntType(64)
+        value = args[2]
+        if sys.byteorder != "little":
+            value = builder.call(builder.module.declare_intrinsic("llvm.bswap", [word]), [value])
+        builder.store(value, builder.bitcast(addr, word.as_pointer()), align=1)
+        return context.get_dummy_value()
+
+    return types.none(b, p, v), codegen
+
+
 @kernel(inline=True)
 def _xxh_round(acc, lane):
     acc = acc + lane * _P2

@@ -25,11 +25,11 @@ import numpy as np
 
 from ._jit import kernel
 from .bits import popcount
-from .hashes import xxh3_64
+from .hashes import _read64, _write64, _x3_17to128, xxh3_64
 from .sort import sort_u64
 from .strings import unit_bytes
 from .tokenize import _str_scratch, lower_tokenize_str, tokenize_spans
-from .vote import fold_bits, vote_unit
+from .vote import fold_counts, vote_unit
 
 _U64 = np.uint64
 _ALL_BITS = _U64(0xFFFFFFFFFFFFFFFF)
@@ -98,18 +98,23 @@ STR_CHUNK = 64
 
 
 @kernel
-def shingle_hashes_str(ptrs, lens, kinds, p, n, slots, scratch, counts, flags):
+def shingle_hashes_str(ptrs, lens, kinds, p, n, slots, scratch, counts, flags, at):
     """``shingle_hashes`` straight from ``str`` objects (``strings.str_views``: their code units
     read in place): each text lowered and tokenized as the fused fingerprint path does it, eight
     ASCII units at a time, non-ASCII units in the same pass (``tokenize.lower_tokenize_str``);
     the tokens' UTF-8 joined by one space and each shingle hashed where it lies, sorted and
-    de-duplicated into ``scratch[slots[d]:]``, their number into ``counts[d]``. ``slots``: room
-    for (units + 1) // 2 + 1 shingles per text. ``flags[d]``: lower_tokenize_str's (the caller
-    redoes a text whose lowercase needs Python, and refuses a lone surrogate).
+    de-duplicated into ``scratch[at[d]:]``, their number into ``counts[d]``. ``slots``: room
+    for (units + 1) // 2 + 1 shingles per text; the texts' sets are packed one after another from
+    ``slots[0]`` (``at[d] <= slots[d]``, so a set never reaches the next text's room), so the
+    scratch a range touches is about the size of its sets, not of its room (a fresh page costs a
+    fault and a zeroing: 12-20 ns per shingle when the room, 4 times the sets, was touched).
+    ``flags[d]``: lower_tokenize_str's (the caller redoes a text whose lowercase needs Python, and
+    refuses a lone surrogate).
 
     Scratch (tokens, flips, the joined words, the sort's buffer) is allocated once per chunk of
     ``STR_CHUNK`` texts, not per text."""
     ndocs = ptrs.shape[0]
+    w = slots[0]  # where the next text's set goes
     for ci in range((ndocs + STR_CHUNK - 1) // STR_CHUNK):
         lo = ci * STR_CHUNK
         hi = min(lo + STR_CHUNK, ndocs)
@@ -121,31 +126,39 @@ def shingle_hashes_str(ptrs, lens, kinds, p, n, slots, scratch, counts, flags):
             tok_size = max(tok_size, t_need)
             pos_size = max(pos_size, p_need)
             most = max(most, slots[d + 1] - slots[d])
-        tok = np.empty(tok_size, dtype=np.uint8)
+        tok = np.empty(tok_size + 8, dtype=np.uint8)  # + 8: the copy below reads words
         pos = np.empty(pos_size, dtype=np.int64)
-        joined = np.empty(tok_size + pos_size, dtype=np.uint8)
+        joined = np.empty(tok_size + pos_size + 8, dtype=np.uint8)  # + 8: and writes them
         ws = np.empty(pos_size, dtype=np.int64)
         tmp = np.empty(most, dtype=np.uint64)
         for d in range(lo, hi):
             data = unit_bytes(ptrs[d], lens[d], kinds[d])
             nflips, flags[d] = lower_tokenize_str(data, lens[d], kinds[d], p, tok, pos)
             ntok = nflips // 2
+            at[d] = w
             if ntok == 0:
                 counts[d] = 0
                 continue
-            o = 0
-            for t in range(ntok):
+            o = np.int64(0)
+            for t in range(ntok):  # the tokens joined by one space, copied 8 bytes at a time
                 ws[t] = o
-                for q in range(pos[2 * t], pos[2 * t + 1]):
-                    joined[o] = tok[q]
-                    o += 1
+                s = pos[2 * t]
+                ln = pos[2 * t + 1] - s
+                for q in range(0, ln, 8):  # the last word spills junk past the token: overwritten
+                    _write64(joined, o + q, _read64(tok, s + q))  # by the space and what follows
+                o += ln
                 joined[o] = 32
                 o += 1
             ws[ntok] = o
             m = max(ntok - n + 1, 1)
-            s0 = slots[d]
+            s0 = w
             for i in range(m):
-                scratch[s0 + i] = xxh3_64(joined, ws[i], ws[min(i + n, ntok)] - 1)
+                a = ws[i]
+                e = ws[min(i + n, ntok)] - 1
+                if 16 < e - a <= 128:  # most shingles: inline, no call per shingle
+                    scratch[s0 + i] = _x3_17to128(joined, a, e)
+                else:
+                    scratch[s0 + i] = xxh3_64(joined, a, e)
             out = scratch[s0 : s0 + m]
             sort_u64(out, tmp, m)
             u = 1
@@ -154,6 +167,7 @@ def shingle_hashes_str(ptrs, lens, kinds, p, n, slots, scratch, counts, flags):
                     out[u] = out[j]
                     u += 1
             counts[d] = u
+            w += u
 
 
 def shingle_slots(offsets: np.ndarray) -> np.ndarray:
@@ -167,7 +181,8 @@ def shingle_slots(offsets: np.ndarray) -> np.ndarray:
 
 @kernel
 def pack_sets(scratch, slots, counts):
-    """CSR arrays ``(indptr, data)`` of the sets ``shingle_hashes`` left in ``scratch``."""
+    """CSR arrays ``(indptr, data)`` of the sets ``shingle_hashes`` left in ``scratch``: set d is
+    ``scratch[slots[d]:slots[d] + counts[d]]`` (``shingle_hashes_str``: pass its ``at``)."""
     nd = counts.shape[0]
     indptr = np.zeros(nd + 1, dtype=np.int64)
     for d in range(nd):
@@ -301,7 +316,7 @@ def fold_sets(indptr, data, bits, fps):
     for d in range(indptr.shape[0] - 1):
         nf = indptr[d + 1] - indptr[d]
         acc = vote_unit(data[indptr[d] : indptr[d + 1]], nf)
-        fps[d] = fold_bits(acc.astype(np.float64), np.float64(nf), bits)
+        fps[d] = fold_counts(acc, nf, bits)  # fold_bits' test on the exact integer counts
 
 
 @kernel

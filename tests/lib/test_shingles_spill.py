@@ -1,0 +1,46 @@
+"""The shingle sets a dedup run keeps (shingles._ChunkSets): beyond ``MEMORY`` bytes they go to a
+temporary file and come back the same, so a run's result does not depend on where they were."""
+
+import numpy as np
+import pytest
+
+from simhash_lab.shingles import Shingler, _ChunkSets
+
+
+def _chunks(seed: int):
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(7):
+        lens = rng.integers(0, 30, size=int(rng.integers(1, 40)))
+        indptr = np.zeros(lens.size + 1, np.int64)
+        np.cumsum(lens, out=indptr[1:])
+        out.append((indptr, rng.integers(0, 2**63, size=int(indptr[-1]), dtype=np.uint64)))
+    return out
+
+
+@pytest.mark.parametrize("memory", [0, 2000, 1 << 30])
+def test_subset_is_the_same_held_or_spilled(monkeypatch, memory):
+    monkeypatch.setattr(_ChunkSets, "MEMORY", memory)
+    store = _ChunkSets()
+    chunks = _chunks(1)
+    for indptr, data in chunks:
+        store.add(indptr, data)
+    assert (store._file is not None) == (memory < 1 << 30)
+    every = [data[indptr[i] : indptr[i + 1]] for indptr, data in chunks for i in range(indptr.size - 1)]
+    rows = np.sort(np.random.default_rng(2).choice(len(every), size=len(every) // 3, replace=False))
+    got = store.subset(rows)
+    for k, r in enumerate(rows.tolist()):
+        assert np.array_equal(got.data[got.indptr[k] : got.indptr[k + 1]], every[r])
+
+
+def test_dedup_gives_the_same_result_with_the_sets_spilled(monkeypatch):
+    from simhash_lab.course.corpus import labelled_set, python_docs
+    from simhash_lab.dedup import dedup_texts
+
+    docs = labelled_set(python_docs()[:120], seed=5).docs
+    want = dedup_texts(docs, jaccard=0.8, k=12)
+    monkeypatch.setattr(_ChunkSets, "MEMORY", 0)
+    got = dedup_texts(docs, jaccard=0.8, k=12)
+    assert want.verified > 0
+    assert np.array_equal(got.keep, want.keep) and np.array_equal(got.similarity, want.similarity)
+    assert Shingler(3).sets(docs)[0].size == len(docs) + 1
