@@ -539,7 +539,7 @@ def _fp_part(p, fs, path, column, id_column, fmt, st, sfs, run, n_reducers, sets
     features written to the exact-groups shuffle (``exact/{reducer}-{p}.npz``, the reducer picked
     by the digest's value), with their rows, lengths and ids."""
     from ._storage import join
-    from .dedup import check_text_chunk, text_digests, no_features
+    from .dedup import check_text_chunk, no_features, text_digests
     from .shingles import _ChunkSets
 
     src = _source(fs, path, column, id_column, fmt)

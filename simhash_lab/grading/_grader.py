@@ -49,7 +49,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from .._i18n import LANGUAGES, _, language
-from . import _sandbox, _code_checks, _protocol
+from . import _code_checks, _protocol, _sandbox
 from ._notebooks import (
     META,
     Item,
