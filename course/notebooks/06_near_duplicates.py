@@ -575,13 +575,15 @@ for name, hz in {
 #
 # ## Calibrate, verify, keep or drop
 #
-# `simhash_lab.dedup_texts(texts, jaccard=0.8)` does it in one call, in five steps:
+# `simhash_lab.dedup_texts(texts, jaccard=0.8, candidates="index")` does it in one call, in five steps:
 #
 # 1. **Fingerprint** with the features the threshold is about: word 3-shingles, binary weights
 #    (documents without a single feature are set apart, never grouped with each other).
 # 2. **Calibrate k**: on a sample of the corpus, find the real pairs with Jaccard $\ge 0.8$, measure their
-#    Hamming distances, and take the smallest k that finds 95 % of them (`recall=0.95`).
-# 3. **Candidates**: every pair within k bits, from the index.
+#    Hamming distances, and take the smallest k that finds 99 % of them (`recall=0.99`).
+# 3. **Candidates**: every pair within k bits, from the index (`candidates="index"`). Without that
+#    argument the library finds its candidates by MinHash bands of the same shingle sets (the banding
+#    above), whose cost does not grow with k; either way every candidate is verified next.
 # 4. **Verify** each candidate: the exact Jaccard similarity of the two shingle sets (computed in
 #    Numba); pairs below the threshold go.
 # 5. **Keep or drop**: visit the documents in a stated order (input order, `keep="longest"`, or a
@@ -592,7 +594,7 @@ for name, hz in {
 #    kept, but two dropped members may lie below the threshold (each is near the kept one only).
 
 # %% tags=["nbval-ignore-output"]
-res = dedup_texts(lic_texts, jaccard=0.8, ids=[lf.name for lf in lics])
+res = dedup_texts(lic_texts, jaccard=0.8, candidates="index", ids=[lf.name for lf in lics])
 print(res.calibration.summary())
 print(res.summary())
 
@@ -657,7 +659,7 @@ assert set(res.duplicates.kept.tolist()).isdisjoint(res.duplicates.dropped.tolis
 # against the labels:
 
 # %% tags=["nbval-ignore-output"]
-res_lab = dedup_texts(lab.docs, jaccard=0.5)
+res_lab = dedup_texts(lab.docs, jaccard=0.5, candidates="index")
 print(res_lab.calibration.summary())
 print(
     "verified pairs against the labels:", compare.pair_scores(res_lab.pairs[res_lab.similarity >= 0.5], truth)
