@@ -86,7 +86,8 @@ def url_of(fs, path: str) -> str:
 def expand_partitions(partitions, storage_options: dict | None = None):
     """``(fs, [paths])``: the partition files of a glob URL, a folder URL, one file URL or a
     sequence of those (all on one filesystem), in order (a glob's and a folder's files sorted by
-    name; a folder's: the files ending in .parquet, .pq, .jsonl or .ndjson, not hidden)."""
+    name; a glob's: not the names starting with "." its pattern does not spell, as in a shell; a
+    folder's: the files ending in .parquet, .pq, .jsonl or .ndjson, not hidden)."""
     if isinstance(partitions, (str, os.PathLike)):
         items = [os.fspath(partitions)]
     elif isinstance(partitions, Sequence) and not isinstance(partitions, bytes):
@@ -106,7 +107,7 @@ def expand_partitions(partitions, storage_options: dict | None = None):
         elif type(f) is not type(fs) or f.storage_options != fs.storage_options:
             raise StorageError(f"partitions must all be on one filesystem: {items[0]!r} and {item!r} are not")
         if any(c in path for c in _GLOB_CHARS):
-            found = sorted(p for p in fs.glob(path) if fs.isfile(p))
+            found = sorted(p for p in fs.glob(path) if fs.isfile(p) and not _dot_hidden(path, p))
             if not found:
                 raise StorageError(f"partitions: no file matches {item!r}")
             paths.extend(found)
@@ -124,6 +125,21 @@ def expand_partitions(partitions, storage_options: dict | None = None):
         else:
             paths.append(path)
     return fs, paths
+
+
+def _dot_hidden(pattern: str, path: str) -> bool:
+    """Whether a glob's match is a hidden name the shell's glob would not give: a name starting
+    with "." (macOS's ``._part-0.parquet``, a staged write's ``.NAME.<random>.tmp``) is matched only
+    by a pattern part that starts with "." too (fsspec's glob matches it with ``*``)."""
+    pat = [x for x in pattern.replace("\\", "/").split("/") if x]
+    got = [x for x in path.replace("\\", "/").split("/") if x]
+    start = next((i for i, x in enumerate(pat) if any(c in x for c in _GLOB_CHARS)), len(pat))
+    deep = "**" in pat[start:]
+    for i in range(start, len(got)):
+        part = "" if deep or i >= len(pat) else pat[i]
+        if got[i].startswith(".") and not part.startswith("."):
+            return True
+    return False
 
 
 def _hidden(rel: str) -> bool:

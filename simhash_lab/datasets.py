@@ -972,6 +972,15 @@ def _as_arrow(data):
     if mod == "pandas":
         return pa.Table.from_pandas(data, preserve_index=False)
     if mod == "datasets":
+        kind = type(data).__name__
+        if isinstance(data, dict):  # DatasetDict, IterableDatasetDict: several splits
+            first = next(iter(data), "train")
+            raise TypeError(f"data is a {kind} of splits {list(data)}: pass one split, e.g. data[{first!r}]")
+        if "Iterable" in kind:
+            raise TypeError(
+                f"data is an {kind} (a stream; its rows are read twice here): make it a Dataset "
+                "first, e.g. datasets.Dataset.from_list(list(stream))"
+            )
         inner = getattr(data, "data", None)
         table = getattr(inner, "table", inner)
         if isinstance(table, pa.Table):
