@@ -375,7 +375,7 @@ def test_warmup_steps_compile_every_index_kernel():
         "ds = {n: getattr(K, n) for n in K.__all__ if hasattr(getattr(K, n), 'signatures')}\n"
         "print(json.dumps({n: len(d.signatures) for n, d in ds.items()}))\n"
     )
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]))
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
