@@ -89,32 +89,6 @@ def test_fused_kernel_equals_plain_python(rule, lowercase, bits):
     assert [int(x) for x in h.fingerprints(texts, parallel=True)] == want
 
 
-def test_ascii_ranges_classify_every_ascii_byte():
-    """The SWAR ranges say "inside a token" for exactly the bytes the ASCII map keeps."""
-    lanes = np.uint64(0x0101010101010101)
-    for rule in (words, whitespace):
-        for lowercase in (True, False):
-            sel, want, amap, r = rule(lowercase).fused_tables
-            for c in range(128):
-                x = np.uint64(c | 32 if lowercase and 65 <= c <= 90 else c) * lanes
-                with np.errstate(over="ignore"):
-                    ins = np.uint64(0)
-                    for k in range(4):
-                        ins |= (x + r[2 * k]) & ~(x + r[2 * k + 1])
-                    ins = (ins ^ r[8]) & np.uint64(0x8080808080808080)
-                assert (ins == np.uint64(0x8080808080808080)) == (amap[c] >= 0), (rule, c)
-                assert ins in (0, 0x8080808080808080)
-
-
-def test_lowered_utf8_fits_the_scratch_bound():
-    """The kernel sizes its UTF-8 scratch as min(kind + 1, 4) bytes per code unit."""
-    from simhash_lab._unicode import lower_table
-
-    low = lower_table()
-    size = np.where(low < 0x80, 1, np.where(low < 0x800, 2, np.where(low < 0x10000, 3, 4)))
-    assert size[:256].max() <= 2 and size[:0x10000].max() <= 3
-
-
 KERNELS = ["fingerprints_str", "fingerprints", "token_fingerprints"]
 
 
