@@ -71,7 +71,6 @@ NOT_YET: dict[str, str] = {
     "grading/data.py": "tested in tests/grading/test_checks.py (data and variants)",
     "kernels/strings.py": "tested through the fused path in tests/lib/kernels/test_fingerprint.py",
     "kernels/verify.py": "tested through Shingler in tests/lib/test_shingles.py",
-    "kernels/vote.py": "tested through Simhasher in tests/lib/test_simhasher_reference.py",
     "report.py": "tested through dedup results in tests/lib/test_dedup.py and tests/cli/test_dedup.py",
     "settings.py": "tested in tests/lib/test_dedup_languages.py (one settings object)",
     "tokenize.py": "tested through Simhasher in tests/lib/test_simhasher_inputs.py",
