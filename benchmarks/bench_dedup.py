@@ -60,7 +60,7 @@ import numba
 import numpy as np
 
 from simhash_lab.course import corpus as C
-from simhash_lab.course.methods import jaccard_all_pairs, minhash_lsh_pairs, pair_scores
+from simhash_lab.course.compare import jaccard_all_pairs, minhash_lsh_pairs, pair_scores
 from simhash_lab.dedup import dedup_texts
 
 T = 0.8

@@ -27,7 +27,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "lib"))
 
 from simhash_lab import dedup_texts  # noqa: E402
-from simhash_lab.course.methods import jaccard_all_pairs  # noqa: E402
+from simhash_lab.course.compare import jaccard_all_pairs  # noqa: E402
 
 
 def cpu() -> str:

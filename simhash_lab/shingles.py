@@ -48,7 +48,7 @@ class Shingler:
 
     The shingles are those of :func:`simhash_lab.tokenize.word_shingles` (lowercased ``\\w+``
     words, ``n`` at a time joined by a space; a document with fewer words is one shingle), hashed
-    with XXH3-64: the same sets :func:`simhash_lab.course.methods.shingle_sets` builds as str.
+    with XXH3-64: the same sets :func:`simhash_lab.course.compare.shingle_sets` builds as str.
 
     >>> indptr, data = Shingler(2).sets(["a b c", "a b", ""])
     >>> np.diff(indptr).tolist()

@@ -127,17 +127,17 @@ def _dedup() -> None:
 
 
 def _course() -> None:
-    """The course's own compiled loops (``simhash_lab.course.inside``: notebook 02 times them)."""
+    """The course's own compiled loops (``simhash_lab.course.internals``: notebook 02 times them)."""
     import numpy as np
 
     try:
-        from .course import inside
+        from .course import internals
     except ImportError:  # the library installed without the course
         return
     hs = np.arange(3, dtype=np.uint64)
-    inside.vote_counts(hs)
-    inside.vote_alloc_once(hs)
-    inside.vote_alloc_per_token(hs)
+    internals.vote_counts(hs)
+    internals.vote_alloc_once(hs)
+    internals.vote_alloc_per_token(hs)
 
 
 def steps() -> list[tuple[str, Callable[[], None]]]:

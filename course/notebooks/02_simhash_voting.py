@@ -16,7 +16,7 @@ import numpy as np
 from IPython.display import Code
 
 from simhash_lab import Simhasher, hamming, presets
-from simhash_lab.course import animate, experiments, inside, plot
+from simhash_lab.course import animate, experiments, internals, plot
 from simhash_lab.course.plot import bit_string
 
 plot.use_course_style()
@@ -310,7 +310,7 @@ print(
 # uses the same trick to count bits. A byte counts only up to 255, so the loop never lets one count
 # further: after every 255 hashes it adds (*flushes*) the eight bytes of each counter into 64
 # ordinary `int64` counts, sets its byte counters back to zero, and goes on; the last flush takes
-# the hashes that are left. `inside.vote_counts` is that compiled loop (it returns the counts $S_i$;
+# the hashes that are left. `internals.vote_counts` is that compiled loop (it returns the counts $S_i$;
 # the accumulators are $V_i = 2 S_i - n$ with unit weights). Same votes, first checked equal (the
 # hashes are the distinct words of the whole manual, so the cell also prints how many flushes they
 # took), then timed:
@@ -328,7 +328,7 @@ def vote_python(hashes):
 
 hs = h.trace(" ".join(docs)).hashes  # uint64 hashes of every distinct word
 hs_list = [int(x) for x in hs]
-S = inside.vote_counts(hs)  # how many hashes have bit i set
+S = internals.vote_counts(hs)  # how many hashes have bit i set
 assert vote_python(hs_list) == (2 * S - len(hs)).tolist()
 full, rest = divmod(len(hs), 255)
 print(
@@ -337,7 +337,7 @@ print(
     sep="",
 )
 ones = np.full(1000, 2**64 - 1, dtype=np.uint64)  # 1,000 hashes with every bit set
-assert (inside.vote_counts(ones) == 1000).all()  # counts past 255 are right: the flushes work
+assert (internals.vote_counts(ones) == 1000).all()  # counts past 255 are right: the flushes work
 
 
 # %% tags=["nbval-ignore-output"]
@@ -346,7 +346,7 @@ def best(f, number):
 
 
 t_py = best(lambda: vote_python(hs_list), 3)
-t_nb = best(lambda: inside.vote_counts(hs), 200)
+t_nb = best(lambda: internals.vote_counts(hs), 200)
 ratio = t_py / t_nb
 print(f"Python list loop          : {t_py * 1e3:9.3f} ms")
 print(f"library's compiled (SWAR) : {t_nb * 1e3:9.3f} ms")
@@ -366,15 +366,15 @@ print(f"in this run the compiled loop was {ratio:,.0f}x faster: {np.log10(ratio)
 # once per token. Here is the second one:
 
 # %%
-Code(inspect.getsource(inside.vote_alloc_per_token), language="python")
+Code(inspect.getsource(internals.vote_alloc_per_token), language="python")
 
 # %%
 V_all = 2 * S - len(hs)
-assert (inside.vote_alloc_once(hs) == V_all).all() and (inside.vote_alloc_per_token(hs) == V_all).all()
+assert (internals.vote_alloc_once(hs) == V_all).all() and (internals.vote_alloc_per_token(hs) == V_all).all()
 
 # %% tags=["nbval-ignore-output"]
-t_once = best(lambda: inside.vote_alloc_once(hs), 200)
-t_each = best(lambda: inside.vote_alloc_per_token(hs), 200)
+t_once = best(lambda: internals.vote_alloc_once(hs), 200)
+t_each = best(lambda: internals.vote_alloc_per_token(hs), 200)
 fig, ax = plt.subplots(figsize=(9, 3.6))
 plot.benchmark_bars(
     {

@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from simhash_lab import hamming, is_near, popcount
-from simhash_lab.course import inside, plot
+from simhash_lab.course import internals, plot
 from simhash_lab.course.plot import bit_string
 
 plot.use_course_style()
@@ -243,13 +243,13 @@ plt.show()
 #
 # The library counts bits with LLVM's `ctpop` intrinsic, and Numba compiles for the CPU it runs on:
 # where that CPU has the x86-64 `popcnt` instruction (every x86-64 CPU since about 2008, the
-# session's "SSE4.2+"), LLVM emits it; on ARM it becomes `cnt`. `inside.hamming_asm()` compiles
+# session's "SSE4.2+"), LLVM emits it; on ARM it becomes `cnt`. `internals.hamming_asm()` compiles
 # `popcount(a ^ b)` for two `uint64` right here (a second or so: Numba cannot show the machine code
 # of a function it loaded from its cache) and returns the instructions of the compiled function. The
 # registers it uses can vary, so this cell is not checked by the tests:
 
 # %% tags=["nbval-ignore-output"]
-asm = inside.hamming_asm()
+asm = internals.hamming_asm()
 print(asm)
 print("\none popcnt instruction:", "popcnt" in asm)
 

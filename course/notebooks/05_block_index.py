@@ -17,7 +17,7 @@ from IPython.display import Code
 from scipy.stats import binom
 
 from simhash_lab import SimhashIndex, design_tables, hamming, manku_example_3_1
-from simhash_lab.course import methods, pigeonhole, plot, widgets
+from simhash_lab.course import compare, pigeonhole, plot, widgets
 
 plot.use_course_style()
 rng = np.random.default_rng(60)
@@ -140,11 +140,11 @@ rates = np.array(
     [pigeonhole.rates_at_angle(math.radians(x), k=3, trials=20_000, seed=int(x)) for x in degrees]
 )
 assert np.all(exact[:4] == 1.0) and np.allclose(measured, exact, atol=0.015)
-assert np.allclose(rates[:, 0], methods.s_curve(1 - degrees / 180, 16, 4), atol=0.015)  # 01's formula
+assert np.allclose(rates[:, 0], compare.s_curve(1 - degrees / 180, 16, 4), atol=0.015)  # 01's formula
 print(f"d = 4: {1 - exact[4]:.1%} of the pairs share no block (all four blocks touched)")
 p5 = 1 - 5 / 180
 print(
-    f"θ = 5°: candidate with probability {methods.s_curve(p5, 16, 4):.3f}, reported with {binom.cdf(3, 64, 5 / 180):.3f}"
+    f"θ = 5°: candidate with probability {compare.s_curve(p5, 16, 4):.3f}, reported with {binom.cdf(3, 64, 5 / 180):.3f}"
 )
 
 # %%

@@ -22,7 +22,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from simhash_lab import Simhasher, SimhashIndex, dedup_texts, hamming
-from simhash_lab.course import corpus, methods, plot, widgets
+from simhash_lab.course import compare, corpus, plot, widgets
 from simhash_lab.grading import data
 from simhash_lab.tokenize import char_ngrams, word_shingles
 
@@ -120,7 +120,7 @@ print(corpus.word_diff(lab.docs[lab.source[v]], lab.docs[v])[:500])
 # $$F_1 = \frac{2 \cdot \text{precision} \cdot \text{recall}}{\text{precision} + \text{recall}}
 # \quad \text{(one number that needs both)}$$
 #
-# `methods.pair_scores(found, truth)` computes them; `methods.sweep` does it for many thresholds from
+# `compare.pair_scores(found, truth)` computes them; `compare.sweep` does it for many thresholds from
 # one run.
 #
 # ## Choosing k
@@ -131,7 +131,7 @@ print(corpus.word_diff(lab.docs[lab.source[v]], lab.docs[v])[:500])
 
 # %%
 fps = Simhasher().fingerprints(lab.docs)
-all_pairs, dist = methods.simhash_distances(fps)  # every pair and its distance
+all_pairs, dist = compare.simhash_distances(fps)  # every pair and its distance
 kinds = lab.pair_kinds(all_pairs)  # "near-duplicate", "rewrite" or "unrelated"
 is_dup = kinds == "near-duplicate"
 peak = int(np.bincount(dist[kinds == "unrelated"]).argmax())
@@ -160,11 +160,11 @@ plt.show()
 # True for orthogonal vectors, but the vectors Simhash votes with are not orthogonal. Notebook 04
 # showed that $E[d_H] = 64\,\theta/\pi$, where $\theta$ is the angle between the documents'
 # **weight vectors**: here, term frequencies (`Simhasher()` gives every occurrence of a word one
-# vote). `methods.tf_matrix` builds those vectors, and their angles predict the distances:
+# vote). `compare.tf_matrix` builds those vectors, and their angles predict the distances:
 
 # %%
-X, vocab = methods.tf_matrix(lab.docs)
-theta = np.arccos(np.clip(methods.cosines(X, all_pairs), -1, 1))
+X, vocab = compare.tf_matrix(lab.docs)
+theta = np.arccos(np.clip(compare.cosines(X, all_pairs), -1, 1))
 unrel = kinds == "unrelated"
 print(
     f"unrelated pairs: mean cosine {np.cos(theta[unrel]).mean():.2f}, mean angle {np.degrees(theta[unrel]).mean():.0f}°, "
@@ -202,13 +202,13 @@ plt.show()
 #   coordinates of every TF vector, so they make most of the dot product of two unrelated documents:
 
 # %%
-shares = methods.dot_shares(X, vocab, all_pairs[unrel], top=8)
+shares = compare.dot_shares(X, vocab, all_pairs[unrel], top=8)
 print("share of the unrelated pairs' dot products:", ", ".join(f"{w!r} {s:.0%}" for w, s in shares))
 print(f"these {len(shares)} words together: {sum(s for _, s in shares):.0%}")
 
 # %% [markdown]
 # What moves the peak: weights that stop function words from voting. With **binary** weights every
-# distinct word votes once, however often it occurs; with **TF-IDF** (`methods.idf_weights`, passed as
+# distinct word votes once, however often it occurs; with **TF-IDF** (`compare.idf_weights`, passed as
 # `Simhasher(weights=...)`) a word found in every document votes about 0, and unrelated documents'
 # vectors become nearly orthogonal:
 
@@ -216,7 +216,7 @@ print(f"these {len(shares)} words together: {sum(s for _, s in shares):.0%}")
 for name, hz in {
     "TF (the default)": Simhasher(),
     "binary": Simhasher(weights="binary"),
-    "TF-IDF": Simhasher(weights=methods.idf_weights(lab.docs)),
+    "TF-IDF": Simhasher(weights=compare.idf_weights(lab.docs)),
 }.items():
     f = hz.fingerprints(lab.docs)
     dd = hamming(f[all_pairs[:, 0]], f[all_pairs[:, 1]])
@@ -229,8 +229,8 @@ for name, hz in {
 
 # %%
 ks = np.arange(0, 21)
-prf = methods.sweep(all_pairs, dist, truth, ks)
-best_k, (p, r, f1) = methods.best_threshold(ks, prf)
+prf = compare.sweep(all_pairs, dist, truth, ks)
+best_k, (p, r, f1) = compare.best_threshold(ks, prf)
 
 # %% tags=["nbval-ignore-output"]
 fig, ax = plt.subplots(figsize=(10, 5))
@@ -264,7 +264,7 @@ print(f"k = 3 misses {1 - prf[3, 1]:.0%} of the near-duplicate pairs; k = {best_
 
 # %%
 k_steps = np.arange(0, 13)
-counted = methods.threshold_counts(dist, is_dup, ks)  # (tp, fp, fn) per k
+counted = compare.threshold_counts(dist, is_dup, ks)  # (tp, fp, fn) per k
 fig, show_k = plot.k_threshold_figure(dist, kinds, ks, prf, counted)  # drawn once, moved per frame
 frames = []
 for k in k_steps:
@@ -274,7 +274,7 @@ plt.close(fig)
 widgets.stepper(frames, labels=[f"k = {k}" for k in k_steps], description="threshold k")
 
 # %% [markdown]
-# The counts in the frames agree with `methods.sweep`:
+# The counts in the frames agree with `compare.sweep`:
 
 # %%
 for (tp, fp, fn), row in zip(counted, prf):
@@ -291,7 +291,7 @@ print(f"k = 0 flags {counted[0, :2].sum()} pairs, k = {k_steps[-1]} flags {count
 configs = {
     "words, TF": Simhasher(),
     "words, binary": Simhasher(weights="binary"),
-    "words, TF-IDF": Simhasher(weights=methods.idf_weights(lab.docs)),
+    "words, TF-IDF": Simhasher(weights=compare.idf_weights(lab.docs)),
     "char 4-grams, TF": Simhasher(tokenizer=char_ngrams(4)),
     "word 3-shingles, TF": Simhasher(tokenizer=word_shingles(3)),
     "word 3-shingles, binary": Simhasher(tokenizer=word_shingles(3), weights="binary"),
@@ -299,9 +299,9 @@ configs = {
 k_range = np.arange(0, 31)
 curves = {}
 for name, hasher in configs.items():
-    pp, dd = methods.simhash_distances(hasher.fingerprints(lab.docs), max_k=30)
-    curves[name] = methods.sweep(pp, dd, truth, k_range)
-best = {name: methods.best_threshold(k_range, c) for name, c in curves.items()}
+    pp, dd = compare.simhash_distances(hasher.fingerprints(lab.docs), max_k=30)
+    curves[name] = compare.sweep(pp, dd, truth, k_range)
+best = {name: compare.best_threshold(k_range, c) for name, c in curves.items()}
 
 # %% tags=["nbval-ignore-output"]
 fig, ax = plt.subplots(figsize=(11, 5))
@@ -328,7 +328,7 @@ assert max(f for _, (_, _, f) in best.values()) > 0.9
 #
 # Simhash estimates the **angle** between weight vectors. The other classic of near-duplicate
 # detection estimates the **Jaccard similarity** of two sets, here the documents' sets of word
-# 3-shingles (`methods.shingle_sets`):
+# 3-shingles (`compare.shingle_sets`):
 #
 # $$J(A, B) = \frac{|A \cap B|}{|A \cup B|}$$
 #
@@ -344,14 +344,14 @@ assert max(f for _, (_, _, f) in best.values()) > 0.9
 #
 # With $n$ independent orders (in practice $n$ random hash functions standing in for them) the share
 # of agreements estimates $J$, with standard error $\sqrt{J(1-J)/n}$. A document becomes a
-# **signature** of $n = 128$ numbers. `methods.minhash_signatures` computes them with datasketch, the
-# library `methods.compare` uses below:
+# **signature** of $n = 128$ numbers. `compare.minhash_signatures` computes them with datasketch, the
+# library `compare.compare` uses below:
 
 # %%
-sets = methods.shingle_sets(lab.docs, 3)
-sig = methods.minhash_signatures(sets, num_perm=128)  # (documents, 128) uint64
-j_pairs, j_exact = methods.jaccard_all_pairs(lab.docs, n=3, sets=sets)  # every pair sharing a shingle
-j_est = methods.minhash_estimates(sig, j_pairs)
+sets = compare.shingle_sets(lab.docs, 3)
+sig = compare.minhash_signatures(sets, num_perm=128)  # (documents, 128) uint64
+j_pairs, j_exact = compare.jaccard_all_pairs(lab.docs, n=3, sets=sets)  # every pair sharing a shingle
+j_est = compare.minhash_estimates(sig, j_pairs)
 se = np.sqrt(j_exact * (1 - j_exact) / 128)
 within = np.mean(np.abs(j_est - j_exact) <= 2 * se + 1 / 128)
 print(f"signatures {sig.shape}, {sig.nbytes // len(sig):,} bytes per document")
@@ -381,24 +381,24 @@ plt.show()
 
 # %%
 for t in (0.5, 0.8):
-    b_, r_ = methods.datasketch_bands(t, num_perm=128)
+    b_, r_ = compare.datasketch_bands(t, num_perm=128)
     print(
-        f"threshold {t}: b = {b_} bands of r = {r_} rows, S-curve threshold (1/b)^(1/r) = {methods.s_curve_threshold(r_, b_):.3f}"
+        f"threshold {t}: b = {b_} bands of r = {r_} rows, S-curve threshold (1/b)^(1/r) = {compare.s_curve_threshold(r_, b_):.3f}"
     )
-b, r = methods.datasketch_bands(0.5, num_perm=128)
-cand = methods.band_candidates(sig, b, r)  # pairs sharing a band, found by sorting band keys
-is_cand = methods.pair_values(cand, np.ones(len(cand)), j_pairs) > 0  # per pair that shares a shingle
+b, r = compare.datasketch_bands(0.5, num_perm=128)
+cand = compare.band_candidates(sig, b, r)  # pairs sharing a band, found by sorting band keys
+is_cand = compare.pair_values(cand, np.ones(len(cand)), j_pairs) > 0  # per pair that shares a shingle
 print(f"b = {b}, r = {r}: {len(cand):,} candidate pairs of {len(all_pairs):,}")
 
 # %% [markdown]
 # To see the whole S-curve we need pairs at every similarity, which the labelled set lacks (it has
-# few pairs between its rewrites and its near-duplicates). `methods.banding_experiment` makes 2,000 of them from the
+# few pairs between its rewrites and its near-duplicates). `compare.banding_experiment` makes 2,000 of them from the
 # documents' own shingle sets, each pair at a Jaccard similarity drawn uniformly from 0 to 1, and
 # bands their MinHash signatures the same way; the ticks underneath show where the labelled pairs fall:
 
 # %%
-s_exp, cand_exp = methods.banding_experiment(sets, b, r, n_pairs=2000, seed=6)
-theory = methods.s_curve(s_exp, r, b)
+s_exp, cand_exp = compare.banding_experiment(sets, b, r, n_pairs=2000, seed=6)
+theory = compare.s_curve(s_exp, r, b)
 print(f"{cand_exp.mean():.3f} of the pairs became candidates; the S-curve predicts {theory.mean():.3f}")
 assert abs(cand_exp.mean() - theory.mean()) < 0.03
 
@@ -406,7 +406,7 @@ assert abs(cand_exp.mean() - theory.mean()) < 0.03
 kind_of_j = lab.pair_kinds(j_pairs)  # the kind of every pair that shares a shingle
 rug = {kind: j_exact[kind_of_j == kind] for kind in ("near-duplicate", "rewrite")}
 fig, ax = plt.subplots(figsize=(12, 6))
-plot.banding_curve(s_exp, cand_exp, b, r, ax=ax, others=[methods.datasketch_bands(0.8)], rug=rug)
+plot.banding_curve(s_exp, cand_exp, b, r, ax=ax, others=[compare.datasketch_bands(0.8)], rug=rug)
 ax.set_title(f"Banding, b = {b} bands of r = {r}: measured against its S-curve")
 plt.show()
 
@@ -444,11 +444,11 @@ assert is_cand[kind_of_j == "near-duplicate"].mean() > 0.9 and is_cand[other].me
 # | Shingles, exact Jaccard (the reference) | the set of 3-word shingles | $J(A, B) \ge t$, over all pairs |
 
 # %%
-results = methods.compare(lab, k=best_k, jaccard=0.5, minhash=0.5, repeat=2)
+results = compare.compare(lab, k=best_k, jaccard=0.5, minhash=0.5, repeat=2)
 by_method = {r.method: r for r in results}
 
 # %% tags=["nbval-ignore-output"]
-print(methods.format_table(results))
+print(compare.format_table(results))
 
 # %% tags=["nbval-ignore-output"]
 fig, (a1, a2) = plt.subplots(1, 2, figsize=(15, 5))
@@ -496,12 +496,12 @@ assert s["Simhash + SimhashIndex"].f1 > 0.85
 # mostly boilerplate: MIT licenses differ only in the copyright line, BSD-2 and BSD-3 by one clause,
 # and some packages bundle a dozen licenses in one file. What a data engineer calls a duplicate here
 # is stated in the terms of the sets: two files are near-duplicates when the Jaccard similarity of
-# their word 3-shingles is at least 0.8. `methods.jaccard_all_pairs` gives that truth exactly.
+# their word 3-shingles is at least 0.8. `compare.jaccard_all_pairs` gives that truth exactly.
 
 # %% tags=["nbval-ignore-output"]
 lics = corpus.license_files()
 lic_texts = [lf.text for lf in lics]
-lic_truth, lic_j = methods.jaccard_all_pairs(lic_texts, n=3, min_similarity=0.8)
+lic_truth, lic_j = compare.jaccard_all_pairs(lic_texts, n=3, min_similarity=0.8)
 n_words = np.array([len(t.split()) for t in lic_texts])
 print(
     f"{len(lics)} license files from {len({lf.package for lf in lics})} packages, {n_words.min()} to {n_words.max():,} words; "
@@ -513,11 +513,11 @@ print(
 
 # %% tags=["nbval-ignore-output"]
 lic_fps = Simhasher().fingerprints(lic_texts)
-lp, ld = methods.simhash_distances(lic_fps, max_k=30)
-all_lp, all_lj = methods.jaccard_all_pairs(lic_texts, n=3)
-lj = methods.pair_values(all_lp, all_lj, lp)  # the exact Jaccard of every pair within 30 bits
+lp, ld = compare.simhash_distances(lic_fps, max_k=30)
+all_lp, all_lj = compare.jaccard_all_pairs(lic_texts, n=3)
+lj = compare.pair_values(all_lp, all_lj, lp)  # the exact Jaccard of every pair within 30 bits
 flag3 = ld <= 3
-print(f"k = 3 flags {flag3.sum():,} pairs: {methods.pair_scores(lp[flag3], lic_truth)}")
+print(f"k = 3 flags {flag3.sum():,} pairs: {compare.pair_scores(lp[flag3], lic_truth)}")
 print(f"{(lj[flag3] < 0.8).sum()} of them have Jaccard below 0.8, {(lj[flag3] < 0.5).sum()} below 0.5")
 worst = np.flatnonzero(flag3)[np.argsort(lj[flag3])[:3]]
 for w in worst:
@@ -542,7 +542,7 @@ lix = SimhashIndex(k=3)
 lix.add_many(lic_fps)
 groups = lix.groups()  # connected components of the pairs within 3 bits
 g = max(groups, key=len)
-jg = methods.pair_values(all_lp, all_lj, [[g[0], m] for m in g[1:]])  # each member against the first
+jg = compare.pair_values(all_lp, all_lj, [[g[0], m] for m in g[1:]])  # each member against the first
 print(
     f"{len(groups)} groups; the largest holds {len(g)} files, whose Jaccard to its first file is "
     f"{np.median(jg):.2f} in the median and {jg.min():.2f} at the lowest"
@@ -559,9 +559,9 @@ for name, hz in {
     "words, TF (defaults)": Simhasher(),
     "word 3-shingles, binary": Simhasher(tokenizer=word_shingles(3), weights="binary"),
 }.items():
-    pp, dd = methods.simhash_distances(hz.fingerprints(lic_texts), max_k=30)
-    lic_curves[name] = methods.sweep(pp, dd, lic_truth, k_range)
-    k_, (p_, r_, f_) = methods.best_threshold(k_range, lic_curves[name])
+    pp, dd = compare.simhash_distances(hz.fingerprints(lic_texts), max_k=30)
+    lic_curves[name] = compare.sweep(pp, dd, lic_truth, k_range)
+    k_, (p_, r_, f_) = compare.best_threshold(k_range, lic_curves[name])
     print(f"{name:24s} best k = {k_:2d}: precision {p_:.3f} recall {r_:.3f} F1 {f_:.3f}")
 
 # %% [markdown]
@@ -605,11 +605,11 @@ plt.show()
 
 # %% tags=["nbval-ignore-output"]
 verified = res.verified_pairs()  # the verified pairs, exact copies included (they skip the search)
-print("candidates within k:", methods.pair_scores(res.pairs, lic_truth))
-print("verified:           ", methods.pair_scores(verified, lic_truth))
+print("candidates within k:", compare.pair_scores(res.pairs, lic_truth))
+print("verified:           ", compare.pair_scores(verified, lic_truth))
 
 # %%
-v = methods.pair_scores(verified, lic_truth)
+v = compare.pair_scores(verified, lic_truth)
 assert len(lics) < 10 or (v.precision == 1.0 and v.recall >= res.calibration.recall - 0.05)
 
 # %% [markdown]
@@ -657,9 +657,9 @@ assert set(res.duplicates.kept.tolist()).isdisjoint(res.duplicates.dropped.tolis
 res_lab = dedup_texts(lab.docs, jaccard=0.5)
 print(res_lab.calibration.summary())
 print(
-    "verified pairs against the labels:", methods.pair_scores(res_lab.pairs[res_lab.similarity >= 0.5], truth)
+    "verified pairs against the labels:", compare.pair_scores(res_lab.pairs[res_lab.similarity >= 0.5], truth)
 )
-print(f"Simhash alone at its best k = {best_k}:", methods.pair_scores(all_pairs[dist <= best_k], truth))
+print(f"Simhash alone at its best k = {best_k}:", compare.pair_scores(all_pairs[dist <= best_k], truth))
 
 # %% [markdown]
 # ## Chinese text: segment, weight, then hash

@@ -215,7 +215,7 @@
 import numpy as np
 
 from simhash_lab import Simhasher, hamming
-from simhash_lab.course import corpus, experiments, methods
+from simhash_lab.course import compare, corpus, experiments
 
 h = Simhasher()
 rng = np.random.default_rng(60)
@@ -226,9 +226,9 @@ corpora = {
 print(f"{'unrelated pairs of':43s} {'median words':>12s} {'mean angle':>10s} {'64·θ/π':>7s} {'measured':>8s}")
 mean_angle = {}
 for name, docs in corpora.items():
-    X, _ = methods.tf_matrix(docs)
+    X, _ = compare.tf_matrix(docs)
     i, j = experiments.unrelated_pairs(len(docs), 2000, rng)
-    theta = np.arccos(np.clip(methods.cosines(X, np.stack([i, j], axis=1)), -1, 1))
+    theta = np.arccos(np.clip(compare.cosines(X, np.stack([i, j], axis=1)), -1, 1))
     fps = h.fingerprints(docs)
     mean_angle[name] = np.degrees(theta.mean())
     print(

@@ -6,10 +6,10 @@ widgets, the corpora, the experiments and the method comparisons of the notebook
 * :mod:`.widgets`: :class:`~.widgets.Stepper`, the course's one player: an animated image as a
   notebook opens, Play and a slider once its cell has run;
 * :mod:`.experiments`: the measured experiments of notebooks 00 to 04;
-* :mod:`.inside`: the library's compiled vote loop and the machine code of a Hamming distance,
+* :mod:`.internals`: the library's compiled vote loop and the machine code of a Hamming distance,
   public for the notebooks;
 * :mod:`.corpus`: the real and generated texts the notebooks measure on, and labelled pairs;
-* :mod:`.methods`: the near-duplicate methods compared in notebook 06;
+* :mod:`.compare`: the near-duplicate methods compared in notebook 06;
 * :mod:`.pigeonhole`: notebook 05's story-sized block index, candidate probabilities, query timing.
 """
 

@@ -480,7 +480,7 @@ class LabelledSet:
 def _drop_similar(docs: Sequence[Doc], max_jaccard: float) -> list[Doc]:
     """Keep each document unless its word 3-shingle Jaccard with an earlier kept one is above
     ``max_jaccard`` (Python's docs repeat some passages between topics)."""
-    from .methods import jaccard_all_pairs
+    from .compare import jaccard_all_pairs
 
     pairs, sim = jaccard_all_pairs([d.text for d in docs], n=3, min_similarity=max_jaccard)
     drop: set[int] = set()

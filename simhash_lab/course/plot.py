@@ -1109,7 +1109,7 @@ def pair_distance_hist(dist, kinds, ax=None, *, k: int | None = None, bits: int 
 
 
 def prf_curve(ks, prf, ax=None, *, marks: Mapping[str, int] | None = None, title: str = ""):
-    """Precision, recall and F1 (columns of ``prf``, :func:`~simhash_lab.course.methods.sweep`)
+    """Precision, recall and F1 (columns of ``prf``, :func:`~simhash_lab.course.compare.sweep`)
     against the threshold k, integer ticks; ``marks`` draws labelled vertical lines
     (``{"k = 3 (Google's)": 3}``)."""
     ax = _ax(ax)
@@ -1144,9 +1144,9 @@ def k_threshold_figure(dist, kinds, ks, prf, counts, *, d_max: int = 40, figsize
     ks : array_like of int
         The thresholds ``prf`` and ``counts`` have a row for.
     prf : array of shape (len(ks), 3)
-        Precision, recall, F1 (:func:`~simhash_lab.course.methods.sweep`).
+        Precision, recall, F1 (:func:`~simhash_lab.course.compare.sweep`).
     counts : array_like of shape (len(ks), 3)
-        ``(tp, fp, fn)`` per threshold (:func:`~simhash_lab.course.methods.threshold_counts`).
+        ``(tp, fp, fn)`` per threshold (:func:`~simhash_lab.course.compare.threshold_counts`).
 
     Returns
     -------
@@ -1210,7 +1210,7 @@ def _k_threshold_figure(dist, kinds, ks, prf, counts, d_max, figsize):
 
 
 def method_bars(results, ax=None, *, title: str = ""):
-    """Precision and recall of each method (:class:`~simhash_lab.course.methods.MethodResult`) as
+    """Precision and recall of each method (:class:`~simhash_lab.course.compare.MethodResult`) as
     paired horizontal bars, the values written at their ends, the legend below the axes (never over
     a bar)."""
     ax = _ax(ax)

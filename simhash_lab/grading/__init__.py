@@ -8,8 +8,9 @@
   steps 4-6: run, method runs, judge), :mod:`~simhash_lab.grading._notebooks` (1-3: collect, read,
   assemble), :mod:`~simhash_lab.grading._sandbox` (bubblewrap, limits, the watchdog) with
   :mod:`~simhash_lab.grading._seccomp` (its filter), :mod:`~simhash_lab.grading._runner` (what runs
-  inside), :mod:`~simhash_lab.grading._wire` (the data that crosses), :mod:`~simhash_lab.grading._static`
-  (the allow-lists of method checks), :mod:`~simhash_lab.grading._report` (table, detail, JSON).
+  inside), :mod:`~simhash_lab.grading._protocol` (the data that crosses),
+  :mod:`~simhash_lab.grading._code_checks` (the allow-lists of method checks),
+  :mod:`~simhash_lab.grading._report` (table, detail, JSON).
 * :mod:`simhash_lab.grading.data`: the exercises' data, and the variants grading draws.
 * :mod:`simhash_lab.grading.classroom`: ``simhash-lab assign`` (a variant per student) and
   ``simhash-lab grade --assignment`` (each student's folder on its variant, a gradebook, feedback).

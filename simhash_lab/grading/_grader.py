@@ -17,7 +17,7 @@ How a notebook is graded, step by step
 5. **Method runs**: an answer whose *method* is checked (Kernighan's loop, ``is_near``'s early exit,
    the index's candidate reads, Numba) is extracted from its cell (IPython's transformations in a
    child process under a time and memory limit), checked against an allow-list and the method's
-   shape here (:mod:`simhash_lab.grading._static`) and run again in a sandbox of its own where no
+   shape here (:mod:`simhash_lab.grading._code_checks`) and run again in a sandbox of its own where no
    other code of the student's runs, which measures what the method check needs (lines, the values
    of its int variables, reads); a pure-Python answer is defined anew before every call, so no call
    starts from what an earlier one left.
@@ -48,7 +48,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from . import _sandbox, _static, _wire
+from . import _code_checks, _protocol, _sandbox
 from ._notebooks import (
     META,
     Item,
@@ -83,7 +83,7 @@ __all__ = [
 class _Plan:
     """One notebook's grading: its cells, its answers, the variant and the hidden cases."""
 
-    exercise: Any  # checks._core.Exercise
+    exercise: Any  # checks._checker.Exercise
     cells: list[dict]  # {"role", "key", "source", "stub"} for every code cell but the checks
     variant: int | None
     cases: dict[str, list[dict]]  # answer key -> hidden cases (functions)
@@ -93,7 +93,7 @@ class _Plan:
 
 
 def _plan(exercise: Any, nb: Any, roles: list[dict], rng: random.Random, shown: int | None = None) -> _Plan:
-    from .checks._core import Functions
+    from .checks._checker import Functions
 
     cells = []
     code = [c for c in nb.cells if c.cell_type == "code"]
@@ -156,7 +156,7 @@ def _run_notebook(
     plan: _Plan, pristine_nb: dict, limits: _sandbox.Limits, unsafe: bool, slot: int, t_end: float
 ) -> _Outcome:
     """Run the assembled cells and the exports; after a hang, run again with the culprit stubbed."""
-    from .checks._core import Functions
+    from .checks._checker import Functions
 
     out = _Outcome()
     cells = [dict(c) for c in plan.cells]
@@ -259,7 +259,7 @@ def _method_code(plan: _Plan, answer: Any) -> tuple[str | None, list[str]]:
         for key, src in by_key.items():
             if key != answer.key and key not in wanted and plan.python.get(key) is not None:
                 try:
-                    if used in _static.extract(src, plan.python[key]).functions:
+                    if used in _code_checks.extract(src, plan.python[key]).functions:
                         wanted.append(key)
                 except SyntaxError:
                     pass
@@ -270,11 +270,11 @@ def _method_code(plan: _Plan, answer: Any) -> tuple[str | None, list[str]]:
         if plan.python.get(key) is None:
             problems.append(
                 f"answer `{key}` could not be checked: its cell is longer than "
-                f"{_static.MAX_SOURCE:,} characters, or too slow to read (IPython's transformations)"
+                f"{_code_checks.MAX_SOURCE:,} characters, or too slow to read (IPython's transformations)"
             )
             continue
         try:
-            ex = _static.extract(by_key[key], plan.python[key])
+            ex = _code_checks.extract(by_key[key], plan.python[key])
         except SyntaxError as e:
             problems.append(f"answer `{key}`, line {e.lineno}: not Python ({e.msg})")
             continue
@@ -282,7 +282,7 @@ def _method_code(plan: _Plan, answer: Any) -> tuple[str | None, list[str]]:
         defined |= ex.functions
     extra = {n: None for n in defined}
     for key, ex in sorted(texts, key=lambda t: t[0] != answer.key):  # the answer's own problems first
-        for p in _static.problems(ex.text, answer.method.allow, extra_names=extra):
+        for p in _code_checks.problems(ex.text, answer.method.allow, extra_names=extra):
             problems.append(p if key == answer.key else f"answer `{key}`, {p}")
     missing = [n for n in answer.names if n not in defined]
     if missing and not problems:
@@ -294,10 +294,10 @@ def _method_code(plan: _Plan, answer: Any) -> tuple[str | None, list[str]]:
 
 def _to_python(plan: _Plan, limits: _sandbox.Limits, t_end: float) -> None:
     """The answer cells as plain Python, into ``plan.python``: IPython's transformations, in a child
-    process under a time and memory limit (:func:`_static.to_python_bounded`), never here."""
+    process under a time and memory limit (:func:`_code_checks.to_python_bounded`), never here."""
     answers = [c for c in plan.cells if c["role"] == "answer"]
     left = t_end - time.monotonic() - 5
-    texts = _static.to_python_bounded(
+    texts = _code_checks.to_python_bounded(
         [c["source"] for c in answers],
         timeout=min(limits.cell_timeout, max(0.0, left)),
         memory=min(limits.memory, 1 << 30),
@@ -342,7 +342,7 @@ def _run_method(
 
 
 def _judge(plan: _Plan, outcome: _Outcome, method_runs: dict) -> list[CheckResult]:
-    from .checks._core import Functions, Verdict
+    from .checks._checker import Functions, Verdict
 
     results = []
     for a in plan.exercise.answers:
@@ -390,7 +390,7 @@ def _judge(plan: _Plan, outcome: _Outcome, method_runs: dict) -> list[CheckResul
             CheckResult(
                 a.key,
                 v.passed,
-                "" if v.passed else _wire.clip(v.summary(), 400),
+                "" if v.passed else _protocol.clip(v.summary(), 400),
                 credit=credit,
                 feedback="" if v.passed else _public_hint(a, v),
             )
@@ -410,7 +410,7 @@ def _public_hint(answer: Any, v: Any) -> str:
     if getattr(answer, "hand", None) is None:
         hint = _CALL.sub(lambda m: f"{m.group(1)}(...)", hint)
         hint = _LONG_NUMBER.sub("N", hint)
-    return _wire.clip(hint, 400)
+    return _protocol.clip(hint, 400)
 
 
 def _cell_error_hint(key: str, err: dict) -> str:
@@ -456,7 +456,7 @@ def grade_one(
 
     def done(hint: str | None = None) -> GradeResult:
         if hint is not None:
-            res.first_hint = _wire.clip(hint, 400)
+            res.first_hint = _protocol.clip(hint, 400)
         res.seconds = time.monotonic() - t0
         return res
 
@@ -603,7 +603,9 @@ def grade(
             )
         except Exception as e:  # a bug of the grader's must not lose the other rows
             r = GradeResult(item.path, None, "not gradable")
-            r.first_hint = f"the grader failed on this file ({type(e).__name__}: {_wire.clip(str(e), 200)})"
+            r.first_hint = (
+                f"the grader failed on this file ({type(e).__name__}: {_protocol.clip(str(e), 200)})"
+            )
             return r
         finally:
             with lock:

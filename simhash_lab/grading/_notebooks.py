@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import _files
-from . import _wire
+from . import _protocol
 
 __all__ = [
     "META",
@@ -154,13 +154,13 @@ def read_notebook(path: str, max_bytes: int = MAX_NOTEBOOK_BYTES) -> dict:
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     try:  # its shape first: 32 MiB of `{},` would be gigabytes of objects here
-        nb = _wire.loads_bounded(raw, max_items=MAX_NOTEBOOK_VALUES, max_depth=64, max_string=max_bytes)
+        nb = _protocol.loads_bounded(raw, max_items=MAX_NOTEBOOK_VALUES, max_depth=64, max_string=max_bytes)
     except RecursionError:
         raise NotGradable("not a notebook: JSON nested too deeply") from None
     except json.JSONDecodeError as e:
-        raise NotGradable(f"not JSON ({_wire.clip(str(e), 120)})") from None
+        raise NotGradable(f"not JSON ({_protocol.clip(str(e), 120)})") from None
     except ValueError as e:  # its shape: too many values, too deep, a string too long
-        raise NotGradable(f"not a notebook: {_wire.clip(str(e), 120)}") from None
+        raise NotGradable(f"not a notebook: {_protocol.clip(str(e), 120)}") from None
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
         raise NotGradable("not a notebook: no list of cells")
     return nb

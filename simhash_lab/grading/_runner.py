@@ -20,7 +20,7 @@ Modes (``job["mode"]``):
     ends with ``{"event": "done"}``.
 ``method``
     Runs the pristine setup cells, then only the definitions the grader extracted from the answer
-    and checked against its allow-list (:mod:`simhash_lab.grading._static`), written to a file of
+    and checked against its allow-list (:mod:`simhash_lab.grading._code_checks`), written to a file of
     their own; then the method cases, counting lines in that file (and tracing its int variables),
     and exports the results. With ``fresh`` (pure-Python methods), every call starts from the
     definitions alone: they run again, in a copy of the setup's namespace, before each call.
@@ -142,15 +142,15 @@ def _on_alarm(signum, frame):
 def _error(e: BaseException | None) -> dict | None:
     if e is None:
         return None
-    from simhash_lab.grading import _wire
+    from simhash_lab.grading import _protocol
 
     if isinstance(e, _CellTimeout):
         return {"timeout": True}
-    return {"type": _wire.type_name(type(e)), "text": _wire._exception_text(e)}
+    return {"type": _protocol.type_name(type(e)), "text": _protocol._exception_text(e)}
 
 
 def _export_values(ns: dict, names: list[str]) -> dict:
-    from simhash_lab.grading import _wire
+    from simhash_lab.grading import _protocol
 
     out = {}
     for name in names:
@@ -158,8 +158,8 @@ def _export_values(ns: dict, names: list[str]) -> dict:
             out[name] = {"missing": True}
             continue
         try:
-            out[name] = {"ok": _wire.plain(ns[name])}
-        except _wire.NotPlain as e:
+            out[name] = {"ok": _protocol.plain(ns[name])}
+        except _protocol.NotPlain as e:
             out[name] = {"bad": str(e)}
     return out
 
@@ -168,7 +168,7 @@ def _run_notebook(job: dict, ch: _Channel, ctl_in: _Lines) -> None:
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets.config import Config
 
-    from simhash_lab.grading import _wire, data
+    from simhash_lab.grading import _protocol, data
 
     data.use_variant(job.get("variant"))
     cfg = Config()
@@ -215,7 +215,7 @@ def _run_notebook(job: dict, ch: _Channel, ctl_in: _Lines) -> None:
             ch.send({"event": "export", "key": key, "values": _export_values(ns, answer["names"])})
             continue
         fns = {n: ns.get(n) for n in answer["names"]}
-        results = [_wire.run_case(fns, c, timeout=job.get("call_timeout")) for c in cases.get(key, [])]
+        results = [_protocol.run_case(fns, c, timeout=job.get("call_timeout")) for c in cases.get(key, [])]
         ch.send({"event": "export", "key": key, "results": results})
     ch.send({"event": "done"})
 
@@ -223,7 +223,7 @@ def _run_notebook(job: dict, ch: _Channel, ctl_in: _Lines) -> None:
 def _run_method(job: dict, ch: _Channel) -> None:
     import builtins
 
-    from simhash_lab.grading import _wire, data
+    from simhash_lab.grading import _protocol, data
 
     data.use_variant(job.get("variant"))
     ns: dict = {"__name__": "__main__", "__builtins__": builtins}
@@ -254,7 +254,7 @@ def _run_method(job: dict, ch: _Channel) -> None:
             return {n: own.get(n) for n in job["names"]}
 
     timeout = job.get("call_timeout")
-    results = [_wire.run_case(fns, c, files=[path], timeout=timeout, fresh=fresh) for c in job["cases"]]
+    results = [_protocol.run_case(fns, c, files=[path], timeout=timeout, fresh=fresh) for c in job["cases"]]
     ch.send({"event": "export", "key": job["key"], "results": results})
     ch.send({"event": "done"})
 

@@ -6,7 +6,7 @@ What the sandbox is (one ``bwrap`` per run; see :func:`bwrap_command`):
   ``/lib``/``/bin`` links), a few files of ``/etc``, the interpreter's prefix and the directories on
   ``sys.path``, and the ``simhash_lab`` package itself (not the checkout around it: no solutions, no
   tests, no git). Inside the package, ``grading/`` is replaced by a read-only copy of only what the
-  notebook may use: ``data.py`` and ``_wire.py``, an empty ``__init__``, and a ``checks`` whose
+  notebook may use: ``data.py`` and ``_protocol.py``, an empty ``__init__``, and a ``checks`` whose
   every checker does nothing (the real ones, with their references, stay out of reach). The
   only writable places are a private ``/tmp`` and ``/dev/shm``, both size-limited tmpfs that vanish
   with the sandbox; HOME, TMPDIR, IPYTHONDIR, MPLCONFIGDIR and JUPYTER_* point into ``/tmp``. So
@@ -287,7 +287,7 @@ def bwrap_command(
             if os.path.isdir(other) and os.path.realpath(other) != grading:
                 args.extend(["--tmpfs", other, "--remount-ro", other])
         args.extend(["--tmpfs", grading])
-        for name in ("data.py", "_wire.py"):
+        for name in ("data.py", "_protocol.py"):
             args.extend(["--ro-bind", str(_GRADING / name), f"{grading}/{name}"])
         args.extend(["--ro-bind", str(_GRADING / "_runner.py"), RUNNER])
         args.extend(["--dir", f"{grading}/checks"])
@@ -487,7 +487,7 @@ def _watch(
     step, never on a message's word (the runner's ``ready`` is not read). The exports then have one
     deadline, set by the grader when it sent the cases: ``exporting`` messages only say which
     answer was running, for the report. Every message is size- and shape-limited before it is
-    parsed (:func:`simhash_lab.grading._wire.loads_bounded`), and what one run's messages may cost
+    parsed (:func:`simhash_lab.grading._protocol.loads_bounded`), and what one run's messages may cost
     here is bounded (``Limits.max_run_items``).
 
     What is left: the token is in the runner's memory, which the cell's code shares; code that digs
@@ -495,7 +495,7 @@ def _watch(
     notebook's exports, never a method check (those run in a sandbox of their own, on the grader's
     cases) nor anything of another notebook.
     """
-    from ._wire import TooMany, loads_bounded
+    from ._protocol import TooMany, loads_bounded
 
     q: queue.Queue = queue.Queue()
     log: list[bytes] = []

@@ -1,5 +1,5 @@
 """The course's measured experiments (simhash_lab.course.experiments) and its public look inside the
-library (simhash_lab.course.inside), against plain NumPy and Python references."""
+library (simhash_lab.course.internals), against plain NumPy and Python references."""
 
 import math
 import platform
@@ -10,7 +10,7 @@ import pytest
 
 from simhash_lab import Simhasher, hamming
 from simhash_lab.course import experiments as E
-from simhash_lab.course import inside
+from simhash_lab.course import internals
 
 
 @pytest.fixture(scope="module")
@@ -90,17 +90,17 @@ def test_dense_tradeoff_measures_what_theory_predicts():
     assert int(r["n"]) == 3000 + 40 * 10
 
 
-# -- inside: the compiled loops, public for the course ---------------------------------------------
+# -- internals: the compiled loops, public for the course ---------------------------------------------
 
 
 def test_vote_counts_against_numpy():
     rng = np.random.default_rng(8)
     hs = rng.integers(0, 2**64, size=1000, dtype=np.uint64)
     want = ((hs[:, None] >> np.arange(64, dtype=np.uint64)) & np.uint64(1)).sum(axis=0)
-    got = inside.vote_counts(hs)
+    got = internals.vote_counts(hs)
     assert got.dtype == np.int64 and got.shape == (64,) and (got == want).all()
-    assert (inside.vote_counts([3, 5, 7])[:4] == [3, 2, 2, 0]).all()
-    assert (inside.vote_counts(np.array([], dtype=np.uint64)) == 0).all()
+    assert (internals.vote_counts([3, 5, 7])[:4] == [3, 2, 2, 0]).all()
+    assert (internals.vote_counts(np.array([], dtype=np.uint64)) == 0).all()
 
 
 @pytest.mark.parametrize(
@@ -113,28 +113,28 @@ def test_vote_counts_against_numpy():
 )
 def test_vote_counts_names_bad_input(bad, error, words):
     with pytest.raises(error) as e:
-        inside.vote_counts(bad)
+        internals.vote_counts(bad)
     assert words in str(e.value)
 
 
 def test_the_two_allocation_patterns_vote_alike():
     rng = np.random.default_rng(9)
     hs = rng.integers(0, 2**64, size=300, dtype=np.uint64)
-    v = 2 * inside.vote_counts(hs) - len(hs)
-    assert (inside.vote_alloc_once(hs) == v).all() and (inside.vote_alloc_per_token(hs) == v).all()
+    v = 2 * internals.vote_counts(hs) - len(hs)
+    assert (internals.vote_alloc_once(hs) == v).all() and (internals.vote_alloc_per_token(hs) == v).all()
 
 
 @pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="x86-64 listing")
 def test_hamming_asm_is_the_compiled_function_itself():
     flags = open("/proc/cpuinfo").read() if platform.system() == "Linux" else ""
-    asm = inside.hamming_asm()
+    asm = internals.hamming_asm()
     lines = asm.splitlines()
     assert lines[-1].startswith("ret") and not any(x.startswith(".") for x in lines)
     assert any(x.startswith("xor") for x in lines)
     assert any(x.startswith("mov") and "(%rdi)" in x for x in lines)  # the result is stored
     if " popcnt" in flags:
         assert any(x.startswith("popcnt") for x in lines)
-    assert "PyArg_UnpackTuple" in inside.hamming_asm(full=True) and "PyArg" not in asm
+    assert "PyArg_UnpackTuple" in internals.hamming_asm(full=True) and "PyArg" not in asm
 
 
 def test_hamming_of_counter_vectors_is_simhash():  # the document vectors of notebook 04

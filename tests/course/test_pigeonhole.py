@@ -9,7 +9,7 @@ import pytest
 from scipy.stats import binom
 
 from simhash_lab import SimhashIndex, hamming
-from simhash_lab.course import methods, pigeonhole
+from simhash_lab.course import compare, pigeonhole
 
 
 def test_blocks_of_matches_the_seeds_shift_and_mask():
@@ -97,7 +97,7 @@ def test_candidate_rate_measures_the_exact_probability(d):
 def test_rates_at_angle_follow_amplification_and_the_binomial(deg):
     th = math.radians(deg)
     cand, rep = pigeonhole.rates_at_angle(th, k=3, trials=20_000, seed=deg)
-    c = float(methods.s_curve(1 - th / math.pi, 16, 4))
+    c = float(compare.s_curve(1 - th / math.pi, 16, 4))
     r = float(binom.cdf(3, 64, th / math.pi))
     assert abs(cand - c) <= 4 * math.sqrt(c * (1 - c) / 20_000) + 1e-3
     assert abs(rep - r) <= 4 * math.sqrt(r * (1 - r) / 20_000) + 1e-3

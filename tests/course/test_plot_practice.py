@@ -13,8 +13,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from simhash_lab import design_tables  # noqa: E402
-from simhash_lab.course import methods, plot  # noqa: E402
-from simhash_lab.course.methods import MethodResult, Scores  # noqa: E402
+from simhash_lab.course import compare, plot  # noqa: E402
+from simhash_lab.course.compare import MethodResult, Scores  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -124,7 +124,7 @@ def test_pair_distance_hist_writes_each_kinds_mean():
 
 
 def test_k_threshold_figure_moves_one_threshold_and_stays_readable():
-    counts = methods.threshold_counts(_DIST, _KINDS == "near-duplicate", _KS)
+    counts = compare.threshold_counts(_DIST, _KINDS == "near-duplicate", _KS)
     fig, update = plot.k_threshold_figure(_DIST, _KINDS, _KS, _PRF, counts)
     ax1, ax2 = fig.axes
     n_artists = len(ax1.patches) + len(ax2.lines)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from simhash_lab import Simhasher, hamming
-from simhash_lab.course import corpus, methods
+from simhash_lab.course import compare, corpus
 
 
 @pytest.fixture(scope="module")
@@ -197,12 +197,12 @@ def test_word_diff():
 
 def test_pair_scores_by_hand():
     truth = np.array([[0, 1], [2, 3], [4, 5]])
-    s = methods.pair_scores(np.array([[1, 0, 7], [2, 3, 1], [0, 9, 2], [2, 3, 1]]), truth)
+    s = compare.pair_scores(np.array([[1, 0, 7], [2, 3, 1], [0, 9, 2], [2, 3, 1]]), truth)
     assert (s.tp, s.fp, s.fn) == (2, 1, 1)
     assert s.precision == round(2 / 3, 4) and s.recall == round(2 / 3, 4) and s.f1 == round(2 / 3, 4)
-    empty = methods.pair_scores(np.empty((0, 2)), truth)
+    empty = compare.pair_scores(np.empty((0, 2)), truth)
     assert (empty.precision, empty.recall, empty.f1) == (1.0, 0.0, 0.0)
-    assert methods.pair_scores(np.empty((0, 2)), np.empty((0, 2))).f1 == 1.0
+    assert compare.pair_scores(np.empty((0, 2)), np.empty((0, 2))).f1 == 1.0
 
 
 def test_sweep_matches_pair_scores():
@@ -211,47 +211,47 @@ def test_sweep_matches_pair_scores():
     d = rng.integers(0, 10, len(pairs))
     truth = pairs[rng.random(len(pairs)) < 0.2]
     ks = [0, 3, 5, 9]
-    prf = methods.sweep(pairs, d, truth, ks)
+    prf = compare.sweep(pairs, d, truth, ks)
     for row, k in zip(prf, ks):
-        s = methods.pair_scores(pairs[d <= k], truth)
+        s = compare.pair_scores(pairs[d <= k], truth)
         assert tuple(row) == (s.precision, s.recall, s.f1)
     sim = rng.random(len(pairs))
-    prf = methods.sweep(pairs, sim, truth, [0.5], higher_is_closer=True)
-    assert tuple(prf[0])[:2] == methods.pair_scores(pairs[sim >= 0.5], truth)[:2]
-    assert methods.best_threshold(ks, methods.sweep(pairs, d, truth, ks))[0] in ks
+    prf = compare.sweep(pairs, sim, truth, [0.5], higher_is_closer=True)
+    assert tuple(prf[0])[:2] == compare.pair_scores(pairs[sim >= 0.5], truth)[:2]
+    assert compare.best_threshold(ks, compare.sweep(pairs, d, truth, ks))[0] in ks
 
 
 # -- methods ------------------------------------------------------------------------------------
 
 
 def test_normalize_and_md5():
-    assert methods.normalize("  Ｈｅｌｌｏ\n\tWORLD  ") == "hello world"
-    assert methods.md5_key("Hello   world") == methods.md5_key("hello world")
-    assert methods.md5_key("hello world") != methods.md5_key("hello world!")
+    assert compare.normalize("  Ｈｅｌｌｏ\n\tWORLD  ") == "hello world"
+    assert compare.md5_key("Hello   world") == compare.md5_key("hello world")
+    assert compare.md5_key("hello world") != compare.md5_key("hello world!")
 
 
 def test_longest_sentences_key():
     text = "Short one. This is the longest sentence of them all. A medium sentence here. Tiny!"
     edited_short = text.replace("Tiny!", "Small!")
     edited_long = text.replace("longest", "longer")
-    k = methods.longest_sentences_key
+    k = compare.longest_sentences_key
     assert k(text) == k(edited_short)  # only the 3 longest count
     assert k(text) != k(edited_long)
     assert k(text, n=4) != k(edited_short, n=4)
-    assert methods.sentences("一句话。第二句话！三") == ["一句话。", "第二句话!", "三"]  # NFKC
+    assert compare.sentences("一句话。第二句话！三") == ["一句话。", "第二句话!", "三"]  # NFKC
     with pytest.raises(ValueError, match="n"):
         k(text, n=0)
 
 
 def test_key_pairs():
-    assert methods.key_pairs(["a", "b", "a", "c", "a", "b"]).tolist() == [[0, 2], [0, 4], [1, 5], [2, 4]]
-    assert methods.key_pairs([]).shape == (0, 2)
+    assert compare.key_pairs(["a", "b", "a", "c", "a", "b"]).tolist() == [[0, 2], [0, 4], [1, 5], [2, 4]]
+    assert compare.key_pairs([]).shape == (0, 2)
 
 
 def test_jaccard_all_pairs_against_python_sets(docs):
     texts = [d.text for d in docs[:40]] + [docs[0].text + " extra words here"]
-    pairs, sim = methods.jaccard_all_pairs(texts, n=2)
-    sets = methods.shingle_sets(texts, 2)
+    pairs, sim = compare.jaccard_all_pairs(texts, n=2)
+    sets = compare.shingle_sets(texts, 2)
     ref = {}
     for i in range(len(texts)):
         for j in range(i + 1, len(texts)):
@@ -260,41 +260,41 @@ def test_jaccard_all_pairs_against_python_sets(docs):
                 ref[(i, j)] = inter / len(sets[i] | sets[j])
     assert [tuple(p) for p in pairs.tolist()] == sorted(ref)
     assert np.allclose(sim, [ref[tuple(p)] for p in pairs.tolist()])
-    p5, s5 = methods.jaccard_all_pairs(texts, n=2, min_similarity=0.5)
+    p5, s5 = compare.jaccard_all_pairs(texts, n=2, min_similarity=0.5)
     assert [0, len(texts) - 1] in p5.tolist() and np.all(s5 >= 0.5)
 
 
 def test_minhash_lsh_estimates_jaccard(lab):
     pytest.importorskip("datasketch")
-    pairs, est, info = methods.minhash_lsh_pairs(lab.docs, threshold=0.5, num_perm=128)
+    pairs, est, info = compare.minhash_lsh_pairs(lab.docs, threshold=0.5, num_perm=128)
     assert info["b"] * info["r"] <= 128 and info["candidates"] >= len(pairs)
     assert np.all(est >= 0.5)
-    ref, sim = methods.jaccard_all_pairs(lab.docs, n=3)
+    ref, sim = compare.jaccard_all_pairs(lab.docs, n=3)
     exact = dict(zip(map(tuple, ref.tolist()), sim))
     err = np.array([abs(exact.get(tuple(p), 0.0) - e) for p, e in zip(pairs.tolist(), est)])
     assert err.mean() < 0.05  # standard error of 128 permutations is about 0.044 at J = 0.5
-    s = methods.pair_scores(pairs, lab.truth())
+    s = compare.pair_scores(pairs, lab.truth())
     assert s.precision > 0.9 and s.recall > 0.8
 
 
 def test_minhash_without_datasketch_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "datasketch", None)
     with pytest.raises(ImportError, match=r"simhash-lab\[compare\]"):
-        methods.minhash_lsh_pairs(["a b c"])
+        compare.minhash_lsh_pairs(["a b c"])
 
 
 def test_simhash_pairs_and_distances(lab):
     h = Simhasher()
     fps = h.fingerprints(lab.docs)
-    got = methods.simhash_pairs(lab.docs, k=5, hasher=h)
-    p, d = methods.simhash_distances(fps, max_k=5)
+    got = compare.simhash_pairs(lab.docs, k=5, hasher=h)
+    p, d = compare.simhash_distances(fps, max_k=5)
     assert np.array_equal(got[:, :2], p) and np.array_equal(got[:, 2], d)
     assert np.array_equal(d, hamming(fps[p[:, 0]], fps[p[:, 1]]))
-    assert np.array_equal(methods.simhash_pairs(None, k=5, fps=fps), got)
+    assert np.array_equal(compare.simhash_pairs(None, k=5, fps=fps), got)
 
 
 def test_compare_runs_every_method(lab):
-    res = methods.compare(lab, k=6)
+    res = compare.compare(lab, k=6)
     names = [r.method for r in res]
     assert names[0].startswith("Simhash") and names[-1].startswith("Shingles")
     by = {r.method: r for r in res}
@@ -302,9 +302,9 @@ def test_compare_runs_every_method(lab):
     assert by["Shingles, exact Jaccard"].scores.f1 > 0.9
     assert by["Simhash + SimhashIndex"].scores.f1 > 0.7
     assert all(r.seconds >= 0 and r.found >= 0 for r in res)
-    table = methods.format_table(res)
+    table = compare.format_table(res)
     assert table.count("\n") == len(res) + 1 and "time (ms)" in table
-    assert "time" not in methods.format_table(res, times=False)
+    assert "time" not in compare.format_table(res, times=False)
 
 
 # -- Chinese ------------------------------------------------------------------------------------
@@ -387,7 +387,7 @@ def test_importing_chinese_does_not_import_jieba():
     import subprocess
 
     code = (
-        "import sys, simhash_lab.chinese, simhash_lab.course.corpus, simhash_lab.course.methods; "
+        "import sys, simhash_lab.chinese, simhash_lab.course.corpus, simhash_lab.course.compare; "
         "print('jieba' in sys.modules, 'datasketch' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -423,32 +423,32 @@ def test_pair_kinds_against_the_definition(lab):
 def test_threshold_counts_by_hand():
     dist = np.array([0, 1, 1, 3, 5, 9])
     dup = np.array([True, True, False, True, False, True])
-    got = methods.threshold_counts(dist, dup, [0, 1, 4, 9])
+    got = compare.threshold_counts(dist, dup, [0, 1, 4, 9])
     assert got.tolist() == [[1, 0, 3], [2, 1, 2], [3, 1, 1], [4, 2, 0]]
     with pytest.raises(ValueError, match="same shape"):
-        methods.threshold_counts(dist, dup[:3], [0])
+        compare.threshold_counts(dist, dup[:3], [0])
 
 
 def test_pair_values_looks_up_either_order():
-    got = methods.pair_values([[3, 1], [0, 2]], [0.5, 0.25], [[1, 3], [2, 0], [0, 1], [3, 1]], fill=-1)
+    got = compare.pair_values([[3, 1], [0, 2]], [0.5, 0.25], [[1, 3], [2, 0], [0, 1], [3, 1]], fill=-1)
     assert got.tolist() == [0.5, 0.25, -1.0, 0.5]
-    assert methods.pair_values(np.empty((0, 2)), [], [[0, 1]]).tolist() == [0.0]
+    assert compare.pair_values(np.empty((0, 2)), [], [[0, 1]]).tolist() == [0.0]
     with pytest.raises(ValueError, match="one entry per pair"):
-        methods.pair_values([[0, 1]], [1.0, 2.0], [[0, 1]])
+        compare.pair_values([[0, 1]], [1.0, 2.0], [[0, 1]])
 
 
 def test_s_curve_and_its_threshold():
     s = np.linspace(0, 1, 11)
     for r, b in ((5, 25), (16, 4), (1, 1)):
         ref = np.array([1 - (1 - x**r) ** b for x in s])
-        assert np.allclose(methods.s_curve(s, r, b), ref)
-        assert math.isclose(methods.s_curve_threshold(r, b), (1 / b) ** (1 / r))
+        assert np.allclose(compare.s_curve(s, r, b), ref)
+        assert math.isclose(compare.s_curve_threshold(r, b), (1 / b) ** (1 / r))
     # the threshold sits where the curve is steepest, approximately
     grid = np.linspace(0, 1, 10_001)
-    steepest = grid[np.argmax(np.gradient(methods.s_curve(grid, 5, 25)))]
-    assert abs(steepest - methods.s_curve_threshold(5, 25)) < 0.05
+    steepest = grid[np.argmax(np.gradient(compare.s_curve(grid, 5, 25)))]
+    assert abs(steepest - compare.s_curve_threshold(5, 25)) < 0.05
     with pytest.raises(ValueError, match="r"):
-        methods.s_curve(0.5, 0, 3)
+        compare.s_curve(0.5, 0, 3)
 
 
 # -- TF vectors ----------------------------------------------------------------------------------
@@ -460,7 +460,7 @@ def test_tf_matrix_and_cosines_against_counters():
     from simhash_lab.tokenize import words
 
     texts = ["the cat sat on the mat", "the dog sat", "a b c", "", "the the the"]
-    X, vocab = methods.tf_matrix(texts)
+    X, vocab = compare.tf_matrix(texts)
     assert X.shape == (5, len(vocab)) and len(set(vocab)) == len(vocab)
     norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
     assert np.allclose(norms, [1, 1, 1, 0, 1])
@@ -475,20 +475,20 @@ def test_tf_matrix_and_cosines_against_counters():
             math.sqrt(sum(v * v for v in vec[b].values())),
         )
         want.append(dot / (na * nb) if na and nb else 0.0)
-    assert np.allclose(methods.cosines(X, pairs), want)
+    assert np.allclose(compare.cosines(X, pairs), want)
 
 
 def test_dot_shares_names_the_shared_heavy_word():
     texts = ["the the the alpha", "the the the beta", "the gamma"]
-    X, vocab = methods.tf_matrix(texts)
-    shares = methods.dot_shares(X, vocab, [[0, 1], [0, 2], [1, 2]], top=3)
+    X, vocab = compare.tf_matrix(texts)
+    shares = compare.dot_shares(X, vocab, [[0, 1], [0, 2], [1, 2]], top=3)
     assert shares[0][0] == "the" and shares[0][1] == pytest.approx(1.0)
     assert all(s >= 0 for _, s in shares)
 
 
 def test_idf_weights():
     texts = ["a b", "a c", "a b d"]
-    idf = methods.idf_weights(texts)
+    idf = compare.idf_weights(texts)
     assert idf["a"] == 0.0
     assert idf["b"] == pytest.approx(math.log(3 / 2)) and idf["d"] == pytest.approx(math.log(3))
     assert Simhasher(weights=idf).fingerprint("a a a") == 0  # a word in every text votes nothing
@@ -503,14 +503,14 @@ def test_minhash_estimates_jaccard_of_constructed_sets():
     base = {f"s{i}" for i in range(400)}
     sets, js = [], []
     for j in (0.0, 0.2, 0.5, 0.8, 1.0):
-        other = methods.set_at_jaccard(base, j, rng, tag=f"j{j}")
+        other = compare.set_at_jaccard(base, j, rng, tag=f"j{j}")
         assert len(other) == len(base)
         js.append(len(base & other) / len(base | other))
         assert abs(js[-1] - j) < 0.01
         sets += [base, other]
-    sig = methods.minhash_signatures(sets, num_perm=256)
+    sig = compare.minhash_signatures(sets, num_perm=256)
     assert sig.shape == (10, 256) and sig.dtype == np.uint64
-    est = methods.minhash_estimates(sig, np.arange(10).reshape(5, 2))
+    est = compare.minhash_estimates(sig, np.arange(10).reshape(5, 2))
     se = np.sqrt(np.array(js) * (1 - np.array(js)) / 256)
     assert np.all(np.abs(est - js) <= 4 * se + 1e-9)
     assert est[-1] == 1.0 and np.array_equal(sig[0], sig[2])  # equal sets, equal signatures
@@ -518,14 +518,14 @@ def test_minhash_estimates_jaccard_of_constructed_sets():
 
 def test_set_at_jaccard_validates():
     with pytest.raises(ValueError, match="j must be"):
-        methods.set_at_jaccard({"a"}, 1.5, np.random.default_rng(0))
+        compare.set_at_jaccard({"a"}, 1.5, np.random.default_rng(0))
 
 
 def test_band_candidates_against_all_pairs():
     rng = np.random.default_rng(3)
     sig = rng.integers(0, 4, size=(60, 12), dtype=np.uint64)  # small values: many bands collide
     for b, r in ((3, 4), (6, 2), (4, 3), (2, 5)):
-        got = methods.band_candidates(sig, b, r)
+        got = compare.band_candidates(sig, b, r)
         want = [
             [i, j]
             for i in range(60)
@@ -533,23 +533,23 @@ def test_band_candidates_against_all_pairs():
             if any(np.array_equal(sig[i, c * r : (c + 1) * r], sig[j, c * r : (c + 1) * r]) for c in range(b))
         ]
         assert got.tolist() == want
-    assert methods.band_candidates(np.arange(12, dtype=np.uint64).reshape(3, 4), 2, 2).shape == (0, 2)
+    assert compare.band_candidates(np.arange(12, dtype=np.uint64).reshape(3, 4), 2, 2).shape == (0, 2)
     with pytest.raises(ValueError, match="b \\* r"):
-        methods.band_candidates(sig, 5, 3)
+        compare.band_candidates(sig, 5, 3)
 
 
 def test_banding_experiment_follows_the_s_curve(docs):
     pytest.importorskip("datasketch")
-    sets = methods.shingle_sets([d.text for d in docs[:50]], 3)
-    s, cand = methods.banding_experiment(sets, 25, 5, n_pairs=1500, seed=2)
+    sets = compare.shingle_sets([d.text for d in docs[:50]], 3)
+    s, cand = compare.banding_experiment(sets, 25, 5, n_pairs=1500, seed=2)
     assert s.shape == cand.shape == (1500,) and 0 <= s.min() and s.max() <= 1
     edges = np.linspace(0, 1, 6)
     for lo, hi in zip(edges[:-1], edges[1:]):
         sel = (s >= lo) & (s < hi)
-        p = methods.s_curve(s[sel], 5, 25).mean()
+        p = compare.s_curve(s[sel], 5, 25).mean()
         assert abs(cand[sel].mean() - p) < 4 * math.sqrt(max(p * (1 - p), 0.01) / sel.sum())
     with pytest.raises(ValueError, match="non-empty"):
-        methods.banding_experiment([set()], 2, 2)
+        compare.banding_experiment([set()], 2, 2)
 
 
 def test_datasketch_bands_minimise_the_error_areas():
@@ -560,11 +560,11 @@ def test_datasketch_bands_minimise_the_error_areas():
         best, best_err = None, float("inf")
         for b in range(1, 129):
             for r in range(1, 128 // b + 1):
-                fp = quad(lambda s, r=r, b=b: methods.s_curve(s, r, b), 0, t)[0]
-                fn = quad(lambda s, r=r, b=b: 1 - methods.s_curve(s, r, b), t, 1)[0]
+                fp = quad(lambda s, r=r, b=b: compare.s_curve(s, r, b), 0, t)[0]
+                fn = quad(lambda s, r=r, b=b: 1 - compare.s_curve(s, r, b), t, 1)[0]
                 if fp + fn < best_err:
                     best, best_err = (b, r), fp + fn
-        assert methods.datasketch_bands(t, 128) == best
+        assert compare.datasketch_bands(t, 128) == best
 
 
 def test_truncate_never_removes_most_of_a_document():
@@ -573,7 +573,7 @@ def test_truncate_never_removes_most_of_a_document():
     assert corpus.edit(text, "truncate", random.Random(0)) == text
     # every near-duplicate of the labelled set keeps most of its original's 3-shingles
     s = corpus.labelled_set(seed=0)
-    pairs, sim = methods.jaccard_all_pairs(s.docs, n=3)
+    pairs, sim = compare.jaccard_all_pairs(s.docs, n=3)
     kinds = s.pair_kinds(pairs)
     orig_near = np.array([s.kind[a] == "original" or s.kind[b] == "original" for a, b in pairs.tolist()])
     assert sim[(kinds == "near-duplicate") & orig_near].min() > 0.3
@@ -587,10 +587,10 @@ def test_sweep_counts_a_repeated_pair_once_at_its_closest_score():
     truth = pairs[::7]
     ts = np.arange(-1, 13)
     for hic in (False, True):
-        got = methods.sweep(pairs, score, truth, ts, higher_is_closer=hic)
+        got = compare.sweep(pairs, score, truth, ts, higher_is_closer=hic)
         for row, t in zip(got, ts):
             sel = score >= t if hic else score <= t
-            s = methods.pair_scores(pairs[sel], truth)
+            s = compare.pair_scores(pairs[sel], truth)
             assert tuple(row) == (s.precision, s.recall, s.f1)
     with pytest.raises(ValueError, match="one entry per pair"):
-        methods.sweep(pairs, score[:-1], truth, ts)
+        compare.sweep(pairs, score[:-1], truth, ts)

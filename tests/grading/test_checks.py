@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simhash_lab.grading import _static, _wire, checks, data
+from simhash_lab.grading import _code_checks, _protocol, checks, data
 from simhash_lab.grading.checks import CHECKS, EXERCISES
-from simhash_lab.grading.checks._core import Functions, Values
+from simhash_lab.grading.checks._checker import Functions, Values
 
 SOLUTIONS = Path(__file__).resolve().parents[2] / "exercises" / "solutions"
 
@@ -309,14 +309,14 @@ def _method_verdict(name: str, src: str, tmp_path):
     """What the grader decides on a method answer from its source: the allow-list, then the cases
     and the measured cases run on the extracted code (here in this process, as the sandbox would)."""
     answer = CHECKS[name]
-    ex = _static.extract(src)
-    problems = _static.problems(ex.text, answer.method.allow)
+    ex = _code_checks.extract(src)
+    problems = _code_checks.problems(ex.text, answer.method.allow)
     fn, _ = _compiled(ex.text, name, tmp_path)
     files = {fn.__code__.co_filename}
     rng = random.Random(5)
     cases, mcases = answer.cases(rng), answer.method.cases(rng)
-    res = [json.loads(json.dumps(_wire.run_case({name: fn}, c, files=files))) for c in cases]
-    mres = [json.loads(json.dumps(_wire.run_case({name: fn}, c, files=files))) for c in mcases]
+    res = [json.loads(json.dumps(_protocol.run_case({name: fn}, c, files=files))) for c in cases]
+    mres = [json.loads(json.dumps(_protocol.run_case({name: fn}, c, files=files))) for c in mcases]
     return answer.verdict(cases, res, problems, mcases, mres)
 
 
@@ -366,7 +366,7 @@ def test_tables_that_smuggle_the_fingerprints_fail():
 
 def test_a_spy_cannot_be_read_or_reset_by_an_allowed_answer():
     src = "def query(tables, fps, q, k):\n    fps._Spy__seen.clear()\n    return []\n"
-    assert any("`._Spy__seen`" in p for p in _static.problems(src, CHECKS["block_index"].method.allow))
+    assert any("`._Spy__seen`" in p for p in _code_checks.problems(src, CHECKS["block_index"].method.allow))
 
 
 # -- the allow-list itself -------------------------------------------------------------------------------
@@ -395,11 +395,11 @@ def test_a_spy_cannot_be_read_or_reset_by_an_allowed_answer():
     ],
 )
 def test_the_allow_list_refuses(src):
-    assert _static.problems(src, CHECKS["popcount_kernighan"].method.allow)
+    assert _code_checks.problems(src, CHECKS["popcount_kernighan"].method.allow)
 
 
 def test_extract_keeps_definitions_and_constants_only():
-    ex = _static.extract(
+    ex = _code_checks.extract(
         "MASK = (1 << 64) - 1\nprint('hi')\nimport numpy as np\ndef f(x):\n    return x & MASK\nf(3)\n"
     )
     assert "print" not in ex.text and "f(3)" not in ex.text.splitlines()
@@ -407,7 +407,7 @@ def test_extract_keeps_definitions_and_constants_only():
 
 
 def test_extract_reads_ipython_syntax():
-    ex = _static.extract("%timeit 1 + 1\ndef f(x):\n    return x\n")
+    ex = _code_checks.extract("%timeit 1 + 1\ndef f(x):\n    return x\n")
     assert ex.functions == {"f"}
 
 
@@ -416,10 +416,10 @@ def test_extract_reads_ipython_syntax():
 
 def test_plain_keeps_plain_data_and_numpy():
     x = {"a": [1, 2.5, "s", None, True], "b": np.arange(3), "c": np.float64(1.5), "d": (1, 2)}
-    assert _wire.plain(x) == {"a": [1, 2.5, "s", None, True], "b": [0, 1, 2], "c": 1.5, "d": [1, 2]}
-    assert _wire.unplain(_wire.plain({1: [2]})) == {1: [2]}
-    assert _wire.unplain(_wire.plain(collections.defaultdict(list, {3: [4]}))) == {3: [4]}
-    assert _wire.unplain(_wire.plain({1, 2})) == {1, 2}
+    assert _protocol.plain(x) == {"a": [1, 2.5, "s", None, True], "b": [0, 1, 2], "c": 1.5, "d": [1, 2]}
+    assert _protocol.unplain(_protocol.plain({1: [2]})) == {1: [2]}
+    assert _protocol.unplain(_protocol.plain(collections.defaultdict(list, {3: [4]}))) == {3: [4]}
+    assert _protocol.unplain(_protocol.plain({1, 2})) == {1, 2}
 
 
 @pytest.mark.parametrize(
@@ -435,8 +435,8 @@ def test_plain_keeps_plain_data_and_numpy():
     ],
 )
 def test_plain_refuses_everything_else(x, what):
-    with pytest.raises(_wire.NotPlain, match=re.escape(what) if "subclass" not in what else what):
-        _wire.plain(x)
+    with pytest.raises(_protocol.NotPlain, match=re.escape(what) if "subclass" not in what else what):
+        _protocol.plain(x)
 
 
 def test_a_hostile_type_name_does_not_crash_the_refusal():
@@ -445,8 +445,8 @@ def test_a_hostile_type_name_does_not_crash_the_refusal():
             raise RuntimeError("no")
 
     Hostile = Meta("Hostile", (), {})
-    with pytest.raises(_wire.NotPlain):
-        _wire.plain(Hostile())
+    with pytest.raises(_protocol.NotPlain):
+        _protocol.plain(Hostile())
 
 
 # -- data and variants -----------------------------------------------------------------------------------

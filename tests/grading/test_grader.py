@@ -103,7 +103,7 @@ def _write_targets(kit, json_path: Path) -> list[tuple[str, str]]:
     import sysconfig
 
     pkg = kit.ROOT / "simhash_lab"
-    always = "from simhash_lab.grading.checks._core import *\n# " + TOKEN + "\n"
+    always = "from simhash_lab.grading.checks._checker import *\n# " + TOKEN + "\n"
     solved = (kit.SOLUTIONS / "03_hamming_popcount.ipynb").read_text(encoding="utf-8")
     return [
         (str(pkg / "grading" / "checks" / "hamming_popcount.py"), always),
@@ -825,7 +825,7 @@ raise NotImplementedError()
     shutil.copy(kit.SOLUTIONS / "03_hamming_popcount.ipynb", cls / "03_hamming_popcount.ipynb")
     rc, stdout, _, doc = kit.grade_cli([str(path), "-v"], cls)  # cwd: the class folder
     seen = [ln.split("SEEN ", 1)[1] for ln in doc[0]["log"].splitlines() if ln.startswith("SEEN ")]
-    assert seen[0] == "['__init__.py', '_wire.py', 'checks', 'data.py']", seen
+    assert seen[0] == "['__init__.py', '_protocol.py', 'checks', 'data.py']", seen
     # beside the package, only the Python installation, where it lives in the checkout (`make`'s .venv)
     python_dirs = {Path(p).relative_to(kit.ROOT).parts[0] for p in (sys.prefix, sys.base_prefix)
                    if Path(p).is_relative_to(kit.ROOT)}  # fmt: skip

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from simhash_lab.grading import _sandbox, _static, _wire
+from simhash_lab.grading import _code_checks, _protocol, _sandbox
 from simhash_lab.grading.checks import hamming_popcount
 
 # -- the answers ---------------------------------------------------------------------------------------
@@ -424,7 +424,7 @@ def test_json_into_a_fifo_reaches_the_reader(kit, sandbox_ok, tmp_path):
 )
 def test_a_message_is_shape_checked_before_it_is_parsed(data):
     with pytest.raises(ValueError):
-        _wire.loads_bounded(data, max_items=200_000, max_depth=64, max_string=1 << 20)
+        _protocol.loads_bounded(data, max_items=200_000, max_depth=64, max_string=1 << 20)
 
 
 def test_a_notebook_file_of_millions_of_values_is_refused_unparsed(tmp_path):
@@ -442,7 +442,7 @@ def test_a_notebook_file_of_millions_of_values_is_refused_unparsed(tmp_path):
 def test_a_message_within_the_limits_is_parsed():
     msg = {"event": "export", "key": "k", "results": [[{"ok": [1, 'a"b\\\\', {"$set": [2]}]}]] * 1000}
     data = json.dumps(msg).encode()
-    assert _wire.loads_bounded(data, max_items=200_000, max_depth=64, max_string=1 << 20) == msg
+    assert _protocol.loads_bounded(data, max_items=200_000, max_depth=64, max_string=1 << 20) == msg
 
 
 _FAKE_RUNNER = r"""
@@ -534,7 +534,9 @@ def test_what_the_messages_of_one_run_may_cost_is_bounded(tmp_path):
 
 def test_ipython_transformations_of_a_hostile_cell_are_bounded():
     t0 = time.monotonic()
-    out = _static.to_python_bounded(["%time 1\n", "x?\n" * 16000, "a" * (_static.MAX_SOURCE + 1)], timeout=3)
+    out = _code_checks.to_python_bounded(
+        ["%time 1\n", "x?\n" * 16000, "a" * (_code_checks.MAX_SOURCE + 1)], timeout=3
+    )
     assert out[0].startswith("get_ipython().run_line_magic('time'")
     assert out[1] is None and out[2] is None
     assert time.monotonic() - t0 < 30
@@ -566,7 +568,7 @@ _TEXT_ROUTES = [
 @pytest.mark.parametrize("expr", _TEXT_ROUTES)
 def test_every_route_from_an_int_to_text_is_refused(expr):
     code = f"FMT = '%x'\n\n\ndef popcount_kernighan(x):\n    s = {expr}\n    return len(s)\n"
-    found = _static.problems(code, hamming_popcount._INT_LOOPS)
+    found = _code_checks.problems(code, hamming_popcount._INT_LOOPS)
     assert found, expr
     if expr == "FMT % x":
         assert "a string outside a function is not allowed" in found[0]
@@ -587,7 +589,7 @@ def test_strings_are_allowed_as_docstrings_and_error_messages():
             return count
         '''
     )
-    assert _static.problems(code, hamming_popcount._INT_LOOPS) == []
+    assert _code_checks.problems(code, hamming_popcount._INT_LOOPS) == []
 
 
 def _index_allow():
@@ -608,7 +610,7 @@ def _index_allow():
     ],
 )
 def test_module_level_mutables_and_mutable_defaults_are_refused(code, hint):
-    found = _static.problems(code, _index_allow())
+    found = _code_checks.problems(code, _index_allow())
     assert any(hint in p for p in found), found
 
 
@@ -616,7 +618,7 @@ def test_constants_and_immutable_defaults_are_allowed():
     code = (
         "MASK = 0xFFFF\nSHIFTS = (0, 16, 32, 48)\n\ndef f(x, k=3, m=None, t=(1, 2)):\n    return x & MASK\n"
     )
-    assert _static.problems(code, _index_allow()) == []
+    assert _code_checks.problems(code, _index_allow()) == []
 
 
 def test_fresh_definitions_forget_what_a_call_wrote():
@@ -630,8 +632,8 @@ def test_fresh_definitions_forget_what_a_call_wrote():
         return {"put": ns["put"]}
 
     case = {"calls": [{"fn": "put", "args": [1]}, {"fn": "put", "args": [2]}]}
-    assert [r["ok"] for r in _wire.run_case(fresh(), case)] == [1, 2]  # one namespace: state
-    assert [r["ok"] for r in _wire.run_case({}, case, fresh=fresh)] == [1, 1]
+    assert [r["ok"] for r in _protocol.run_case(fresh(), case)] == [1, 2]  # one namespace: state
+    assert [r["ok"] for r in _protocol.run_case({}, case, fresh=fresh)] == [1, 1]
 
 
 def _feedback(answer, code: str, name: str, tmp_path):

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from simhash_lab import hamming
-from simhash_lab.course.methods import jaccard_all_pairs
+from simhash_lab.course.compare import jaccard_all_pairs
 from simhash_lab.dedup import calibrate, recommended_hasher
 
 

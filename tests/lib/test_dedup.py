@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from simhash_lab import hamming
-from simhash_lab.course.methods import jaccard_all_pairs, shingle_sets
+from simhash_lab.course.compare import jaccard_all_pairs, shingle_sets
 from simhash_lab.datasets import DatasetError
 from simhash_lab.dedup import dedup_table, dedup_texts
 

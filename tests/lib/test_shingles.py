@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from simhash_lab import Simhasher
-from simhash_lab.course.methods import jaccard_all_pairs, shingle_sets
+from simhash_lab.course.compare import jaccard_all_pairs, shingle_sets
 from simhash_lab.dedup import Shingler, recommended_hasher
 
 

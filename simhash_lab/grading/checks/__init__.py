@@ -23,7 +23,7 @@ The answers worked out by hand are never shown in a ❌.
 ``checks/charikar_hyperplanes.py``     04: ``signature``, ``estimate_theta``, ``mean_hamming``
 ``checks/block_index.py``              05: ``blocks``, ``pigeonhole``, ``block_index``
 ``checks/near_duplicates.py``          06: ``pair_distances``, ``precision_recall``, ``best_k``
-``checks/_core.py``                    answers, verdicts, ``expect_int`` and the other helpers
+``checks/_checker.py``                    answers, verdicts, ``expect_int`` and the other helpers
 =====================================  ===============================================================
 
 >>> from simhash_lab.grading import checks
@@ -43,7 +43,7 @@ from . import hamming_popcount as _hamming_popcount
 from . import lsh_vs_crypto as _lsh_vs_crypto
 from . import near_duplicates as _near_duplicates
 from . import simhash_voting as _simhash_voting
-from ._core import Answer, Exercise, Functions, Values, Verdict
+from ._checker import Answer, Exercise, Functions, Values, Verdict
 
 #: Every exercise, by notebook name (``"03_hamming_popcount"``).
 EXERCISES: dict[str, Exercise] = {

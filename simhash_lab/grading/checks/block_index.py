@@ -13,8 +13,8 @@ from __future__ import annotations
 import random
 
 from .. import data
-from .._static import AllowList
-from ._core import (
+from .._code_checks import AllowList
+from ._checker import (
     Exercise,
     Functions,
     Method,

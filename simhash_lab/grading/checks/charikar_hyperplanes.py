@@ -10,7 +10,7 @@ import random
 import numpy as np
 
 from .. import data
-from ._core import (
+from ._checker import (
     Exercise,
     Functions,
     call,

@@ -4,7 +4,7 @@ popcount, the early-exit ``is_near`` of source 004's ``isEqual``.
 The two functions are checked for their method as well as their results. Their code must pass an
 allow-list (integer arithmetic, comparisons, loops: no ``bin``, ``str``, ``int.bit_count`` or
 library popcount), and the lines they execute are counted on chosen inputs, in a sandbox of their
-own (see :mod:`simhash_lab.grading._static`):
+own (see :mod:`simhash_lab.grading._code_checks`):
 
 * ``popcount_kernighan``: what the method does, not how long it takes: the function has a loop
   that clears the lowest set bit (``x &= x - 1`` or its equivalent), and one of its variables takes
@@ -23,8 +23,8 @@ import ast
 import random
 
 from .. import data
-from .._static import AllowList
-from ._core import (
+from .._code_checks import AllowList
+from ._checker import (
     Exercise,
     Functions,
     Method,

@@ -13,7 +13,7 @@ import random
 import string
 
 from .. import data
-from ._core import (
+from ._checker import (
     Exercise,
     Functions,
     Values,

@@ -6,7 +6,7 @@ import numpy as np
 def test_popcount_compiles_to_popcnt():
     """The kernels' popcount is one instruction on x86-64 (``cnt`` on ARM). Compiled here without
     the cache: Numba shows no assembly for cached code. (Notebook 03 shows the same listing through
-    ``simhash_lab.course.inside.hamming_asm``.)"""
+    ``simhash_lab.course.internals.hamming_asm``.)"""
     import platform
 
     from numba import njit

@@ -9,13 +9,13 @@ An exercise module (``checks/hamming_popcount.py`` ...) declares its answers, on
 * :class:`Functions`: the cell defines functions; ``cases(rng)`` gives the calls to make (``rng``
   None: the visible cases of the learner's check cell; a ``random.Random``: hidden cases drawn at
   grading time) and ``judge(case, results)`` checks what came back. A :class:`Method` adds an
-  allow-list (:mod:`simhash_lab.grading._static`) and measured cases (lines executed, items read,
+  allow-list (:mod:`simhash_lab.grading._code_checks`) and measured cases (lines executed, items read,
   Numba's signatures) that hold for any honest implementation and fail a bypass.
 
 The same answer object serves both paths: called from a check cell (``checks.md5_64(md5_64)``) it
 runs the visible cases in the learner's kernel and prints one ✅ line or a ❌ block, without raising
 (so Run All goes on); the grader calls :meth:`Values.verdict` / :meth:`Functions.verdict` on data
-exported from the sandbox. Judges only ever see plain data (:func:`~simhash_lab.grading._wire.plain`
+exported from the sandbox. Judges only ever see plain data (:func:`~simhash_lab.grading._protocol.plain`
 and back through JSON), never the learner's objects.
 """
 
@@ -29,7 +29,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .. import _static, _wire
+from .. import _code_checks, _protocol
 
 __all__ = [
     "Answer",
@@ -89,7 +89,7 @@ class Verdict:
         if self.got is not None:
             parts.append(f"got {self.got}")
         tail = "; ".join(parts)
-        return _wire.clip(f"{self.hint} ({tail})" if tail else self.hint, 400)
+        return _protocol.clip(f"{self.hint} ({tail})" if tail else self.hint, 400)
 
 
 def _show(x: Any, limit: int = 160) -> str:
@@ -108,7 +108,7 @@ def _fmt(x: Any) -> str | None:
     if x is NOT_SHOWN:
         return None
     if type(x) is Raw:
-        return _wire.clip(str(x), 200)
+        return _protocol.clip(str(x), 200)
     return _show(x)
 
 
@@ -166,7 +166,7 @@ class Answer:
             return Verdict(self.key, False, w.hint, _fmt(w.expected), _fmt(w.got))
         except Exception as e:  # data no judge expected (a forged export, say): a failure, not a crash
             return Verdict(
-                self.key, False, f"the answer's results could not be judged ({_wire._exception_text(e)})"
+                self.key, False, f"the answer's results could not be judged ({_protocol._exception_text(e)})"
             )
         return Verdict(self.key, True)
 
@@ -202,8 +202,8 @@ def _not_defined(name: str, kind: str) -> str:
     )
 
 
-#: What :func:`~simhash_lab.grading._wire.plain` says of ``...``: the untouched stub of a value answer.
-_ELLIPSIS = _wire._describe(type(...))
+#: What :func:`~simhash_lab.grading._protocol.plain` says of ``...``: the untouched stub of a value answer.
+_ELLIPSIS = _protocol._describe(type(...))
 _STUB_HINT = (
     "not written yet: replace each `...` in the answer cell above with your answer, run the cell, "
     "then run this check."
@@ -258,7 +258,9 @@ class Values(Answer):
         their expected values); 0 for any other answer."""
         if self.hand is None or len(self.names) < 2:
             return 0.0
-        expected = {n: {"ok": json.loads(json.dumps(_wire.plain(v)))} for n, v in self.hand(variant).items()}
+        expected = {
+            n: {"ok": json.loads(json.dumps(_protocol.plain(v)))} for n, v in self.hand(variant).items()
+        }
         right = 0
         for name in self.names:
             one = {**expected, name: exported.get(name) if isinstance(exported, dict) else None}
@@ -272,8 +274,8 @@ class Values(Answer):
                 exported[name] = {"bad": _ELLIPSIS}
                 continue
             try:
-                exported[name] = {"ok": json.loads(json.dumps(_wire.plain(value)))}
-            except _wire.NotPlain as e:
+                exported[name] = {"ok": json.loads(json.dumps(_protocol.plain(value)))}
+            except _protocol.NotPlain as e:
                 exported[name] = {"bad": str(e)}
         return self.verdict(exported, None)
 
@@ -294,10 +296,10 @@ class Values(Answer):
                 if "bad" in e:
                     raise Wrong(
                         f"`{name}` must be {self.kinds}; it is {e['bad']}.",
-                        got=Raw(_wire.clip(str(e["bad"]), 120)),
+                        got=Raw(_protocol.clip(str(e["bad"]), 120)),
                     )
                 try:
-                    values[name] = _wire.unplain(e["ok"])
+                    values[name] = _protocol.unplain(e["ok"])
                 except ValueError as err:
                     raise Wrong(f"`{name}` could not be read: {err}.") from None
             self.judge(values, variant)
@@ -325,7 +327,7 @@ class Method:
         loop the method needs is there, say); checked with it, in the grader's process.
     """
 
-    allow: _static.AllowList
+    allow: _code_checks.AllowList
     cases: Callable[[random.Random | None], list[dict]]
     judge: Callable[[list[dict], list[list[dict]]], None]
     uses: tuple[str, ...] = ()
@@ -373,13 +375,13 @@ class Functions(Answer):
             used += [g.get(u) for u in self.method.uses] if isinstance(g, dict) else []
         files = {getattr(getattr(f, "py_func", f), "__code__", None) for f in (*fns, *used)}
         files = {c.co_filename for c in files if c is not None}
-        results = [_roundtrip(_wire.run_case(by_name, c, files=files)) for c in self.cases(None)]
+        results = [_roundtrip(_protocol.run_case(by_name, c, files=files)) for c in self.cases(None)]
         problems: list[str] = []
         measured: list[list[dict]] = []
         method_cases: list[dict] = []
         if self.method is not None:
             for name, fn in by_name.items():
-                src = _static.function_source(fn)
+                src = _code_checks.function_source(fn)
                 if src is None:
                     continue
                 extra = {n: None for n in self.names}
@@ -387,13 +389,15 @@ class Functions(Answer):
                 consts = _constants_of(fn)
                 problems += [
                     f"{p} (`{name}`)" if f"`{name}`" not in p else p
-                    for p in _static.problems(src, self.method.allow, extra_names=extra, constants=consts)
+                    for p in _code_checks.problems(
+                        src, self.method.allow, extra_names=extra, constants=consts
+                    )
                 ]
                 if self.method.shape is not None and not problems:
                     problems += self.method.shape(src)
             if not problems:
                 method_cases = self.method.cases(None)
-                measured = [_roundtrip(_wire.run_case(by_name, c, files=files)) for c in method_cases]
+                measured = [_roundtrip(_protocol.run_case(by_name, c, files=files)) for c in method_cases]
         return self.verdict(self.cases(None), results, problems, method_cases, measured)
 
     def verdict(
@@ -586,7 +590,7 @@ def returned(res: dict, what: str) -> Any:
         raise Wrong(f"{what}: no result came back.")
     if "ok" in res:
         try:
-            return _wire.unplain(res["ok"])
+            return _protocol.unplain(res["ok"])
         except ValueError as e:
             raise Wrong(f"{what} returned something that could not be read ({e}).") from None
     if res.get("missing"):
@@ -601,7 +605,7 @@ def returned(res: dict, what: str) -> Any:
     if "bad" in res:
         raise Wrong(
             f"{what} returned {res['bad']}; return plain values (int, float, str, bool, list).",
-            got=Raw(_wire.clip(str(res["bad"]), 120)),
+            got=Raw(_protocol.clip(str(res["bad"]), 120)),
         )
     if "error" in res:
         err = str(res["error"])

@@ -6,11 +6,11 @@ whose names and signatures may change. The kernels here are compiled once and ca
 library's (``simhash-lab warmup`` compiles them); :func:`hamming_asm` is the exception, see there.
 
 >>> import numpy as np
->>> from simhash_lab.course import inside
+>>> from simhash_lab.course import internals
 >>> hs = np.array([0b0011, 0b0101, 0b0111], dtype=np.uint64)  # the session's "rust safe fast"
->>> inside.vote_counts(hs)[:4]  # S[i]: how many hashes have bit i set
+>>> internals.vote_counts(hs)[:4]  # S[i]: how many hashes have bit i set
 array([3, 2, 2, 0])
->>> (2 * inside.vote_counts(hs) - len(hs))[:4]  # V[i] = S[i] - (n - S[i])
+>>> (2 * internals.vote_counts(hs) - len(hs))[:4]  # V[i] = S[i] - (n - S[i])
 array([ 3,  1,  1, -3])
 """
 
