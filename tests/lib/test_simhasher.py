@@ -4,6 +4,7 @@ import math
 import re
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -232,3 +233,10 @@ def test_readme_has_the_example_that_make_test_runs():
     # `make test` runs README.md's examples (pytest --doctest-glob=README.md); this keeps them there
     readme = (Path(__file__).parents[2] / "README.md").read_text()
     assert readme.count(">>> ") >= 5 and "SEED_RUST.fingerprint" in readme
+
+
+def test_hamming_of_counter_vectors_is_simhash():  # the document vectors of notebook 04
+    h = Simhasher()
+    a = "the cat sat on the mat"
+    fp = sum(1 << i for i, v in enumerate(h.accumulators(dict(Counter(h.features(a))))) if v > 0)
+    assert hamming(fp, h.fingerprint(a)) == 0
