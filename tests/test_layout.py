@@ -47,7 +47,6 @@ NOT_YET: dict[str, str] = {
     "cli/_output.py": "tested through the closed-stdout cases of tests/cli/test_dedup_hostile.py",
     "cli/assign.py": "tested in tests/grading/test_classroom.py",
     "cli/grade.py": "tested in tests/grading/test_grader.py, test_grader_attacks.py, test_classroom.py",
-    "geometry.py": "tested through Simhasher in tests/lib/test_simhasher.py (test_geometry)",
     "grading/_notebooks.py": "tested in tests/grading/test_report.py and test_grader.py",
     "grading/_runner.py": "tested in tests/grading/test_grader.py",
     "grading/checks/lsh_vs_crypto.py": "its data answers tested in tests/grading/checks/test_checker.py",
