@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simhash_lab import Simhasher, hamming, presets
-from simhash_lab.tokenize import char_ngrams, whitespace, word_shingles, words
+from simhash_lab.tokenize import char_ngrams, whitespace, word_shingles
 
 HASHERS = {
     "default": Simhasher(),
@@ -190,12 +190,6 @@ def reference_like_counts(h, text):
     from collections import Counter
 
     return h.fingerprint(dict(Counter(re.findall(r"\w+", text.lower()))))
-
-
-def test_words_tokenizer_equals_re_findall(texts):
-    for t in texts:
-        assert words()(t) == re.findall(r"\w+", t.lower())
-        assert whitespace()(t) == t.lower().split()
 
 
 def test_readme_has_the_example_that_make_test_runs():
