@@ -44,7 +44,6 @@ NOT_YET: dict[str, str] = {
     "_storage.py": "tested through dedup_dataset in tests/lib/test_distributed_dataset.py",
     "grading/_runner.py": "tested in tests/grading/test_grader.py",
     "grading/checks/lsh_vs_crypto.py": "its data answers tested in tests/grading/checks/test_checker.py",
-    "report.py": "tested through dedup results in tests/lib/test_dedup.py and tests/cli/test_dedup.py",
 }
 
 
