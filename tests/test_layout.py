@@ -43,7 +43,6 @@ NO_TESTS = {
 NOT_YET: dict[str, str] = {
     "_storage.py": "tested through dedup_dataset in tests/lib/test_distributed_dataset.py",
     "grading/_runner.py": "tested in tests/grading/test_grader.py",
-    "grading/checks/lsh_vs_crypto.py": "its data answers tested in tests/grading/checks/test_checker.py",
 }
 
 
