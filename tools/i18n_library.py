@@ -14,7 +14,7 @@ readouts, printed lines, the checkers' verdicts and hints) is marked where it is
   ``simhash_lab.mo``, the file the runtime reads with the standard library's :mod:`gettext`;
 - ``check`` (exit 1) lists every marked string without a finished translation (missing, empty,
   fuzzy), every translation whose ``{...}`` fields differ from its English, and a ``.mo`` that is
-  not the compiled ``.po``; ``tests/lib/test_i18n_catalogue.py`` runs the same check.
+  not the compiled ``.po``; ``tests/tools/test_i18n_library.py`` runs the same check.
 
 Why a compiled ``.mo`` beside the ``.po``: the runtime then needs nothing but :mod:`gettext` (polib
 is in the dev extra only), and the ``.po`` stays the reviewed, editable source (Poedit, Lokalize,

@@ -16,7 +16,7 @@
   ``simhash-lab grade --assignment`` (each student's folder on its variant, a gradebook, feedback).
 
 Importing this package is cheap and does not load Numba (the notebooks' check cells import it;
-``tests/lib/test_package.py`` checks it); the grader loads on first use.
+``tests/lib/test_init.py`` checks it); the grader loads on first use.
 """
 
 from __future__ import annotations

@@ -10,7 +10,8 @@ any ``str`` argument) for each text's data pointer, length and kind, holding the
 then reads those arrays without the GIL. This is safe because Python strings are immutable and the
 caller keeps a reference to every text (its own list) until the kernel returns.
 ``numba_extract_unicode`` is a private helper of Numba: ``pyproject.toml`` bounds ``numba`` to the
-releases it was checked against, and ``tests/lib/test_fused.py`` compares the result with Python's.
+releases it was checked against, and ``tests/lib/kernels/test_fingerprint.py`` and
+``tests/lib/kernels/test_strings.py`` compare the result with Python's.
 
 The general path works on UTF-8 instead: ``decode_utf8`` / ``put_utf8`` and ``lower_utf8``.
 """

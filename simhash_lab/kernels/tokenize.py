@@ -78,7 +78,7 @@ def _tokenize_branchless(b, start, end, table, sel, want, starts, ends):
 def span_capacity(nbytes: int) -> int:
     """Entries ``tokenize_spans`` may write for ``nbytes`` bytes: a token has >= 1 byte and two
     tokens are >= 1 byte apart, so there are at most (nbytes + 1) // 2 <= nbytes // 2 + 1 tokens,
-    and the branch-free tokenizer stores one entry past the last (``tests/lib/test_bounds.py``)."""
+    and the branch-free tokenizer stores one entry past the last (``tests/lib/kernels/test_bounds.py``)."""
     return nbytes // 2 + 2
 
 
@@ -267,7 +267,7 @@ def str_scratch(n: int, kind: int) -> tuple[int, int]:
     ``pos``: every unit flips the state at most once, so after p units at most p flips are
     stored; the block stores 4 or 8 entries from there (p + 8 <= n: the last at n - 1) and the
     closing flip of a final token is entry n. (Checked with bounds checks on in
-    ``tests/lib/test_bounds.py``.)
+    ``tests/lib/kernels/test_bounds.py``.)
     """
     return max(n * min(kind + 1, 4), 1), n + 1
 

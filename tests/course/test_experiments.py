@@ -1,16 +1,13 @@
-"""The course's measured experiments (simhash_lab.course.experiments) and its public look inside the
-library (simhash_lab.course.internals), against plain NumPy and Python references."""
+"""The course's measured experiments (simhash_lab.course.experiments), against plain NumPy and Python
+references. The course's look inside the library is tested in test_internals.py."""
 
 import math
-import platform
-from collections import Counter
 
 import numpy as np
 import pytest
 
-from simhash_lab import Simhasher, hamming
+from simhash_lab import Simhasher
 from simhash_lab.course import experiments as E
-from simhash_lab.course import internals
 
 
 @pytest.fixture(scope="module")
@@ -88,57 +85,3 @@ def test_dense_tradeoff_measures_what_theory_predicts():
     assert np.abs(r["bucket_recall"] - r["bucket_recall_theory"]).max() < 0.15
     assert r["ranking_recall"][-1] > r["ranking_recall"][0]
     assert int(r["n"]) == 3000 + 40 * 10
-
-
-# -- internals: the compiled loops, public for the course ---------------------------------------------
-
-
-def test_vote_counts_against_numpy():
-    rng = np.random.default_rng(8)
-    hs = rng.integers(0, 2**64, size=1000, dtype=np.uint64)
-    want = ((hs[:, None] >> np.arange(64, dtype=np.uint64)) & np.uint64(1)).sum(axis=0)
-    got = internals.vote_counts(hs)
-    assert got.dtype == np.int64 and got.shape == (64,) and (got == want).all()
-    assert (internals.vote_counts([3, 5, 7])[:4] == [3, 2, 2, 0]).all()
-    assert (internals.vote_counts(np.array([], dtype=np.uint64)) == 0).all()
-
-
-@pytest.mark.parametrize(
-    "bad,error,words",
-    [
-        (np.zeros((2, 2), dtype=np.uint64), ValueError, "hashes must be one-dimensional"),
-        ([1.5, 2.0], TypeError, "hashes must be unsigned 64-bit integers"),
-        ([-1, 2], ValueError, "hashes must be non-negative"),
-    ],
-)
-def test_vote_counts_names_bad_input(bad, error, words):
-    with pytest.raises(error) as e:
-        internals.vote_counts(bad)
-    assert words in str(e.value)
-
-
-def test_the_two_allocation_patterns_vote_alike():
-    rng = np.random.default_rng(9)
-    hs = rng.integers(0, 2**64, size=300, dtype=np.uint64)
-    v = 2 * internals.vote_counts(hs) - len(hs)
-    assert (internals.vote_alloc_once(hs) == v).all() and (internals.vote_alloc_per_token(hs) == v).all()
-
-
-@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="x86-64 listing")
-def test_hamming_asm_is_the_compiled_function_itself():
-    flags = open("/proc/cpuinfo").read() if platform.system() == "Linux" else ""
-    asm = internals.hamming_asm()
-    lines = asm.splitlines()
-    assert lines[-1].startswith("ret") and not any(x.startswith(".") for x in lines)
-    assert any(x.startswith("xor") for x in lines)
-    assert any(x.startswith("mov") and "(%rdi)" in x for x in lines)  # the result is stored
-    if " popcnt" in flags:
-        assert any(x.startswith("popcnt") for x in lines)
-    assert "PyArg_UnpackTuple" in internals.hamming_asm(full=True) and "PyArg" not in asm
-
-
-def test_hamming_of_counter_vectors_is_simhash():  # the document vectors of notebook 04
-    h = Simhasher()
-    a = "the cat sat on the mat"
-    fp = sum(1 << i for i, v in enumerate(h.accumulators(dict(Counter(h.features(a))))) if v > 0)
-    assert hamming(fp, h.fingerprint(a)) == 0

@@ -220,3 +220,9 @@ def test_no_stored_output_is_a_player_that_needs_javascript():
     """matplotlib's to_jshtml player shows a broken image and dead buttons in an untrusted notebook."""
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
         assert 'class="anim-buttons"' not in path.read_text(encoding="utf-8"), path.name
+
+
+def test_theta_slider_has_a_frame_per_angle():
+    w = widgets.theta_slider(degrees=(0, 90), trials=50, dpi=20)
+    assert w.n_frames == 2
+    assert w.children[1].children[0].format == "png" and w.animation_png is not None

@@ -1,76 +1,11 @@
-"""Hamming distance: the popcount primitive exhaustively, the kernels against NumPy and
-``bin(x).count("1")``, Kernighan's early exit, and the ``popcnt`` instruction."""
-
-import random
+"""simhash_lab.hamming, the public API: a metric (Hypothesis), broadcasting and types. Its kernels are
+tested in kernels/test_hamming.py, the popcount instruction in kernels/test_bits.py."""
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simhash_lab import hamming, is_near
-from simhash_lab.kernels import hamming as _hamming_kernels
-
-
-def _popcounts(x):
-    out = np.empty(x.size, dtype=np.uint8)
-    _hamming_kernels.popcount_kernel(np.ascontiguousarray(x), out)
-    return out
-
-
-def test_popcount_exhaustive_16_bit_at_every_offset():
-    x = np.arange(1 << 16, dtype=np.uint64)
-    expected = np.array([bin(v).count("1") for v in range(1 << 16)], dtype=np.uint8)
-    for shift in (0, 16, 32, 48):
-        assert np.array_equal(_popcounts(x << np.uint64(shift)), expected)
-
-
-def test_popcount_all_one_and_two_bit_words_and_extremes():
-    words = [1 << i for i in range(64)] + [(1 << i) | (1 << j) for i in range(64) for j in range(i)]
-    words += [0, 2**64 - 1, 2**63, 2**64 - 2]
-    arr = np.array(words, dtype=np.uint64)
-    got = _popcounts(arr)
-    assert got.tolist() == [bin(w).count("1") for w in words]
-
-
-def test_popcount_random_24_bit_sweep_against_numpy():
-    rng = np.random.default_rng(0)
-    x = rng.integers(0, 2**64 - 1, 1 << 20, dtype=np.uint64, endpoint=True)
-    assert np.array_equal(_popcounts(x), np.bitwise_count(x))
-    out = np.empty(x.size, dtype=np.uint8)
-    _hamming_kernels.hamming_scalar_kernel(x, np.uint64(0xDEADBEEF), out)
-    assert np.array_equal(out, np.bitwise_count(x ^ np.uint64(0xDEADBEEF)))
-
-
-@pytest.mark.parametrize("limit", [0, 1, 3, 10, 64])
-def test_kernighan_early_exit(limit):
-    rng = random.Random(limit)
-    for _ in range(2000):
-        x = rng.getrandbits(64) & rng.getrandbits(64)
-        true = bin(x).count("1")
-        assert _hamming_kernels.popcount_kernighan(np.uint64(x), limit) == (
-            true if true <= limit else limit + 1
-        )
-
-
-def test_popcount_compiles_to_popcnt():
-    """The kernels' popcount is one instruction on x86-64 (``cnt`` on ARM). Compiled here without
-    the cache: Numba shows no assembly for cached code. (Notebook 03 shows the same listing through
-    ``simhash_lab.course.internals.hamming_asm``.)"""
-    import platform
-
-    from numba import njit
-
-    from simhash_lab.kernels.bits import popcount
-
-    @njit(cache=False)
-    def hamming_u64(a, b):
-        return popcount(a ^ b)
-
-    hamming_u64(np.uint64(1), np.uint64(2))
-    asm = next(iter(hamming_u64.inspect_asm().values()))
-    assert ("popcnt" if platform.machine() in ("x86_64", "AMD64") else "cnt") in asm
-
 
 # -- the public API: simhash_lab.hamming ---------------------------------------------------------
 

@@ -1,14 +1,9 @@
 """SimhashIndex's layouts and paths against brute force: streamed pairs() tables of every design, the
 tables built for queries, dense outputs (chunks that overflow their room), bucket-sorted rows, the
-cost model's choices and the memory budget, the pairs() cache that groups() reuses, warmup coverage."""
+memory budget and the table cap honoured, the pairs() cache that groups() reuses. The cost model's
+choices are tested in test_design.py, the warmup's coverage in test_warm.py."""
 
 from __future__ import annotations
-
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import simhash_lab.kernels.index as kernels
-from simhash_lab.index import SimhashIndex, TableDesign, design_tables
+from simhash_lab.index import SimhashIndex
 from simhash_lab.index import design as D
 from simhash_lab.index.table import _dir_runs, _runs_mask
 
@@ -220,66 +215,7 @@ def test_directory_runs_pack_the_highest_key_bits_in_order(seed, r):
         assert out.tolist() == want
 
 
-def test_pair_chunks_cover_every_position_once_and_split_long_groups():
-    row = np.sort(np.concatenate([np.full(5000, 7, np.uint64), np.arange(100, 3100, dtype=np.uint64)]))
-    rows = np.stack([row, row[::-1].copy()])
-    gm = np.array([2**64 - 1, 0], np.uint64)  # row 0: groups of equal values; row 1: one group
-    ct, lo, hi, work = kernels.pair_chunks_kernel(rows, gm, 100_000)
-    for w in (0, 1):
-        sel = ct == w
-        assert lo[sel][0] == 0 and hi[sel][-1] == rows.shape[1]
-        np.testing.assert_array_equal(lo[sel][1:], hi[sel][:-1])
-    n0 = 5000
-    assert work.sum() == (n0 * (n0 + 1) // 2 + 3000) + (8000 * 8001 // 2)
-    assert (ct == 0).sum() >= n0 * (n0 + 1) // 2 // (100_000 + n0)  # the long group is cut up
-    assert work.max() <= 100_000 + 8000
-
-
-# -- the cost model and the choices ------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("k, bits", [(0, 64), (1, 64), (3, 64), (6, 64), (10, 64), (3, 20), (7, 33)])
-def test_key_histograms_count_the_masks(k, bits):
-    for lay in layouts(k, bits, 400):
-        masks = D._layout_tables(lay, k, bits)[0]
-        want: dict[int, int] = {}
-        for m in masks:
-            want[m.bit_count()] = want.get(m.bit_count(), 0) + 1
-        assert dict(D._key_hist(lay, k, bits)) == want, lay
-
-
-def test_key_bits_grow_with_n():
-    """No quadratic buckets: the pairs job keeps buckets small by keying more bits as n grows."""
-    for k in (3, 6, 10):
-        ns = [10**4, 10**5, 10**6, 10**7, 10**8, 10**9]
-        chosen = [D.choose_layout(n, k, 64, "pairs", 4096, 1 << 62, 2)[0] for n in ns]
-        keys = [min(p for p, _ in D._key_hist(lay, k, 64)) if lay != "scan" else 0 for lay in chosen]
-        assert keys == sorted(keys), (k, chosen)
-        for n, lay in zip(ns, chosen):
-            if lay != "scan":
-                r = D.dir_bits(n, min(p for p, _ in D._key_hist(lay, k, 64)))
-                biggest = max(n / 2.0 ** min(p, r) for p, _ in D._key_hist(lay, k, 64))
-                assert biggest < 2**12, (k, n, lay)  # buckets stay bounded, never ~n
-
-
-def test_more_tables_at_large_k():
-    assert D.choose_layout(10**6, 6, 64, "pairs", 4096, 1 << 62, 2)[0] != ("permuted", 7)
-    lay = D.choose_layout(10**6, 10, 64, "pairs", 4096, 1 << 62, 2)[0]
-    assert D._n_tables(lay, 10, 64) >= 66
-
-
-def test_memory_budget_bounds_the_tables():
-    n, k = 10**6, 6
-    free = D.choose_layout(n, k, 64, "index", 4096, 1 << 62)[0]
-    for budget in (10**9, 2 * 10**8, 5 * 10**7, 10**6):
-        lay = D.choose_layout(n, k, 64, "index", 4096, budget)[0]
-        assert D._design(lay, n, k, 64).table_bytes <= budget, (budget, lay)
-    assert D._design(free, n, k, 64).table_bytes > 2 * 10**8  # the budget did bind
-    assert D.choose_layout(n, k, 64, "index", 4096, 10**6)[0] == "scan"  # nothing fits
-    # pairs() streams one table per thread: a budget too small for all tables still fits some
-    lay = D.choose_layout(n, k, 64, "pairs", 4096, 5 * 10**7, 2)[0]
-    d = D._design(lay, n, k, 64)
-    assert d.tables * 12 * n > 5 * 10**7 >= 2 * d.table_bytes / d.tables
+# -- the budget ------------------------------------------------------------------------------------
 
 
 def test_index_honours_budget_and_max_tables():
@@ -296,21 +232,6 @@ def test_index_honours_budget_and_max_tables():
             SimhashIndex(k=3, memory_budget=bad)
     with pytest.raises(ValueError, match="max_tables"):
         SimhashIndex(k=3, max_tables=0)
-
-
-def test_design_tables_jobs_and_costs():
-    for job in D.JOBS:
-        ds = design_tables(10**6, 3, job=job, max_tables=64)
-        assert all(isinstance(d, TableDesign) for d in ds)
-        costs = [d.cost_ns(job) for d in ds]
-        assert costs == sorted(costs)
-        assert ds[0].cost_ns(job) == D.choose_layout(10**6, 3, 64, job, 64, 1 << 62, 1)[1]
-    d = design_tables(10**6, 3, job="pairs")[0]
-    assert d.cost_ns("pairs") == d.est_build_ns + d.est_pairs_ns
-    assert d.cost_ns("index") == d.est_build_ns + 10**6 * d.est_query_ns
-    assert all(d.table_bytes <= 10**8 for d in design_tables(10**6, 3, memory_budget=10**8))
-    with pytest.raises(ValueError, match="job"):
-        design_tables(10, 3, job="fast")
 
 
 # -- pairs() and groups() ------------------------------------------------------------------------------
@@ -359,29 +280,6 @@ def test_auto_pairs_takes_the_cheaper_path(monkeypatch):
     index.remove(fps.shape[0])
     np.testing.assert_array_equal(index.pairs(), want)  # built tables of the same design: reused
     assert used == ["_pairs_streamed", "_pairs_stored"]
-
-
-# -- warmup covers every kernel ------------------------------------------------------------------------
-
-
-def test_warmup_steps_compile_every_index_kernel():
-    """In a new process, warm.steps() alone leaves every kernel of kernels.index compiled (or loaded
-    from the cache)."""
-    code = (
-        "import json\n"
-        "import simhash_lab.kernels.index as K\n"
-        "from simhash_lab.index.warm import steps\n"
-        "for _, fn in steps(): fn()\n"
-        "ds = {n: getattr(K, n) for n in K.__all__ if hasattr(getattr(K, n), 'signatures')}\n"
-        "print(json.dumps({n: len(d.signatures) for n, d in ds.items()}))\n"
-    )
-    root = Path(__file__).resolve().parents[2]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]))
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=900)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    compiled = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert len(compiled) >= 7  # build, query one, query many, plan pairs, pairs, unpack, one table
-    assert [n for n, count in compiled.items() if count == 0] == []
 
 
 @pytest.mark.parametrize("two", [False, True], ids=["one pass", "two passes"])

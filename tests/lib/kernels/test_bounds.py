@@ -23,7 +23,7 @@ from simhash_lab._unicode import lower_table
 from simhash_lab.kernels import tokenize as K
 from simhash_lab.tokenize import words
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 SCRIPT = textwrap.dedent(
     r"""

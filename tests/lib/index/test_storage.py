@@ -464,3 +464,57 @@ def test_a_future_version_is_refused_clearly(tmp_path):
         ValueError, match=r"unsupported index format version 3 \(this simhash-lab reads versions 1, 2\)"
     ):
         SimhashIndex.load(write(tmp_path, seal(payload(meta(version=3)), version=3)))
+
+
+def test_save_load_small_bits(tmp_path):
+    index = SimhashIndex(k=1, bits=6)
+    index.add_many([0b110001, 0b110000, 0b001110])
+    index.save(tmp_path / "six")
+    again = SimhashIndex.load(tmp_path / "six")  # no extension appended or needed
+    assert again.bits == 6 and again.pairs().tolist() == [[0, 1, 1]]
+
+
+@pytest.fixture
+def saved_bytes(tmp_path) -> bytes:
+    index = SimhashIndex(k=2, bits=64)
+    index.add_many([1, 3, 2**63 + 5, 2**40])
+    path = tmp_path / "small.shidx"
+    index.save(path)
+    return path.read_bytes()
+
+
+def test_every_flipped_byte_is_a_clear_value_error(tmp_path, saved_bytes):
+    path = tmp_path / "bad.shidx"
+    for pos in range(len(saved_bytes)):
+        bad = bytearray(saved_bytes)
+        bad[pos] ^= 0x01
+        path.write_bytes(bytes(bad))
+        with pytest.raises(ValueError, match="index file|malformed"):
+            SimhashIndex.load(path)
+
+
+def test_every_truncation_is_a_clear_value_error(tmp_path, saved_bytes):
+    path = tmp_path / "short.shidx"
+    for length in range(len(saved_bytes)):
+        path.write_bytes(saved_bytes[:length])
+        with pytest.raises(ValueError, match="truncated|corrupt"):
+            SimhashIndex.load(path)
+
+
+def test_other_files_are_refused(tmp_path):
+    plain = tmp_path / "plain.npz"
+    np.savez(plain, fps=np.arange(3, dtype=np.uint64))
+    with pytest.raises(ValueError, match="not a simhash-lab index file"):
+        SimhashIndex.load(plain)
+
+
+def test_unsupported_version_is_refused(tmp_path, saved_bytes):
+    import hashlib
+    import struct
+
+    bad = bytearray(saved_bytes)
+    bad[16:20] = struct.pack("<I", 99)
+    bad[20:52] = hashlib.sha256(bytes(bad[16:20]) + bytes(bad[52:])).digest()
+    (tmp_path / "v99").write_bytes(bytes(bad))
+    with pytest.raises(ValueError, match="unsupported index format version 99"):
+        SimhashIndex.load(tmp_path / "v99")

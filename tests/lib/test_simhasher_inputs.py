@@ -19,8 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simhash_lab import Simhasher
-from simhash_lab.kernels import tokenize as K
-from simhash_lab.tokenize import Tokenizer, char_ngrams
+from simhash_lab.tokenize import char_ngrams
 
 HASHES = {
     "xxh3": lambda b: xxhash.xxh3_64_intdigest(b),
@@ -243,30 +242,6 @@ def test_errors_raised_by_user_callables_keep_their_type_and_name_the_item():
         with pytest.raises(ZeroDivisionError) as info:
             h.fingerprints(["a", "b"])
         assert any("texts[0]" in note for note in info.value.__notes__)
-
-
-@pytest.mark.parametrize(
-    "kwargs, message",
-    [
-        (dict(joiner="é", features=K.FEAT_CHARGRAMS), r"joiner must be '' or one ASCII character"),
-        (dict(joiner="ab"), r"joiner"),
-        (dict(kind=7), r"kind must be one of"),
-        (dict(kind=True), r"kind must be one of"),
-        (dict(features=3), r"features must be one of"),
-        (dict(n=0), r"n must be between 1 and 64"),
-    ],
-)
-def test_tokenizers_are_checked_when_made(kwargs, message):
-    with pytest.raises(ValueError, match=message):
-        Tokenizer("t", **kwargs)
-
-
-def test_tokenizers_refuse_non_bool_flags_and_non_int_sizes():
-    with pytest.raises(TypeError, match="lowercase must be True or False"):
-        Tokenizer("t", lowercase=1)
-    with pytest.raises(TypeError, match="n must be an int"):
-        Tokenizer("t", n=2.0)
-    assert Tokenizer("t", K.TOK_WORDS, K.FEAT_CHARGRAMS, 3, "_")("ab cd") == ["ab_", "b_c", "_cd"]
 
 
 # -- inputs that have an answer -----------------------------------------------------------------

@@ -1,7 +1,7 @@
-"""Child process of test_index_threads.py: compile the index kernels, then measure how much CPU
+"""Child process of test_table_threads.py: compile the index kernels, then measure how much CPU
 time each thread spends in the parallel entry points.
 
-    python _index_thread_probe.py ORDER
+    python _table_thread_probe.py ORDER
 
 ORDER is ``serial-first`` (small inputs first: they compile every kernel, one thread each) or
 ``cached`` (nothing first: whatever the cache holds is loaded). Prints one JSON object: for each

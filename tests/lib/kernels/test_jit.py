@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import xxhash
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 # hash_spans lives in fingerprint.py and calls the XXH3 code of hashes.py: a small kernel whose
 # freshness depends on another file than its own

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-PROBE = Path(__file__).with_name("_index_thread_probe.py")
+PROBE = Path(__file__).with_name("_table_thread_probe.py")
 THREADS = 2
 
 pytestmark = pytest.mark.skipif(
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.skipif(
 
 def run_probe(order: str, cache: Path) -> dict:
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), NUMBA_NUM_THREADS=str(THREADS))
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     env["PYTHONPATH"] = os.pathsep.join([str(root), env.get("PYTHONPATH", "")])
     proc = subprocess.run(
         [sys.executable, str(PROBE), order], env=env, capture_output=True, text=True, timeout=900

@@ -1,0 +1,76 @@
+"""The checks of exercise 05 (simhash_lab.grading.checks.block_index): a query that scans every
+fingerprint and tables that smuggle them fail; wrong blocks are blamed, not a right build."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from simhash_lab.grading import checks
+
+SOLUTIONS = Path(__file__).resolve().parents[3] / "exercises" / "solutions"
+
+
+def _out_of(key: str, src: str, name: str, capsys, check: str | None = None) -> str:
+    """What ``checks.KEY()`` prints after the solution's cells run with ``src`` in place of
+    ``key``'s answer (in one namespace, as in a kernel: the other answers call what ``src`` defines)."""
+    import nbformat
+
+    nb = nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)
+    ns: dict = {}
+    for c in nb.cells:
+        meta = c.metadata.get("simhash_lab", {})
+        if c.cell_type == "code" and meta.get("role") in ("setup", "given", "answer"):
+            exec(src if meta.get("answer") == key else c.source, ns)
+    capsys.readouterr()
+    exec(f"checks.{check or key}()", ns)
+    return capsys.readouterr().out
+
+
+def test_a_query_that_scans_every_fingerprint_fails(capsys):
+    from simhash_lab import hamming
+
+    def build(fps):
+        tables = [{} for _ in range(4)]
+        for i, fp in enumerate(fps):
+            for j in range(4):
+                tables[j].setdefault((fp >> (16 * j)) & 0xFFFF, []).append(i)
+        return tables
+
+    def query(tables, fps, q, k):
+        return [i for i, f in enumerate(fps) if hamming(f, q) <= k]
+
+    v = checks.block_index.feedback(build, query)
+    assert not v.passed and "read fps[id] only" in v.hint
+
+
+def test_tables_that_smuggle_the_fingerprints_fail():
+    def build(fps):
+        tables = [{} for _ in range(4)]
+        for i, fp in enumerate(fps):
+            for j in range(4):
+                tables[j].setdefault((fp >> (16 * j)) & 0xFFFF, []).append(i)
+        return [*tables, {"all": list(fps)}]
+
+    def query(tables, fps, q, k):
+        return [i for i, f in enumerate(tables[4]["all"]) if bin(f ^ q).count("1") <= k]
+
+    v = checks.block_index.feedback(build, query)
+    assert not v.passed and "4 tables" in v.hint
+
+
+def test_wrong_blocks_are_blamed_not_a_right_build_tables(capsys):
+    out = _out_of(
+        "blocks",
+        "def blocks(fp):\n    return [(fp >> (16 * j)) & 0xFF for j in range(4)]\n",
+        "05_block_index",
+        capsys,
+    )
+    assert out.startswith("❌ blocks: not yet"), out
+    out = _out_of(
+        "blocks",
+        "def blocks(fp):\n    return [(fp >> (16 * j)) & 0xFF for j in range(4)]\n",
+        "05_block_index",
+        capsys,
+        check="block_index",
+    )
+    assert out.startswith("❌") and "your blocks() is wrong" in out and "Table 0" not in out, out

@@ -1,0 +1,224 @@
+"""The checks of exercise 03 (simhash_lab.grading.checks.hamming_popcount): honest Kernighan loops and
+early exits pass, bypasses fail the method check with the hint that names them, and hints name the
+cause without the solution."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from simhash_lab.grading import _code_checks, _protocol
+from simhash_lab.grading.checks import CHECKS
+
+SOLUTIONS = Path(__file__).resolve().parents[3] / "exercises" / "solutions"
+
+
+def _out_of(key: str, src: str, name: str, capsys, check: str | None = None) -> str:
+    """What ``checks.KEY()`` prints after the solution's cells run with ``src`` in place of
+    ``key``'s answer (in one namespace, as in a kernel: the other answers call what ``src`` defines)."""
+    import nbformat
+
+    nb = nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)
+    ns: dict = {}
+    for c in nb.cells:
+        meta = c.metadata.get("simhash_lab", {})
+        if c.cell_type == "code" and meta.get("role") in ("setup", "given", "answer"):
+            exec(src if meta.get("answer") == key else c.source, ns)
+    capsys.readouterr()
+    exec(f"checks.{check or key}()", ns)
+    return capsys.readouterr().out
+
+
+def _src(text: str) -> str:
+    import textwrap
+
+    return textwrap.dedent(text).lstrip("\n")
+
+
+_KERNIGHAN = """
+    def popcount_kernighan(x):
+        c = 0
+        while x:
+            x &= x - 1
+            c += 1
+        return c
+"""
+
+
+_HONEST = {
+    "popcount_kernighan": [
+        _src(_KERNIGHAN),
+        _src("""
+            def popcount_kernighan(x):
+                if x == 0:
+                    return 0
+                return 1 + popcount_kernighan(x & (x - 1))
+        """),
+        _src("""
+            def popcount_kernighan(x: int) -> int:
+                n = 0
+                while x != 0:
+                    x = x & (x - 1)
+                    n = n + 1
+                return n
+        """),
+    ],
+    "is_near": [
+        _src("""
+            def is_near(a, b, k=3):
+                x = a ^ b
+                c = 0
+                while x and c <= k:
+                    x &= x - 1
+                    c += 1
+                return c <= k
+        """),
+        _src("""
+            def is_near(a, b, k=3):
+                x, c = a ^ b, 0
+                while x:
+                    x &= x - 1
+                    c += 1
+                    if c > k:
+                        return False
+                return True
+        """),
+    ],
+}
+
+
+_BYPASS = {
+    "popcount_kernighan": [
+        ("def popcount_kernighan(x):\n    return bin(x).count('1')\n", "`bin` is not allowed"),
+        ("def popcount_kernighan(x):\n    return x.bit_count()\n", "`.bit_count` is not allowed"),
+        (
+            _src("""
+                def popcount_kernighan(x):
+                    for _ in range(x.bit_count()):
+                        pass
+                    return x.bit_count()
+            """),
+            "`.bit_count` is not allowed",
+        ),
+        ("def popcount_kernighan(x):\n    return f'{x:b}'.count('1')\n", "f-string"),
+        (
+            _src("""
+                def popcount_kernighan(x):
+                    c = 0
+                    while x:
+                        c += x & 1
+                        x >>= 1
+                    return c
+            """),
+            "junior",
+        ),
+        (
+            _src("""
+                def popcount_kernighan(x):
+                    c = 0
+                    for i in range(64):
+                        if (x >> i) & 1:
+                            c += 1
+                    return c
+            """),
+            "junior",
+        ),
+        (
+            _src("""
+                def popcount_kernighan(x):
+                    x = x - ((x >> 1) & 0x5555555555555555)
+                    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+                    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+                    return ((x * 0x0101010101010101) & (2**64 - 1)) >> 56
+            """),
+            "one loop step per set bit",
+        ),
+    ],
+    "is_near": [
+        ("def is_near(a, b, k=3):\n    return bin(a ^ b).count('1') <= k\n", "`bin` is not allowed"),
+        ("def is_near(a, b, k=3):\n    return (a ^ b).bit_count() <= k\n", "`.bit_count` is not allowed"),
+        (
+            _src("""
+                def is_near(a, b, k=3):
+                    x, c = a ^ b, 0
+                    while x:
+                        x &= x - 1
+                        c += 1
+                    return c <= k
+            """),
+            "as soon as the count exceeds k",
+        ),
+        (
+            _src("""
+                def is_near(a, b, k=3):
+                    c = 0
+                    for i in range(64):
+                        if ((a ^ b) >> i) & 1:
+                            c += 1
+                            if c > k:
+                                return False
+                    return True
+            """),
+            "stop as soon as the count exceeds k",
+        ),
+    ],
+}
+
+
+def _compiled(src: str, name: str, tmp_path):
+    path = tmp_path / f"{name}_{hashlib.md5(src.encode()).hexdigest()[:8]}.py"
+    path.write_text(src)
+    ns: dict = {}
+    exec(compile(src, str(path), "exec"), ns)
+    return ns[name], src
+
+
+def _method_verdict(name: str, src: str, tmp_path):
+    """What the grader decides on a method answer from its source: the allow-list, then the cases
+    and the measured cases run on the extracted code (here in this process, as the sandbox would)."""
+    answer = CHECKS[name]
+    ex = _code_checks.extract(src)
+    problems = _code_checks.problems(ex.text, answer.method.allow)
+    fn, _ = _compiled(ex.text, name, tmp_path)
+    files = {fn.__code__.co_filename}
+    rng = random.Random(5)
+    cases, mcases = answer.cases(rng), answer.method.cases(rng)
+    res = [json.loads(json.dumps(_protocol.run_case({name: fn}, c, files=files))) for c in cases]
+    mres = [json.loads(json.dumps(_protocol.run_case({name: fn}, c, files=files))) for c in mcases]
+    return answer.verdict(cases, res, problems, mcases, mres)
+
+
+@pytest.mark.parametrize("name, src", [(n, s) for n, ss in _HONEST.items() for s in ss])
+def test_honest_methods_pass(name, src, tmp_path):
+    v = _method_verdict(name, src, tmp_path)
+    assert v.passed, v
+
+
+@pytest.mark.parametrize("name, src, why", [(n, s, w) for n, ss in _BYPASS.items() for s, w in ss])
+def test_bypasses_fail_the_method_check(name, src, why, tmp_path):
+    v = _method_verdict(name, src, tmp_path)
+    assert not v.passed and why in v.hint, v
+
+
+def test_is_near_on_a_full_popcount_blames_the_missing_early_exit(capsys):
+    out = _out_of(
+        "is_near",
+        "def is_near(a, b, k=3):\n    return popcount_kernighan(a ^ b) <= k\n",
+        "03_hamming_popcount",
+        capsys,
+    )
+    assert out.startswith("❌") and "not allowed" not in out and "stop as soon as the count exceeds k" in out
+    assert "count <= k" not in out, out  # the cause, not the solution's loop condition
+
+
+@pytest.mark.parametrize("key", ["popcount_kernighan", "is_near"])
+def test_an_untouched_method_answer_is_not_written_yet_not_a_hint_about_its_form(key, capsys):
+    args = "x" if key == "popcount_kernighan" else "a, b, k=3"
+    stub = f'def {key}({args}):\n    """Your code."""\n    raise NotImplementedError()\n'
+    out = _out_of(key, stub, "03_hamming_popcount", capsys)
+    assert out.startswith(f"❌ {key}") and "not written yet" in out, out
+    assert "x &= x - 1" not in out and "while x" not in out, out  # no method handed over

@@ -1,0 +1,78 @@
+"""Plain data (simhash_lab.grading._protocol): what crosses from the sandbox to the grader keeps plain
+data and NumPy, and refuses everything else, lying objects included, by its type."""
+
+from __future__ import annotations
+
+import collections
+import re
+
+import numpy as np
+import pytest
+
+from simhash_lab.grading import _protocol
+
+
+def _lying_str():
+    class Liar(str):
+        def strip(self, *a):
+            return _Equal()
+
+        def __eq__(self, other):
+            return True
+
+        __hash__ = str.__hash__
+
+    return Liar("nonsense")
+
+
+class _Equal:
+    def __eq__(self, other):
+        return True
+
+    def __iter__(self):
+        return iter([_Equal()] * 4)
+
+    def __len__(self):
+        return 4
+
+
+class _Int(int):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = int.__hash__
+
+
+def test_plain_keeps_plain_data_and_numpy():
+    x = {"a": [1, 2.5, "s", None, True], "b": np.arange(3), "c": np.float64(1.5), "d": (1, 2)}
+    assert _protocol.plain(x) == {"a": [1, 2.5, "s", None, True], "b": [0, 1, 2], "c": 1.5, "d": [1, 2]}
+    assert _protocol.unplain(_protocol.plain({1: [2]})) == {1: [2]}
+    assert _protocol.unplain(_protocol.plain(collections.defaultdict(list, {3: [4]}))) == {3: [4]}
+    assert _protocol.unplain(_protocol.plain({1, 2})) == {1, 2}
+
+
+@pytest.mark.parametrize(
+    "x, what",
+    [
+        (_lying_str(), "subclass of str"),
+        (_Int(3), "subclass of int"),
+        (_Equal(), "_Equal object"),
+        (np.array(["a"]), "dtype"),
+        (2**5000, "4096 bits"),
+        (collections.UserList([1]), "UserList"),
+        (type("M", (np.ndarray,), {})((2,)), "subclass"),
+    ],
+)
+def test_plain_refuses_everything_else(x, what):
+    with pytest.raises(_protocol.NotPlain, match=re.escape(what) if "subclass" not in what else what):
+        _protocol.plain(x)
+
+
+def test_a_hostile_type_name_does_not_crash_the_refusal():
+    class Meta(type):
+        def __getattribute__(cls, name):
+            raise RuntimeError("no")
+
+    Hostile = Meta("Hostile", (), {})
+    with pytest.raises(_protocol.NotPlain):
+        _protocol.plain(Hostile())

@@ -1,0 +1,99 @@
+"""The tests mirror the package (tests/README.md): every module of simhash_lab/ has a test file of its
+name where the rule puts it, or is on one of the two lists below, each entry with its reason.
+
+    simhash_lab/X.py                 ->  tests/lib/test_X.py
+    simhash_lab/kernels/X.py         ->  tests/lib/kernels/test_X.py   (index/ likewise)
+    simhash_lab/cli/X.py             ->  tests/cli/test_X.py           (grading/, course/ likewise)
+    simhash_lab/grading/checks/X.py  ->  tests/grading/checks/test_X.py
+    a leading underscore is dropped  (_files.py -> test_files.py); __init__.py -> test_init.py
+
+More files per module are welcome beside it, named ``test_X_<aspect>.py``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "simhash_lab"
+TESTS = ROOT / "tests"
+
+# Subpackages with a test folder of their own at the top of tests/ (each with its own conftest);
+# every other module's tests live under tests/lib/.
+TOP_LEVEL = ("cli", "grading", "course")
+
+# Modules that have no test file on purpose: nothing of their own to test.
+NO_TESTS = {
+    # `python -m simhash_lab.cli`: three lines that call main(); every CLI test runs through it.
+    "cli/__main__.py": "the entry point, run by every test in tests/cli (conftest.run_cli)",
+    # docstring only: the kernels' map and decorator policy
+    "kernels/__init__.py": "a docstring, no code",
+    # re-exports of design and table (tested in tests/lib/index/test_design.py, test_table.py)
+    "index/__init__.py": "re-exports only",
+    # the extra's import-time check is tested in tests/lib/test_init.py
+    # (test_the_course_without_its_extra_says_what_to_install)
+    "course/__init__.py": "an import guard, tested in tests/lib/test_init.py",
+    # lazy names; that importing it loads no Numba is tested in tests/lib/test_init.py
+    "grading/__init__.py": "lazy re-exports, tested in tests/lib/test_init.py",
+}
+
+# Modules that should have a test file and do not yet: a debt, not a design. Each entry names where
+# the module is tested today, if anywhere. Remove an entry when its file is written (the test below
+# fails on an entry that has a test file, so this list only shrinks).
+NOT_YET: dict[str, str] = {
+    # the sandbox's child process (python -m simhash_lab.grading._runner, a job on stdin, messages
+    # on a pipe): every graded notebook in tests/grading/test_grader.py and test_grader_attacks.py runs it
+    "grading/_runner.py": "run by every sandboxed grade in tests/grading/test_grader.py",
+}
+
+
+def expected_test_file(module: Path) -> Path:
+    """Where the test file of ``module`` (a path under simhash_lab/) lives, by the rule above."""
+    rel = module.relative_to(PACKAGE)
+    parts = rel.parts[:-1]
+    name = "init" if rel.stem == "__init__" else rel.stem.lstrip("_")
+    folder = TESTS.joinpath(*parts) if parts and parts[0] in TOP_LEVEL else TESTS.joinpath("lib", *parts)
+    return folder / f"test_{name}.py"
+
+
+def modules() -> dict[str, Path]:
+    return {
+        p.relative_to(PACKAGE).as_posix(): p
+        for p in sorted(PACKAGE.rglob("*.py"))
+        if "__pycache__" not in p.parts and not any(part.startswith(".") for part in p.parts)
+    }
+
+
+def test_the_rule_maps_modules_to_test_files():
+    assert expected_test_file(PACKAGE / "calibration.py") == TESTS / "lib" / "test_calibration.py"
+    assert expected_test_file(PACKAGE / "kernels" / "vote.py") == TESTS / "lib" / "kernels" / "test_vote.py"
+    assert expected_test_file(PACKAGE / "_files.py") == TESTS / "lib" / "test_files.py"
+    assert expected_test_file(PACKAGE / "cli" / "dedup.py") == TESTS / "cli" / "test_dedup.py"
+    assert expected_test_file(PACKAGE / "grading" / "checks" / "__init__.py") == (
+        TESTS / "grading" / "checks" / "test_init.py"
+    )
+    assert expected_test_file(PACKAGE / "__init__.py") == TESTS / "lib" / "test_init.py"
+
+
+def test_every_module_has_a_test_file_of_its_name():
+    missing = []
+    for rel, path in modules().items():
+        if rel in NO_TESTS or rel in NOT_YET:
+            continue
+        want = expected_test_file(path)
+        if not want.is_file():
+            missing.append(f"simhash_lab/{rel}: no {want.relative_to(ROOT)}")
+    assert not missing, (
+        "modules without a test file of their name (write it, or add the module to NO_TESTS or "
+        "NOT_YET in tests/test_layout.py with the reason):\n  " + "\n  ".join(missing)
+    )
+
+
+def test_the_lists_name_existing_modules_and_shrink():
+    known = modules()
+    stale = [rel for rel in (*NO_TESTS, *NOT_YET) if rel not in known]
+    assert not stale, f"listed in tests/test_layout.py but not a module (renamed or removed?): {stale}"
+    done = [rel for rel in NOT_YET if expected_test_file(known[rel]).is_file()]
+    assert not done, f"these have a test file now: remove them from NOT_YET in tests/test_layout.py: {done}"
+    both = sorted(set(NO_TESTS) & set(NOT_YET))
+    assert not both, f"on both lists: {both}"
