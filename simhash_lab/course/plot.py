@@ -392,7 +392,7 @@ def benchmark_bars(
     vals = np.array([v for _, v in items], dtype=float)
     colors = [HIGHLIGHT if n in highlight else POS for n in names]
     ax.barh(np.arange(len(names)), vals, color=colors)
-    ax.set_yticks(np.arange(len(names)), names)
+    ax.set_yticks(np.arange(len(names)), [_(n) for n in names])  # a method's name (compare) in the language
     if log:
         ax.set_xscale("log")
     for i, v in enumerate(vals):
@@ -1304,11 +1304,11 @@ def method_bars(results, ax=None, *, title: str = ""):
     paired horizontal bars, the values written at their ends, the legend below the axes (never over
     a bar)."""
     ax = _ax(ax)
-    names = [r.method for r in results]
+    names = [_(r.method) for r in results]
     y = np.arange(len(results))[::-1]
     for off, field, color in ((0.2, "precision", POS), (-0.2, "recall", NEG)):  # precision above
         vals = [getattr(r.scores, field) for r in results]
-        ax.barh(y + off, vals, 0.4, color=color, label=field)
+        ax.barh(y + off, vals, 0.4, color=color, label=_(field))
         for yy, v in zip(y + off, vals):
             ax.text(v + 0.01, yy, f"{v:.2f}", va="center", fontsize=11)
     ax.set_yticks(y, names)

@@ -179,3 +179,43 @@ def test_compare_table_in_both_languages():
         "MD5 del texto normalizado",
     ]
     assert rows[1].method == "MinHash + LSH banding"  # the result keeps its (English) key
+
+
+def test_method_plots_name_the_methods_in_the_language():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from simhash_lab.course import plot
+
+    rows = [
+        compare.MethodResult("MinHash + LSH banding", "", compare.Scores(1.0, 0.5, 0.6, 5, 0, 5), 0.2, 5),
+        compare.MethodResult("MD5 of normalised text", "", compare.Scores(1.0, 0.0, 0.0, 0, 0, 10), 0.1, 0),
+    ]
+    times = {r.method: r.seconds * 1e3 for r in rows}
+
+    def labels():
+        fig, (a1, a2) = plt.subplots(1, 2)
+        plot.method_bars(rows, ax=a1)
+        plot.benchmark_bars(times, ax=a2, highlight=["MD5 of normalised text"])
+        out = (
+            [t.get_text() for t in a1.get_yticklabels()],
+            [t.get_text() for t in a1.get_legend().get_texts()],
+            sorted(t.get_text() for t in a2.get_yticklabels()),
+        )
+        plt.close(fig)
+        return out
+
+    en = labels()
+    assert en == (
+        ["MinHash + LSH banding", "MD5 of normalised text"],
+        ["precision", "recall"],
+        ["MD5 of normalised text", "MinHash + LSH banding"],
+    )
+    set_language("es")
+    assert labels() == (
+        ["MinHash + LSH por bandas", "MD5 del texto normalizado"],
+        ["precisión", "recall"],
+        ["MD5 del texto normalizado", "MinHash + LSH por bandas"],
+    )
