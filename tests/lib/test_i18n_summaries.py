@@ -237,3 +237,29 @@ def test_dask_dedup_reports_the_calibration_in_the_callers_language():
 def _with_language(lang, fn):
     with language(lang):
         return fn()
+
+
+def test_plot_labels_of_the_figures_in_the_language():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from simhash_lab.course import plot
+
+    def texts():
+        fig, axes = plt.subplots(1, 4)
+        plot.accumulator_bars(np.array([1, -2, 0, 3]), ax=axes[0])
+        plot.amplification(ax=axes[1])
+        d = np.arange(8)
+        plot.candidates_by_distance(d, np.ones(8), ax=axes[2], measured=np.ones(8))
+        plot.banding_curve(np.linspace(0, 1, 50), np.linspace(0, 1, 50) > 0.5, 5, 4, ax=axes[3])
+        out = [axes[0].get_ylabel(), axes[1].get_ylabel(), axes[3].get_ylabel()]
+        out.append("measured" in [t.get_text() for t in axes[2].get_legend().get_texts()])
+        out.append("medido" in [t.get_text() for t in axes[2].get_legend().get_texts()])
+        plt.close(fig)
+        return out
+
+    assert texts() == ["accumulator V[i]", "probability", "P(candidate)", True, False]
+    set_language("es")
+    assert texts() == ["acumulador V[i]", "probabilidad", "P(candidato)", False, True]
