@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ._i18n import _
 from ._threads import run_items
 from ._validate import check_fraction, check_int
 from .datasets import Source, TextsSource
@@ -92,22 +93,22 @@ class Calibration:
         str
         """
         if self.method == "theory":
-            return (
-                f"k = {self.k}: expected recall {self.recall:.3f} (target {self.target:g}) from Charikar's "
-                f"bound at Jaccard {self.jaccard:g} (no pair could be measured: the sampled documents "
-                "are shorter than 8 words)"
-            )
+            return _(
+                "k = {k}: expected recall {recall:.3f} (target {target:g}) from Charikar's bound at Jaccard "
+                "{jaccard:g} (no pair could be measured: the sampled documents are shorter than 8 words)"
+            ).format(k=self.k, recall=self.recall, target=self.target, jaccard=self.jaccard)
         how = (
-            f"{self.pairs} near-duplicate pairs (Jaccard >= {self.jaccard:g}) "
-            f"of a sample of {self.sample} documents"
+            _("{pairs} near-duplicate pairs (Jaccard >= {jaccard:g}) of a sample of {sample} documents")
             if self.method == "sample"
-            else f"{self.pairs} pairs made at Jaccard ~ {self.jaccard:g} "
-            f"from {self.sample} sampled documents (the sample held too few real ones)"
-        )
-        return (
-            f"k = {self.k}: expected recall {self.recall:.3f} (target {self.target:g}), measured on {how}; "
-            f"distances searched up to {self.k_max}"
-        )
+            else _(
+                "{pairs} pairs made at Jaccard ~ {jaccard:g} from {sample} sampled documents "
+                "(the sample held too few real ones)"
+            )
+        ).format(pairs=self.pairs, jaccard=self.jaccard, sample=self.sample)
+        return _(
+            "k = {k}: expected recall {recall:.3f} (target {target:g}), measured on {how}; "
+            "distances searched up to {k_max}"
+        ).format(k=self.k, recall=self.recall, target=self.target, how=how, k_max=self.k_max)
 
     def to_json(self) -> dict:
         """The calibration as JSON-able data (without the measured pairs).

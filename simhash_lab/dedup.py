@@ -72,6 +72,7 @@ import numpy as np
 
 from . import _files
 from ._files import DEFAULT_MAX_BYTES, NotRegularFile, NotText, TooLarge, json_name, reason, walk
+from ._i18n import _
 from ._threads import thread_count
 from ._validate import check_int
 from .calibration import Calibration, calibrate
@@ -362,8 +363,10 @@ class DedupResult:
         bands (10 of 6 rows; calibrated k = 11)"``."""
         c = self.settings.get("candidates") or {}
         if c.get("method") == "minhash bands":
-            return f"by MinHash bands ({c['bands']} of {c['rows']} rows; calibrated k = {self.k})"
-        return f"within k = {self.k}"
+            return _("by MinHash bands ({bands} of {rows} rows; calibrated k = {k})").format(
+                bands=c["bands"], rows=c["rows"], k=self.k
+            )
+        return _("within k = {k}").format(k=self.k)
 
     def summary(self) -> str:
         """One line: rows, dropped, groups, how the candidates were found and verified.
@@ -372,19 +375,34 @@ class DedupResult:
         -------
         str
         """
-        what = "files" if self.format == "files" else "rows"
+        files = self.format == "files"
         mode = (
-            f"verified at Jaccard >= {self.jaccard:g} "
-            f"({self.verified} of {self.pairs.shape[0]} candidate pairs)"
+            _("verified at Jaccard >= {jaccard:g} ({verified} of {candidates} candidate pairs)").format(
+                jaccard=self.jaccard, verified=self.verified, candidates=self.pairs.shape[0]
+            )
             if self.jaccard is not None
-            else f"{self.pairs.shape[0]} pairs, unverified (the raw Hamming mode)"
+            else _("{pairs} pairs, unverified (the raw Hamming mode)").format(pairs=self.pairs.shape[0])
         )
         n_groups = len(set(self.duplicates.kept.tolist()))
         return (
-            f"{len(self.ids)} {what}, {len(self.duplicates)} dropped in {n_groups} group(s) "
-            f"({self.exact} exact copies) {self.found_by}, {mode}; {self.featureless.size} "
-            f"featureless{self.chars_note()}"
-        )
+            _(
+                "{n} files, {dropped} dropped in {groups} group(s) ({exact} exact copies) {found_by}, "
+                "{mode}; {featureless} featureless"
+            )
+            if files
+            else _(
+                "{n} rows, {dropped} dropped in {groups} group(s) ({exact} exact copies) {found_by}, "
+                "{mode}; {featureless} featureless"
+            )
+        ).format(
+            n=len(self.ids),
+            dropped=len(self.duplicates),
+            groups=n_groups,
+            exact=self.exact,
+            found_by=self.found_by,
+            mode=mode,
+            featureless=self.featureless.size,
+        ) + self.chars_note()
 
     def chars_note(self) -> str:
         """What the summary says about text shingled by characters (empty when none was).
@@ -395,12 +413,18 @@ class DedupResult:
         """
         if not self.by_chars:
             return ""
-        what = "files" if self.format == "files" else "rows"
         n = self.options.char_ngram if self.options is not None else 3
         return (
-            f"; {self.by_chars} {what} in a script without word spaces (Chinese, Japanese, Thai...) "
-            f"shingled by characters ({n}-grams)"
-        )
+            _(
+                "; {count} files in a script without word spaces (Chinese, Japanese, Thai...) "
+                "shingled by characters ({n}-grams)"
+            )
+            if self.format == "files"
+            else _(
+                "; {count} rows in a script without word spaces (Chinese, Japanese, Thai...) "
+                "shingled by characters ({n}-grams)"
+            )
+        ).format(count=self.by_chars, n=n)
 
     def to_json(self) -> dict:
         """The run as JSON-able data: what ``simhash-lab dedup --json`` prints.

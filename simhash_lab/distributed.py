@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ._i18n import get_language, language
 from ._validate import check_int
 
 __all__ = [
@@ -1219,7 +1220,7 @@ def dedup_dataset(
         for i, p in enumerate(paths)
     ]
     chars = delayed(sum)([delayed(_chars_of)(x) for x in parts])
-    result = delayed(_finish)(summary, delayed(_barrier)(*writes), offsets, k, cal, chars)
+    result = delayed(_finish)(summary, delayed(_barrier)(*writes), offsets, k, cal, chars, get_language())
     if not compute:
         return result
     try:
@@ -1267,12 +1268,15 @@ def _chars_of(part) -> int:
     return int(part["chars"])
 
 
-def _finish(summary, kept, offsets, k, cal, chars=0):
+def _finish(summary, kept, offsets, k, cal, chars=0, lang="en"):
+    # on a worker: the calibration's summary in the caller's language (a worker process starts in English)
+    with language(lang):
+        said = None if cal is None else cal.summary()
     return {
         **summary,
         "by_chars": int(chars),
         "rows": int(offsets[-1]),
         "kept": int(kept),
         "k": int(k),
-        "calibration": None if cal is None else cal.summary(),
+        "calibration": said,
     }

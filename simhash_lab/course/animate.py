@@ -156,7 +156,7 @@ def accumulators(
     ax_v.set_ylim(-lim, lim)
     P._bit_axis(ax_v, bits)
     ax_v.set_xlabel("")
-    ax_v.set_ylabel("accumulator V[i]")
+    ax_v.set_ylabel(_("accumulator V[i]"))
     title = fig.suptitle("", fontsize=17)
     status = ax_v.set_title("", fontsize=13, loc="left")  # above the bars, never over them
     order = np.arange(bits)[::-1]  # column c shows bit bits-1-c

@@ -40,6 +40,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._i18n import N_, _
 from .._validate import check_int
 
 __all__ = [
@@ -686,22 +687,23 @@ class MethodResult:
         s = self.scores
         t = f"  {self.seconds * 1e3:9.1f}" if times else ""
         return (
-            f"{self.method:<30} {self.setting:<30} {s.precision:9.3f} {s.recall:6.3f} "
+            f"{_(self.method):<30} {self.setting:<30} {s.precision:9.3f} {s.recall:6.3f} "
             f"{s.f1:6.3f} {self.found:7d}{t}"
         )
 
 
 def format_table(results: Sequence[MethodResult], times: bool = True) -> str:
     """A fixed-width table of results, one method per line."""
-    head = f"{'method':<30} {'setting':<30} {'precision':>9} {'recall':>6} {'F1':>6} {'pairs':>7}" + (
-        f"  {'time (ms)':>9}" if times else ""
+    head = (
+        f"{_('method'):<30} {_('setting'):<30} {_('precision'):>9} {_('recall'):>6} {'F1':>6} {_('pairs'):>7}"
+        + (f"  {_('time (ms)'):>9}" if times else "")
     )
     return "\n".join([head, "-" * len(head)] + [r.row(times) for r in results])
 
 
 def _timed(fn: Callable, repeat: int):
     best, out = float("inf"), None
-    for _ in range(max(1, repeat)):
+    for _rep in range(max(1, repeat)):
         t0 = time.perf_counter()
         out = fn()
         best = min(best, time.perf_counter() - t0)
@@ -741,7 +743,11 @@ def compare(
     found, t = _timed(lambda: simhash_pairs(texts, k=k, hasher=hasher), repeat)
     out.append(
         MethodResult(
-            "Simhash + SimhashIndex", f"{hasher.bits} bits, k={k}", pair_scores(found, truth), t, len(found)
+            N_("Simhash + SimhashIndex"),
+            _("{bits} bits, k={k}").format(bits=hasher.bits, k=k),
+            pair_scores(found, truth),
+            t,
+            len(found),
         )
     )
     try:
@@ -749,13 +755,15 @@ def compare(
     except ImportError:
         pass
     else:
-        (found, _, info), t = _timed(
+        (found, _sets, info), t = _timed(
             lambda: minhash_lsh_pairs(texts, threshold=minhash, num_perm=num_perm, n=shingle), repeat
         )
         out.append(
             MethodResult(
-                "MinHash + LSH banding",
-                f"{num_perm} perm, b={info['b']} r={info['r']}, J>={minhash}",
+                N_("MinHash + LSH banding"),
+                _("{num_perm} perm, b={b} r={r}, J>={minhash}").format(
+                    num_perm=num_perm, b=info["b"], r=info["r"], minhash=minhash
+                ),
                 pair_scores(found, truth),
                 t,
                 len(found),
@@ -764,16 +772,18 @@ def compare(
     found, t = _timed(lambda: key_pairs([longest_sentences_key(x, sentences_n) for x in texts]), repeat)
     out.append(
         MethodResult(
-            "Baidu: longest sentences", f"n={sentences_n}, MD5", pair_scores(found, truth), t, len(found)
+            N_("Baidu: longest sentences"), f"n={sentences_n}, MD5", pair_scores(found, truth), t, len(found)
         )
     )
     found, t = _timed(lambda: key_pairs([md5_key(x) for x in texts]), repeat)
-    out.append(MethodResult("MD5 of normalised text", "exact", pair_scores(found, truth), t, len(found)))
-    (found, _), t = _timed(lambda: jaccard_all_pairs(texts, n=shingle, jaccard=jaccard), repeat)
+    out.append(
+        MethodResult(N_("MD5 of normalised text"), _("exact"), pair_scores(found, truth), t, len(found))
+    )
+    (found, _sims), t = _timed(lambda: jaccard_all_pairs(texts, n=shingle, jaccard=jaccard), repeat)
     out.append(
         MethodResult(
-            "Shingles, exact Jaccard",
-            f"{shingle}-word, J>={jaccard}",
+            N_("Shingles, exact Jaccard"),
+            _("{shingle}-word, J>={jaccard}").format(shingle=shingle, jaccard=jaccard),
             pair_scores(found, truth),
             t,
             len(found),

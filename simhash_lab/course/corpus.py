@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._i18n import _
+from .._i18n import N_, _
 from .._validate import check_int
 
 __all__ = [
@@ -249,18 +249,40 @@ def license_files(min_words: int = 20) -> list[LicenseFile]:
 # A labelled near-duplicate set
 # --------------------------------------------------------------------------------------------
 
-#: The edit operations a variant is made with, and what each does.
-EDIT_OPERATIONS = {
-    "typo": "one letter of a word replaced, deleted, doubled or swapped with its neighbour",
-    "delete": "one word removed",
-    "insert": "one word from elsewhere in the corpus inserted",
-    "replace": "one word replaced by a word from elsewhere in the corpus",
-    "case": "one word's first letter switched to the other case",
-    "swap": "two adjacent sentences exchanged",
-    "reflow": "line breaks re-wrapped at another width (no word changes)",
-    "boilerplate": "a header or footer line added ('Source: Python documentation.' and the like)",
-    "truncate": "the last sentence removed (when it holds at most a third of the words)",
-}
+
+class _Translated(Mapping):
+    """A read-only table whose values (marked ``N_``) are shown in the current language."""
+
+    def __init__(self, table: dict[str, str]) -> None:
+        self._table = table
+
+    def __getitem__(self, key: str) -> str:
+        return _(self._table[key])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table)
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+#: The edit operations a variant is made with, and what each does (in the current language).
+EDIT_OPERATIONS: Mapping[str, str] = _Translated(
+    {
+        "typo": N_("one letter of a word replaced, deleted, doubled or swapped with its neighbour"),
+        "delete": N_("one word removed"),
+        "insert": N_("one word from elsewhere in the corpus inserted"),
+        "replace": N_("one word replaced by a word from elsewhere in the corpus"),
+        "case": N_("one word's first letter switched to the other case"),
+        "swap": N_("two adjacent sentences exchanged"),
+        "reflow": N_("line breaks re-wrapped at another width (no word changes)"),
+        "boilerplate": N_("a header or footer line added ('Source: Python documentation.' and the like)"),
+        "truncate": N_("the last sentence removed (when it holds at most a third of the words)"),
+    }
+)
 _WORD_OPS = ("typo", "delete", "insert", "replace", "case")
 _STRUCT_OPS = ("swap", "reflow", "boilerplate", "truncate")
 _BOILERPLATE = (

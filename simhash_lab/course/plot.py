@@ -254,7 +254,7 @@ def accumulator_bars(
     lim = ylim if ylim is not None else max(1.0, float(np.abs(v).max()) * 1.15)
     ax.set_ylim(-lim, lim)
     _bit_axis(ax, bits, msb_left)
-    ax.set_ylabel("accumulator V[i]")
+    ax.set_ylabel(_("accumulator V[i]"))
     if highlight_bits is not None:
         idx = np.arange(bits)[::-1] if msb_left else np.arange(bits)
         on = ((int(highlight_bits) >> idx) & 1).astype(bool)
@@ -392,7 +392,7 @@ def benchmark_bars(
     vals = np.array([v for _, v in items], dtype=float)
     colors = [HIGHLIGHT if n in highlight else POS for n in names]
     ax.barh(np.arange(len(names)), vals, color=colors)
-    ax.set_yticks(np.arange(len(names)), names)
+    ax.set_yticks(np.arange(len(names)), [_(n) for n in names])  # a method's name (compare) in the language
     if log:
         ax.set_xscale("log")
     for i, v in enumerate(vals):
@@ -770,7 +770,7 @@ def amplification(
     ax.set_xlim(0, 90)
     ax.set_ylim(0, 1.02)
     ax.set_xlabel(_("angle θ between the documents (degrees)"))
-    ax.set_ylabel("probability")
+    ax.set_ylabel(_("probability"))
     ax.legend(loc="upper right")
     if title:
         ax.set_title(title)
@@ -1079,7 +1079,7 @@ def candidates_by_distance(
         label=f"$1 - (1 - p^{{{r}}})^{{{blocks}}}$, $p = 1 - d/{bits}$",
     )
     if measured is not None:
-        ax.plot(d, measured, "o", color=HIGHLIGHT, markersize=7, label="measured")
+        ax.plot(d, measured, "o", color=HIGHLIGHT, markersize=7, label=_("measured"))
     ax.set_ylim(0, 1.15)
     ax.set_xticks(d[:: max(1, len(d) // 10)])
     ax.set_xlabel(_("Hamming distance d of the pair"))
@@ -1106,7 +1106,7 @@ def detection_by_angle(
     ax = amplification(ax, block_bits=bits // blocks, blocks=blocks, bits=bits, k=k, title=title)
     if measured is not None:
         md, mc, mr = measured
-        ax.plot(md, mc, "o", color=HIGHLIGHT, markersize=8, markeredgecolor="#333333", label="measured")
+        ax.plot(md, mc, "o", color=HIGHLIGHT, markersize=8, markeredgecolor="#333333", label=_("measured"))
         ax.plot(md, mr, "o", color=NEAR, markersize=8, markeredgecolor="#333333")
         ax.legend(loc="upper right", fontsize=11)
     ax.set_xlim(0, max_degrees)
@@ -1304,11 +1304,11 @@ def method_bars(results, ax=None, *, title: str = ""):
     paired horizontal bars, the values written at their ends, the legend below the axes (never over
     a bar)."""
     ax = _ax(ax)
-    names = [r.method for r in results]
+    names = [_(r.method) for r in results]
     y = np.arange(len(results))[::-1]
     for off, field, color in ((0.2, "precision", POS), (-0.2, "recall", NEG)):  # precision above
         vals = [getattr(r.scores, field) for r in results]
-        ax.barh(y + off, vals, 0.4, color=color, label=field)
+        ax.barh(y + off, vals, 0.4, color=color, label=_(field))
         for yy, v in zip(y + off, vals):
             ax.text(v + 0.01, yy, f"{v:.2f}", va="center", fontsize=11)
     ax.set_yticks(y, names)
@@ -1398,7 +1398,7 @@ def banding_curve(
     ax.set_ylim(-0.07 - 0.05 * len(rug or {}), 1.05)
     ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
     ax.set_xlabel(_("Jaccard similarity s of the pair's shingle sets"))
-    ax.set_ylabel("P(candidate)")
+    ax.set_ylabel(_("P(candidate)"))
     ax.legend(loc="upper left", fontsize=11)
     if title:
         ax.set_title(title)

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
+from .._i18n import _
 from .._validate import check_budget, check_int, check_k, check_option
 
 __all__ = ["JOBS", "TableDesign", "default_memory_budget", "design_tables", "manku_example_3_1"]
@@ -221,18 +222,21 @@ def _mask(positions: Iterable[int]) -> int:
 def _layout_tables(layout: Layout, k: int, bits: int) -> tuple[list[int], list[int], str]:
     """Masks, first-level block sizes and a readable name of a resolved layout."""
     if layout == "scan":
-        return [], [], "linear scan (no tables)"
+        return [], [], _("linear scan (no tables)")
     if layout == "seed":
         blocks = [list(range(16 * c, 16 * c + 16)) for c in range(4)]
-        return [_mask(b) for b in blocks], [16] * 4, "seed: 4 tables of 16-bit blocks"
+        return [_mask(b) for b in blocks], [16] * 4, _("seed: 4 tables of 16-bit blocks")
     kind = layout[0]
     if kind == "permuted":
         m = layout[1]
         blocks = _split(range(bits), m)
         masks = [_mask(p for b in keep for p in blocks[b]) for keep in combinations(range(m), m - k)]
         sizes = [len(b) for b in blocks]
-        what = "pigeonhole " if m == k + 1 else ""
-        name = f"{len(masks)} tables: {what}{m} blocks ({','.join(map(str, sizes))} bits), keep {m - k}"
+        name = (
+            _("{tables} tables: pigeonhole {m} blocks ({sizes} bits), keep {keep}")
+            if m == k + 1
+            else _("{tables} tables: {m} blocks ({sizes} bits), keep {keep}")
+        ).format(tables=len(masks), m=m, sizes=",".join(map(str, sizes)), keep=m - k)
         return masks, sizes, name
     if kind == "nested":
         m1, m2 = layout[1], layout[2]
@@ -245,10 +249,9 @@ def _layout_tables(layout: Layout, k: int, bits: int) -> tuple[list[int], list[i
             for keep2 in combinations(range(m2), m2 - k):
                 masks.append(_mask(kept + [p for b in keep2 for p in sub[b]]))
         sizes = [len(b) for b in blocks]
-        name = (
-            f"{len(masks)} tables: {m1} blocks ({','.join(map(str, sizes))} bits) keep {m1 - k}, "
-            f"the rest in {m2} blocks keep {m2 - k}"
-        )
+        name = _(
+            "{tables} tables: {m1} blocks ({sizes} bits) keep {keep1}, the rest in {m2} blocks keep {keep2}"
+        ).format(tables=len(masks), m1=m1, sizes=",".join(map(str, sizes)), keep1=m1 - k, m2=m2, keep2=m2 - k)
         return masks, sizes, name
     raise AssertionError(f"unresolved layout {layout!r}")  # pragma: no cover
 
