@@ -310,9 +310,14 @@ best = {name: compare.best_threshold(k_range, c) for name, c in curves.items()}
 fig, ax = plt.subplots(figsize=(11, 5))
 plot.f1_curves(k_range, curves, ax=ax, title="F1 against k for six feature choices (dots: best k)")
 plt.show()
-print("{:24s} {:>6s} {:>9s} {:>6s} {:>6s}".format(_("features"), _("best k"), _("precision"), "recall", "F1"))
+w = max(map(len, best)) + 1  # the names' column, as wide as the longest name in this language
+print(
+    "{:{w}s} {:>7s} {:>9s} {:>6s} {:>6s}".format(
+        _("features"), _("best k"), _("precision"), "recall", "F1", w=w
+    )
+)
 for name, (k_, (p_, r_, f_)) in best.items():
-    print(f"{name:24s} {k_:6d} {p_:9.3f} {r_:6.3f} {f_:6.3f}")
+    print(f"{name:{w}s} {k_:7d} {p_:9.3f} {r_:6.3f} {f_:6.3f}")
 
 # %% [markdown]
 # Shingles make more features per edit change (one replaced word changes three 3-shingles), so the
@@ -704,12 +709,13 @@ chinese = {
     _("jieba words, TF"): Simhasher(tokenizer=jieba_words()),
     _("jieba words, TF-IDF"): jieba_simhasher(),
 }
-print("{:22s} {:>9s} {:>14s}".format(_("features"), _("reworded"), _("other passage")))
+w = max(map(len, chinese)) + 1
+print("{:{w}s} {:>9s} {:>14s}".format(_("features"), _("reworded"), _("other passage"), w=w))
 zh = {}
 for name, hz in chinese.items():
     a, b, c = hz.fingerprints([lsh_intro, reworded, other])
     zh[name] = (hamming(a, b), hamming(a, c))
-    print(f"{name:22s} {zh[name][0]:9d} {zh[name][1]:14d}")
+    print(f"{name:{w}s} {zh[name][0]:9d} {zh[name][1]:14d}")
 d_rw, d_other = zh[_("words (\\w runs)")]
 print(
     f"\\w runs: the rewording is {d_rw} bits away, the other passage {d_other}; two unrelated random "
