@@ -816,14 +816,15 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--budget must be positive, got {args.budget}")
     layout = Layout(args.root.resolve())
     try:
+        # the map first: a notebook without its row is named before anything else is planned
+        problems = map_problems(read_sources(layout))
+        for p in problems:
+            print(f"tools/build.py: {p}", file=sys.stderr)
+        if problems:
+            return 2
         targets = plan(layout)
     except ValueError as e:  # a source (or a marker in it) the build cannot read: say where, write nothing
         print(f"tools/build.py: {e}", file=sys.stderr)
-        return 2
-    problems = map_problems(list({id(t.source): t.source for t in targets}.values()))
-    for p in problems:
-        print(f"tools/build.py: {p}", file=sys.stderr)
-    if problems:
         return 2
     chosen = select(targets, args.only)
     if args.exercises:
