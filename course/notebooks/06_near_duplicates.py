@@ -317,7 +317,7 @@ print(
     )
 )
 for name, (k_, (p_, r_, f_)) in best.items():
-    print(f"{name:{w}s} {k_:7d} {p_:9.3f} {r_:6.3f} {f_:6.3f}")
+    print(f"{name.ljust(w)} {k_:7d} {p_:9.3f} {r_:6.3f} {f_:6.3f}")
 
 # %% [markdown]
 # Shingles make more features per edit change (one replaced word changes three 3-shingles), so the
@@ -715,7 +715,7 @@ zh = {}
 for name, hz in chinese.items():
     a, b, c = hz.fingerprints([lsh_intro, reworded, other])
     zh[name] = (hamming(a, b), hamming(a, c))
-    print(f"{name:{w}s} {zh[name][0]:9d} {zh[name][1]:14d}")
+    print(f"{name.ljust(w)} {zh[name][0]:9d} {zh[name][1]:14d}")
 d_rw, d_other = zh[_("words (\\w runs)")]
 print(
     f"\\w runs: the rewording is {d_rw} bits away, the other passage {d_other}; two unrelated random "
