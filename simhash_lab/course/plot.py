@@ -1121,7 +1121,7 @@ def detection_by_angle(
 #: ``FAR``, as everywhere in the course; rewrites (the hard negatives) ``HIGHLIGHT``.
 PAIR_COLORS = {"unrelated": FAR, "rewrite": HIGHLIGHT, "near-duplicate": NEAR}
 #: Colours of the three scores, never those of the pairs: precision, recall, F1.
-_SCORE_COLORS = ((0, "precision", POS), (1, "recall", NEG), (2, "F1", OKABE_ITO["black"]))
+_SCORE_COLORS = ((0, N_("precision"), POS), (1, N_("recall"), NEG), (2, "F1", OKABE_ITO["black"]))
 PAIR_LABELS = {
     "unrelated": N_("unrelated"),
     "rewrite": N_("rewrite of the same original"),
@@ -1199,7 +1199,7 @@ def prf_curve(ks, prf, ax=None, *, marks: Mapping[str, int] | None = None, title
     ax = _ax(ax)
     ks = np.asarray(ks)
     for col, name, color in _SCORE_COLORS:
-        ax.plot(ks, prf[:, col], marker="o", color=color, label=name)
+        ax.plot(ks, prf[:, col], marker="o", color=color, label=_(name))
     styles = [(MUTED, ":"), (OKABE_ITO["sky"], "--"), (HIGHLIGHT, "-.")]
     for (name, x), (c, ls) in zip((marks or {}).items(), styles):
         ax.axvline(x, color=c, ls=ls, label=name)
@@ -1264,7 +1264,7 @@ def _k_threshold_figure(dist, kinds, ks, prf, counts, d_max, figsize):
     marks = []
     for col, name, color in _SCORE_COLORS:
         ax2.plot(ks, prf[:, col], color=color, alpha=0.35)
-        (m,) = ax2.plot([ks[0]], [prf[0, col]], marker="o", ms=10, color=color, label=name)
+        (m,) = ax2.plot([ks[0]], [prf[0, col]], marker="o", ms=10, color=color, label=_(name))
         marks.append(m)
     ax2.set_ylim(0, 1.05)
     _integer_ticks(ax2.xaxis)
