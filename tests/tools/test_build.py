@@ -4,7 +4,6 @@ stale file, the exercise roles, navigation, and the kernel the build runs in."""
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import json
 import re
@@ -17,18 +16,6 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def build():
-    spec = importlib.util.spec_from_file_location("simhash_lab_build_tool", ROOT / "tools" / "build.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up there
-    try:
-        spec.loader.exec_module(mod)
-        yield mod
-    finally:
-        del sys.modules[spec.name]
 
 
 def _run(build, *argv) -> tuple[int, str]:

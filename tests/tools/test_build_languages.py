@@ -6,31 +6,17 @@ Spanish folders."""
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import os
 import re
 import shlex
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def build():
-    spec = importlib.util.spec_from_file_location("simhash_lab_build_tool_lang", ROOT / "tools" / "build.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up there
-    try:
-        spec.loader.exec_module(mod)
-        yield mod
-    finally:
-        del sys.modules[spec.name]
 
 
 @pytest.fixture(scope="module")

@@ -5,9 +5,7 @@ rows out of order are each named, and the build refuses to run while one is."""
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,18 +19,6 @@ MAP = """# %% [markdown]
 # |---|---|---|---|
 {rows}
 """
-
-
-@pytest.fixture(scope="module")
-def build():
-    spec = importlib.util.spec_from_file_location("simhash_lab_build_map_tool", ROOT / "tools" / "build.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up there
-    try:
-        spec.loader.exec_module(mod)
-        yield mod
-    finally:
-        del sys.modules[spec.name]
 
 
 def _course(tmp: Path, rows: list[str], names: list[str]) -> Path:

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import importlib.util
 import io
-import sys
 from pathlib import Path
 
 import pytest
@@ -50,18 +48,6 @@ SPANISH = {
         "<details><summary>Respuesta</summary>\n\nPlegada.\n</details>"
     ),
 }
-
-
-@pytest.fixture(scope="module")
-def i18n():
-    spec = importlib.util.spec_from_file_location("simhash_lab_i18n_tool", ROOT / "tools" / "i18n.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up there
-    try:
-        spec.loader.exec_module(mod)
-        yield mod
-    finally:
-        del sys.modules[spec.name]
 
 
 @pytest.fixture

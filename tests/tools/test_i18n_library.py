@@ -5,8 +5,6 @@ marked string without Spanish, a fuzzy one, other fields, an f-string marker, a 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,24 +14,10 @@ polib = pytest.importorskip("polib")
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def tool():
-    spec = importlib.util.spec_from_file_location(
-        "simhash_lab_i18n_library", ROOT / "tools" / "i18n_library.py"
-    )
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    try:
-        spec.loader.exec_module(mod)
-        yield mod
-    finally:
-        sys.modules.pop(spec.name, None)
-
-
-def test_every_marked_library_string_has_its_spanish(tool):
-    found, _ = tool.marked()
+def test_every_marked_library_string_has_its_spanish(i18n_library):
+    found, _ = i18n_library.marked()
     assert len(found) > 200  # the checkers, the grader's report, the plots ... are marked
-    assert tool.problems("es") == []
+    assert i18n_library.problems("es") == []
 
 
 def _package(tmp: Path, code: str) -> Path:
@@ -43,7 +27,7 @@ def _package(tmp: Path, code: str) -> Path:
     return pkg
 
 
-def test_the_check_fails_on_each_kind_of_problem(tool, tmp_path):
+def test_the_check_fails_on_each_kind_of_problem(i18n_library, tmp_path):
     pkg = _package(
         tmp_path,
         "from ._i18n import _, N_\n"
@@ -56,10 +40,10 @@ def test_the_check_fails_on_each_kind_of_problem(tool, tmp_path):
     po.append(polib.POEntry(msgid="kept", msgstr="conservado"))
     po.append(polib.POEntry(msgid="{n} bits", msgstr="{m} bits"))
     po.append(polib.POEntry(msgid="changed", msgstr="cambiado", flags=["fuzzy"]))
-    path = tool.po_path("es", pkg)
+    path = i18n_library.po_path("es", pkg)
     path.parent.mkdir(parents=True)
     po.save(str(path))
-    problems = "\n".join(tool.problems("es", pkg))
+    problems = "\n".join(i18n_library.problems("es", pkg))
     assert "mod.py:4: _(...) needs one string literal" in problems  # the f-string
     assert "not in the es catalogue: 'brand new'" in problems
     assert "fuzzy in es (its English changed): 'changed'" in problems
@@ -68,12 +52,12 @@ def test_the_check_fails_on_each_kind_of_problem(tool, tmp_path):
     assert "'kept'" not in problems
 
 
-def test_update_keeps_translations_and_flags_changed_english_fuzzy(tool, tmp_path):
+def test_update_keeps_translations_and_flags_changed_english_fuzzy(i18n_library, tmp_path):
     pkg = _package(
         tmp_path, "from ._i18n import _\ndef f():\n    return _('one fingerprint'), _('two bits')\n"
     )
-    tool.update("es", pkg)
-    po = polib.pofile(str(tool.po_path("es", pkg)))
+    i18n_library.update("es", pkg)
+    po = polib.pofile(str(i18n_library.po_path("es", pkg)))
     po.find("one fingerprint").msgstr = "una huella"
     po.find("two bits").msgstr = "dos bits"
     po.save()
@@ -81,11 +65,11 @@ def test_update_keeps_translations_and_flags_changed_english_fuzzy(tool, tmp_pat
         "from ._i18n import _\ndef f():\n    return _('one fingerprint'), _('two bits each')\n",
         encoding="utf-8",
     )
-    tool.update("es", pkg)
-    po = polib.pofile(str(tool.po_path("es", pkg)))
+    i18n_library.update("es", pkg)
+    po = polib.pofile(str(i18n_library.po_path("es", pkg)))
     assert po.find("one fingerprint").msgstr == "una huella"
     changed = po.find("two bits each")
     assert changed.msgstr == "dos bits" and "fuzzy" in changed.flags and changed.previous_msgid == "two bits"
     assert po.find("two bits") is None
-    problems = tool.problems("es", pkg)
+    problems = i18n_library.problems("es", pkg)
     assert len(problems) == 1 and "fuzzy" in problems[0], problems
