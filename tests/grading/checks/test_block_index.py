@@ -3,27 +3,7 @@ fingerprint and tables that smuggle them fail; wrong blocks are blamed, not a ri
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from simhash_lab.grading import checks
-
-SOLUTIONS = Path(__file__).resolve().parents[3] / "exercises" / "solutions"
-
-
-def _out_of(key: str, src: str, name: str, capsys, check: str | None = None) -> str:
-    """What ``checks.KEY()`` prints after the solution's cells run with ``src`` in place of
-    ``key``'s answer (in one namespace, as in a kernel: the other answers call what ``src`` defines)."""
-    import nbformat
-
-    nb = nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)
-    ns: dict = {}
-    for c in nb.cells:
-        meta = c.metadata.get("simhash_lab", {})
-        if c.cell_type == "code" and meta.get("role") in ("setup", "given", "answer"):
-            exec(src if meta.get("answer") == key else c.source, ns)
-    capsys.readouterr()
-    exec(f"checks.{check or key}()", ns)
-    return capsys.readouterr().out
 
 
 def test_a_query_that_scans_every_fingerprint_fails(capsys):
@@ -58,15 +38,15 @@ def test_tables_that_smuggle_the_fingerprints_fail():
     assert not v.passed and "4 tables" in v.hint
 
 
-def test_wrong_blocks_are_blamed_not_a_right_build_tables(capsys):
-    out = _out_of(
+def test_wrong_blocks_are_blamed_not_a_right_build_tables(capsys, out_of):
+    out = out_of(
         "blocks",
         "def blocks(fp):\n    return [(fp >> (16 * j)) & 0xFF for j in range(4)]\n",
         "05_block_index",
         capsys,
     )
     assert out.startswith("❌ blocks: not yet"), out
-    out = _out_of(
+    out = out_of(
         "blocks",
         "def blocks(fp):\n    return [(fp >> (16 * j)) & 0xFF for j in range(4)]\n",
         "05_block_index",

@@ -3,38 +3,18 @@ NumPy unsigned int; an int64 that overflowed gets its own hint."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from simhash_lab.grading import checks
 
-SOLUTIONS = Path(__file__).resolve().parents[3] / "exercises" / "solutions"
 
-
-def _out_of(key: str, src: str, name: str, capsys, check: str | None = None) -> str:
-    """What ``checks.KEY()`` prints after the solution's cells run with ``src`` in place of
-    ``key``'s answer (in one namespace, as in a kernel: the other answers call what ``src`` defines)."""
-    import nbformat
-
-    nb = nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)
-    ns: dict = {}
-    for c in nb.cells:
-        meta = c.metadata.get("simhash_lab", {})
-        if c.cell_type == "code" and meta.get("role") in ("setup", "given", "answer"):
-            exec(src if meta.get("answer") == key else c.source, ns)
-    capsys.readouterr()
-    exec(f"checks.{check or key}()", ns)
-    return capsys.readouterr().out
-
-
-def test_a_signature_may_be_a_numpy_unsigned_int_as_the_exercise_says(capsys):
+def test_a_signature_may_be_a_numpy_unsigned_int_as_the_exercise_says(capsys, out_of):
     """Exercise 04 says: an int, a Python int or a NumPy unsigned integer; an int64 that overflowed
     at bit 63 gets its own hint."""
     as_uint64 = (
         "def signature(u, R):\n    sig = np.uint64(0)\n    for i, r in enumerate(R):\n"
         "        if r @ u >= 0:\n            sig |= np.uint64(1) << np.uint64(i)\n    return sig\n"
     )
-    out = _out_of("signature", as_uint64, "04_charikar_hyperplanes", capsys)
+    out = out_of("signature", as_uint64, "04_charikar_hyperplanes", capsys)
     assert out == checks.pass_line("signature"), out
     as_int64 = as_uint64.replace("np.uint64", "np.int64")
-    out = _out_of("signature", as_int64, "04_charikar_hyperplanes", capsys)
+    out = out_of("signature", as_int64, "04_charikar_hyperplanes", capsys)
     assert out.startswith("❌") and "overflowed a signed int64" in out, out

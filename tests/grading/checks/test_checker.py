@@ -20,8 +20,6 @@ import pytest
 from simhash_lab.grading import checks
 from simhash_lab.grading.checks import CHECKS, EXERCISES
 
-SOLUTIONS = Path(__file__).resolve().parents[3] / "exercises" / "solutions"
-
 # -- check cells: one line, never a raise ------------------------------------------------------------
 
 
@@ -57,27 +55,6 @@ def test_hints_of_answers_by_hand_do_not_give_them_away(name, capsys):
     shown = out.split("got:", 1)[-1].split("hint:", 1)[1] if "got:" in out else out.split("hint:", 1)[1]
     for text in answer:
         assert text not in shown, (name, text, out)
-
-
-def _solutions() -> dict[str, dict]:
-    """Every answer's solution, from the solved notebooks' answer cells, run here."""
-    import nbformat
-
-    out = {}
-    for name in EXERCISES:
-        nb = nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)
-        ns: dict = {}
-        for c in nb.cells:
-            role = c.metadata.get("simhash_lab", {}).get("role")
-            if c.cell_type == "code" and role in ("setup", "given", "answer"):
-                exec(c.source, ns)
-        out[name] = ns
-    return out
-
-
-@pytest.fixture(scope="module")
-def solved():
-    return _solutions()
 
 
 @pytest.mark.parametrize("name", sorted(EXERCISES))
@@ -226,31 +203,15 @@ def test_a_check_cell_whose_answer_is_missing_prints_a_cross(key, capsys):
     assert out.startswith("❌") and "is not defined: run the answer cell above" in out, out
 
 
-def _out_of(key: str, src: str, name: str, capsys, check: str | None = None) -> str:
-    """What ``checks.KEY()`` prints after the solution's cells run with ``src`` in place of
-    ``key``'s answer (in one namespace, as in a kernel: the other answers call what ``src`` defines)."""
-    import nbformat
-
-    nb = nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)
-    ns: dict = {}
-    for c in nb.cells:
-        meta = c.metadata.get("simhash_lab", {})
-        if c.cell_type == "code" and meta.get("role") in ("setup", "given", "answer"):
-            exec(src if meta.get("answer") == key else c.source, ns)
-    capsys.readouterr()
-    exec(f"checks.{check or key}()", ns)
-    return capsys.readouterr().out
-
-
-def test_hints_say_what_to_fix_without_the_solution_line(capsys):
-    out = _out_of(
+def test_hints_say_what_to_fix_without_the_solution_line(capsys, out_of):
+    out = out_of(
         "pair_distances",
         "def pair_distances(docs, pairs):\n    return np.zeros(len(pairs), dtype=int)\n",
         "06_near_duplicates",
         capsys,
     )
     assert out.startswith("❌") and "fps[pairs[:, 0]]" not in out and "hamming(" not in out, out
-    out = _out_of(
+    out = out_of(
         "is_near",
         "def is_near(a, b, k=3):\n    x, n = a ^ b, 0\n    while x:\n        x &= x - 1\n        n += 1\n"
         "    return n <= k\n",

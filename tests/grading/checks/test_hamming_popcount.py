@@ -7,30 +7,11 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from pathlib import Path
 
 import pytest
 
 from simhash_lab.grading import _code_checks, _protocol
 from simhash_lab.grading.checks import CHECKS
-
-SOLUTIONS = Path(__file__).resolve().parents[3] / "exercises" / "solutions"
-
-
-def _out_of(key: str, src: str, name: str, capsys, check: str | None = None) -> str:
-    """What ``checks.KEY()`` prints after the solution's cells run with ``src`` in place of
-    ``key``'s answer (in one namespace, as in a kernel: the other answers call what ``src`` defines)."""
-    import nbformat
-
-    nb = nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)
-    ns: dict = {}
-    for c in nb.cells:
-        meta = c.metadata.get("simhash_lab", {})
-        if c.cell_type == "code" and meta.get("role") in ("setup", "given", "answer"):
-            exec(src if meta.get("answer") == key else c.source, ns)
-    capsys.readouterr()
-    exec(f"checks.{check or key}()", ns)
-    return capsys.readouterr().out
 
 
 def _src(text: str) -> str:
@@ -204,8 +185,8 @@ def test_bypasses_fail_the_method_check(name, src, why, tmp_path):
     assert not v.passed and why in v.hint, v
 
 
-def test_is_near_on_a_full_popcount_blames_the_missing_early_exit(capsys):
-    out = _out_of(
+def test_is_near_on_a_full_popcount_blames_the_missing_early_exit(capsys, out_of):
+    out = out_of(
         "is_near",
         "def is_near(a, b, k=3):\n    return popcount_kernighan(a ^ b) <= k\n",
         "03_hamming_popcount",
@@ -216,9 +197,9 @@ def test_is_near_on_a_full_popcount_blames_the_missing_early_exit(capsys):
 
 
 @pytest.mark.parametrize("key", ["popcount_kernighan", "is_near"])
-def test_an_untouched_method_answer_is_not_written_yet_not_a_hint_about_its_form(key, capsys):
+def test_an_untouched_method_answer_is_not_written_yet_not_a_hint_about_its_form(key, capsys, out_of):
     args = "x" if key == "popcount_kernighan" else "a, b, k=3"
     stub = f'def {key}({args}):\n    """Your code."""\n    raise NotImplementedError()\n'
-    out = _out_of(key, stub, "03_hamming_popcount", capsys)
+    out = out_of(key, stub, "03_hamming_popcount", capsys)
     assert out.startswith(f"❌ {key}") and "not written yet" in out, out
     assert "x &= x - 1" not in out and "while x" not in out, out  # no method handed over

@@ -3,51 +3,9 @@ Numba object, a reversed bit order."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from simhash_lab.grading import checks
-from simhash_lab.grading.checks import EXERCISES
-
-SOLUTIONS = Path(__file__).resolve().parents[3] / "exercises" / "solutions"
-
-
-def _solutions() -> dict[str, dict]:
-    """Every answer's solution, from the solved notebooks' answer cells, run here."""
-    import nbformat
-
-    out = {}
-    for name in EXERCISES:
-        nb = nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)
-        ns: dict = {}
-        for c in nb.cells:
-            role = c.metadata.get("simhash_lab", {}).get("role")
-            if c.cell_type == "code" and role in ("setup", "given", "answer"):
-                exec(c.source, ns)
-        out[name] = ns
-    return out
-
-
-@pytest.fixture(scope="module")
-def solved():
-    return _solutions()
-
-
-def _out_of(key: str, src: str, name: str, capsys, check: str | None = None) -> str:
-    """What ``checks.KEY()`` prints after the solution's cells run with ``src`` in place of
-    ``key``'s answer (in one namespace, as in a kernel: the other answers call what ``src`` defines)."""
-    import nbformat
-
-    nb = nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)
-    ns: dict = {}
-    for c in nb.cells:
-        meta = c.metadata.get("simhash_lab", {})
-        if c.cell_type == "code" and meta.get("role") in ("setup", "given", "answer"):
-            exec(src if meta.get("answer") == key else c.source, ns)
-    capsys.readouterr()
-    exec(f"checks.{check or key}()", ns)
-    return capsys.readouterr().out
 
 
 def test_the_six_bit_hint_explains_the_bit_order_without_the_answer(capsys):
@@ -74,7 +32,7 @@ def test_a_fake_numba_object_is_not_numba(solved):
 
 
 @pytest.mark.parametrize("key", ["simhash_py", "simhash_numba"])
-def test_a_reversed_bit_order_gets_its_own_hint(key, capsys):
+def test_a_reversed_bit_order_gets_its_own_hint(key, capsys, out_of):
     src = {
         "simhash_py": "def simhash_py(features, bits=64):\n"
         "    V = [0] * bits\n"
@@ -96,5 +54,5 @@ def test_a_reversed_bit_order_gets_its_own_hint(key, capsys):
         "            fp |= np.uint64(1) << np.uint64(i)\n"
         "    return fp\n",
     }[key]
-    out = _out_of(key, src, "02_simhash_voting", capsys)
+    out = out_of(key, src, "02_simhash_voting", capsys)
     assert out.startswith("❌") and "reverse order" in out, out
