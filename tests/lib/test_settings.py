@@ -18,8 +18,9 @@ def test_the_defaults_are_verified_dedup_at_jaccard_0_8():
     s = DedupSettings()
     assert (s.jaccard, s.unverified, s.k, s.recall, s.sample) == (0.8, False, None, 0.99, 1000)
     assert (s.features, s.shingle, s.char_ngram, s.keep, s.linkage, s.candidates) == (
-        "auto", 3, 3, "first", "complete", "index"
+        "auto", 3, 3, "first", "complete", "auto"
     )  # fmt: skip
+    assert s.candidates_method == "bands" and DedupSettings(k=3).candidates_method == "index"
     assert s.max_row_bytes == DEFAULT_MAX_ROW_BYTES == 64 << 20 and s.normalize and s.exact
     with pytest.raises(dataclasses.FrozenInstanceError):
         s.k = 3

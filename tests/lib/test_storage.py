@@ -90,8 +90,10 @@ def test_expand_partitions_of_a_glob_a_folder_a_file_and_a_list(mem):
         S.put_bytes(fs, S.join(fs, path, name), b"x")
     _, found = S.expand_partitions(url)  # a folder: its partition files, not hidden, sorted
     assert [p.rsplit("/", 1)[1] for p in found] == ["a.jsonl", "b.parquet", "c.ndjson", "d.pq"]
-    _, found = S.expand_partitions(f"{url}/*.parquet")
-    assert [p.rsplit("/", 1)[1] for p in found] == [".hidden.parquet", "b.parquet"]
+    _, found = S.expand_partitions(f"{url}/*.parquet")  # a glob: hidden names left out, as a shell does
+    assert [p.rsplit("/", 1)[1] for p in found] == ["b.parquet"]
+    _, found = S.expand_partitions(f"{url}/.*.parquet")  # unless the pattern spells the dot
+    assert [p.rsplit("/", 1)[1] for p in found] == [".hidden.parquet"]
     _, found = S.expand_partitions([f"{url}/d.pq", f"{url}/a.jsonl"])  # a list: in its order
     assert [p.rsplit("/", 1)[1] for p in found] == ["d.pq", "a.jsonl"]
     _, found = S.expand_partitions(f"{url}/notes.txt")  # one file named: taken as it is
