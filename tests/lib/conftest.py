@@ -113,3 +113,11 @@ def run_measured(tmp_path):
     if not os.path.isdir("/proc/self/task"):
         pytest.skip("per-thread CPU time needs Linux's /proc")
     return run
+
+
+@pytest.fixture(scope="module")
+def labelled():
+    """The course's labelled set of 150 Python-docs paragraphs with their planted near-duplicates."""
+    from simhash_lab.course.corpus import labelled_set, python_docs
+
+    return labelled_set(python_docs()[:150], seed=3)

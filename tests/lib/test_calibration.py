@@ -2,18 +2,10 @@
 pairs, synthetic pairs or Charikar's bound, and the neighbour scan against brute force."""
 
 import numpy as np
-import pytest
 
 from simhash_lab import hamming
 from simhash_lab.course.compare import jaccard_all_pairs
 from simhash_lab.dedup import calibrate, recommended_hasher
-
-
-@pytest.fixture(scope="module")
-def labelled():
-    from simhash_lab.course.corpus import labelled_set, python_docs
-
-    return labelled_set(python_docs()[:150], seed=3)
 
 
 def truth_pairs(texts, t, n=3):

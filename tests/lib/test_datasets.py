@@ -11,13 +11,6 @@ from simhash_lab.datasets import DatasetError
 from simhash_lab.dedup import dedup_table, dedup_texts
 
 
-@pytest.fixture(scope="module")
-def labelled():
-    from simhash_lab.course.corpus import labelled_set, python_docs
-
-    return labelled_set(python_docs()[:150], seed=3)
-
-
 @pytest.fixture
 def rows(labelled):
     return [

@@ -15,13 +15,6 @@ from simhash_lab.datasets import DatasetError
 from simhash_lab.dedup import dedup_table, dedup_texts
 
 
-@pytest.fixture(scope="module")
-def labelled():
-    from simhash_lab.course.corpus import labelled_set, python_docs
-
-    return labelled_set(python_docs()[:150], seed=3)
-
-
 def truth_pairs(texts, t, n=3):
     pairs, sim = jaccard_all_pairs(texts, n=n, jaccard=t)
     return {tuple(p) for p in pairs.tolist()}

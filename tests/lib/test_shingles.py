@@ -9,13 +9,6 @@ from simhash_lab.course.compare import jaccard_all_pairs, shingle_sets
 from simhash_lab.dedup import Shingler, recommended_hasher
 
 
-@pytest.fixture(scope="module")
-def labelled():
-    from simhash_lab.course.corpus import labelled_set, python_docs
-
-    return labelled_set(python_docs()[:150], seed=3)
-
-
 def test_shingle_sets_equal_python_sets(labelled):
     texts = labelled.docs[:80] + ["", "one", "two words", "Ünïcödé wörds, ünïcödé WÖRDS!", "  \n\t"]
     for n in (1, 2, 3, 5):

@@ -23,13 +23,6 @@ TRICKY = [
 ]
 
 
-@pytest.fixture(scope="module")
-def labelled():
-    from simhash_lab.course.corpus import labelled_set, python_docs
-
-    return labelled_set(python_docs()[:150], seed=3)
-
-
 def _utf8_sets(sh, texts):
     return sh._sets(*utf8_batch(list(texts), sh.tokenizer.lowercase))
 
