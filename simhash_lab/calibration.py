@@ -341,19 +341,31 @@ def _charikar_recall(threshold: float, bits: int) -> np.ndarray:
 
 
 def neighbours_within(queries: np.ndarray, fps: np.ndarray, k: int):
-    """CSR ``(indptr, positions in fps, distances)`` of every fingerprint within ``k`` of each query."""
-    from .kernels import verify as V
+    """CSR ``(indptr, positions in fps, distances)`` of every fingerprint within ``k`` of each query
+    (positions increasing): one vectorised pass over ``fps`` (``kernels.dedup_steps.scan_within``),
+    the queries in ranges on threads."""
+    from .kernels.dedup_steps import scan_within
 
     q = np.ascontiguousarray(queries, np.uint64)
     f = np.ascontiguousarray(fps, np.uint64)
-    par = q.size * f.size >= 1 << 18
-    counts = np.zeros(q.size, np.int64)
-    none = np.empty(0, np.int64)
-    run_items(q.size, lambda lo, hi: V.neighbours(q[lo:hi], f, k, counts[lo:hi], none, none, False), par)
+    parts: dict[int, tuple] = {}
+
+    def run(lo: int, hi: int) -> None:
+        room = 8 * (hi - lo) + 1024  # a few random neighbours a query, then its real ones
+        while True:
+            oq, oi, od = np.empty(room, np.int64), np.empty(room, np.int64), np.empty(room, np.int64)
+            c = scan_within(q[lo:hi], f, k, oq, oi, od)
+            if c <= room:
+                break
+            room = c
+        parts[lo] = (oq[:c] + lo, oi[:c], od[:c])
+
+    run_items(q.size, run, q.size * f.size >= 1 << 22)
+    got = [parts[lo] for lo in sorted(parts)]
+    qs = np.concatenate([g[0] for g in got]) if got else np.empty(0, np.int64)
+    order = np.argsort(qs, kind="stable")  # per query, the positions stay in increasing order
     indptr = np.zeros(q.size + 1, np.int64)
-    np.cumsum(counts, out=indptr[1:])
-    ids = np.empty(indptr[-1], np.int64)
-    d = np.empty(indptr[-1], np.int64)
-    starts = indptr[:-1].copy()
-    run_items(q.size, lambda lo, hi: V.neighbours(q[lo:hi], f, k, starts[lo:hi], ids, d, True), par)
+    np.cumsum(np.bincount(qs, minlength=q.size), out=indptr[1:])
+    ids = np.concatenate([g[1] for g in got])[order] if got else np.empty(0, np.int64)
+    d = np.concatenate([g[2] for g in got])[order] if got else np.empty(0, np.int64)
     return indptr, ids, d

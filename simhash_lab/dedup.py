@@ -60,7 +60,6 @@ The result holds the keep mask (``keep``, bool per document) and the duplicates 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import sys
 import time
@@ -73,7 +72,7 @@ import numpy as np
 from . import _files
 from ._files import DEFAULT_MAX_BYTES, NotRegularFile, NotText, TooLarge, json_name, reason, walk
 from ._i18n import _
-from ._threads import thread_count
+from ._threads import run_items, thread_count
 from ._validate import check_int
 from .calibration import Calibration, calibrate
 from .candidates import BandKeys
@@ -614,26 +613,54 @@ class _Steps:
 
 
 def text_digests(texts: list) -> np.ndarray:
-    """(n, 2) uint64: a 128-bit BLAKE2b digest of each (normalised) text's UTF-8 bytes."""
-    blake = hashlib.blake2b
-    raw = b"".join(blake(t.encode("utf-8", "surrogatepass"), digest_size=16).digest() for t in texts)
-    return np.frombuffer(raw, np.uint64).reshape(-1, 2)
+    """(n, 2) uint64: a 128-bit digest of each (normalised) text, the same in every process.
+
+    CPython keeps a str as one array of code units of the narrowest width its characters need
+    (PEP 393), so two strings are equal exactly when their widths and units are: the digest is
+    XXH3-64 and XXH64 (seeded with the width) of the units, read in place by Numba
+    (:func:`~simhash_lab.kernels.strings.str_views`), no UTF-8 copy. Two different texts share
+    both halves with probability about 2**-128 a pair; the digests are not a defence against texts
+    made to collide."""
+    from .kernels.dedup_steps import str_digests
+    from .kernels.strings import str_views
+
+    texts = [t if type(t) is str else str.__str__(t) for t in texts]
+    n = len(texts)
+    out = np.empty((n, 2), np.uint64)
+    if n:
+        ptrs, lens, kinds = str_views(texts)
+
+        def run(lo: int, hi: int) -> None:
+            str_digests(ptrs[lo:hi], lens[lo:hi], kinds[lo:hi], out[lo:hi])
+
+        run_items(n, run, n >= 4096)
+    return out
 
 
 def exact_groups(digests: np.ndarray, rank: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """The representative of each of ``rows`` (int64, same shape): the first in visiting order
-    (``rank``) of the rows whose texts have its digest. One sort of the 128-bit digests."""
-    if rows.size == 0:
+    (``rank``) of the rows whose texts have its digest. One radix sort of 64-bit keys: the
+    digest's high bits, the row's place in the visiting order in the low bits."""
+    from .kernels.dedup_steps import first_of_runs
+    from .kernels.sort import sort_u64
+
+    m = rows.size
+    if m == 0:
         return rows.copy()
-    d = digests[rows]
-    order = np.lexsort((rank[rows], d[:, 1], d[:, 0]))
-    ds = d[order]
-    new = np.ones(rows.size, np.bool_)
-    new[1:] = (ds[1:, 0] != ds[:-1, 0]) | (ds[1:, 1] != ds[:-1, 1])
-    first = np.maximum.accumulate(np.where(new, np.arange(rows.size), 0))
-    rep = np.empty(rows.size, np.int64)
-    rep[order] = rows[order][first]
-    return rep
+    d = np.ascontiguousarray(digests[rows])
+    r = rank[rows]
+    mark = np.zeros(rank.size, np.int64)
+    mark[r] = 1
+    place = (np.cumsum(mark) - 1)[r]  # 0..m-1: the place of each of rows in the visiting order
+    at = np.empty(m, np.int64)
+    at[place] = np.arange(m)
+    bits = max(1, int(m - 1).bit_length())
+    low = np.uint64((1 << bits) - 1)
+    keys = (d[:, 0] & ~low) | place.astype(np.uint64)
+    sort_u64(keys, np.empty(m, np.uint64), m)
+    rep = np.empty(m, np.int64)
+    first_of_runs(keys, low, d[:, 0].copy(), d[:, 1].copy(), at, rep)
+    return rows[rep]
 
 
 def candidates(
