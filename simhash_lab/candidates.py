@@ -11,7 +11,7 @@ about J**rows, and on at least one of ``bands`` bands with ``1 - (1 - J**rows)**
 parameters are chosen for the threshold (``simhash_lab.candidates``).
 
 A band's key is the hash of its ``rows`` values, with the document's number in its low bits:
-sorting one band's keys (``sort.sort_u64``, radix) puts the documents that agree on the band next
+sorting one band's keys (NumPy's sort) puts the documents that agree on the band next
 to each other, in order of their numbers, and every two of a run are a candidate pair. The work is
 one pass over the shingles, one sort per band and the pairs themselves, whatever Hamming distance
 they are at: no table count that grows with k.
@@ -27,7 +27,6 @@ import numpy as np
 from .kernels._jit import kernel
 from .kernels.bits import popcount
 from .kernels.hashes import _P1, _P2, _mul128_fold64, _xxh64_avalanche
-from .kernels.sort import sort_u64
 
 _U64 = np.uint64
 _EMPTY = _U64(0xFFFFFFFFFFFFFFFF)
@@ -39,13 +38,37 @@ def _bin_of(h, nbins):
     return np.int64(((h >> _U64(32)) * _U64(nbins)) >> _U64(32))
 
 
+#: Steps of each bin's densification sequence kept in a table (``probe_table``); a bin whose first
+#: steps all meet empty bins (rare: a set of few shingles) computes the next ones.
+_PROBES = 16
+
+
+@kernel(inline=True)
+def _probe(i, a, nbins):
+    """Step ``a`` (from 1) of bin ``i``'s densification sequence: the bin it reads."""
+    return _bin_of(_xxh64_avalanche(((_U64(i) << _U64(32)) | _U64(a)) * _P1), nbins)
+
+
 @kernel
-def band_keys(indptr, data, bands, rows, first, sig, keys):
+def probe_table(nbins, steps):
+    """int64 (nbins, steps): ``[i, a]`` is step ``a + 1`` of bin i's densification sequence."""
+    t = np.empty((nbins, steps), np.int64)
+    for i in range(nbins):
+        for a in range(steps):
+            t[i, a] = _probe(i, a + 1, nbins)
+    return t
+
+
+@kernel
+def band_keys(indptr, data, bands, rows, first, sig, keys, probe):
     """``keys[j, first + d]``: the hash of the ``rows`` MinHash values of band j of CSR row d of
     ``indptr``/``data`` (d in ``range(indptr.shape[0] - 1)``), its top bit clear; a row without
     shingles gets the top bit alone (``number_keys`` keeps it apart). ``sig``: scratch of
-    ``2 * bands * rows`` uint64, one per thread (the bins, then the densified signature)."""
+    ``2 * bands * rows`` uint64, one per thread (the bins, then the densified signature);
+    ``probe``: ``probe_table(bands * rows, steps)``, the densification's first steps."""
     nbins = bands * rows
+    nb = _U64(nbins)
+    steps = probe.shape[1]
     top = _U64(1) << _U64(63)
     for d in range(indptr.shape[0] - 1):
         s0 = indptr[d]
@@ -59,19 +82,18 @@ def band_keys(indptr, data, bands, rows, first, sig, keys):
             sig[i] = _EMPTY
         for q in range(s0, s1):
             h = data[q]
-            b = _bin_of(h, nbins)
-            if h < sig[b]:
-                sig[b] = h
+            b = np.int64(((h >> _U64(32)) * nb) >> _U64(32))  # _bin_of, the bin count hoisted
+            sig[b] = min(sig[b], h)
         # optimal densification: an empty bin i takes the value of the first bin not empty in the
-        # sequence bin(hash(i, 1)), bin(hash(i, 2)), ..., the same for every document. (A hash of
-        # all ones would read as an empty bin: probability 2**-64 per shingle.)
+        # sequence bin(hash(i, 1)), bin(hash(i, 2)), ..., the same for every document (its first
+        # steps read from ``probe``). (A hash of all ones would read as an empty bin: probability
+        # 2**-64 per shingle.)
         for i in range(nbins):
             v = sig[i]
-            a = _U64(0)
+            a = 0
             while v == _EMPTY:
-                a += _U64(1)
-                g = _xxh64_avalanche(((_U64(i) << _U64(32)) | a) * _P1)
-                v = sig[_bin_of(g, nbins)]
+                v = sig[probe[i, a]] if a < steps else sig[_probe(i, a + 1, nbins)]
+                a += 1
             sig[nbins + i] = v
         for j in range(bands):
             k = _P1 + _U64(j)
@@ -96,11 +118,11 @@ def number_keys(keys, valid, docbits):
                 keys[j, d] = top | _U64(d)
 
 
-@kernel
-def sort_bands(keys, tmp):
-    """Sort each row of ``keys`` (a range of bands) in place; ``tmp``: scratch of one row."""
+def sort_bands(keys: np.ndarray) -> None:
+    """Sort each row of ``keys`` (a range of bands) in place: NumPy's sort (x86-simd-sort where
+    the CPU has AVX-512, as NumPy detects it at run time), which releases the GIL."""
     for j in range(keys.shape[0]):
-        sort_u64(keys[j], tmp, keys.shape[1])
+        keys[j].sort()
 
 
 @kernel
@@ -224,6 +246,7 @@ class BandKeys:
     def __init__(self, threshold: float, recall: float, n: int = _REFERENCE_ROWS) -> None:
         self.threshold = threshold
         self.bands, self.rows = band_parameters(threshold, recall, n)
+        self.probe = probe_table(self.bands * self.rows, _PROBES)
         self.parts: list[np.ndarray] = []
         self.n = 0
 
@@ -247,7 +270,7 @@ class BandKeys:
         b, r = self.bands, self.rows
 
         def run(lo: int, hi: int) -> None:
-            band_keys(indptr[lo : hi + 1], data, b, r, lo, np.empty(2 * b * r, np.uint64), keys)
+            band_keys(indptr[lo : hi + 1], data, b, r, lo, np.empty(2 * b * r, np.uint64), keys, self.probe)
 
         run_items(m, run, threads and m >= 256)
         self.parts.append(keys)
@@ -294,7 +317,7 @@ class BandKeys:
 
         def prepare(a: int, b: int) -> None:
             number_keys(keys[a:b], valid, docbits)
-            sort_bands(keys[a:b], np.empty(n, np.uint64))
+            sort_bands(keys[a:b])
             done(b - a)
 
         def count(a: int, b: int) -> None:
@@ -339,7 +362,7 @@ def bucket_pairs(band: np.ndarray, keys: np.ndarray, docbits: int) -> np.ndarray
     counts = np.zeros(len(rows), np.int64)
     none = np.empty(0, np.uint64)
     for b, row in enumerate(rows):
-        sort_bands(row, np.empty(row.shape[1], np.uint64))
+        sort_bands(row)
         band_pairs(row, docbits, False, none, counts[b : b + 1])
     starts = np.zeros(len(rows), np.int64)
     np.cumsum(counts[:-1], out=starts[1:])
@@ -354,5 +377,5 @@ def unique_sorted_pairs(packed: np.ndarray) -> int:
     m = packed.shape[0]
     if m == 0:
         return 0
-    sort_u64(packed, np.empty(m if m >= 64 else 0, np.uint64), m)
+    packed.sort()
     return unique_sorted(packed, m)
