@@ -22,6 +22,8 @@ Each kernel works on a range of documents or of bands and writes only their outp
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .kernels._jit import kernel
@@ -33,7 +35,7 @@ _EMPTY = _U64(0xFFFFFFFFFFFFFFFF)
 
 
 @kernel(inline=True)
-def _bin_of(h, nbins):
+def _bin_of(h: np.uint64, nbins: int) -> int:
     """The bin of hash ``h`` among ``nbins``: its top 32 bits scaled (uniform for nbins < 2**32)."""
     return np.int64(((h >> _U64(32)) * _U64(nbins)) >> _U64(32))
 
@@ -44,13 +46,13 @@ _PROBES = 16
 
 
 @kernel(inline=True)
-def _probe(i, a, nbins):
+def _probe(i: int, a: int, nbins: int) -> int:
     """Step ``a`` (from 1) of bin ``i``'s densification sequence: the bin it reads."""
     return _bin_of(_xxh64_avalanche(((_U64(i) << _U64(32)) | _U64(a)) * _P1), nbins)
 
 
 @kernel
-def probe_table(nbins, steps):
+def probe_table(nbins: int, steps: int) -> np.ndarray:
     """int64 (nbins, steps): ``[i, a]`` is step ``a + 1`` of bin i's densification sequence."""
     t = np.empty((nbins, steps), np.int64)
     for i in range(nbins):
@@ -60,7 +62,10 @@ def probe_table(nbins, steps):
 
 
 @kernel
-def band_keys(indptr, data, bands, rows, first, sig, keys, probe):
+def band_keys(
+    indptr: np.ndarray, data: np.ndarray, bands: int, rows: int, first: int, sig: np.ndarray,
+    keys: np.ndarray, probe: np.ndarray,
+) -> None:  # fmt: skip
     """``keys[j, first + d]``: the hash of the ``rows`` MinHash values of band j of CSR row d of
     ``indptr``/``data`` (d in ``range(indptr.shape[0] - 1)``), its top bit clear; a row without
     shingles gets the top bit alone (``number_keys`` keeps it apart). ``sig``: scratch of
@@ -103,7 +108,7 @@ def band_keys(indptr, data, bands, rows, first, sig, keys, probe):
 
 
 @kernel
-def number_keys(keys, valid, docbits):
+def number_keys(keys: np.ndarray, valid: np.ndarray, docbits: int) -> None:
     """Put each document's number in the low ``docbits`` bits of its keys (a range of bands): a
     valid document with shingles keeps its hash's other bits, the others get the top bit and
     their number alone, which no other key equals."""
@@ -126,7 +131,7 @@ def sort_bands(keys: np.ndarray) -> None:
 
 
 @kernel
-def band_pairs(keys, docbits, fill, out, start):
+def band_pairs(keys: np.ndarray, docbits: int, fill: bool, out: np.ndarray, start: np.ndarray) -> None:
     """The pairs of documents whose keys agree but for their numbers, in each sorted row of
     ``keys`` (a range of bands). ``fill=False``: returns how many (per band, into ``start``);
     ``fill=True``: writes each pair as ``i << 32 | j`` (i < j) into ``out`` from ``start[band]``.
@@ -159,7 +164,7 @@ def band_pairs(keys, docbits, fill, out, start):
 
 
 @kernel
-def unique_sorted(a, m):
+def unique_sorted(a: np.ndarray, m: int) -> int:
     """Move the distinct values of the sorted ``a[:m]`` to its front; returns their count."""
     if m == 0:
         return 0
@@ -172,7 +177,7 @@ def unique_sorted(a, m):
 
 
 @kernel
-def pair_distances(pk, fps, out):
+def pair_distances(pk: np.ndarray, fps: np.ndarray, out: np.ndarray) -> None:
     """``out[p] = (i, j, d)``: the packed pair ``i << 32 | j`` of ``pk[p]`` and the Hamming
     distance of their fingerprints."""
     for p in range(pk.shape[0]):
@@ -197,19 +202,57 @@ _MOST_RECALL = 0.9999
 _REFERENCE_ROWS = 1_000_000
 
 
-def collision_probability(similarity, bands: int, rows: int):
-    """P(two sets of Jaccard ``similarity`` agree on at least one band): ``1 - (1 - s**r)**b``."""
+def collision_probability(similarity: float | np.ndarray, bands: int, rows: int) -> np.ndarray:
+    """P(two sets of Jaccard ``similarity`` agree on at least one band): ``1 - (1 - s**r)**b``.
+
+    Parameters
+    ----------
+    similarity : float or ndarray
+        Jaccard similarities, in [0, 1].
+    bands, rows : int
+        The bands and the MinHash values (rows) in each.
+
+    Returns
+    -------
+    ndarray of float64
+        The probability for each similarity (a 0-d array for a float).
+    """
     s = np.asarray(similarity, np.float64)
     return 1.0 - (1.0 - s**rows) ** bands
 
 
-def band_parameters(threshold: float, recall: float, n: int = _REFERENCE_ROWS, max_rows: int = 16):
+def band_parameters(
+    threshold: float, recall: float, n: int = _REFERENCE_ROWS, max_rows: int = 16
+) -> tuple[int, int]:
     """``(bands, rows)`` for a Jaccard threshold: for each number of rows r, the fewest bands b
     that find a pair at the threshold itself with probability >= ``recall`` (a pair above it more
     often); of those, the one whose cost is least for ``n`` documents (default a million: the
     choice is made before the rows are counted): ``n b`` band keys plus the pairs of unrelated
     documents (similarity ``_BACKGROUND``) it would verify for nothing.
 
+    Parameters
+    ----------
+    threshold : float
+        The Jaccard threshold, in (0, 1].
+    recall : float
+        P(a pair at the threshold is found) asked for, in (0, 1] (at most 0.9999 is promised).
+    n : int
+        The number of documents the cost is reckoned for.
+    max_rows : int
+        The most rows a band may have.
+
+    Returns
+    -------
+    tuple of int
+        ``(bands, rows)``.
+
+    Raises
+    ------
+    ValueError
+        ``threshold`` or ``recall`` outside (0, 1].
+
+    Examples
+    --------
     >>> band_parameters(0.8, 0.95), band_parameters(0.8, 0.99), band_parameters(0.8, 0.99, 10_000)
     ((10, 6), (16, 6), (9, 4))
     """
@@ -235,6 +278,24 @@ class BandKeys:
     """The band keys of every row, added chunk by chunk as the shingle sets are made (the sets
     themselves need not be kept), then :meth:`pairs`.
 
+    Parameters
+    ----------
+    threshold : float
+        The Jaccard threshold the bands are chosen for.
+    recall : float
+        P(a pair at the threshold agrees on a band) asked for (:func:`band_parameters`).
+    n : int
+        The number of documents the band parameters are chosen for.
+
+    Attributes
+    ----------
+    bands, rows : int
+        The band parameters.
+    n : int
+        Rows added so far.
+
+    Examples
+    --------
     >>> from simhash_lab.shingles import Shingler
     >>> texts = ["the cat sat on the mat today", "the cat sat on the mat today", "a dog barked loudly"]
     >>> keys = BandKeys(0.8, 0.95)
@@ -262,7 +323,16 @@ class BandKeys:
         }
 
     def add(self, indptr: np.ndarray, data: np.ndarray, threads: bool = True) -> None:
-        """The keys of the next ``indptr.shape[0] - 1`` rows, from their CSR sets."""
+        """Add the keys of the next ``indptr.shape[0] - 1`` rows, from their CSR sets.
+
+        Parameters
+        ----------
+        indptr : ndarray of int64, shape (m + 1,)
+        data : ndarray of uint64
+            Row i's sorted distinct shingle hashes are ``data[indptr[i]:indptr[i + 1]]``.
+        threads : bool
+            Make the keys on the package's threads (:mod:`simhash_lab._threads`).
+        """
         from ._threads import run_items
 
         m = indptr.shape[0] - 1
@@ -276,12 +346,32 @@ class BandKeys:
         self.parts.append(keys)
         self.n += m
 
-    def pairs(self, valid: np.ndarray, fps: np.ndarray, threads: bool = True, bar=None) -> np.ndarray:
+    def pairs(self, valid: np.ndarray, fps: np.ndarray, threads: bool = True, bar: Any = None) -> np.ndarray:
         """Every pair of ``valid`` rows that agree on at least one band: int64 (m, 3) of
         ``(i, j, d)``, ``i < j``, ``d`` the Hamming distance of their fingerprints ``fps``, sorted.
         The keys are consumed. ``bar`` (a tqdm bar, optional) counts the work in bands: each band
         sorted, its pairs counted, its pairs written (``3 * bands``), then one more for the sort of
-        the pairs."""
+        the pairs.
+
+        Parameters
+        ----------
+        valid : ndarray of bool, shape (n,)
+            The rows that may be in a pair.
+        fps : ndarray of uint64, shape (n,)
+            Their fingerprints (for the distances).
+        threads : bool
+            Sort and pair the bands on the package's threads.
+        bar : tqdm bar, optional
+
+        Returns
+        -------
+        ndarray of int64, shape (m, 3)
+
+        Raises
+        ------
+        ValueError
+            2**32 rows or more.
+        """
         import threading
 
         from ._threads import run_ranges
@@ -351,7 +441,21 @@ def bucket_pairs(band: np.ndarray, keys: np.ndarray, docbits: int) -> np.ndarray
     low ``docbits`` bits, as :meth:`BandKeys.pairs` numbers them): the documents whose keys of one
     band agree but for their numbers. Each key of a band reaches one bucket (its value picks the
     bucket), so a bucket's pairs are exactly those :meth:`BandKeys.pairs` finds among its keys:
-    the reduce step of the bands on Dask (``distributed.dedup_dataset``)."""
+    the reduce step of the bands on Dask (``distributed.dedup_dataset``).
+
+    Parameters
+    ----------
+    band : ndarray of int
+        The band of each key.
+    keys : ndarray of uint64
+        The numbered keys.
+    docbits : int
+        The bits of each key that hold the document's number.
+
+    Returns
+    -------
+    ndarray of uint64
+    """
     band = np.asarray(band)
     keys = np.ascontiguousarray(keys, np.uint64)
     order = np.argsort(band, kind="stable")
@@ -373,7 +477,18 @@ def bucket_pairs(band: np.ndarray, keys: np.ndarray, docbits: int) -> np.ndarray
 
 
 def unique_sorted_pairs(packed: np.ndarray) -> int:
-    """Sort ``packed`` in place and move its distinct values to the front; returns their count."""
+    """Sort ``packed`` in place and move its distinct values to the front.
+
+    Parameters
+    ----------
+    packed : ndarray of uint64
+        Packed pairs ``i << 32 | j``; sorted in place.
+
+    Returns
+    -------
+    int
+        The count of distinct values, now ``packed[:count]``.
+    """
     m = packed.shape[0]
     if m == 0:
         return 0

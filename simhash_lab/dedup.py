@@ -624,7 +624,8 @@ def text_digests(texts: list) -> np.ndarray:
     from .kernels.dedup_steps import str_digests
     from .kernels.strings import str_views
 
-    texts = [t if type(t) is str else str.__str__(t) for t in texts]
+    if set(map(type, texts)) - {str}:  # str_views reads exact str objects: a subclass's copy
+        texts = [t if type(t) is str else str.__str__(t) for t in texts]
     n = len(texts)
     out = np.empty((n, 2), np.uint64)
     if n:
