@@ -361,14 +361,23 @@ def _sample_scores(pairs: np.ndarray, rows: np.ndarray, truth: set, n: int) -> t
 
 
 def part_rows(
-    n: int, subset: int, truth_sample: int, repeats: int, data_dir: str, candidates: str = "bands"
-) -> None:
+    n: int, subset: int, truth_sample: int, repeats: int, data_dir: str, candidates: str = "bands",
+    children: bool = True,
+) -> None:  # fmt: skip
     data = os.path.join(data_dir, f"docs-{n}.jsonl")
     os.makedirs(os.path.dirname(data), exist_ok=True)
     if not os.path.exists(data):
         t0 = time.perf_counter()
         make_million(data, n)
         print(f"generated {data} ({os.path.getsize(data) / 1e6:.0f} MB) in {time.perf_counter() - t0:.0f} s")
+    if children:
+        part_rows_children(data, n, repeats)
+    part_subset(data, subset, truth_sample, repeats, candidates)
+
+
+def part_rows_children(data: str, n: int, repeats: int) -> None:
+    """The N rows through ``dedup_table`` in child processes: per step CPU (one thread) and wall
+    (one thread, all cores), bands beside the index at the same k, peak memory."""
     out = os.path.dirname(data)
     cores = os.cpu_count() or 1
     print(f"{n} rows; load before {load():.2f}")
@@ -399,7 +408,10 @@ def part_rows(
     print("peak RSS (MiB, median): " + ", ".join(f"{name} {v:.0f}" for name, v in rss.items()))
     print(f"load after {load():.2f}")
 
-    # ours against datasketch on a subset, and both against the exact truth of a sample
+
+def part_subset(data: str, subset: int, truth_sample: int, repeats: int, candidates: str) -> None:
+    """Ours against datasketch on the first ``subset`` rows, and both against the exact truth of
+    a sample, alternating, one thread."""
     texts = []
     with open(data, encoding="utf-8") as f:
         for line in f:
@@ -452,10 +464,15 @@ def main() -> None:
     ap.add_argument("--data-dir", default="/tmp/simhash-lab-bench",
                     help="part 3: where docs-N.jsonl is generated once and read again")  # fmt: skip
     ap.add_argument("--truth-sample", type=int, default=2000, help="part 3: rows whose true pairs are found")
+    ap.add_argument("--subset-only", action="store_true",
+                    help="part 3: only ours against datasketch on the subset (no child runs)")  # fmt: skip
     args = ap.parse_args()
     print(f"{cpu_info()}; Python {platform.python_version()}, numba {numba.__version__}")
     if args.rows:
-        part_rows(args.rows, args.subset, args.truth_sample, args.repeats, args.data_dir, args.candidates)
+        part_rows(
+            args.rows, args.subset, args.truth_sample, args.repeats, args.data_dir, args.candidates,
+            children=not args.subset_only,
+        )  # fmt: skip
         return
     if args.part in ("labelled", "both"):
         part_labelled(args.repeats)

@@ -64,6 +64,7 @@ import os
 import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -998,12 +999,19 @@ def dedup_table(
         if not res.ids:
             raise DatasetError(f"{source.name}: empty: no rows")
         steps = _Steps(s.progress, res.timings)
+        side = duplicates is not None and output is not None and thread_count() > 1
         if output is not None:
-            with steps.step("write", len(res.ids)) as bar:
+            pool = ThreadPoolExecutor(1) if side else contextlib.nullcontext()
+            with steps.step("write", len(res.ids)) as bar, pool:
+                # with threads, the duplicates table is written beside the kept rows (their
+                # writes and syncs wait on the disk, the table's cells on the interpreter)
+                table = pool.submit(write_duplicates, outs["duplicates"], res.duplicates) if side else None
                 res.written = source.write_kept(
                     outs["output"], res.keep, bar.update if bar is not None else None
                 )
-        if duplicates is not None:
+                if table is not None:
+                    table.result()
+        if duplicates is not None and not side:
             with steps.time("write"):
                 write_duplicates(outs["duplicates"], res.duplicates)
         if report is not None:
