@@ -33,7 +33,7 @@ the same k (the index, ``k`` given) in the same run; then, on a subset (``--subs
 ours on one thread (``--candidates``, bands by default) beside datasketch MinHash LSH (128
 permutations, threshold 0.8) and the precision and recall of both against the exact Jaccard
 truth of the pairs that touch a random sample of rows (``--truth-sample``; a sparse product of
-the sampled rows' shingle sets with all).
+the sampled rows' shingle sets with all); ``--subset-only`` runs that comparison alone.
 The CPU's model, its SIMD flags (``/proc/cpuinfo``, read, never assumed) and the load average are
 printed beside the figures: on a shared machine compare the ratios, not the seconds.
 

@@ -360,7 +360,7 @@ def neighbours_within(queries: np.ndarray, fps: np.ndarray, k: int):
             room = c
         parts[lo] = (oq[:c] + lo, oi[:c], od[:c])
 
-    run_items(q.size, run, q.size * f.size >= 1 << 22)
+    run_items(q.size, run, q.size * f.size >= 1 << 18)
     got = [parts[lo] for lo in sorted(parts)]
     qs = np.concatenate([g[0] for g in got]) if got else np.empty(0, np.int64)
     order = np.argsort(qs, kind="stable")  # per query, the positions stay in increasing order
