@@ -614,7 +614,8 @@ class _Steps:
 
 
 def text_digests(texts: list) -> np.ndarray:
-    """(n, 2) uint64: a 128-bit digest of each (normalised) text, the same in every process.
+    """(n, 2) uint64: a 128-bit digest of each (normalised) text, the same in every process (of
+    one byte order: the code units are hashed as they lie in memory).
 
     CPython keeps a str as one array of code units of the narrowest width its characters need
     (PEP 393), so two strings are equal exactly when their widths and units are: the digest is
