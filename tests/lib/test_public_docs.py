@@ -27,6 +27,8 @@ PUBLIC = [
     "simhash_lab.settings",
     "simhash_lab.calibration",
     "simhash_lab.datasets",
+    "simhash_lab.chinese",
+    "simhash_lab.report",
 ]
 
 
