@@ -47,12 +47,12 @@ import errno
 import os
 import stat
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any
 
 from ._files import show_name
 
-__all__ = ["OutputError", "atomic_output", "check_outputs"]
+__all__ = ["OutputError", "atomic_output", "atomic_write", "check_outputs"]
 
 PathLike = str | bytes | os.PathLike
 
@@ -176,6 +176,7 @@ def _check_one(path: PathLike, label: str) -> tuple[str, tuple[int, int] | None]
 
 
 def _umask() -> int:
+    """The process's umask, read without changing it (``/proc/self/status``; else 022)."""
     try:
         with open("/proc/self/status", encoding="ascii") as f:
             for line in f:
@@ -303,6 +304,34 @@ def atomic_output(
         if not done:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+
+
+def atomic_write(path: PathLike, mode: str, write: Callable[[IO[Any]], Any], **kw: Any) -> Any:
+    """Call ``write(f)`` on ``path`` opened by :func:`atomic_output` (``kw``: its keywords).
+
+    Parameters
+    ----------
+    path : str, bytes or os.PathLike
+        The output.
+    mode : {"w", "wb"}
+        Text or binary.
+    write : callable
+        Writes the whole output to the file object it is given.
+    **kw
+        ``encoding``, ``newline``, ``fsync``, as for :func:`atomic_output`.
+
+    Returns
+    -------
+    object
+        What ``write`` returned.
+
+    Raises
+    ------
+    OutputError
+        As :func:`atomic_output` raises it.
+    """
+    with atomic_output(path, mode, **kw) as f:
+        return write(f)
 
 
 def _fsync_folder(folder: PathLike) -> None:

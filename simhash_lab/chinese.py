@@ -31,6 +31,7 @@ from __future__ import annotations
 import logging
 import re
 from functools import lru_cache
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -42,8 +43,24 @@ _HAS_WORD = re.compile(r"\w")
 EXTRA_HINT = "pip install 'simhash-lab[chinese]'"
 
 
-def _jieba(quiet: bool = True):
-    """jieba, imported on first use, with its logger quietened (or a clear ImportError)."""
+def _jieba(quiet: bool = True) -> ModuleType:
+    """The ``jieba`` module, imported on first use, with its logger quietened.
+
+    Parameters
+    ----------
+    quiet : bool
+        Set jieba's log level to WARNING (no "Building prefix dict ..." on stderr).
+
+    Returns
+    -------
+    module
+        ``jieba``.
+
+    Raises
+    ------
+    ImportError
+        jieba is not installed; the message names the extra that installs it.
+    """
     try:
         import jieba
     except ImportError:

@@ -311,6 +311,21 @@ def _estimates(hist: Sequence[tuple[int, int]], n: int) -> tuple[float, float, f
 
 
 def _design(layout: Layout, n: int, k: int, bits: int) -> TableDesign:
+    """The :class:`TableDesign` of a resolved layout for ``n`` fingerprints.
+
+    Parameters
+    ----------
+    layout : str or tuple
+        ``"scan"``, ``"seed"``, ``("permuted", m)`` or ``("nested", m1, m2)``, as
+        :func:`_normalize_layout` and the automatic choice give it.
+    n, k, bits : int
+        Fingerprints, largest distance, fingerprint width.
+
+    Returns
+    -------
+    TableDesign
+        Its tables, masks, memory and the cost model's estimates.
+    """
     masks, sizes, name = _layout_tables(layout, k, bits)
     key_bits = tuple(int(m).bit_count() for m in masks)
     if masks:
@@ -536,6 +551,7 @@ def _normalize_layout(layout: Any, k: int, bits: int) -> Layout:
 
 
 def _layout_to_json(layout: Layout) -> Any:
+    """A layout as JSON holds it: a str as it is, a tuple as a list."""
     return layout if isinstance(layout, str) else list(layout)
 
 
