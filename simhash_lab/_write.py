@@ -52,7 +52,7 @@ from typing import IO, Any
 
 from ._files import show_name
 
-__all__ = ["OutputError", "atomic_output", "atomic_write", "check_outputs"]
+__all__ = ["OutputError", "atomic_output", "atomic_write", "check_outputs", "current_umask"]
 
 PathLike = str | bytes | os.PathLike
 
@@ -175,7 +175,7 @@ def _check_one(path: PathLike, label: str) -> tuple[str, tuple[int, int] | None]
     return real, None if st is None else (st.st_dev, st.st_ino)
 
 
-def _umask() -> int:
+def current_umask() -> int:
     """The process's umask, read without changing it (``/proc/self/status``; else 022)."""
     try:
         with open("/proc/self/status", encoding="ascii") as f:
@@ -261,7 +261,7 @@ def atomic_output(
         old = os.stat(real)
         perm = stat.S_IMODE(old.st_mode)
     except FileNotFoundError:
-        perm = 0o666 & ~_umask()
+        perm = 0o666 & ~current_umask()
     except OSError as e:
         raise failed(e) from e
     if isinstance(base, bytes):

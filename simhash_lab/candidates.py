@@ -26,7 +26,7 @@ import numpy as np
 
 from .kernels._jit import kernel
 from .kernels.bits import popcount
-from .kernels.hashes import _P1, _P2, _mul128_fold64, _xxh64_avalanche
+from .kernels.hashes import PRIME64_1, PRIME64_2, mul128_fold64, xxh64_avalanche
 from .kernels.sort import sort_u64
 
 _U64 = np.uint64
@@ -70,14 +70,14 @@ def band_keys(indptr, data, bands, rows, first, sig, keys):
             a = _U64(0)
             while v == _EMPTY:
                 a += _U64(1)
-                g = _xxh64_avalanche(((_U64(i) << _U64(32)) | a) * _P1)
+                g = xxh64_avalanche(((_U64(i) << _U64(32)) | a) * PRIME64_1)
                 v = sig[_bin_of(g, nbins)]
             sig[nbins + i] = v
         for j in range(bands):
-            k = _P1 + _U64(j)
+            k = PRIME64_1 + _U64(j)
             for i in range(j * rows, (j + 1) * rows):
-                k = _mul128_fold64(k ^ sig[nbins + i], _P2)
-            keys[j, col] = _xxh64_avalanche(k) & ~top
+                k = mul128_fold64(k ^ sig[nbins + i], PRIME64_2)
+            keys[j, col] = xxh64_avalanche(k) & ~top
 
 
 @kernel

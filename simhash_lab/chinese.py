@@ -43,7 +43,7 @@ _HAS_WORD = re.compile(r"\w")
 EXTRA_HINT = "pip install 'simhash-lab[chinese]'"
 
 
-def _jieba(quiet: bool = True) -> ModuleType:
+def load_jieba(quiet: bool = True) -> ModuleType:
     """The ``jieba`` module, imported on first use, with its logger quietened.
 
     Parameters
@@ -90,7 +90,7 @@ class JiebaWords:
     def __init__(self, hmm: bool = True, lowercase: bool = True) -> None:
         self.hmm = bool(hmm)
         self.lowercase = bool(lowercase)
-        _jieba()
+        load_jieba()
 
     def __call__(self, text: str) -> list[str]:
         """The words of ``text``.
@@ -115,7 +115,7 @@ class JiebaWords:
         """
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}")
-        jieba = _jieba()
+        jieba = load_jieba()
         words = (w.strip() for w in jieba.lcut(text, HMM=self.hmm))
         return [w.lower() if self.lowercase else w for w in words if w and _HAS_WORD.search(w)]
 
@@ -158,7 +158,7 @@ def jieba_words(hmm: bool = True, lowercase: bool = True) -> JiebaWords:
 
 @lru_cache(maxsize=1)
 def _idf() -> tuple[dict, float]:
-    _jieba()
+    load_jieba()
     import jieba.analyse as ja
 
     tf = ja.default_tfidf
@@ -259,7 +259,7 @@ def keywords(text: str, top_k: int = 20) -> list[tuple[str, float]]:
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
     top_k = check_int("top_k", top_k, 1, 1_000_000)
-    _jieba()
+    load_jieba()
     import jieba.analyse as ja
 
     return [(w, float(x)) for w, x in ja.extract_tags(text, topK=top_k, withWeight=True)]

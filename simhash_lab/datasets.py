@@ -44,6 +44,7 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from ._files import NotRegularFile, open_regular, show_name
+from ._write import atomic_write
 from .settings import DEFAULT_MAX_ROW_BYTES
 
 if TYPE_CHECKING:
@@ -434,16 +435,6 @@ class _FileSource(Source):
         raise DatasetError(f"{self.name}: the file changed while it was being deduplicated (rows missing)")
 
 
-def _atomic_write(path: str, mode: str, write: Callable[[IO], Any], **kw: Any) -> Any:
-    """Call ``write(f)`` on the output ``path`` opened by the one safe writer
-    (:func:`simhash_lab._write.atomic_output`: a temporary file beside a regular file, renamed over
-    it once whole; a device, FIFO or link written in place, never replaced)."""
-    from ._write import atomic_output
-
-    with atomic_output(path, mode, **kw) as f:
-        return write(f)
-
-
 def prefetch(chunks: Iterable[Any]) -> Iterator[Any]:
     """The items of the iterator ``chunks``, the next one made by a thread of its own while the
     caller works on this one (reading and parsing hold the GIL; the kernels that follow release
@@ -763,7 +754,7 @@ class JsonlSource(_FileSource):
                     if progress is not None:
                         progress(int(lines.size))
 
-        return _atomic_write(path, "wb", write)
+        return atomic_write(path, "wb", write)
 
 
 # -- CSV ---------------------------------------------------------------------------------------
@@ -927,7 +918,7 @@ class CsvSource(_FileSource):
                 out.write(self.header_raw)
             return n
 
-        return _atomic_write(path, "w", write, encoding="utf-8", newline="")
+        return atomic_write(path, "w", write, encoding="utf-8", newline="")
 
 
 # -- Parquet -----------------------------------------------------------------------------------
@@ -1096,7 +1087,7 @@ class ParquetSource(_FileSource):
                         progress(b.num_rows)
             return n
 
-        return _atomic_write(path, "wb", write)
+        return atomic_write(path, "wb", write)
 
 
 def _first_line(e: BaseException) -> str:
@@ -1497,7 +1488,7 @@ def write_duplicates(path: str, table: Duplicates, format: str | None = None) ->
                 "kept_row": pa.array(table.kept, pa.int64()),
             }
         )
-        _atomic_write(path, "wb", lambda f: pq.write_table(data, f))
+        atomic_write(path, "wb", lambda f: pq.write_table(data, f))
         return
     if fmt == "jsonl":
 
@@ -1508,7 +1499,7 @@ def write_duplicates(path: str, table: Duplicates, format: str | None = None) ->
                 )
                 f.write(json.dumps(rec, ensure_ascii=False, allow_nan=False, default=str) + "\n")
 
-        _atomic_write(path, "w", write, encoding="utf-8")
+        atomic_write(path, "w", write, encoding="utf-8")
         return
 
     def write_csv(f: IO[str]) -> None:
@@ -1517,4 +1508,4 @@ def write_duplicates(path: str, table: Duplicates, format: str | None = None) ->
         for d, k, dist, sim, dr, kr in rows:
             w.writerow((csv_cell(d), csv_cell(k), dist, "" if sim != sim else f"{sim:.6f}", dr, kr))
 
-    _atomic_write(path, "w", write_csv, encoding="utf-8", newline="")
+    atomic_write(path, "w", write_csv, encoding="utf-8", newline="")

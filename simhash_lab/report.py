@@ -318,7 +318,7 @@ def write_report(path: str | os.PathLike[str], res: DedupResult, source: Source)
     simhash_lab._write.OutputError
         The file cannot be written.
     """
-    from .datasets import _atomic_write
+    from ._write import atomic_write
 
     text = render_report(res, source, check_report_name(path))
-    _atomic_write(os.fspath(path), "w", lambda f: f.write(text), encoding="utf-8")
+    atomic_write(os.fspath(path), "w", lambda f: f.write(text), encoding="utf-8")

@@ -57,8 +57,8 @@ __all__ = [
 PARALLEL_MIN_WORK = 1 << 18
 
 # Query results are sorted by one int64 key: distance in the high bits, id in the low 40 bits.
-_ID_BITS = 40
-_ID_MASK = (1 << _ID_BITS) - 1
+ID_BITS = 40
+ID_MASK = (1 << ID_BITS) - 1
 # Pairs travel as one uint64: the smaller id in the high 32 bits, the larger in the low 32.
 _LOW32 = np.uint64(0xFFFFFFFF)
 
@@ -163,7 +163,7 @@ def _probe(q, k, masks, druns, dirs, tfps, tids, fps, alive, buf_start, buf_end,
                 ident = np.int64(tids[t, i])
                 if alive[ident]:
                     if cnt < cap:
-                        out[start + cnt] = (d << _ID_BITS) | ident
+                        out[start + cnt] = (d << ID_BITS) | ident
                     cnt += 1
     if touch == np.uint64(1) and cnt < 0:  # never true: keeps the touching loads alive
         cnt = 0
@@ -173,7 +173,7 @@ def _probe(q, k, masks, druns, dirs, tfps, tids, fps, alive, buf_start, buf_end,
             d = np.int64(popcount(fps[ident] ^ q))
             if d <= k and alive[ident]:
                 if cnt < cap:
-                    out[start + cnt] = (d << _ID_BITS) | ident
+                    out[start + cnt] = (d << ID_BITS) | ident
                 cnt += 1
     return cnt
 
