@@ -238,18 +238,9 @@ def atomic_output(
         except OSError as e:
             raise failed(e) from e
         try:
-            try:
+            with _write_errors(failed):
                 yield f
-            except OSError as e:
-                if e.errno in _WRITE_ERRNOS:
-                    raise failed(e) from e
-                raise
-            try:
-                f.flush()
-                if fsync and stat.S_ISREG(target.st_mode):
-                    os.fsync(f.fileno())
-            except OSError as e:
-                raise failed(e) from e
+            _flush(f, failed, fsync=fsync and stat.S_ISREG(target.st_mode))
         finally:
             with contextlib.suppress(OSError):
                 f.close()
@@ -280,19 +271,9 @@ def atomic_output(
             os.close(fd)
             raise
         with f:
-            try:
+            with _write_errors(failed):
                 yield f
-            except OSError as e:
-                if e.errno in _WRITE_ERRNOS:
-                    raise failed(e) from e
-                raise
-            try:
-                f.flush()
-                os.fchmod(f.fileno(), perm)
-                if fsync:
-                    os.fsync(f.fileno())
-            except OSError as e:
-                raise failed(e) from e
+            _flush(f, failed, fsync=fsync, perm=perm)
         try:
             os.replace(tmp, real)
         except OSError as e:
@@ -306,19 +287,41 @@ def atomic_output(
                 os.unlink(tmp)
 
 
+@contextlib.contextmanager
+def _write_errors(failed: Callable[[OSError], OutputError]) -> Iterator[None]:
+    """The errors only a write raises (a full disk, an I/O error), from the ``with`` body, as the
+    output's :class:`OutputError`; any other error as it is."""
+    try:
+        yield
+    except OSError as e:
+        if e.errno in _WRITE_ERRNOS:
+            raise failed(e) from e
+        raise
+
+
+def _flush(
+    f: IO[Any], failed: Callable[[OSError], OutputError], *, fsync: bool, perm: int | None = None
+) -> None:
+    """Flush ``f`` (set its permissions, sync it to the disk): any error is the output's."""
+    try:
+        f.flush()
+        if perm is not None:
+            os.fchmod(f.fileno(), perm)
+        if fsync:
+            os.fsync(f.fileno())
+    except OSError as e:
+        raise failed(e) from e
+
+
 def atomic_write(path: PathLike, mode: str, write: Callable[[IO[Any]], Any], **kw: Any) -> Any:
     """Call ``write(f)`` on ``path`` opened by :func:`atomic_output` (``kw``: its keywords).
 
     Parameters
     ----------
-    path : str, bytes or os.PathLike
-        The output.
-    mode : {"w", "wb"}
-        Text or binary.
+    path, mode, **kw
+        As for :func:`atomic_output` (``kw``: ``encoding``, ``newline``, ``fsync``).
     write : callable
         Writes the whole output to the file object it is given.
-    **kw
-        ``encoding``, ``newline``, ``fsync``, as for :func:`atomic_output`.
 
     Returns
     -------

@@ -442,18 +442,7 @@ class SimhashIndex:
             self._maybe_flush()
         args = self._qargs
         if args is None:
-            args = self._qargs = (
-                self._k,
-                self._masks,
-                self._druns,
-                self._dirs,
-                self._tfps,
-                self._tids,
-                self._fps,
-                self._alive,
-                self._n_main,
-                self._n,
-            )
+            args = self._table_args()
         bufs = self._bufs  # output buffers, one per concurrent query (list.pop is atomic)
         out = bufs.pop() if bufs else np.empty(64, np.int64)
         m = _k.query_one_kernel(fp, *args, out)
@@ -465,6 +454,24 @@ class SimhashIndex:
         res = [(x & ID_MASK, x >> ID_BITS) for x in out[:m].tolist()] if m else []
         bufs.append(out)
         return res
+
+    def _table_args(self) -> tuple:
+        """The query kernels' arguments after the queries: ``k``, the tables and the fingerprints, as
+        they are now (kept in ``_qargs`` until the next change)."""
+        if self._qargs is None:
+            self._qargs = (
+                self._k,
+                self._masks,
+                self._druns,
+                self._dirs,
+                self._tfps,
+                self._tids,
+                self._fps,
+                self._alive,
+                self._n_main,
+                self._n,
+            )
+        return self._qargs
 
     def query_many(
         self, fps: Iterable[int] | np.ndarray, *, return_arrays: bool = False
@@ -489,19 +496,7 @@ class SimhashIndex:
         nq = qs.shape[0]
         work = nq * (self._n - self._n_main + 32 * self._masks.shape[0])
         parallel = work >= _k.PARALLEL_MIN_WORK
-        args = (
-            qs,
-            self._k,
-            self._masks,
-            self._druns,
-            self._dirs,
-            self._tfps,
-            self._tids,
-            self._fps,
-            self._alive,
-            self._n_main,
-            self._n,
-        )
+        args = (qs, *self._table_args())
         n_chunks = min(nq, 16 * _threads.thread_count()) if parallel else min(nq, 1)
         bounds = np.linspace(0, nq, n_chunks + 1).astype(np.int64)
         qlo, qhi = bounds[:-1], bounds[1:]

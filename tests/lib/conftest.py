@@ -144,3 +144,23 @@ def truth_pairs(jaccard_all_pairs):
         return {tuple(p) for p in pairs.tolist()}
 
     return truth
+
+
+@pytest.fixture
+def rows(labelled):
+    """200 JSONL records of the labelled set: ``id``, ``text``, a number and a nested value."""
+    return [
+        {"id": f"r{i}", "text": t, "n": i, "extra": {"k": [i]}} for i, t in enumerate(labelled.docs[:200])
+    ]
+
+
+@pytest.fixture(scope="session")
+def write_jsonl():
+    """``write_jsonl(path, rows)``: the records as JSONL, one per line."""
+
+    def write(path, rows):
+        with open(path, "w", encoding="utf-8") as f:
+            for r in rows:
+                f.write(json.dumps(r) + "\n")
+
+    return write

@@ -4,7 +4,6 @@ before any work, and chunks that do not change the answer. The shingle sets and 
 test_shingles.py, calibration in test_calibration.py, the file formats in test_datasets.py."""
 
 import csv
-import json
 
 import numpy as np
 import pytest
@@ -204,23 +203,10 @@ def test_dedup_with_calibration_reaches_the_recall(labelled, truth_pairs):
     assert found <= truth and recall >= 0.9
 
 
-@pytest.fixture
-def rows(labelled):
-    return [
-        {"id": f"r{i}", "text": t, "n": i, "extra": {"k": [i]}} for i, t in enumerate(labelled.docs[:200])
-    ]
-
-
-def write_jsonl(path, rows):
-    with open(path, "w", encoding="utf-8") as f:
-        for r in rows:
-            f.write(json.dumps(r) + "\n")
-
-
 # -- tables ------------------------------------------------------------------------------------
 
 
-def test_outputs_are_checked_before_any_work(tmp_path, rows):
+def test_outputs_are_checked_before_any_work(tmp_path, rows, write_jsonl):
     src = tmp_path / "docs.jsonl"
     write_jsonl(src, rows[:5])
     from simhash_lab._write import OutputError
@@ -234,7 +220,9 @@ def test_outputs_are_checked_before_any_work(tmp_path, rows):
 
 
 @pytest.mark.parametrize("chunk, budget", [(7, 1 << 30), (7, 0), (100_000, 0)])
-def test_chunks_and_the_sets_budget_do_not_change_the_answer(tmp_path, labelled, monkeypatch, chunk, budget):
+def test_chunks_and_the_sets_budget_do_not_change_the_answer(
+    tmp_path, labelled, monkeypatch, chunk, budget, write_jsonl
+):
     """Small chunks (sets packed across them) and a zero budget (sets read again) decide the same."""
     import simhash_lab.dedup as dd
     import simhash_lab.shingles as sh
