@@ -172,10 +172,6 @@ def _index(name: str) -> Callable[[], None]:
 STEPS: list[Step] = [
     Step(_HASHES, _hashes),  # the callees every fingerprint path shares
     Step(_INDEX_1, _index(_INDEX_1)),
-    Step(
-        "index: one table's pairs (simhash_lab.distributed)",
-        _index("index: one table's pairs (simhash_lab.distributed)"),
-    ),
     Step("verified dedup: shingles, Jaccard, clusters", _dedup, after=(_HASHES,)),
     Step(_GENERAL_1, lambda: _general(False), after=(_HASHES,)),
     Step(_DEFAULT_1, lambda: _default(False), after=(_HASHES,)),
