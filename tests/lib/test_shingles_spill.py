@@ -33,11 +33,11 @@ def test_subset_is_the_same_held_or_spilled(monkeypatch, memory):
         assert np.array_equal(got.data[got.indptr[k] : got.indptr[k + 1]], every[r])
 
 
-def test_dedup_gives_the_same_result_with_the_sets_spilled(monkeypatch):
-    from simhash_lab.course.corpus import labelled_set, python_docs
+def test_dedup_gives_the_same_result_with_the_sets_spilled(monkeypatch, course):
     from simhash_lab.dedup import dedup_texts
 
-    docs = labelled_set(python_docs()[:120], seed=5).docs
+    corpus = course("corpus")
+    docs = corpus.labelled_set(corpus.python_docs()[:120], seed=5).docs
     want = dedup_texts(docs, jaccard=0.8, k=12)
     monkeypatch.setattr(ChunkSets, "MEMORY", 0)
     got = dedup_texts(docs, jaccard=0.8, k=12)
