@@ -112,7 +112,7 @@ def shuffle_bench(client, paths, k, repeats, scratch):
 
     from simhash_lab import distributed as D
     from simhash_lab._storage import filesystem, join, remove_tree
-    from simhash_lab.index.design import _layout_tables, choose_layout, default_memory_budget
+    from simhash_lab.index.design import choose_layout, default_memory_budget, layout_tables
     from simhash_lab.settings import DedupSettings
 
     fs = LocalFileSystem()
@@ -130,7 +130,7 @@ def shuffle_bench(client, paths, k, repeats, scratch):
     lay, _ = choose_layout(n, k, 64, "pairs", 64, default_memory_budget(), 1)
     if lay == "scan":
         lay = ("permuted", k + 1)
-    masks = np.array(_layout_tables(lay, k, 64)[0], dtype=np.uint64)
+    masks = np.array(layout_tables(lay, k, 64)[0], dtype=np.uint64)
     P = R = len(paths)
     offsets = D._offsets(sizes)
     fps_parts = [dask.delayed(lambda x: x["fps"])(x) for x in parts]

@@ -30,7 +30,7 @@ import numba
 import numpy as np
 
 from simhash_lab.index import SimhashIndex
-from simhash_lab.index.design import _design, _layout_tables, dir_bits, two_passes
+from simhash_lab.index.design import dir_bits, layout_design, layout_tables, two_passes
 from simhash_lab.index.table import _dir_runs, _new_tables
 from simhash_lab.kernels import index as K
 
@@ -114,7 +114,7 @@ def calibrate_build(rng, sizes: list[int], repeats: int) -> None:
         fps = random_fps(rng, n)
         ids = np.arange(n, dtype=np.uint32)
         for layout, k in [(("permuted", 4), 3), (("permuted", 5), 3), (("permuted", 8), 6)]:
-            masks = np.array(_layout_tables(layout, k, 64)[0], np.uint64)
+            masks = np.array(layout_tables(layout, k, 64)[0], np.uint64)
             r = dir_bits(n, min(int(m).bit_count() for m in masks))
             druns = _dir_runs(masks, r)
 
@@ -186,7 +186,7 @@ def check_stream(rng, n: int, repeats: int) -> None:
         index.add_many(fps)
         index._pairs_streamed(layout)
         ns = cpu_median(lambda ix=index, lay=layout: ix._pairs_streamed(lay), repeats) * 1e9
-        d = _design(layout, n, k, 64)
+        d = layout_design(layout, n, k, 64)
         model = d.est_build_ns + d.est_pairs_ns
         print(f"    k={k:2d} {d.name[:48]:48s} measured {ns / 1e6:9.1f} ms, model {model / 1e6:9.1f} ms")
 

@@ -167,13 +167,13 @@ def staged_file(fs, path: str) -> Iterator[str]:
     folder, base = _split(fs, path)
     if is_local(fs):
         os.makedirs(folder or ".", exist_ok=True)
-        from ._write import _umask
+        from ._write import current_umask
 
         fd, tmp = tempfile.mkstemp(prefix=f".{base[:64]}.", suffix=".tmp", dir=folder or None)
         os.close(fd)
         try:
             yield tmp
-            os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600 is not what a new output gets
+            os.chmod(tmp, 0o666 & ~current_umask())  # mkstemp's 0600 is not what a new output gets
             os.replace(tmp, path)
         finally:
             with contextlib.suppress(FileNotFoundError):

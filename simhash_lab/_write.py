@@ -47,12 +47,12 @@ import errno
 import os
 import stat
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any
 
 from ._files import show_name
 
-__all__ = ["OutputError", "atomic_output", "check_outputs"]
+__all__ = ["OutputError", "atomic_output", "atomic_write", "check_outputs", "current_umask"]
 
 PathLike = str | bytes | os.PathLike
 
@@ -175,7 +175,8 @@ def _check_one(path: PathLike, label: str) -> tuple[str, tuple[int, int] | None]
     return real, None if st is None else (st.st_dev, st.st_ino)
 
 
-def _umask() -> int:
+def current_umask() -> int:
+    """The process's umask, read without changing it (``/proc/self/status``; else 022)."""
     try:
         with open("/proc/self/status", encoding="ascii") as f:
             for line in f:
@@ -237,18 +238,9 @@ def atomic_output(
         except OSError as e:
             raise failed(e) from e
         try:
-            try:
+            with _write_errors(failed):
                 yield f
-            except OSError as e:
-                if e.errno in _WRITE_ERRNOS:
-                    raise failed(e) from e
-                raise
-            try:
-                f.flush()
-                if fsync and stat.S_ISREG(target.st_mode):
-                    os.fsync(f.fileno())
-            except OSError as e:
-                raise failed(e) from e
+            _flush(f, failed, fsync=fsync and stat.S_ISREG(target.st_mode))
         finally:
             with contextlib.suppress(OSError):
                 f.close()
@@ -260,7 +252,7 @@ def atomic_output(
         old = os.stat(real)
         perm = stat.S_IMODE(old.st_mode)
     except FileNotFoundError:
-        perm = 0o666 & ~_umask()
+        perm = 0o666 & ~current_umask()
     except OSError as e:
         raise failed(e) from e
     if isinstance(base, bytes):
@@ -279,19 +271,9 @@ def atomic_output(
             os.close(fd)
             raise
         with f:
-            try:
+            with _write_errors(failed):
                 yield f
-            except OSError as e:
-                if e.errno in _WRITE_ERRNOS:
-                    raise failed(e) from e
-                raise
-            try:
-                f.flush()
-                os.fchmod(f.fileno(), perm)
-                if fsync:
-                    os.fsync(f.fileno())
-            except OSError as e:
-                raise failed(e) from e
+            _flush(f, failed, fsync=fsync, perm=perm)
         try:
             os.replace(tmp, real)
         except OSError as e:
@@ -303,6 +285,56 @@ def atomic_output(
         if not done:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+
+
+@contextlib.contextmanager
+def _write_errors(failed: Callable[[OSError], OutputError]) -> Iterator[None]:
+    """The errors only a write raises (a full disk, an I/O error), from the ``with`` body, as the
+    output's :class:`OutputError`; any other error as it is."""
+    try:
+        yield
+    except OSError as e:
+        if e.errno in _WRITE_ERRNOS:
+            raise failed(e) from e
+        raise
+
+
+def _flush(
+    f: IO[Any], failed: Callable[[OSError], OutputError], *, fsync: bool, perm: int | None = None
+) -> None:
+    """Flush ``f`` (set its permissions, sync it to the disk): any error is the output's."""
+    try:
+        f.flush()
+        if perm is not None:
+            os.fchmod(f.fileno(), perm)
+        if fsync:
+            os.fsync(f.fileno())
+    except OSError as e:
+        raise failed(e) from e
+
+
+def atomic_write(path: PathLike, mode: str, write: Callable[[IO[Any]], Any], **kw: Any) -> Any:
+    """Call ``write(f)`` on ``path`` opened by :func:`atomic_output` (``kw``: its keywords).
+
+    Parameters
+    ----------
+    path, mode, **kw
+        As for :func:`atomic_output` (``kw``: ``encoding``, ``newline``, ``fsync``).
+    write : callable
+        Writes the whole output to the file object it is given.
+
+    Returns
+    -------
+    object
+        What ``write`` returned.
+
+    Raises
+    ------
+    OutputError
+        As :func:`atomic_output` raises it.
+    """
+    with atomic_output(path, mode, **kw) as f:
+        return write(f)
 
 
 def _fsync_folder(folder: PathLike) -> None:

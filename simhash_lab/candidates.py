@@ -28,7 +28,7 @@ import numpy as np
 
 from .kernels._jit import kernel
 from .kernels.bits import popcount
-from .kernels.hashes import _P1, _P2, _mul128_fold64, _xxh64_avalanche
+from .kernels.hashes import PRIME64_1, PRIME64_2, mul128_fold64, xxh64_avalanche
 
 _U64 = np.uint64
 _EMPTY = _U64(0xFFFFFFFFFFFFFFFF)
@@ -48,7 +48,7 @@ _PROBES = 16
 @kernel(inline=True)
 def _probe(i: int, a: int, nbins: int) -> int:
     """Step ``a`` (from 1) of bin ``i``'s densification sequence: the bin it reads."""
-    return _bin_of(_xxh64_avalanche(((_U64(i) << _U64(32)) | _U64(a)) * _P1), nbins)
+    return _bin_of(xxh64_avalanche(((_U64(i) << _U64(32)) | _U64(a)) * PRIME64_1), nbins)
 
 
 @kernel
@@ -101,10 +101,10 @@ def band_keys(
                 a += 1
             sig[nbins + i] = v
         for j in range(bands):
-            k = _P1 + _U64(j)
+            k = PRIME64_1 + _U64(j)
             for i in range(j * rows, (j + 1) * rows):
-                k = _mul128_fold64(k ^ sig[nbins + i], _P2)
-            keys[j, col] = _xxh64_avalanche(k) & ~top
+                k = mul128_fold64(k ^ sig[nbins + i], PRIME64_2)
+            keys[j, col] = xxh64_avalanche(k) & ~top
 
 
 @kernel

@@ -38,13 +38,17 @@ import json
 import math
 import os
 import re
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
 from ._files import NotRegularFile, open_regular, show_name
+from ._write import atomic_write
 from .settings import DEFAULT_MAX_ROW_BYTES
+
+if TYPE_CHECKING:
+    from .dedup import Duplicates
 
 __all__ = [
     "FORMATS",
@@ -73,11 +77,28 @@ FORMATS = {
 
 
 class DatasetError(ValueError):
-    """A dataset that cannot be read as asked: ``str(e)`` is one line naming the file and where."""
+    """A dataset that cannot be read as asked: ``str(e)`` is one line naming the file and where.
+
+    Parameters
+    ----------
+    message : str
+        The line: the file's shown name, where (line, row, column), what is wrong.
+    """
 
 
-def detect_format(path: str) -> str | None:
-    """``"jsonl"``, ``"csv"`` or ``"parquet"`` from the file name's ending, else None."""
+def detect_format(path: str | os.PathLike[str]) -> str | None:
+    """``"jsonl"``, ``"csv"`` or ``"parquet"`` from the file name's ending, else None.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file name; only its ending counts, in any case (``.JSONL`` is JSONL).
+
+    Returns
+    -------
+    str or None
+        The key of :data:`FORMATS` whose endings the name has; None for any other name.
+    """
     low = os.fspath(path).lower()
     for fmt, ends in FORMATS.items():
         if low.endswith(ends):
@@ -121,12 +142,30 @@ class Source:
     priority_column: str | None = None
 
     def size_hint(self) -> tuple[int | None, str | None]:
-        """``(total, unit)`` of the first read's progress bar (None: rows, unknown total)."""
+        """``(total, unit)`` of the first read's progress bar (None: rows, unknown total).
+
+        Returns
+        -------
+        tuple of (int or None, str or None)
+            The total (rows here: the ``total`` attribute where a subclass sets one) and its unit
+            (None: rows; ``"B"``: bytes).
+        """
         total = getattr(self, "total", None)
         return total, None
 
     def progress_step(self, rows: int) -> int:
-        """How far the bar of :meth:`size_hint` moved with the last chunk of ``rows`` rows."""
+        """How far the bar of :meth:`size_hint` moved with the last chunk of ``rows`` rows.
+
+        Parameters
+        ----------
+        rows : int
+            Rows in the chunk just read.
+
+        Returns
+        -------
+        int
+            The step in the unit of :meth:`size_hint` (here ``rows`` itself).
+        """
         return rows
 
     def close(self) -> None:
@@ -134,19 +173,91 @@ class Source:
 
     def chunks(self, rows: int) -> Iterator[tuple[list[str], list, list | None]]:
         """``(texts, ids, priorities)`` of every row, in order, ``rows`` at a time (priorities:
-        None without a priority column)."""
+        None without a priority column).
+
+        Parameters
+        ----------
+        rows : int
+            Rows per chunk (the last chunk may have fewer).
+
+        Yields
+        ------
+        texts : list of str
+            The chunk's texts.
+        ids : list
+            Their ids (the id column's values, or row numbers from 0).
+        priorities : list of float or None
+            Their priorities, None without a priority column.
+
+        Raises
+        ------
+        DatasetError
+            A row that cannot be read (a subclass names the file, line or row, and column).
+        """
         raise NotImplementedError
 
     def select(self, rows: np.ndarray, chunk: int) -> Iterator[tuple[np.ndarray, list[str]]]:
-        """``(row numbers, texts)`` of the rows ``rows`` (sorted, distinct), about ``chunk`` at a time."""
+        """``(row numbers, texts)`` of the rows ``rows`` (sorted, distinct), about ``chunk`` at a time.
+
+        Parameters
+        ----------
+        rows : ndarray, shape (m,), int64
+            Row numbers, sorted and distinct.
+        chunk : int
+            About how many rows to yield at a time.
+
+        Yields
+        ------
+        rows : ndarray, int64
+            The row numbers of this part, in order.
+        texts : list of str
+            Their texts.
+
+        Raises
+        ------
+        DatasetError
+            The file changed since the first read.
+        """
         raise NotImplementedError
 
-    def write_kept(self, path: str, keep: np.ndarray, progress=None) -> int:
-        """Write the rows where ``keep`` is True to ``path``, unchanged, in input order; returns how many."""
+    def write_kept(self, path: str, keep: np.ndarray, progress: Callable[[int], object] | None = None) -> int:
+        """Write the rows where ``keep`` is True to ``path``, unchanged, in input order; returns how many.
+
+        Parameters
+        ----------
+        path : str
+            The output file, written by :func:`simhash_lab._write.atomic_output`.
+        keep : ndarray, shape (n,), bool
+            One flag per row of the input.
+        progress : callable, optional
+            Called with the number of rows passed over since its last call.
+
+        Returns
+        -------
+        int
+            How many rows were written.
+
+        Raises
+        ------
+        DatasetError
+            The source cannot be written to a file (here: always; file sources override this).
+        """
         raise DatasetError(f"{self.name}: the kept rows of {self.format} input cannot be written to a file")
 
     def check_output(self, path: str) -> None:
-        """Refuse an output that is the input, or named for another format."""
+        """Refuse an output that is the input, or named for another format.
+
+        Parameters
+        ----------
+        path : str
+            The output file :meth:`write_kept` would write.
+
+        Raises
+        ------
+        DatasetError
+            ``path`` ends as another format's file (``out.csv`` for JSONL input), or (a file
+            source) names the input itself.
+        """
         fmt = detect_format(path)
         if fmt is not None and fmt != self.format and self.format in FORMATS:
             raise DatasetError(
@@ -156,7 +267,24 @@ class Source:
 
 
 class TextsSource(Source):
-    """A sequence of str held in memory (ids: positions, or the ``ids`` given)."""
+    """A sequence of str held in memory (ids: positions, or the ``ids`` given).
+
+    Parameters
+    ----------
+    texts : sequence of str
+        The rows' texts.
+    ids : sequence, optional
+        One id per text; by default the positions 0, 1, 2, ...
+    param : str
+        The name error messages give ``texts``.
+
+    Raises
+    ------
+    TypeError
+        ``texts`` is a str, bytes or None, or holds something other than a str.
+    ValueError
+        ``ids`` does not have one id per text.
+    """
 
     def __init__(self, texts: Sequence[str], ids: Sequence | None = None, param: str = "texts") -> None:
         if texts is None or isinstance(texts, (str, bytes)):
@@ -172,13 +300,15 @@ class TextsSource(Source):
         self.ids = ids
         self.total = len(self.texts)
 
-    def chunks(self, rows):
+    def chunks(self, rows: int) -> Iterator[tuple[list[str], list, None]]:
+        """See :meth:`Source.chunks` (priorities: always None)."""
         for s in range(0, len(self.texts), rows):
             end = min(s + rows, len(self.texts))
             ids = self.ids[s:end] if self.ids is not None else list(range(s, end))
             yield self.texts[s:end], ids, None
 
-    def select(self, rows, chunk):
+    def select(self, rows: np.ndarray, chunk: int) -> Iterator[tuple[np.ndarray, list[str]]]:
+        """See :meth:`Source.select`."""
         for s in range(0, rows.size, chunk):
             r = rows[s : s + chunk]
             yield r, [self.texts[i] for i in r.tolist()]
@@ -229,7 +359,7 @@ class _FileSource(Source):
             f"{self.name}: {where}: larger than max_row_bytes (--max-row-bytes {self.max_row_bytes})"
         )
 
-    def _check_id(self, value, where: str):
+    def _check_id(self, value: Any, where: str) -> Any:
         """An id that can be written: a str with a lone surrogate is refused here, before any work."""
         if isinstance(value, str) and not value.isascii():
             try:
@@ -240,7 +370,7 @@ class _FileSource(Source):
                 ) from None
         return value
 
-    def _priority(self, value, where: str) -> float:
+    def _priority(self, value: Any, where: str) -> float:
         """A row's priority: a finite number (in CSV, a field that parses as one)."""
         v = value
         if isinstance(v, str):
@@ -281,7 +411,9 @@ class _FileSource(Source):
         if os.path.exists(path) and os.path.exists(self.path) and os.path.samefile(path, self.path):
             raise DatasetError(f"{show_name(path)}: the output would overwrite the input")
 
-    def _pick(self, rows, chunk, records):
+    def _pick(
+        self, rows: np.ndarray, chunk: int, records: Iterable[tuple[int, Callable[[], str]]]
+    ) -> Iterator[tuple[np.ndarray, list[str]]]:
         """``(rows, texts)`` chunks of the wanted rows (sorted), read in one pass over ``records``:
         ``(row, text())`` pairs in file order, the text parsed only for a wanted row."""
         want = rows.tolist()
@@ -303,21 +435,27 @@ class _FileSource(Source):
         raise DatasetError(f"{self.name}: the file changed while it was being deduplicated (rows missing)")
 
 
-def _atomic_write(path: str, mode: str, write, **kw) -> Any:
-    """Call ``write(f)`` on the output ``path`` opened by the one safe writer
-    (:func:`simhash_lab._write.atomic_output`: a temporary file beside a regular file, renamed over
-    it once whole; a device, FIFO or link written in place, never replaced)."""
-    from ._write import atomic_output
-
-    with atomic_output(path, mode, **kw) as f:
-        return write(f)
-
-
-def prefetch(chunks):
+def prefetch(chunks: Iterable[Any]) -> Iterator[Any]:
     """The items of the iterator ``chunks``, the next one made by a thread of its own while the
     caller works on this one (reading and parsing hold the GIL; the kernels that follow release
     it). An exception from ``chunks`` is raised here, in the caller's thread, as it was raised;
-    a caller that stops early stops the thread at its next item."""
+    a caller that stops early stops the thread at its next item.
+
+    Parameters
+    ----------
+    chunks : iterable
+        What to read ahead, one item at a time (a :meth:`Source.chunks` iterator).
+
+    Yields
+    ------
+    object
+        The items of ``chunks``, in order.
+
+    Raises
+    ------
+    BaseException
+        Whatever iterating ``chunks`` raised, when the caller reaches that item.
+    """
     import queue
     import threading
 
@@ -359,7 +497,7 @@ def prefetch(chunks):
 
 
 def _json_loads():
-    """orjson's ``loads`` when it is installed (3-4x the standard module), else :func:`json.loads`."""
+    """The ``loads`` of orjson when it is installed (3-4x the standard module), else None."""
     try:
         import orjson
     except ImportError:
@@ -373,7 +511,28 @@ _ORJSON = _json_loads()
 class JsonlSource(_FileSource):
     """One JSON object per line; ``column`` holds the text (a str), ``id_column`` the id (any value;
     row numbers from 0 when None). Lines are parsed by orjson when it is installed (the standard
-    :mod:`json` for what orjson refuses: ``NaN``, a lone surrogate escape)."""
+    :mod:`json` for what orjson refuses: ``NaN``, a lone surrogate escape).
+
+    Parameters
+    ----------
+    path : str
+        The file.
+    column : str
+        The key of the text (a str) in each object.
+    id_column, priority_column : str or None
+        The keys of the id (any value) and the priority (a finite number); None: row numbers from 0
+        as ids, no priorities.
+    max_row_bytes : int
+        The longest line read, in bytes (its line end not counted); a longer one is a
+        :class:`DatasetError`.
+    name : str, optional
+        The name messages give the file (by default its shown path).
+
+    Raises
+    ------
+    TypeError
+        A column name that is not a non-empty str.
+    """
 
     format = "jsonl"
 
@@ -506,8 +665,8 @@ class JsonlSource(_FileSource):
             row += 1
         return texts, ids, prio
 
-    def chunks(self, rows):
-        """Chunks of ``rows`` rows: each block of lines parsed by :meth:`_fast`, else :meth:`_slow`."""
+    def chunks(self, rows: int) -> Iterator[tuple[list[str], list, list | None]]:
+        """See :meth:`Source.chunks`: each block of lines parsed by :meth:`_fast`, else :meth:`_slow`."""
         texts, ids = [], []
         prio = [] if self.priority_column is not None else None
         row = 0
@@ -534,20 +693,21 @@ class JsonlSource(_FileSource):
         if texts:
             yield texts, ids, prio
 
-    def select(self, rows, chunk):
+    def select(self, rows: np.ndarray, chunk: int) -> Iterator[tuple[np.ndarray, list[str]]]:
+        """See :meth:`Source.select` (only the wanted lines are parsed)."""
         records = ((row, lambda lineno=lineno, raw=raw: self._parse(lineno, raw)[1])
                    for row, lineno, raw in self._records())  # fmt: skip
         return self._pick(rows, chunk, records)
 
-    def write_kept(self, path, keep, progress=None):
-        """The kept rows as they were, each with its line end (the file's last line: as it ends),
-        blank lines left out: runs of kept rows are found by NumPy in blocks of the file and
-        written as slices of it, never split into lines."""
+    def write_kept(self, path: str, keep: np.ndarray, progress: Callable[[int], object] | None = None) -> int:
+        """See :meth:`Source.write_kept`: the kept rows as they were, each with its line end (the
+        file's last line: as it ends), blank lines left out: runs of kept rows are found by NumPy in
+        blocks of the file and written as slices of it, never split into lines."""
         space = np.zeros(256, np.bool_)
         space[list(b" \t\n\r\x0b\x0c")] = True  # what bytes.isspace() calls whitespace
         keep = np.asarray(keep, np.bool_)
 
-        def rows_of(buf, starts, ends):
+        def rows_of(buf: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
             """Which of the lines ``buf[starts[i]:ends[i]]`` are rows (not blank)."""
             first = np.frombuffer(buf, np.uint8)[np.minimum(starts, len(buf) - 1)]
             row_line = (ends > starts) & ~space[first]
@@ -555,7 +715,7 @@ class JsonlSource(_FileSource):
                 row_line[i] = not buf[starts[i] : ends[i]].isspace()
             return np.flatnonzero(row_line)
 
-        def write(out):
+        def write(out: IO[bytes]) -> int:
             n = row = 0
             with self._open() as f:
                 rest = b""  # the start of a line that goes on in the next block
@@ -594,7 +754,7 @@ class JsonlSource(_FileSource):
                     if progress is not None:
                         progress(int(lines.size))
 
-        return _atomic_write(path, "wb", write)
+        return atomic_write(path, "wb", write)
 
 
 # -- CSV ---------------------------------------------------------------------------------------
@@ -602,13 +762,38 @@ class JsonlSource(_FileSource):
 
 class CsvSource(_FileSource):
     """A header line, then one record per row (``.tsv``: tab-separated); kept records are written
-    back as the exact text they had."""
+    back as the exact text they had.
+
+    Parameters
+    ----------
+    path : str
+        The file (``.tsv``: tab-separated; anything else: commas).
+    column : str
+        The header's name of the text column.
+    id_column, priority_column : str or None
+        The header's names of the id and priority columns (None: row numbers as ids, no priorities).
+    max_row_bytes : int
+        The largest record read, in bytes; a longer one is a :class:`DatasetError`.
+    name : str, optional
+        The name messages give the file (by default its shown path).
+
+    Raises
+    ------
+    TypeError
+        A column name that is not a non-empty str.
+    """
 
     format = "csv"
 
     def __init__(
-        self, path, column, id_column, priority_column=None, max_row_bytes=DEFAULT_MAX_ROW_BYTES, name=None
-    ):
+        self,
+        path: str,
+        column: str,
+        id_column: str | None,
+        priority_column: str | None = None,
+        max_row_bytes: int = DEFAULT_MAX_ROW_BYTES,
+        name: str | None = None,
+    ) -> None:
         super().__init__(path, column, id_column, priority_column, max_row_bytes, name)
         self.delimiter = "\t" if self.path.lower().endswith(".tsv") else ","
 
@@ -696,7 +881,8 @@ class CsvSource(_FileSource):
         if cols is None:
             self._columns()  # a header without rows: still check the columns it names
 
-    def chunks(self, rows):
+    def chunks(self, rows: int) -> Iterator[tuple[list[str], list, list | None]]:
+        """See :meth:`Source.chunks` (ids from the id column are the fields' text)."""
         texts, ids, prio = [], [], []
         want_prio = self.priority_column is not None
         for _, text, id_, p, _ in self._rows():
@@ -709,11 +895,14 @@ class CsvSource(_FileSource):
         if texts:
             yield texts, ids, (prio if want_prio else None)
 
-    def select(self, rows, chunk):
+    def select(self, rows: np.ndarray, chunk: int) -> Iterator[tuple[np.ndarray, list[str]]]:
+        """See :meth:`Source.select`."""
         return self._pick(rows, chunk, ((row, lambda text=text: text) for row, text, *_ in self._rows()))
 
-    def write_kept(self, path, keep, progress=None):
-        def write(out):
+    def write_kept(self, path: str, keep: np.ndarray, progress: Callable[[int], object] | None = None) -> int:
+        """See :meth:`Source.write_kept`: the header line, then each kept record as the exact text it had."""
+
+        def write(out: IO[str]) -> int:
             n = 0
             header_done = False
             for row, _, _, _, raw in self._rows():
@@ -729,13 +918,13 @@ class CsvSource(_FileSource):
                 out.write(self.header_raw)
             return n
 
-        return _atomic_write(path, "w", write, encoding="utf-8", newline="")
+        return atomic_write(path, "w", write, encoding="utf-8", newline="")
 
 
 # -- Parquet -----------------------------------------------------------------------------------
 
 
-def _arrow_texts(col, start: int, name: str, column: str, limit: int) -> list[str]:
+def _arrow_texts(col: Any, start: int, name: str, column: str, limit: int) -> list[str]:
     """The texts of an Arrow text column (dictionary-encoded too), each at most ``limit`` bytes."""
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -756,14 +945,35 @@ def _arrow_texts(col, start: int, name: str, column: str, limit: int) -> list[st
 
 
 class ParquetSource(_FileSource):
-    """A Parquet file, read in record batches of only the columns needed (pyarrow)."""
+    """A Parquet file, read in record batches of only the columns needed (pyarrow).
+
+    Parameters
+    ----------
+    path : str
+        The file.
+    column : str
+        The text column (string, large string or dictionary-encoded text).
+    id_column, priority_column : str or None
+        The id and priority columns (None: row numbers as ids, no priorities).
+    max_row_bytes : int
+        The largest text, in UTF-8 bytes; a longer one is a :class:`DatasetError` when read.
+    name : str, optional
+        The name messages give the file (by default its shown path).
+
+    Raises
+    ------
+    TypeError
+        A column name that is not a non-empty str.
+    """
 
     format = "parquet"
 
-    def size_hint(self):
+    def size_hint(self) -> tuple[None, None]:
+        """See :meth:`Source.size_hint`: ``(None, None)``, the bar counts rows, its total unknown."""
         return None, None
 
     def progress_step(self, rows: int) -> int:
+        """See :meth:`Source.progress_step`: ``rows``, the bar counts rows."""
         return rows
 
     def _file(self):
@@ -801,7 +1011,7 @@ class ParquetSource(_FileSource):
                 raise DatasetError(f"{self.name}: no {what} column {col!r}")
         return f, pf
 
-    def _batches(self, columns, rows):
+    def _batches(self, columns: list[str] | None, rows: int) -> Iterator[Any]:
         pa = _pyarrow()
         f, pf = self._file()
         with f:
@@ -810,10 +1020,11 @@ class ParquetSource(_FileSource):
             except (pa.ArrowException, OSError) as e:
                 raise DatasetError(f"{self.name}: not a readable Parquet file ({_first_line(e)})") from None
 
-    def _texts(self, col, start: int) -> list[str]:
+    def _texts(self, col: Any, start: int) -> list[str]:
         return _arrow_texts(col, start, self.name, self.column, self.max_row_bytes)
 
-    def chunks(self, rows):
+    def chunks(self, rows: int) -> Iterator[tuple[list[str], list, list | None]]:
+        """See :meth:`Source.chunks`: record batches of ``rows`` rows, only the columns needed."""
         cols = [self.column]
         for c in (self.id_column, self.priority_column):
             if c is not None and c not in cols:
@@ -833,7 +1044,8 @@ class ParquetSource(_FileSource):
             start += b.num_rows
             yield texts, ids, prio
 
-    def select(self, rows, chunk):
+    def select(self, rows: np.ndarray, chunk: int) -> Iterator[tuple[np.ndarray, list[str]]]:
+        """See :meth:`Source.select`: the text column only, in batches of at least 1024 rows."""
         start = 0
         w = 0
         for b in self._batches([self.column], max(chunk, 1024)):
@@ -852,7 +1064,8 @@ class ParquetSource(_FileSource):
                 f"{self.name}: the file changed while it was being deduplicated (rows missing)"
             )
 
-    def write_kept(self, path, keep, progress=None):
+    def write_kept(self, path: str, keep: np.ndarray, progress: Callable[[int], object] | None = None) -> int:
+        """See :meth:`Source.write_kept`: the kept rows, every column, with the input's schema."""
         pa = _pyarrow()
         import pyarrow.parquet as pq
 
@@ -860,7 +1073,7 @@ class ParquetSource(_FileSource):
         schema = pf.schema_arrow
         f.close()
 
-        def write(out):
+        def write(out: IO[bytes]) -> int:
             n = 0
             start = 0
             with pq.ParquetWriter(out, schema) as w:
@@ -874,7 +1087,7 @@ class ParquetSource(_FileSource):
                         progress(b.num_rows)
             return n
 
-        return _atomic_write(path, "wb", write)
+        return atomic_write(path, "wb", write)
 
 
 def _first_line(e: BaseException) -> str:
@@ -884,19 +1097,38 @@ def _first_line(e: BaseException) -> str:
 
 class ArrowSource(Source):
     """A table in memory: a pyarrow Table, a pandas DataFrame or a Hugging Face ``datasets.Dataset``
-    (as Arrow); the same rows as a file of them give the same decisions."""
+    (as Arrow); the same rows as a file of them give the same decisions.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The rows (:func:`open_dataset` converts a DataFrame or a ``datasets.Dataset``).
+    column : str
+        The text column (string, large string or dictionary-encoded text).
+    id_column, priority_column : str or None
+        The id and priority columns (None: row numbers as ids, no priorities).
+    max_row_bytes : int
+        The largest text, in UTF-8 bytes; a longer one is a :class:`DatasetError` when read.
+    name : str
+        The name messages give the table.
+
+    Raises
+    ------
+    DatasetError
+        A column that is missing or named twice, or a text column that is not text.
+    """
 
     format = "table"
 
     def __init__(
         self,
-        table,
-        column,
-        id_column=None,
-        priority_column=None,
-        max_row_bytes=DEFAULT_MAX_ROW_BYTES,
-        name="<table>",
-    ):
+        table: Any,
+        column: str,
+        id_column: str | None = None,
+        priority_column: str | None = None,
+        max_row_bytes: int = DEFAULT_MAX_ROW_BYTES,
+        name: str = "<table>",
+    ) -> None:
         self.table = table
         self.name = name
         self.column, self.id_column, self.priority_column = column, id_column, priority_column
@@ -920,10 +1152,11 @@ class ArrowSource(Source):
         if not (pa.types.is_string(t) or pa.types.is_large_string(t) or str(t) == "string_view"):
             raise DatasetError(f"{name}: column {column!r} is {t}, not text")
 
-    def _col(self, name, lo, hi):
+    def _col(self, name: str, lo: int, hi: int) -> Any:
         return self.table.column(name).slice(lo, hi - lo).combine_chunks()
 
-    def chunks(self, rows):
+    def chunks(self, rows: int) -> Iterator[tuple[list[str], list, list | None]]:
+        """See :meth:`Source.chunks`."""
         for lo in range(0, self.total, rows):
             hi = min(lo + rows, self.total)
             texts = _arrow_texts(
@@ -940,7 +1173,8 @@ class ArrowSource(Source):
                 prio = [_FileSource._priority(self, v, f"row {lo + i}") for i, v in enumerate(vals)]
             yield texts, ids, prio
 
-    def select(self, rows, chunk):
+    def select(self, rows: np.ndarray, chunk: int) -> Iterator[tuple[np.ndarray, list[str]]]:
+        """See :meth:`Source.select` (``take`` on the text column)."""
         import pyarrow as pa
 
         col = self.table.column(self.column)
@@ -949,17 +1183,19 @@ class ArrowSource(Source):
             part = col.take(pa.array(r)).combine_chunks()
             yield r, _arrow_texts(part, 0, self.name, self.column, self.max_row_bytes)
 
-    def write_kept(self, path, keep, progress=None):
+    def write_kept(self, path: str, keep: np.ndarray, progress: Callable[[int], object] | None = None) -> int:
+        """Refused (see :meth:`Source.write_kept`): a table in memory is filtered by the keep mask."""
         raise DatasetError(
             f"{self.name}: the kept rows of a table in memory are not written to a file: take them "
             "with the keep mask (df[res.keep], table.filter(res.keep))"
         )
 
-    def check_output(self, path):
+    def check_output(self, path: str) -> None:
+        """See :meth:`Source.check_output`: any output is refused, as :meth:`write_kept` refuses it."""
         self.write_kept(path, None)
 
 
-def _as_arrow(data):
+def _as_arrow(data: Any):
     """A pyarrow Table for a DataFrame, a Table or a ``datasets.Dataset``; None for anything else."""
     mod = type(data).__module__.split(".")[0]
     if mod not in ("pandas", "pyarrow", "datasets", "polars"):
@@ -993,9 +1229,28 @@ def _as_arrow(data):
 
 
 class StdinSource(JsonlSource):
-    """JSONL on standard input, spooled once to a private temporary file (read again from there)."""
+    """JSONL on standard input, spooled once to a private temporary file (read again from there).
 
-    def __init__(self, column, id_column, priority_column, max_row_bytes, stream=None):
+    Parameters
+    ----------
+    column : str
+        The text's key.
+    id_column, priority_column : str or None
+        The id's and the priority's keys (None: row numbers as ids, no priorities).
+    max_row_bytes : int
+        The longest line read, in bytes.
+    stream : binary file, optional
+        What to read instead of ``sys.stdin.buffer``.
+    """
+
+    def __init__(
+        self,
+        column: str,
+        id_column: str | None,
+        priority_column: str | None,
+        max_row_bytes: int,
+        stream: IO[bytes] | None = None,
+    ) -> None:
         import shutil
         import sys
         import tempfile
@@ -1011,14 +1266,15 @@ class StdinSource(JsonlSource):
             raise
         super().__init__(tmp, column, id_column, priority_column, max_row_bytes, name="<stdin>")
 
-    def close(self):
+    def close(self) -> None:
+        """Remove the spooled copy (a second call does nothing)."""
         if self._tmp is not None and os.path.exists(self._tmp):
             os.unlink(self._tmp)
         self._tmp = None
 
 
 def open_dataset(
-    path,
+    path: str | os.PathLike[str] | Any,
     column: str = "text",
     id_column: str | None = None,
     format: str | None = None,
@@ -1029,10 +1285,37 @@ def open_dataset(
     ``"-"`` (JSONL on stdin), or a table in memory (pandas DataFrame, pyarrow Table,
     ``datasets.Dataset``).
 
+    Parameters
+    ----------
+    path : str, os.PathLike or table
+        A file name, ``"-"`` for JSONL on standard input, or a pandas DataFrame, pyarrow Table or
+        ``datasets.Dataset`` (polars too, through its ``to_arrow``).
+    column : str
+        The text column (JSON key, CSV header name, table column).
+    id_column : str, optional
+        The id column; by default ids are row numbers from 0.
+    format : str, optional
+        ``"jsonl"``, ``"csv"`` or ``"parquet"``; by default from the file name's ending.
+    priority_column : str, optional
+        A column of finite numbers: the higher, the likelier the row is kept.
+    max_row_bytes : int
+        The largest row read, in bytes; a larger one is a :class:`DatasetError`.
+
+    Returns
+    -------
+    Source
+        A :class:`JsonlSource`, :class:`CsvSource`, :class:`ParquetSource`, :class:`StdinSource`
+        or :class:`ArrowSource`.
+
     Raises
     ------
+    TypeError
+        ``path`` is neither a file name nor a table, or a column name is not a non-empty str
+        (files).
     DatasetError
-        The format cannot be told from the name, or is not one of ``FORMATS``.
+        The format cannot be told from the name, or is not one of ``FORMATS``; standard input with
+        a format other than JSONL; Parquet or a table without pyarrow; a table without one of the
+        columns, or with one named twice.
     """
     table = None if isinstance(path, (str, bytes, os.PathLike)) else _as_arrow(path)
     if table is not None:
@@ -1068,7 +1351,23 @@ DUPLICATE_COLUMNS = ("dropped_id", "kept_id", "distance", "similarity", "dropped
 
 def check_duplicates_name(path: str) -> str:
     """The duplicates table's format from its name: ``.csv``/``.tsv``, ``.jsonl``, ``.parquet``, or
-    CSV for a name without an ending (``/dev/stdout``); any other ending (``.xlsx``) is refused."""
+    CSV for a name without an ending (``/dev/stdout``); any other ending (``.xlsx``) is refused.
+
+    Parameters
+    ----------
+    path : str
+        The duplicates table's file name.
+
+    Returns
+    -------
+    str
+        ``"csv"``, ``"jsonl"`` or ``"parquet"``.
+
+    Raises
+    ------
+    DatasetError
+        The name ends in something else.
+    """
     fmt = detect_format(path)
     if fmt is None:
         ext = os.path.splitext(os.path.basename(os.fspath(path)))[1]
@@ -1084,10 +1383,26 @@ def check_duplicates_name(path: str) -> str:
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
-def csv_cell(value) -> Any:
+def csv_cell(value: Any) -> Any:
     """A value as a CSV cell a spreadsheet will not run: text starting with ``= + - @``, a tab or
     a carriage return gets a leading ``'`` (OWASP's advice against formula injection), unless it
-    is a plain number."""
+    is a plain number.
+
+    Parameters
+    ----------
+    value : object
+        A cell's value.
+
+    Returns
+    -------
+    object
+        ``value``, or the str ``"'" + value`` for text a spreadsheet would run.
+
+    Examples
+    --------
+    >>> csv_cell("=SUM(A1)"), csv_cell("-3.5"), csv_cell(7)
+    ("'=SUM(A1)", '-3.5', 7)
+    """
     if (
         isinstance(value, str)
         and value[:1] in ("=", "+", "-", "@", "\t", "\r")
@@ -1097,9 +1412,25 @@ def csv_cell(value) -> Any:
     return value
 
 
-def json_value(value) -> Any:
+def json_value(value: Any) -> Any:
     """A value strict JSON can hold: a float that is NaN or infinite becomes null (also inside
-    lists and objects)."""
+    lists and objects).
+
+    Parameters
+    ----------
+    value : object
+        A value for :func:`json.dumps`.
+
+    Returns
+    -------
+    object
+        ``value`` with every NaN or infinite float replaced by None (tuples become lists).
+
+    Examples
+    --------
+    >>> json_value([1.0, float("nan"), {"x": float("inf")}])
+    [1.0, None, {'x': None}]
+    """
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, (list, tuple)):
@@ -1109,11 +1440,30 @@ def json_value(value) -> Any:
     return value
 
 
-def write_duplicates(path: str, table, format: str | None = None) -> None:
+def write_duplicates(path: str, table: Duplicates, format: str | None = None) -> None:
     """Write a :class:`~simhash_lab.dedup.Duplicates` table: CSV (default), JSONL or Parquet by the
     name's ending. Columns: ``dropped_id, kept_id, distance, similarity, dropped_row, kept_row``
     (``similarity`` empty / null when it was not computed). CSV cells that a spreadsheet would run
-    as a formula are escaped (:func:`csv_cell`); JSONL is strict JSON (:func:`json_value`)."""
+    as a formula are escaped (:func:`csv_cell`); JSONL is strict JSON (:func:`json_value`).
+
+    Parameters
+    ----------
+    path : str
+        The output file (``.tsv``: tab-separated CSV), written by
+        :func:`simhash_lab._write.atomic_output`.
+    table : Duplicates
+        The table to write.
+    format : str, optional
+        ``"csv"``, ``"jsonl"`` or ``"parquet"``; by default from the name
+        (:func:`check_duplicates_name`).
+
+    Raises
+    ------
+    DatasetError
+        The name's ending is not a table format, or Parquet without pyarrow.
+    simhash_lab._write.OutputError
+        The file cannot be written.
+    """
     fmt = format or check_duplicates_name(path)
     rows = zip(
         table.dropped_id,
@@ -1138,24 +1488,24 @@ def write_duplicates(path: str, table, format: str | None = None) -> None:
                 "kept_row": pa.array(table.kept, pa.int64()),
             }
         )
-        _atomic_write(path, "wb", lambda f: pq.write_table(data, f))
+        atomic_write(path, "wb", lambda f: pq.write_table(data, f))
         return
     if fmt == "jsonl":
 
-        def write(f):
+        def write(f: IO[str]) -> None:
             for d, k, dist, sim, dr, kr in rows:
                 rec = dict(
                     zip(DUPLICATE_COLUMNS, (json_value(d), json_value(k), dist, json_value(sim), dr, kr))
                 )
                 f.write(json.dumps(rec, ensure_ascii=False, allow_nan=False, default=str) + "\n")
 
-        _atomic_write(path, "w", write, encoding="utf-8")
+        atomic_write(path, "w", write, encoding="utf-8")
         return
 
-    def write_csv(f):
+    def write_csv(f: IO[str]) -> None:
         w = csv.writer(f, delimiter="\t" if path.lower().endswith(".tsv") else ",", lineterminator="\n")
         w.writerow(DUPLICATE_COLUMNS)
         for d, k, dist, sim, dr, kr in rows:
             w.writerow((csv_cell(d), csv_cell(k), dist, "" if sim != sim else f"{sim:.6f}", dr, kr))
 
-    _atomic_write(path, "w", write_csv, encoding="utf-8", newline="")
+    atomic_write(path, "w", write_csv, encoding="utf-8", newline="")

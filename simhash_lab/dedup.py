@@ -88,7 +88,7 @@ from .datasets import (
     write_duplicates,
 )
 from .settings import DedupSettings
-from .shingles import CHUNK_ROWS, Featurizer, Shingler, _ChunkSets, gather_sets, recommended_hasher
+from .shingles import CHUNK_ROWS, ChunkSets, Featurizer, Shingler, gather_sets, recommended_hasher
 
 __all__ = [
     "Calibration",
@@ -111,7 +111,7 @@ EXIT_NONE, EXIT_FOUND, EXIT_TROUBLE = 0, 1, 2
 KEEP_ORDERS = ("first", "longest")
 LINKAGES = ("star", "complete")
 SETS_BUDGET = 1 << 30  # bytes of shingle sets kept from the first read (else read again); past
-# shingles._ChunkSets.MEMORY they are kept in a temporary file, not in memory
+# shingles.ChunkSets.MEMORY they are kept in a temporary file, not in memory
 
 # A file that is not text, or too large (reported, does not change the exit status)
 Skip = (NotText, TooLarge)
@@ -709,7 +709,7 @@ def _run(
     unit = "file" if source.format == "files" else "row"
     fps_parts, dig_parts, lengths, prios, chars_parts = [], [], [], [], []
     featureless: list[int] = []
-    kept_sets = _ChunkSets() if verified and feat.features != "hasher" else None
+    kept_sets = ChunkSets() if verified and feat.features != "hasher" else None
     # candidates="bands": each row's MinHash band keys, made chunk by chunk from its shingle set
     band_keys = BandKeys(s.jaccard, s.recall) if s.candidates_method == "bands" else None
     keys_seconds = 0.0  # the keys' share of the candidates step, made while fingerprinting

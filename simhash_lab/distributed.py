@@ -541,12 +541,12 @@ def _fp_part(p, fs, path, column, id_column, fmt, st, sfs, run, n_reducers, sets
     by the digest's value), with their rows, lengths and ids."""
     from ._storage import join
     from .dedup import check_text_chunk, no_features, text_digests
-    from .shingles import _ChunkSets
+    from .shingles import ChunkSets
 
     src = _source(fs, path, column, id_column, fmt)
     feat = _featurizer(st)
     band_keys = _band_keys(st)
-    kept = _ChunkSets() if sets_budget > 0 and feat.features != "hasher" else None
+    kept = ChunkSets() if sets_budget > 0 and feat.features != "hasher" else None
     fps, lengths, empty, digs, ids_all = [], [], [], [], []
     chars = 0
     start = 0
@@ -771,7 +771,7 @@ def _masks_task(offsets, k, bits, layout, max_tables, memory_budget=None):
     """The join's tables. ``"auto"``: the design :class:`~simhash_lab.SimhashIndex` would choose for
     the pairs of this many fingerprints on one thread (its cost model), among layouts with keys;
     the pigeonhole when it would scan."""
-    from .index.design import _layout_tables, choose_layout, default_memory_budget
+    from .index.design import choose_layout, default_memory_budget, layout_tables
 
     if isinstance(layout, str) and layout == "auto":
         n = int(offsets[-1])
@@ -779,7 +779,7 @@ def _masks_task(offsets, k, bits, layout, max_tables, memory_budget=None):
         layout, _ = choose_layout(n, int(k), bits, "pairs", max_tables, budget, 1)
         if layout == "scan":
             layout = ("permuted", int(k) + 1)
-        return np.array(_layout_tables(layout, int(k), bits)[0], dtype=np.uint64)
+        return np.array(layout_tables(layout, int(k), bits)[0], dtype=np.uint64)
     return table_masks(int(k), bits, layout)
 
 

@@ -24,7 +24,7 @@ Fingerprints = int | np.integer | npt.ArrayLike
 #: a distance or popcount: an int for ints, a uint8 array (or NumPy scalar) for arrays
 Counts = int | np.integer | npt.NDArray[np.uint8]
 
-_PARALLEL_MIN = 1 << 16  # below this, threads cost more than they save
+PARALLEL_MIN = 1 << 16  # below this, threads cost more than they save
 
 
 def _kernels():
@@ -78,7 +78,7 @@ def hamming(a: Fingerprints, b: Fingerprints) -> Counts:
         out = np.empty(flat.size, dtype=np.uint8)
         q = np.uint64(int(b))
         run = lambda lo, hi: k.hamming_scalar_kernel(flat[lo:hi], q, out[lo:hi])  # noqa: E731
-        run_items(flat.size, run, flat.size >= _PARALLEL_MIN)
+        run_items(flat.size, run, flat.size >= PARALLEL_MIN)
         out = out.reshape(shape)
     else:
         x = np.ascontiguousarray(np.bitwise_xor(a, b))  # broadcasting, as NumPy does

@@ -15,10 +15,14 @@ from __future__ import annotations
 import difflib
 import html
 import os
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .datasets import DatasetError
+from .datasets import DatasetError, Source
+
+if TYPE_CHECKING:
+    from .dedup import DedupResult
 
 __all__ = ["check_report_name", "render_report", "write_report"]
 
@@ -30,8 +34,24 @@ MAX_WORDS = 20_000  # words (or characters) of each text compared
 CONTEXT = 12  # equal words shown on each side of a difference
 
 
-def check_report_name(path: str) -> str:
-    """``"html"`` or ``"md"`` from the name; any other ending is refused (before any work)."""
+def check_report_name(path: str | os.PathLike[str]) -> str:
+    """``"html"`` or ``"md"`` from the name; any other ending is refused (before any work).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The report's file name: ``.html``, ``.htm`` or ``.md``, in any case.
+
+    Returns
+    -------
+    str
+        ``"md"`` for ``.md``, else ``"html"``.
+
+    Raises
+    ------
+    DatasetError
+        Any other ending.
+    """
     ext = os.path.splitext(os.fspath(path))[1].lower()
     if ext not in REPORT_FORMATS:
         raise DatasetError(
@@ -40,7 +60,7 @@ def check_report_name(path: str) -> str:
     return "md" if ext == ".md" else "html"
 
 
-def _counts(res) -> list[tuple[str, str, str]]:
+def _counts(res: DedupResult) -> list[tuple[str, str, str]]:
     t = res.timings
     n = len(res.ids)
     sec = lambda *names: f"{sum(t.get(x, 0.0) for x in names):.2f}"  # noqa: E731
@@ -83,7 +103,7 @@ def _counts(res) -> list[tuple[str, str, str]]:
     return rows
 
 
-def _opt(res, name):
+def _opt(res: DedupResult, name: str) -> Any:
     return getattr(res.options, name, None) if res.options is not None else None
 
 
@@ -92,7 +112,7 @@ def _histogram(values: np.ndarray, edges: np.ndarray) -> list[tuple[str, int]]:
     return [(f"{edges[i]:.2f}-{edges[i + 1]:.2f}", int(c)) for i, c in enumerate(counts)]
 
 
-def _size_histogram(res) -> list[tuple[str, int]]:
+def _size_histogram(res: DedupResult) -> list[tuple[str, int]]:
     sizes = np.array([len(g) for g in res.groups], np.int64)
     if sizes.size == 0:
         return []
@@ -104,7 +124,7 @@ def _size_histogram(res) -> list[tuple[str, int]]:
     return out
 
 
-def _texts(source, rows: list[int]) -> dict[int, str]:
+def _texts(source: Source, rows: list[int]) -> dict[int, str]:
     if not rows:
         return {}
     want = np.unique(np.array(rows, np.int64))
@@ -147,7 +167,7 @@ def _diff(a: str, b: str, md: bool, context: int = CONTEXT) -> tuple[str, str]:
     return sep.join(out_a), sep.join(out_b)
 
 
-def _examples(res, source) -> list[list[tuple]]:
+def _examples(res: DedupResult, source: Source) -> list[list[tuple]]:
     """A few clusters, the largest first: ``[(id, distance, similarity, text), ...]``, kept first."""
     groups = sorted(res.groups, key=lambda g: (-len(g), g[0]))[:EXAMPLES]
     rows = [r for g in groups for r in g[: MEMBERS + 1]]
@@ -185,8 +205,24 @@ del{background:#f8c9c9;text-decoration:line-through}ins{background:#c9f0c9;text-
 """
 
 
-def render_report(res, source, fmt: str = "html") -> str:
-    """The report as text (``fmt``: "html" or "md")."""
+def render_report(res: DedupResult, source: Source, fmt: str = "html") -> str:
+    """The report as text (``fmt``: "html" or "md").
+
+    Parameters
+    ----------
+    res : DedupResult
+        The run's result.
+    source : Source
+        The rows it read (:func:`simhash_lab.datasets.open_dataset`): the clusters shown side by
+        side are read from it again (left empty when it can no longer be read).
+    fmt : str
+        ``"html"``: one self-contained page; ``"md"``: Markdown.
+
+    Returns
+    -------
+    str
+        The page.
+    """
     md = fmt == "md"
     sims = res.similarity[np.isfinite(res.similarity)] if res.similarity.size else np.empty(0)
     edges = np.linspace(0.0, 1.0, 21)
@@ -261,10 +297,28 @@ def render_report(res, source, fmt: str = "html") -> str:
     return "".join(parts)
 
 
-def write_report(path: str, res, source) -> None:
+def write_report(path: str | os.PathLike[str], res: DedupResult, source: Source) -> None:
     """Write the report of ``res`` (a :class:`~simhash_lab.dedup.DedupResult`) read from
-    ``source`` to ``path`` (``.html`` or ``.md``)."""
-    from .datasets import _atomic_write
+    ``source`` to ``path`` (``.html`` or ``.md``).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The report's file (its ending gives the format, :func:`check_report_name`), written by
+        :func:`simhash_lab._write.atomic_output`.
+    res : DedupResult
+        The run's result.
+    source : Source
+        The rows it read, as for :func:`render_report`.
+
+    Raises
+    ------
+    DatasetError
+        The name ends in neither ``.html``/``.htm`` nor ``.md``.
+    simhash_lab._write.OutputError
+        The file cannot be written.
+    """
+    from ._write import atomic_write
 
     text = render_report(res, source, check_report_name(path))
-    _atomic_write(os.fspath(path), "w", lambda f: f.write(text), encoding="utf-8")
+    atomic_write(os.fspath(path), "w", lambda f: f.write(text), encoding="utf-8")

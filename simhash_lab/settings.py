@@ -204,9 +204,9 @@ class DedupSettings:
 
             check_option("preset", h, sorted(ALL))
         if self.features == "jieba":
-            from .chinese import _jieba
+            from .chinese import load_jieba
 
-            _jieba()  # an ImportError naming the extra, now rather than after reading
+            load_jieba()  # an ImportError naming the extra, now rather than after reading
 
     @property
     def candidates_method(self) -> str:

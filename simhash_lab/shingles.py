@@ -216,7 +216,7 @@ class _SetStore:
         return np.searchsorted(self.rows, rows)
 
 
-class _ChunkSets:
+class ChunkSets:
     """The shingle sets of every row, as the first read made them: one CSR per chunk, never
     concatenated (that would hold them twice); :meth:`subset` packs the rows a step needs.
 
@@ -442,9 +442,9 @@ class Featurizer:
         if s.lang is not None and s.lang != "auto":
             if s.lang == "zh":
                 try:
-                    from .chinese import _jieba
+                    from .chinese import load_jieba
 
-                    _jieba()
+                    load_jieba()
                     features = "jieba"
                 except ImportError:
                     features = "chars"

@@ -75,13 +75,13 @@ def _hashes() -> None:
     its scratch: the callees every fingerprint path shares, compiled first."""
     import numpy as np
 
-    from .kernels.vote import _ORDER_SIZE, _TOKEN_BATCH, hash_vote_tokens
+    from .kernels.vote import ORDER_SIZE, TOKEN_BATCH, hash_vote_tokens
     from .simhasher import Simhasher
 
     Simhasher().trace(["rust", "safe"])
     tok = np.frombuffer(bytearray(b"rustsafe"), np.uint8)
     pos = np.array([0, 4, 4, 8], np.int64)
-    scratch = np.empty(_TOKEN_BATCH, np.uint64), np.empty(_ORDER_SIZE, np.int64), np.empty(128, np.uint8)
+    scratch = np.empty(TOKEN_BATCH, np.uint64), np.empty(ORDER_SIZE, np.int64), np.empty(128, np.uint8)
     hash_vote_tokens(tok, pos, 2, 0, *scratch, np.zeros(64, np.int64))
 
 
@@ -100,9 +100,9 @@ def _python_side() -> None:
 def _hamming() -> None:
     import numpy as np
 
-    from .hamming import _PARALLEL_MIN, hamming, is_near, popcount
+    from .hamming import PARALLEL_MIN, hamming, is_near, popcount
 
-    fps = np.arange(_PARALLEL_MIN, dtype=np.uint64)
+    fps = np.arange(PARALLEL_MIN, dtype=np.uint64)
     hamming(fps, 3)  # threads
     hamming(fps[:8], 3)  # serial
     hamming(fps[:8, None], fps[:4])  # broadcasting
@@ -172,10 +172,6 @@ def _index(name: str) -> Callable[[], None]:
 STEPS: list[Step] = [
     Step(_HASHES, _hashes),  # the callees every fingerprint path shares
     Step(_INDEX_1, _index(_INDEX_1)),
-    Step(
-        "index: one table's pairs (simhash_lab.distributed)",
-        _index("index: one table's pairs (simhash_lab.distributed)"),
-    ),
     Step("verified dedup: shingles, Jaccard, clusters", _dedup, after=(_HASHES,)),
     Step(_GENERAL_1, lambda: _general(False), after=(_HASHES,)),
     Step(_DEFAULT_1, lambda: _default(False), after=(_HASHES,)),

@@ -1,5 +1,7 @@
-"""Shared fixtures: texts with the corner cases every fingerprinting test should meet."""
+"""Shared fixtures: texts with the corner cases every fingerprinting test should meet, and the
+course's modules for the tests that measure on its data (skipped without the course extra)."""
 
+import importlib
 import random
 import re
 
@@ -43,6 +45,23 @@ def _doc_paragraphs(limit=60):
                 paras.append(p)
     random.Random(0).shuffle(paras)
     return paras[:limit]
+
+
+@pytest.fixture(scope="session")
+def course():
+    """``course("corpus")``: the module ``simhash_lab.course.corpus``, or a skip where the course
+    extra is not installed (``make test-lib`` installs the library's extras only). Any other
+    ImportError is raised: a broken course fails, it is not skipped."""
+
+    def load(name: str):
+        try:
+            return importlib.import_module(f"simhash_lab.course.{name}")
+        except ImportError as e:
+            if "needs the course extra" not in str(e):
+                raise
+            pytest.skip(f"simhash_lab.course.{name}: the course extra is not installed")
+
+    return load
 
 
 @pytest.fixture(scope="session")

@@ -40,11 +40,7 @@ NO_TESTS = {
 # Modules that should have a test file and do not yet: a debt, not a design. Each entry names where
 # the module is tested today, if anywhere. Remove an entry when its file is written (the test below
 # fails on an entry that has a test file, so this list only shrinks).
-NOT_YET: dict[str, str] = {
-    # the sandbox's child process (python -m simhash_lab.grading._runner, a job on stdin, messages
-    # on a pipe): every graded notebook in tests/grading/test_grader.py and test_grader_attacks.py runs it
-    "grading/_runner.py": "run by every sandboxed grade in tests/grading/test_grader.py",
-}
+NOT_YET: dict[str, str] = {}
 
 
 def expected_test_file(module: Path) -> Path:
@@ -97,3 +93,35 @@ def test_the_lists_name_existing_modules_and_shrink():
     assert not done, f"these have a test file now: remove them from NOT_YET in tests/test_layout.py: {done}"
     both = sorted(set(NO_TESTS) & set(NOT_YET))
     assert not both, f"on both lists: {both}"
+
+
+# Extras `make test-lib` leaves out (.venv-lib installs the library's extras only): a test file of
+# tests/lib or tests/cli that imports one of these at its top fails to collect there, and stops the
+# whole run. A test that measures on the course's data takes the `course` fixture (tests/conftest.py),
+# which skips it where the extra is missing.
+NOT_IN_TEST_LIB = ("simhash_lab.course",)
+
+
+def _top_level_imports(path: Path) -> list[str]:
+    import ast
+
+    names = []
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names += [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+    return names
+
+
+def test_the_library_tests_import_no_course_at_their_top():
+    bad = []
+    for folder in ("lib", "cli"):
+        for path in sorted((TESTS / folder).rglob("*.py")):
+            hits = [n for n in _top_level_imports(path) if n.startswith(NOT_IN_TEST_LIB)]
+            if hits:
+                bad.append(f"{path.relative_to(ROOT)}: {sorted(set(hits))}")
+    assert not bad, (
+        "imported at the top of a test that make test-lib runs without the course extra (take the "
+        "`course` fixture instead):\n  " + "\n  ".join(bad)
+    )

@@ -47,8 +47,9 @@ checks.xor_AB()
 # `x &= x - 1` runs once per *set* bit, not once per bit.
 #
 # Write `popcount_kernighan(x)` for a non-negative int `x < 2**64` with that loop. The check also
-# counts your loop's steps (one step per set bit), so use only integer operations, comparisons and
-# a loop: `bin`, `str`, `int.bit_count` and library popcounts are not allowed in this answer.
+# follows the values your function's variables take: one of them must go `x`, `x & (x - 1)`, ...
+# down to 0, one loop step per set bit. So use only integer operations, comparisons and a loop:
+# `bin`, `str`, `int.bit_count` and library popcounts are not allowed in this answer.
 
 
 # %% simhash_lab={"answer": "popcount_kernighan"} tags=["answer"]
@@ -81,7 +82,8 @@ checks.popcount_kernighan()
 # ```
 #
 # Write `is_near(a, b, k=3)` in Python: True when `hamming(a, b) <= k`, taking at most $k + 1$ steps
-# however far apart `a` and `b` are (one step per differing bit, as above; the check counts them).
+# however far apart `a` and `b` are (one step per differing bit, as above; the check follows a
+# variable of yours going `a ^ b`, then one differing bit fewer at each step, and where it stops).
 
 
 # %% simhash_lab={"answer": "is_near"} tags=["answer"]

@@ -139,7 +139,7 @@ def accumulators(
             ax.axvline(c - 0.5, color="#666666", linewidth=0.6)
         ax.set_yticks([0.5], [label])
         ax.tick_params(length=0)
-        P._bit_axis(ax, bits)
+        P.bit_axis(ax, bits)
         ax.set_xlabel("")
         return im
 
@@ -154,7 +154,7 @@ def accumulators(
     labels_v = [ax_v.text(i, 0, "", ha="center", fontsize=13, fontweight="bold") for i in x] if values else []
     ax_v.axhline(0, color="#333333", linewidth=1)
     ax_v.set_ylim(-lim, lim)
-    P._bit_axis(ax_v, bits)
+    P.bit_axis(ax_v, bits)
     ax_v.set_xlabel("")
     ax_v.set_ylabel(_("accumulator V[i]"))
     title = fig.suptitle("", fontsize=17)
@@ -284,7 +284,7 @@ def hyperplane_sweep(
         if frame < sweep_frames:
             phi = np.pi * frame / (sweep_frames - 1)
             n = np.array([np.cos(phi + np.pi / 2), np.sin(phi + np.pi / 2)])
-            seg = P._line(n)
+            seg = P.hyperplane_line(n)
             cur.set_data(seg[:, 0], seg[:, 1])
             s = P.separates(u, v, n)
             cur.set_color(P.NEG if s else P.OKABE_ITO["black"])
@@ -301,9 +301,9 @@ def hyperplane_sweep(
         else:
             k = counts[frame - sweep_frames]
             first = max(0, k - history_lines)
-            history.set_segments([P._line(r) for r in normals[first:k]])
+            history.set_segments([P.hyperplane_line(r) for r in normals[first:k]])
             history.set_colors([_PALE_NEG if s else _PALE_MUTED for s in sep[first:k]])
-            seg = P._line(normals[k - 1])
+            seg = P.hyperplane_line(normals[k - 1])
             cur.set_data(seg[:, 0], seg[:, 1])
             cur.set_color(P.OKABE_ITO["black"])
             arc.set_theta2(a0)

@@ -253,7 +253,7 @@ def accumulator_bars(
     ax.axhline(0, color="#333333", linewidth=1)
     lim = ylim if ylim is not None else max(1.0, float(np.abs(v).max()) * 1.15)
     ax.set_ylim(-lim, lim)
-    _bit_axis(ax, bits, msb_left)
+    bit_axis(ax, bits, msb_left)
     ax.set_ylabel(_("accumulator V[i]"))
     if highlight_bits is not None:
         idx = np.arange(bits)[::-1] if msb_left else np.arange(bits)
@@ -265,7 +265,7 @@ def accumulator_bars(
     return ax
 
 
-def _bit_axis(ax, bits, msb_left=True):
+def bit_axis(ax, bits, msb_left=True):
     ax.set_xlim(-0.7, bits - 0.3)
     step = 1 if bits <= 16 else 8
     ticks = [c for c in range(bits) if (bits - 1 - c if msb_left else c) % step == 0]
@@ -410,7 +410,7 @@ def benchmark_bars(
     return ax
 
 
-def _line(normal, r=1.25):
+def hyperplane_line(normal, r=1.25):
     """Endpoints of the line through the origin perpendicular to ``normal`` (2-D)."""
     n = np.asarray(normal, dtype=float)
     d = np.array([-n[1], n[0]]) / np.linalg.norm(n)
@@ -436,7 +436,7 @@ def hyperplanes_2d(u, v, normals=(), ax=None, *, show_normals: bool = False, tit
     ax.add_patch(Wedge((0, 0), 0.35, lo, hi if hi >= lo else hi + 360, color=HIGHLIGHT, alpha=0.35))
     segs, cols = [], []
     for n in normals:
-        segs.append(_line(n))
+        segs.append(hyperplane_line(n))
         cols.append(NEG if separates(u, v, n) else MUTED)
     if segs:
         ax.add_collection(LineCollection(segs, colors=cols, linewidths=1.5, alpha=0.8))

@@ -54,9 +54,9 @@ from ._notebooks import (
     META,
     Item,
     NotGradable,
-    _meta,
-    _source,
     assemble,
+    cell_meta,
+    cell_source,
     collect,
     identify,
     language_of,
@@ -101,7 +101,7 @@ def _plan(exercise: Any, nb: Any, roles: list[dict], rng: random.Random, shown: 
     code = [c for c in nb.cells if c.cell_type == "code"]
     for cell, role in zip(code, roles):
         if role["role"] != "check":
-            cells.append({"role": role["role"], "key": role["answer"], "source": _source(cell)})
+            cells.append({"role": role["role"], "key": role["answer"], "source": cell_source(cell)})
     variant = exercise.grading_variant(rng, visible=shown)
     cases, method_cases = {}, {}
     for a in exercise.answers:
@@ -114,8 +114,8 @@ def _plan(exercise: Any, nb: Any, roles: list[dict], rng: random.Random, shown: 
 
 def _stub_of(pristine_nb: dict, key: str) -> str:
     for cell in pristine_nb.get("cells", []):
-        if _meta(cell).get("answer") == key:
-            return _source(cell)
+        if cell_meta(cell).get("answer") == key:
+            return cell_source(cell)
     return "raise NotImplementedError()"
 
 
@@ -535,11 +535,11 @@ def grade_one(
         ex = EXERCISES[res.exercise]
         shown_variant = None
         if shown == "own":  # a student's own check (their CI): the variant their notebook names
-            said = _meta(nb).get("variant")
+            said = cell_meta(nb).get("variant")
             shown_variant = said if type(said) is int else None
         elif shown is not None:
             shown_variant = shown.get(res.exercise)
-            said = _meta(nb).get("variant")
+            said = cell_meta(nb).get("variant")
             if said != shown_variant:
                 res.flag = "variant mismatch"
                 res.notes.append(

@@ -72,7 +72,7 @@ def load_pristine(directory: str | os.PathLike | None = None, lang: str = "en") 
     out = {}
     for p in sorted(d.glob("*.ipynb")):
         nb = json.loads(p.read_text(encoding="utf-8"))
-        name = _meta(nb).get("exercise")
+        name = cell_meta(nb).get("exercise")
         out[name if isinstance(name, str) else p.stem] = nb
     return out
 
@@ -81,18 +81,18 @@ def language_of(nb: Any) -> str:
     """The language a notebook is written in: its metadata's ``simhash_lab.lang`` when that is one
     of the course's languages, else English (what ``tools/build.py`` writes; a file whose metadata
     was stripped is graded in English, on the same checks)."""
-    lang = _meta(nb).get("lang")
+    lang = cell_meta(nb).get("lang")
     return lang if isinstance(lang, str) and lang in LANGUAGES else "en"
 
 
-def _meta(obj: Any) -> dict:
+def cell_meta(obj: Any) -> dict:
     """``obj.metadata.simhash_lab`` when every step of it is a dict, else {}."""
     md = obj.get("metadata") if isinstance(obj, dict) else None
     ours = md.get(META) if isinstance(md, dict) else None
     return ours if isinstance(ours, dict) else {}
 
 
-def _source(cell: dict) -> str:
+def cell_source(cell: dict) -> str:
     s = cell.get("source", "")
     if isinstance(s, list):
         return "".join(x for x in s if isinstance(x, str))
@@ -185,7 +185,7 @@ def identify(nb: dict, path: str, pristine: dict, exercise: str | None = None) -
     """Which exercise ``nb`` is: ``exercise`` if given, else its metadata, else its file name."""
     if exercise:
         return exercise if exercise in pristine else None
-    name = _meta(nb).get("exercise")
+    name = cell_meta(nb).get("exercise")
     if isinstance(name, str) and name in pristine:
         return name
     stem = os.path.basename(path)
@@ -209,7 +209,7 @@ def _answers_of(nb: dict) -> tuple[dict[str, list[dict]], dict[str, dict]]:
     for cell in nb.get("cells", []):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
-        key = _meta(cell).get("answer")
+        key = cell_meta(cell).get("answer")
         if isinstance(key, str):
             by_key.setdefault(key, []).append(cell)
         if isinstance(cell.get("id"), str):
@@ -233,7 +233,7 @@ def assemble(pristine: dict, graded: dict) -> tuple[Any, list[dict], dict[str, s
         if cell.cell_type != "code":
             continue
         cell.outputs, cell.execution_count = [], None
-        meta = _meta(cell)
+        meta = cell_meta(cell)
         role = meta.get("role", "given")
         if role == "answer":
             key = meta["answer"]
@@ -244,11 +244,11 @@ def assemble(pristine: dict, graded: dict) -> tuple[Any, list[dict], dict[str, s
                 src, found[key] = same_id[0], "key"
             elif cands:
                 src, found[key] = cands[0], "key"
-            elif cell.get("id") in by_id and not _meta(by_id[cell["id"]]).get("role"):
+            elif cell.get("id") in by_id and not cell_meta(by_id[cell["id"]]).get("role"):
                 src, found[key] = by_id[cell["id"]], "id"
             else:
                 found[key] = "stub"
             if src is not None:
-                cell.source = _source(src)
+                cell.source = cell_source(src)
         roles.append({"role": role, "answer": meta.get("answer"), "check": meta.get("check")})
     return nb, roles, found

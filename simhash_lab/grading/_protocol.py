@@ -91,7 +91,7 @@ def clip(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _describe(t: type) -> str:
+def describe_type(t: type) -> str:
     np = sys.modules.get("numpy")
     bases = (bool, int, float, str, list, tuple, dict, set) + ((np.ndarray, np.generic) if np else ())
     try:
@@ -145,7 +145,7 @@ def _plain(x: Any, budget: list[int], depth: int) -> Any:
             raise NotPlain(f"a NumPy array of dtype {x.dtype.str}")
         if t in _numpy_scalars(np):
             return _plain(x.item(), budget, depth)
-    raise NotPlain(_describe(t))
+    raise NotPlain(describe_type(t))
 
 
 _SCALARS: list = []
@@ -466,7 +466,7 @@ def run_case(
         except RecursionError:
             res = {"error": "RecursionError: maximum recursion depth exceeded"}
         except Exception as e:
-            res = {"error": _exception_text(e)}
+            res = {"error": exception_text(e)}
         if call.get("save") and "ok" in res:
             saved[call["save"]] = res["ok"]
         if lines is not None:
@@ -496,7 +496,7 @@ def _resolve(a: Any, saved: dict, shared: dict) -> Any:
     return decode_arg(a)
 
 
-def _exception_text(e: BaseException) -> str:
+def exception_text(e: BaseException) -> str:
     """``Type: first line of the message``, bounded, whatever the exception's ``__str__`` does."""
     name = type_name(type(e))
     try:

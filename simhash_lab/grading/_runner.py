@@ -146,7 +146,7 @@ def _error(e: BaseException | None) -> dict | None:
 
     if isinstance(e, _CellTimeout):
         return {"timeout": True}
-    return {"type": _protocol.type_name(type(e)), "text": _protocol._exception_text(e)}
+    return {"type": _protocol.type_name(type(e)), "text": _protocol.exception_text(e)}
 
 
 def _export_values(ns: dict, names: list[str]) -> dict:

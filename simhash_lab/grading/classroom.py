@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from .._write import atomic_output
-from ._notebooks import META, _meta, _source
+from ._notebooks import META, cell_meta, cell_source
 from ._report import GradeResult, safe_text
 
 __all__ = [
@@ -158,12 +158,12 @@ def personalize(nb: Any, exercise: str, student: str, variant: int, *, solved: b
     found = {old: False for old, _ in reps}
     hand = {a.key: a for a in EXERCISES[exercise].answers if getattr(a, "hand", None) is not None}
     for cell in nb.cells:
-        src = _source(cell)
+        src = cell_source(cell)
         for old, new in reps:
             if old in src:
                 found[old] = True
                 src = src.replace(old, new)
-        key = _meta(cell).get("answer")
+        key = cell_meta(cell).get("answer")
         if solved and key in hand:
             src = _solution_source(hand[key].hand(variant))
         cell.source = src

@@ -55,10 +55,10 @@ BYTES_PER_BUCKET = 4
 MAX_TABLES_FORCED = 4096
 #: The jobs a design can be ranked for (see the module docstring).
 JOBS = ("query", "index", "pairs")
-_MAX_IDS = (1 << 32) - 1  # ids are stored as uint32 in the tables
+MAX_IDS = (1 << 32) - 1  # ids are stored as uint32 in the tables
 _DIR_MAX_BITS = 30  # at most 2**30 buckets per table (n < 2**32: about 8 entries each)
 _DIR_SLACK = 2  # r = bit_length(n) - 2 leading key bits: 2 to 4 entries per bucket
-_TWO_63, _TWO_64 = 1 << 63, 1 << 64
+TWO_63, TWO_64 = 1 << 63, 1 << 64
 
 # The cost model's constants: nanoseconds of one core, measured by benchmarks/calibrate_index.py on
 # this project's machine on 2026-12-01 (AMD EPYC Zen 4, 2 cores shared with other work, load average
@@ -219,7 +219,7 @@ def _mask(positions: Iterable[int]) -> int:
     return m
 
 
-def _layout_tables(layout: Layout, k: int, bits: int) -> tuple[list[int], list[int], str]:
+def layout_tables(layout: Layout, k: int, bits: int) -> tuple[list[int], list[int], str]:
     """Masks, first-level block sizes and a readable name of a resolved layout."""
     if layout == "scan":
         return [], [], _("linear scan (no tables)")
@@ -310,8 +310,23 @@ def _estimates(hist: Sequence[tuple[int, int]], n: int) -> tuple[float, float, f
     return query, build, pairs, r, table_bytes
 
 
-def _design(layout: Layout, n: int, k: int, bits: int) -> TableDesign:
-    masks, sizes, name = _layout_tables(layout, k, bits)
+def layout_design(layout: Layout, n: int, k: int, bits: int) -> TableDesign:
+    """The :class:`TableDesign` of a resolved layout for ``n`` fingerprints.
+
+    Parameters
+    ----------
+    layout : str or tuple
+        ``"scan"``, ``"seed"``, ``("permuted", m)`` or ``("nested", m1, m2)``, as
+        :func:`normalize_layout` and the automatic choice give it.
+    n, k, bits : int
+        Fingerprints, largest distance, fingerprint width.
+
+    Returns
+    -------
+    TableDesign
+        Its tables, masks, memory and the cost model's estimates.
+    """
+    masks, sizes, name = layout_tables(layout, k, bits)
     key_bits = tuple(int(m).bit_count() for m in masks)
     if masks:
         max_cand = n / 2.0 ** min(key_bits)
@@ -428,7 +443,7 @@ def design_tables(
     max_tables = check_int("max_tables", max_tables, 1, MAX_TABLES_FORCED)
     job = check_option("job", job, JOBS)
     budget = None if memory_budget is None else check_budget(memory_budget)
-    designs = [_design(lay, n, k, bits) for lay in _candidate_layouts(k, bits, max_tables)]
+    designs = [layout_design(lay, n, k, bits) for lay in _candidate_layouts(k, bits, max_tables)]
     if budget is not None:
         threads = _threads()
         designs = [
@@ -459,7 +474,7 @@ def manku_example_3_1() -> list[TableDesign]:
     """
     n, k, bits = 2**34, 3, 64
     layouts: list[Layout] = [("permuted", 6), ("nested", 4, 4), ("permuted", 5), ("permuted", 4)]
-    return [_design(lay, n, k, bits) for lay in layouts]
+    return [layout_design(lay, n, k, bits) for lay in layouts]
 
 
 def choose_layout(
@@ -491,7 +506,7 @@ def choose_layout(
 _LAYOUT_HELP = '"auto", "scan", "seed", "blocks", ("permuted", m) or ("nested", m1, m2)'
 
 
-def _normalize_layout(layout: Any, k: int, bits: int) -> Layout:
+def normalize_layout(layout: Any, k: int, bits: int) -> Layout:
     """Validate a ``layout=`` argument; returns "auto", "scan", "seed", "blocks" or a tuple."""
     if isinstance(layout, str):
         if layout not in ("auto", "scan", "seed", "blocks"):
@@ -535,7 +550,8 @@ def _normalize_layout(layout: Any, k: int, bits: int) -> Layout:
     raise ValueError(f"The value for `layout` must be one of {_LAYOUT_HELP}, but {layout!r} was passed.")
 
 
-def _layout_to_json(layout: Layout) -> Any:
+def layout_to_json(layout: Layout) -> Any:
+    """A layout as JSON holds it: a str as it is, a tuple as a list."""
     return layout if isinstance(layout, str) else list(layout)
 
 

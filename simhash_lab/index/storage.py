@@ -38,7 +38,7 @@ import numpy as np
 
 from .._files import NotRegularFile, open_regular, show_name
 from .._write import atomic_output
-from .design import _layout_to_json
+from .design import layout_to_json
 
 __all__ = ["load", "save"]
 
@@ -74,7 +74,7 @@ def save(index, path: str | os.PathLike) -> None:
         "version": _FORMAT_VERSION,
         "k": index._k,
         "bits": index._bits,
-        "layout": _layout_to_json(index._layout_request),
+        "layout": layout_to_json(index._layout_request),
         "max_tables": index._max_tables,
         "memory_budget": index._memory_budget,
         "n": index._n,

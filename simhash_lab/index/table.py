@@ -18,21 +18,21 @@ import numpy as np
 from .. import _threads
 from .._validate import check_budget, check_int, check_k
 from ..kernels import index as _k
-from ..kernels.index import _ID_BITS, _ID_MASK
+from ..kernels.index import ID_BITS, ID_MASK
 from . import design as _d
 from . import storage
 from .design import (
-    _MAX_IDS,
-    _TWO_63,
-    _TWO_64,
+    MAX_IDS,
     MAX_TABLES_FORCED,
+    TWO_63,
+    TWO_64,
     Layout,
     TableDesign,
-    _design,
-    _layout_tables,
-    _normalize_layout,
     choose_layout,
     dir_bits,
+    layout_design,
+    layout_tables,
+    normalize_layout,
 )
 
 __all__ = ["SimhashIndex"]
@@ -90,7 +90,7 @@ class SimhashIndex:
     ) -> None:
         self._bits = check_int("bits", bits, 1, 64)
         self._k = check_k(k, self._bits)
-        self._layout_request = _normalize_layout(layout, self._k, self._bits)
+        self._layout_request = normalize_layout(layout, self._k, self._bits)
         # as given (None: no cap but the budget), so that save/load keep the request
         self._max_tables = (
             None if max_tables is None else check_int("max_tables", max_tables, 1, MAX_TABLES_FORCED)
@@ -137,7 +137,7 @@ class SimhashIndex:
     def design(self) -> TableDesign:
         """The :class:`TableDesign` in use, with its costs for the current number of fingerprints."""
         self._maybe_flush()
-        return _design(self._layout, self._n_alive, self._k, self._bits)
+        return layout_design(self._layout, self._n_alive, self._k, self._bits)
 
     @property
     def table_masks(self) -> list[int]:
@@ -264,8 +264,8 @@ class SimhashIndex:
 
     def _reserve(self, extra: int) -> None:
         need = self._n + extra
-        if need > _MAX_IDS:
-            raise ValueError(f"the index holds at most {_MAX_IDS} ids, {need} were asked for")
+        if need > MAX_IDS:
+            raise ValueError(f"the index holds at most {MAX_IDS} ids, {need} were asked for")
         if need > self._fps.shape[0]:
             cap = max(need, 2 * self._fps.shape[0])
             fps = np.zeros(cap, np.uint64)
@@ -349,7 +349,7 @@ class SimhashIndex:
 
     def _set_layout(self, layout: Layout) -> None:
         self._layout = layout
-        masks = _layout_tables(layout, self._k, self._bits)[0]
+        masks = layout_tables(layout, self._k, self._bits)[0]
         self._masks = np.array(masks, dtype=np.uint64).reshape(len(masks))
         self._min_key_bits = min((m.bit_count() for m in masks), default=0)
         self._tfps = np.zeros((len(masks), 0), np.uint64)
@@ -436,13 +436,30 @@ class SimhashIndex:
         """
         if not (type(fp) is int and 0 <= fp < self._limit):  # the fast path skips the checks
             fp = int(self._check_fp(fp))
-        if fp >= _TWO_63:  # the kernel takes the same 64 bits as an int64
-            fp -= _TWO_64
+        if fp >= TWO_63:  # the kernel takes the same 64 bits as an int64
+            fp -= TWO_64
         if self._dirty:
             self._maybe_flush()
         args = self._qargs
         if args is None:
-            args = self._qargs = (
+            args = self._table_args()
+        bufs = self._bufs  # output buffers, one per concurrent query (list.pop is atomic)
+        out = bufs.pop() if bufs else np.empty(64, np.int64)
+        m = _k.query_one_kernel(fp, *args, out)
+        if m > 64:  # many matches: a buffer of the right size
+            bufs.append(out)
+            out = np.empty(m, np.int64)
+            m = _k.query_one_kernel(fp, *args, out)
+            return [(x & ID_MASK, x >> ID_BITS) for x in out.tolist()]
+        res = [(x & ID_MASK, x >> ID_BITS) for x in out[:m].tolist()] if m else []
+        bufs.append(out)
+        return res
+
+    def _table_args(self) -> tuple:
+        """The query kernels' arguments after the queries: ``k``, the tables and the fingerprints, as
+        they are now (kept in ``_qargs`` until the next change)."""
+        if self._qargs is None:
+            self._qargs = (
                 self._k,
                 self._masks,
                 self._druns,
@@ -454,17 +471,7 @@ class SimhashIndex:
                 self._n_main,
                 self._n,
             )
-        bufs = self._bufs  # output buffers, one per concurrent query (list.pop is atomic)
-        out = bufs.pop() if bufs else np.empty(64, np.int64)
-        m = _k.query_one_kernel(fp, *args, out)
-        if m > 64:  # many matches: a buffer of the right size
-            bufs.append(out)
-            out = np.empty(m, np.int64)
-            m = _k.query_one_kernel(fp, *args, out)
-            return [(x & _ID_MASK, x >> _ID_BITS) for x in out.tolist()]
-        res = [(x & _ID_MASK, x >> _ID_BITS) for x in out[:m].tolist()] if m else []
-        bufs.append(out)
-        return res
+        return self._qargs
 
     def query_many(
         self, fps: Iterable[int] | np.ndarray, *, return_arrays: bool = False
@@ -489,19 +496,7 @@ class SimhashIndex:
         nq = qs.shape[0]
         work = nq * (self._n - self._n_main + 32 * self._masks.shape[0])
         parallel = work >= _k.PARALLEL_MIN_WORK
-        args = (
-            qs,
-            self._k,
-            self._masks,
-            self._druns,
-            self._dirs,
-            self._tfps,
-            self._tids,
-            self._fps,
-            self._alive,
-            self._n_main,
-            self._n,
-        )
+        args = (qs, *self._table_args())
         n_chunks = min(nq, 16 * _threads.thread_count()) if parallel else min(nq, 1)
         bounds = np.linspace(0, nq, n_chunks + 1).astype(np.int64)
         qlo, qhi = bounds[:-1], bounds[1:]
@@ -533,8 +528,8 @@ class SimhashIndex:
         keys = np.concatenate(parts) if len(parts) != 1 else parts[0]
         indptr = np.zeros(nq + 1, np.int64)
         np.cumsum(counts, out=indptr[1:])
-        ids = keys & _ID_MASK
-        d = keys >> _ID_BITS
+        ids = keys & ID_MASK
+        d = keys >> ID_BITS
         if return_arrays:
             return indptr, ids, d
         pairs = list(zip(ids.tolist(), d.tolist()))
@@ -580,7 +575,7 @@ class SimhashIndex:
             n, self._k, self._bits, "pairs", self._table_cap(), self._budget(), threads
         )
         if self._masks.shape[0] and self._n_main:  # tables built for queries: would they do?
-            d = _design(self._layout, n, self._k, self._bits)
+            d = layout_design(self._layout, n, self._k, self._bits)
             stale = self._n > self._n_main or self._dead_in_tables  # then flush() rebuilds them
             if d.est_pairs_ns + (d.est_build_ns if stale else 0.0) <= cost:
                 self.flush()
@@ -590,7 +585,7 @@ class SimhashIndex:
     def _pairs_streamed(self, layout: Layout) -> np.ndarray:
         """All pairs through the tables of ``layout``, built a few at a time and dropped."""
         fps, ids = self._live()
-        masks = np.array(_layout_tables(layout, self._k, self._bits)[0], dtype=np.uint64)
+        masks = np.array(layout_tables(layout, self._k, self._bits)[0], dtype=np.uint64)
         if masks.shape[0] == 0:  # the scan: one "table" keyed on no bits, a single group
             zero = np.zeros(1, np.uint64)
             return self._unpack([self._pair_keys(fps[None, :], ids[None, :], zero, zero, 0)])

@@ -4,9 +4,8 @@
 a size below or above ``PARALLEL_MIN_WORK`` (one thread, or ranges in threads: the same compiled
 kernels, so the large sizes compile nothing more), so that the Numba cache holds every compiled index
 kernel before a learner's first cell (or the grader's sandbox) needs it: ``build_tables_kernel``,
-``pairs_chunks_kernel``, ``query_many_kernel``, ``query_one_kernel``, ``pair_chunks_kernel``,
-``unpack_pairs_kernel`` and ``pairs_table_kernel_serial`` of ``simhash_lab.distributed``. Each step
-takes well under a second once compiled.
+``pairs_chunks_kernel``, ``query_many_kernel``, ``query_one_kernel``, ``pair_chunks_kernel`` and
+``unpack_pairs_kernel``. Each step takes well under a second once compiled.
 """
 
 from __future__ import annotations
@@ -39,15 +38,6 @@ def _run(n: int, k: int, layout="auto", n_queries: int = 256) -> None:
     index.flush()
 
 
-def _distributed_kernel() -> None:
-    from ..kernels.index import pairs_table_kernel_serial
-
-    row = np.sort(_fps(64))
-    pairs_table_kernel_serial(
-        row, np.arange(64, dtype=np.uint32), np.array([0xFFFF], np.uint64), 0, 3, np.ones(64, np.bool_)
-    )
-
-
 def steps() -> list[tuple[str, Callable[[], None]]]:
     """(name, call) for each group of index kernels; small sizes run in one thread, large ones in
     threads."""
@@ -56,5 +46,4 @@ def steps() -> list[tuple[str, Callable[[], None]]]:
         ("index: build, query, pairs (threads)", lambda: _run(30_000, 3, ("permuted", 5), 1_000)),
         ("index: streamed pairs, large k", lambda: _run(30_000, 8)),
         ("index: linear scan layout", lambda: _run(500, 3, layout="scan")),
-        ("index: one table's pairs (simhash_lab.distributed)", _distributed_kernel),
     ]

@@ -20,7 +20,7 @@ Decorator policy (``_jit``):
   compiled kernel serves one thread and many (a ``prange`` kernel compiles twice over);
 * ``@kernel(inline=True)`` only for tiny leaf helpers and the bodies a leaf kernel is made of: a
   kernel called per feature (a hash) calls nothing that takes its array (loads are intrinsics,
-  ``hashes._read64``), so Numba prunes the reference counting of that array; a kernel that
+  ``hashes.read64``), so Numba prunes the reference counting of that array; a kernel that
   passes an array on to a call counts it up and down on every call (measured: 20 ns per hash);
 * one compiled specialisation per kernel: options are runtime values (one ``Pipeline`` named
   tuple), buffers passed to kernels are writable C arrays, no literal constants as arguments;

@@ -37,10 +37,10 @@ import numpy as np
 from ._jit import kernel
 from .hashes import HASH_MD5_FIRST8, HASH_MD5_LAST8, HASH_XXH3, hash_span, xxh3_64
 from .strings import put_utf8, unit, unit_bytes
-from .tokenize import FEAT_CHARGRAMS, FLAG_SURROGATE, _str_scratch, feature_spans, lower_tokenize_str
+from .tokenize import FEAT_CHARGRAMS, FLAG_SURROGATE, feature_spans, lower_tokenize_str, str_scratch_inline
 from .vote import (
-    _ORDER_SIZE,
-    _TOKEN_BATCH,
+    ORDER_SIZE,
+    TOKEN_BATCH,
     WEIGHT_BINARY,
     WEIGHT_TF,
     dedupe,
@@ -122,13 +122,13 @@ def fingerprints_str(ptrs, lens, kinds, p, out, flags):
         tok_size = 1
         pos_size = 1
         for d in range(lo, hi):
-            t_need, p_need = _str_scratch(lens[d], kinds[d])
+            t_need, p_need = str_scratch_inline(lens[d], kinds[d])
             tok_size = max(tok_size, t_need)
             pos_size = max(pos_size, p_need)
         tok = np.empty(tok_size, dtype=np.uint8)
         pos = np.empty(pos_size, dtype=np.int64)
-        hs = np.empty(_TOKEN_BATCH, dtype=np.uint64)
-        order = np.empty(_ORDER_SIZE, dtype=np.int64)
+        hs = np.empty(TOKEN_BATCH, dtype=np.uint64)
+        order = np.empty(ORDER_SIZE, dtype=np.int64)
         tail = np.empty(_MD5_TAIL, dtype=np.uint8)
         acc = np.empty(64, dtype=np.int64)
         for d in range(lo, hi):
@@ -301,8 +301,8 @@ def token_fingerprints(ptr, kind, toff, gap, doff, ws, p, out, flags):
             ntok_max = max(ntok_max, doff[d + 1] - doff[d])
         tok = np.empty(tok_size, dtype=np.uint8)
         pos = np.empty(2 * ntok_max, dtype=np.int64)
-        hs = np.empty(_TOKEN_BATCH if unit_votes else ntok_max, dtype=np.uint64)
-        order = np.empty(_ORDER_SIZE if unit_votes else 1, dtype=np.int64)
+        hs = np.empty(TOKEN_BATCH if unit_votes else ntok_max, dtype=np.uint64)
+        order = np.empty(ORDER_SIZE if unit_votes else 1, dtype=np.int64)
         tail = np.empty(_MD5_TAIL, dtype=np.uint8)
         acc = np.empty(64, dtype=np.int64)
         for d in range(lo, hi):

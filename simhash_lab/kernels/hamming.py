@@ -42,7 +42,7 @@ def is_near_kernel(a, b, k):
 @kernel
 def hamming_scalar_kernel(fps, q, out):
     """out[i] = popcount(fps[i] ^ q); fps uint64 (n,), out uint8 (n,). (Long arrays: ranges of
-    them in threads, from ``simhash_lab.hamming._PARALLEL_MIN``.)"""
+    them in threads, from ``simhash_lab.hamming.PARALLEL_MIN``.)"""
     for i in range(fps.shape[0]):
         out[i] = np.uint8(popcount(fps[i] ^ q))
 

@@ -50,11 +50,11 @@ _U64 = np.uint64
 _M32 = _U64(0xFFFFFFFF)
 
 # ---------------------------------------------------------------------------------------- XXH64
-_P1 = _U64(0x9E3779B185EBCA87)
-_P2 = _U64(0xC2B2AE3D27D4EB4F)
-_P3 = _U64(0x165667B19E3779F9)
-_P4 = _U64(0x85EBCA77C2B2AE63)
-_P5 = _U64(0x27D4EB2F165667C5)
+PRIME64_1 = _U64(0x9E3779B185EBCA87)
+PRIME64_2 = _U64(0xC2B2AE3D27D4EB4F)
+PRIME64_3 = _U64(0x165667B19E3779F9)
+PRIME64_4 = _U64(0x85EBCA77C2B2AE63)
+PRIME64_5 = _U64(0x27D4EB2F165667C5)
 
 
 @kernel(inline=True)
@@ -91,13 +91,13 @@ def _unaligned_load(nbits: int):
     return load
 
 
-_read64 = _unaligned_load(64)
-_read32 = _unaligned_load(32)
+read64 = _unaligned_load(64)
+read32 = _unaligned_load(32)
 
 
 @intrinsic
-def _write64(typingctx, b, p, v):
-    """``b[p:p + 8] = v`` as little-endian bytes, one unaligned store (the inverse of ``_read64``;
+def write64(typingctx, b, p, v):
+    """``b[p:p + 8] = v`` as little-endian bytes, one unaligned store (the inverse of ``read64``;
     a ``bswap`` before it on a big-endian host). No bounds check: the caller leaves room."""
     if not (
         isinstance(b, types.Array)
@@ -123,15 +123,15 @@ def _write64(typingctx, b, p, v):
 
 @kernel(inline=True)
 def _xxh_round(acc, lane):
-    acc = acc + lane * _P2
+    acc = acc + lane * PRIME64_2
     acc = _rotl64(acc, 31)
-    return acc * _P1
+    return acc * PRIME64_1
 
 
 @kernel(inline=True)
 def _xxh_merge(h, v):
     h = h ^ _xxh_round(_U64(0), v)
-    return h * _P1 + _P4
+    return h * PRIME64_1 + PRIME64_4
 
 
 @kernel
@@ -141,16 +141,16 @@ def xxh64(b, start, end, seed):
     p = start
     seed = _U64(seed)
     if n >= 32:
-        v1 = seed + _P1 + _P2
-        v2 = seed + _P2
+        v1 = seed + PRIME64_1 + PRIME64_2
+        v2 = seed + PRIME64_2
         v3 = seed
-        v4 = seed - _P1
+        v4 = seed - PRIME64_1
         limit = end - 32
         while p <= limit:
-            v1 = _xxh_round(v1, _read64(b, p))
-            v2 = _xxh_round(v2, _read64(b, p + 8))
-            v3 = _xxh_round(v3, _read64(b, p + 16))
-            v4 = _xxh_round(v4, _read64(b, p + 24))
+            v1 = _xxh_round(v1, read64(b, p))
+            v2 = _xxh_round(v2, read64(b, p + 8))
+            v3 = _xxh_round(v3, read64(b, p + 16))
+            v4 = _xxh_round(v4, read64(b, p + 24))
             p += 32
         h = _rotl64(v1, 1) + _rotl64(v2, 7) + _rotl64(v3, 12) + _rotl64(v4, 18)
         h = _xxh_merge(h, v1)
@@ -158,24 +158,24 @@ def xxh64(b, start, end, seed):
         h = _xxh_merge(h, v3)
         h = _xxh_merge(h, v4)
     else:
-        h = seed + _P5
+        h = seed + PRIME64_5
     h = h + _U64(n)
     while p + 8 <= end:
-        h = h ^ _xxh_round(_U64(0), _read64(b, p))
-        h = _rotl64(h, 27) * _P1 + _P4
+        h = h ^ _xxh_round(_U64(0), read64(b, p))
+        h = _rotl64(h, 27) * PRIME64_1 + PRIME64_4
         p += 8
     if p + 4 <= end:
-        h = h ^ (_read32(b, p) * _P1)
-        h = _rotl64(h, 23) * _P2 + _P3
+        h = h ^ (read32(b, p) * PRIME64_1)
+        h = _rotl64(h, 23) * PRIME64_2 + PRIME64_3
         p += 4
     while p < end:
-        h = h ^ (_U64(b[p]) * _P5)
-        h = _rotl64(h, 11) * _P1
+        h = h ^ (_U64(b[p]) * PRIME64_5)
+        h = _rotl64(h, 11) * PRIME64_1
         p += 1
     h = h ^ (h >> _U64(33))
-    h = h * _P2
+    h = h * PRIME64_2
     h = h ^ (h >> _U64(29))
-    h = h * _P3
+    h = h * PRIME64_3
     h = h ^ (h >> _U64(32))
     return h
 
@@ -218,7 +218,7 @@ _P32_3 = _U64(0xC2B2AE3D)
 
 
 @intrinsic
-def _mul128_fold64(typingctx, a, b):
+def mul128_fold64(typingctx, a, b):
     """The 128-bit product of two uint64, folded: low half XOR high half (one ``mul`` on x86-64)."""
     if a != types.uint64 or b != types.uint64:
         return None
@@ -235,11 +235,11 @@ def _mul128_fold64(typingctx, a, b):
 
 
 @kernel(inline=True)
-def _xxh64_avalanche(h):
+def xxh64_avalanche(h):
     h = h ^ (h >> _U64(33))
-    h = h * _P2
+    h = h * PRIME64_2
     h = h ^ (h >> _U64(29))
-    h = h * _P3
+    h = h * PRIME64_3
     return h ^ (h >> _U64(32))
 
 
@@ -253,7 +253,7 @@ def _xxh3_avalanche(h):
 @kernel(inline=True)
 def _mix16c(b, p, s_lo, s_hi):
     """XXH3's mix of the 16 bytes b[p:p+16] with the secret words s_lo, s_hi."""
-    return _mul128_fold64(_read64(b, p) ^ s_lo, _read64(b, p + 8) ^ s_hi)
+    return mul128_fold64(read64(b, p) ^ s_lo, read64(b, p + 8) ^ s_hi)
 
 
 @kernel(inline=True)
@@ -262,14 +262,14 @@ def _xxh3_stripe(a0, a1, a2, a3, a4, a5, a6, a7, b, p, so):
     with the secret from offset so. Lane i adds its word to accumulator i ^ 1 and the product of
     the halves of (word ^ secret) to accumulator i."""
     q = np.uintp(so)
-    v0 = _read64(b, p)
-    v1 = _read64(b, p + 8)
-    v2 = _read64(b, p + 16)
-    v3 = _read64(b, p + 24)
-    v4 = _read64(b, p + 32)
-    v5 = _read64(b, p + 40)
-    v6 = _read64(b, p + 48)
-    v7 = _read64(b, p + 56)
+    v0 = read64(b, p)
+    v1 = read64(b, p + 8)
+    v2 = read64(b, p + 16)
+    v3 = read64(b, p + 24)
+    v4 = read64(b, p + 32)
+    v5 = read64(b, p + 40)
+    v6 = read64(b, p + 48)
+    v7 = read64(b, p + 56)
     k0 = v0 ^ _SECRET64[q]
     k1 = v1 ^ _SECRET64[q + np.uintp(8)]
     k2 = v2 ^ _SECRET64[q + np.uintp(16)]
@@ -300,8 +300,8 @@ def _xxh3_scramble(a, i):
 @kernel(inline=True)
 def _x3_long(b, start, n):
     """More than 240 bytes: 64-byte stripes, 16 to a block, the 8 accumulators as scalars."""
-    a0, a1, a2, a3 = _P32_3, _P1, _P2, _P3
-    a4, a5, a6, a7 = _P4, _P32_2, _P5, _P32_1
+    a0, a1, a2, a3 = _P32_3, PRIME64_1, PRIME64_2, PRIME64_3
+    a4, a5, a6, a7 = PRIME64_4, _P32_2, PRIME64_5, _P32_1
     nblocks = (n - 1) >> 10  # blocks of 1024 bytes: 16 stripes, (192 - 64) / 8
     for blk in range(nblocks):
         q = start + (blk << 10)
@@ -322,11 +322,11 @@ def _x3_long(b, start, n):
     for s in range(nstripes):
         a0, a1, a2, a3, a4, a5, a6, a7 = _xxh3_stripe(a0, a1, a2, a3, a4, a5, a6, a7, b, q + 64 * s, 8 * s)
     a0, a1, a2, a3, a4, a5, a6, a7 = _xxh3_stripe(a0, a1, a2, a3, a4, a5, a6, a7, b, start + n - 64, 121)
-    h = _U64(n) * _P1
-    h += _mul128_fold64(a0 ^ _SECRET64[11], a1 ^ _SECRET64[19])
-    h += _mul128_fold64(a2 ^ _SECRET64[27], a3 ^ _SECRET64[35])
-    h += _mul128_fold64(a4 ^ _SECRET64[43], a5 ^ _SECRET64[51])
-    h += _mul128_fold64(a6 ^ _SECRET64[59], a7 ^ _SECRET64[67])
+    h = _U64(n) * PRIME64_1
+    h += mul128_fold64(a0 ^ _SECRET64[11], a1 ^ _SECRET64[19])
+    h += mul128_fold64(a2 ^ _SECRET64[27], a3 ^ _SECRET64[35])
+    h += mul128_fold64(a4 ^ _SECRET64[43], a5 ^ _SECRET64[51])
+    h += mul128_fold64(a6 ^ _SECRET64[59], a7 ^ _SECRET64[67])
     return _xxh3_avalanche(h)
 
 
@@ -339,12 +339,12 @@ def _x3_1to3(b, start, end):
         | (_U64(b[np.uintp(start)]) << _U64(16))
         | (_U64(b[np.uintp(start + (n >> 1))]) << _U64(24))
     )
-    return _xxh64_avalanche(c ^ _X3_FLIP_1TO3)
+    return xxh64_avalanche(c ^ _X3_FLIP_1TO3)
 
 
 @kernel(inline=True)
 def _x3_4to8(b, start, end):
-    x = (_read32(b, end - 4) | (_read32(b, start) << _U64(32))) ^ _X3_FLIP_4TO8
+    x = (read32(b, end - 4) | (read32(b, start) << _U64(32))) ^ _X3_FLIP_4TO8
     x = x ^ (_rotl64(x, 49) ^ _rotl64(x, 24))
     x = x * _PMX2
     x = x ^ ((x >> _U64(35)) + _U64(end - start))
@@ -354,8 +354,8 @@ def _x3_4to8(b, start, end):
 
 @kernel(inline=True)
 def _x3_9to16(b, start, end):
-    lo = _read64(b, start) ^ _X3_FLIP_9TO16_LO
-    hi = _read64(b, end - 8) ^ _X3_FLIP_9TO16_HI
+    lo = read64(b, start) ^ _X3_FLIP_9TO16_LO
+    hi = read64(b, end - 8) ^ _X3_FLIP_9TO16_HI
     sw = (
         ((lo & _U64(0xFF)) << _U64(56))
         | ((lo & _U64(0xFF00)) << _U64(40))
@@ -366,14 +366,14 @@ def _x3_9to16(b, start, end):
         | ((lo >> _U64(40)) & _U64(0xFF00))
         | (lo >> _U64(56))
     )
-    return _xxh3_avalanche(_U64(end - start) + sw + hi + _mul128_fold64(lo, hi))
+    return _xxh3_avalanche(_U64(end - start) + sw + hi + mul128_fold64(lo, hi))
 
 
 @kernel(inline=True)
-def _x3_17to128(b, start, end):
+def xxh3_17to128_inline(b, start, end):
     """The specification's nested size tests, unrolled; each secret word a constant."""
     n = end - start
-    acc = _U64(n) * _P1
+    acc = _U64(n) * PRIME64_1
     if n > 32:
         if n > 64:
             if n > 96:
@@ -391,7 +391,7 @@ def _x3_17to128(b, start, end):
 @kernel(inline=True)
 def _x3_129to240(b, start, end):
     n = end - start
-    acc = _U64(n) * _P1
+    acc = _U64(n) * PRIME64_1
     acc += _mix16c(b, start, _SECRET64[0], _SECRET64[8])
     acc += _mix16c(b, start + 16, _SECRET64[16], _SECRET64[24])
     acc += _mix16c(b, start + 32, _SECRET64[32], _SECRET64[40])
@@ -436,7 +436,7 @@ def xxh3_9to16(b, start, end):
 @kernel
 def xxh3_17to128(b, start, end):
     """XXH3-64 of b[start:end] for 17 to 128 bytes."""
-    return _x3_17to128(b, start, end)
+    return xxh3_17to128_inline(b, start, end)
 
 
 @kernel
@@ -451,9 +451,9 @@ def xxh3_64(b, start, end):
         elif n > 0:
             h = _x3_1to3(b, start, end)
         else:
-            h = _xxh64_avalanche(_X3_FLIP_0)
+            h = xxh64_avalanche(_X3_FLIP_0)
     elif n <= 128:
-        h = _x3_17to128(b, start, end)
+        h = xxh3_17to128_inline(b, start, end)
     elif n <= 240:
         h = _x3_129to240(b, start, end)
     else:
@@ -491,19 +491,19 @@ def _md5_block(blk, q, a0, b0, c0, d0):
     d = d0
     for i in range(16):
         f = (b & c) | ((~b) & d)
-        f = (f + a + _MD5_K[i] + _read32(blk, q + 4 * _MD5_G[i])) & _M32
+        f = (f + a + _MD5_K[i] + read32(blk, q + 4 * _MD5_G[i])) & _M32
         a, d, c, b = d, c, b, (b + _rotl32(f, _MD5_S[i])) & _M32
     for i in range(16, 32):
         f = (d & b) | ((~d) & c)
-        f = (f + a + _MD5_K[i] + _read32(blk, q + 4 * _MD5_G[i])) & _M32
+        f = (f + a + _MD5_K[i] + read32(blk, q + 4 * _MD5_G[i])) & _M32
         a, d, c, b = d, c, b, (b + _rotl32(f, _MD5_S[i])) & _M32
     for i in range(32, 48):
         f = b ^ c ^ d
-        f = (f + a + _MD5_K[i] + _read32(blk, q + 4 * _MD5_G[i])) & _M32
+        f = (f + a + _MD5_K[i] + read32(blk, q + 4 * _MD5_G[i])) & _M32
         a, d, c, b = d, c, b, (b + _rotl32(f, _MD5_S[i])) & _M32
     for i in range(48, 64):
         f = c ^ (b | ((~d) & _M32))
-        f = (f + a + _MD5_K[i] + _read32(blk, q + 4 * _MD5_G[i])) & _M32
+        f = (f + a + _MD5_K[i] + read32(blk, q + 4 * _MD5_G[i])) & _M32
         a, d, c, b = d, c, b, (b + _rotl32(f, _MD5_S[i])) & _M32
     return (a0 + a) & _M32, (b0 + b) & _M32, (c0 + c) & _M32, (d0 + d) & _M32
 
@@ -542,7 +542,7 @@ def md5_pair(b, start, end, tail):
     tw = tail.view(np.uint32)
     full = r // 4
     for i in range(full):
-        tw[i] = np.uint32(_read32(b, p + 4 * i))
+        tw[i] = np.uint32(read32(b, p + 4 * i))
     x = _U64(0x80) << _U64(8 * (r % 4))
     for k in range(r % 4):
         x |= _U64(b[p + 4 * full + k]) << _U64(8 * k)
@@ -603,7 +603,7 @@ def siphash13(b, start, end, k0, k1, append_ff):
     p = start
     while p + 8 <= vend:
         if p + 8 <= end:
-            m = _read64(b, p)
+            m = read64(b, p)
         else:
             m = _U64(0)
             for i in range(8):

@@ -47,7 +47,6 @@ __all__ = [
     "build_tables_kernel",
     "pair_chunks_kernel",
     "pairs_chunks_kernel",
-    "pairs_table_kernel_serial",
     "query_many_kernel",
     "query_one_kernel",
     "unpack_pairs_kernel",
@@ -57,8 +56,8 @@ __all__ = [
 PARALLEL_MIN_WORK = 1 << 18
 
 # Query results are sorted by one int64 key: distance in the high bits, id in the low 40 bits.
-_ID_BITS = 40
-_ID_MASK = (1 << _ID_BITS) - 1
+ID_BITS = 40
+ID_MASK = (1 << ID_BITS) - 1
 # Pairs travel as one uint64: the smaller id in the high 32 bits, the larger in the low 32.
 _LOW32 = np.uint64(0xFFFFFFFF)
 
@@ -163,7 +162,7 @@ def _probe(q, k, masks, druns, dirs, tfps, tids, fps, alive, buf_start, buf_end,
                 ident = np.int64(tids[t, i])
                 if alive[ident]:
                     if cnt < cap:
-                        out[start + cnt] = (d << _ID_BITS) | ident
+                        out[start + cnt] = (d << ID_BITS) | ident
                     cnt += 1
     if touch == np.uint64(1) and cnt < 0:  # never true: keeps the touching loads alive
         cnt = 0
@@ -173,7 +172,7 @@ def _probe(q, k, masks, druns, dirs, tfps, tids, fps, alive, buf_start, buf_end,
             d = np.int64(popcount(fps[ident] ^ q))
             if d <= k and alive[ident]:
                 if cnt < cap:
-                    out[start + cnt] = (d << _ID_BITS) | ident
+                    out[start + cnt] = (d << ID_BITS) | ident
                 cnt += 1
     return cnt
 
@@ -445,64 +444,6 @@ def unpack_pairs_kernel(keys, fps):
         out[r, 1] = j
         out[r, 2] = popcount(fps[i] ^ fps[j])
     return out
-
-
-@kernel
-def pairs_table_kernel_serial(row, idrow, masks, t, k, alive):
-    """Every pair that table ``t`` reports: same masked key, distance <= ``k``, both alive.
-
-    For callers that sort their own rows (``simhash_lab.distributed``); the index itself uses
-    ``pairs_chunks_kernel``.
-
-    Parameters
-    ----------
-    row : array of shape (L,), uint64
-        Sorted by ``fp & masks[t]`` (or any order where equal masked values are adjacent).
-    idrow : array of shape (L,), uint32
-    masks : array of shape (T,), uint64
-    t, k : int64
-    alive : array, bool
-        Indexed by ``idrow``.
-
-    Returns
-    -------
-    array of shape (m, 3), int64
-        Rows (i, j, d) with i < j, unsorted; a pair only by the first table that holds it.
-    """
-    mask = masks[t]
-    n = row.shape[0]
-    cap = 64
-    out = np.empty((cap, 3), np.int64)
-    m = 0
-    i = 0
-    while i < n:
-        key = row[i] & mask
-        j = i + 1
-        while j < n and (row[j] & mask) == key:
-            j += 1
-        for a in range(i, j - 1):
-            ia = np.int64(idrow[a])
-            if not alive[ia]:
-                continue
-            for b in range(a + 1, j):
-                diff = row[a] ^ row[b]
-                d = np.int64(popcount(diff))
-                ib = np.int64(idrow[b])
-                if d <= k and alive[ib] and _first_table(diff, masks, t):
-                    if m == cap:
-                        cap *= 2
-                        grown = np.empty((cap, 3), np.int64)
-                        for c in range(m):  # a loop, not a slice assignment (no shape check)
-                            grown[c, 0] = out[c, 0]
-                            grown[c, 1] = out[c, 1]
-                            grown[c, 2] = out[c, 2]
-                        out = grown
-                    out[m, 0] = min(ia, ib)
-                    out[m, 1] = max(ia, ib)
-                    out[m, 2] = d
-                    m += 1
-        i = j
-    return out[:m].copy()
 
 
 # -- table maintenance -----------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from numba.extending import intrinsic
 from ._jit import kernel
 from .bits import BYTE_HIGH as _HI
 from .bits import cttz
-from .hashes import _read32, _read64
+from .hashes import read32, read64
 
 _U64 = np.uint64
 
@@ -185,12 +185,12 @@ def ascii_block(data, p, kind):
     """Code units p..p+7 packed one per byte lane, and how many of them, from the first, are
     ASCII (8: all; lanes from there on hold junk)."""
     if kind == 1:
-        w = _read64(data, p)
+        w = read64(data, p)
         return w, np.int64(cttz(w & _HI) >> _U64(3))
     if kind == 2:
         m2 = _U64(0xFF80FF80FF80FF80)
-        w0 = _read64(data, 2 * p)
-        w1 = _read64(data, 2 * p + 8)
+        w0 = read64(data, 2 * p)
+        w1 = read64(data, 2 * p + 8)
         j0 = np.int64(cttz(w0 & m2) >> _U64(4))
         j1 = np.int64(cttz(w1 & m2) >> _U64(4))
         x0 = (w0 | (w0 >> _U64(8))) & _U64(0x0000FFFF0000FFFF)
@@ -203,7 +203,7 @@ def ascii_block(data, p, kind):
     j = 0
     run = True
     for k in range(4):
-        w = _read64(data, 4 * p + 8 * k)
+        w = read64(data, 4 * p + 8 * k)
         jk = np.int64(cttz(w & m4) >> _U64(5))
         if run:
             j += jk
@@ -218,4 +218,4 @@ def unit(data, p, kind):
         return np.int64(data[np.uintp(p)])
     if kind == 2:
         return np.int64(data[np.uintp(2 * p)]) | (np.int64(data[np.uintp(2 * p + 1)]) << 8)
-    return np.int64(_read32(data, 4 * p))
+    return np.int64(read32(data, 4 * p))

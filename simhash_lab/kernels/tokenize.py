@@ -272,7 +272,7 @@ def str_scratch(n: int, kind: int) -> tuple[int, int]:
     return max(n * min(kind + 1, 4), 1), n + 1
 
 
-_str_scratch = kernel(inline=True)(str_scratch)
+str_scratch_inline = kernel(inline=True)(str_scratch)
 
 
 @kernel

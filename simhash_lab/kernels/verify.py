@@ -25,10 +25,10 @@ import numpy as np
 
 from ._jit import kernel
 from .bits import popcount
-from .hashes import _read64, _write64, _x3_17to128, xxh3_64
+from .hashes import read64, write64, xxh3_17to128_inline, xxh3_64
 from .sort import sort_u64
 from .strings import unit_bytes
-from .tokenize import _str_scratch, lower_tokenize_str, tokenize_spans
+from .tokenize import lower_tokenize_str, str_scratch_inline, tokenize_spans
 from .vote import fold_counts, vote_unit
 
 _U64 = np.uint64
@@ -122,7 +122,7 @@ def shingle_hashes_str(ptrs, lens, kinds, p, n, slots, scratch, counts, flags, a
         pos_size = 1
         most = 1
         for d in range(lo, hi):
-            t_need, p_need = _str_scratch(lens[d], kinds[d])
+            t_need, p_need = str_scratch_inline(lens[d], kinds[d])
             tok_size = max(tok_size, t_need)
             pos_size = max(pos_size, p_need)
             most = max(most, slots[d + 1] - slots[d])
@@ -145,7 +145,7 @@ def shingle_hashes_str(ptrs, lens, kinds, p, n, slots, scratch, counts, flags, a
                 s = pos[2 * t]
                 ln = pos[2 * t + 1] - s
                 for q in range(0, ln, 8):  # the last word spills junk past the token: overwritten
-                    _write64(joined, o + q, _read64(tok, s + q))  # by the space and what follows
+                    write64(joined, o + q, read64(tok, s + q))  # by the space and what follows
                 o += ln
                 joined[o] = 32
                 o += 1
@@ -156,7 +156,7 @@ def shingle_hashes_str(ptrs, lens, kinds, p, n, slots, scratch, counts, flags, a
                 a = ws[i]
                 e = ws[min(i + n, ntok)] - 1
                 if 16 < e - a <= 128:  # most shingles: inline, no call per shingle
-                    scratch[s0 + i] = _x3_17to128(joined, a, e)
+                    scratch[s0 + i] = xxh3_17to128_inline(joined, a, e)
                 else:
                     scratch[s0 + i] = xxh3_64(joined, a, e)
             out = scratch[s0 : s0 + m]

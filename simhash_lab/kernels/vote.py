@@ -88,22 +88,22 @@ def vote_unit(hs, nf):
 # batch's last flush is partial, and 4080 hashes (32 KiB) stay in the L1/L2 cache between the
 # hashing loop and ``count_bits``. ``hs`` holds one batch; ``order`` holds the batch's token
 # numbers once per XXH3 size class (any class may take the whole batch): 4 batches.
-_TOKEN_BATCH = 16 * 255
-_ORDER_SIZE = 4 * _TOKEN_BATCH
+TOKEN_BATCH = 16 * 255
+ORDER_SIZE = 4 * TOKEN_BATCH
 
 
 @kernel
 def hash_vote_tokens(tok, pos, ntok, hash_kind, hs, order, tail, acc):
     """acc[i] = how many of the ``ntok`` tokens ``tok[pos[2t]:pos[2t+1]]`` hash with bit i set.
 
-    Tokens go in batches of ``_TOKEN_BATCH`` (``hs``: one batch, ``order``: ``_ORDER_SIZE``). With
+    Tokens go in batches of ``TOKEN_BATCH`` (``hs``: one batch, ``order``: ``ORDER_SIZE``). With
     XXH3 a batch is first sorted by XXH3's size class (1-3, 4-8, 9-16, more bytes), so that each
     class's loop runs without a mispredicted branch per token; votes are sums, so the order does
     not change them. ``tail``: MD5's scratch (128 bytes, see ``hashes.md5_pair``).
     """
     acc[:] = 0
-    for b0 in range(0, ntok, _TOKEN_BATCH):
-        b1 = min(b0 + _TOKEN_BATCH, ntok)
+    for b0 in range(0, ntok, TOKEN_BATCH):
+        b1 = min(b0 + TOKEN_BATCH, ntok)
         nb = b1 - b0
         if hash_kind == HASH_XXH3:
             c0, c1, c2, c3 = 0, nb, 2 * nb, 3 * nb

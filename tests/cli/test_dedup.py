@@ -13,11 +13,16 @@ import pytest
 from simhash_lab import Simhasher, hamming
 from simhash_lab import dedup as dedup_mod
 from simhash_lab.cli import main
-from simhash_lab.course.corpus import python_docs
 
 
 @pytest.fixture(scope="module")
-def texts():
+def python_docs(course):
+    """The course's Python-docs paragraphs (a skip without the course extra)."""
+    return course("corpus").python_docs
+
+
+@pytest.fixture(scope="module")
+def texts(python_docs):
     return [d.text for d in python_docs()[:6]]
 
 
@@ -396,10 +401,8 @@ def test_bad_max_bytes_is_a_usage_error(tree, capsys):
 
 
 @pytest.fixture(scope="module")
-def labelled():
-    from simhash_lab.course.corpus import labelled_set
-
-    return labelled_set(python_docs()[:120], seed=2)
+def labelled(course, python_docs):
+    return course("corpus").labelled_set(python_docs()[:120], seed=2)
 
 
 @pytest.fixture
@@ -496,7 +499,7 @@ def test_progress_bars_for_each_step(docs_jsonl, tmp_path, capsys):
         assert f"\r{step}:" in err
 
 
-def test_jaccard_on_folders_cuts_the_boilerplate_chain(tmp_path, capsys):
+def test_jaccard_on_folders_cuts_the_boilerplate_chain(tmp_path, capsys, python_docs):
     """Files that share a long licence and little else: words + TF within k = 3 put them in one group;
     verified at Jaccard 0.8 only the real copy is dropped."""
     licence = " ".join(["permission is hereby granted free of charge to any person obtaining a copy"] * 40)

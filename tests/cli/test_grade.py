@@ -8,6 +8,10 @@ import pytest
 
 from simhash_lab.cli import main
 
+# the grading extra (make test-lib has none): without it the command says so before anything else
+pytest.importorskip("nbformat")
+pytest.importorskip("IPython")
+
 
 @pytest.mark.parametrize(
     "extra, words",

@@ -116,8 +116,51 @@ def run_measured(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def labelled():
+def labelled(course):
     """The course's labelled set of 150 Python-docs paragraphs with their planted near-duplicates."""
-    from simhash_lab.course.corpus import labelled_set, python_docs
+    corpus = course("corpus")
+    return corpus.labelled_set(corpus.python_docs()[:150], seed=3)
 
-    return labelled_set(python_docs()[:150], seed=3)
+
+@pytest.fixture(scope="session")
+def shingle_sets(course):
+    """The course's Python-set shingles (``simhash_lab.course.compare.shingle_sets``): the reference."""
+    return course("compare").shingle_sets
+
+
+@pytest.fixture(scope="session")
+def jaccard_all_pairs(course):
+    """The course's exact all-pairs Jaccard (``simhash_lab.course.compare.jaccard_all_pairs``)."""
+    return course("compare").jaccard_all_pairs
+
+
+@pytest.fixture(scope="session")
+def truth_pairs(jaccard_all_pairs):
+    """``truth_pairs(texts, t, n=3)``: every pair ``(i, j)`` of ``texts`` whose ``n``-word shingle
+    sets have Jaccard similarity at least ``t``, by brute force (the course's reference)."""
+
+    def truth(texts, t, n=3):
+        pairs, _ = jaccard_all_pairs(texts, n=n, jaccard=t)
+        return {tuple(p) for p in pairs.tolist()}
+
+    return truth
+
+
+@pytest.fixture
+def rows(labelled):
+    """200 JSONL records of the labelled set: ``id``, ``text``, a number and a nested value."""
+    return [
+        {"id": f"r{i}", "text": t, "n": i, "extra": {"k": [i]}} for i, t in enumerate(labelled.docs[:200])
+    ]
+
+
+@pytest.fixture(scope="session")
+def write_jsonl():
+    """``write_jsonl(path, rows)``: the records as JSONL, one per line."""
+
+    def write(path, rows):
+        with open(path, "w", encoding="utf-8") as f:
+            for r in rows:
+                f.write(json.dumps(r) + "\n")
+
+    return write

@@ -4,16 +4,10 @@ pairs, synthetic pairs or Charikar's bound, and the neighbour scan against brute
 import numpy as np
 
 from simhash_lab import hamming
-from simhash_lab.course.compare import jaccard_all_pairs
 from simhash_lab.dedup import calibrate, recommended_hasher
 
 
-def truth_pairs(texts, t, n=3):
-    pairs, sim = jaccard_all_pairs(texts, n=n, jaccard=t)
-    return {tuple(p) for p in pairs.tolist()}
-
-
-def test_calibration_measures_real_pairs(labelled):
+def test_calibration_measures_real_pairs(labelled, truth_pairs):
     texts = labelled.docs
     h = recommended_hasher()
     fps = h.fingerprints(texts)

@@ -86,8 +86,10 @@ def test_chinese_without_jieba_names_the_extra(monkeypatch):
         chinese._idf.cache_clear()
 
 
-def test_importing_chinese_does_not_import_jieba():
+def test_importing_chinese_does_not_import_jieba(course):
     import subprocess
+
+    course("compare")  # the course's modules are imported too: skipped without its extra
 
     code = (
         "import sys, simhash_lab.chinese, simhash_lab.course.corpus, simhash_lab.course.compare; "

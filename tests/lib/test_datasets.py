@@ -2,7 +2,6 @@
 unchanged and in order, and every bad input one line naming the file, the line and the column."""
 
 import csv
-import json
 
 import numpy as np
 import pytest
@@ -11,20 +10,7 @@ from simhash_lab.datasets import DatasetError
 from simhash_lab.dedup import dedup_table, dedup_texts
 
 
-@pytest.fixture
-def rows(labelled):
-    return [
-        {"id": f"r{i}", "text": t, "n": i, "extra": {"k": [i]}} for i, t in enumerate(labelled.docs[:200])
-    ]
-
-
-def write_jsonl(path, rows):
-    with open(path, "w", encoding="utf-8") as f:
-        for r in rows:
-            f.write(json.dumps(r) + "\n")
-
-
-def test_jsonl_in_and_out(tmp_path, rows):
+def test_jsonl_in_and_out(tmp_path, rows, write_jsonl):
     src = tmp_path / "docs.jsonl"
     write_jsonl(src, rows)
     res = dedup_table(src, "text", id_column="id", jaccard=0.8, k=12, output=tmp_path / "kept.jsonl",
@@ -84,7 +70,7 @@ def test_parquet_in_and_out(tmp_path, rows):
     assert np.array_equal(res.keep, want.keep)
 
 
-def test_priority_column(tmp_path):
+def test_priority_column(tmp_path, write_jsonl):
     base = " ".join(f"w{i}" for i in range(50))
     write_jsonl(
         tmp_path / "p.jsonl", [{"text": base, "p": 1}, {"text": base, "p": 3}, {"text": base, "p": 2}]

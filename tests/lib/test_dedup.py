@@ -4,26 +4,18 @@ before any work, and chunks that do not change the answer. The shingle sets and 
 test_shingles.py, calibration in test_calibration.py, the file formats in test_datasets.py."""
 
 import csv
-import json
 
 import numpy as np
 import pytest
 
 from simhash_lab import hamming
-from simhash_lab.course.compare import jaccard_all_pairs, shingle_sets
 from simhash_lab.datasets import DatasetError
 from simhash_lab.dedup import dedup_table, dedup_texts
-
-
-def truth_pairs(texts, t, n=3):
-    pairs, sim = jaccard_all_pairs(texts, n=n, jaccard=t)
-    return {tuple(p) for p in pairs.tolist()}
-
 
 # -- the policy --------------------------------------------------------------------------------
 
 
-def test_verified_pairs_are_exactly_the_true_pairs_within_k(labelled):
+def test_verified_pairs_are_exactly_the_true_pairs_within_k(labelled, truth_pairs):
     texts = labelled.docs
     res = dedup_texts(texts, jaccard=0.8, k=12)
     truth = truth_pairs(texts, 0.8)
@@ -35,7 +27,7 @@ def test_verified_pairs_are_exactly_the_true_pairs_within_k(labelled):
     assert len(verified) > 50
 
 
-def test_no_chaining_every_dropped_document_is_near_its_kept_one(labelled):
+def test_no_chaining_every_dropped_document_is_near_its_kept_one(labelled, shingle_sets):
     texts = labelled.docs
     for linkage in ("complete", "star"):
         res = dedup_texts(texts, jaccard=0.8, k=14, linkage=linkage)
@@ -54,10 +46,9 @@ def test_no_chaining_every_dropped_document_is_near_its_kept_one(labelled):
     assert not np.any(res.keep[verified[:, 0]] & res.keep[verified[:, 1]])
 
 
-def _member_pairs_below(res, texts, t):
-    """Pairs of members of one cluster whose exact Jaccard (from Python sets) is below ``t``, and
-    how many member pairs there are."""
-    sets = shingle_sets(texts, 3)
+def _member_pairs_below(res, sets, t):
+    """Pairs of members of one cluster whose exact Jaccard (from the Python ``sets``) is below
+    ``t``, and how many member pairs there are."""
     below, total = [], 0
     for g in res.groups:
         for x in range(len(g)):
@@ -69,17 +60,18 @@ def _member_pairs_below(res, texts, t):
     return below, total
 
 
-def test_the_default_clusters_hold_no_pair_below_the_threshold(labelled):
+def test_the_default_clusters_hold_no_pair_below_the_threshold(labelled, shingle_sets):
     """The default (complete linkage) on a corpus where stars would chain: every two members of
     every cluster are at Jaccard >= 0.8 and within k (checked from Python sets and popcounts), where
     star clusters of the same run hold pairs below it."""
     texts = labelled.docs
+    sets = shingle_sets(texts, 3)
     star = dedup_texts(texts, jaccard=0.8, k=14, linkage="star")
-    below, _ = _member_pairs_below(star, texts, 0.8)
+    below, _ = _member_pairs_below(star, sets, 0.8)
     assert below  # the corpus chains: star clusters hold pairs below the threshold
     res = dedup_texts(texts, jaccard=0.8, k=14)
     assert res.settings["linkage"] == "complete"
-    below, total = _member_pairs_below(res, texts, 0.8)
+    below, total = _member_pairs_below(res, sets, 0.8)
     assert below == [] and total > len(res.duplicates)  # clusters of three or more were checked
     for g in res.groups:
         fp = [int(res.fingerprints[r]) for r in g]
@@ -201,7 +193,7 @@ def test_bad_input_names_the_parameter():
 # -- calibration -------------------------------------------------------------------------------
 
 
-def test_dedup_with_calibration_reaches_the_recall(labelled):
+def test_dedup_with_calibration_reaches_the_recall(labelled, truth_pairs):
     texts = labelled.docs
     res = dedup_texts(texts, jaccard=0.8)
     assert res.calibration is not None and res.k == res.calibration.k
@@ -211,23 +203,10 @@ def test_dedup_with_calibration_reaches_the_recall(labelled):
     assert found <= truth and recall >= 0.9
 
 
-@pytest.fixture
-def rows(labelled):
-    return [
-        {"id": f"r{i}", "text": t, "n": i, "extra": {"k": [i]}} for i, t in enumerate(labelled.docs[:200])
-    ]
-
-
-def write_jsonl(path, rows):
-    with open(path, "w", encoding="utf-8") as f:
-        for r in rows:
-            f.write(json.dumps(r) + "\n")
-
-
 # -- tables ------------------------------------------------------------------------------------
 
 
-def test_outputs_are_checked_before_any_work(tmp_path, rows):
+def test_outputs_are_checked_before_any_work(tmp_path, rows, write_jsonl):
     src = tmp_path / "docs.jsonl"
     write_jsonl(src, rows[:5])
     from simhash_lab._write import OutputError
@@ -241,7 +220,9 @@ def test_outputs_are_checked_before_any_work(tmp_path, rows):
 
 
 @pytest.mark.parametrize("chunk, budget", [(7, 1 << 30), (7, 0), (100_000, 0)])
-def test_chunks_and_the_sets_budget_do_not_change_the_answer(tmp_path, labelled, monkeypatch, chunk, budget):
+def test_chunks_and_the_sets_budget_do_not_change_the_answer(
+    tmp_path, labelled, monkeypatch, chunk, budget, write_jsonl
+):
     """Small chunks (sets packed across them) and a zero budget (sets read again) decide the same."""
     import simhash_lab.dedup as dd
     import simhash_lab.shingles as sh

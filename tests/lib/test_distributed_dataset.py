@@ -266,7 +266,7 @@ def test_local_writes_get_the_permissions_of_a_new_file(tmp_path):
     ``_write.atomic_output`` get what a new file gets (0666 less the umask), not mkstemp's 0600,
     and leave no temporary file."""
     from simhash_lab import _storage
-    from simhash_lab._write import _umask
+    from simhash_lab._write import current_umask
 
     fs = _storage.filesystem(str(tmp_path))[0]
     staged, raw = str(tmp_path / "a.parquet"), str(tmp_path / "sub" / "b.npz")
@@ -274,7 +274,7 @@ def test_local_writes_get_the_permissions_of_a_new_file(tmp_path):
         pq.write_table(pa.table({"x": [1]}), local)
     _storage.put_bytes(fs, raw, b"whole")
     for path in (staged, raw):
-        assert os.stat(path).st_mode & 0o777 == 0o666 & ~_umask()
+        assert os.stat(path).st_mode & 0o777 == 0o666 & ~current_umask()
     assert sorted(os.listdir(tmp_path)) == ["a.parquet", "sub"] and os.listdir(tmp_path / "sub") == ["b.npz"]
 
 

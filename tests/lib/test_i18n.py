@@ -44,10 +44,12 @@ def test_language_block_restores_the_previous_language():
     assert _i18n.get_language() == "es"
 
 
-def test_course_exports_the_setter():
-    course = pytest.importorskip("simhash_lab.course")
-    course.set_language("es")
-    assert course.get_language() == "es" == _i18n.get_language()
+def test_course_exports_the_setter(course):
+    course("corpus")  # skipped without the course extra
+    import simhash_lab.course as package
+
+    package.set_language("es")
+    assert package.get_language() == "es" == _i18n.get_language()
 
 
 def test_a_fresh_process_starts_in_the_environment_language():

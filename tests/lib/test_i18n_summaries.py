@@ -14,9 +14,18 @@ import pytest
 from simhash_lab import dedup_texts, design_tables, manku_example_3_1
 from simhash_lab._i18n import language, set_language
 from simhash_lab.calibration import Calibration
-from simhash_lab.course import compare, corpus
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def corpus(course):
+    return course("corpus")
+
+
+@pytest.fixture(scope="module")
+def compare(course):
+    return course("compare")
 
 
 @pytest.fixture(autouse=True)
@@ -85,7 +94,7 @@ def test_calibration_summary_in_both_languages(method):
 
 
 @pytest.fixture(scope="module")
-def lab():
+def lab(corpus):
     return corpus.labelled_set(corpus.python_docs()[:40], seed=0)
 
 
@@ -119,7 +128,7 @@ def test_dedup_summary_in_both_languages(lab, options):
     assert res.summary() == old
 
 
-def test_edit_operations_in_both_languages():
+def test_edit_operations_in_both_languages(corpus):
     en = dict(corpus.EDIT_OPERATIONS)
     stored = _stdout("06_near_duplicates.ipynb")
     for op, what in en.items():
@@ -152,7 +161,7 @@ def test_design_names_in_both_languages():
     assert [d.layout for d in manku_example_3_1()] == layouts  # only the names change
 
 
-def test_compare_table_in_both_languages():
+def test_compare_table_in_both_languages(compare):
     rows = [
         compare.MethodResult(
             "Simhash + SimhashIndex", "64 bits, k=6", compare.Scores(0.9, 0.9, 0.9, 9, 1, 1), 0.01, 10
@@ -181,13 +190,12 @@ def test_compare_table_in_both_languages():
     assert rows[1].method == "MinHash + LSH banding"  # the result keeps its (English) key
 
 
-def test_method_plots_name_the_methods_in_the_language():
+def test_method_plots_name_the_methods_in_the_language(course, compare):
+    plot = course("plot")
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from simhash_lab.course import plot
 
     rows = [
         compare.MethodResult("MinHash + LSH banding", "", compare.Scores(1.0, 0.5, 0.6, 5, 0, 5), 0.2, 5),
@@ -239,13 +247,12 @@ def _with_language(lang, fn):
         return fn()
 
 
-def test_plot_labels_of_the_figures_in_the_language():
+def test_plot_labels_of_the_figures_in_the_language(course):
+    plot = course("plot")
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from simhash_lab.course import plot
 
     def texts():
         fig, axes = plt.subplots(1, 4)

@@ -26,6 +26,9 @@ PUBLIC = [
     "simhash_lab.dedup",
     "simhash_lab.settings",
     "simhash_lab.calibration",
+    "simhash_lab.datasets",
+    "simhash_lab.chinese",
+    "simhash_lab.report",
 ]
 
 
@@ -52,11 +55,29 @@ def _public_callables():
     return seen
 
 
+def _overridden(obj):
+    """The method of a base class that the method ``obj`` overrides and whose docstring its own names
+    (``See :meth:`Source.chunks```): its sections hold for both. None for anything else."""
+    owner_name, _, name = obj.__qualname__.rpartition(".")
+    owner = getattr(importlib.import_module(obj.__module__), owner_name, None)
+    if not inspect.isclass(owner):
+        return None
+    for base in owner.__mro__[1:]:
+        f = getattr(vars(base).get(name), "__func__", vars(base).get(name))
+        if inspect.isfunction(f) and f":meth:`{base.__name__}.{name}`" in (obj.__doc__ or ""):
+            return f
+    return None
+
+
 def _missing(obj) -> list[str]:
     have = _sections(obj.__doc__)
+    if not inspect.isclass(obj) and (base := _overridden(obj)) is not None:
+        have |= _sections(base.__doc__)
     if inspect.isclass(obj):
-        if dataclasses.is_dataclass(obj) or obj.__init__ is object.__init__:
+        if dataclasses.is_dataclass(obj):
             return [] if "Attributes" in have or not dataclasses.fields(obj) else ["Attributes"]
+        if obj.__init__ is object.__init__:
+            return []
         params = [p for p in inspect.signature(obj.__init__).parameters if p != "self"]
         return ["Parameters"] if params and not {"Parameters", "Attributes"} & have else []
     sig = inspect.signature(obj)

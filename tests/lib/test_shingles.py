@@ -5,11 +5,10 @@ import numpy as np
 import pytest
 
 from simhash_lab import Simhasher
-from simhash_lab.course.compare import jaccard_all_pairs, shingle_sets
 from simhash_lab.dedup import Shingler, recommended_hasher
 
 
-def test_shingle_sets_equal_python_sets(labelled):
+def test_shingle_sets_equal_python_sets(labelled, shingle_sets):
     texts = labelled.docs[:80] + ["", "one", "two words", "Ünïcödé wörds, ünïcödé WÖRDS!", "  \n\t"]
     for n in (1, 2, 3, 5):
         indptr, data = Shingler(n).sets(texts)
@@ -21,7 +20,7 @@ def test_shingle_sets_equal_python_sets(labelled):
         assert indptr[-1] == indptr[-2] and indptr[1] > indptr[0]  # whitespace: none
 
 
-def test_jaccard_equals_the_sparse_reference(labelled):
+def test_jaccard_equals_the_sparse_reference(labelled, jaccard_all_pairs):
     texts = labelled.docs
     pairs, want = jaccard_all_pairs(texts, n=3, jaccard=0.0)
     indptr, data = Shingler(3).sets(texts)

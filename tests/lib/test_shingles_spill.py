@@ -1,10 +1,10 @@
-"""The shingle sets a dedup run keeps (shingles._ChunkSets): beyond ``MEMORY`` bytes they go to a
+"""The shingle sets a dedup run keeps (shingles.ChunkSets): beyond ``MEMORY`` bytes they go to a
 temporary file and come back the same, so a run's result does not depend on where they were."""
 
 import numpy as np
 import pytest
 
-from simhash_lab.shingles import Shingler, _ChunkSets
+from simhash_lab.shingles import ChunkSets, Shingler
 
 
 def _chunks(seed: int):
@@ -20,8 +20,8 @@ def _chunks(seed: int):
 
 @pytest.mark.parametrize("memory", [0, 2000, 1 << 30])
 def test_subset_is_the_same_held_or_spilled(monkeypatch, memory):
-    monkeypatch.setattr(_ChunkSets, "MEMORY", memory)
-    store = _ChunkSets()
+    monkeypatch.setattr(ChunkSets, "MEMORY", memory)
+    store = ChunkSets()
     chunks = _chunks(1)
     for indptr, data in chunks:
         store.add(indptr, data)
@@ -33,13 +33,13 @@ def test_subset_is_the_same_held_or_spilled(monkeypatch, memory):
         assert np.array_equal(got.data[got.indptr[k] : got.indptr[k + 1]], every[r])
 
 
-def test_dedup_gives_the_same_result_with_the_sets_spilled(monkeypatch):
-    from simhash_lab.course.corpus import labelled_set, python_docs
+def test_dedup_gives_the_same_result_with_the_sets_spilled(monkeypatch, course):
     from simhash_lab.dedup import dedup_texts
 
-    docs = labelled_set(python_docs()[:120], seed=5).docs
+    corpus = course("corpus")
+    docs = corpus.labelled_set(corpus.python_docs()[:120], seed=5).docs
     want = dedup_texts(docs, jaccard=0.8, k=12)
-    monkeypatch.setattr(_ChunkSets, "MEMORY", 0)
+    monkeypatch.setattr(ChunkSets, "MEMORY", 0)
     got = dedup_texts(docs, jaccard=0.8, k=12)
     assert want.verified > 0
     assert np.array_equal(got.keep, want.keep) and np.array_equal(got.similarity, want.similarity)

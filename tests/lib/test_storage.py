@@ -79,9 +79,9 @@ def test_a_staged_file_that_raises_leaves_nothing_anywhere(mem, tmp_path, where)
             f.write(b"whole")
     assert S.read_bytes(fs, target) == b"whole" and not os.path.exists(name)
     if where == "local":  # the mode a new file gets, not mkstemp's 0600
-        from simhash_lab._write import _umask
+        from simhash_lab._write import current_umask
 
-        assert os.stat(target).st_mode & 0o777 == 0o666 & ~_umask()
+        assert os.stat(target).st_mode & 0o777 == 0o666 & ~current_umask()
 
 
 def test_expand_partitions_of_a_glob_a_folder_a_file_and_a_list(mem):

@@ -178,7 +178,7 @@ class Answer:
                 self.key,
                 False,
                 _("the answer's results could not be judged ({error})").format(
-                    error=_protocol._exception_text(e)
+                    error=_protocol.exception_text(e)
                 ),
             )
         return Verdict(self.key, True)
@@ -216,7 +216,7 @@ def _not_defined(name: str, kind: str) -> str:
 
 
 #: What :func:`~simhash_lab.grading._protocol.plain` says of ``...``: the untouched stub of a value answer.
-_ELLIPSIS = _protocol._describe(type(...))
+_ELLIPSIS = _protocol.describe_type(type(...))
 
 
 class Values(Answer):

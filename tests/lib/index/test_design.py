@@ -52,7 +52,7 @@ def test_design_tables_lists_and_ranks():
 @pytest.mark.parametrize("k, bits", [(0, 64), (1, 64), (3, 64), (6, 64), (10, 64), (3, 20), (7, 33)])
 def test_key_histograms_count_the_masks(k, bits):
     for lay in layouts(k, bits, 400):
-        masks = D._layout_tables(lay, k, bits)[0]
+        masks = D.layout_tables(lay, k, bits)[0]
         want: dict[int, int] = {}
         for m in masks:
             want[m.bit_count()] = want.get(m.bit_count(), 0) + 1
@@ -84,12 +84,12 @@ def test_memory_budget_bounds_the_tables():
     free = D.choose_layout(n, k, 64, "index", 4096, 1 << 62)[0]
     for budget in (10**9, 2 * 10**8, 5 * 10**7, 10**6):
         lay = D.choose_layout(n, k, 64, "index", 4096, budget)[0]
-        assert D._design(lay, n, k, 64).table_bytes <= budget, (budget, lay)
-    assert D._design(free, n, k, 64).table_bytes > 2 * 10**8  # the budget did bind
+        assert D.layout_design(lay, n, k, 64).table_bytes <= budget, (budget, lay)
+    assert D.layout_design(free, n, k, 64).table_bytes > 2 * 10**8  # the budget did bind
     assert D.choose_layout(n, k, 64, "index", 4096, 10**6)[0] == "scan"  # nothing fits
     # pairs() streams one table per thread: a budget too small for all tables still fits some
     lay = D.choose_layout(n, k, 64, "pairs", 4096, 5 * 10**7, 2)[0]
-    d = D._design(lay, n, k, 64)
+    d = D.layout_design(lay, n, k, 64)
     assert d.tables * 12 * n > 5 * 10**7 >= 2 * d.table_bytes / d.tables
 
 

@@ -111,14 +111,14 @@ def test_a_read_only_cache_is_read_and_never_written(package, tmp_path):
 
 def test_a_kernel_defined_outside_the_kernels_folder_is_stamped_with_its_own_file(package):
     """A module elsewhere in the package may compile with ``kernel`` too: its own edits count."""
-    probe = package / "simhash_lab" / "course" / "probe_kernel.py"
+    probe = package / "simhash_lab" / "index" / "probe_kernel.py"
     probe.write_text("from ..kernels._jit import kernel\n\n\n@kernel\ndef plus_one(x):\n    return x + 1\n")
     code = (
-        "import json\nfrom simhash_lab.course.probe_kernel import plus_one\n"
+        "import json\nfrom simhash_lab.index.probe_kernel import plus_one\n"
         "from simhash_lab.kernels import _jit\n"
         "print(json.dumps({'v': plus_one(41), 'misses': [m[0] for m in _jit.MISSES]}))\n"
     )
-    name = "simhash_lab.course.probe_kernel.plus_one"
+    name = "simhash_lab.index.probe_kernel.plus_one"
     first = _run(package, code)
     assert first["v"] == 42 and first["misses"] == [name]
     assert _run(package, code)["misses"] == []

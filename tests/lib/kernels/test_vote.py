@@ -88,8 +88,8 @@ REFERENCE_HASHES = {
 )
 def test_hash_vote_tokens_counts_the_bits_of_each_tokens_hash(kind, n):
     buf, pos, toks = _tokens(n, seed=n + kind)
-    hs = np.empty(V._TOKEN_BATCH, dtype=np.uint64)
-    order = np.empty(V._ORDER_SIZE, dtype=np.int64)
+    hs = np.empty(V.TOKEN_BATCH, dtype=np.uint64)
+    order = np.empty(V.ORDER_SIZE, dtype=np.int64)
     tail = np.empty(128, dtype=np.uint8)
     acc = np.full(64, 7, dtype=np.int64)  # overwritten, not added to
     V.hash_vote_tokens(buf, pos, n, kind, hs, order, tail, acc)
