@@ -125,3 +125,56 @@ def test_the_library_tests_import_no_course_at_their_top():
         "imported at the top of a test that make test-lib runs without the course extra (take the "
         "`course` fixture instead):\n  " + "\n  ".join(bad)
     )
+
+
+def _private_uses(path: Path) -> list[str]:
+    """``from M import _x`` and ``m._x`` in one module of the package, where ``_x`` belongs to another
+    module of the package (a private module itself, ``from . import _files``, is fine: its name says
+    where it lives)."""
+    import ast
+
+    rel = path.relative_to(ROOT).with_suffix("")
+    package = list(rel.parts[:-1])  # the package a relative import starts from
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found, aliases = [], set()
+
+    def target(node: ast.ImportFrom) -> list[str] | None:
+        if node.level:
+            base = package[: len(package) - node.level + 1]
+            return base + (node.module.split(".") if node.module else [])
+        if node.module and node.module.split(".")[0] == "simhash_lab":
+            return node.module.split(".")
+        return None
+
+    def is_module(parts: list[str]) -> bool:
+        p = ROOT.joinpath(*parts)
+        return p.with_suffix(".py").is_file() or (p / "__init__.py").is_file()
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (mod := target(node)) is not None:
+            for a in node.names:
+                if is_module([*mod, a.name]):
+                    aliases.add(a.asname or a.name)
+                elif a.name.startswith("_") and a.name != "_" and not a.name.startswith("__"):
+                    found.append(f"{rel}.py: from {'.'.join(mod)} import {a.name}")
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] == "simhash_lab" and a.asname:
+                    aliases.add(a.asname)
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in aliases
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+        ):
+            found.append(f"{rel}.py:{node.lineno}: {node.value.id}.{node.attr}")
+    return found
+
+
+def test_no_private_name_is_used_outside_its_module():
+    """A name with a leading underscore is its module's own (issue 28): what another module needs gets
+    a public name where it is defined (a private module such as ``_write.py`` may hold public names)."""
+    found = [hit for path in sorted(PACKAGE.rglob("*.py")) for hit in _private_uses(path)]
+    assert not found, "private names used outside their module:\n  " + "\n  ".join(found)
