@@ -250,9 +250,26 @@ def calibrate(
     fingerprints : ndarray, shape (n,), uint64
         Their fingerprints by ``hasher``.
     jaccard : float
-        The Jaccard threshold, 0 < jaccard <= 1 (``threshold``: its deprecated name).
+        The Jaccard threshold, 0 < jaccard <= 1.
+    threshold : float, optional
+        The deprecated name of ``jaccard`` (a DeprecationWarning).
+    hasher : Simhasher or preset name, optional
+        What made ``fingerprints``; its features are the shingles compared (default: the
+        recommended hasher, word ``shingle``-grams).
+    shingle : int, default 3
+        Words per shingle when ``hasher`` is the default one.
+    recall : float, default 0.95
+        The fraction of the measured pairs ``k`` must hold, 0 < recall <= 1.
+    sample : int, default 1000
+        How many documents are drawn.
+    seed : int, default 0
+        The seed of the draw (and of the synthetic edits, when they are used).
     valid : ndarray of bool, optional
         Documents that may be sampled or matched (default: all).
+    bar : tqdm progress bar, optional
+        Advanced by the rows read again for their shingles (its total is set here).
+    sets : CSR shingle sets, optional
+        The sets of every row, when the caller holds them already: nothing is read again.
     featurizer : Featurizer, optional
         The shingles (:class:`~simhash_lab.shingles.Featurizer`; default: those of ``hasher``).
 

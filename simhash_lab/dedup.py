@@ -909,6 +909,9 @@ def dedup_texts(
         One id per text for the duplicates table (default: positions).
     priority : array of shape (n,), float, optional
         Keep documents with a higher priority first (ties in input order).
+    **options
+        Fields of :class:`~simhash_lab.settings.DedupSettings` by name (``jaccard=0.7``, ``k=12``,
+        ``unverified=True``...): they replace those of ``settings``.
 
     Returns
     -------
@@ -979,6 +982,9 @@ def dedup_table(
     output, duplicates, report : str or path, optional
         Where to write the kept rows, the duplicates table and the report; each checked before
         anything is read.
+    **options
+        Fields of :class:`~simhash_lab.settings.DedupSettings` by name (``jaccard=0.7``, ``k=12``,
+        ``unverified=True``...): they replace those of ``settings``.
 
     Returns
     -------
@@ -1182,14 +1188,23 @@ def dedup_files(
 
     Parameters
     ----------
+    paths : sequence of str
+        Files and folders (read recursively); see :func:`iter_files`.
     settings : DedupSettings, optional
         Every option of the run (:class:`~simhash_lab.settings.DedupSettings`); its fields may
         also be given as keywords.
     preset : str, optional
         A preset name for the hasher ("default", "seed_python", "seed_rust", "leonsim"): the same
         as ``hasher=``.
+    hidden : bool, default False
+        Also read files and folders whose name starts with a dot.
+    max_bytes : int, optional
+        Files larger than this (default 64 MiB) are skipped and listed in ``skipped``.
     report : callable, optional
         Called as ``report(path, reason)`` for each file skipped or failing, as it happens.
+    **options
+        Fields of :class:`~simhash_lab.settings.DedupSettings` by name (``jaccard=0.7``, ``k=12``,
+        ``unverified=True``...): they replace those of ``settings``.
 
     Returns
     -------
@@ -1234,7 +1249,10 @@ def dedup(paths: Sequence[str], settings: DedupSettings | None = None, **options
     paths : sequence of str
         Files and folders, as for :func:`dedup_files`.
     settings : DedupSettings, optional
-        As for :func:`dedup_files`; so are the keywords.
+        As for :func:`dedup_files`.
+    **options
+        As for :func:`dedup_files` (``preset``, ``hidden``, ``max_bytes``, ``report`` and the
+        settings' fields).
 
     Returns
     -------

@@ -1,8 +1,9 @@
 """The library's public API is documented the numpydoc way (issue 28, build 6): every public function
 and method of the modules a user imports has a ``Parameters`` section when it takes arguments and
 a ``Returns`` (or ``Yields``) section when it returns something; a class documents its constructor
-in its own docstring (``Parameters``, or ``Attributes`` for a dataclass). ruff's ``D`` and ``ANN``
-rules check the rest on the same modules (pyproject.toml)."""
+in its own docstring (``Parameters``, or ``Attributes`` for a dataclass); numpydoc's validator finds
+every parameter named in its function's Parameters section, and nothing else there. ruff's ``D`` and
+``ANN`` rules check the rest on the same modules (pyproject.toml)."""
 
 from __future__ import annotations
 
@@ -100,3 +101,20 @@ def test_there_is_a_public_api_to_check():
 @pytest.mark.parametrize("name", sorted(_public_callables()))
 def test_numpydoc_sections(name):
     assert _missing(_public_callables()[name]) == [], name
+
+
+def _undocumented(name: str) -> list[str]:
+    """numpydoc's own validator (PR01: a parameter not in the Parameters section; PR02: a name there
+    that is not a parameter) on a function or method; a method whose docstring points to the one it
+    overrides shares that one's sections, and a dataclass lists its fields as Attributes."""
+    from numpydoc.validate import validate  # the `test` and `dev` extras install it
+
+    obj = _public_callables()[name]
+    if inspect.isclass(obj) or _overridden(obj) is not None:
+        return []
+    return [f"{code} {msg}" for code, msg in validate(name)["errors"] if code in ("PR01", "PR02")]
+
+
+@pytest.mark.parametrize("name", sorted(_public_callables()))
+def test_every_parameter_is_documented(name):
+    assert _undocumented(name) == [], name
