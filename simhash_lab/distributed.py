@@ -1037,8 +1037,6 @@ def _with_copies(drops, cps: dict, id_of: dict):
 
 def _write_part(p, _token, sfs, run, fs, path, column, id_column, fmt, offset, n_rows, ofs, output):
     """The kept rows of one partition, as ``part-NNNNN.parquet`` (the input's columns)."""
-    import json
-
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -1054,9 +1052,12 @@ def _write_part(p, _token, sfs, run, fs, path, column, id_column, fmt, offset, n
     with staged_file(ofs, join(ofs, output, f"part-{p:05d}.parquet")) as local:
         if src.format == "parquet":
             return src.write_kept(local, keep)
-        recs = [json.loads(raw) for row, _, raw in src._records() if keep[row]]
-        pq.write_table(pa.Table.from_pylist(recs), local)
-        return len(recs)
+        # the columns of every row, not of the kept ones: a partition whose every row is dropped
+        # has the input's columns too (0 rows), as its neighbours do
+        table = pa.Table.from_pylist([src._parse(line, raw)[0] for _, line, raw in src._records()])
+        kept = table.filter(pa.array(keep))
+        pq.write_table(kept, local)
+        return kept.num_rows
 
 
 def dedup_dataset(
