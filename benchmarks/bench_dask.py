@@ -33,6 +33,7 @@ the workers sent each other, from their transfer counters; files: the bytes writ
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import statistics
@@ -195,6 +196,31 @@ def shuffle_bench(client, paths, k, repeats, scratch):
     print(f"  files / tasks time: {ratio:.2f} (median of per-run ratios)")
 
 
+def task_profile(records) -> str:
+    """Per task name (``dask.utils.key_split``): tasks, seconds of compute summed over the workers,
+    and the span from the run's first task start to that name's first start and last stop."""
+    from dask.utils import key_split
+
+    total, count, span = {}, {}, {}
+    t00 = min((ss["start"] for r in records for ss in r["startstops"]), default=0.0)
+    for r in records:
+        name = key_split(r["key"])
+        for ss in r["startstops"]:
+            if ss["action"] != "compute":
+                continue
+            total[name] = total.get(name, 0.0) + ss["stop"] - ss["start"]
+            a, b = span.get(name, (float("inf"), 0.0))
+            span[name] = (min(a, ss["start"] - t00), max(b, ss["stop"] - t00))
+        count[name] = count.get(name, 0) + 1
+    lines = [
+        f"    {name:20s} {count[name]:4d} tasks {total[name]:7.2f} s of compute, "
+        f"from {span[name][0]:6.2f} to {span[name][1]:6.2f} s"
+        for name in sorted(span, key=lambda x: span[x])
+        if total[name] >= 0.05
+    ]
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=10_000_000)
@@ -207,6 +233,11 @@ def main() -> None:
     ap.add_argument("--shuffle", action="store_true")
     ap.add_argument("--folder", default="/tmp/simhash-lab-dask")
     ap.add_argument("--candidates", default=None, choices=["index", "bands"])
+    ap.add_argument(
+        "--profile", action="store_true", help="print each Dask run's task stream, summed by task name"
+    )
+    ap.add_argument("--worker-threads", type=int, default=0, help="NUMBA_NUM_THREADS of each worker")
+    ap.add_argument("--no-watch", action="store_true", help="do not measure the scratch folder's peak")
     args = ap.parse_args()
 
     import logging
@@ -241,6 +272,7 @@ def main() -> None:
             processes=True,
             dashboard_address=None,
             silence_logs=logging.ERROR,
+            **({"env": {"NUMBA_NUM_THREADS": str(args.worker_threads)}} if args.worker_threads else {}),
         ) as c,
         Client(c) as client,
     ):
@@ -258,7 +290,8 @@ def main() -> None:
                 with pq.ParquetWriter(whole, pq.read_schema(paths[0])) as w:
                     for p in paths:
                         w.write_table(pq.read_table(p))
-        threading.Thread(target=watch, daemon=True).start()
+        if not args.no_watch:
+            threading.Thread(target=watch, daemon=True).start()
         dask_s, one_s = [], []
         options = {} if args.k is None else {"k": args.k}
         if args.candidates is not None:
@@ -283,14 +316,22 @@ def main() -> None:
         dedup_table(warm_parts[0], id_column="id", output=os.path.join(warm, "kept.parquet"), **options)
         shutil.rmtree(warm, ignore_errors=True)
         for _ in range(args.repeats):
-            t0 = time.perf_counter()
-            res = D.dedup_dataset(paths, out, id_column="id", scratch=scratch, **options)
-            dask_s.append(time.perf_counter() - t0)
+            from distributed import get_task_stream
+
+            cpu0 = sum(client.run(time.process_time).values()), time.process_time()
+            with get_task_stream(client) if args.profile else contextlib.nullcontext() as ts:
+                t0 = time.perf_counter()
+                res = D.dedup_dataset(paths, out, id_column="id", scratch=scratch, **options)
+                dask_s.append(time.perf_counter() - t0)
+            cpu = sum(client.run(time.process_time).values()) - cpu0[0], time.process_time() - cpu0[1]
+            print(f"  dask: CPU {cpu[0]:.1f} s in the workers, {cpu[1]:.1f} s in the client and scheduler")
+            if args.profile:
+                print(task_profile(ts.data))
             if whole is not None:
                 one_out = os.path.join(args.folder, "one-out")
                 shutil.rmtree(one_out, ignore_errors=True)
                 os.makedirs(one_out)
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 one = dedup_table(
                     whole,
                     id_column="id",
@@ -299,6 +340,7 @@ def main() -> None:
                     **options,
                 )  # the same job: kept rows and duplicates table written
                 one_s.append(time.perf_counter() - t0)
+                print(f"  one process: CPU {time.process_time() - c0:.1f} s")
                 same = one.k == res["k"] and len(one.duplicates) == res["dropped"]
                 print(
                     f"  dask {dask_s[-1]:.1f} s | one process {one_s[-1]:.1f} s | "

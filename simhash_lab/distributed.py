@@ -81,9 +81,24 @@ def local_cluster(workers: int = 2, *, processes: bool = True, threads_per_worke
 
 
 def _warmup_plugin(jobs: int):
-    """A ``distributed.WorkerPlugin`` whose setup runs ``simhash-lab warmup`` (a subprocess of the
-    worker, awaited: the worker's event loop keeps answering) on every worker, now and as workers
-    join; the result (exit status, last line) is kept on the worker."""
+    """A ``distributed.WorkerPlugin`` that warms every worker, now and as workers join.
+
+    Its setup runs ``simhash-lab warmup`` (a subprocess of the worker, awaited: the worker's event
+    loop keeps answering), which compiles what the on-disk cache lacks, then loads the kernels
+    into the worker process itself (the warmup's steps in one thread, compiling nothing now), so
+    that no task pays the load. The result (exit status, last line) is kept on the worker. It is
+    idempotent: registering it again where it is registered does nothing.
+
+    Parameters
+    ----------
+    jobs : int
+        Processes the warmup subprocess compiles with.
+
+    Returns
+    -------
+    distributed.WorkerPlugin
+        The plugin, named ``"simhash-lab-warmup"``.
+    """
     import asyncio
     import sys
 
@@ -91,8 +106,9 @@ def _warmup_plugin(jobs: int):
 
     class SimhashLabWarmup(WorkerPlugin):
         name = "simhash-lab-warmup"
+        idempotent = True
 
-        async def setup(self, worker):
+        async def setup(self, worker: Any) -> None:
             cmd = [sys.executable, "-m", "simhash_lab.cli", "warmup", "--jobs", str(jobs)]
             proc = await asyncio.create_subprocess_exec(
                 *cmd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
@@ -103,22 +119,52 @@ def _warmup_plugin(jobs: int):
             worker._simhash_lab_warmup = (proc.returncode, last)
             if proc.returncode:
                 raise RuntimeError(f"simhash-lab warmup failed on {worker.address}: {last or lines[-1:]}")
+            worker._simhash_lab_loaded = await asyncio.to_thread(_load_kernels)
 
     return SimhashLabWarmup()
 
 
-def _warmup_result(dask_worker):
+def _load_kernels() -> tuple[int, float]:
+    """Load every kernel into this process (the warmup's steps, one process): ``(kernels
+    compiled, seconds)``; after ``simhash-lab warmup`` the count is 0."""
+    from . import warmup
+
+    return warmup.run(progress=False, jobs=1)
+
+
+def _warmup_result(dask_worker: Any) -> tuple[int, str] | None:
     return getattr(dask_worker, "_simhash_lab_warmup", None)
 
 
-def warmup_workers(client, jobs: int = 1) -> dict:
-    """Run ``simhash-lab warmup`` on every worker of ``client`` (and on each worker that joins
-    later: it is a worker plugin), so that no task compiles a kernel. Returns ``{worker address:
-    (exit status, its summary line)}``; a failed warmup raises.
+def warmup_workers(client: Any, jobs: int = 1) -> dict:
+    """Warm every worker of ``client``, and each worker that joins later (a worker plugin).
+
+    Each worker runs ``simhash-lab warmup`` (compiling what the on-disk kernel cache lacks), then
+    loads the kernels into its own process, so that no task compiles or loads a kernel. The
+    plugin is registered once: a second call, on warm workers, only collects their results.
 
     Workers on one machine share the on-disk kernel cache (beside the installed package): the
     first compiles, the others load. Where every worker runs the same image, run ``simhash-lab
-    warmup`` once when the image is built and this only loads (a second or two a worker).
+    warmup`` once when the image is built and this only loads.
+
+    Parameters
+    ----------
+    client : distributed.Client
+        A client of the cluster.
+    jobs : int
+        Processes each worker's warmup compiles with (1 to 64).
+
+    Returns
+    -------
+    dict
+        ``{worker address: (exit status, the warmup's summary line)}``.
+
+    Raises
+    ------
+    ValueError
+        ``jobs`` is out of range.
+    RuntimeError
+        The warmup failed on a worker.
     """
     _dask()
     client.register_plugin(_warmup_plugin(check_int("jobs", jobs, 1, 64)))
