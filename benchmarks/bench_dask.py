@@ -99,6 +99,11 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores"
 
 
+def _cpu(client) -> np.ndarray:
+    """(user, system) CPU seconds of the workers so far, summed."""
+    return np.sum([t[:2] for t in client.run(lambda: tuple(os.times())).values()], axis=0)
+
+
 def _sent(client) -> int:
     """Bytes the workers have sent each other so far (their transfer counters)."""
     return sum(client.run(lambda dask_worker: dask_worker.transfer_outgoing_bytes_total).values())
@@ -237,6 +242,7 @@ def main() -> None:
         "--profile", action="store_true", help="print each Dask run's task stream, summed by task name"
     )
     ap.add_argument("--worker-threads", type=int, default=0, help="NUMBA_NUM_THREADS of each worker")
+    ap.add_argument("--worker-env", action="append", default=[], metavar="KEY=VALUE", help="workers' env")
     ap.add_argument("--no-watch", action="store_true", help="do not measure the scratch folder's peak")
     args = ap.parse_args()
 
@@ -265,6 +271,9 @@ def main() -> None:
             peak[0] = max(peak[0], folder_bytes(scratch))
 
     print(f"{machine()}; load before: {os.getloadavg()[0]:.2f}")
+    worker_env = dict(kv.split("=", 1) for kv in args.worker_env)
+    if args.worker_threads:
+        worker_env["NUMBA_NUM_THREADS"] = str(args.worker_threads)
     with (
         LocalCluster(
             n_workers=args.workers,
@@ -272,7 +281,7 @@ def main() -> None:
             processes=True,
             dashboard_address=None,
             silence_logs=logging.ERROR,
-            **({"env": {"NUMBA_NUM_THREADS": str(args.worker_threads)}} if args.worker_threads else {}),
+            **({"env": worker_env} if worker_env else {}),
         ) as c,
         Client(c) as client,
     ):
@@ -318,20 +327,23 @@ def main() -> None:
         for _ in range(args.repeats):
             from distributed import get_task_stream
 
-            cpu0 = sum(client.run(time.process_time).values()), time.process_time()
+            cpu0 = _cpu(client), time.process_time()
             with get_task_stream(client) if args.profile else contextlib.nullcontext() as ts:
                 t0 = time.perf_counter()
                 res = D.dedup_dataset(paths, out, id_column="id", scratch=scratch, **options)
                 dask_s.append(time.perf_counter() - t0)
-            cpu = sum(client.run(time.process_time).values()) - cpu0[0], time.process_time() - cpu0[1]
-            print(f"  dask: CPU {cpu[0]:.1f} s in the workers, {cpu[1]:.1f} s in the client and scheduler")
+            cpu = _cpu(client) - cpu0[0], time.process_time() - cpu0[1]
+            print(
+                f"  dask: CPU {cpu[0][0]:.1f} s user + {cpu[0][1]:.1f} s system in the workers, "
+                f"{cpu[1]:.1f} s in the client and scheduler"
+            )
             if args.profile:
                 print(task_profile(ts.data))
             if whole is not None:
                 one_out = os.path.join(args.folder, "one-out")
                 shutil.rmtree(one_out, ignore_errors=True)
                 os.makedirs(one_out)
-                t0, c0 = time.perf_counter(), time.process_time()
+                t0, c0 = time.perf_counter(), os.times()
                 one = dedup_table(
                     whole,
                     id_column="id",
@@ -340,7 +352,11 @@ def main() -> None:
                     **options,
                 )  # the same job: kept rows and duplicates table written
                 one_s.append(time.perf_counter() - t0)
-                print(f"  one process: CPU {time.process_time() - c0:.1f} s")
+                c1 = os.times()
+                print(
+                    f"  one process: CPU {c1.user - c0.user:.1f} s user + "
+                    f"{c1.system - c0.system:.1f} s system"
+                )
                 same = one.k == res["k"] and len(one.duplicates) == res["dropped"]
                 print(
                     f"  dask {dask_s[-1]:.1f} s | one process {one_s[-1]:.1f} s | "
