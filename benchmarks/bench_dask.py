@@ -131,7 +131,8 @@ def shuffle_bench(client, paths, k, repeats, scratch):
         for i, p in enumerate(paths)
     ]
     parts = client.persist(parts)
-    sizes = client.compute([dask.delayed(D._part_rows)(x) for x in parts], sync=True)
+    sizes = client.compute([dask.delayed(D._part_counts)(x) for x in parts], sync=True)
+    sizes = [int(c[0]) for c in sizes]
     n = int(sum(sizes))
     lay, _ = choose_layout(n, k, 64, "pairs", 64, default_memory_budget(), 1)
     if lay == "scan":
@@ -164,9 +165,7 @@ def shuffle_bench(client, paths, k, repeats, scratch):
         run = join(sfs, spath, f"run-{time.monotonic_ns()}")
         for sub in ("map", "copies"):
             sfs.makedirs(join(sfs, run, sub), exist_ok=True)
-        maps = [
-            dask.delayed(D._map_part)(x, int(offsets[i]), masks, R, sfs, run, i) for i, x in enumerate(parts)
-        ]
+        maps = [dask.delayed(D._map_part)(x, offsets, masks, R, sfs, run, i) for i, x in enumerate(parts)]
         t1 = dask.delayed(D._barrier)(*maps)
         t1 = client.persist(t1)
         wait(t1)
@@ -243,12 +242,11 @@ def main() -> None:
     )
     ap.add_argument("--worker-threads", type=int, default=0, help="NUMBA_NUM_THREADS of each worker")
     ap.add_argument("--worker-env", action="append", default=[], metavar="KEY=VALUE", help="workers' env")
+    ap.add_argument(
+        "--trim-memory", action="store_true", help="distributed's MALLOC_TRIM_THRESHOLD_ in workers"
+    )
     ap.add_argument("--no-watch", action="store_true", help="do not measure the scratch folder's peak")
     args = ap.parse_args()
-
-    import logging
-
-    from distributed import Client, LocalCluster
 
     from simhash_lab import distributed as D
 
@@ -274,21 +272,18 @@ def main() -> None:
     worker_env = dict(kv.split("=", 1) for kv in args.worker_env)
     if args.worker_threads:
         worker_env["NUMBA_NUM_THREADS"] = str(args.worker_threads)
-    with (
-        LocalCluster(
-            n_workers=args.workers,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            silence_logs=logging.ERROR,
-            **({"env": worker_env} if worker_env else {}),
-        ) as c,
-        Client(c) as client,
-    ):
+    # the library's LocalCluster: worker processes of one thread, no dashboard; the C allocator's
+    # own thresholds unless --trim-memory (distributed's MALLOC_TRIM_THRESHOLD_)
+    cluster, client = D.local_cluster(
+        args.workers, trim_memory=args.trim_memory, **({"env": worker_env} if worker_env else {})
+    )
+    with cluster, client:
         if args.shuffle:
             shuffle_bench(client, paths, args.k if args.k is not None else 3, args.repeats, scratch)
             print(f"load after: {os.getloadavg()[0]:.2f}")
             return
+        trims = set(client.run(lambda: os.environ.get("MALLOC_TRIM_THRESHOLD_")).values())
+        print(f"workers' MALLOC_TRIM_THRESHOLD_: {', '.join(map(str, trims))}")
         whole = None
         if args.against_one_process:
             import pyarrow.parquet as pq

@@ -64,7 +64,12 @@ def _dask():
 
 
 def local_cluster(
-    workers: int = 2, *, processes: bool = True, threads_per_worker: int = 1, **kwargs: Any
+    workers: int = 2,
+    *,
+    processes: bool = True,
+    threads_per_worker: int = 1,
+    trim_memory: bool = False,
+    **kwargs: Any,
 ) -> tuple[Any, Any]:
     """``(cluster, client)``: a ``distributed.LocalCluster`` of ``workers`` workers without a
     dashboard, and a Client connected to it; logs only errors (no nanny warnings when workers stop).
@@ -74,6 +79,13 @@ def local_cluster(
     "Port 8787 is already in use". On a real cluster use ``distributed.Client("tcp://scheduler:8786")``
     instead; nothing else changes.
 
+    The worker processes keep the C allocator's own thresholds: distributed starts each with
+    ``MALLOC_TRIM_THRESHOLD_=65536``, which hands freed memory back to the system at once and, as
+    any such setting does, stops glibc from raising its mmap threshold, so every large temporary
+    array is mapped and page-faulted anew (``dedup_dataset`` at 1M rows: 5.0-5.3 s of system CPU
+    in the workers with it, 2.6 s without; ``benchmarks/dedup_at_scale.md``). A worker then keeps
+    the memory it freed for its next task, as one process does.
+
     Parameters
     ----------
     workers : int
@@ -82,6 +94,9 @@ def local_cluster(
         Workers in processes of their own (True) or as threads of this process.
     threads_per_worker : int
         Threads each worker runs tasks in.
+    trim_memory : bool
+        True: distributed's ``MALLOC_TRIM_THRESHOLD_`` in the worker processes (memory returned
+        to the system sooner, more CPU spent faulting it back in).
     **kwargs
         More ``distributed.LocalCluster`` arguments; they override the ones above.
 
@@ -99,7 +114,7 @@ def local_cluster(
     """
     import logging
 
-    _dask()
+    dask = _dask()
     from distributed import Client, LocalCluster
 
     options = {
@@ -111,7 +126,9 @@ def local_cluster(
         "silence_logs": logging.ERROR,
         **kwargs,
     }
-    cluster = LocalCluster(**options)
+    key = "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_"
+    with dask.config.set({} if trim_memory else {key: None}):  # read as each worker is spawned
+        cluster = LocalCluster(**options)
     return cluster, Client(cluster)
 
 
@@ -641,19 +658,23 @@ def _save(sfs: AbstractFileSystem, path: str, **arrays: np.ndarray) -> None:
     put_bytes(sfs, path, buf.getvalue())
 
 
-def _load(sfs: AbstractFileSystem, path: str) -> dict:
+def _load(sfs: AbstractFileSystem, path: str, keys: Sequence[str] | None = None) -> dict:
     import io
 
     from ._storage import read_bytes
 
     with np.load(io.BytesIO(read_bytes(sfs, path))) as z:
-        return {key: z[key] for key in z.files}
+        return {key: z[key] for key in (z.files if keys is None else keys)}
+
+
+def _piece_names(sfs: AbstractFileSystem, run: str, step: str, prefix: str) -> list[str]:
+    from ._storage import join, list_files
+
+    return list_files(sfs, join(sfs, run, step), prefix)
 
 
 def _pieces(sfs: AbstractFileSystem, run: str, step: str, prefix: str) -> list[dict]:
-    from ._storage import join, list_files
-
-    return [_load(sfs, name) for name in list_files(sfs, join(sfs, run, step), prefix)]
+    return [_load(sfs, name) for name in _piece_names(sfs, run, step, prefix)]
 
 
 def _ids_bytes(ids: Iterable[Any]) -> np.ndarray:
@@ -777,7 +798,6 @@ def _docbits(offsets: np.ndarray) -> int:
 
 def _band_map_part(
     part: dict,
-    offset: int,
     offsets: np.ndarray,
     n_reducers: int,
     sfs: AbstractFileSystem,
@@ -789,12 +809,13 @@ def _band_map_part(
     ``band``, ``key``), the reducer picked by the key's hash bits and its band, so that equal keys
     of a band meet: its rows with features that represent their exact group, as ``dedup_table``'s
     ``BandKeys.pairs`` takes them (a key with its top bit set, a row without shingles, is left out)."""
+    offset = int(offsets[p])
     from ._storage import join
 
     keys = part["band_keys"]
     docbits = _docbits(offsets)
     ok = ~part["featureless"]
-    ok[_copies(sfs, run, f"{p}-")["row"] - int(offset)] = False
+    ok[_copy_rows(sfs, run, f"{p}-") - int(offset)] = False
     cols = np.flatnonzero(ok)
     low = np.uint64((1 << docbits) - 1)
     top = np.uint64(1 << 63)
@@ -899,8 +920,18 @@ def _copies(sfs: AbstractFileSystem, run: str, prefix: str = "") -> dict:
     }
 
 
-def _part_rows(part: dict) -> int:
-    return int(part["fps"].shape[0])
+def _copy_rows(sfs: AbstractFileSystem, run: str, prefix: str = "") -> np.ndarray:
+    """The rows of :func:`_copies` alone (their ids not read)."""
+    got = [_load(sfs, name, ("row",))["row"] for name in _piece_names(sfs, run, "copies", prefix)]
+    return np.concatenate(got).astype(np.int64) if got else np.empty(0, np.int64)
+
+
+def _part_counts(part: dict) -> tuple[int, int]:
+    return int(part["fps"].shape[0]), int(part["chars"])
+
+
+def _offsets_of(counts: list) -> np.ndarray:
+    return _offsets([int(c[0]) for c in counts])
 
 
 def _calibrate_task(
@@ -925,7 +956,7 @@ def _calibrate_task(
     featureless = np.concatenate([x["featureless"] for x in parts]) if parts else np.empty(0, np.bool_)
     offsets = _offsets([x["fps"].shape[0] for x in parts])
     search = ~featureless
-    search[_copies(sfs, run)["row"]] = False
+    search[_copy_rows(sfs, run)] = False
     source = _partitions_source(fs, paths, args, offsets)
     return calibrate(
         source, fps, st.jaccard, recall=st.recall, sample=st.sample, seed=st.seed, valid=search,
@@ -961,7 +992,7 @@ def _masks_task(
 
 def _map_part(
     part: dict,
-    offset: int,
+    offsets: np.ndarray,
     masks: np.ndarray,
     n_reducers: int,
     sfs: AbstractFileSystem,
@@ -971,12 +1002,13 @@ def _map_part(
 ):
     """Write this partition's ``(table, fp, id)`` rows into one piece per reducer: its rows with
     features that represent their exact group (the copies found are not searched)."""
+    offset = int(offsets[p])
     from ._storage import join
 
     fps = part["fps"]
     ids = np.arange(int(offset), int(offset) + fps.size, dtype=np.int64)
     ok = ~part["featureless"]
-    ok[_copies(sfs, run, f"{p}-")["row"] - int(offset)] = False
+    ok[_copy_rows(sfs, run, f"{p}-") - int(offset)] = False
     fps, ids = fps[ok], ids[ok]
     tt, ff, ii, bb = [], [], [], []
     for t in range(masks.size):
@@ -1083,13 +1115,13 @@ def _left_part(
     column: str,
     id_column: str | None,
     fmt: str | None,
-    offset: int,
     offsets: np.ndarray,
     st: DedupSettings,
     part: dict,
 ):
     """Attach the shingle sets (and fingerprints) of the pairs' first rows (in this partition);
     route the pairs to the partition of their second row."""
+    offset = int(offsets[p])
     from ._storage import join
 
     fps = part["fps"]
@@ -1138,12 +1170,13 @@ def _right_part(
     column: str,
     id_column: str | None,
     fmt: str | None,
-    offset: int,
+    offsets: np.ndarray,
     st: DedupSettings,
     part: dict,
 ):
     """Verify the pairs whose second row is in this partition: exact Jaccard of the two sets; the
     pairs' Hamming distances from the two fingerprints."""
+    offset = int(offsets[q])
     from ._storage import join
     from .dedup import Shingler
     from .hamming import hamming
@@ -1285,12 +1318,12 @@ def _write_part(
     column: str,
     id_column: str | None,
     fmt: str | None,
-    offset: int,
-    n_rows: int,
+    offsets: np.ndarray,
     ofs: AbstractFileSystem,
     output: str,
 ):
     """The kept rows of one partition, as ``part-NNNNN.parquet`` (the input's columns)."""
+    offset, n_rows = int(offsets[p]), int(offsets[p + 1] - offsets[p])
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -1445,10 +1478,9 @@ def dedup_dataset(
 
     sets_budget = SETS_BUDGET // max(len(paths), 1)  # all partitions' sets: one process's budget
     parts = [delayed(_fp_part)(i, fs, p, *args, st, sfs, run, R, sets_budget) for i, p in enumerate(paths)]
-    sizes = [delayed(_part_rows)(x) for x in parts]
-    offsets = delayed(_offsets)(sizes)
-    t0 = delayed(_barrier)(*sizes)
-    exact = [delayed(_exact_reduce)(r, t0, sfs, run, offsets, keep, id_column) for r in range(R)]
+    counts = [delayed(_part_counts)(x) for x in parts]  # (rows, rows shingled by characters)
+    offsets = delayed(_offsets_of)(counts)  # after every partition's fingerprints: a barrier too
+    exact = [delayed(_exact_reduce)(r, offsets, sfs, run, offsets, keep, id_column) for r in range(R)]
     te = delayed(_barrier)(*exact)
     fp_only = [delayed(_fps_view)(x) for x in parts]  # not the band keys: 8 bytes a row a band
 
@@ -1461,28 +1493,21 @@ def dedup_dataset(
         cal = calibration(te)
         k = delayed(_k_of)(cal)
     if bands:
-        maps = [
-            delayed(_band_map_part)(x, delayed(_take)(offsets, i), offsets, R, sfs, run, i, te)
-            for i, x in enumerate(parts)
-        ]
+        maps = [delayed(_band_map_part)(x, offsets, R, sfs, run, i, te) for i, x in enumerate(parts)]
         t1 = delayed(_barrier)(*maps)
         routed = [delayed(_band_reduce_route)(r, t1, sfs, run, offsets) for r in range(R)]
     else:
         masks = delayed(_masks_task)(offsets, k, bits, layout, max_tables, st.memory_budget)
-        maps = [
-            delayed(_map_part)(x, delayed(_take)(offsets, i), masks, R, sfs, run, i, te)
-            for i, x in enumerate(parts)
-        ]
+        maps = [delayed(_map_part)(x, offsets, masks, R, sfs, run, i, te) for i, x in enumerate(parts)]
         t1 = delayed(_barrier)(*maps)
         routed = [delayed(_reduce_route)(r, t1, sfs, run, masks, k, offsets) for r in range(R)]
     t2 = delayed(_barrier)(*routed)
     lefts = [
-        delayed(_left_part)(i, t2, sfs, run, fs, p, *args, delayed(_take)(offsets, i), offsets, st, parts[i])
-        for i, p in enumerate(paths)
+        delayed(_left_part)(i, t2, sfs, run, fs, p, *args, offsets, st, parts[i]) for i, p in enumerate(paths)
     ]
     t3 = delayed(_barrier)(*lefts)
     rights = [
-        delayed(_right_part)(i, t3, sfs, run, fs, p, *args, delayed(_take)(offsets, i), st, parts[i])
+        delayed(_right_part)(i, t3, sfs, run, fs, p, *args, offsets, st, parts[i])
         for i, p in enumerate(paths)
     ]
     t4 = delayed(_barrier)(*rights)
@@ -1491,12 +1516,10 @@ def dedup_dataset(
         k = delayed(_k_of)(cal)
     summary = delayed(_cluster)(t4, sfs, run, keep, ofs, out_path, linkage)
     writes = [
-        delayed(_write_part)(
-            i, summary, sfs, run, fs, p, *args, delayed(_take)(offsets, i), sizes[i], ofs, out_path
-        )
+        delayed(_write_part)(i, summary, sfs, run, fs, p, *args, offsets, ofs, out_path)
         for i, p in enumerate(paths)
     ]
-    chars = delayed(sum)([delayed(_chars_of)(x) for x in parts])
+    chars = delayed(_chars_sum)(counts)
     result = delayed(_finish)(summary, delayed(_barrier)(*writes), offsets, k, cal, chars, get_language())
     if not compute:
         return result
@@ -1541,8 +1564,8 @@ def _settings(settings: DedupSettings | None, options: dict):
     return dataclasses.replace(st, k=k)
 
 
-def _chars_of(part: dict) -> int:
-    return int(part["chars"])
+def _chars_sum(counts: list) -> int:
+    return int(sum(int(c[1]) for c in counts))
 
 
 def _finish(
