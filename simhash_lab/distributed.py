@@ -1489,8 +1489,8 @@ def dedup_dataset(
 
     bands = st.candidates_method == "bands"
     cal = None
-    if k is None and not bands:  # the index's tables need k
-        cal = calibration(te)
+    if k is None:  # the index's tables need k; with bands it is only reported: the task runs
+        cal = calibration(te)  # beside the band steps, filling the workers' gaps between them
         k = delayed(_k_of)(cal)
     if bands:
         maps = [delayed(_band_map_part)(x, offsets, R, sfs, run, i, te) for i, x in enumerate(parts)]
@@ -1511,9 +1511,6 @@ def dedup_dataset(
         for i, p in enumerate(paths)
     ]
     t4 = delayed(_barrier)(*rights)
-    if k is None:  # bands: k is only reported; calibrated beside the keep/drop pass (one task)
-        cal = calibration(t4)
-        k = delayed(_k_of)(cal)
     summary = delayed(_cluster)(t4, sfs, run, keep, ofs, out_path, linkage)
     writes = [
         delayed(_write_part)(i, summary, sfs, run, fs, p, *args, offsets, ofs, out_path)
