@@ -20,6 +20,11 @@ job: the kept rows written as Parquet and the duplicates table beside them. It a
 Dask run (``--repeats`` each); printed side by side: each pair's wall times, the one process's
 steps, their ratio, the medians, and a check that both made the same decision.
 
+``--task-cpu``: after each Dask run, the workers' process CPU per task name (a worker plugin:
+one task at a time per worker, so a task's CPU includes its kernels' threads and the worker's own
+loops meanwhile), then the same graph on Dask's synchronous scheduler in this process, measured
+the same way (a callback): the pipeline's code with and without distributed's workers.
+
 ``--candidates``: pass it to both (default: the shared default, ``DedupSettings().candidates``).
 
 ``--shuffle``: the candidate step alone, both ways, on the same fingerprints (the partitions'
@@ -107,6 +112,82 @@ def _cpu(client) -> np.ndarray:
 def _sent(client) -> int:
     """Bytes the workers have sent each other so far (their transfer counters)."""
     return sum(client.run(lambda dask_worker: dask_worker.transfer_outgoing_bytes_total).values())
+
+
+class TaskCPU:
+    """The process CPU (user, system) of each task, summed by task name: a worker plugin (each
+    worker runs one task at a time, so the process's CPU between a task's start and end is the
+    task's, its kernels' threads and the worker's own loops meanwhile included) or, with
+    ``sync()``, a callback of Dask's synchronous scheduler in this process."""
+
+    name = "bench-task-cpu"
+
+    def setup(self, worker=None):
+        self.acc, self.start = {}, {}
+        if worker is not None:
+            worker._bench_task_cpu = self.acc
+
+    def _add(self, key, t0):
+        from dask.utils import key_split
+
+        t1 = os.times()
+        a = self.acc.setdefault(key_split(key), [0.0, 0.0, 0])
+        a[0] += t1[0] - t0[0]
+        a[1] += t1[1] - t0[1]
+        a[2] += 1
+
+    def transition(self, key, start, finish, **kwargs):
+        if finish == "executing":
+            self.start[key] = os.times()
+        elif start == "executing" and key in self.start:
+            self._add(key, self.start.pop(key))
+
+    @staticmethod
+    def collect(client) -> dict:
+        """The workers' sums so far, then reset."""
+
+        def take(dask_worker):
+            acc = dict(dask_worker._bench_task_cpu)
+            dask_worker._bench_task_cpu.clear()
+            return acc
+
+        tot: dict = {}
+        for acc in client.run(take).values():
+            for k, v in acc.items():
+                t = tot.setdefault(k, [0.0, 0.0, 0])
+                for i in range(3):
+                    t[i] += v[i]
+        return tot
+
+    def sync(self):
+        """A callback for ``with``: the same sums for the tasks Dask's sync scheduler runs here."""
+        from dask.callbacks import Callback
+
+        self.setup()
+        meter = self
+
+        class Meter(Callback):
+            def _pretask(self, key, dsk, state):
+                meter.start[key] = os.times()
+
+            def _posttask(self, key, result, dsk, state, id):
+                meter._add(key, meter.start.pop(key))
+
+        return Meter()
+
+    @staticmethod
+    def table(tot: dict) -> str:
+        rows = sorted(tot.items(), key=lambda x: -x[1][0])
+        user, system = (sum(v[i] for v in tot.values()) for i in (0, 1))
+        head = f"    tasks: {user:.1f} s user + {system:.1f} s system"
+        return "\n".join(
+            [head]
+            + [
+                f"      {k:<20} {v[0]:6.2f} + {v[1]:5.2f} s ({v[2]} tasks)"
+                for k, v in rows
+                if v[0] + v[1] >= 0.05
+            ]
+        )
 
 
 def shuffle_bench(client, paths, k, repeats, scratch):
@@ -245,6 +326,11 @@ def main() -> None:
     ap.add_argument(
         "--trim-memory", action="store_true", help="distributed's MALLOC_TRIM_THRESHOLD_ in workers"
     )
+    ap.add_argument(
+        "--task-cpu",
+        action="store_true",
+        help="each Dask run's process CPU per task name; then the same graph on the sync scheduler here",
+    )
     ap.add_argument("--no-watch", action="store_true", help="do not measure the scratch folder's peak")
     args = ap.parse_args()
 
@@ -319,6 +405,10 @@ def main() -> None:
         D.dedup_dataset(warm_parts[::-1], os.path.join(warm, "out2"), id_column="id", **options)
         dedup_table(warm_parts[0], id_column="id", output=os.path.join(warm, "kept.parquet"), **options)
         shutil.rmtree(warm, ignore_errors=True)
+        if args.task_cpu:
+            from distributed import WorkerPlugin
+
+            client.register_plugin(type("TaskCPUPlugin", (TaskCPU, WorkerPlugin), {})())
         for _ in range(args.repeats):
             from distributed import get_task_stream
 
@@ -334,6 +424,18 @@ def main() -> None:
             )
             if args.profile:
                 print(task_profile(ts.data))
+            if args.task_cpu:  # the same graph on the sync scheduler: the code's CPU without workers
+                print(TaskCPU.table(TaskCPU.collect(client)))
+                meter = TaskCPU()
+                c0, t0 = os.times(), time.perf_counter()
+                with meter.sync():
+                    D.dedup_dataset(paths, out, id_column="id", scratch=scratch, scheduler="sync", **options)
+                c1 = os.times()
+                print(
+                    f"  sync scheduler here: {time.perf_counter() - t0:.1f} s, CPU {c1.user - c0.user:.1f} s "
+                    f"user + {c1.system - c0.system:.1f} s system; load {os.getloadavg()[0]:.2f}"
+                )
+                print(TaskCPU.table(meter.acc))
             if whole is not None:
                 one_out = os.path.join(args.folder, "one-out")
                 shutil.rmtree(one_out, ignore_errors=True)
