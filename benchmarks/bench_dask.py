@@ -20,6 +20,11 @@ job: the kept rows written as Parquet and the duplicates table beside them. It a
 Dask run (``--repeats`` each); printed side by side: each pair's wall times, the one process's
 steps, their ratio, the medians, and a check that both made the same decision.
 
+``--task-cpu``: after each Dask run, the workers' process CPU per task name (a worker plugin:
+one task at a time per worker, so a task's CPU includes its kernels' threads and the worker's own
+loops meanwhile), then the same graph on Dask's synchronous scheduler in this process, measured
+the same way (a callback): the pipeline's code with and without distributed's workers.
+
 ``--candidates``: pass it to both (default: the shared default, ``DedupSettings().candidates``).
 
 ``--shuffle``: the candidate step alone, both ways, on the same fingerprints (the partitions'
@@ -33,6 +38,7 @@ the workers sent each other, from their transfer counters; files: the bytes writ
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import statistics
@@ -98,9 +104,90 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores"
 
 
+def _cpu(client) -> np.ndarray:
+    """(user, system) CPU seconds of the workers so far, summed."""
+    return np.sum([t[:2] for t in client.run(lambda: tuple(os.times())).values()], axis=0)
+
+
 def _sent(client) -> int:
     """Bytes the workers have sent each other so far (their transfer counters)."""
     return sum(client.run(lambda dask_worker: dask_worker.transfer_outgoing_bytes_total).values())
+
+
+class TaskCPU:
+    """The process CPU (user, system) of each task, summed by task name: a worker plugin (each
+    worker runs one task at a time, so the process's CPU between a task's start and end is the
+    task's, its kernels' threads and the worker's own loops meanwhile included) or, with
+    ``sync()``, a callback of Dask's synchronous scheduler in this process."""
+
+    name = "bench-task-cpu"
+
+    def setup(self, worker=None):
+        self.acc, self.start = {}, {}
+        if worker is not None:
+            worker._bench_task_cpu = self.acc
+
+    def _add(self, key, t0):
+        from dask.utils import key_split
+
+        t1 = os.times()
+        a = self.acc.setdefault(key_split(key), [0.0, 0.0, 0])
+        a[0] += t1[0] - t0[0]
+        a[1] += t1[1] - t0[1]
+        a[2] += 1
+
+    def transition(self, key, start, finish, **kwargs):
+        if finish == "executing":
+            self.start[key] = os.times()
+        elif start == "executing" and key in self.start:
+            self._add(key, self.start.pop(key))
+
+    @staticmethod
+    def collect(client) -> dict:
+        """The workers' sums so far, then reset."""
+
+        def take(dask_worker):
+            acc = dict(dask_worker._bench_task_cpu)
+            dask_worker._bench_task_cpu.clear()
+            return acc
+
+        tot: dict = {}
+        for acc in client.run(take).values():
+            for k, v in acc.items():
+                t = tot.setdefault(k, [0.0, 0.0, 0])
+                for i in range(3):
+                    t[i] += v[i]
+        return tot
+
+    def sync(self):
+        """A callback for ``with``: the same sums for the tasks Dask's sync scheduler runs here."""
+        from dask.callbacks import Callback
+
+        self.setup()
+        meter = self
+
+        class Meter(Callback):
+            def _pretask(self, key, dsk, state):
+                meter.start[key] = os.times()
+
+            def _posttask(self, key, result, dsk, state, id):
+                meter._add(key, meter.start.pop(key))
+
+        return Meter()
+
+    @staticmethod
+    def table(tot: dict) -> str:
+        rows = sorted(tot.items(), key=lambda x: -x[1][0])
+        user, system = (sum(v[i] for v in tot.values()) for i in (0, 1))
+        head = f"    tasks: {user:.1f} s user + {system:.1f} s system"
+        return "\n".join(
+            [head]
+            + [
+                f"      {k:<20} {v[0]:6.2f} + {v[1]:5.2f} s ({v[2]} tasks)"
+                for k, v in rows
+                if v[0] + v[1] >= 0.05
+            ]
+        )
 
 
 def shuffle_bench(client, paths, k, repeats, scratch):
@@ -125,7 +212,8 @@ def shuffle_bench(client, paths, k, repeats, scratch):
         for i, p in enumerate(paths)
     ]
     parts = client.persist(parts)
-    sizes = client.compute([dask.delayed(D._part_rows)(x) for x in parts], sync=True)
+    sizes = client.compute([dask.delayed(D._part_counts)(x) for x in parts], sync=True)
+    sizes = [int(c[0]) for c in sizes]
     n = int(sum(sizes))
     lay, _ = choose_layout(n, k, 64, "pairs", 64, default_memory_budget(), 1)
     if lay == "scan":
@@ -158,9 +246,7 @@ def shuffle_bench(client, paths, k, repeats, scratch):
         run = join(sfs, spath, f"run-{time.monotonic_ns()}")
         for sub in ("map", "copies"):
             sfs.makedirs(join(sfs, run, sub), exist_ok=True)
-        maps = [
-            dask.delayed(D._map_part)(x, int(offsets[i]), masks, R, sfs, run, i) for i, x in enumerate(parts)
-        ]
+        maps = [dask.delayed(D._map_part)(x, offsets, masks, R, sfs, run, i) for i, x in enumerate(parts)]
         t1 = dask.delayed(D._barrier)(*maps)
         t1 = client.persist(t1)
         wait(t1)
@@ -195,6 +281,31 @@ def shuffle_bench(client, paths, k, repeats, scratch):
     print(f"  files / tasks time: {ratio:.2f} (median of per-run ratios)")
 
 
+def task_profile(records) -> str:
+    """Per task name (``dask.utils.key_split``): tasks, seconds of compute summed over the workers,
+    and the span from the run's first task start to that name's first start and last stop."""
+    from dask.utils import key_split
+
+    total, count, span = {}, {}, {}
+    t00 = min((ss["start"] for r in records for ss in r["startstops"]), default=0.0)
+    for r in records:
+        name = key_split(r["key"])
+        for ss in r["startstops"]:
+            if ss["action"] != "compute":
+                continue
+            total[name] = total.get(name, 0.0) + ss["stop"] - ss["start"]
+            a, b = span.get(name, (float("inf"), 0.0))
+            span[name] = (min(a, ss["start"] - t00), max(b, ss["stop"] - t00))
+        count[name] = count.get(name, 0) + 1
+    lines = [
+        f"    {name:20s} {count[name]:4d} tasks {total[name]:7.2f} s of compute, "
+        f"from {span[name][0]:6.2f} to {span[name][1]:6.2f} s"
+        for name in sorted(span, key=lambda x: span[x])
+        if total[name] >= 0.05
+    ]
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=10_000_000)
@@ -207,11 +318,21 @@ def main() -> None:
     ap.add_argument("--shuffle", action="store_true")
     ap.add_argument("--folder", default="/tmp/simhash-lab-dask")
     ap.add_argument("--candidates", default=None, choices=["index", "bands"])
+    ap.add_argument(
+        "--profile", action="store_true", help="print each Dask run's task stream, summed by task name"
+    )
+    ap.add_argument("--worker-threads", type=int, default=0, help="NUMBA_NUM_THREADS of each worker")
+    ap.add_argument("--worker-env", action="append", default=[], metavar="KEY=VALUE", help="workers' env")
+    ap.add_argument(
+        "--trim-memory", action="store_true", help="distributed's MALLOC_TRIM_THRESHOLD_ in workers"
+    )
+    ap.add_argument(
+        "--task-cpu",
+        action="store_true",
+        help="each Dask run's process CPU per task name; then the same graph on the sync scheduler here",
+    )
+    ap.add_argument("--no-watch", action="store_true", help="do not measure the scratch folder's peak")
     args = ap.parse_args()
-
-    import logging
-
-    from distributed import Client, LocalCluster
 
     from simhash_lab import distributed as D
 
@@ -234,20 +355,21 @@ def main() -> None:
             peak[0] = max(peak[0], folder_bytes(scratch))
 
     print(f"{machine()}; load before: {os.getloadavg()[0]:.2f}")
-    with (
-        LocalCluster(
-            n_workers=args.workers,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            silence_logs=logging.ERROR,
-        ) as c,
-        Client(c) as client,
-    ):
+    worker_env = dict(kv.split("=", 1) for kv in args.worker_env)
+    if args.worker_threads:
+        worker_env["NUMBA_NUM_THREADS"] = str(args.worker_threads)
+    # the library's LocalCluster: worker processes of one thread, no dashboard; the C allocator's
+    # own thresholds unless --trim-memory (distributed's MALLOC_TRIM_THRESHOLD_)
+    cluster, client = D.local_cluster(
+        args.workers, trim_memory=args.trim_memory, **({"env": worker_env} if worker_env else {})
+    )
+    with cluster, client:
         if args.shuffle:
             shuffle_bench(client, paths, args.k if args.k is not None else 3, args.repeats, scratch)
             print(f"load after: {os.getloadavg()[0]:.2f}")
             return
+        trims = set(client.run(lambda: os.environ.get("MALLOC_TRIM_THRESHOLD_")).values())
+        print(f"workers' MALLOC_TRIM_THRESHOLD_: {', '.join(map(str, trims))}")
         whole = None
         if args.against_one_process:
             import pyarrow.parquet as pq
@@ -258,7 +380,8 @@ def main() -> None:
                 with pq.ParquetWriter(whole, pq.read_schema(paths[0])) as w:
                     for p in paths:
                         w.write_table(pq.read_table(p))
-        threading.Thread(target=watch, daemon=True).start()
+        if not args.no_watch:
+            threading.Thread(target=watch, daemon=True).start()
         dask_s, one_s = [], []
         options = {} if args.k is None else {"k": args.k}
         if args.candidates is not None:
@@ -282,15 +405,42 @@ def main() -> None:
         D.dedup_dataset(warm_parts[::-1], os.path.join(warm, "out2"), id_column="id", **options)
         dedup_table(warm_parts[0], id_column="id", output=os.path.join(warm, "kept.parquet"), **options)
         shutil.rmtree(warm, ignore_errors=True)
+        if args.task_cpu:
+            from distributed import WorkerPlugin
+
+            client.register_plugin(type("TaskCPUPlugin", (TaskCPU, WorkerPlugin), {})())
         for _ in range(args.repeats):
-            t0 = time.perf_counter()
-            res = D.dedup_dataset(paths, out, id_column="id", scratch=scratch, **options)
-            dask_s.append(time.perf_counter() - t0)
+            from distributed import get_task_stream
+
+            cpu0 = _cpu(client), time.process_time()
+            with get_task_stream(client) if args.profile else contextlib.nullcontext() as ts:
+                t0 = time.perf_counter()
+                res = D.dedup_dataset(paths, out, id_column="id", scratch=scratch, **options)
+                dask_s.append(time.perf_counter() - t0)
+            cpu = _cpu(client) - cpu0[0], time.process_time() - cpu0[1]
+            print(
+                f"  dask: CPU {cpu[0][0]:.1f} s user + {cpu[0][1]:.1f} s system in the workers, "
+                f"{cpu[1]:.1f} s in the client and scheduler"
+            )
+            if args.profile:
+                print(task_profile(ts.data))
+            if args.task_cpu:  # the same graph on the sync scheduler: the code's CPU without workers
+                print(TaskCPU.table(TaskCPU.collect(client)))
+                meter = TaskCPU()
+                c0, t0 = os.times(), time.perf_counter()
+                with meter.sync():
+                    D.dedup_dataset(paths, out, id_column="id", scratch=scratch, scheduler="sync", **options)
+                c1 = os.times()
+                print(
+                    f"  sync scheduler here: {time.perf_counter() - t0:.1f} s, CPU {c1.user - c0.user:.1f} s "
+                    f"user + {c1.system - c0.system:.1f} s system; load {os.getloadavg()[0]:.2f}"
+                )
+                print(TaskCPU.table(meter.acc))
             if whole is not None:
                 one_out = os.path.join(args.folder, "one-out")
                 shutil.rmtree(one_out, ignore_errors=True)
                 os.makedirs(one_out)
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), os.times()
                 one = dedup_table(
                     whole,
                     id_column="id",
@@ -299,6 +449,11 @@ def main() -> None:
                     **options,
                 )  # the same job: kept rows and duplicates table written
                 one_s.append(time.perf_counter() - t0)
+                c1 = os.times()
+                print(
+                    f"  one process: CPU {c1.user - c0.user:.1f} s user + "
+                    f"{c1.system - c0.system:.1f} s system"
+                )
                 same = one.k == res["k"] and len(one.duplicates) == res["dropped"]
                 print(
                     f"  dask {dask_s[-1]:.1f} s | one process {one_s[-1]:.1f} s | "

@@ -183,10 +183,7 @@ def main() -> None:
         def files():
             run = join(sfs, spath, f"run-{time.monotonic_ns()}")
             sfs.makedirs(join(sfs, run, "map"), exist_ok=True)
-            maps = [
-                dask.delayed(D._map_part)(x, int(offsets[i]), masks, R, sfs, run, i)
-                for i, x in enumerate(parts)
-            ]
+            maps = [dask.delayed(D._map_part)(x, offsets, masks, R, sfs, run, i) for i, x in enumerate(parts)]
             token = dask.delayed(D._barrier)(*maps)
 
             def reduce_files(r, _t):

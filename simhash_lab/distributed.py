@@ -24,12 +24,22 @@ where the data lives, e.g. ``dask.bag.read_text("s3://bucket/*.txt")``). Dask is
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ._i18n import get_language, language
 from ._validate import check_int
+
+if TYPE_CHECKING:
+    import os
+
+    from fsspec import AbstractFileSystem
+
+    from .candidates import BandKeys
+    from .dedup import Duplicates
+    from .settings import DedupSettings
 
 __all__ = [
     "table_masks",
@@ -53,7 +63,14 @@ def _dask():
     return dask
 
 
-def local_cluster(workers: int = 2, *, processes: bool = True, threads_per_worker: int = 1, **kwargs):
+def local_cluster(
+    workers: int = 2,
+    *,
+    processes: bool = True,
+    threads_per_worker: int = 1,
+    trim_memory: bool = False,
+    **kwargs: Any,
+) -> tuple[Any, Any]:
     """``(cluster, client)``: a ``distributed.LocalCluster`` of ``workers`` workers without a
     dashboard, and a Client connected to it; logs only errors (no nanny warnings when workers stop).
 
@@ -61,10 +78,43 @@ def local_cluster(workers: int = 2, *, processes: bool = True, threads_per_worke
     dashboard) listens on a free port, so a second cluster (another notebook, a test) never warns
     "Port 8787 is already in use". On a real cluster use ``distributed.Client("tcp://scheduler:8786")``
     instead; nothing else changes.
+
+    The worker processes keep the C allocator's own thresholds: distributed starts each with
+    ``MALLOC_TRIM_THRESHOLD_=65536``, which hands freed memory back to the system at once and, as
+    any such setting does, stops glibc from raising its mmap threshold, so every large temporary
+    array is mapped and page-faulted anew (``dedup_dataset`` at 1M rows: 5.0-5.3 s of system CPU
+    in the workers with it, 2.6 s without; ``benchmarks/dedup_at_scale.md``). A worker then keeps
+    the memory it freed for its next task, as one process does.
+
+    Parameters
+    ----------
+    workers : int
+        Worker processes (or threads, with ``processes=False``).
+    processes : bool
+        Workers in processes of their own (True) or as threads of this process.
+    threads_per_worker : int
+        Threads each worker runs tasks in.
+    trim_memory : bool
+        True: distributed's ``MALLOC_TRIM_THRESHOLD_`` in the worker processes (memory returned
+        to the system sooner, more CPU spent faulting it back in).
+    **kwargs
+        More ``distributed.LocalCluster`` arguments; they override the ones above.
+
+    Returns
+    -------
+    cluster : distributed.LocalCluster
+        The cluster (close it, or use it in a ``with`` block).
+    client : distributed.Client
+        A client connected to it.
+
+    Raises
+    ------
+    ImportError
+        Dask or distributed is not installed (the ``dask`` extra).
     """
     import logging
 
-    _dask()
+    dask = _dask()
     from distributed import Client, LocalCluster
 
     options = {
@@ -76,14 +126,31 @@ def local_cluster(workers: int = 2, *, processes: bool = True, threads_per_worke
         "silence_logs": logging.ERROR,
         **kwargs,
     }
-    cluster = LocalCluster(**options)
+    key = "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_"
+    with dask.config.set({} if trim_memory else {key: None}):  # read as each worker is spawned
+        cluster = LocalCluster(**options)
     return cluster, Client(cluster)
 
 
 def _warmup_plugin(jobs: int):
-    """A ``distributed.WorkerPlugin`` whose setup runs ``simhash-lab warmup`` (a subprocess of the
-    worker, awaited: the worker's event loop keeps answering) on every worker, now and as workers
-    join; the result (exit status, last line) is kept on the worker."""
+    """A ``distributed.WorkerPlugin`` that warms every worker, now and as workers join.
+
+    Its setup runs ``simhash-lab warmup`` (a subprocess of the worker, awaited: the worker's event
+    loop keeps answering), which compiles what the on-disk cache lacks, then loads the kernels
+    into the worker process itself (the warmup's steps in one thread, compiling nothing now), so
+    that no task pays the load. The result (exit status, last line) is kept on the worker. It is
+    idempotent: registering it again where it is registered does nothing.
+
+    Parameters
+    ----------
+    jobs : int
+        Processes the warmup subprocess compiles with.
+
+    Returns
+    -------
+    distributed.WorkerPlugin
+        The plugin, named ``"simhash-lab-warmup"``.
+    """
     import asyncio
     import sys
 
@@ -91,8 +158,9 @@ def _warmup_plugin(jobs: int):
 
     class SimhashLabWarmup(WorkerPlugin):
         name = "simhash-lab-warmup"
+        idempotent = True
 
-        async def setup(self, worker):
+        async def setup(self, worker: Any) -> None:
             cmd = [sys.executable, "-m", "simhash_lab.cli", "warmup", "--jobs", str(jobs)]
             proc = await asyncio.create_subprocess_exec(
                 *cmd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
@@ -103,22 +171,52 @@ def _warmup_plugin(jobs: int):
             worker._simhash_lab_warmup = (proc.returncode, last)
             if proc.returncode:
                 raise RuntimeError(f"simhash-lab warmup failed on {worker.address}: {last or lines[-1:]}")
+            worker._simhash_lab_loaded = await asyncio.to_thread(_load_kernels)
 
     return SimhashLabWarmup()
 
 
-def _warmup_result(dask_worker):
+def _load_kernels() -> tuple[int, float]:
+    """Load every kernel into this process (the warmup's steps, one process): ``(kernels
+    compiled, seconds)``; after ``simhash-lab warmup`` the count is 0."""
+    from . import warmup
+
+    return warmup.run(progress=False, jobs=1)
+
+
+def _warmup_result(dask_worker: Any) -> tuple[int, str] | None:
     return getattr(dask_worker, "_simhash_lab_warmup", None)
 
 
-def warmup_workers(client, jobs: int = 1) -> dict:
-    """Run ``simhash-lab warmup`` on every worker of ``client`` (and on each worker that joins
-    later: it is a worker plugin), so that no task compiles a kernel. Returns ``{worker address:
-    (exit status, its summary line)}``; a failed warmup raises.
+def warmup_workers(client: Any, jobs: int = 1) -> dict:
+    """Warm every worker of ``client``, and each worker that joins later (a worker plugin).
+
+    Each worker runs ``simhash-lab warmup`` (compiling what the on-disk kernel cache lacks), then
+    loads the kernels into its own process, so that no task compiles or loads a kernel. The
+    plugin is registered once: a second call, on warm workers, only collects their results.
 
     Workers on one machine share the on-disk kernel cache (beside the installed package): the
     first compiles, the others load. Where every worker runs the same image, run ``simhash-lab
-    warmup`` once when the image is built and this only loads (a second or two a worker).
+    warmup`` once when the image is built and this only loads.
+
+    Parameters
+    ----------
+    client : distributed.Client
+        A client of the cluster.
+    jobs : int
+        Processes each worker's warmup compiles with (1 to 64).
+
+    Returns
+    -------
+    dict
+        ``{worker address: (exit status, the warmup's summary line)}``.
+
+    Raises
+    ------
+    ValueError
+        ``jobs`` is out of range.
+    RuntimeError
+        The warmup failed on a worker.
     """
     _dask()
     client.register_plugin(_warmup_plugin(check_int("jobs", jobs, 1, 64)))
@@ -137,6 +235,26 @@ def table_masks(k: int = 3, bits: int = 64, layout: Any = "blocks") -> np.ndarra
     pigeonhole, k + 1 tables; the default), ``"seed"``, ``("permuted", m)`` (Manku's C(m, k)
     tables) or ``("nested", m1, m2)``. ``"scan"`` and ``"auto"`` are refused: a batch join needs
     keys.
+
+    Parameters
+    ----------
+    k : int
+        The Hamming distance every pair within which some table must hold.
+    bits : int
+        Fingerprint width.
+    layout : str or tuple
+        The table layout, as above.
+
+    Returns
+    -------
+    numpy.ndarray
+        uint64, one mask per table.
+
+    Raises
+    ------
+    ValueError
+        ``layout`` is ``"scan"`` or ``"auto"``, or :class:`~simhash_lab.SimhashIndex` refuses
+        ``k``, ``bits`` or ``layout``.
     """
     from .index import SimhashIndex
 
@@ -173,11 +291,11 @@ def _by_bucket(bucket: np.ndarray, n_buckets: int) -> tuple[np.ndarray, np.ndarr
 # --------------------------------------------------------------------------------------------
 
 
-def _fingerprint_task(texts, hasher) -> np.ndarray:
+def _fingerprint_task(texts: Any, hasher: Any) -> np.ndarray:
     return hasher.fingerprints(list(texts), parallel=False)
 
 
-def _map_task(fps: np.ndarray, offset, masks: np.ndarray, n_reducers: int) -> list:
+def _map_task(fps: np.ndarray, offset: int, masks: np.ndarray, n_reducers: int) -> list:
     """Split one partition into ``n_reducers`` buckets of ``(table, fp, id)`` rows."""
     fps = np.ascontiguousarray(fps, dtype=np.uint64)
     ids = np.arange(int(offset), int(offset) + fps.size, dtype=np.int64)
@@ -249,7 +367,7 @@ def _reduce_task(pieces: list, masks: np.ndarray, k: int) -> np.ndarray:
     return np.concatenate(out) if out else np.empty((0, 3), np.int64)
 
 
-def _offsets(lengths) -> np.ndarray:
+def _offsets(lengths: Sequence[int]) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
 
 
@@ -257,7 +375,7 @@ def _concat_fps(parts: list) -> np.ndarray:
     return np.concatenate(parts).astype(np.uint64, copy=False) if parts else np.empty(0, np.uint64)
 
 
-def _take(offsets, i):
+def _take(offsets: np.ndarray, i: int):
     return offsets[i]
 
 
@@ -273,7 +391,7 @@ def _sorted_pairs(parts: list) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 
-def _fps_partitions(fps, npartitions: int | None):
+def _fps_partitions(fps: Any, npartitions: int | None):
     """Delayed uint64 arrays from a NumPy array, a dask array, or a list of delayed arrays."""
     dask = _dask()
     import dask.array as da
@@ -293,7 +411,7 @@ def _fps_partitions(fps, npartitions: int | None):
     return [dask.delayed(c) for c in np.array_split(arr, p)]
 
 
-def _pairs_graph(parts: list, k: int, bits: int, layout, n_reducers: int | None):
+def _pairs_graph(parts: list, k: int, bits: int, layout: Any, n_reducers: int | None):
     """The delayed sorted (m, 3) pairs of the fingerprint partitions ``parts``."""
     dask = _dask()
     delayed = dask.delayed
@@ -307,11 +425,28 @@ def _pairs_graph(parts: list, k: int, bits: int, layout, n_reducers: int | None)
     return delayed(_sorted_pairs)(reduces)
 
 
-def fingerprints(texts, hasher=None, npartitions: int | None = None):
+def fingerprints(texts: Any, hasher: Any = None, npartitions: int | None = None) -> list:
     """Fingerprint ``texts`` on Dask: a list of delayed uint64 arrays, one per partition.
 
-    ``texts`` is a sequence of str (split into ``npartitions``, default 8) or a ``dask.bag.Bag``
-    (its partitions are used as they are, e.g. one per file of ``dask.bag.read_text``).
+    Parameters
+    ----------
+    texts : sequence of str or dask.bag.Bag
+        A sequence is split into ``npartitions``; a Bag's partitions are used as they are (e.g.
+        one per file of ``dask.bag.read_text``).
+    hasher : Simhasher, optional
+        Default ``Simhasher()``.
+    npartitions : int, optional
+        Partitions of a sequence (default 8, at most one per text).
+
+    Returns
+    -------
+    list of dask.delayed.Delayed
+        One uint64 array per partition, each fingerprinted serially inside its task.
+
+    Raises
+    ------
+    TypeError
+        ``texts`` is a str, None, or not iterable.
     """
     dask = _dask()
     import dask.bag as db
@@ -332,14 +467,14 @@ def fingerprints(texts, hasher=None, npartitions: int | None = None):
 
 
 def pairs(
-    fps,
+    fps: Any,
     k: int = 3,
     bits: int = 64,
     *,
     layout: Any = "blocks",
     npartitions: int | None = None,
     n_reducers: int | None = None,
-    scheduler=None,
+    scheduler: Any = None,
 ) -> np.ndarray:
     """Every pair of fingerprints within Hamming distance ``k``, computed on Dask.
 
@@ -363,6 +498,12 @@ def pairs(
     array of shape (m, 3), int64
         Rows ``(i, j, d)``, ``i < j``, ``d <= k``, sorted by ``(i, j)``: equal to
         ``SimhashIndex(k, bits).pairs()`` after ``add_many(fps)``.
+
+    Raises
+    ------
+    ValueError
+        ``fps`` is not one-dimensional or holds negative values; ``bits``, ``k``, ``layout`` or
+        ``n_reducers`` is out of range.
     """
     dask = _dask()
     bits = check_int("bits", bits, 1, 64)
@@ -372,18 +513,27 @@ def pairs(
 
 
 def near_duplicates(
-    texts,
+    texts: Any,
     k: int = 3,
     *,
-    hasher=None,
+    hasher: Any = None,
     layout: Any = "blocks",
     npartitions: int | None = None,
     n_reducers: int | None = None,
-    scheduler=None,
+    scheduler: Any = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Fingerprint ``texts`` and find every near-duplicate pair within ``k``, in one Dask graph.
 
-    ``texts`` is a sequence of str or a ``dask.bag.Bag``; ``hasher`` defaults to ``Simhasher()``.
+    Parameters
+    ----------
+    texts : sequence of str or dask.bag.Bag
+        As :func:`fingerprints` takes them.
+    k : int
+        Hamming distance.
+    hasher : Simhasher, optional
+        Default ``Simhasher()``.
+    layout, npartitions, n_reducers, scheduler
+        As :func:`pairs` takes them.
 
     Returns
     -------
@@ -418,7 +568,7 @@ def near_duplicates(
 # is lost writes the same objects again: the result does not change.
 
 
-def _featurizer(st):
+def _featurizer(st: DedupSettings):
     """The run's :class:`~simhash_lab.shingles.Featurizer` (made in each task from the settings,
     which pickle: the same shingles, normalisation and script rule as ``dedup_table``)."""
     from .shingles import Featurizer
@@ -454,7 +604,7 @@ class _RemoteOpen:
 _REMOTE: dict = {}
 
 
-def _source(fs, path, column, id_column, fmt):
+def _source(fs: AbstractFileSystem, path: str, column: str, id_column: str | None, fmt: str | None):
     """The :class:`~simhash_lab.datasets.Source` of one partition, local or through fsspec."""
     from ._storage import is_local, url_of
     from .datasets import open_dataset
@@ -470,7 +620,7 @@ def _source(fs, path, column, id_column, fmt):
     return src
 
 
-def _partitions_source(fs, paths, args, offsets):
+def _partitions_source(fs: AbstractFileSystem, paths: list[str], args: tuple, offsets: np.ndarray):
     """The rows of every partition, numbered across them in order: what :func:`calibrate` reads
     (``select`` only), so that the calibration on Dask samples the same rows as on one machine."""
     from .datasets import Source
@@ -479,13 +629,15 @@ def _partitions_source(fs, paths, args, offsets):
         format = "partitions"
         name = "<partitions>"
 
-        def select(self, rows, chunk):
+        def select(self, rows: np.ndarray, chunk: int):
             return _select(fs, paths, args, offsets, rows, chunk)
 
     return Partitions()
 
 
-def _select(fs, paths, args, offsets, rows, chunk):
+def _select(
+    fs: AbstractFileSystem, paths: list[str], args: tuple, offsets: np.ndarray, rows: np.ndarray, chunk: int
+):
     """``(rows, texts)`` of the rows ``rows`` (global numbers, sorted), partition by partition."""
     rows = np.asarray(rows, np.int64)
     part = np.searchsorted(offsets, rows, side="right") - 1
@@ -496,7 +648,7 @@ def _select(fs, paths, args, offsets, rows, chunk):
             yield local + off, texts
 
 
-def _save(sfs, path: str, **arrays) -> None:
+def _save(sfs: AbstractFileSystem, path: str, **arrays: np.ndarray) -> None:
     import io
 
     from ._storage import put_bytes
@@ -506,22 +658,26 @@ def _save(sfs, path: str, **arrays) -> None:
     put_bytes(sfs, path, buf.getvalue())
 
 
-def _load(sfs, path: str) -> dict:
+def _load(sfs: AbstractFileSystem, path: str, keys: Sequence[str] | None = None) -> dict:
     import io
 
     from ._storage import read_bytes
 
     with np.load(io.BytesIO(read_bytes(sfs, path))) as z:
-        return {key: z[key] for key in z.files}
+        return {key: z[key] for key in (z.files if keys is None else keys)}
 
 
-def _pieces(sfs, run: str, step: str, prefix: str) -> list[dict]:
+def _piece_names(sfs: AbstractFileSystem, run: str, step: str, prefix: str) -> list[str]:
     from ._storage import join, list_files
 
-    return [_load(sfs, name) for name in list_files(sfs, join(sfs, run, step), prefix)]
+    return list_files(sfs, join(sfs, run, step), prefix)
 
 
-def _ids_bytes(ids) -> np.ndarray:
+def _pieces(sfs: AbstractFileSystem, run: str, step: str, prefix: str) -> list[dict]:
+    return [_load(sfs, name) for name in _piece_names(sfs, run, step, prefix)]
+
+
+def _ids_bytes(ids: Iterable[Any]) -> np.ndarray:
     import json
 
     return np.frombuffer(json.dumps(list(ids), default=str).encode(), np.uint8)
@@ -533,7 +689,19 @@ def _ids_of(raw: np.ndarray) -> list:
     return json.loads(raw.tobytes().decode()) if raw.size else []
 
 
-def _fp_part(p, fs, path, column, id_column, fmt, st, sfs, run, n_reducers, sets_budget=0):
+def _fp_part(
+    p: int,
+    fs: AbstractFileSystem,
+    path: str,
+    column: str,
+    id_column: str | None,
+    fmt: str | None,
+    st: DedupSettings,
+    sfs: AbstractFileSystem,
+    run: str,
+    n_reducers: int,
+    sets_budget: int = 0,
+):
     """Fingerprints, lengths (characters) and the featureless flags of one partition, as
     :func:`~simhash_lab.dedup.dedup_table` computes them (the same normalisation and
     :class:`~simhash_lab.shingles.Featurizer`); with ``st.exact``, the digests of its rows with
@@ -603,7 +771,7 @@ def _fp_part(p, fs, path, column, id_column, fmt, st, sfs, run, n_reducers, sets
     return out
 
 
-def _band_keys(st):
+def _band_keys(st: DedupSettings):
     """The run's :class:`~simhash_lab.candidates.BandKeys` (``candidates="bands"``), or None: the
     band parameters ``dedup_table`` chooses (they do not depend on the rows)."""
     from .candidates import BandKeys
@@ -611,7 +779,7 @@ def _band_keys(st):
     return BandKeys(st.jaccard, st.recall) if st.candidates_method == "bands" else None
 
 
-def _concat_keys(band_keys) -> np.ndarray:
+def _concat_keys(band_keys: BandKeys) -> np.ndarray:
     """(bands, rows) uint64: the partition's band keys, chunks side by side."""
     parts = band_keys.parts
     if not parts:
@@ -619,7 +787,7 @@ def _concat_keys(band_keys) -> np.ndarray:
     return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
 
 
-def _docbits(offsets) -> int:
+def _docbits(offsets: np.ndarray) -> int:
     """Bits of a row number in a band key: as :meth:`~simhash_lab.candidates.BandKeys.pairs`
     numbers the rows of all partitions."""
     n = int(offsets[-1])
@@ -628,17 +796,26 @@ def _docbits(offsets) -> int:
     return max(1, int(n - 1).bit_length())
 
 
-def _band_map_part(part, offset, offsets, n_reducers, sfs, run, p, _token=None):
+def _band_map_part(
+    part: dict,
+    offsets: np.ndarray,
+    n_reducers: int,
+    sfs: AbstractFileSystem,
+    run: str,
+    p: int,
+    _token: object = None,
+):
     """Write this partition's numbered band keys into one piece per reducer (``map/{r}-{p}.npz``:
     ``band``, ``key``), the reducer picked by the key's hash bits and its band, so that equal keys
     of a band meet: its rows with features that represent their exact group, as ``dedup_table``'s
     ``BandKeys.pairs`` takes them (a key with its top bit set, a row without shingles, is left out)."""
+    offset = int(offsets[p])
     from ._storage import join
 
     keys = part["band_keys"]
     docbits = _docbits(offsets)
     ok = ~part["featureless"]
-    ok[_copies(sfs, run, f"{p}-")["row"] - int(offset)] = False
+    ok[_copy_rows(sfs, run, f"{p}-") - int(offset)] = False
     cols = np.flatnonzero(ok)
     low = np.uint64((1 << docbits) - 1)
     top = np.uint64(1 << 63)
@@ -662,7 +839,7 @@ def _band_map_part(part, offset, offsets, n_reducers, sfs, run, p, _token=None):
     return int(np.count_nonzero(ok))
 
 
-def _band_reduce_route(r, _token, sfs, run, offsets):
+def _band_reduce_route(r: int, _token: object, sfs: AbstractFileSystem, run: str, offsets: np.ndarray):
     """Candidate pairs of reducer ``r``'s band keys (every two rows whose keys of a band agree),
     routed to the partition of their first row as ``(i, j, 0)``: the distance is the verifier's
     (``_right_part``), a pair found by several bands (buckets) is counted once there."""
@@ -680,7 +857,15 @@ def _band_reduce_route(r, _token, sfs, run, offsets):
     return _route_left(sfs, run, r, pairs, offsets)
 
 
-def _exact_reduce(r, _token, sfs, run, offsets, keep, id_column):
+def _exact_reduce(
+    r: int,
+    _token: object,
+    sfs: AbstractFileSystem,
+    run: str,
+    offsets: np.ndarray,
+    keep: str,
+    id_column: str | None,
+):
     """The exact groups of reducer ``r``'s digests (every copy of a text meets here): each row's
     representative by :func:`~simhash_lab.dedup.exact_groups`, the first in ``dedup_table``'s
     visiting order (rows in order; ``keep="longest"``: most characters first, ties in row order);
@@ -718,7 +903,7 @@ def _exact_reduce(r, _token, sfs, run, offsets, keep, id_column):
     return int(cp.size)
 
 
-def _copies(sfs, run, prefix: str = "") -> dict:
+def _copies(sfs: AbstractFileSystem, run: str, prefix: str = "") -> dict:
     """The exact copies found (of one partition: ``prefix`` ``"{p}-"``; of all: ``""``), sorted by
     row: ``row``, ``rep`` (int64) and, with ``ids``, their ids."""
     got = _pieces(sfs, run, "copies", prefix)
@@ -735,14 +920,34 @@ def _copies(sfs, run, prefix: str = "") -> dict:
     }
 
 
-def _part_rows(part) -> int:
-    return int(part["fps"].shape[0])
+def _copy_rows(sfs: AbstractFileSystem, run: str, prefix: str = "") -> np.ndarray:
+    """The rows of :func:`_copies` alone (their ids not read)."""
+    got = [_load(sfs, name, ("row",))["row"] for name in _piece_names(sfs, run, "copies", prefix)]
+    return np.concatenate(got).astype(np.int64) if got else np.empty(0, np.int64)
 
 
-def _calibrate_task(parts, _token, sfs, run, fs, paths, args, st):
-    """k for ``st.jaccard``: :func:`~simhash_lab.dedup.calibrate` on the rows of all partitions, as
-    one process runs it (the same Featurizer, the same seeded sample among the same rows: those
-    with features that represent their exact group, the same neighbours): the one decision. Holds
+def _part_counts(part: dict) -> tuple[int, int]:
+    return int(part["fps"].shape[0]), int(part["chars"])
+
+
+def _offsets_of(counts: list) -> np.ndarray:
+    return _offsets([int(c[0]) for c in counts])
+
+
+def _calibrate_task(
+    parts: list,
+    _token: object,
+    sfs: AbstractFileSystem,
+    run: str,
+    fs: AbstractFileSystem,
+    paths: list[str],
+    args: tuple,
+    st: DedupSettings,
+):
+    """The calibration of k for ``st.jaccard``: :func:`~simhash_lab.dedup.calibrate` on the rows
+    of all partitions, as one process runs it (the same Featurizer, the same seeded sample among
+    the same rows: those with features that represent their exact group, the same neighbours):
+    the one decision. Holds
     the fingerprints of every row (9 bytes a row) and reads only the sampled rows and their
     neighbours."""
     from .dedup import calibrate
@@ -751,7 +956,7 @@ def _calibrate_task(parts, _token, sfs, run, fs, paths, args, st):
     featureless = np.concatenate([x["featureless"] for x in parts]) if parts else np.empty(0, np.bool_)
     offsets = _offsets([x["fps"].shape[0] for x in parts])
     search = ~featureless
-    search[_copies(sfs, run)["row"]] = False
+    search[_copy_rows(sfs, run)] = False
     source = _partitions_source(fs, paths, args, offsets)
     return calibrate(
         source, fps, st.jaccard, recall=st.recall, sample=st.sample, seed=st.seed, valid=search,
@@ -759,15 +964,17 @@ def _calibrate_task(parts, _token, sfs, run, fs, paths, args, st):
     )  # fmt: skip
 
 
-def _fps_view(part) -> dict:
+def _fps_view(part: dict) -> dict:
     return {"fps": part["fps"], "featureless": part["featureless"]}
 
 
-def _k_of(cal) -> int:
+def _k_of(cal: Any) -> int:
     return int(cal.k)
 
 
-def _masks_task(offsets, k, bits, layout, max_tables, memory_budget=None):
+def _masks_task(
+    offsets: np.ndarray, k: int, bits: int, layout: Any, max_tables: int, memory_budget: int | None = None
+):
     """The join's tables. ``"auto"``: the design :class:`~simhash_lab.SimhashIndex` would choose for
     the pairs of this many fingerprints on one thread (its cost model), among layouts with keys;
     the pigeonhole when it would scan."""
@@ -783,15 +990,25 @@ def _masks_task(offsets, k, bits, layout, max_tables, memory_budget=None):
     return table_masks(int(k), bits, layout)
 
 
-def _map_part(part, offset, masks, n_reducers, sfs, run, p, _token=None):
+def _map_part(
+    part: dict,
+    offsets: np.ndarray,
+    masks: np.ndarray,
+    n_reducers: int,
+    sfs: AbstractFileSystem,
+    run: str,
+    p: int,
+    _token: object = None,
+):
     """Write this partition's ``(table, fp, id)`` rows into one piece per reducer: its rows with
     features that represent their exact group (the copies found are not searched)."""
+    offset = int(offsets[p])
     from ._storage import join
 
     fps = part["fps"]
     ids = np.arange(int(offset), int(offset) + fps.size, dtype=np.int64)
     ok = ~part["featureless"]
-    ok[_copies(sfs, run, f"{p}-")["row"] - int(offset)] = False
+    ok[_copy_rows(sfs, run, f"{p}-") - int(offset)] = False
     fps, ids = fps[ok], ids[ok]
     tt, ff, ii, bb = [], [], [], []
     for t in range(masks.size):
@@ -810,17 +1027,19 @@ def _map_part(part, offset, masks, n_reducers, sfs, run, p, _token=None):
     return int(fps.size)
 
 
-def _barrier(*counts):
+def _barrier(*counts: int) -> int:
     return int(sum(int(c) for c in counts))
 
 
-def _reduce_route(r, _token, sfs, run, masks, k, offsets):
+def _reduce_route(
+    r: int, _token: object, sfs: AbstractFileSystem, run: str, masks: np.ndarray, k: int, offsets: np.ndarray
+):
     """Candidate pairs of reducer ``r``'s pieces, routed to the partition of their first row."""
     pieces = [(x["t"], x["f"], x["i"]) for x in _pieces(sfs, run, "map", f"{r}-")]
     return _route_left(sfs, run, r, _reduce_task(pieces, masks, int(k)), offsets)
 
 
-def _route_left(sfs, run, r, pairs, offsets) -> int:
+def _route_left(sfs: AbstractFileSystem, run: str, r: int, pairs: np.ndarray, offsets: np.ndarray) -> int:
     """Write reducer ``r``'s pairs ``(i, j, d)`` to the partitions of their first rows."""
     from ._storage import join
 
@@ -836,7 +1055,15 @@ def _route_left(sfs, run, r, pairs, offsets) -> int:
     return int(pairs.shape[0])
 
 
-def _texts_of(fs, path, column, id_column, fmt, local_rows, offset=0):
+def _texts_of(
+    fs: AbstractFileSystem,
+    path: str,
+    column: str,
+    id_column: str | None,
+    fmt: str | None,
+    local_rows: np.ndarray,
+    offset: int = 0,
+):
     """Texts and ids of the rows ``local_rows`` (sorted, distinct) of one partition (no id
     column: the row numbers across all partitions, as ``dedup_table`` gives them)."""
     src = _source(fs, path, column, id_column, fmt)
@@ -852,7 +1079,17 @@ def _texts_of(fs, path, column, id_column, fmt, local_rows, offset=0):
     return texts, ids
 
 
-def _rows_sets(part, fs, path, column, id_column, fmt, local_rows, offset, st):
+def _rows_sets(
+    part: dict,
+    fs: AbstractFileSystem,
+    path: str,
+    column: str,
+    id_column: str | None,
+    fmt: str | None,
+    local_rows: np.ndarray,
+    offset: int,
+    st: DedupSettings,
+):
     """``(indptr, data, lengths, ids)`` of the rows ``local_rows`` (sorted, distinct) of one
     partition: from the sets its fingerprinting kept, or read and shingled again."""
     if "sets" in part:
@@ -868,9 +1105,23 @@ def _rows_sets(part, fs, path, column, id_column, fmt, local_rows, offset, st):
     return ind, dat, np.fromiter(map(len, texts), np.int64, len(texts)), ids
 
 
-def _left_part(p, _token, sfs, run, fs, path, column, id_column, fmt, offset, offsets, st, part):
+def _left_part(
+    p: int,
+    _token: object,
+    sfs: AbstractFileSystem,
+    run: str,
+    fs: AbstractFileSystem,
+    path: str,
+    column: str,
+    id_column: str | None,
+    fmt: str | None,
+    offsets: np.ndarray,
+    st: DedupSettings,
+    part: dict,
+):
     """Attach the shingle sets (and fingerprints) of the pairs' first rows (in this partition);
     route the pairs to the partition of their second row."""
+    offset = int(offsets[p])
     from ._storage import join
 
     fps = part["fps"]
@@ -909,9 +1160,23 @@ def _left_part(p, _token, sfs, run, fs, path, column, id_column, fmt, offset, of
     return int(pairs.shape[0])
 
 
-def _right_part(q, _token, sfs, run, fs, path, column, id_column, fmt, offset, st, part):
+def _right_part(
+    q: int,
+    _token: object,
+    sfs: AbstractFileSystem,
+    run: str,
+    fs: AbstractFileSystem,
+    path: str,
+    column: str,
+    id_column: str | None,
+    fmt: str | None,
+    offsets: np.ndarray,
+    st: DedupSettings,
+    part: dict,
+):
     """Verify the pairs whose second row is in this partition: exact Jaccard of the two sets; the
     pairs' Hamming distances from the two fingerprints."""
+    offset = int(offsets[q])
     from ._storage import join
     from .dedup import Shingler
     from .hamming import hamming
@@ -947,7 +1212,15 @@ def _right_part(q, _token, sfs, run, fs, path, column, id_column, fmt, offset, s
     return int(cat["i"].size)
 
 
-def _cluster(_token, sfs, run, keep, ofs, output, linkage="complete"):
+def _cluster(
+    _token: object,
+    sfs: AbstractFileSystem,
+    run: str,
+    keep: str,
+    ofs: AbstractFileSystem,
+    output: str,
+    linkage: str = "complete",
+):
     """The keep/drop pass over every verified pair (on one worker), then the exact copies: each
     goes where its representative goes (dropped for it, or for what it is dropped for, at its
     distance and similarity), as in ``dedup_table``; the dropped rows, and the duplicates table
@@ -1004,7 +1277,7 @@ def _cluster(_token, sfs, run, keep, ofs, output, linkage="complete"):
     }
 
 
-def _with_copies(drops, cps: dict, id_of: dict):
+def _with_copies(drops: Duplicates, cps: dict, id_of: dict):
     """``drops`` (the search's) with the exact copies ``cps`` added, sorted by dropped row: a copy
     of a kept representative is dropped for it (distance 0, similarity 1); a copy of a dropped one
     is dropped for the row that one is dropped for, at its distance and similarity (``dedup_table``'s
@@ -1035,10 +1308,22 @@ def _with_copies(drops, cps: dict, id_of: dict):
     )
 
 
-def _write_part(p, _token, sfs, run, fs, path, column, id_column, fmt, offset, n_rows, ofs, output):
+def _write_part(
+    p: int,
+    _token: object,
+    sfs: AbstractFileSystem,
+    run: str,
+    fs: AbstractFileSystem,
+    path: str,
+    column: str,
+    id_column: str | None,
+    fmt: str | None,
+    offsets: np.ndarray,
+    ofs: AbstractFileSystem,
+    output: str,
+):
     """The kept rows of one partition, as ``part-NNNNN.parquet`` (the input's columns)."""
-    import json
-
+    offset, n_rows = int(offsets[p]), int(offsets[p + 1] - offsets[p])
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -1054,15 +1339,18 @@ def _write_part(p, _token, sfs, run, fs, path, column, id_column, fmt, offset, n
     with staged_file(ofs, join(ofs, output, f"part-{p:05d}.parquet")) as local:
         if src.format == "parquet":
             return src.write_kept(local, keep)
-        recs = [json.loads(raw) for row, _, raw in src._records() if keep[row]]
-        pq.write_table(pa.Table.from_pylist(recs), local)
-        return len(recs)
+        # the columns of every row, not of the kept ones: a partition whose every row is dropped
+        # has the input's columns too (0 rows), as its neighbours do
+        table = pa.Table.from_pylist([src._parse(line, raw)[0] for _, line, raw in src._records()])
+        kept = table.filter(pa.array(keep))
+        pq.write_table(kept, local)
+        return kept.num_rows
 
 
 def dedup_dataset(
-    partitions,
-    output,
-    settings=None,
+    partitions: str | os.PathLike | Sequence[str | os.PathLike],
+    output: str | os.PathLike,
+    settings: DedupSettings | None = None,
     *,
     column: str = "text",
     id_column: str | None = None,
@@ -1071,10 +1359,10 @@ def dedup_dataset(
     n_reducers: int | None = None,
     scratch: str | None = None,
     storage_options: dict | None = None,
-    scheduler=None,
+    scheduler: Any = None,
     compute: bool = True,
-    **options,
-):
+    **options: Any,
+) -> Any:
     """Verified dedup of a partitioned dataset on Dask: Parquet or JSONL files in, the kept rows out
     as partitioned Parquet, the same decisions as :func:`simhash_lab.dedup.dedup_table` on the
     rows of all partitions in order (with the same arguments: the same k, the same kept rows, the
@@ -1099,6 +1387,12 @@ def dedup_dataset(
 
     Parameters
     ----------
+    partitions : str or sequence of str
+        Parquet or JSONL files, as paths or fsspec URLs (``s3://bucket/in/*.parquet``); a glob or a
+        folder (its ``.parquet``, ``.pq``, ``.jsonl`` and ``.ndjson`` files, sorted by name). Rows
+        are numbered across them in order.
+    output : str
+        A folder, path or URL (created).
     settings : DedupSettings, optional
         The options every dedup entry point takes (:class:`~simhash_lab.settings.DedupSettings`;
         its fields may also be given as keywords: ``jaccard=0.7``): ``jaccard``, ``k``,
@@ -1110,12 +1404,13 @@ def dedup_dataset(
         reducer's pairs go to the verifier; a pair found by several bands is verified once);
         ``unverified`` is refused (every pair is verified), and ``progress`` is not used (Dask's
         dashboard shows the tasks).
-    partitions : str or sequence of str
-        Parquet or JSONL files, as paths or fsspec URLs (``s3://bucket/in/*.parquet``); a glob or a
-        folder (its ``.parquet``, ``.pq``, ``.jsonl`` and ``.ndjson`` files, sorted by name). Rows
-        are numbered across them in order.
-    output : str
-        A folder, path or URL (created).
+    column : str
+        The text column.
+    id_column : str, optional
+        The id column, whose values name the rows in the duplicates table (default: the row
+        numbers across all partitions).
+    format : str, optional
+        ``"parquet"`` or ``"jsonl"`` (default: from each file's name).
     layout : str or tuple
         The join's tables: ``"auto"`` (the design ``SimhashIndex.pairs()`` picks for this many
         rows, at most ``max_tables`` tables), or a layout of :func:`table_masks`. With ``k``
@@ -1128,16 +1423,31 @@ def dedup_dataset(
     storage_options : dict, optional
         Passed to fsspec for every URL (``{"key": ..., "secret": ..., "client_kwargs":
         {"endpoint_url": ...}}`` for S3), as ``dask.dataframe.read_parquet`` takes them.
+    scheduler : optional
+        Passed to ``dask.compute`` (default: the active scheduler, e.g. a ``distributed.Client``).
     compute : bool
         False: return the delayed result (to inspect or persist the graph; the scratch folder is
         then left to the caller).
+    **options
+        Fields of ``settings``, as keywords.
 
     Returns
     -------
     dict
         ``rows``, ``dropped``, ``verified`` (pairs), ``groups``, ``kept`` (rows written), ``k``,
         ``exact`` (rows dropped as exact copies), ``by_chars`` (rows shingled by characters) and
-        ``calibration`` (its summary line; None when ``k`` was given).
+        ``calibration`` (its summary line; None when ``k`` was given); with ``compute=False``
+        the delayed of that dict.
+
+    Raises
+    ------
+    ValueError
+        A setting, ``layout`` or ``n_reducers`` out of range, ``unverified`` asked for, no
+        partitions found, or an output that would replace a partition.
+    TypeError
+        ``storage_options`` is not a dict.
+    simhash_lab.datasets.DatasetError
+        A partition that cannot be read (its name, row and column in the message).
     """
     import uuid
 
@@ -1168,58 +1478,45 @@ def dedup_dataset(
 
     sets_budget = SETS_BUDGET // max(len(paths), 1)  # all partitions' sets: one process's budget
     parts = [delayed(_fp_part)(i, fs, p, *args, st, sfs, run, R, sets_budget) for i, p in enumerate(paths)]
-    sizes = [delayed(_part_rows)(x) for x in parts]
-    offsets = delayed(_offsets)(sizes)
-    t0 = delayed(_barrier)(*sizes)
-    exact = [delayed(_exact_reduce)(r, t0, sfs, run, offsets, keep, id_column) for r in range(R)]
+    counts = [delayed(_part_counts)(x) for x in parts]  # (rows, rows shingled by characters)
+    offsets = delayed(_offsets_of)(counts)  # after every partition's fingerprints: a barrier too
+    exact = [delayed(_exact_reduce)(r, offsets, sfs, run, offsets, keep, id_column) for r in range(R)]
     te = delayed(_barrier)(*exact)
     fp_only = [delayed(_fps_view)(x) for x in parts]  # not the band keys: 8 bytes a row a band
 
-    def calibration(token):
+    def calibration(token: object):
         return delayed(_calibrate_task)(fp_only, token, sfs, run, fs, paths, args, st)
 
     bands = st.candidates_method == "bands"
     cal = None
-    if k is None and not bands:  # the index's tables need k
-        cal = calibration(te)
+    if k is None:  # the index's tables need k; with bands it is only reported: the task runs
+        cal = calibration(te)  # beside the band steps, filling the workers' gaps between them
         k = delayed(_k_of)(cal)
     if bands:
-        maps = [
-            delayed(_band_map_part)(x, delayed(_take)(offsets, i), offsets, R, sfs, run, i, te)
-            for i, x in enumerate(parts)
-        ]
+        maps = [delayed(_band_map_part)(x, offsets, R, sfs, run, i, te) for i, x in enumerate(parts)]
         t1 = delayed(_barrier)(*maps)
         routed = [delayed(_band_reduce_route)(r, t1, sfs, run, offsets) for r in range(R)]
     else:
         masks = delayed(_masks_task)(offsets, k, bits, layout, max_tables, st.memory_budget)
-        maps = [
-            delayed(_map_part)(x, delayed(_take)(offsets, i), masks, R, sfs, run, i, te)
-            for i, x in enumerate(parts)
-        ]
+        maps = [delayed(_map_part)(x, offsets, masks, R, sfs, run, i, te) for i, x in enumerate(parts)]
         t1 = delayed(_barrier)(*maps)
         routed = [delayed(_reduce_route)(r, t1, sfs, run, masks, k, offsets) for r in range(R)]
     t2 = delayed(_barrier)(*routed)
     lefts = [
-        delayed(_left_part)(i, t2, sfs, run, fs, p, *args, delayed(_take)(offsets, i), offsets, st, parts[i])
-        for i, p in enumerate(paths)
+        delayed(_left_part)(i, t2, sfs, run, fs, p, *args, offsets, st, parts[i]) for i, p in enumerate(paths)
     ]
     t3 = delayed(_barrier)(*lefts)
     rights = [
-        delayed(_right_part)(i, t3, sfs, run, fs, p, *args, delayed(_take)(offsets, i), st, parts[i])
+        delayed(_right_part)(i, t3, sfs, run, fs, p, *args, offsets, st, parts[i])
         for i, p in enumerate(paths)
     ]
     t4 = delayed(_barrier)(*rights)
-    if k is None:  # bands: k is only reported; calibrated beside the keep/drop pass (one task)
-        cal = calibration(t4)
-        k = delayed(_k_of)(cal)
     summary = delayed(_cluster)(t4, sfs, run, keep, ofs, out_path, linkage)
     writes = [
-        delayed(_write_part)(
-            i, summary, sfs, run, fs, p, *args, delayed(_take)(offsets, i), sizes[i], ofs, out_path
-        )
+        delayed(_write_part)(i, summary, sfs, run, fs, p, *args, offsets, ofs, out_path)
         for i, p in enumerate(paths)
     ]
-    chars = delayed(sum)([delayed(_chars_of)(x) for x in parts])
+    chars = delayed(_chars_sum)(counts)
     result = delayed(_finish)(summary, delayed(_barrier)(*writes), offsets, k, cal, chars, get_language())
     if not compute:
         return result
@@ -1232,7 +1529,7 @@ def dedup_dataset(
     return out
 
 
-def _check_overlap(fs, paths, ofs, out_path) -> None:
+def _check_overlap(fs: AbstractFileSystem, paths: list[str], ofs: AbstractFileSystem, out_path: str) -> None:
     """Refuse an output folder whose files would replace a partition (read until the last step)."""
     import os
 
@@ -1248,7 +1545,7 @@ def _check_overlap(fs, paths, ofs, out_path) -> None:
         raise ValueError(f"output: writing there would replace the partition {url_of(fs, clash[0])}")
 
 
-def _settings(settings, options: dict):
+def _settings(settings: DedupSettings | None, options: dict):
     """The run's :class:`~simhash_lab.settings.DedupSettings`, as ``dedup_table`` takes them (its
     :class:`~simhash_lab.shingles.Featurizer` is made from them in each task); what Dask does not
     run is refused here, naming the field."""
@@ -1264,11 +1561,13 @@ def _settings(settings, options: dict):
     return dataclasses.replace(st, k=k)
 
 
-def _chars_of(part) -> int:
-    return int(part["chars"])
+def _chars_sum(counts: list) -> int:
+    return int(sum(int(c[1]) for c in counts))
 
 
-def _finish(summary, kept, offsets, k, cal, chars=0, lang="en"):
+def _finish(
+    summary: dict, kept: int, offsets: np.ndarray, k: int, cal: Any, chars: int = 0, lang: str = "en"
+):
     # on a worker: the calibration's summary in the caller's language (a worker process starts in English)
     with language(lang):
         said = None if cal is None else cal.summary()

@@ -353,7 +353,7 @@ def _x3_4to8(b, start, end):
 
 
 @kernel(inline=True)
-def _x3_9to16(b, start, end):
+def xxh3_9to16_inline(b, start, end):
     lo = read64(b, start) ^ _X3_FLIP_9TO16_LO
     hi = read64(b, end - 8) ^ _X3_FLIP_9TO16_HI
     sw = (
@@ -430,7 +430,7 @@ def xxh3_4to8(b, start, end):
 @kernel
 def xxh3_9to16(b, start, end):
     """XXH3-64 of b[start:end] for 9 to 16 bytes."""
-    return _x3_9to16(b, start, end)
+    return xxh3_9to16_inline(b, start, end)
 
 
 @kernel
@@ -445,7 +445,7 @@ def xxh3_64(b, start, end):
     n = end - start
     if n <= 16:
         if n > 8:
-            h = _x3_9to16(b, start, end)
+            h = xxh3_9to16_inline(b, start, end)
         elif n >= 4:
             h = _x3_4to8(b, start, end)
         elif n > 0:
