@@ -13,7 +13,7 @@ import numpy as np
 
 from ._jit import kernel
 
-__all__ = ["heap_sort", "insertion_sort", "sort_u64"]
+__all__ = ["heap_sort", "insertion_sort", "sort_hashes", "sort_u64"]
 
 _U64 = np.uint64
 
@@ -59,6 +59,62 @@ def insertion_sort(a, s, e):
             a[j + 1] = a[j]
             j -= 1
         a[j + 1] = x
+
+
+@kernel(inline=True)
+def _buckets_then_insertion(a, tmp, count, m, bits):
+    """Sort ``a[:m]`` (64 <= m, hashes) with ``2**bits`` buckets on the top bits (``count``: room
+    for ``2**bits + 1``): counted, scattered into ``tmp``, then copied back through one insertion
+    sort of the whole run, which only moves a key past the keys of its own bucket (1 to 2 a bucket
+    on average). Returns False, with ``a`` untouched, when a bucket holds more than 32 keys
+    (repeated or non-hash keys): insertion would be quadratic there."""
+    sh = _U64(64 - bits)
+    nb = 1 << bits
+    for b in range(nb + 1):
+        count[b] = 0
+    for i in range(m):
+        count[np.int64(a[i] >> sh) + 1] += 1
+    most = np.int64(0)
+    for b in range(nb):
+        most = max(most, count[b + 1])
+        count[b + 1] += count[b]
+    if most > 32:
+        return False
+    for i in range(m):
+        x = a[i]
+        b = np.int64(x >> sh)
+        tmp[count[b]] = x
+        count[b] += 1
+    for i in range(m):
+        x = tmp[i]
+        j = i
+        while j > 0 and a[j - 1] > x:
+            a[j] = a[j - 1]
+            j -= 1
+        a[j] = x
+    return True
+
+
+@kernel
+def sort_hashes(a, tmp, count, m):
+    """Sort ``a[:m]`` in place, keys that are hashes (uniform over 64 bits) expected: ``tmp``
+    (uint64, >= m keys) and ``count`` (int64, >= m + 1 entries) are the caller's scratch, so a
+    loop over many short runs (the shingles of each document) allocates nothing.
+
+    64 to 4096 keys: buckets on the top ``floor(log2 m)`` bits (1 to 2 keys each), scattered,
+    then one insertion sort over the run as it is copied back (``_buckets_then_insertion``); a
+    bucket of more than 32 keys sends the run to ``sort_u64`` (heap-sorted buckets, O(m log m)).
+    Fewer keys: insertion sort; more: ``sort_u64``'s radix sort."""
+    if m < 64:
+        insertion_sort(a, 0, m)
+        return
+    if m <= 4096:
+        bits = 0
+        while (2 << bits) <= m:
+            bits += 1
+        if _buckets_then_insertion(a, tmp, count, m, bits):
+            return
+    sort_u64(a, tmp, m)
 
 
 @kernel

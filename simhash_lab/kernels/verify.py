@@ -25,8 +25,8 @@ import numpy as np
 
 from ._jit import kernel
 from .bits import popcount
-from .hashes import _read64, _write64, _x3_17to128, xxh3_64
-from .sort import sort_u64
+from .hashes import _read64, _write64, _x3_9to16, _x3_17to128, xxh3_64
+from .sort import sort_hashes, sort_u64
 from .strings import unit_bytes
 from .tokenize import _str_scratch, lower_tokenize_str, tokenize_spans
 from .vote import fold_counts, vote_unit
@@ -131,6 +131,8 @@ def shingle_hashes_str(ptrs, lens, kinds, p, n, slots, scratch, counts, flags, a
         joined = np.empty(tok_size + pos_size + 8, dtype=np.uint8)  # + 8: and writes them
         ws = np.empty(pos_size, dtype=np.int64)
         tmp = np.empty(most, dtype=np.uint64)
+        count = np.empty(most + 1, dtype=np.int64)
+        order = np.empty(3 * most, dtype=np.int64)
         for d in range(lo, hi):
             data = unit_bytes(ptrs[d], lens[d], kinds[d])
             nflips, flags[d] = lower_tokenize_str(data, lens[d], kinds[d], p, tok, pos)
@@ -152,20 +154,40 @@ def shingle_hashes_str(ptrs, lens, kinds, p, n, slots, scratch, counts, flags, a
             ws[ntok] = o
             m = max(ntok - n + 1, 1)
             s0 = w
-            for i in range(m):
-                a = ws[i]
-                e = ws[min(i + n, ntok)] - 1
-                if 16 < e - a <= 128:  # most shingles: inline, no call per shingle
-                    scratch[s0 + i] = _x3_17to128(joined, a, e)
-                else:
-                    scratch[s0 + i] = xxh3_64(joined, a, e)
+            # XXH3 by size class, each class in a loop of its own: three-word shingles fall on
+            # both sides of 16 bytes about equally, so one loop with the size test in it would
+            # mispredict every other shingle. The order of the hashes is free: they are sorted next.
+            c9, c17, cx = 0, m, 2 * m
+            for i in range(m):  # branch-free scatter of shingle numbers into three lists
+                ln = ws[min(i + n, ntok)] - 1 - ws[i]
+                order[c9] = i
+                order[c17] = i
+                order[cx] = i
+                mid = (ln > 16) & (ln <= 128)
+                short = (ln > 8) & (ln <= 16)
+                c9 += short
+                c17 += mid
+                cx += 1 - (short | mid)
+            h = s0
+            for k in range(0, c9):
+                i = order[k]
+                scratch[h] = _x3_9to16(joined, ws[i], ws[min(i + n, ntok)] - 1)
+                h += 1
+            for k in range(m, c17):
+                i = order[k]
+                scratch[h] = _x3_17to128(joined, ws[i], ws[min(i + n, ntok)] - 1)
+                h += 1
+            for k in range(2 * m, cx):
+                i = order[k]
+                scratch[h] = xxh3_64(joined, ws[i], ws[min(i + n, ntok)] - 1)
+                h += 1
             out = scratch[s0 : s0 + m]
-            sort_u64(out, tmp, m)
+            sort_hashes(out, tmp, count, m)
             u = 1
-            for j in range(1, m):
-                if out[j] != out[u - 1]:
-                    out[u] = out[j]
-                    u += 1
+            for j in range(1, m):  # distinct values, branch-free (a repeat is overwritten next)
+                x = out[j]
+                out[u] = x
+                u += x != out[u - 1]
             counts[d] = u
             w += u
 
