@@ -126,9 +126,9 @@ def shingle_hashes_str(ptrs, lens, kinds, p, n, slots, scratch, counts, flags, a
             tok_size = max(tok_size, t_need)
             pos_size = max(pos_size, p_need)
             most = max(most, slots[d + 1] - slots[d])
-        tok = np.empty(tok_size + 8, dtype=np.uint8)  # + 8: the copy below reads words
+        tok = np.empty(tok_size + 16, dtype=np.uint8)  # + 16: the copy below reads 16 bytes
         pos = np.empty(pos_size, dtype=np.int64)
-        joined = np.empty(tok_size + pos_size + 8, dtype=np.uint8)  # + 8: and writes them
+        joined = np.empty(tok_size + pos_size + 16, dtype=np.uint8)  # + 16: and writes them
         ws = np.empty(pos_size, dtype=np.int64)
         tmp = np.empty(most, dtype=np.uint64)
         count = np.empty(most + 1, dtype=np.int64)
@@ -146,8 +146,12 @@ def shingle_hashes_str(ptrs, lens, kinds, p, n, slots, scratch, counts, flags, a
                 ws[t] = o
                 s = pos[2 * t]
                 ln = pos[2 * t + 1] - s
-                for q in range(0, ln, 8):  # the last word spills junk past the token: overwritten
-                    _write64(joined, o + q, _read64(tok, s + q))  # by the space and what follows
+                # 16 bytes whatever the length (most words: no branch on it), then the rest; the
+                # junk copied past the token is overwritten by the space and what follows
+                _write64(joined, o, _read64(tok, s))
+                _write64(joined, o + 8, _read64(tok, s + 8))
+                for q in range(16, ln, 8):
+                    _write64(joined, o + q, _read64(tok, s + q))
                 o += ln
                 joined[o] = 32
                 o += 1
