@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._threads import run_items
+from ._threads import run_items, thread_count
 from ._validate import check_int
 from .datasets import Source
 
@@ -102,8 +102,16 @@ class Shingler:
                 scratch, counts[lo:hi], flags[lo:hi], at[lo:hi],
             )  # fmt: skip
 
-        run_items(nd, run, nd >= 64, align=V.STR_CHUNK)
-        sets = V.pack_sets(scratch, at, counts)
+        # one range on one thread: its sets are one run from the start of the scratch, which
+        # becomes the CSR data as it is (shrunk in place; no copy into fresh memory)
+        run_items(nd, run, nd >= 64 and thread_count() > 1, align=V.STR_CHUNK)
+        indptr = V.compact_sets(scratch, at, counts)
+        del run  # the closure's reference to the scratch
+        try:
+            scratch.resize(int(indptr[-1]))  # refuses while anything else refers to it
+        except ValueError:
+            scratch = scratch[: indptr[-1]].copy()
+        sets = indptr, scratch
         if flags.any():
             if (flags & FLAG_SURROGATE).any():
                 utf8_batch(texts, tok.lowercase)  # raises, naming the text

@@ -221,6 +221,28 @@ def pack_sets(scratch, slots, counts):
 
 
 @kernel
+def compact_sets(scratch, at, counts):
+    """Move the sets ``shingle_hashes_str`` left in ``scratch`` (set d at ``at[d]``, ``counts[d]``
+    long, in order, ``at[d]`` at or after the end of set d - 1) down to one run from 0; returns the
+    CSR ``indptr``. The caller then shrinks ``scratch`` to ``indptr[-1]`` and has the CSR ``data``
+    without a copy into fresh memory (``pack_sets``). A set already in place (every set of a batch
+    shingled as one range) is not touched."""
+    nd = counts.shape[0]
+    indptr = np.empty(nd + 1, dtype=np.int64)
+    o = np.int64(0)
+    for d in range(nd):
+        indptr[d] = o
+        a = at[d]
+        c = counts[d]
+        if a != o:
+            for j in range(c):  # forward: o <= a, so a set never overwrites what is still to move
+                scratch[o + j] = scratch[a + j]
+        o += c
+    indptr[nd] = o
+    return indptr
+
+
+@kernel
 def word_counts(buf, offsets, p, out):
     """out[d] = the number of words of document d (the words its shingles are made of; 0: it has no
     shingle, so nothing to verify against)."""

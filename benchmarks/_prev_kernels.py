@@ -1,0 +1,91 @@
+"""Kernels of earlier rounds, kept as peers: each benchmark section runs today's kernel beside the
+one it replaced, in the same process (the figures of one round against another are on different
+loads; a ratio in one run is not).
+
+Copies, compiled here with plain ``numba.njit`` (no cache: a few seconds at first use):
+
+* ``shingle_hashes_str_20261201``: ``kernels.verify.shingle_hashes_str`` as of 2026-12-01 (one
+  hash loop with the size test inside, ``sort_u64``'s buckets with an insertion sort each, the
+  8-byte join);
+* ``hash_spans_20261201``: ``kernels.fingerprint.hash_spans`` as of 2026-12-01 (a call of
+  ``xxh3_64`` per span).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from simhash_lab.kernels.hashes import _read64, _write64, _x3_17to128, xxh3_64
+from simhash_lab.kernels.sort import sort_u64
+from simhash_lab.kernels.strings import unit_bytes
+from simhash_lab.kernels.tokenize import _str_scratch, lower_tokenize_str
+
+STR_CHUNK = 64
+
+
+@njit(nogil=True)
+def hash_spans_20261201(buf, offsets):
+    out = np.empty(offsets.shape[0] - 1, dtype=np.uint64)
+    for i in range(out.shape[0]):
+        out[i] = xxh3_64(buf, offsets[i], offsets[i + 1])
+    return out
+
+
+@njit(nogil=True)
+def shingle_hashes_str_20261201(ptrs, lens, kinds, p, n, slots, scratch, counts, flags, at):
+    ndocs = ptrs.shape[0]
+    w = slots[0]  # where the next text's set goes
+    for ci in range((ndocs + STR_CHUNK - 1) // STR_CHUNK):
+        lo = ci * STR_CHUNK
+        hi = min(lo + STR_CHUNK, ndocs)
+        tok_size = 1
+        pos_size = 1
+        most = 1
+        for d in range(lo, hi):
+            t_need, p_need = _str_scratch(lens[d], kinds[d])
+            tok_size = max(tok_size, t_need)
+            pos_size = max(pos_size, p_need)
+            most = max(most, slots[d + 1] - slots[d])
+        tok = np.empty(tok_size + 8, dtype=np.uint8)  # + 8: the copy below reads words
+        pos = np.empty(pos_size, dtype=np.int64)
+        joined = np.empty(tok_size + pos_size + 8, dtype=np.uint8)  # + 8: and writes them
+        ws = np.empty(pos_size, dtype=np.int64)
+        tmp = np.empty(most, dtype=np.uint64)
+        for d in range(lo, hi):
+            data = unit_bytes(ptrs[d], lens[d], kinds[d])
+            nflips, flags[d] = lower_tokenize_str(data, lens[d], kinds[d], p, tok, pos)
+            ntok = nflips // 2
+            at[d] = w
+            if ntok == 0:
+                counts[d] = 0
+                continue
+            o = np.int64(0)
+            for t in range(ntok):  # the tokens joined by one space, copied 8 bytes at a time
+                ws[t] = o
+                s = pos[2 * t]
+                ln = pos[2 * t + 1] - s
+                for q in range(0, ln, 8):  # the last word spills junk past the token: overwritten
+                    _write64(joined, o + q, _read64(tok, s + q))  # by the space and what follows
+                o += ln
+                joined[o] = 32
+                o += 1
+            ws[ntok] = o
+            m = max(ntok - n + 1, 1)
+            s0 = w
+            for i in range(m):
+                a = ws[i]
+                e = ws[min(i + n, ntok)] - 1
+                if 16 < e - a <= 128:  # most shingles: inline, no call per shingle
+                    scratch[s0 + i] = _x3_17to128(joined, a, e)
+                else:
+                    scratch[s0 + i] = xxh3_64(joined, a, e)
+            out = scratch[s0 : s0 + m]
+            sort_u64(out, tmp, m)
+            u = 1
+            for j in range(1, m):
+                if out[j] != out[u - 1]:
+                    out[u] = out[j]
+                    u += 1
+            counts[d] = u
+            w += u
