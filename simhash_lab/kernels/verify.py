@@ -131,7 +131,7 @@ def shingle_hashes_str(ptrs, lens, kinds, p, n, slots, scratch, counts, flags, a
         joined = np.empty(tok_size + pos_size + 16, dtype=np.uint8)  # + 16: and writes them
         ws = np.empty(pos_size, dtype=np.int64)
         tmp = np.empty(most, dtype=np.uint64)
-        count = np.empty(most + 1, dtype=np.int64)
+        count = np.empty(2 * most + 1, dtype=np.int64)
         order = np.empty(3 * most, dtype=np.int64)
         for d in range(lo, hi):
             data = unit_bytes(ptrs[d], lens[d], kinds[d])
@@ -188,10 +188,12 @@ def shingle_hashes_str(ptrs, lens, kinds, p, n, slots, scratch, counts, flags, a
             out = scratch[s0 : s0 + m]
             sort_hashes(out, tmp, count, m)
             u = 1
-            for j in range(1, m):  # distinct values, branch-free (a repeat is overwritten next)
-                x = out[j]
+            last = out[0]
+            for j in range(1, m):  # distinct values, branch-free (a repeat is overwritten next);
+                x = out[j]  # the last value in a register, not read back from what was stored
                 out[u] = x
-                u += x != out[u - 1]
+                u += x != last
+                last = x
             counts[d] = u
             w += u
 

@@ -32,7 +32,7 @@ def test_sort_hashes_sorts_like_numpy(kind):
         # the run is the front of a longer array and the scratch is dirty: neither may leak in
         buf = np.concatenate([a, np.full(5, 3, np.uint64)])
         tmp = np.full(m + 3, 2**63 + 1, np.uint64)
-        count = np.full(m + 2, -5, np.int64)
+        count = np.full(2 * m + 1, -5, np.int64)
         sort_hashes(buf, tmp, count, m)
         assert np.array_equal(buf[:m], want), (kind, m)
         assert np.array_equal(buf[m:], np.full(5, 3, np.uint64)), (kind, m)
