@@ -8,7 +8,9 @@ Copies, compiled here with plain ``numba.njit`` (no cache: a few seconds at firs
   hash loop with the size test inside, ``sort_u64``'s buckets with an insertion sort each, the
   8-byte join);
 * ``hash_spans_20261201``: ``kernels.fingerprint.hash_spans`` as of 2026-12-01 (a call of
-  ``xxh3_64`` per span).
+  ``xxh3_64`` per span);
+* ``fingerprints_str_20261201``: the fused default path (``kernels.fingerprint.fingerprints_str``)
+  as of 2026-12-01, its tokens over 16 bytes hashed by a call of ``xxh3_64`` each.
 """
 
 from __future__ import annotations
@@ -16,10 +18,22 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simhash_lab.kernels.hashes import _read64, _write64, _x3_17to128, xxh3_64
+from simhash_lab.kernels.fingerprint import _MD5_TAIL, CHUNK
+from simhash_lab.kernels.hashes import (
+    HASH_XXH3,
+    _read64,
+    _write64,
+    _x3_17to128,
+    hash_span,
+    xxh3_1to3,
+    xxh3_4to8,
+    xxh3_9to16,
+    xxh3_64,
+)
 from simhash_lab.kernels.sort import sort_u64
 from simhash_lab.kernels.strings import unit_bytes
 from simhash_lab.kernels.tokenize import _str_scratch, lower_tokenize_str
+from simhash_lab.kernels.vote import _ORDER_SIZE, _TOKEN_BATCH, count_bits, fold_counts
 
 STR_CHUNK = 64
 
@@ -89,3 +103,70 @@ def shingle_hashes_str_20261201(ptrs, lens, kinds, p, n, slots, scratch, counts,
                     u += 1
             counts[d] = u
             w += u
+
+
+@njit(nogil=True)
+def hash_vote_tokens_20261201(tok, pos, ntok, hash_kind, hs, order, tail, acc):
+    acc[:] = 0
+    for b0 in range(0, ntok, _TOKEN_BATCH):
+        b1 = min(b0 + _TOKEN_BATCH, ntok)
+        nb = b1 - b0
+        if hash_kind == HASH_XXH3:
+            c0, c1, c2, c3 = 0, nb, 2 * nb, 3 * nb
+            for t in range(b0, b1):  # branch-free scatter into four lists
+                ln = pos[2 * t + 1] - pos[2 * t]
+                order[c0] = t
+                order[c1] = t
+                order[c2] = t
+                order[c3] = t
+                c0 += (ln > 0) & (ln <= 3)
+                c1 += (ln > 3) & (ln <= 8)
+                c2 += (ln > 8) & (ln <= 16)
+                c3 += (ln > 16) | (ln == 0)  # the empty token (given token lists): xxh3_64
+            w = 0
+            for k in range(0, c0):
+                t = order[k]
+                hs[w] = xxh3_1to3(tok, pos[2 * t], pos[2 * t + 1])
+                w += 1
+            for k in range(nb, c1):
+                t = order[k]
+                hs[w] = xxh3_4to8(tok, pos[2 * t], pos[2 * t + 1])
+                w += 1
+            for k in range(2 * nb, c2):
+                t = order[k]
+                hs[w] = xxh3_9to16(tok, pos[2 * t], pos[2 * t + 1])
+                w += 1
+            for k in range(3 * nb, c3):
+                t = order[k]
+                hs[w] = xxh3_64(tok, pos[2 * t], pos[2 * t + 1])
+                w += 1
+        else:
+            for t in range(b0, b1):
+                hs[t - b0] = hash_span(tok, pos[2 * t], pos[2 * t + 1], hash_kind, tail)
+        count_bits(hs, nb, acc)
+
+
+@njit(nogil=True)
+def fingerprints_str_20261201(ptrs, lens, kinds, p, out, flags):
+    ndocs = ptrs.shape[0]
+    for ci in range((ndocs + CHUNK - 1) // CHUNK):
+        lo = ci * CHUNK
+        hi = min(lo + CHUNK, ndocs)
+        tok_size = 1
+        pos_size = 1
+        for d in range(lo, hi):
+            t_need, p_need = _str_scratch(lens[d], kinds[d])
+            tok_size = max(tok_size, t_need)
+            pos_size = max(pos_size, p_need)
+        tok = np.empty(tok_size, dtype=np.uint8)
+        pos = np.empty(pos_size, dtype=np.int64)
+        hs = np.empty(_TOKEN_BATCH, dtype=np.uint64)
+        order = np.empty(_ORDER_SIZE, dtype=np.int64)
+        tail = np.empty(_MD5_TAIL, dtype=np.uint8)
+        acc = np.empty(64, dtype=np.int64)
+        for d in range(lo, hi):
+            data = unit_bytes(ptrs[d], lens[d], kinds[d])
+            nflips, flags[d] = lower_tokenize_str(data, lens[d], kinds[d], p, tok, pos)
+            ntok = nflips // 2
+            hash_vote_tokens_20261201(tok, pos, ntok, p.hash_kind, hs, order, tail, acc)
+            out[d] = fold_counts(acc, ntok, p.bits)

@@ -207,7 +207,7 @@ def shingle_sets(repeat: int, rows: int = 20_000) -> None:
     r = statistics.median(b / a for a, b in zip(*t))
     print(f"\n1e. Shingler(3).sets, {rows:,} rows of 100 words ({n:,} shingles), 1 thread: "
           f"ours {t_o:.1f} ns per shingle (target <= 40), the kernel of 2026-12-01 {t_p:.1f} ns; "
-          f"2026-12-01 / ours {r:.2f}x")  # fmt: skip
+          f"time 2026-12-01 / ours {r:.2f}x")  # fmt: skip
 
 
 def cold_start() -> float:
@@ -298,12 +298,25 @@ def main() -> None:
     long_docs = [" ".join(w if i % 12 else w * 4 for i, w in enumerate(d.split())) for d in docs]
     n_long = sum(len(d.split()) for d in long_docs)
     share = sum(len(w.encode()) > 16 for d in long_docs for w in d.split()) / n_long
+    from _prev_kernels import fingerprints_str_20261201
+
+    from simhash_lab.kernels.strings import str_views
+
+    def previous():  # Simhasher()._fused of 2026-12-01 (ASCII texts: no redo), one thread
+        ptrs, lens, kinds = str_views(long_docs)
+        out, flags = np.empty(len(long_docs), np.uint64), np.zeros(len(long_docs), np.int64)
+        fingerprints_str_20261201(ptrs, lens, kinds, h._pipeline, out, flags)
+        return out
+
     numba.set_num_threads(1)
-    t_long = median_time(lambda: h.fingerprints(long_docs, parallel=False), repeat)
+    assert np.array_equal(previous(), h.fingerprints(long_docs, parallel=False))
+    t_long, t_prev, r_prev = paired(lambda: h.fingerprints(long_docs, parallel=False), previous, repeat)
     numba.set_num_threads(threads)
     print(f"\n1d. default Simhasher().fingerprints on the same docs with every 12th word four times over "
           f"({share:.0%} of tokens > 16 bytes), 1 thread: {n_long / t_long / 1e6:.1f} M tokens/s "
-          f"(plain docs above: {n_tokens / t_one / 1e6:.1f})")  # fmt: skip
+          f"(target >= 50; plain docs above: {n_tokens / t_one / 1e6:.1f}); the fused kernel of "
+          f"2026-12-01 {n_long / t_prev / 1e6:.1f} M tokens/s; "
+          f"time 2026-12-01 / ours {r_prev:.2f}x")  # fmt: skip
 
     shingle_sets(repeat)
 

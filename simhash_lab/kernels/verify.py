@@ -2,8 +2,8 @@
 
 * ``shingle_hashes`` and ``pack_sets``: every document of a UTF-8 batch (``buf``, ``offsets``, as the general
   fingerprint path takes it) cut into word n-shingles (the features of ``word_shingles(n)``), each
-  hashed with XXH3-64 where it lies in one space-joined copy of the words, sorted (radix) and
-  de-duplicated: the document's shingle set as a sorted uint64 run.
+  hashed with XXH3-64 where it lies in one space-joined copy of the words, sorted
+  (``sort.sort_hashes``) and de-duplicated: the document's shingle set as a sorted uint64 run.
   The sets of a batch come back as CSR arrays ``(indptr (n + 1,), data (nnz,))``.
 * ``jaccard``: ``|A ∩ B| / |A ∪ B|`` of pairs of sets, the intersection counted by one merge of
   the two sorted runs (no hash tables, no allocation), stopped once the pair cannot reach a
@@ -26,7 +26,7 @@ import numpy as np
 from ._jit import kernel
 from .bits import popcount
 from .hashes import _read64, _write64, _x3_9to16, _x3_17to128, xxh3_64
-from .sort import sort_hashes, sort_u64
+from .sort import sort_hashes
 from .strings import unit_bytes
 from .tokenize import _str_scratch, lower_tokenize_str, tokenize_spans
 from .vote import fold_counts, vote_unit
@@ -70,7 +70,9 @@ def doc_shingle_hashes(b, start, end, p, n, out):
     m = max(ntok - n + 1, 1)
     for i in range(m):
         out[i] = xxh3_64(joined, ws[i], ws[min(i + n, ntok)] - 1)
-    sort_u64(out, np.empty(m if m >= 64 else 0, dtype=np.uint64), m)
+    big = m >= 64  # below 64 keys: an insertion sort, no scratch
+    tmp = np.empty(m if big else 0, dtype=np.uint64)
+    sort_hashes(out, tmp, np.empty(2 * m + 1 if big else 0, dtype=np.int64), m)
     u = 1
     for j in range(1, m):
         if out[j] != out[u - 1]:
@@ -111,8 +113,8 @@ def shingle_hashes_str(ptrs, lens, kinds, p, n, slots, scratch, counts, flags, a
     ``flags[d]``: lower_tokenize_str's (the caller redoes a text whose lowercase needs Python, and
     refuses a lone surrogate).
 
-    Scratch (tokens, flips, the joined words, the sort's buffer) is allocated once per chunk of
-    ``STR_CHUNK`` texts, not per text."""
+    Scratch (tokens, flips, the joined words, the size classes' lists, the sort's buffer and
+    counters) is allocated once per chunk of ``STR_CHUNK`` texts, not per text."""
     ndocs = ptrs.shape[0]
     w = slots[0]  # where the next text's set goes
     for ci in range((ndocs + STR_CHUNK - 1) // STR_CHUNK):
