@@ -26,7 +26,7 @@ import numpy as np
 from ._jit import kernel
 from .bits import popcount
 from .hashes import _read64, _write64, _x3_9to16, _x3_17to128, xxh3_64
-from .sort import sort_hashes
+from .sort import sort_hashes, sort_u64  # noqa: F401 - sort_u64: imported from here by older code
 from .strings import unit_bytes
 from .tokenize import _str_scratch, lower_tokenize_str, tokenize_spans
 from .vote import fold_counts, vote_unit
