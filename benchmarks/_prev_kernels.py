@@ -10,7 +10,8 @@ Copies, compiled here with plain ``numba.njit`` (no cache: a few seconds at firs
 * ``hash_spans_20261201``: ``kernels.fingerprint.hash_spans`` as of 2026-12-01 (a call of
   ``xxh3_64`` per span);
 * ``fingerprints_str_20261201``: the fused default path (``kernels.fingerprint.fingerprints_str``)
-  as of 2026-12-01, its tokens over 16 bytes hashed by a call of ``xxh3_64`` each.
+  as of 2026-12-01, its tokens over 16 bytes hashed by a call of ``xxh3_64`` each, its scan
+  ``lower_tokenize_str_20261201`` (one 8-unit block at a time).
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simhash_lab.kernels.bits import BYTE_HIGH as _HI
+from simhash_lab.kernels.bits import BYTE_LANES as _LANES
+from simhash_lab.kernels.bits import cttz, popcount
 from simhash_lab.kernels.fingerprint import _MD5_TAIL, CHUNK
 from simhash_lab.kernels.hashes import (
     HASH_XXH3,
@@ -31,11 +35,12 @@ from simhash_lab.kernels.hashes import (
     xxh3_64,
 )
 from simhash_lab.kernels.sort import sort_u64
-from simhash_lab.kernels.strings import unit_bytes
-from simhash_lab.kernels.tokenize import _str_scratch, lower_tokenize_str
+from simhash_lab.kernels.strings import ascii_block, put_utf8, unit, unit_bytes
+from simhash_lab.kernels.tokenize import _MOVEMASK, FLAG_PYTHON_LOWER, FLAG_SURROGATE, _str_scratch
 from simhash_lab.kernels.vote import _ORDER_SIZE, _TOKEN_BATCH, count_bits, fold_counts
 
 STR_CHUNK = 64
+_U64 = np.uint64
 
 
 @njit(nogil=True)
@@ -68,7 +73,7 @@ def shingle_hashes_str_20261201(ptrs, lens, kinds, p, n, slots, scratch, counts,
         tmp = np.empty(most, dtype=np.uint64)
         for d in range(lo, hi):
             data = unit_bytes(ptrs[d], lens[d], kinds[d])
-            nflips, flags[d] = lower_tokenize_str(data, lens[d], kinds[d], p, tok, pos)
+            nflips, flags[d] = lower_tokenize_str_20261201(data, lens[d], kinds[d], p, tok, pos)
             ntok = nflips // 2
             at[d] = w
             if ntok == 0:
@@ -147,6 +152,81 @@ def hash_vote_tokens_20261201(tok, pos, ntok, hash_kind, hs, order, tail, acc):
 
 
 @njit(nogil=True)
+def lower_tokenize_str_20261201(data, n, kind, p, tok, pos):
+    """``kernels.tokenize.lower_tokenize_str`` as of 2026-12-01: one 8-unit block at a time, the
+    four ranges tested whatever the tokenizer, four flips stored, four more if ``cnt > 4``."""
+    ranges, table, lower, amap, sel, want = p.ranges, p.table, p.lower, p.amap, p.sel, p.want
+    lowering = lower.shape[0] > 0
+    lo0, hi0, lo1, hi1 = ranges[0], ranges[1], ranges[2], ranges[3]
+    lo2, hi2, lo3, hi3 = ranges[4], ranges[5], ranges[6], ranges[7]
+    inv, up_mask = ranges[8], ranges[9]
+    up_lo = _U64(128 - 65) * _LANES  # A..Z
+    up_hi = _U64(127 - 90) * _LANES
+    # int64 zeros, not literals: a literal 0 passed to a kernel would compile another version of it
+    nf = np.int64(0)
+    prev = _U64(0)
+    o = np.int64(0)
+    p = np.int64(0)
+    flags = np.int64(0)
+    while p < n:
+        if p + 8 <= n:
+            x, j = ascii_block(data, p, kind)
+            x |= ((x + up_lo) & ~(x + up_hi) & up_mask) >> _U64(2)  # A..Z -> a..z
+            for i in range(8):
+                tok[np.uintp(o + i)] = np.uint8((x >> _U64(8 * i)) & _U64(0xFF))
+            ins = (
+                ((x + lo0) & ~(x + hi0))
+                | ((x + lo1) & ~(x + hi1))
+                | ((x + lo2) & ~(x + hi2))
+                | ((x + lo3) & ~(x + hi3))
+            )
+            valid = (_U64(1) << _U64(j)) - _U64(1) if j < 8 else _U64(0xFF)
+            m = ((((ins ^ inv) & _HI) >> _U64(7)) * _MOVEMASK >> _U64(56)) & valid
+            shifted = (m << _U64(1)) | prev
+            f = (m ^ shifted) & valid  # bit i: lane i differs from the one before
+            prev = (shifted >> _U64(j)) & _U64(1)
+            cnt = popcount(f)
+            for i in range(4):  # at most 4 flips in most blocks: store 4, count cnt
+                pos[np.uintp(nf + i)] = o + np.int64(cttz(f))
+                f &= f - _U64(1)
+            if cnt > 4:
+                for i in range(4, 8):
+                    pos[np.uintp(nf + i)] = o + np.int64(cttz(f))
+                    f &= f - _U64(1)
+            nf += np.int64(cnt)
+            o += j
+            p += j
+            if j == 8:
+                continue
+        # one unit: not ASCII, or among the last 7
+        cp = unit(data, p, kind)
+        pos[nf] = o
+        if cp < 0x80:
+            v = amap[cp]
+            inside = _U64(v >= 0)
+            tok[o] = np.uint8(v)
+            o += 1
+        else:
+            if lowering and (cp == 0x130 or cp == 0x3A3):
+                flags |= FLAG_PYTHON_LOWER
+            if 0xD800 <= cp < 0xE000:
+                flags |= FLAG_SURROGATE
+                cp = 0xFFFD
+            if lowering:
+                cp = np.int64(lower[cp])
+            inside = _U64(((table[cp] & sel) != 0) == want)
+            if inside:
+                o = put_utf8(tok, o, cp)
+        nf += np.int64(inside ^ prev)
+        prev = inside
+        p += 1
+    if prev:
+        pos[nf] = o
+        nf += 1
+    return nf, flags
+
+
+@njit(nogil=True)
 def fingerprints_str_20261201(ptrs, lens, kinds, p, out, flags):
     ndocs = ptrs.shape[0]
     for ci in range((ndocs + CHUNK - 1) // CHUNK):
@@ -166,7 +246,7 @@ def fingerprints_str_20261201(ptrs, lens, kinds, p, out, flags):
         acc = np.empty(64, dtype=np.int64)
         for d in range(lo, hi):
             data = unit_bytes(ptrs[d], lens[d], kinds[d])
-            nflips, flags[d] = lower_tokenize_str(data, lens[d], kinds[d], p, tok, pos)
+            nflips, flags[d] = lower_tokenize_str_20261201(data, lens[d], kinds[d], p, tok, pos)
             ntok = nflips // 2
             hash_vote_tokens_20261201(tok, pos, ntok, p.hash_kind, hs, order, tail, acc)
             out[d] = fold_counts(acc, ntok, p.bits)
