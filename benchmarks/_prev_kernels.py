@@ -11,7 +11,8 @@ Copies, compiled here with plain ``numba.njit`` (no cache: a few seconds at firs
   ``xxh3_64`` per span);
 * ``fingerprints_str_20261201``: the fused default path (``kernels.fingerprint.fingerprints_str``)
   as of 2026-12-01, its tokens over 16 bytes hashed by a call of ``xxh3_64`` each, its scan
-  ``lower_tokenize_str_20261201`` (one 8-unit block at a time).
+  ``lower_tokenize_str_20261201`` (one 8-unit block at a time);
+* ``scan_docs(scan)``: a kernel running only a scan over a batch (the scan's share, timed alone).
 """
 
 from __future__ import annotations
@@ -250,3 +251,24 @@ def fingerprints_str_20261201(ptrs, lens, kinds, p, out, flags):
             ntok = nflips // 2
             hash_vote_tokens_20261201(tok, pos, ntok, p.hash_kind, hs, order, tail, acc)
             out[d] = fold_counts(acc, ntok, p.bits)
+
+
+def scan_docs(scan):
+    """A kernel that runs ``scan`` (a ``lower_tokenize_str``) over every document of a batch and
+    nothing else, with scratch for the longest: the scan's share of the fused path, timed alone."""
+
+    @njit(nogil=True)
+    def run(ptrs, lens, kinds, p):
+        longest = 0
+        for d in range(ptrs.shape[0]):
+            longest = max(longest, lens[d])
+        tok_n, pos_n = _str_scratch(longest, 4)
+        tok = np.empty(tok_n, dtype=np.uint8)
+        pos = np.empty(pos_n, dtype=np.int64)
+        total = 0
+        for d in range(ptrs.shape[0]):
+            nflips, _ = scan(unit_bytes(ptrs[d], lens[d], kinds[d]), lens[d], kinds[d], p, tok, pos)
+            total += nflips
+        return total
+
+    return run

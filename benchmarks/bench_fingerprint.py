@@ -317,6 +317,20 @@ def main() -> None:
           f"(target >= 50; plain docs above: {n_tokens / t_one / 1e6:.1f}); the fused kernel of "
           f"2026-12-01 {n_long / t_prev / 1e6:.1f} M tokens/s; "
           f"time 2026-12-01 / ours {r_prev:.2f}x")  # fmt: skip
+    from _prev_kernels import lower_tokenize_str_20261201, scan_docs
+
+    from simhash_lab.kernels.tokenize import lower_tokenize_str
+
+    views = {name: str_views(ds) for name, ds in (("plain", docs), ("long", long_docs))}
+    scan_new, scan_old = scan_docs(lower_tokenize_str), scan_docs(lower_tokenize_str_20261201)
+    numba.set_num_threads(1)
+    for name, n_tok in (("plain", n_tokens), ("long", n_long)):
+        s_args = (*views[name], h._pipeline)
+        assert scan_new(*s_args) == scan_old(*s_args)
+        t_s, t_s0, r_s = paired(lambda a=s_args: scan_new(*a), lambda a=s_args: scan_old(*a), repeat)
+        print(f"    the scan alone (lowercase + tokenize), {name} docs: {t_s / n_tok * 1e9:.2f} ns a token, "
+              f"2026-12-01's {t_s0 / n_tok * 1e9:.2f}; time 2026-12-01 / ours {r_s:.2f}x")  # fmt: skip
+    numba.set_num_threads(threads)
 
     shingle_sets(repeat)
 
