@@ -58,6 +58,18 @@ def median_time(fn, repeat: int) -> float:
     return statistics.median(times)
 
 
+def alternating(fns, repeat: int) -> list[list[float]]:
+    """Each of ``fns`` timed once per round, in turn, ``repeat`` rounds: the times of each."""
+    clock = CLOCK[0]
+    out = [[] for _ in fns]
+    for _ in range(repeat):
+        for fn, times in zip(fns, out):
+            t = clock()
+            fn()
+            times.append(clock() - t)
+    return out
+
+
 def paired(ours, peer, repeat: int) -> tuple[float, float, float]:
     """Time ``ours`` and ``peer`` alternately; medians of each and the median per-pair ratio
     peer/ours. Alternating keeps a shared machine's load drift out of the ratio."""
@@ -115,12 +127,16 @@ def xxh3_peer():
 
 def xxh3_lengths(repeat: int) -> None:
     """ns per hash of ``kernels.fingerprint.hash_spans`` (XXH3: the loop every feature path runs)
-    beside C's XXH3 over the same spans, by length; both checked equal first."""
+    beside C's XXH3 over the same spans and the loop of 2026-12-01 (``_prev_kernels``), by length;
+    all checked equal first."""
+    from _prev_kernels import hash_spans_20261201
+
     from simhash_lab.kernels.fingerprint import hash_spans
     from simhash_lab.kernels.hashes import HASH_XXH3
 
     peer = xxh3_peer()
-    print("\n1c. XXH3 per length: hash_spans (a loop over byte spans) vs C's XXH3 (libxxhash, a C loop)")
+    print("\n1c. XXH3 per length: hash_spans (a loop over byte spans) vs C's XXH3 (libxxhash, a C loop)"
+          " and the loop of 2026-12-01 (a call of xxh3_64 per span)")  # fmt: skip
     if peer is None:
         print("   no C compiler or no libxxhash: skipped")
         return
@@ -144,10 +160,54 @@ def xxh3_lengths(repeat: int) -> None:
         out = np.empty(m, np.uint64)
         peer(buf, off, out)
         assert np.array_equal(hash_spans(buf, off, HASH_XXH3), out), (lo, hi)
+        assert np.array_equal(hash_spans_20261201(buf, off), out), (lo, hi)
         ours = functools.partial(hash_spans, buf, off, HASH_XXH3)
-        t_o, t_c, r = paired(ours, functools.partial(peer, buf, off, out), repeat)
-        print(f"   {lo:4d}-{hi:<4d} bytes: ours {t_o / m * 1e9:6.2f} ns, C {t_c / m * 1e9:6.2f} ns; "
-              f"ours / C {1 / r:5.2f}")  # fmt: skip
+        t = alternating([ours, functools.partial(peer, buf, off, out),
+                         functools.partial(hash_spans_20261201, buf, off)], repeat)  # fmt: skip
+        t_o, t_c, t_p = (statistics.median(x) / m * 1e9 for x in t)
+        r_c = statistics.median(a / c for a, c in zip(t[0], t[1]))
+        r_p = statistics.median(a / c for a, c in zip(t[0], t[2]))
+        print(f"   {lo:4d}-{hi:<4d} bytes: ours {t_o:6.2f} ns, C {t_c:6.2f} ns, 2026-12-01 {t_p:6.2f} ns; "
+              f"ours / C {r_c:5.2f}, ours / 2026-12-01 {r_p:5.2f}")  # fmt: skip
+
+
+def shingle_sets(repeat: int, rows: int = 20_000) -> None:
+    """ns per shingle of ``Shingler(3).sets`` (dedup's shingles: word 3-shingles, XXH3, sorted
+    distinct per row) on ``rows`` rows of 100 words, beside the kernel of 2026-12-01
+    (``_prev_kernels``) behind the same Python steps; both checked equal first."""
+    from _prev_kernels import shingle_hashes_str_20261201
+
+    from simhash_lab.kernels import verify as V
+    from simhash_lab.kernels.strings import str_views
+    from simhash_lab.shingles import Shingler
+
+    texts = documents(rows, 100)
+    sh = Shingler(3)
+    tok = sh.tokenizer
+
+    def previous():  # Shingler._str_sets of 2026-12-01 (ASCII texts: no redo), one thread
+        nd = len(texts)
+        ptrs, lens, kinds = str_views(texts)
+        slots = np.zeros(nd + 1, np.int64)
+        np.cumsum((lens + 1) // 2 + 1, out=slots[1:])
+        scratch = np.empty(slots[-1], np.uint64)
+        counts, flags, at = np.zeros(nd, np.int64), np.zeros(nd, np.int64), np.zeros(nd, np.int64)
+        shingle_hashes_str_20261201(ptrs, lens, kinds, tok.pipeline, tok.n, slots, scratch, counts, flags, at)
+        return V.pack_sets(scratch, at, counts)
+
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    ours = sh.sets(texts)
+    theirs = previous()
+    assert all(np.array_equal(a, b) for a, b in zip(ours, theirs))
+    n = sum(max(len(t.split()) - 2, 1) for t in texts)
+    t = alternating([lambda: sh.sets(texts), previous], repeat)
+    numba.set_num_threads(threads)
+    t_o, t_p = (statistics.median(x) / n * 1e9 for x in t)
+    r = statistics.median(b / a for a, b in zip(*t))
+    print(f"\n1e. Shingler(3).sets, {rows:,} rows of 100 words ({n:,} shingles), 1 thread: "
+          f"ours {t_o:.1f} ns per shingle (target <= 40), the kernel of 2026-12-01 {t_p:.1f} ns; "
+          f"time 2026-12-01 / ours {r:.2f}x")  # fmt: skip
 
 
 def cold_start() -> float:
@@ -238,12 +298,41 @@ def main() -> None:
     long_docs = [" ".join(w if i % 12 else w * 4 for i, w in enumerate(d.split())) for d in docs]
     n_long = sum(len(d.split()) for d in long_docs)
     share = sum(len(w.encode()) > 16 for d in long_docs for w in d.split()) / n_long
+    from _prev_kernels import fingerprints_str_20261201
+
+    from simhash_lab.kernels.strings import str_views
+
+    def previous():  # Simhasher()._fused of 2026-12-01 (ASCII texts: no redo), one thread
+        ptrs, lens, kinds = str_views(long_docs)
+        out, flags = np.empty(len(long_docs), np.uint64), np.zeros(len(long_docs), np.int64)
+        fingerprints_str_20261201(ptrs, lens, kinds, h._pipeline, out, flags)
+        return out
+
     numba.set_num_threads(1)
-    t_long = median_time(lambda: h.fingerprints(long_docs, parallel=False), repeat)
+    assert np.array_equal(previous(), h.fingerprints(long_docs, parallel=False))
+    t_long, t_prev, r_prev = paired(lambda: h.fingerprints(long_docs, parallel=False), previous, repeat)
     numba.set_num_threads(threads)
     print(f"\n1d. default Simhasher().fingerprints on the same docs with every 12th word four times over "
           f"({share:.0%} of tokens > 16 bytes), 1 thread: {n_long / t_long / 1e6:.1f} M tokens/s "
-          f"(plain docs above: {n_tokens / t_one / 1e6:.1f})")  # fmt: skip
+          f"(target >= 50; plain docs above: {n_tokens / t_one / 1e6:.1f}); the fused kernel of "
+          f"2026-12-01 {n_long / t_prev / 1e6:.1f} M tokens/s; "
+          f"time 2026-12-01 / ours {r_prev:.2f}x")  # fmt: skip
+    from _prev_kernels import lower_tokenize_str_20261201, scan_docs
+
+    from simhash_lab.kernels.tokenize import lower_tokenize_str
+
+    views = {name: str_views(ds) for name, ds in (("plain", docs), ("long", long_docs))}
+    scan_new, scan_old = scan_docs(lower_tokenize_str), scan_docs(lower_tokenize_str_20261201)
+    numba.set_num_threads(1)
+    for name, n_tok in (("plain", n_tokens), ("long", n_long)):
+        s_args = (*views[name], h._pipeline)
+        assert scan_new(*s_args) == scan_old(*s_args)
+        t_s, t_s0, r_s = paired(lambda a=s_args: scan_new(*a), lambda a=s_args: scan_old(*a), repeat)
+        print(f"    the scan alone (lowercase + tokenize), {name} docs: {t_s / n_tok * 1e9:.2f} ns a token, "
+              f"2026-12-01's {t_s0 / n_tok * 1e9:.2f}; time 2026-12-01 / ours {r_s:.2f}x")  # fmt: skip
+    numba.set_num_threads(threads)
+
+    shingle_sets(repeat)
 
     ld = docs[: max(500, n_docs // 10)]
     ours = presets.LEONSIM.fingerprints(ld)

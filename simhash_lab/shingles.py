@@ -15,19 +15,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._threads import run_items
+from ._threads import run_items, thread_count
 from ._validate import check_int
 from .datasets import Source
+
+if TYPE_CHECKING:
+    from .settings import DedupSettings
+    from .simhasher import Simhasher
 
 __all__ = ["CHUNK_ROWS", "Shingler", "recommended_hasher"]
 
 CHUNK_ROWS = 8192  # dataset rows per chunk: read, and read again (dedup, calibration, verify)
 
 
-def recommended_hasher(shingle: int = 3):
+def recommended_hasher(shingle: int = 3) -> Simhasher:
     """The Simhasher for a Jaccard threshold on word ``shingle``-grams: those same shingles as
     features, each distinct one voting once (binary weights), XXH3, 64 bits.
 
@@ -97,8 +102,16 @@ class Shingler:
                 scratch, counts[lo:hi], flags[lo:hi], at[lo:hi],
             )  # fmt: skip
 
-        run_items(nd, run, nd >= 64, align=V.STR_CHUNK)
-        sets = V.pack_sets(scratch, at, counts)
+        # one range on one thread: its sets are one run from the start of the scratch, which
+        # becomes the CSR data as it is (shrunk in place; no copy into fresh memory)
+        run_items(nd, run, nd >= 64 and thread_count() > 1, align=V.STR_CHUNK)
+        indptr = V.compact_sets(scratch, at, counts)
+        del run  # the closure's reference to the scratch
+        try:
+            scratch.resize(int(indptr[-1]))  # refuses while anything else refers to it
+        except ValueError:
+            scratch = scratch[: indptr[-1]].copy()
+        sets = indptr, scratch
         if flags.any():
             if (flags & FLAG_SURROGATE).any():
                 utf8_batch(texts, tok.lowercase)  # raises, naming the text
@@ -156,7 +169,7 @@ class Shingler:
         run_items(len(texts), run, len(texts) >= 64)
         return fps, indptr, data
 
-    def fuses(self, hasher) -> bool:
+    def fuses(self, hasher: Simhasher) -> bool:
         """True when ``hasher`` votes with exactly these shingles, binary weights, XXH3, 64 bits:
         then :meth:`fingerprints_and_sets` gives its fingerprints."""
         return (
@@ -279,7 +292,9 @@ class ChunkSets:
         return store
 
 
-def gather_sets(source: Source, rows: np.ndarray, shingler: Shingler, bar=None, have=None) -> _SetStore:
+def gather_sets(
+    source: Source, rows: np.ndarray, shingler: Shingler, bar: Any = None, have: ChunkSets | None = None
+) -> _SetStore:
     """The sets of ``rows``: from ``have`` (the sets of every row, kept from the first read) or read
     again from ``source``."""
     if have is not None:
@@ -370,7 +385,7 @@ _HIGH = re.compile("[\u0e00-\u109f\u1780-\u17ff\u2e80-\u9fff\uf900-\ufaff\uff66-
 
 
 def unspaced(texts: Sequence[str]) -> np.ndarray:
-    """bool per text: mostly written in a script without word spaces (at least half of its word
+    """One bool per text: mostly written in a script without word spaces (at least half of its word
     characters are Han, kana, Thai, Lao, Khmer, Myanmar or Tibetan letters)."""
     from ._unicode import UNSPACED, WORD, char_table
 
@@ -430,7 +445,7 @@ class Featurizer:
     ``normalize``.
     """
 
-    def __init__(self, settings) -> None:
+    def __init__(self, settings: DedupSettings) -> None:
         from .presets import ALL
 
         s = settings
@@ -491,7 +506,7 @@ class Featurizer:
         return [normalise(t) for t in texts]
 
     def kinds(self, texts: list) -> np.ndarray:
-        """bool per (normalised) text: shingled by characters."""
+        """One bool per (normalised) text: shingled by characters."""
         if self.features == "chars":
             return np.ones(len(texts), np.bool_)
         if self.features == "auto":
@@ -524,7 +539,9 @@ class Featurizer:
             return np.zeros(len(texts) + 1, np.int64), np.empty(0, np.uint64)
         return _csr(np.concatenate(docs), np.concatenate(hashes), len(texts))
 
-    def sets_of(self, texts: list, chars=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def sets_of(
+        self, texts: list, chars: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(chars, indptr, data)`` of normalised texts: which were shingled by characters, and
         their sets."""
         nd = len(texts)

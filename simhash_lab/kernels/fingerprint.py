@@ -35,7 +35,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._jit import kernel
-from .hashes import HASH_MD5_FIRST8, HASH_MD5_LAST8, HASH_XXH3, hash_span, xxh3_64
+from .hashes import HASH_MD5_FIRST8, HASH_MD5_LAST8, HASH_XXH3, hash_span, xxh3_64, xxh3_any_inline
 from .strings import put_utf8, unit, unit_bytes
 from .tokenize import FEAT_CHARGRAMS, FLAG_SURROGATE, feature_spans, lower_tokenize_str, str_scratch_inline
 from .vote import (
@@ -246,7 +246,7 @@ def hash_spans(buf, offsets, hash_kind):
     tail = np.empty(_MD5_TAIL, dtype=np.uint8)
     for i in range(out.shape[0]):
         if hash_kind == HASH_XXH3:
-            out[i] = xxh3_64(buf, offsets[i], offsets[i + 1])
+            out[i] = xxh3_any_inline(buf, offsets[i], offsets[i + 1])  # inlined: no call per item
         else:
             out[i] = hash_span(buf, offsets[i], offsets[i + 1], hash_kind, tail)
     return out

@@ -439,9 +439,10 @@ def xxh3_17to128(b, start, end):
     return xxh3_17to128_inline(b, start, end)
 
 
-@kernel
-def xxh3_64(b, start, end):
-    """XXH3-64 (seed 0, default secret) of ``b[start:end]`` (uint8 array), any length."""
+@kernel(inline=True)
+def xxh3_any_inline(b, start, end):
+    """XXH3-64 of any length, inlined into a loop over many spans (``fingerprint.hash_spans``):
+    no call per span. Elsewhere ``xxh3_64``, its one compiled form."""
     n = end - start
     if n <= 16:
         if n > 8:
@@ -459,6 +460,12 @@ def xxh3_64(b, start, end):
     else:
         h = _x3_long(b, start, n)
     return h
+
+
+@kernel
+def xxh3_64(b, start, end):
+    """XXH3-64 (seed 0, default secret) of ``b[start:end]`` (uint8 array), any length."""
+    return xxh3_any_inline(b, start, end)
 
 
 # ------------------------------------------------------------------------------------------ MD5

@@ -13,7 +13,7 @@ import numpy as np
 
 from ._jit import kernel
 
-__all__ = ["heap_sort", "insertion_sort", "sort_u64"]
+__all__ = ["heap_sort", "insertion_sort", "sort_hashes", "sort_u64"]
 
 _U64 = np.uint64
 
@@ -59,6 +59,72 @@ def insertion_sort(a, s, e):
             a[j + 1] = a[j]
             j -= 1
         a[j + 1] = x
+
+
+@kernel(inline=True)
+def _buckets_then_insertion(a, tmp, count, m, bits):
+    """Sort ``a[:m]`` (64 <= m, hashes) with ``2**bits`` buckets on the top bits (``count``: room
+    for ``2**bits + 1``): counted, scattered into ``tmp``, then copied back through one insertion
+    sort of the whole run, which only moves a key past the keys of its own bucket (0.5 to 1 a
+    bucket on average); a key not below the one before it (most) is stored at once, with the
+    largest so far in a register, not read back from ``a``. Returns False, with ``a`` untouched,
+    when a bucket holds more than 32 keys (repeated or non-hash keys): insertion would be
+    quadratic there."""
+    sh = _U64(64 - bits)
+    nb = 1 << bits
+    for b in range(nb + 1):
+        count[b] = 0
+    for i in range(m):
+        count[np.int64(a[i] >> sh) + 1] += 1
+    most = np.int64(0)
+    for b in range(nb):
+        most = max(most, count[b + 1])
+        count[b + 1] += count[b]
+    if most > 32:
+        return False
+    for i in range(m):
+        x = a[i]
+        b = np.int64(x >> sh)
+        tmp[count[b]] = x
+        count[b] += 1
+    top = tmp[0]
+    a[0] = top
+    for i in range(1, m):
+        x = tmp[i]
+        if x >= top:
+            a[i] = x
+            top = x
+        else:  # x goes before a[i - 1] (= top, which stays the largest)
+            j = i
+            while j > 0 and a[j - 1] > x:
+                a[j] = a[j - 1]
+                j -= 1
+            a[j] = x
+    return True
+
+
+@kernel
+def sort_hashes(a, tmp, count, m):
+    """Sort ``a[:m]`` in place, keys that are hashes (uniform over 64 bits) expected: ``tmp``
+    (uint64, >= m keys) and ``count`` (int64, >= 2 m + 1 entries) are the caller's scratch, so a
+    loop over many short runs (the shingles of each document) allocates nothing.
+
+    64 to 4096 keys: buckets on the top ``floor(log2 m) + 1`` bits (0.5 to 1 key each),
+    scattered, then one insertion sort over the run as it is copied back
+    (``_buckets_then_insertion``; measured at 98 keys: 6.7 ns a key, 8.1 with half as many
+    buckets, 9.0 without the register for the largest key, against 17.9 for ``sort_u64``); a
+    bucket of more than 32 keys sends the run to ``sort_u64`` (heap-sorted buckets, O(m log m)).
+    Fewer keys: insertion sort; more: ``sort_u64``'s radix sort."""
+    if m < 64:
+        insertion_sort(a, 0, m)
+        return
+    if m <= 4096:
+        bits = 1
+        while (2 << bits) <= 2 * m:
+            bits += 1
+        if _buckets_then_insertion(a, tmp, count, m, bits):
+            return
+    sort_u64(a, tmp, m)
 
 
 @kernel

@@ -275,6 +275,43 @@ def str_scratch(n: int, kind: int) -> tuple[int, int]:
 str_scratch_inline = kernel(inline=True)(str_scratch)
 
 
+@kernel(inline=True)
+def _lower_classify(x, up_mask, lo0, hi0, lo1, hi1, lo2, hi2, lo3, hi3, inv, four):
+    """Eight ASCII byte lanes lowered (A..Z -> a..z where ``up_mask`` says) and the lanes inside a
+    token as the bits of a byte: ranges 2 and 3 are tested only when ``four`` (loop-invariant)."""
+    x |= ((x + _UP_LO) & ~(x + _UP_HI) & up_mask) >> _U64(2)
+    ins = ((x + lo0) & ~(x + hi0)) | ((x + lo1) & ~(x + hi1))
+    if four:
+        ins |= ((x + lo2) & ~(x + hi2)) | ((x + lo3) & ~(x + hi3))
+    return x, (((ins ^ inv) & _HI) >> _U64(7)) * _MOVEMASK >> _U64(56)
+
+
+@kernel(inline=True)
+def _store8(tok, o, x):
+    for i in range(8):  # LLVM merges these into one 8-byte store
+        tok[np.uintp(o + i)] = np.uint8((x >> _U64(8 * i)) & _U64(0xFF))
+
+
+@kernel(inline=True)
+def _store_flips(pos, nf, o, f, k):
+    """pos[nf:] gets o + the offset of each set bit of ``f``; returns nf + their count. ``k``
+    stores whatever the count (a block of 8 lanes has at most 4 flips most of the time, one of 16
+    at most 8), then ``k`` more if needed (one mispredicted branch in a rare block), and so on."""
+    cnt = np.int64(popcount(f))
+    q = nf
+    while True:
+        for i in range(k):
+            pos[np.uintp(q + i)] = o + np.int64(cttz(f))
+            f &= f - _U64(1)
+        q += k
+        if q - nf >= cnt:
+            return nf + cnt
+
+
+_UP_LO = _U64(128 - 65) * _LANES  # A..Z
+_UP_HI = _U64(127 - 90) * _LANES
+
+
 @kernel
 def lower_tokenize_str(data, n, kind, p, tok, pos):
     """Lowercase and tokenize the ``n`` code units of width ``kind`` in ``data``, writing UTF-8
@@ -292,8 +329,7 @@ def lower_tokenize_str(data, n, kind, p, tok, pos):
     lo0, hi0, lo1, hi1 = ranges[0], ranges[1], ranges[2], ranges[3]
     lo2, hi2, lo3, hi3 = ranges[4], ranges[5], ranges[6], ranges[7]
     inv, up_mask = ranges[8], ranges[9]
-    up_lo = _U64(128 - 65) * _LANES  # A..Z
-    up_hi = _U64(127 - 90) * _LANES
+    four = lo2 != 0  # a padding range is (0, 0) (``ascii_ranges``): the default words use two
     # int64 zeros, not literals: a literal 0 passed to a kernel would compile another version of it
     nf = np.int64(0)
     prev = _U64(0)
@@ -301,31 +337,31 @@ def lower_tokenize_str(data, n, kind, p, tok, pos):
     p = np.int64(0)
     flags = np.int64(0)
     while p < n:
+        if p + 16 <= n:  # 16 units: two blocks' lanes, one flip mask of 16 bits
+            x0, j0 = ascii_block(data, p, kind)
+            x1, j1 = ascii_block(data, p + 8, kind)
+            if j0 + j1 == 16:
+                x0, m0 = _lower_classify(x0, up_mask, lo0, hi0, lo1, hi1, lo2, hi2, lo3, hi3, inv, four)
+                x1, m1 = _lower_classify(x1, up_mask, lo0, hi0, lo1, hi1, lo2, hi2, lo3, hi3, inv, four)
+                _store8(tok, o, x0)
+                _store8(tok, o + 8, x1)
+                m = m0 | (m1 << _U64(8))
+                f = (m ^ ((m << _U64(1)) | prev)) & _U64(0xFFFF)  # bit i: lane i differs from lane i - 1
+                prev = m >> _U64(15)
+                nf = _store_flips(pos, nf, o, f, 8)
+                o += 16
+                p += 16
+                continue
         if p + 8 <= n:
             x, j = ascii_block(data, p, kind)
-            x |= ((x + up_lo) & ~(x + up_hi) & up_mask) >> _U64(2)  # A..Z -> a..z
-            for i in range(8):
-                tok[np.uintp(o + i)] = np.uint8((x >> _U64(8 * i)) & _U64(0xFF))
-            ins = (
-                ((x + lo0) & ~(x + hi0))
-                | ((x + lo1) & ~(x + hi1))
-                | ((x + lo2) & ~(x + hi2))
-                | ((x + lo3) & ~(x + hi3))
-            )
+            x, m = _lower_classify(x, up_mask, lo0, hi0, lo1, hi1, lo2, hi2, lo3, hi3, inv, four)
+            _store8(tok, o, x)
             valid = (_U64(1) << _U64(j)) - _U64(1) if j < 8 else _U64(0xFF)
-            m = ((((ins ^ inv) & _HI) >> _U64(7)) * _MOVEMASK >> _U64(56)) & valid
+            m &= valid
             shifted = (m << _U64(1)) | prev
             f = (m ^ shifted) & valid  # bit i: lane i differs from the one before
             prev = (shifted >> _U64(j)) & _U64(1)
-            cnt = popcount(f)
-            for i in range(4):  # at most 4 flips in most blocks: store 4, count cnt
-                pos[np.uintp(nf + i)] = o + np.int64(cttz(f))
-                f &= f - _U64(1)
-            if cnt > 4:
-                for i in range(4, 8):
-                    pos[np.uintp(nf + i)] = o + np.int64(cttz(f))
-                    f &= f - _U64(1)
-            nf += np.int64(cnt)
+            nf = _store_flips(pos, nf, o, f, 4)
             o += j
             p += j
             if j == 8:

@@ -2,8 +2,8 @@
 
 * ``shingle_hashes`` and ``pack_sets``: every document of a UTF-8 batch (``buf``, ``offsets``, as the general
   fingerprint path takes it) cut into word n-shingles (the features of ``word_shingles(n)``), each
-  hashed with XXH3-64 where it lies in one space-joined copy of the words, sorted (radix) and
-  de-duplicated: the document's shingle set as a sorted uint64 run.
+  hashed with XXH3-64 where it lies in one space-joined copy of the words, sorted
+  (``sort.sort_hashes``) and de-duplicated: the document's shingle set as a sorted uint64 run.
   The sets of a batch come back as CSR arrays ``(indptr (n + 1,), data (nnz,))``.
 * ``jaccard``: ``|A ∩ B| / |A ∪ B|`` of pairs of sets, the intersection counted by one merge of
   the two sorted runs (no hash tables, no allocation), stopped once the pair cannot reach a
@@ -25,8 +25,8 @@ import numpy as np
 
 from ._jit import kernel
 from .bits import popcount
-from .hashes import read64, write64, xxh3_17to128_inline, xxh3_64
-from .sort import sort_u64
+from .hashes import read64, write64, xxh3_9to16_inline, xxh3_17to128_inline, xxh3_64
+from .sort import sort_hashes, sort_u64  # noqa: F401 - sort_u64: imported from here by older code
 from .strings import unit_bytes
 from .tokenize import lower_tokenize_str, str_scratch_inline, tokenize_spans
 from .vote import fold_counts, vote_unit
@@ -70,7 +70,9 @@ def doc_shingle_hashes(b, start, end, p, n, out):
     m = max(ntok - n + 1, 1)
     for i in range(m):
         out[i] = xxh3_64(joined, ws[i], ws[min(i + n, ntok)] - 1)
-    sort_u64(out, np.empty(m if m >= 64 else 0, dtype=np.uint64), m)
+    big = m >= 64  # below 64 keys: an insertion sort, no scratch
+    tmp = np.empty(m if big else 0, dtype=np.uint64)
+    sort_hashes(out, tmp, np.empty(2 * m + 1 if big else 0, dtype=np.int64), m)
     u = 1
     for j in range(1, m):
         if out[j] != out[u - 1]:
@@ -111,8 +113,8 @@ def shingle_hashes_str(ptrs, lens, kinds, p, n, slots, scratch, counts, flags, a
     ``flags[d]``: lower_tokenize_str's (the caller redoes a text whose lowercase needs Python, and
     refuses a lone surrogate).
 
-    Scratch (tokens, flips, the joined words, the sort's buffer) is allocated once per chunk of
-    ``STR_CHUNK`` texts, not per text."""
+    Scratch (tokens, flips, the joined words, the size classes' lists, the sort's buffer and
+    counters) is allocated once per chunk of ``STR_CHUNK`` texts, not per text."""
     ndocs = ptrs.shape[0]
     w = slots[0]  # where the next text's set goes
     for ci in range((ndocs + STR_CHUNK - 1) // STR_CHUNK):
@@ -126,11 +128,13 @@ def shingle_hashes_str(ptrs, lens, kinds, p, n, slots, scratch, counts, flags, a
             tok_size = max(tok_size, t_need)
             pos_size = max(pos_size, p_need)
             most = max(most, slots[d + 1] - slots[d])
-        tok = np.empty(tok_size + 8, dtype=np.uint8)  # + 8: the copy below reads words
+        tok = np.empty(tok_size + 16, dtype=np.uint8)  # + 16: the copy below reads 16 bytes
         pos = np.empty(pos_size, dtype=np.int64)
-        joined = np.empty(tok_size + pos_size + 8, dtype=np.uint8)  # + 8: and writes them
+        joined = np.empty(tok_size + pos_size + 16, dtype=np.uint8)  # + 16: and writes them
         ws = np.empty(pos_size, dtype=np.int64)
         tmp = np.empty(most, dtype=np.uint64)
+        count = np.empty(2 * most + 1, dtype=np.int64)
+        order = np.empty(3 * most, dtype=np.int64)
         for d in range(lo, hi):
             data = unit_bytes(ptrs[d], lens[d], kinds[d])
             nflips, flags[d] = lower_tokenize_str(data, lens[d], kinds[d], p, tok, pos)
@@ -144,28 +148,54 @@ def shingle_hashes_str(ptrs, lens, kinds, p, n, slots, scratch, counts, flags, a
                 ws[t] = o
                 s = pos[2 * t]
                 ln = pos[2 * t + 1] - s
-                for q in range(0, ln, 8):  # the last word spills junk past the token: overwritten
-                    write64(joined, o + q, read64(tok, s + q))  # by the space and what follows
+                # 16 bytes whatever the length (most words: no branch on it), then the rest; the
+                # junk copied past the token is overwritten by the space and what follows
+                write64(joined, o, read64(tok, s))
+                write64(joined, o + 8, read64(tok, s + 8))
+                for q in range(16, ln, 8):
+                    write64(joined, o + q, read64(tok, s + q))
                 o += ln
                 joined[o] = 32
                 o += 1
             ws[ntok] = o
             m = max(ntok - n + 1, 1)
             s0 = w
-            for i in range(m):
-                a = ws[i]
-                e = ws[min(i + n, ntok)] - 1
-                if 16 < e - a <= 128:  # most shingles: inline, no call per shingle
-                    scratch[s0 + i] = xxh3_17to128_inline(joined, a, e)
-                else:
-                    scratch[s0 + i] = xxh3_64(joined, a, e)
+            # XXH3 by size class, each class in a loop of its own: three-word shingles fall on
+            # both sides of 16 bytes about equally, so one loop with the size test in it would
+            # mispredict every other shingle. The order of the hashes is free: they are sorted next.
+            c9, c17, cx = 0, m, 2 * m
+            for i in range(m):  # branch-free scatter of shingle numbers into three lists
+                ln = ws[min(i + n, ntok)] - 1 - ws[i]
+                order[c9] = i
+                order[c17] = i
+                order[cx] = i
+                mid = (ln > 16) & (ln <= 128)
+                short = (ln > 8) & (ln <= 16)
+                c9 += short
+                c17 += mid
+                cx += 1 - (short | mid)
+            h = s0
+            for k in range(0, c9):
+                i = order[k]
+                scratch[h] = xxh3_9to16_inline(joined, ws[i], ws[min(i + n, ntok)] - 1)
+                h += 1
+            for k in range(m, c17):
+                i = order[k]
+                scratch[h] = xxh3_17to128_inline(joined, ws[i], ws[min(i + n, ntok)] - 1)
+                h += 1
+            for k in range(2 * m, cx):
+                i = order[k]
+                scratch[h] = xxh3_64(joined, ws[i], ws[min(i + n, ntok)] - 1)
+                h += 1
             out = scratch[s0 : s0 + m]
-            sort_u64(out, tmp, m)
+            sort_hashes(out, tmp, count, m)
             u = 1
-            for j in range(1, m):
-                if out[j] != out[u - 1]:
-                    out[u] = out[j]
-                    u += 1
+            last = out[0]
+            for j in range(1, m):  # distinct values, branch-free (a repeat is overwritten next);
+                x = out[j]  # the last value in a register, not read back from what was stored
+                out[u] = x
+                u += x != last
+                last = x
             counts[d] = u
             w += u
 
@@ -192,6 +222,28 @@ def pack_sets(scratch, slots, counts):
         for j in range(counts[d]):
             data[indptr[d] + j] = scratch[slots[d] + j]
     return indptr, data
+
+
+@kernel
+def compact_sets(scratch, at, counts):
+    """Move the sets ``shingle_hashes_str`` left in ``scratch`` (set d at ``at[d]``, ``counts[d]``
+    long, in order, ``at[d]`` at or after the end of set d - 1) down to one run from 0; returns the
+    CSR ``indptr``. The caller then shrinks ``scratch`` to ``indptr[-1]`` and has the CSR ``data``
+    without a copy into fresh memory (``pack_sets``). A set already in place (every set of a batch
+    shingled as one range) is not touched."""
+    nd = counts.shape[0]
+    indptr = np.empty(nd + 1, dtype=np.int64)
+    o = np.int64(0)
+    for d in range(nd):
+        indptr[d] = o
+        a = at[d]
+        c = counts[d]
+        if a != o:
+            for j in range(c):  # forward: o <= a, so a set never overwrites what is still to move
+                scratch[o + j] = scratch[a + j]
+        o += c
+    indptr[nd] = o
+    return indptr
 
 
 @kernel

@@ -17,7 +17,7 @@ import numpy as np
 
 from ._jit import kernel
 from .bits import BYTE_LANES as _LANES
-from .hashes import HASH_XXH3, hash_span, xxh3_1to3, xxh3_4to8, xxh3_9to16, xxh3_64
+from .hashes import HASH_XXH3, hash_span, xxh3_1to3, xxh3_4to8, xxh3_9to16, xxh3_any_inline
 
 _U64 = np.uint64
 
@@ -130,9 +130,9 @@ def hash_vote_tokens(tok, pos, ntok, hash_kind, hs, order, tail, acc):
                 t = order[k]
                 hs[w] = xxh3_9to16(tok, pos[2 * t], pos[2 * t + 1])
                 w += 1
-            for k in range(3 * nb, c3):
+            for k in range(3 * nb, c3):  # XXH3 inlined: no call per long token
                 t = order[k]
-                hs[w] = xxh3_64(tok, pos[2 * t], pos[2 * t + 1])
+                hs[w] = xxh3_any_inline(tok, pos[2 * t], pos[2 * t + 1])
                 w += 1
         else:
             for t in range(b0, b1):

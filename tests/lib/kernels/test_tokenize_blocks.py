@@ -1,0 +1,62 @@
+"""The fused path's scan (simhash_lab.kernels.tokenize.lower_tokenize_str) block by block: 16 ASCII
+units at a time, 8 at a time, one at a time, against ``re`` and ``str.split`` at every alignment."""
+
+import random
+import re
+
+import numpy as np
+import pytest
+
+from simhash_lab.kernels import tokenize as K
+from simhash_lab.tokenize import whitespace, words
+
+# ASCII letters both cases, digits, "_", spaces, punctuation, and one unit of each width: Latin-1
+# (kind 1), BMP (kind 2), astral (kind 4); all of them \w or not the same way in every rule here.
+ALPHABET = "aZq_9 -.,\t\n" + "éÄ" + "ж€" + "𝄞"
+RULES = {"words": (words, lambda t: re.findall(r"\w+", t)), "whitespace": (whitespace, str.split)}
+
+
+def scan(tokenizer, text: str) -> list[str]:
+    """The tokens ``lower_tokenize_str`` cuts from ``text`` in its own code units."""
+    width = max((ord(c) for c in text), default=0)
+    kind, codec = (1, "latin-1") if width < 256 else (2, "utf-16-le") if width < 65536 else (4, "utf-32-le")
+    data = np.frombuffer(bytearray(text.encode(codec)), np.uint8)
+    tok_n, pos_n = K.str_scratch(len(text), kind)
+    tok, pos = np.empty(tok_n, np.uint8), np.empty(pos_n, np.int64)
+    nf, flags = K.lower_tokenize_str(data, len(text), kind, tokenizer.pipeline, tok, pos)
+    assert nf % 2 == 0 and flags == 0
+    return [tok[pos[2 * i] : pos[2 * i + 1]].tobytes().decode("utf-8") for i in range(nf // 2)]
+
+
+def texts():
+    rng = random.Random(25)
+    out = ["", "a", "A" * 16, "a" * 17, "a " * 8, " a" * 8, "a b c d e f g h i", "ab" * 40]
+    for n in range(0, 70):
+        out.append("".join(rng.choice(ALPHABET[:11]) for _ in range(n)))  # ASCII only: 16-unit blocks
+        out.append("".join(rng.choice(ALPHABET) for _ in range(n)))
+        out.append("".join(rng.choice("a ") for _ in range(n)))  # up to 16 flips in a block
+    # one non-ASCII unit at every lane of a 16-unit block (the 16-unit step must not take it)
+    for i in range(20):
+        for c in "é€𝄞":
+            s = list("word" * 6)
+            s[i] = c
+            out.append("".join(s))
+    return out
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_scan_matches_the_reference_at_every_alignment(rule):
+    make, reference = RULES[rule]
+    for lowercase in (True, False):
+        tokenizer = make(lowercase)
+        for text in texts():
+            want = reference(text.lower() if lowercase else text)
+            assert scan(tokenizer, text) == want, (rule, lowercase, text)
+
+
+def test_both_range_counts_are_exercised():
+    """Words have three ranges of ASCII token bytes (0-9, _, a-z; uppercase free), so the scan
+    tests ranges 2 and 3; whitespace has two (the bytes outside tokens), so it skips them: both
+    branches of the scan's range test run above."""
+    assert words().pipeline.ranges[4] != 0
+    assert whitespace().pipeline.ranges[4] == 0
