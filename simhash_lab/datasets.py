@@ -539,20 +539,22 @@ class JsonlSource(_FileSource):
     _BLOCK = 1 << 18  # bytes read at a time (a block's lines and records stay in the cache)
 
     def _blocks(self):
-        """``(line number of the first, lines, last_ends)`` for each block of the file read
+        """``(line number of the first, lines, last_ends, offset)`` for each block of the file read
         ``_BLOCK`` bytes at a time: its whole lines, each without its ``\\n`` (a ``\\r`` before it
-        stays); ``last_ends`` is False only for a last line that has no newline. A line longer than
-        ``max_row_bytes`` (not counting its line end) is refused without being read whole."""
+        stays); ``last_ends`` is False only for a last line that has no newline; ``offset``: the
+        byte where the first line starts. A line longer than ``max_row_bytes`` (not counting its
+        line end) is refused without being read whole."""
         limit = self.max_row_bytes
         self.bytes_read = self._shown = 0
         with self._open() as f:
             lineno = 1
             rest = b""
+            at = 0  # the byte where ``rest`` starts
             while True:
                 block = f.read(self._BLOCK)
                 if not block:
                     if rest:
-                        yield lineno, [rest], False
+                        yield lineno, [rest], False, at
                     return
                 self.bytes_read += len(block)
                 cut = block.rfind(b"\n")
@@ -561,7 +563,8 @@ class JsonlSource(_FileSource):
                     if len(rest) > limit and len(rest.rstrip(b"\r")) > limit:
                         raise self._too_large(f"line {lineno}")
                     continue
-                lines = (rest + block[:cut] if rest else block[:cut]).split(b"\n")
+                whole = rest + block[:cut] if rest else block[:cut]
+                lines = whole.split(b"\n")
                 rest = block[cut + 1 :]
                 if max(map(len, lines)) > limit:
                     for i, raw in enumerate(lines):
@@ -569,8 +572,9 @@ class JsonlSource(_FileSource):
                             raise self._too_large(f"line {lineno + i}")
                 if len(rest) > limit and len(rest.rstrip(b"\r")) > limit:
                     raise self._too_large(f"line {lineno + len(lines)}")
-                yield lineno, lines, True
+                yield lineno, lines, True, at
                 lineno += len(lines)
+                at += len(whole) + 1
 
     @staticmethod
     def _body(lines: list) -> list:
@@ -581,7 +585,7 @@ class JsonlSource(_FileSource):
         """``(row, line number, raw bytes)`` of every non-blank line (without its ``\\n``), each
         at most ``max_row_bytes``."""
         row = 0
-        for lineno, lines, _ in self._blocks():
+        for lineno, lines, _, _ in self._blocks():
             for i, raw in enumerate(lines):
                 if raw and not raw.isspace():
                     yield row, lineno + i, raw
@@ -670,8 +674,24 @@ class JsonlSource(_FileSource):
         texts, ids = [], []
         prio = [] if self.priority_column is not None else None
         row = 0
-        for lineno, lines, _ in self._blocks():
+        self._spans = None
+        starts: list[np.ndarray] = []  # each row's bytes in the file (its line end included)
+        ends: list[np.ndarray] = []
+        for lineno, lines, last_ends, at in self._blocks():
             body = self._body(lines)
+            lens = np.fromiter(map(len, lines), np.int64, len(lines))
+            s = np.empty(len(lines), np.int64)
+            s[0] = at
+            np.cumsum(lens[:-1] + 1, out=s[1:])
+            s[1:] += at
+            e = s + lens + 1
+            if not last_ends:
+                e[-1] -= 1
+            if len(body) != len(lines):  # blank lines are not rows
+                is_row = np.fromiter((bool(raw) and not raw.isspace() for raw in lines), np.bool_, len(lines))
+                s, e = s[is_row], e[is_row]
+            starts.append(s)
+            ends.append(e)
             got = self._fast(body)
             if got is not None:
                 t, i = got
@@ -690,6 +710,12 @@ class JsonlSource(_FileSource):
                 del texts[:rows], ids[:rows]
                 if prio is not None:
                     del prio[:rows]
+        # the whole file was read: where each row lies, for write_kept (the file's stamp, checked
+        # when it is opened again, says it is the same file)
+        self._spans = (
+            np.concatenate(starts) if starts else np.empty(0, np.int64),
+            np.concatenate(ends) if ends else np.empty(0, np.int64),
+        )
         if texts:
             yield texts, ids, prio
 
@@ -701,11 +727,75 @@ class JsonlSource(_FileSource):
 
     def write_kept(self, path: str, keep: np.ndarray, progress: Callable[[int], object] | None = None) -> int:
         """See :meth:`Source.write_kept`: the kept rows as they were, each with its line end (the
-        file's last line: as it ends), blank lines left out: runs of kept rows are found by NumPy in
-        blocks of the file and written as slices of it, never split into lines."""
+        file's last line: as it ends), blank lines left out. After a whole first read
+        (:meth:`chunks`) the rows' places in the file are known: each run of consecutive kept rows
+        is copied by the kernel (``os.copy_file_range``; where the output refuses it, read and
+        written); else runs of kept rows are found by NumPy in blocks of the file and written as
+        slices of it, never split into lines."""
+        keep = np.asarray(keep, np.bool_)
+        spans = getattr(self, "_spans", None)
+        if spans is not None and spans[0].shape[0] == keep.shape[0]:
+            return atomic_write(path, "wb", lambda out: self._copy_kept(out, keep, spans, progress))
+        return self._scan_kept(path, keep, progress)
+
+    _COPY = 1 << 24  # bytes per read when the output refuses copy_file_range
+
+    def _copy_kept(
+        self, out: IO[bytes], keep: np.ndarray, spans: tuple, progress: Callable[[int], object] | None
+    ) -> int:
+        """The kept rows' runs of bytes (``spans``: each row's start and end in the file) copied
+        from the file into ``out``, in order; returns the rows written."""
+        import errno
+
+        starts, ends = spans
+        rows = np.flatnonzero(keep)
+        n = int(rows.size)
+        if n:
+            s, e = starts[rows], ends[rows]
+            brk = np.flatnonzero(s[1:] != e[:-1]) + 1  # a dropped row or a blank line between
+            first = np.concatenate([[0], brk])
+            last = np.concatenate([brk - 1, [n - 1]])
+            run_s, run_e = s[first].tolist(), e[last].tolist()
+            upto = (rows[last] + 1).tolist()  # rows passed over once each run is written
+        else:
+            run_s = run_e = upto = []
+        refused = {errno.EXDEV, errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EBADF, errno.EPERM}
+        refused |= {getattr(errno, "ENOTSUP", errno.EOPNOTSUPP)}
+        copy = hasattr(os, "copy_file_range")
+        changed = DatasetError(f"{self.name}: the file changed while it was being deduplicated")
+        shown = 0
+        out.flush()
+        dst = out.fileno()
+        with self._open() as f:
+            src = f.fileno()
+            for a, b, r in zip(run_s, run_e, upto):
+                while a < b:
+                    if copy:
+                        try:
+                            got = os.copy_file_range(src, dst, b - a, a)
+                        except OSError as err:
+                            if err.errno not in refused:
+                                raise
+                            copy = False  # the bytes so far are in place: read and write the rest
+                            continue
+                    else:
+                        buf = os.pread(src, min(b - a, self._COPY), a)
+                        got = len(buf)
+                        out.write(buf)
+                    if got == 0:
+                        raise changed
+                    a += got
+                if progress is not None and r - shown >= 65536:
+                    progress(r - shown)
+                    shown = r
+        if progress is not None and keep.shape[0] > shown:
+            progress(int(keep.shape[0]) - shown)
+        return n
+
+    def _scan_kept(self, path: str, keep: np.ndarray, progress: Callable[[int], object] | None) -> int:
+        """:meth:`write_kept` without the rows' places: the file read again in blocks."""
         space = np.zeros(256, np.bool_)
         space[list(b" \t\n\r\x0b\x0c")] = True  # what bytes.isspace() calls whitespace
-        keep = np.asarray(keep, np.bool_)
 
         def rows_of(buf: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
             """Which of the lines ``buf[starts[i]:ends[i]]`` are rows (not blank)."""

@@ -1,0 +1,94 @@
+"""JsonlSource.write_kept after a whole first read: the kept rows' bytes copied by the kernel
+(os.copy_file_range) from the places the read recorded, the same bytes as the block scan, and
+read + write where the output refuses the copy."""
+
+import errno
+import json
+import os
+
+import numpy as np
+import pytest
+
+from simhash_lab._write import OutputError
+from simhash_lab.datasets import DatasetError, JsonlSource
+
+
+def _file(path, n=500, last_newline=True):
+    parts = []
+    for i in range(n):
+        raw = json.dumps({"id": f"d{i}", "text": f"row {i} " + "é" * (i % 5)}, ensure_ascii=i % 2 == 0)
+        parts.append(raw.encode() + (b"\r\n" if i % 9 == 0 else b"\n"))
+        if i % 13 == 0:
+            parts.append(b" \t\n" if i % 2 else b"\n")  # blank lines: not rows, left out
+    if not last_newline:
+        parts[-1] = parts[-1].rstrip(b"\r\n")
+    path.write_bytes(b"".join(parts))
+    return [p for p in parts if p.strip()]
+
+
+def _read(path):
+    src = JsonlSource(str(path), "text", "id")
+    rows = sum(len(t) for t, _, _ in src.chunks(64))
+    return src, rows
+
+
+@pytest.mark.parametrize("last_newline", [True, False])
+@pytest.mark.parametrize("share", [0.0, 0.3, 0.9, 1.0])
+def test_the_copy_writes_what_the_scan_writes(tmp_path, last_newline, share):
+    rows = _file(tmp_path / "d.jsonl", last_newline=last_newline)
+    src, n = _read(tmp_path / "d.jsonl")
+    assert n == len(rows) and src._spans[0].shape == (n,)
+    keep = np.random.default_rng(1).random(n) < share
+    copied, scanned = tmp_path / "copied.jsonl", tmp_path / "scanned.jsonl"
+    steps = []
+    assert src.write_kept(str(copied), keep, steps.append) == int(keep.sum())
+    assert sum(steps) == n
+    fresh = JsonlSource(str(tmp_path / "d.jsonl"), "text", "id")  # never read: the block scan
+    assert getattr(fresh, "_spans", None) is None
+    assert fresh.write_kept(str(scanned), keep) == int(keep.sum())
+    want = b"".join(r for r, k in zip(rows, keep) if k)
+    assert copied.read_bytes() == scanned.read_bytes() == want
+
+
+@pytest.mark.parametrize("after", [0, 3])
+def test_an_output_that_refuses_the_copy_is_written_by_reads(tmp_path, monkeypatch, after):
+    rows = _file(tmp_path / "d.jsonl")
+    src, n = _read(tmp_path / "d.jsonl")
+    real = os.copy_file_range
+    calls = []
+
+    def refuse(src_fd, dst_fd, count, offset_src=None, offset_dst=None):
+        calls.append(count)
+        if len(calls) > after:
+            raise OSError(errno.EXDEV, "Invalid cross-device link")
+        return real(src_fd, dst_fd, count, offset_src, offset_dst)
+
+    monkeypatch.setattr(os, "copy_file_range", refuse)
+    monkeypatch.setattr(JsonlSource, "_COPY", 7)  # reads smaller than a row: a run in pieces
+    keep = np.arange(n) % 4 != 1
+    out = tmp_path / "kept.jsonl"
+    assert src.write_kept(str(out), keep) == int(keep.sum())
+    assert out.read_bytes() == b"".join(r for r, k in zip(rows, keep) if k)
+    assert len(calls) == after + 1  # refused once, then read and written to the end
+
+
+def test_a_write_error_of_the_copy_is_the_outputs(tmp_path, monkeypatch):
+    _file(tmp_path / "d.jsonl")
+    src, n = _read(tmp_path / "d.jsonl")
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "copy_file_range", full)
+    with pytest.raises(OutputError, match="No space left"):
+        src.write_kept(str(tmp_path / "kept.jsonl"), np.ones(n, bool))
+    assert not (tmp_path / "kept.jsonl").exists()
+
+
+def test_a_file_that_changed_since_the_read_is_refused(tmp_path):
+    _file(tmp_path / "d.jsonl")
+    src, n = _read(tmp_path / "d.jsonl")
+    with open(tmp_path / "d.jsonl", "ab") as f:
+        f.write(b'{"id": "x", "text": "more"}\n')
+    with pytest.raises(DatasetError, match="changed while it was being deduplicated"):
+        src.write_kept(str(tmp_path / "kept.jsonl"), np.ones(n, bool))
