@@ -613,7 +613,7 @@ class _Steps:
             self.bars.close()
 
 
-def text_digests(texts: list) -> np.ndarray:
+def text_digests(texts: list, threads: bool = True) -> np.ndarray:
     """(n, 2) uint64: a 128-bit digest of each (normalised) text, the same in every process (of
     one byte order: the code units are hashed as they lie in memory).
 
@@ -622,7 +622,7 @@ def text_digests(texts: list) -> np.ndarray:
     XXH3-64 and XXH64 (seeded with the width) of the units, read in place by Numba
     (:func:`~simhash_lab.kernels.strings.str_views`), no UTF-8 copy. Two different texts share
     both halves with probability about 2**-128 a pair; the digests are not a defence against texts
-    made to collide."""
+    made to collide. ``threads``: on the package's threads (for 4096 texts or more)."""
     from .kernels.dedup_steps import str_digests
     from .kernels.strings import str_views
 
@@ -636,7 +636,7 @@ def text_digests(texts: list) -> np.ndarray:
         def run(lo: int, hi: int) -> None:
             str_digests(ptrs[lo:hi], lens[lo:hi], kinds[lo:hi], out[lo:hi])
 
-        run_items(n, run, n >= 4096)
+        run_items(n, run, threads and n >= 4096)
     return out
 
 
@@ -715,30 +715,61 @@ def _run(
     keys_seconds = 0.0  # the keys' share of the candidates step, made while fingerprinting
     total, bar_unit = source.size_hint()
     bar = steps.bars.start("read", total, bar_unit or unit)
+    # with threads, a file's chunks are read, normalised and digested by a thread of its own
+    # (the reading holds the GIL; the digests release it) while the last one is fingerprinted,
+    # and the shingle sets kept are handed to another that writes them (ChunkSets' spill file)
+    threaded = thread_count() > 1 and source.format in ("jsonl", "csv", "parquet")
+    sets_writer = ThreadPoolExecutor(1, "simhash-lab-sets") if threaded and kept_sets is not None else None
+    sets_added = None  # the writer's last add
+    sets_bytes = 0
+
+    def prepare(texts: list, start: int, threads: bool) -> tuple:
+        with steps.time("normalise"):
+            norm = check_text_chunk(feat.normalise, texts, start, source.name)
+        dig = None
+        if s.exact:
+            with steps.time("exact groups"):
+                dig = text_digests(norm, threads)
+        return norm, dig
+
+    def prepared(chunks: Iterator) -> Iterator:
+        start = 0
+        for texts, ids, prio in chunks:
+            yield texts, ids, prio, *prepare(texts, start, False)
+            start += len(texts)
+
     try:
         chunks = iter(source.chunks(CHUNK_ROWS))
-        if thread_count() > 1 and source.format in ("jsonl", "csv", "parquet"):  # the next chunk
-            chunks = prefetch(chunks)  # read while this one is fingerprinted
+        if threaded:
+            chunks = prefetch(prepared(chunks))
         start = 0
         while True:
             with steps.time("read"):
                 chunk = next(chunks, None)
             if chunk is None:
                 break
-            texts, ids, prio = chunk
-            with steps.time("normalise"):
-                norm = check_text_chunk(feat.normalise, texts, start, source.name)
-            if s.exact:
-                with steps.time("exact groups"):
-                    dig_parts.append(text_digests(norm))
+            if threaded:
+                texts, ids, prio, norm, dig = chunk
+            else:
+                texts, ids, prio = chunk
+                norm, dig = prepare(texts, start, True)
+            if dig is not None:
+                dig_parts.append(dig)
             with steps.time("fingerprint"):
                 f, chars, ind, dat = check_text_chunk(feat.fingerprints_sets, norm, start, source.name)
                 if ind is not None:
                     featureless.extend((np.flatnonzero(np.diff(ind) == 0) + start).tolist())
                     if kept_sets is not None:
-                        kept_sets.add(ind, dat)
-                        if kept_sets.nbytes > SETS_BUDGET:
+                        sets_bytes += int(ind.nbytes + dat.nbytes)
+                        if sets_added is not None:
+                            sets_added.result()  # one chunk's write in flight at most
+                            sets_added = None
+                        if sets_bytes > SETS_BUDGET or kept_sets.nbytes > SETS_BUDGET:
                             kept_sets = None  # too many to keep: read again those needed
+                        elif sets_writer is not None:
+                            sets_added = sets_writer.submit(kept_sets.add, ind, dat)
+                        else:
+                            kept_sets.add(ind, dat)
                 else:
                     for i in np.flatnonzero(f == 0).tolist():
                         if no_features(feat.hasher, norm[i]):
@@ -759,8 +790,15 @@ def _run(
             start += len(texts)
             if bar is not None:
                 bar.update(source.progress_step(len(texts)))
+        if sets_added is not None:
+            with steps.time("fingerprint"):
+                sets_added.result()
+        if kept_sets is not None and kept_sets.nbytes > SETS_BUDGET:
+            kept_sets = None  # a spill file that could not be written: read again those needed
     finally:
         steps.bars.close()
+        if sets_writer is not None:
+            sets_writer.shutdown(wait=True)
     n = len(res.ids)
     fps = np.concatenate(fps_parts) if fps_parts else np.empty(0, np.uint64)
     res.fingerprints = fps

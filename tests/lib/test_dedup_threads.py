@@ -1,0 +1,77 @@
+"""dedup_table on threads: a file's chunks read, normalised and digested by a thread of their own,
+the shingle sets handed to a writer thread; the same results and files as on one thread, with the
+sets held, spilled or dropped past the budget, and a bad row still named."""
+
+import json
+import threading
+
+import numpy as np
+import pytest
+
+from simhash_lab import dedup as D
+from simhash_lab.datasets import DatasetError
+from simhash_lab.shingles import ChunkSets
+
+
+def _corpus(path, n=700):
+    base = "the quick brown fox jumps over the lazy dog while the cat sleeps on the warm mat number"
+    with open(path, "w", encoding="utf-8") as f:
+        for i in range(n):
+            if i % 3 == 0:
+                text = f"row {i} on its own, unlike any other"
+            elif i % 10 == 1:
+                text = f"{base} {i % 40}"  # exact copies of one another
+            else:
+                text = f"{base} {i % 60} and {i % 7}"
+            f.write(json.dumps({"id": f"r{i}", "text": text}) + "\n")
+
+
+def _run(tmp_path, name, threads, monkeypatch, **kw):
+    monkeypatch.setattr(D, "thread_count", lambda: threads)
+    monkeypatch.setattr(D, "CHUNK_ROWS", 64)  # many chunks: the threads overlap
+    out = tmp_path / name
+    out.mkdir()
+    res = D.dedup_table(
+        str(tmp_path / "docs.jsonl"), column="text", id_column="id", jaccard=0.8,
+        output=str(out / "kept.jsonl"), duplicates=str(out / "dups.csv"), **kw,
+    )  # fmt: skip
+    return res, (out / "kept.jsonl").read_bytes(), (out / "dups.csv").read_bytes()
+
+
+@pytest.mark.parametrize("where", ["held", "spilled", "dropped"])
+def test_two_threads_give_what_one_gives(tmp_path, monkeypatch, where):
+    _corpus(tmp_path / "docs.jsonl")
+    if where == "spilled":
+        monkeypatch.setattr(ChunkSets, "MEMORY", 3000)
+    if where == "dropped":  # past the budget: the sets needed are read again
+        monkeypatch.setattr(D, "SETS_BUDGET", 5000)
+    one, kept1, dups1 = _run(tmp_path, "one", 1, monkeypatch)
+    two, kept2, dups2 = _run(tmp_path, "two", 2, monkeypatch)
+    assert one.exact > 10 and len(one.duplicates) > 100
+    assert kept1 == kept2 and dups1 == dups2
+    assert np.array_equal(one.keep, two.keep) and np.array_equal(one.fingerprints, two.fingerprints)
+    assert np.array_equal(one.representative, two.representative)
+    assert one.summary() == two.summary()
+    for name in ("read", "normalise", "exact groups", "fingerprint"):
+        assert two.timings[name] >= 0
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_lone_surrogate_is_named_by_its_row_on_threads_too(tmp_path, monkeypatch, threads):
+    _corpus(tmp_path / "docs.jsonl", n=300)
+    with open(tmp_path / "docs.jsonl", "a", encoding="utf-8") as f:
+        f.write('{"id": "bad", "text": "a \\ud800 b"}\n')
+    with pytest.raises(DatasetError, match="row 300: the text holds a lone surrogate"):
+        _run(tmp_path, "out", threads, monkeypatch)
+
+
+def test_a_failed_spill_write_is_raised(tmp_path, monkeypatch):
+    _corpus(tmp_path / "docs.jsonl")
+
+    def fail(self, indptr, data):
+        raise MemoryError("no room for the sets")
+
+    monkeypatch.setattr(ChunkSets, "add", fail)
+    with pytest.raises(MemoryError, match="no room"):
+        _run(tmp_path, "out", 2, monkeypatch)
+    assert not [t for t in threading.enumerate() if t.name.startswith("simhash-lab-sets")]
