@@ -393,40 +393,39 @@ class BandKeys:
         valid = np.ascontiguousarray(valid, np.bool_)
         docbits = max(1, int(n - 1).bit_length())
         bands = self.bands
-        if len(self.parts) == 1:
-            keys = self.parts.pop()
-        else:
-            keys = np.empty((bands, n), np.uint64)
-            at = 0
-            while self.parts:
-                part = self.parts.pop(0)
-                keys[:, at : at + part.shape[1]] = part
-                at += part.shape[1]
+        parts, self.parts = self.parts, []
         self.n = 0
         workers = None if threads else 1
-
-        def prepare(a: int, b: int) -> None:
-            number_keys(keys[a:b], valid, docbits)
-            sort_bands(keys[a:b])
-            done(b - a)
-
-        def count(a: int, b: int) -> None:
-            band_pairs(keys[a:b], docbits, False, none, counts[a:b])
-            done(b - a)
-
-        def fill(a: int, b: int) -> None:
-            band_pairs(keys[a:b], docbits, True, packed, starts[a:b])
-            done(b - a)
-
-        run_ranges(prepare, bands, threads=workers, size=1)
-        counts = np.zeros(bands, np.int64)
+        # band by band: its keys gathered from the chunks' parts into one row of scratch (one per
+        # thread, used again for each band: no fresh (bands, n) array, whose first touch costs
+        # more than the copy), numbered, sorted, its pairs counted and written
+        found: list = [None] * bands
         none = np.empty(0, np.uint64)
-        run_ranges(count, bands, workers, 1)
-        starts = np.zeros(bands, np.int64)
-        np.cumsum(counts[:-1], out=starts[1:])
-        packed = np.empty(int(counts.sum()), np.uint64)
-        run_ranges(fill, bands, workers, 1)
-        keys = None  # the keys are consumed: freed before the pairs are sorted
+        local = threading.local()
+
+        def band(a: int, b: int) -> None:
+            row = getattr(local, "row", None)
+            if row is None:
+                row = local.row = np.empty((1, n), np.uint64)
+            for j in range(a, b):
+                at = 0
+                for part in parts:
+                    row[0, at : at + part.shape[1]] = part[j]
+                    at += part.shape[1]
+                number_keys(row, valid, docbits)
+                sort_bands(row)
+                count = np.zeros(1, np.int64)
+                band_pairs(row, docbits, False, none, count)
+                got = np.empty(int(count[0]), np.uint64)
+                band_pairs(row, docbits, True, got, np.zeros(1, np.int64))
+                found[j] = got
+                done(3)
+
+        if n:
+            run_ranges(band, bands, threads=workers, size=1)
+        parts = None  # the keys are consumed: freed before the pairs are sorted
+        packed = np.concatenate([f for f in found if f is not None]) if n else none
+        found = None
         m = unique_sorted_pairs(packed)
         done(1)
         out = np.empty((m, 3), np.int64)
