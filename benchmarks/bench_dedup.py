@@ -4,6 +4,8 @@
     .venv/bin/python benchmarks/bench_dedup.py --part labelled # F1 and speed against datasketch
     .venv/bin/python benchmarks/bench_dedup.py --part million  # 1M JSONL rows, time and peak memory
     .venv/bin/python benchmarks/bench_dedup.py --rows 200000   # per step, bands vs index, datasketch
+    .venv/bin/python benchmarks/bench_dedup.py --rows 1000000 --against ../main/.venv/bin/python \
+        --out-dir /tmp/out                                     # before/after, alternating children
 
 Part 1, a labelled corpus of real text nobody here wrote: Python's reference documentation
 (``pydoc_data.topics``, cut into documents) and the copyright files and READMEs under
@@ -34,6 +36,9 @@ ours on one thread (``--candidates``, bands by default) beside datasketch MinHas
 permutations, threshold 0.8) and the precision and recall of both against the exact Jaccard
 truth of the pairs that touch a random sample of rows (``--truth-sample``; a sparse product of
 the sampled rows' shingle sets with all); ``--subset-only`` runs that comparison alone.
+``--against PYTHON`` (another tree's interpreter) runs the children of both trees alternately
+instead (per step CPU and wall, medians, each pair's ratio and load, and whether both wrote the
+same bytes); ``--out-dir`` says where the children write (by default beside the data).
 The CPU's model, its SIMD flags (``/proc/cpuinfo``, read, never assumed) and the load average are
 printed beside the figures: on a shared machine compare the ratios, not the seconds.
 
@@ -323,13 +328,23 @@ print(json.dumps({"timings": res.timings, "k": res.k, "candidates": int(res.pair
 """
 
 
-def _child(path: str, out: str, threads: int, clock: str, k=None, candidates="bands") -> dict:
+def _child(
+    path: str, out: str, threads: int, clock: str, k=None, candidates="bands", python: str | None = None
+) -> dict:
+    """One run of ``dedup_table`` in a child process (``python``: another interpreter, another
+    tree's virtual environment), the load average before and after it."""
+    os.makedirs(out, exist_ok=True)
     env = dict(os.environ, NUMBA_NUM_THREADS=str(threads))
     arg = json.dumps({"path": path, "out": out, "clock": clock, "k": k, "candidates": candidates})
-    p = subprocess.run([sys.executable, "-c", _CHILD, arg], capture_output=True, text=True, env=env)
+    before = load()
+    p = subprocess.run(
+        [python or sys.executable, "-c", _CHILD, arg], capture_output=True, text=True, env=env, cwd="/"
+    )
     if p.returncode:
         raise SystemExit(f"child failed ({p.returncode}): {p.stderr.strip()[-2000:]}")
-    return json.loads(p.stdout.strip().splitlines()[-1])
+    r = json.loads(p.stdout.strip().splitlines()[-1])
+    r["load"] = (before, load())
+    return r
 
 
 def _sample_truth(texts: list[str], sample: int, seed: int = 1):
@@ -362,7 +377,7 @@ def _sample_scores(pairs: np.ndarray, rows: np.ndarray, truth: set, n: int) -> t
 
 def part_rows(
     n: int, subset: int, truth_sample: int, repeats: int, data_dir: str, candidates: str = "bands",
-    children: bool = True,
+    children: bool = True, out_dir: str | None = None, against: str | None = None,
 ) -> None:  # fmt: skip
     data = os.path.join(data_dir, f"docs-{n}.jsonl")
     os.makedirs(os.path.dirname(data), exist_ok=True)
@@ -370,15 +385,18 @@ def part_rows(
         t0 = time.perf_counter()
         make_million(data, n)
         print(f"generated {data} ({os.path.getsize(data) / 1e6:.0f} MB) in {time.perf_counter() - t0:.0f} s")
+    if against:
+        part_rows_against(data, n, repeats, out_dir or os.path.dirname(data), against)
+        return
     if children:
-        part_rows_children(data, n, repeats)
+        part_rows_children(data, n, repeats, out_dir)
     part_subset(data, subset, truth_sample, repeats, candidates)
 
 
-def part_rows_children(data: str, n: int, repeats: int) -> None:
+def part_rows_children(data: str, n: int, repeats: int, out_dir: str | None = None) -> None:
     """The N rows through ``dedup_table`` in child processes: per step CPU (one thread) and wall
     (one thread, all cores), bands beside the index at the same k, peak memory."""
-    out = os.path.dirname(data)
+    out = out_dir or os.path.dirname(data)
     cores = os.cpu_count() or 1
     print(f"{n} rows; load before {load():.2f}")
     runs = {"cpu1": [], "wall1": [], f"wall{cores}": [], "index_cpu1": []}
@@ -407,6 +425,58 @@ def part_rows_children(data: str, n: int, repeats: int) -> None:
     rss = {name: statistics.median(r["maxrss_mib"] for r in rs) for name, rs in runs.items()}
     print("peak RSS (MiB, median): " + ", ".join(f"{name} {v:.0f}" for name, v in rss.items()))
     print(f"load after {load():.2f}")
+
+
+def part_rows_against(data: str, n: int, repeats: int, out_dir: str, against: str) -> None:
+    """This tree beside another (``against``: that tree's Python, e.g. ``../main/.venv/bin/python``)
+    on the same rows, in alternating child processes: per step CPU on one thread and wall on one
+    thread and on all cores, medians of ``repeats`` pairs, each pair's ratio with its load, peak
+    memory, and whether both wrote the same files (kept rows, duplicates table)."""
+    import filecmp
+
+    cores = os.cpu_count() or 1
+    modes = [("cpu1", 1, "cpu"), ("wall1", 1, "wall"), (f"wall{cores}", cores, "wall")]
+    trees = {"before": against, "after": sys.executable}
+    runs: dict = {(m, t): [] for m, _, _ in modes for t in trees}
+    print(f"{n} rows ({data}); before: {against}; after: {sys.executable}; outputs under {out_dir}")
+    for rep in range(repeats):
+        for mode, threads, clock in modes:
+            order = list(trees) if rep % 2 == 0 else list(trees)[::-1]  # each first in turn
+            for t in order:
+                r = _child(data, os.path.join(out_dir, t), threads, clock, python=trees[t])
+                runs[mode, t].append(r)
+                print(f"  {mode:<6} {t:<6} {r['cpu']:6.2f} s CPU {r['wall']:6.2f} s wall "
+                      f"{r['maxrss_mib']:5.0f} MiB  load {r['load'][0]:.2f}-{r['load'][1]:.2f}",
+                      flush=True)  # fmt: skip
+    same = all(
+        filecmp.cmp(os.path.join(out_dir, "before", f), os.path.join(out_dir, "after", f), shallow=False)
+        for f in ("kept.jsonl", "dups.csv")
+    )
+    print(f"kept.jsonl and dups.csv byte-identical before/after: {same}")
+    steps = list(runs["cpu1", "after"][0]["timings"])
+
+    def med(mode: str, t: str, key: str) -> float:
+        rs = runs[mode, t]
+        return statistics.median(r["timings"].get(key, 0.0) if key in steps else r[key] for r in rs)
+
+    wn = f"wall{cores}"
+    print(f"{'step':<14} {'CPU1 before':>11} {'after':>7} {'wall1 before':>12} {'after':>7} "
+          f"{wn + ' before':>12} {'after':>7}")  # fmt: skip
+    for st in steps + ["wall", "cpu"]:
+        print(f"{st:<14} {med('cpu1', 'before', st):11.2f} {med('cpu1', 'after', st):7.2f} "
+              f"{med('wall1', 'before', st):12.2f} {med('wall1', 'after', st):7.2f} "
+              f"{med(wn, 'before', st):12.2f} {med(wn, 'after', st):7.2f}")  # fmt: skip
+    for mode, _, clock in modes:
+        key = "cpu" if clock == "cpu" else "wall"
+        pairs = [b[key] / a[key] for b, a in zip(runs[mode, "before"], runs[mode, "after"])]
+        print(f"{mode}: before/after per pair {[round(x, 3) for x in pairs]}, median "
+              f"{statistics.median(pairs):.3f}")  # fmt: skip
+    for t in trees:
+        sp = [a["wall"] / b["wall"] for a, b in zip(runs["wall1", t], runs[wn, t])]
+        print(f"{t}: wall 1 thread / {cores} threads per pair {[round(x, 2) for x in sp]}, median "
+              f"{statistics.median(sp):.2f}x")  # fmt: skip
+    rss = {k: statistics.median(r["maxrss_mib"] for r in rs) for k, rs in runs.items()}
+    print("peak RSS (MiB, median): " + ", ".join(f"{m} {t} {v:.0f}" for (m, t), v in rss.items()))
 
 
 def part_subset(data: str, subset: int, truth_sample: int, repeats: int, candidates: str) -> None:
@@ -463,6 +533,10 @@ def main() -> None:
                     help="part 3: ours' candidates method beside datasketch on the subset")  # fmt: skip
     ap.add_argument("--data-dir", default="/tmp/simhash-lab-bench",
                     help="part 3: where docs-N.jsonl is generated once and read again")  # fmt: skip
+    ap.add_argument("--out-dir", help="part 3: where the children write kept.jsonl and dups.csv "
+                    "(default: beside the data)")  # fmt: skip
+    ap.add_argument("--against", metavar="PYTHON",
+                    help="part 3: another tree's Python, run alternately with this one")  # fmt: skip
     ap.add_argument("--truth-sample", type=int, default=2000, help="part 3: rows whose true pairs are found")
     ap.add_argument("--subset-only", action="store_true",
                     help="part 3: only ours against datasketch on the subset (no child runs)")  # fmt: skip
@@ -471,7 +545,7 @@ def main() -> None:
     if args.rows:
         part_rows(
             args.rows, args.subset, args.truth_sample, args.repeats, args.data_dir, args.candidates,
-            children=not args.subset_only,
+            children=not args.subset_only, out_dir=args.out_dir, against=args.against,
         )  # fmt: skip
         return
     if args.part in ("labelled", "both"):
