@@ -38,15 +38,20 @@ def _run(tmp_path, name, threads, monkeypatch, **kw):
     return res, (out / "kept.jsonl").read_bytes(), (out / "dups.csv").read_bytes()
 
 
-@pytest.mark.parametrize("where", ["held", "spilled", "dropped"])
+@pytest.mark.parametrize("where", ["held", "spilled", "dropped", "hasher"])
 def test_two_threads_give_what_one_gives(tmp_path, monkeypatch, where):
     _corpus(tmp_path / "docs.jsonl")
+    kw = {}
     if where == "spilled":
         monkeypatch.setattr(ChunkSets, "MEMORY", 3000)
     if where == "dropped":  # past the budget: the sets needed are read again
         monkeypatch.setattr(D, "SETS_BUDGET", 5000)
-    one, kept1, dups1 = _run(tmp_path, "one", 1, monkeypatch)
-    two, kept2, dups2 = _run(tmp_path, "two", 2, monkeypatch)
+    if where == "hasher":  # a hasher of one's own: no sets kept, the band keys from its features
+        kw["hasher"] = "default"
+    one, kept1, dups1 = _run(tmp_path, "one", 1, monkeypatch, **kw)
+    two, kept2, dups2 = _run(tmp_path, "two", 2, monkeypatch, **kw)
+    assert one.settings["candidates"]["method"] == "minhash bands"
+    assert (one.settings["features"] == "default") == (where == "hasher")
     assert one.exact > 10 and len(one.duplicates) > 100
     assert kept1 == kept2 and dups1 == dups2
     assert np.array_equal(one.keep, two.keep) and np.array_equal(one.fingerprints, two.fingerprints)
