@@ -1,7 +1,9 @@
 """Character-class tables for the Numba tokenizers, built lazily from well-kept Unicode sources.
 
 One uint8 table indexed by code point (0..0x10FFFF); each class is one bit. A class is computed the
-first time a tokenizer needs it (about 20-60 ms each) and cached for the life of the process:
+first time a tokenizer needs it (about 20-60 ms each) and cached for the life of the process, and
+as its runs of code points in the kernels' cache folder (``stored``), so that a new process loads
+it in a millisecond instead:
 
 * ``WORD``: Python's ``re`` ``\\w`` (``str.isalnum()`` or ``_``), so the default tokenizer equals
   ``re.findall(r"\\w+", text)`` on the running Python, and ``simhash``'s own tokenizer too.
@@ -15,8 +17,12 @@ first time a tokenizer needs it (about 20-60 ms each) and cached for the life of
 
 from __future__ import annotations
 
+import os
+import platform
 import re
 import threading
+import unicodedata
+from collections.abc import Callable
 
 import numpy as np
 
@@ -38,6 +44,8 @@ _PATTERNS = {
         "[" + "".join(f"\\p{{Script={s}}}" for s in UNSPACED_SCRIPTS) + "]+"
     ),
 }
+
+_RE_CLASSES = (WORD, PYSPACE)  # from Python's own re; the others from the regex package
 
 _FORMAT = None
 
@@ -69,6 +77,70 @@ def _all_code_points() -> str:
     return cps.tobytes().decode("utf-32-le")
 
 
+def stored(name: str, build: Callable[[], np.ndarray], versions: str = "") -> np.ndarray:
+    """``build()``, kept between processes in the kernels' cache folder (``kernels._jit.cache_dir``)
+    as ``unicode-<name>-py<Python version>-ucd<Unicode version><versions>.npy``: what decides the
+    content (Python's ``re`` and ``str`` follow the running Python's Unicode database; ``versions``
+    names any other source, such as the ``regex`` package) is in the name, so a file never serves
+    another version. A file that cannot be read is built again; one that cannot be written (a
+    read-only cache) is skipped.
+
+    Parameters
+    ----------
+    name : str
+        What the array is (one name per table).
+    build : callable
+        Makes the array (int or uint, no objects) when no file holds it.
+    versions : str, optional
+        The versions of other sources the content depends on.
+
+    Returns
+    -------
+    ndarray
+    """
+    from .kernels._jit import cache_dir  # here: the kernels import this module
+
+    key = f"py{platform.python_version()}-ucd{unicodedata.unidata_version}{versions}"
+    path = os.path.join(cache_dir(), f"unicode-{name}-{key}.npy")
+    try:
+        return np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError):
+        pass
+    arr = build()
+    tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(tmp, "wb") as f:
+            np.save(f, arr, allow_pickle=False)
+        os.replace(tmp, path)  # whole or not at all, for a process reading it meanwhile
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+    return arr
+
+
+def _runs(bit: int) -> np.ndarray:
+    """int64 (k, 2): the runs [start, end) of the code points in class ``bit``."""
+    text = _all_code_points()
+    runs = [(m.start(), m.end()) for m in _PATTERNS[bit]().finditer(text)]
+    return np.array(runs, dtype=np.int64).reshape(-1, 2)
+
+
+def _lower_changes() -> np.ndarray:
+    """int64 (k, 2): (code point, its lowercase) wherever ``str.lower()`` changes one code point
+    into one other (the entries of ``lower_table`` that are not the identity)."""
+    text = _all_code_points().replace("\u0130", "\0")
+    low = np.frombuffer(text.lower().encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+    low[0x130] = 0x130
+    low[0x3A3] = 0x3A3
+    low[0xD800:0xE000] = np.arange(0xD800, 0xE000)
+    low[0] = 0
+    cps = np.flatnonzero(low != np.arange(0x110000))
+    return np.stack([cps, low[cps]], axis=1)
+
+
 _lower: np.ndarray | None = None
 
 
@@ -81,12 +153,9 @@ def lower_table() -> np.ndarray:
     """
     global _lower
     if _lower is None:
-        text = _all_code_points().replace("\u0130", "\0")
-        low = np.frombuffer(text.lower().encode("utf-32-le"), dtype=np.uint32).copy()
-        low[0x130] = 0x130
-        low[0x3A3] = 0x3A3
-        low[0xD800:0xE000] = np.arange(0xD800, 0xE000, dtype=np.uint32)
-        low[0] = 0
+        changes = stored("lower", _lower_changes)
+        low = np.arange(0x110000, dtype=np.uint32)
+        low[changes[:, 0]] = changes[:, 1]
         _lower = low
     return _lower
 
@@ -104,11 +173,11 @@ def char_table(classes: int) -> np.ndarray:
     with _lock:
         missing = classes & ~_built
         if missing:
-            text = _all_code_points()
-            for bit, make in _PATTERNS.items():
+            for bit in _PATTERNS:
                 if missing & bit:
-                    for m in make().finditer(text):
-                        _table[m.start() : m.end()] |= bit
+                    versions = "" if bit in _RE_CLASSES else f"-regex{__import__('regex').__version__}"
+                    for start, end in stored(f"class{bit}", lambda bit=bit: _runs(bit), versions):
+                        _table[start:end] |= bit
             _table[0xD800:0xE000] = 0
             _table[0] = 0  # NUL stood in for the surrogates; it is in no class anyway
             _built |= missing

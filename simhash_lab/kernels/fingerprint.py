@@ -5,8 +5,9 @@ that writes only their own outputs (``simhash_lab._threads`` runs ranges of a ba
 
 * the fused path (``fingerprints_str_*``), for word or whitespace tokens with TF weights, the
   default: it reads each ``str``'s code units in place (``kernels.strings``), lowercases and tokenizes
-  eight ASCII units at a time in the byte lanes of a uint64, writes the UTF-8 of the tokens into
-  scratch, hashes them sorted by XXH3's size class and counts the votes in SWAR lanes;
+  64 ASCII units at a time in one vector (8 or 16 in the byte lanes of a uint64 for the rest),
+  writes the UTF-8 of the tokens into scratch, hashes them sorted by XXH3's size class and counts
+  the votes in SWAR lanes (one vector of 8 counters);
 * the general path (``fingerprints_*``), for every tokenizer, feature kind and weighting: the
   Python layer encodes the batch as one contiguous UTF-8 buffer plus document offsets, Numba
   lowercases it (``lower_utf8``), and ``doc_sums`` cuts each document into features and votes;

@@ -371,14 +371,18 @@ def xxh3_9to16_inline(b, start, end):
 
 @kernel(inline=True)
 def xxh3_17to128_inline(b, start, end):
-    """The specification's nested size tests, unrolled; each secret word a constant."""
+    """The specification's nested size tests, unrolled; each secret word a constant. Over 64
+    bytes the fourth pair of mixes is computed whatever the length and kept by a mask (its bytes
+    b[start+48:start+64] and b[end-64:end-48] lie inside the input from 65 bytes on): a random
+    length in 65-128 no longer costs a mispredicted ``n > 96`` (9.3 -> 7.7 ns, C 10.7).
+    (Nested ifs only: an ``elif`` here made Numba count the array's references per hash.)"""
     n = end - start
     acc = _U64(n) * PRIME64_1
     if n > 32:
         if n > 64:
-            if n > 96:
-                acc += _mix16c(b, start + 48, _SECRET64[96], _SECRET64[104])
-                acc += _mix16c(b, end - 64, _SECRET64[112], _SECRET64[120])
+            keep = _U64(0) - _U64(n > 96)
+            acc += _mix16c(b, start + 48, _SECRET64[96], _SECRET64[104]) & keep
+            acc += _mix16c(b, end - 64, _SECRET64[112], _SECRET64[120]) & keep
             acc += _mix16c(b, start + 32, _SECRET64[64], _SECRET64[72])
             acc += _mix16c(b, end - 48, _SECRET64[80], _SECRET64[88])
         acc += _mix16c(b, start + 16, _SECRET64[32], _SECRET64[40])
@@ -389,8 +393,22 @@ def xxh3_17to128_inline(b, start, end):
 
 
 @kernel(inline=True)
+def _mix16_kept(b, p, fallback, so, keep):
+    """``_mix16c`` of b[p:p+16] with the secret from byte ``so`` when ``keep``, else 0 (reading
+    b[fallback:fallback+16] instead, so that a dropped round reads inside the input): no branch."""
+    q = fallback + ((p - fallback) & -np.int64(keep))
+    return _mix16c(b, q, _SECRET64[so], _SECRET64[so + 8]) & (_U64(0) - _U64(keep))
+
+
+@kernel(inline=True)
 def _x3_129to240(b, start, end):
+    """129-240 bytes: 8 rounds, an avalanche, then rounds 8 .. n // 16 - 1 (0 to 7 of them) and the
+    last 16 bytes. The 7 optional rounds are all computed, each kept by a mask, a dropped one
+    reading b[start:start+16] instead (always inside the input): no loop whose exit is
+    mispredicted at every other length (20.8 -> 15.5 ns at random lengths, C 19.2). Written out,
+    not a loop: a loop here made Numba count the array's references per round."""
     n = end - start
+    nr = n >> 4
     acc = _U64(n) * PRIME64_1
     acc += _mix16c(b, start, _SECRET64[0], _SECRET64[8])
     acc += _mix16c(b, start + 16, _SECRET64[16], _SECRET64[24])
@@ -401,9 +419,13 @@ def _x3_129to240(b, start, end):
     acc += _mix16c(b, start + 96, _SECRET64[96], _SECRET64[104])
     acc += _mix16c(b, start + 112, _SECRET64[112], _SECRET64[120])
     acc = _xxh3_avalanche(acc)
-    for i in range(8, n >> 4):  # at most 7 more rounds
-        so = np.uintp(16 * (i - 8) + 3)
-        acc += _mix16c(b, start + 16 * i, _SECRET64[so], _SECRET64[so + np.uintp(8)])
+    acc += _mix16_kept(b, start + 128, start, 3, nr > 8)
+    acc += _mix16_kept(b, start + 144, start, 19, nr > 9)
+    acc += _mix16_kept(b, start + 160, start, 35, nr > 10)
+    acc += _mix16_kept(b, start + 176, start, 51, nr > 11)
+    acc += _mix16_kept(b, start + 192, start, 67, nr > 12)
+    acc += _mix16_kept(b, start + 208, start, 83, nr > 13)
+    acc += _mix16_kept(b, start + 224, start, 99, nr > 14)
     acc += _mix16c(b, end - 16, _SECRET64[119], _SECRET64[127])
     return _xxh3_avalanche(acc)
 

@@ -6,13 +6,17 @@ Two forms of input:
   class table (``simhash_lab._unicode``), ``feature_spans`` turns them into features (byte spans,
   never copies), which ``kernels.fingerprint`` hashes and ``record_features`` returns as bytes;
 * ``str`` code units read in place (the fused default path): ``lower_tokenize_str`` lowercases and
-  tokenizes eight ASCII units at a time in the byte lanes of a uint64 (SWAR) and writes the tokens'
-  UTF-8 into scratch for hashing.
+  tokenizes 64 ASCII units at a time in one vector (``_block64``: LLVM's vector instructions, one
+  or two AVX-512 registers where the CPU has them, more narrower ones where not), or eight at a
+  time in the byte lanes of a uint64 (SWAR), and writes the tokens' UTF-8 into scratch for hashing.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
 
 from .._unicode import RUSTALNUM, RUSTSPACE
 from ._jit import kernel
@@ -262,12 +266,12 @@ def str_scratch(n: int, kind: int) -> tuple[int, int]:
     ``tok``: a unit is written as one byte (ASCII, in or out of tokens) or, inside a token, as the
     UTF-8 of its lowercase: at most 2 bytes for a 1-byte unit (Latin-1 lowers within U+00FF), 3
     for a 2-byte one (the BMP lowers within the BMP; a lone surrogate becomes U+FFFD), 4 for a
-    4-byte one, so ``o <= w * p`` after p units, w = min(kind + 1, 4). The 8-byte SWAR store at o
-    happens only while p + 8 <= n, so it ends at w * (n - 8) + 8 <= w * n.
+    4-byte one, so ``o <= w * p`` after p units, w = min(kind + 1, 4). A block of b units (64, 16
+    or 8) stores b bytes at o only while p + b <= n, so it ends at w * (n - b) + b <= w * n.
     ``pos``: every unit flips the state at most once, so after p units at most p flips are
-    stored; the block stores 4 or 8 entries from there (p + 8 <= n: the last at n - 1) and the
-    closing flip of a final token is entry n. (Checked with bounds checks on in
-    ``tests/lib/kernels/test_bounds.py``.)
+    stored; a block of b units stores its flips in rounds of 8 (4 for 8 units), at most b
+    entries from there (p + b <= n: the last at n - 1), and the closing flip of a final token is
+    entry n. (Checked with bounds checks on in ``tests/lib/kernels/test_bounds.py``.)
     """
     return max(n * min(kind + 1, 4), 1), n + 1
 
@@ -308,6 +312,82 @@ def _store_flips(pos, nf, o, f, k):
             return nf + cnt
 
 
+def _block64(width: int):
+    """An intrinsic ``(data, p, tok, o, los, spans, inv, up) -> (inside, non_ascii)`` over the 64
+    code units of ``width`` bytes at unit ``p`` of ``data``: bit i of ``non_ascii`` is set when
+    unit p + i is not ASCII; the units' low bytes, lowered when ``up`` (A..Z -> a..z), are
+    stored at tok[o:o + 64] (one unaligned store; junk where a unit is not ASCII, which the
+    caller then writes again), and bit i of ``inside`` is set when lowered byte i is in one of
+    the four ranges [los[r], los[r] + spans[r]], the whole mask inverted when ``inv``.
+
+    Written in LLVM's vector IR on 64 lanes, not in x86 instructions: LLVM lowers it to what the
+    CPU it compiles for has (the kernels are compiled for the host, and Numba's cache is kept per
+    CPU model and features): AVX-512BW compares into mask registers, or AVX2 / SSE2 halves. No
+    bounds check: the caller has checked p + 64 <= the units and leaves 64 bytes of ``tok``."""
+
+    @intrinsic
+    def block(typingctx, data, p, tok, o, los, spans, inv, up):
+        if not (isinstance(data, types.Array) and isinstance(tok, types.Array)):
+            return None
+        sig = types.UniTuple(types.uint64, 2)(data, p, tok, o, los, spans, inv, up)
+
+        def codegen(context, builder, signature, args):
+            i8, i32, i64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
+            vt = ir.VectorType(ir.IntType(8 * width), 64)
+            bt = ir.VectorType(i8, 64)
+            zeros = ir.Constant(ir.VectorType(i32, 64), [0] * 64)
+
+            def const(v):
+                return ir.Constant(bt, [v] * 64)
+
+            def splat(v, ty):
+                one = builder.insert_element(ir.Constant(bt, ir.Undefined), builder.trunc(context.cast(
+                    builder, v, ty, types.int64), i8), ir.Constant(i32, 0))  # fmt: skip
+                return builder.shuffle_vector(one, ir.Constant(bt, ir.Undefined), zeros)
+
+            sa = signature.args
+            src = context.make_array(sa[0])(context, builder, args[0])
+            dst = context.make_array(sa[2])(context, builder, args[2])
+            at = builder.mul(context.cast(builder, args[1], sa[1], types.intp), ir.Constant(i64, width))
+            x = builder.load(builder.bitcast(builder.gep(src.data, [at]), vt.as_pointer()), align=1)
+            high = builder.icmp_unsigned(">", x, ir.Constant(vt, [127] * 64))
+            xb = builder.trunc(x, bt) if width > 1 else x
+            upper = builder.icmp_unsigned("<=", builder.sub(xb, const(65)), const(25))
+            upper = builder.and_(upper, builder.icmp_unsigned("!=", splat(args[7], sa[7]), const(0)))
+            low = builder.select(upper, builder.or_(xb, const(32)), xb)
+            ins = None
+            for r in range(4):
+                lo = splat(builder.extract_value(args[4], r), sa[4][r])
+                span = splat(builder.extract_value(args[5], r), sa[5][r])
+                c = builder.icmp_unsigned("<=", builder.sub(low, lo), span)
+                ins = c if ins is None else builder.or_(ins, c)
+            ins = builder.xor(ins, builder.icmp_unsigned("!=", splat(args[6], sa[6]), const(0)))
+            to = builder.gep(dst.data, [context.cast(builder, args[3], sa[3], types.intp)])
+            builder.store(low, builder.bitcast(to, bt.as_pointer()), align=1)
+            out = [builder.bitcast(ins, i64), builder.bitcast(high, i64)]
+            return context.make_tuple(builder, signature.return_type, out)
+
+        return sig, codegen
+
+    return block
+
+
+_block64_1 = _block64(1)
+_block64_2 = _block64(2)
+_block64_4 = _block64(4)
+
+
+@kernel(inline=True)
+def _byte_range(lo_c, hi_c):
+    """(lo, span) of the range [lo, hi] whose SWAR constants are lo_c, hi_c (``ascii_ranges``):
+    a padding range (lo > hi) becomes (255, 0), which no ASCII byte is in."""
+    lo = np.int64(128) - np.int64(lo_c & _U64(0xFF))
+    hi = np.int64(127) - np.int64(hi_c & _U64(0xFF))
+    if lo > hi:
+        return np.int64(255), np.int64(0)
+    return lo, hi - lo
+
+
 _UP_LO = _U64(128 - 65) * _LANES  # A..Z
 _UP_HI = _U64(127 - 90) * _LANES
 
@@ -318,11 +398,13 @@ def lower_tokenize_str(data, n, kind, p, tok, pos):
     into ``tok``; returns (number of boundaries, flags). Token i is ``tok[pos[2i]:pos[2i+1]]``.
 
     ``pos`` gets every offset where the state inside/outside a token flips, starting outside.
-    Eight ASCII units go at a time: lowered and classified in byte lanes of one uint64 (the
-    constants ``p.ranges``, see ``ascii_ranges``), the flips found as bits and their offsets
-    written without a branch per token. Other units go one by one, by the tables ``p.table`` and
-    ``p.lower`` (empty: no lowering); bytes outside tokens are not copied faithfully (never read
-    back). ``tok`` and ``pos`` need ``str_scratch(n, kind)`` entries.
+    64 ASCII units go at a time, lowered and classified in one vector (``_block64``); the last
+    63 units, and those of a block holding other units up to the first of them, go 16 or 8 ASCII
+    units at a time in the byte lanes of a uint64 (the constants ``p.ranges``, see
+    ``ascii_ranges``); the flips are found as bits and their offsets written without a branch per
+    token. Other units go one by one, by the tables ``p.table`` and ``p.lower`` (empty: no
+    lowering); bytes outside tokens are not copied faithfully (never read back). ``tok`` and
+    ``pos`` need ``str_scratch(n, kind)`` entries.
     """
     ranges, table, lower, amap, sel, want = p.ranges, p.table, p.lower, p.amap, p.sel, p.want
     lowering = lower.shape[0] > 0
@@ -330,13 +412,37 @@ def lower_tokenize_str(data, n, kind, p, tok, pos):
     lo2, hi2, lo3, hi3 = ranges[4], ranges[5], ranges[6], ranges[7]
     inv, up_mask = ranges[8], ranges[9]
     four = lo2 != 0  # a padding range is (0, 0) (``ascii_ranges``): the default words use two
+    r0, r1, r2, r3 = (
+        _byte_range(lo0, hi0),
+        _byte_range(lo1, hi1),
+        _byte_range(lo2, hi2),
+        _byte_range(lo3, hi3),
+    )
+    los, spans = (r0[0], r1[0], r2[0], r3[0]), (r0[1], r1[1], r2[1], r3[1])
+    vinv, vup = np.int64(inv != _U64(0)), np.int64(up_mask != _U64(0))
     # int64 zeros, not literals: a literal 0 passed to a kernel would compile another version of it
     nf = np.int64(0)
     prev = _U64(0)
     o = np.int64(0)
     p = np.int64(0)
     flags = np.int64(0)
+    retry = np.int64(0)  # the 64-unit step is tried from this unit on (past a non-ASCII unit)
     while p < n:
+        if p + 64 <= n and p >= retry:  # one vector, one flip mask of 64 bits (~20 flips in prose)
+            if kind == 1:
+                m, na = _block64_1(data, p, tok, o, los, spans, vinv, vup)
+            elif kind == 2:
+                m, na = _block64_2(data, p, tok, o, los, spans, vinv, vup)
+            else:
+                m, na = _block64_4(data, p, tok, o, los, spans, vinv, vup)
+            if na == _U64(0):
+                f = m ^ ((m << _U64(1)) | prev)  # bit i: unit i differs from unit i - 1
+                prev = m >> _U64(63)
+                nf = _store_flips(pos, nf, o, f, 8)
+                o += 64
+                p += 64
+                continue
+            retry = p + np.int64(cttz(na)) + 1
         if p + 16 <= n:  # 16 units: two blocks' lanes, one flip mask of 16 bits
             x0, j0 = ascii_block(data, p, kind)
             x1, j1 = ascii_block(data, p + 8, kind)

@@ -14,6 +14,10 @@ that every kernel here has one compiled specialisation.
 from __future__ import annotations
 
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from ._jit import kernel
 from .bits import BYTE_LANES as _LANES
@@ -26,21 +30,6 @@ WEIGHT_TF = 0  # every occurrence votes (weight = count)
 
 
 WEIGHT_BINARY = 1  # every distinct feature votes once
-
-
-@kernel(inline=True)
-def _swar_add(h, c0, c1, c2, c3, c4, c5, c6, c7):
-    """Count the bits of ``h`` into byte-lane counters: lane L of c_j counts bit 8L + j."""
-    return (
-        c0 + (h & _LANES),
-        c1 + ((h >> _U64(1)) & _LANES),
-        c2 + ((h >> _U64(2)) & _LANES),
-        c3 + ((h >> _U64(3)) & _LANES),
-        c4 + ((h >> _U64(4)) & _LANES),
-        c5 + ((h >> _U64(5)) & _LANES),
-        c6 + ((h >> _U64(6)) & _LANES),
-        c7 + ((h >> _U64(7)) & _LANES),
-    )
 
 
 @kernel(inline=True)
@@ -58,20 +47,53 @@ def _flush_lanes(acc, c0, c1, c2, c3, c4, c5, c6, c7):
         acc[8 * lane + 7] += np.int64((c7 >> sh) & _U64(0xFF))
 
 
+@intrinsic
+def _swar_counts(typingctx, hs, lo, hi):
+    """The byte-lane counters of hs[lo:hi] (hi - lo <= 255): (c_0, ..., c_7), lane L of c_j
+    counting bit 8L + j (``c_j += (h >> j) & 0x0101...01`` for each hash h), in one loop whose 8
+    counters are the lanes of one LLVM vector <8 x i64>: each hash is broadcast, shifted by 0..7
+    lane by lane, masked and added, 4 vector instructions where the scalar form takes 24 (one
+    AVX-512 register; two AVX2 ones on a CPU without AVX-512: LLVM lowers it for the host). No
+    bounds check."""
+    if not (isinstance(hs, types.Array) and hs.dtype == types.uint64):
+        return None
+    sig = types.UniTuple(types.uint64, 8)(hs, lo, hi)
+
+    def codegen(context, builder, signature, args):
+        i32, i64 = ir.IntType(32), ir.IntType(64)
+        vt = ir.VectorType(i64, 8)
+        arr = context.make_array(signature.args[0])(context, builder, args[0])
+        lo = context.cast(builder, args[1], signature.args[1], types.intp)
+        hi = context.cast(builder, args[2], signature.args[2], types.intp)
+        acc = cgutils.alloca_once_value(builder, ir.Constant(vt, [0] * 8))
+        shifts = ir.Constant(vt, list(range(8)))
+        lanes = ir.Constant(vt, [int(_LANES)] * 8)
+        first = ir.Constant(ir.VectorType(i32, 8), [0] * 8)
+        with cgutils.for_range_slice(builder, lo, hi, ir.Constant(i64, 1), inc=True) as (i, _):
+            h = builder.load(builder.gep(arr.data, [i]))
+            one = builder.insert_element(ir.Constant(vt, ir.Undefined), h, ir.Constant(i32, 0))
+            hv = builder.shuffle_vector(one, ir.Constant(vt, ir.Undefined), first)
+            builder.store(builder.add(builder.load(acc), builder.and_(builder.lshr(hv, shifts), lanes)), acc)
+        total = builder.load(acc)
+        out = [builder.extract_element(total, ir.Constant(i32, k)) for k in range(8)]
+        return context.make_tuple(builder, signature.return_type, out)
+
+    return sig, codegen
+
+
 @kernel
 def count_bits(hs, nf, acc):
     """acc[i] += how many of hs[:nf] have bit i set (acc: int64 (64,)).
 
     SWAR vertical counters: ``c_j += (h >> j) & 0x0101...01`` counts, in byte lane L of c_j, the
-    bit 8L + j of every hash, so 8 shift-and-add steps cover all 64 bits of one hash. Lanes are
-    flushed every 255 hashes, before a byte (which counts to 255) can overflow.
+    bit 8L + j of every hash, so 8 shift-and-add steps cover all 64 bits of one hash (the 8 in
+    one vector step, ``_swar_counts``). Lanes are flushed every 255 hashes, before a byte (which
+    counts to 255) can overflow.
     """
     j = 0
     while j < nf:
         stop = min(j + 255, nf)
-        c0 = c1 = c2 = c3 = c4 = c5 = c6 = c7 = _U64(0)
-        for q in range(j, stop):
-            c0, c1, c2, c3, c4, c5, c6, c7 = _swar_add(hs[q], c0, c1, c2, c3, c4, c5, c6, c7)
+        c0, c1, c2, c3, c4, c5, c6, c7 = _swar_counts(hs, j, stop)
         _flush_lanes(acc, c0, c1, c2, c3, c4, c5, c6, c7)
         j = stop
 
