@@ -282,7 +282,8 @@ def _by_bucket(bucket: np.ndarray, n_buckets: int) -> tuple[np.ndarray, np.ndarr
     by radix (O(n), several times faster than its merge sort of int64)."""
     small = bucket.astype(np.uint16) if n_buckets <= 1 << 16 else bucket
     order = np.argsort(small, kind="stable")
-    cuts = np.searchsorted(small[order], np.arange(n_buckets + 1))
+    cuts = np.zeros(n_buckets + 1, np.int64)
+    np.cumsum(np.bincount(small, minlength=n_buckets), out=cuts[1:])
     return order, cuts
 
 
@@ -564,7 +565,7 @@ def near_duplicates(
 # or on its own partition only, so the graph has O(partitions + reducers) tasks and edges (no
 # partitions x reducers fan-in of in-memory pieces); why files and not Dask's task shuffle is
 # measured in benchmarks/dedup_at_scale.md. Every object a task writes is named by the task
-# (``map/{reducer}-{partition}.npz``, ...) and written whole, so a task run again after a worker
+# (``map/{reducer}-{partition}.piece``, ...) and written whole, so a task run again after a worker
 # is lost writes the same objects again: the result does not change.
 
 
@@ -648,29 +649,61 @@ def _select(
             yield local + off, texts
 
 
+_PIECE = ".piece"  # a shuffle piece's file ending (see _save)
+_MAGIC = b"SHLPIECE"
+_ALIGN = 64
+
+
 def _save(sfs: AbstractFileSystem, path: str, **arrays: np.ndarray) -> None:
-    import io
+    """Write ``arrays`` as one piece: ``SHLPIECE``, the header's length (uint64, little-endian),
+    the header (JSON: each array's name, dtype and shape), then each array's bytes as they are
+    in memory, each at a multiple of 64 bytes: no archive, no checksum, no copy into one buffer
+    first (what ``np.savez`` costs: a CRC32 of every byte and two copies)."""
+    import json
 
-    from ._storage import put_bytes
+    from ._storage import put_buffers
 
-    buf = io.BytesIO()
-    np.savez(buf, **arrays)
-    put_bytes(sfs, path, buf.getvalue())
+    cols = [(name, np.require(a, requirements="C")) for name, a in arrays.items()]  # 0-d stays 0-d
+    head = json.dumps([[name, a.dtype.str, list(a.shape)] for name, a in cols]).encode()
+    start = len(_MAGIC) + 8 + len(head)
+    pad = -start % _ALIGN
+    buffers: list = [_MAGIC, np.uint64(len(head) + pad).astype("<u8").tobytes(), head + b" " * pad]
+    for _, a in cols:
+        raw = a.reshape(-1).view(np.uint8)
+        buffers.append(memoryview(raw))
+        if -raw.size % _ALIGN:
+            buffers.append(bytes(-raw.size % _ALIGN))
+    put_buffers(sfs, path, buffers)
 
 
 def _load(sfs: AbstractFileSystem, path: str, keys: Sequence[str] | None = None) -> dict:
-    import io
+    """The arrays of a piece :func:`_save` wrote (``keys`` only, or all), writable, as views of
+    the bytes read (one read, no copy)."""
+    import json
 
-    from ._storage import read_bytes
+    from ._storage import read_buffer
 
-    with np.load(io.BytesIO(read_bytes(sfs, path))) as z:
-        return {key: z[key] for key in (z.files if keys is None else keys)}
+    buf = read_buffer(sfs, path)
+    if bytes(buf[: len(_MAGIC)]) != _MAGIC:
+        raise ValueError(f"{path}: not a shuffle piece")
+    hl = int(np.frombuffer(buf, "<u8", 1, len(_MAGIC))[0])
+    pos = len(_MAGIC) + 8 + hl
+    out = {}
+    for name, dt, shape in json.loads(bytes(buf[len(_MAGIC) + 8 : pos])):
+        dtype = np.dtype(dt)
+        count = int(np.prod(shape, dtype=np.int64))
+        size = count * dtype.itemsize
+        if keys is None or name in keys:
+            a = np.frombuffer(buf, dtype, count, pos) if count else np.empty(0, dtype)
+            out[name] = a.reshape(tuple(shape))
+        pos += size + (-size % _ALIGN)
+    return out
 
 
 def _piece_names(sfs: AbstractFileSystem, run: str, step: str, prefix: str) -> list[str]:
     from ._storage import join, list_files
 
-    return list_files(sfs, join(sfs, run, step), prefix)
+    return list_files(sfs, join(sfs, run, step), prefix, _PIECE)
 
 
 def _pieces(sfs: AbstractFileSystem, run: str, step: str, prefix: str) -> list[dict]:
@@ -705,7 +738,7 @@ def _fp_part(
     """Fingerprints, lengths (characters) and the featureless flags of one partition, as
     :func:`~simhash_lab.dedup.dedup_table` computes them (the same normalisation and
     :class:`~simhash_lab.shingles.Featurizer`); with ``st.exact``, the digests of its rows with
-    features written to the exact-groups shuffle (``exact/{reducer}-{p}.npz``, the reducer picked
+    features written to the exact-groups shuffle (``exact/{reducer}-{p}.piece``, the reducer picked
     by the digest's value), with their rows, lengths and ids."""
     from ._storage import join
     from .dedup import check_text_chunk, no_features, text_digests
@@ -764,7 +797,7 @@ def _fp_part(
         for r in np.unique(bucket).tolist():
             sel = rows[bucket == r]
             _save(
-                sfs, join(sfs, run, "exact", f"{r}-{p}.npz"), d=d[bucket == r], row=sel,
+                sfs, join(sfs, run, "exact", f"{r}-{p}.piece"), d=d[bucket == r], row=sel,
                 length=out["lengths"][sel], part=np.array([p], np.int64),
                 ids=_ids_bytes([ids_all[i] for i in sel.tolist()] if id_column is not None else []),
             )  # fmt: skip
@@ -805,10 +838,12 @@ def _band_map_part(
     p: int,
     _token: object = None,
 ):
-    """Write this partition's numbered band keys into one piece per reducer (``map/{r}-{p}.npz``:
-    ``band``, ``key``), the reducer picked by the key's hash bits and its band, so that equal keys
-    of a band meet: its rows with features that represent their exact group, as ``dedup_table``'s
-    ``BandKeys.pairs`` takes them (a key with its top bit set, a row without shingles, is left out)."""
+    """Write this partition's numbered band keys into one piece per reducer (``map/{r}-{p}.piece``:
+    ``count``, the keys of each band, and ``key``, the keys band after band), the reducer picked by
+    the key's hash bits and its band, so that equal keys of a band meet: its rows with features
+    that represent their exact group, as ``dedup_table``'s ``BandKeys.pairs`` takes them (a key with
+    its top bit set, a row without shingles, is left out). One band at a time: its keys (a few
+    hundred KB) numbered in place and split by reducer."""
     offset = int(offsets[p])
     from ._storage import join
 
@@ -819,23 +854,30 @@ def _band_map_part(
     cols = np.flatnonzero(ok)
     low = np.uint64((1 << docbits) - 1)
     top = np.uint64(1 << 63)
-    sub = keys[:, cols]  # band-major
-    band = np.repeat(np.arange(keys.shape[0], dtype=np.int16), cols.size)  # bands <= 4096
-    numbered = (sub & ~low) | (cols.astype(np.uint64) + np.uint64(int(offset)))[None, :]
-    numbered = numbered.ravel()
-    with_sets = (numbered & top) == 0  # a row without shingles: no pairs (as BandKeys.pairs)
-    if not with_sets.all():
-        band, numbered = band[with_sets], numbered[with_sets]
-    # the reducer: the key's top hash bits scaled to n_reducers (a hash already: uniform), turned
-    # by its band, so that equal keys of a band meet and a row's bands spread
-    bucket = ((numbered >> np.uint64(32)) * np.uint64(n_reducers)) >> np.uint64(32)
-    bucket = (bucket.astype(np.int64) + band) % n_reducers
-    order, cuts = _by_bucket(bucket, n_reducers)
-    band, numbered = band[order], numbered[order]
+    number = cols.astype(np.uint64) + np.uint64(int(offset))
+    bands = keys.shape[0]
+    per_r: list[list[np.ndarray]] = [[] for _ in range(n_reducers)]
+    counts = np.zeros((n_reducers, bands), np.int64)
+    r_big, shift = np.uint64(n_reducers), np.uint64(32)
+    for b in range(bands):
+        kb = keys[b, cols]
+        kb &= ~low
+        kb |= number
+        if (kb & top).any():  # a row without shingles: no pairs (as BandKeys.pairs)
+            kb = kb[(kb & top) == 0]
+        # the reducer: the key's top hash bits scaled to n_reducers (a hash already: uniform),
+        # turned by its band, so that equal keys of a band meet and a row's bands spread
+        bucket = (((kb >> shift) * r_big) >> shift) + np.uint64(b)
+        bucket %= r_big
+        order, cuts = _by_bucket(bucket, n_reducers)
+        kb = kb[order]
+        counts[:, b] = np.diff(cuts)
+        for r in np.flatnonzero(counts[:, b]).tolist():
+            per_r[r].append(kb[cuts[r] : cuts[r + 1]])
     for r in range(n_reducers):
-        a, e = cuts[r], cuts[r + 1]
-        if e > a:
-            _save(sfs, join(sfs, run, "map", f"{r}-{p}.npz"), band=band[a:e], key=numbered[a:e])
+        if per_r[r]:
+            key = np.concatenate(per_r[r])
+            _save(sfs, join(sfs, run, "map", f"{r}-{p}.piece"), count=counts[r], key=key)
     return int(np.count_nonzero(ok))
 
 
@@ -848,7 +890,7 @@ def _band_reduce_route(r: int, _token: object, sfs: AbstractFileSystem, run: str
     got = _pieces(sfs, run, "map", f"{r}-")
     if not got:
         return 0
-    band = np.concatenate([x["band"] for x in got])
+    band = np.concatenate([np.repeat(np.arange(x["count"].size, dtype=np.int16), x["count"]) for x in got])
     keys = np.concatenate([x["key"] for x in got])
     packed = bucket_pairs(band, keys, _docbits(offsets))
     pairs = np.zeros((packed.size, 3), np.int64)
@@ -870,7 +912,7 @@ def _exact_reduce(
     representative by :func:`~simhash_lab.dedup.exact_groups`, the first in ``dedup_table``'s
     visiting order (rows in order; ``keep="longest"``: most characters first, ties in row order);
     the copies (rows not their own representative) routed to their partition's piece
-    ``copies/{partition}-{r}.npz`` with their representatives and both ids."""
+    ``copies/{partition}-{r}.piece`` with their representatives and both ids."""
     from ._storage import join
     from .dedup import exact_groups
 
@@ -896,7 +938,7 @@ def _exact_reduce(
     for q in np.unique(part).tolist():
         sel = cp[part == q]
         _save(
-            sfs, join(sfs, run, "copies", f"{q}-{r}.npz"), row=rows[sel], rep=rows[rep[sel]],
+            sfs, join(sfs, run, "copies", f"{q}-{r}.piece"), row=rows[sel], rep=rows[rep[sel]],
             id_row=_ids_bytes([ids[i] for i in sel.tolist()]),
             id_rep=_ids_bytes([ids[i] for i in rep[sel].tolist()]),
         )  # fmt: skip
@@ -1023,7 +1065,7 @@ def _map_part(
     for r in range(n_reducers):
         s, e = cuts[r], cuts[r + 1]
         if e > s:
-            _save(sfs, join(sfs, run, "map", f"{r}-{p}.npz"), t=tt[s:e], f=ff[s:e], i=ii[s:e])
+            _save(sfs, join(sfs, run, "map", f"{r}-{p}.piece"), t=tt[s:e], f=ff[s:e], i=ii[s:e])
     return int(fps.size)
 
 
@@ -1051,7 +1093,7 @@ def _route_left(sfs: AbstractFileSystem, run: str, r: int, pairs: np.ndarray, of
     cuts = np.flatnonzero(np.diff(part)) + 1
     for chunk in np.split(np.arange(part.size), cuts):
         p = int(part[chunk[0]])
-        _save(sfs, join(sfs, run, "left", f"{p}-{r}.npz"), pairs=pairs[chunk])
+        _save(sfs, join(sfs, run, "left", f"{p}-{r}.piece"), pairs=pairs[chunk])
     return int(pairs.shape[0])
 
 
@@ -1148,7 +1190,7 @@ def _left_part(
         sub = np.concatenate([dat[ind[u] : ind[u + 1]] for u in uniq.tolist()]) if uniq.size else dat[:0]
         _save(
             sfs,
-            join(sfs, run, "right", f"{q}-{p}.npz"),
+            join(sfs, run, "right", f"{q}-{p}.piece"),
             pairs=sel,
             which=inv.astype(np.int64),
             indptr=sub_ptr,
@@ -1208,7 +1250,7 @@ def _right_part(
         id_i.extend(ids_a[w] for w in x["which"][ok].tolist())
         id_j.extend(ids[b] for b in lb[ok].tolist())
     cat = {key: np.concatenate(v) for key, v in out.items()}
-    _save(sfs, join(sfs, run, "verified", f"{q}.npz"), **cat, id_i=_ids_bytes(id_i), id_j=_ids_bytes(id_j))
+    _save(sfs, join(sfs, run, "verified", f"{q}.piece"), **cat, id_i=_ids_bytes(id_i), id_j=_ids_bytes(id_j))
     return int(cat["i"].size)
 
 
@@ -1266,7 +1308,7 @@ def _cluster(
         )
     cps = _copies(sfs, run)
     drops = _with_copies(drops, cps, id_of)
-    _save(sfs, join(sfs, run, "drops.npz"), rows=drops.dropped)
+    _save(sfs, join(sfs, run, "drops.piece"), rows=drops.dropped)
     with staged_file(ofs, join(ofs, output, "duplicates.parquet")) as local:
         write_duplicates(local, drops, format="parquet")
     return {
@@ -1329,7 +1371,7 @@ def _write_part(
 
     from ._storage import join, staged_file
 
-    drops = _load(sfs, join(sfs, run, "drops.npz"))["rows"]
+    drops = _load(sfs, join(sfs, run, "drops.piece"))["rows"]
     lo, hi = np.searchsorted(drops, [int(offset), int(offset) + int(n_rows)])
     keep = np.ones(int(n_rows), np.bool_)
     keep[drops[lo:hi] - int(offset)] = False
