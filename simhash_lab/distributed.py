@@ -735,7 +735,8 @@ def _fp_part(
     n_reducers: int,
     sets_budget: int = 0,
 ):
-    """Fingerprints, lengths (characters) and the featureless flags of one partition, as
+    """Fingerprints, lengths (characters; zeros unless ``keep="longest"``, the one rule that
+    reads them) and the featureless flags of one partition, as
     :func:`~simhash_lab.dedup.dedup_table` computes them (the same normalisation and
     :class:`~simhash_lab.shingles.Featurizer`); with ``st.exact``, the digests of its rows with
     features written to the exact-groups shuffle (``exact/{reducer}-{p}.piece``, the reducer picked
@@ -749,6 +750,7 @@ def _fp_part(
     band_keys = _band_keys(st)
     kept = ChunkSets() if sets_budget > 0 and feat.features != "hasher" else None
     fps, lengths, empty, digs, ids_all = [], [], [], [], []
+    longest = st.keep == "longest"
     chars = 0
     start = 0
     for texts, ids, _ in src.chunks(8192):
@@ -770,7 +772,10 @@ def _fp_part(
             band_keys.add(ind, dat)
         fps.append(f)
         chars += int(np.count_nonzero(ch))
-        lengths.append(np.fromiter(map(len, texts), np.int64, len(texts)))
+        if longest:  # the characters of each text: what keep="longest" ranks by (else unread)
+            lengths.append(np.fromiter(map(len, texts), np.int64, len(texts)))
+        else:
+            lengths.append(np.zeros(len(texts), np.int64))
         empty.append(e)
         if st.exact:
             digs.append(text_digests(norm))
