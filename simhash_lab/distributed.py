@@ -1560,13 +1560,18 @@ def dedup_dataset(
 
     bands = st.candidates_method == "bands"
     cal = None
-    if k is None:  # the index's tables need k; with bands it is only reported: the task runs
-        cal = calibration(te)  # beside the band steps, filling the workers' gaps between them
+    if k is None and not bands:  # the index's tables need k
+        cal = calibration(te)
         k = delayed(_k_of)(cal)
     if bands:
         maps = [delayed(_band_map_part)(x, offsets, R, sfs, run, i, te) for i, x in enumerate(parts)]
         t1 = delayed(_barrier)(*maps)
         routed = [delayed(_band_reduce_route)(r, t1, sfs, run, offsets) for r in range(R)]
+        if k is None:  # only reported: the task runs once the band pairs are found, beside the
+            # verification's short tasks and the writes (run beside the band steps, it held a
+            # worker while the band reducers, on the critical path, had only the other)
+            cal = calibration(delayed(_barrier)(*routed))
+            k = delayed(_k_of)(cal)
     else:
         masks = delayed(_masks_task)(offsets, k, bits, layout, max_tables, st.memory_budget)
         maps = [delayed(_map_part)(x, offsets, masks, R, sfs, run, i, te) for i, x in enumerate(parts)]
