@@ -9,8 +9,8 @@ task emits one ``(table, fingerprint, row)`` record per table per document (4 B 
 its records by key and reports the pairs within k. This script times that step alone, on the same
 fingerprints held by the workers, moving the records three ways:
 
-* ``files``: ``dedup_dataset``'s own way. Each map task writes one ``.npz`` piece per reducer to a
-  scratch folder through fsspec (``scratch/run-*/map/{reducer}-{partition}.npz``, staged writes),
+* ``files``: ``dedup_dataset``'s own way. Each map task writes one piece per reducer to a
+  scratch folder through fsspec (``scratch/run-*/map/{reducer}-{partition}.piece``, staged writes),
   a barrier task waits for all of them, each reducer lists and reads its own
   (``distributed._map_part``, ``distributed._pieces``).
 * ``tasks``: Dask's task-based shuffle: each map task returns its pieces in worker memory, one

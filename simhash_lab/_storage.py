@@ -30,7 +30,16 @@ import tempfile
 import uuid
 from collections.abc import Iterator, Sequence
 
-__all__ = ["StorageError", "filesystem", "expand_partitions", "is_local", "join", "staged_file", "put_bytes"]
+__all__ = [
+    "StorageError",
+    "filesystem",
+    "expand_partitions",
+    "is_local",
+    "join",
+    "staged_file",
+    "put_bytes",
+    "put_buffers",
+]
 
 FSSPEC_HINT = "pip install 'simhash-lab[dask]'"
 #: file name endings a folder URL's partitions may have
@@ -148,16 +157,25 @@ def _hidden(rel: str) -> bool:
 
 def put_bytes(fs, path: str, data: bytes) -> None:
     """Write ``data`` as ``path``: whole, or not at all."""
+    put_buffers(fs, path, [data])
+
+
+def put_buffers(fs, path: str, buffers: Sequence) -> None:
+    """Write the bytes of ``buffers`` (bytes or buffer objects: memoryviews of arrays), one after
+    the other, as ``path``: whole, or not at all; each buffer is written as it is, not copied
+    into one first."""
     if is_local(fs):
         from ._write import atomic_output
 
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
         with atomic_output(path, "wb", fsync=False) as f:  # scratch and small outputs: no fsync
-            f.write(data)
+            for b in buffers:
+                f.write(b)
         return
     with staged_file(fs, path) as local:
         with open(local, "wb") as f:
-            f.write(data)
+            for b in buffers:
+                f.write(b)
 
 
 @contextlib.contextmanager
@@ -208,8 +226,25 @@ def read_bytes(fs, path: str) -> bytes:
         return f.read()
 
 
-def list_files(fs, folder: str, prefix: str) -> list[str]:
-    """The files directly in ``folder`` whose names start with ``prefix`` and end in ``.npz``
+def read_buffer(fs, path: str) -> bytearray:
+    """The bytes of ``path`` in a bytearray (writable: arrays made on it can be written to); a
+    local file is read into it directly, with no intermediate copy."""
+    if is_local(fs):
+        with open(path, "rb", buffering=0) as f:
+            buf = bytearray(os.fstat(f.fileno()).st_size)
+            view, got = memoryview(buf), 0
+            while got < len(buf):
+                n = f.readinto(view[got:])
+                if not n:
+                    break
+                got += n
+        return buf if got == len(buf) else buf[:got]
+    with fs.open(path, "rb") as f:
+        return bytearray(f.read())
+
+
+def list_files(fs, folder: str, prefix: str, suffix: str = ".npz") -> list[str]:
+    """The files directly in ``folder`` whose names start with ``prefix`` and end in ``suffix``
     (temporary keys are hidden: never listed), sorted; a listing cache is dropped first, so that
     what other workers wrote is seen."""
     fs.invalidate_cache(folder)
@@ -220,7 +255,7 @@ def list_files(fs, folder: str, prefix: str) -> list[str]:
     out = []
     for p in names:
         base = p.rstrip("/").rpartition("/")[2] if not is_local(fs) else os.path.basename(p)
-        if base.startswith(prefix) and base.endswith(".npz"):
+        if base.startswith(prefix) and base.endswith(suffix):
             out.append(p)
     return sorted(out)
 
