@@ -1,5 +1,6 @@
 """The fused path's scan (simhash_lab.kernels.tokenize.lower_tokenize_str) block by block: 16 ASCII
-units at a time, 8 at a time, one at a time, against ``re`` and ``str.split`` at every alignment."""
+units at a time, 8 at a time, one at a time, and 64 at a time on long texts, against ``re`` and
+``str.split`` at every alignment."""
 
 import random
 import re
@@ -13,6 +14,7 @@ from simhash_lab.tokenize import whitespace, words
 # ASCII letters both cases, digits, "_", spaces, punctuation, and one unit of each width: Latin-1
 # (kind 1), BMP (kind 2), astral (kind 4); all of them \w or not the same way in every rule here.
 ALPHABET = "aZq_9 -.,\t\n" + "éÄ" + "ж€" + "𝄞"
+ASCII = "aZq_9 -.,\t\nMx"  # both cases, digits, "_", spaces, punctuation: the long texts' blocks
 RULES = {"words": (words, lambda t: re.findall(r"\w+", t)), "whitespace": (whitespace, str.split)}
 
 
@@ -60,3 +62,34 @@ def test_both_range_counts_are_exercised():
     branches of the scan's range test run above."""
     assert words().pipeline.ranges[4] != 0
     assert whitespace().pipeline.ranges[4] == 0
+
+
+def long_texts() -> list[str]:
+    """Texts long enough for the 64-unit vector step: every width, a non-ASCII unit at every lane
+    of a block, every alignment of the block's end (``whitespace``'s two padding ranges too)."""
+    rng = random.Random(64)
+    out = ["A" * 64, "a" * 65, "ab " * 43, " a" * 64, "a " * 200, "W" * 127 + " x"]
+    for n in (63, 64, 65, 100, 127, 128, 129, 191, 200, 257):
+        out.append("".join(rng.choice(ASCII) for _ in range(n)))  # ASCII only: 64-unit blocks
+        out.append("".join(rng.choice("a ") for _ in range(n)))  # up to 64 flips in a block
+    # one unit of each width at every lane of the first 64-unit block and past it: the block must
+    # not take it, the units before it are scanned, and the vector step resumes after it
+    base = "".join(rng.choice(ASCII) for _ in range(150))
+    for i in list(range(0, 66)) + [100, 127, 128, 149]:
+        for c in "éÄж€𝄞":
+            out.append(base[:i] + c + base[i + 1 :])
+    # a wide unit at the very end: the whole text is of that width, its 64-unit blocks ASCII
+    for c in "é€𝄞":
+        for n in (64, 65, 130, 200):
+            out.append("".join(rng.choice(ASCII) for _ in range(n)) + c)
+    return out
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_scan_matches_the_reference_on_long_texts(rule):
+    make, reference = RULES[rule]
+    for lowercase in (True, False):
+        tokenizer = make(lowercase)
+        for text in long_texts():
+            want = reference(text.lower() if lowercase else text)
+            assert scan(tokenizer, text) == want, (rule, lowercase, text)
