@@ -323,7 +323,8 @@ class BandKeys:
         }
 
     def add(self, indptr: np.ndarray, data: np.ndarray, threads: bool = True) -> None:
-        """Add the keys of the next ``indptr.shape[0] - 1`` rows, from their CSR sets.
+        """Add the keys of the next ``indptr.shape[0] - 1`` rows, from their CSR sets
+        (:meth:`make` then :meth:`extend`).
 
         Parameters
         ----------
@@ -333,6 +334,11 @@ class BandKeys:
         threads : bool
             Make the keys on the package's threads (:mod:`simhash_lab._threads`).
         """
+        self.extend(self.make(indptr, data, threads))
+
+    def make(self, indptr: np.ndarray, data: np.ndarray, threads: bool = True) -> np.ndarray:
+        """The keys of CSR rows (uint64, shape ``(bands, m)``), not added: a thread of a caller's
+        own may make them while another adds those of the rows before (:meth:`extend`, in order)."""
         from ._threads import run_items
 
         m = indptr.shape[0] - 1
@@ -343,8 +349,12 @@ class BandKeys:
             band_keys(indptr[lo : hi + 1], data, b, r, lo, np.empty(2 * b * r, np.uint64), keys, self.probe)
 
         run_items(m, run, threads and m >= 256)
+        return keys
+
+    def extend(self, keys: np.ndarray) -> None:
+        """Add the keys :meth:`make` made, as the next rows."""
         self.parts.append(keys)
-        self.n += m
+        self.n += keys.shape[1]
 
     def pairs(self, valid: np.ndarray, fps: np.ndarray, threads: bool = True, bar: Any = None) -> np.ndarray:
         """Every pair of ``valid`` rows that agree on at least one band: int64 (m, 3) of

@@ -59,9 +59,11 @@ The result holds the keep mask (``keep``, bool per document) and the duplicates 
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import os
 import sys
+import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -73,7 +75,7 @@ import numpy as np
 from . import _files
 from ._files import DEFAULT_MAX_BYTES, NotRegularFile, NotText, TooLarge, json_name, reason, walk
 from ._i18n import _
-from ._threads import run_items, thread_count
+from ._threads import one_thread, run_items, short_switches, thread_count
 from ._validate import check_int
 from .calibration import Calibration, calibrate
 from .candidates import BandKeys
@@ -211,7 +213,8 @@ class DedupResult:
         :func:`dedup_files` only: files not used, and files or paths that could not be read.
     timings : dict
         Seconds spent in each step: read, normalise, exact groups, fingerprint, calibrate,
-        candidates, verify, cluster, write.
+        candidates, verify, cluster, write (with threads, a step that several threads work at
+        adds up their times: it can exceed the run's).
     exact, exact_groups : int
         Rows dropped as exact copies (identical normalised text) of another, and their groups.
     representative : ndarray, shape (n,), int64
@@ -593,14 +596,26 @@ class _Steps:
     def __init__(self, mode: str, timings: dict) -> None:
         self.bars = _Bars(mode)
         self.timings = timings
+        self._lock = threading.Lock()
 
     @contextlib.contextmanager
     def time(self, name: str):
+        """Add the time spent within to step ``name`` (from any thread: threads that share a
+        step add their times)."""
         t0 = time.perf_counter()
         try:
             yield
         finally:
-            self.timings[name] = self.timings.get(name, 0.0) + time.perf_counter() - t0
+            dt = time.perf_counter() - t0
+            with self._lock:
+                self.timings[name] = self.timings.get(name, 0.0) + dt
+
+    def in_order(self) -> None:
+        """Put the timings in the steps' order (threads may have begun them in another)."""
+        rank = {name: i for i, name in enumerate(self.NAMES)}
+        got = sorted(self.timings.items(), key=lambda kv: rank.get(kv[0], len(rank)))
+        self.timings.clear()
+        self.timings.update(got)
 
     @contextlib.contextmanager
     def step(self, name: str, total: int | None = None, unit: str = "row"):
@@ -712,93 +727,112 @@ def _run(
     kept_sets = ChunkSets() if verified and feat.features != "hasher" else None
     # candidates="bands": each row's MinHash band keys, made chunk by chunk from its shingle set
     band_keys = BandKeys(s.jaccard, s.recall) if s.candidates_method == "bands" else None
-    keys_seconds = 0.0  # the keys' share of the candidates step, made while fingerprinting
     total, bar_unit = source.size_hint()
     bar = steps.bars.start("read", total, bar_unit or unit)
-    # with threads, a file's chunks are read, normalised and digested by a thread of its own
-    # (the reading holds the GIL; the digests release it) while the last one is fingerprinted,
-    # and the shingle sets kept are handed to another that writes them (ChunkSets' spill file)
-    threaded = thread_count() > 1 and source.format in ("jsonl", "csv", "parquet")
-    sets_writer = ThreadPoolExecutor(1, "simhash-lab-sets") if threaded and kept_sets is not None else None
-    sets_added = None  # the writer's last add
+    # with threads, a file's chunks are read by a thread of its own (the reading holds the GIL)
+    # and each chunk is normalised, digested, fingerprinted and given its band keys whole by one
+    # of ``workers`` threads, its kernels on that thread alone (they release the GIL): no
+    # hand-off inside a chunk, no thread waiting for another's half; this thread takes the
+    # chunks' results in order and keeps their sets
+    workers = thread_count() if source.format in ("jsonl", "csv", "parquet") else 1
+    pool = ThreadPoolExecutor(workers, "simhash-lab-rows") if workers > 1 else None
     sets_bytes = 0
 
-    def prepare(texts: list, start: int, threads: bool) -> tuple:
+    def featurize(texts: list, start: int, threads: bool) -> tuple:
         with steps.time("normalise"):
             norm = check_text_chunk(feat.normalise, texts, start, source.name)
         dig = None
         if s.exact:
             with steps.time("exact groups"):
                 dig = text_digests(norm, threads)
-        return norm, dig
+        with steps.time("fingerprint"):
+            f, chars, ind, dat = check_text_chunk(feat.fingerprints_sets, norm, start, source.name)
+            if ind is not None:
+                empty = (np.flatnonzero(np.diff(ind) == 0) + start).tolist()
+            else:
+                none = np.flatnonzero(f == 0).tolist()
+                empty = [start + i for i in none if no_features(feat.hasher, norm[i])]
+        keys = None
+        if band_keys is not None:  # the keys' share of the candidates step, made here
+            with steps.time("candidates"):
+                if ind is None:  # a hasher of one's own: its sets, as verified
+                    kind, kdat = check_text_chunk(feat.sets_of, norm, start, source.name)[1:]
+                else:
+                    kind, kdat = ind, dat
+                keys = band_keys.make(kind, kdat, threads)
+        return f, chars, ind, dat, dig, empty, keys
 
-    def prepared(chunks: Iterator) -> Iterator:
-        start = 0
-        for texts, ids, prio in chunks:
-            yield texts, ids, prio, *prepare(texts, start, False)
-            start += len(texts)
+    def on_thread(texts: list, start: int) -> tuple:
+        with one_thread():
+            return featurize(texts, start, False)
 
+    def take(texts: list, ids: list, prio: Any, got: tuple) -> None:
+        """One chunk's results, in the rows' order."""
+        nonlocal kept_sets, sets_bytes
+        f, chars, ind, dat, dig, empty, keys = got
+        if dig is not None:
+            dig_parts.append(dig)
+        featureless.extend(empty)
+        if ind is not None and kept_sets is not None:
+            with steps.time("fingerprint"):
+                sets_bytes += int(ind.nbytes + dat.nbytes)
+                if sets_bytes > SETS_BUDGET or kept_sets.nbytes > SETS_BUDGET:
+                    kept_sets = None  # too many to keep: read again those needed
+                else:
+                    kept_sets.add(ind, dat)
+        if keys is not None:
+            band_keys.extend(keys)
+        fps_parts.append(f)
+        chars_parts.append(chars)
+        res.ids.extend(ids)
+        if s.keep == "longest":
+            lengths.append(np.fromiter(map(len, texts), np.int64, len(texts)))
+        if prio is not None:
+            prios.append(np.array(prio, np.float64))
+        if bar is not None:
+            bar.update(source.progress_step(len(texts)))
+
+    pending: collections.deque = collections.deque()  # (texts, ids, prio, future), in order
+    switches = contextlib.ExitStack()  # the GIL handed over sooner while the threads share it
+    if pool is not None:
+        switches.enter_context(short_switches())
     try:
         chunks = iter(source.chunks(CHUNK_ROWS))
-        if threaded:
-            chunks = prefetch(prepared(chunks))
+        if pool is not None:
+            chunks = prefetch(chunks)
         start = 0
         while True:
-            with steps.time("read"):
-                chunk = next(chunks, None)
+            try:
+                with steps.time("read"):
+                    chunk = next(chunks, None)
+            except BaseException:
+                while pending:  # a bad row in a chunk before this one is the one reported
+                    texts, ids, prio, job = pending.popleft()
+                    take(texts, ids, prio, job.result())
+                raise
             if chunk is None:
                 break
-            if threaded:
-                texts, ids, prio, norm, dig = chunk
+            texts, ids, prio = chunk
+            if pool is None:
+                take(texts, ids, prio, featurize(texts, start, True))
             else:
-                texts, ids, prio = chunk
-                norm, dig = prepare(texts, start, True)
-            if dig is not None:
-                dig_parts.append(dig)
-            with steps.time("fingerprint"):
-                f, chars, ind, dat = check_text_chunk(feat.fingerprints_sets, norm, start, source.name)
-                if ind is not None:
-                    featureless.extend((np.flatnonzero(np.diff(ind) == 0) + start).tolist())
-                    if kept_sets is not None:
-                        sets_bytes += int(ind.nbytes + dat.nbytes)
-                        if sets_added is not None:
-                            sets_added.result()  # one chunk's write in flight at most
-                            sets_added = None
-                        if sets_bytes > SETS_BUDGET or kept_sets.nbytes > SETS_BUDGET:
-                            kept_sets = None  # too many to keep: read again those needed
-                        elif sets_writer is not None:
-                            sets_added = sets_writer.submit(kept_sets.add, ind, dat)
-                        else:
-                            kept_sets.add(ind, dat)
-                else:
-                    for i in np.flatnonzero(f == 0).tolist():
-                        if no_features(feat.hasher, norm[i]):
-                            featureless.append(start + i)
-            if band_keys is not None:
-                t0 = time.perf_counter()
-                if ind is None:  # a hasher of one's own: its sets, as verified
-                    ind, dat = check_text_chunk(feat.sets_of, norm, start, source.name)[1:]
-                band_keys.add(ind, dat)
-                keys_seconds += time.perf_counter() - t0
-            fps_parts.append(f)
-            chars_parts.append(chars)
-            res.ids.extend(ids)
-            if s.keep == "longest":
-                lengths.append(np.fromiter(map(len, texts), np.int64, len(texts)))
-            if prio is not None:
-                prios.append(np.array(prio, np.float64))
-            start += len(texts)
-            if bar is not None:
-                bar.update(source.progress_step(len(texts)))
-        if sets_added is not None:
-            with steps.time("fingerprint"):
-                sets_added.result()
+                pending.append((texts, ids, prio, pool.submit(on_thread, texts, start)))
+                while len(pending) > workers:  # one chunk waits for each thread that comes free
+                    texts, ids, prio, job = pending.popleft()
+                    take(texts, ids, prio, job.result())
+            start += len(chunk[0])
+        while pending:
+            texts, ids, prio, job = pending.popleft()
+            take(texts, ids, prio, job.result())
         if kept_sets is not None and kept_sets.nbytes > SETS_BUDGET:
             kept_sets = None  # a spill file that could not be written: read again those needed
     finally:
+        switches.close()
         steps.bars.close()
-        if sets_writer is not None:
-            sets_writer.shutdown(wait=True)
+        if pool is not None:
+            for *_, job in pending:
+                job.cancel()
+            pool.shutdown(wait=True)
     n = len(res.ids)
     fps = np.concatenate(fps_parts) if fps_parts else np.empty(0, np.uint64)
     res.fingerprints = fps
@@ -830,46 +864,67 @@ def _run(
         res.representative[copies] = copy_of
     # k
     k = s.k
+    beside = None  # the calibration on a thread of its own, while the bands find the candidates
+
+    def calibration(bar: Any) -> Calibration:
+        return calibrate(
+            source, fps, s.jaccard, recall=s.recall, sample=s.sample, seed=s.seed, valid=search,
+            bar=bar, sets=kept_sets, featurizer=feat,
+        )  # fmt: skip
+
+    def calibration_beside() -> Calibration:
+        with one_thread(), steps.time("calibrate"):
+            return calibration(None)
+
     if k is None:
-        with steps.step("calibrate") as bar:
-            res.calibration = calibrate(
-                source, fps, s.jaccard, recall=s.recall, sample=s.sample, seed=s.seed, valid=search,
-                bar=bar, sets=kept_sets, featurizer=feat,
-            )  # fmt: skip
-        k = res.calibration.k
+        # the bands do not need k (it is reported): with threads and the sets at hand (nothing
+        # read again), the calibration runs beside the candidates and the verification
+        if band_keys is not None and kept_sets is not None and thread_count() > 1:
+            beside = ThreadPoolExecutor(1, "simhash-lab-calibrate")
+            cal = beside.submit(calibration_beside)
+        else:
+            with steps.step("calibrate") as bar:
+                res.calibration = calibration(bar)
+            k = res.calibration.k
     else:
         from ._validate import check_k
 
         k = check_k(k, feat.bits)
-    res.k = k
-    # candidates: of the representatives only (``search``)
-    with steps.step("candidates", None, unit="band" if band_keys is not None else "table") as bar:
-        if band_keys is not None:
-            pairs = band_keys.pairs(search, fps, bar=bar)
+    try:
+        # candidates: of the representatives only (``search``)
+        with steps.step("candidates", None, unit="band" if band_keys is not None else "table") as bar:
+            if band_keys is not None:
+                pairs = band_keys.pairs(search, fps, bar=bar)
+            else:
+                pairs = candidates(fps, np.flatnonzero(search), k, feat.bits, s, bar)
+        res.pairs = pairs
+        # verify
+        if verified and pairs.shape[0]:
+            need = np.unique(pairs[:, :2])
+            with steps.step("verify", int(need.size) + int(pairs.shape[0])) as bar:
+                store = gather_sets(source, need, feat, bar, kept_sets)
+                if bar is not None and kept_sets is not None:  # the sets were in memory
+                    bar.update(int(need.size))
+                la, lb = store.local(pairs[:, 0]), store.local(pairs[:, 1])
+                sim = np.empty(pairs.shape[0], np.float64)
+                for lo in range(0, pairs.shape[0], _VERIFY_BLOCK):
+                    hi = min(lo + _VERIFY_BLOCK, pairs.shape[0])
+                    sim[lo:hi] = Shingler.jaccard(store.indptr, store.data, la[lo:hi], lb[lo:hi])
+                    if bar is not None:
+                        bar.update(hi - lo)
+                del store
+            res.similarity = sim
+            ok = sim >= s.jaccard
         else:
-            pairs = candidates(fps, np.flatnonzero(search), k, feat.bits, s, bar)
-    res.timings["candidates"] += keys_seconds
-    res.pairs = pairs
-    # verify
-    if verified and pairs.shape[0]:
-        need = np.unique(pairs[:, :2])
-        with steps.step("verify", int(need.size) + int(pairs.shape[0])) as bar:
-            store = gather_sets(source, need, feat, bar, kept_sets)
-            if bar is not None and kept_sets is not None:  # the sets were in memory
-                bar.update(int(need.size))
-            la, lb = store.local(pairs[:, 0]), store.local(pairs[:, 1])
-            sim = np.empty(pairs.shape[0], np.float64)
-            for lo in range(0, pairs.shape[0], _VERIFY_BLOCK):
-                hi = min(lo + _VERIFY_BLOCK, pairs.shape[0])
-                sim[lo:hi] = Shingler.jaccard(store.indptr, store.data, la[lo:hi], lb[lo:hi])
-                if bar is not None:
-                    bar.update(hi - lo)
-            del store
-        res.similarity = sim
-        ok = sim >= s.jaccard
-    else:
-        res.similarity = np.full(pairs.shape[0], np.nan)
-        ok = np.ones(pairs.shape[0], np.bool_)
+            res.similarity = np.full(pairs.shape[0], np.nan)
+            ok = np.ones(pairs.shape[0], np.bool_)
+        if beside is not None:
+            res.calibration = cal.result()
+            k = res.calibration.k
+    finally:
+        if beside is not None:
+            beside.shutdown(wait=True)
+    res.k = k
     # keep / drop
     with steps.step("cluster"):
         res.keep = np.ones(n, np.bool_)
@@ -920,6 +975,7 @@ def _run(
         "candidates": band_keys.info if band_keys is not None else {"method": "index", "k": k},
     }
     res.options = s
+    steps.in_order()
     return res
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._threads import run_items, thread_count
+from ._threads import run_items, run_ranges, thread_count
 from ._validate import check_int
 from .datasets import Source
 
@@ -247,6 +247,8 @@ class ChunkSets:
         self.nbytes = 0
         self._held = 0
         self._file = None
+        self._map = None  # the spill file's pages, once read (:meth:`_mapped`)
+        self._spilled = 0  # its bytes
 
     def add(self, indptr: np.ndarray, data: np.ndarray) -> None:
         self.starts.append(self.starts[-1] + indptr.shape[0] - 1)
@@ -262,6 +264,7 @@ class ChunkSets:
                 self._file = tempfile.TemporaryFile(prefix="simhash-lab-sets-")
             off = self._file.seek(0, 2)
             self._file.write(memoryview(np.ascontiguousarray(data)).cast("B"))
+            self._spilled = off + int(data.nbytes)
         except OSError:
             self.nbytes = float("inf")
             self.chunks.append((indptr, data, -1))
@@ -269,25 +272,47 @@ class ChunkSets:
         self.chunks.append((indptr, None, off))
 
     def _data(self, c: int) -> np.ndarray:
+        """Chunk ``c``'s data: in memory, or a view of the spill file's pages (no copy)."""
         indptr, data, off = self.chunks[c]
         if data is not None:
             return data
-        self._file.seek(off)
-        return np.frombuffer(self._file.read(int(indptr[-1]) * 8), np.uint64)
+        return np.frombuffer(self._mapped(), np.uint64, int(indptr[-1]), off)
 
-    def subset(self, rows: np.ndarray) -> _SetStore:
-        """A store of the sets of ``rows`` (sorted, distinct)."""
+    def _mapped(self) -> Any:
+        """The spill file, mapped (again, when it has grown since): read-only pages that several
+        threads may read."""
+        if self._map is None or len(self._map) < self._spilled:
+            import mmap
+
+            self._file.flush()
+            self._map = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ)
+        return self._map
+
+    def subset(self, rows: np.ndarray, threads: bool = True) -> _SetStore:
+        """A store of the sets of ``rows`` (sorted, distinct); the chunks gathered on the
+        package's threads (``threads``)."""
         store = _SetStore(rows)
         cuts = np.searchsorted(rows, self.starts)
-        for c, (indptr, _, _) in enumerate(self.chunks):
-            r = rows[cuts[c] : cuts[c + 1]] - self.starts[c]
-            if not r.size:
-                continue
-            lens = indptr[r + 1] - indptr[r]
-            ptr = np.zeros(r.size + 1, np.int64)
-            np.cumsum(lens, out=ptr[1:])
-            idx = np.repeat(indptr[r] - ptr[:-1], lens) + np.arange(ptr[-1])
-            store.add(ptr, self._data(c)[idx])
+        got: list = [None] * len(self.chunks)
+        if self._spilled:
+            self._mapped()  # here, before the threads read it
+
+        def gather(lo: int, hi: int) -> None:
+            for c in range(lo, hi):
+                r = rows[cuts[c] : cuts[c + 1]] - self.starts[c]
+                if not r.size:
+                    continue
+                indptr = self.chunks[c][0]
+                lens = indptr[r + 1] - indptr[r]
+                ptr = np.zeros(r.size + 1, np.int64)
+                np.cumsum(lens, out=ptr[1:])
+                idx = np.repeat(indptr[r] - ptr[:-1], lens) + np.arange(ptr[-1])
+                got[c] = ptr, self._data(c)[idx]
+
+        run_ranges(gather, len(self.chunks), threads=None if threads else 1, size=1)
+        for part in got:
+            if part is not None:
+                store.add(*part)
         store.finish()
         return store
 

@@ -1,15 +1,18 @@
-"""dedup_table on threads: a file's chunks read, normalised and digested by a thread of their own,
-the shingle sets handed to a writer thread; the same results and files as on one thread, with the
-sets held, spilled or dropped past the budget, and a bad row still named."""
+"""dedup_table on threads: a file's chunks read by a thread of their own, each chunk normalised,
+digested, fingerprinted and given its band keys whole by one of the chunk threads, the calibration
+beside the candidates; the same results and files as on one thread, with the sets held, spilled or
+dropped past the budget, and the first bad row still the one named."""
 
 import json
+import sys
 import threading
+import time
 
 import numpy as np
 import pytest
 
 from simhash_lab import dedup as D
-from simhash_lab.datasets import DatasetError
+from simhash_lab.datasets import DatasetError, JsonlSource
 from simhash_lab.shingles import ChunkSets
 
 
@@ -59,6 +62,11 @@ def test_two_threads_give_what_one_gives(tmp_path, monkeypatch, where):
     assert one.summary() == two.summary()
     for name in ("read", "normalise", "exact groups", "fingerprint"):
         assert two.timings[name] >= 0
+    assert list(two.timings) == list(one.timings)  # the steps' order, whatever thread began them
+    a, b = one.calibration, two.calibration  # on two threads (sets at hand) it ran beside
+    assert (a.k, a.method, a.sample, a.pairs) == (b.k, b.method, b.sample, b.pairs)
+    assert np.array_equal(a.distances, b.distances) and np.array_equal(a.recall_by_k, b.recall_by_k)
+    assert sys.getswitchinterval() == pytest.approx(0.005)  # the threads' shorter one given back
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -79,4 +87,34 @@ def test_a_failed_spill_write_is_raised(tmp_path, monkeypatch):
     monkeypatch.setattr(ChunkSets, "add", fail)
     with pytest.raises(MemoryError, match="no room"):
         _run(tmp_path, "out", 2, monkeypatch)
-    assert not [t for t in threading.enumerate() if t.name.startswith("simhash-lab-sets")]
+    names = ("simhash-lab-rows", "simhash-lab-read", "simhash-lab-calibrate")
+    assert not [t for t in threading.enumerate() if t.name.startswith(names)]
+
+
+def test_a_bad_row_before_a_broken_line_is_the_one_named(tmp_path, monkeypatch):
+    """A bad text in the last chunk of the first block the reader parses (JsonlSource._BLOCK
+    bytes), a broken line in the next block: on one thread the text's chunk is fingerprinted
+    before the next block is read; on two the reading thread meets the broken line while that
+    chunk is still on a chunk thread, and the earlier row is still the error named."""
+    _corpus(tmp_path / "docs.jsonl", n=4000)
+    lines = (tmp_path / "docs.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    ends = np.cumsum([len(x.encode()) for x in lines])
+    edge = int(np.searchsorted(ends, JsonlSource._BLOCK, "right"))  # the second block's first line
+    bad, broken = 64 * (edge // 64) - 3, edge + 2  # in the first block's last whole chunk of 64
+    lines[bad] = '{"id": "bad", "text": "a \\ud800 b"}\n'
+    lines[broken] = "{not json\n"
+    (tmp_path / "docs.jsonl").write_text("".join(lines), encoding="utf-8")
+    slow = D.Featurizer.fingerprints_sets
+
+    def late(self, texts):  # the chunk threads fall behind the reading
+        time.sleep(0.02)
+        return slow(self, texts)
+
+    monkeypatch.setattr(D.Featurizer, "fingerprints_sets", late)
+    for threads in (1, 2):
+        with pytest.raises(DatasetError, match=f"row {bad}: the text holds a lone surrogate"):
+            _run(tmp_path, f"out{threads}", threads, monkeypatch)
+    lines[bad] = lines[bad - 1]
+    (tmp_path / "docs.jsonl").write_text("".join(lines), encoding="utf-8")
+    with pytest.raises(DatasetError, match=f"line {broken + 1}: not JSON"):
+        _run(tmp_path, "out3", 2, monkeypatch)

@@ -44,3 +44,23 @@ def test_dedup_gives_the_same_result_with_the_sets_spilled(monkeypatch, course):
     assert want.verified > 0
     assert np.array_equal(got.keep, want.keep) and np.array_equal(got.similarity, want.similarity)
     assert Shingler(3).sets(docs)[0].size == len(docs) + 1
+
+
+@pytest.mark.parametrize("threads", [False, True])
+def test_subset_reads_the_spill_file_again_after_it_grows(monkeypatch, threads):
+    """The spill file is mapped when first read; chunks added after are mapped again."""
+    monkeypatch.setattr(ChunkSets, "MEMORY", 0)
+    store = ChunkSets()
+    chunks = _chunks(3)
+    every = [data[indptr[i] : indptr[i + 1]] for indptr, data in chunks for i in range(indptr.size - 1)]
+    for indptr, data in chunks[:4]:
+        store.add(indptr, data)
+    first = int(sum(c[0].size - 1 for c in chunks[:4]))
+    got = store.subset(np.arange(first), threads=threads)
+    assert all(np.array_equal(got.data[got.indptr[k] : got.indptr[k + 1]], every[k]) for k in range(first))
+    for indptr, data in chunks[4:]:
+        store.add(indptr, data)
+    rows = np.arange(0, len(every), 2)
+    got = store.subset(rows, threads=threads)
+    for k, r in enumerate(rows.tolist()):
+        assert np.array_equal(got.data[got.indptr[k] : got.indptr[k + 1]], every[r])

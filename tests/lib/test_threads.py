@@ -82,3 +82,47 @@ def test_the_thread_count_is_numbas_and_asking_starts_no_numba_pool():
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["2", "1"]
     assert thread_count() >= 1
+
+
+def test_one_thread_holds_this_thread_alone_and_nests():
+    from simhash_lab._threads import one_thread
+
+    seen = {}
+
+    def other():
+        seen["other"] = thread_count()
+
+    outside = thread_count()
+    with one_thread():
+        seen["inside"] = thread_count()
+        with one_thread():
+            seen["nested"] = thread_count()
+        seen["after nested"] = thread_count()
+        calls = []
+        run_ranges(lambda lo, hi: calls.append(threading.get_ident()), 100, size=10)
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+    assert seen == {"inside": 1, "nested": 1, "after nested": 1, "other": outside}
+    assert set(calls) == {threading.get_ident()} and len(calls) == 10  # every range, here
+    assert thread_count() == outside
+
+
+def test_short_switches_shorten_the_interval_and_give_it_back_after_the_last():
+    from simhash_lab._threads import SHORT_SWITCH, short_switches
+
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(0.004)
+    try:
+        first = short_switches()
+        first.__enter__()
+        with short_switches():
+            assert sys.getswitchinterval() == pytest.approx(SHORT_SWITCH)
+        assert sys.getswitchinterval() == pytest.approx(SHORT_SWITCH)  # the first still runs
+        first.__exit__(None, None, None)
+        assert sys.getswitchinterval() == pytest.approx(0.004)
+        with pytest.raises(KeyError), short_switches():
+            raise KeyError("x")
+        assert sys.getswitchinterval() == pytest.approx(0.004)
+    finally:
+        sys.setswitchinterval(before)
