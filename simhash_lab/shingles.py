@@ -247,8 +247,6 @@ class ChunkSets:
         self.nbytes = 0
         self._held = 0
         self._file = None
-        self._map = None  # the spill file's pages, once read (:meth:`_mapped`)
-        self._spilled = 0  # its bytes
 
     def add(self, indptr: np.ndarray, data: np.ndarray) -> None:
         self.starts.append(self.starts[-1] + indptr.shape[0] - 1)
@@ -264,29 +262,28 @@ class ChunkSets:
                 self._file = tempfile.TemporaryFile(prefix="simhash-lab-sets-")
             off = self._file.seek(0, 2)
             self._file.write(memoryview(np.ascontiguousarray(data)).cast("B"))
-            self._spilled = off + int(data.nbytes)
         except OSError:
             self.nbytes = float("inf")
             self.chunks.append((indptr, data, -1))
             return
         self.chunks.append((indptr, None, off))
 
-    def _data(self, c: int) -> np.ndarray:
-        """Chunk ``c``'s data: in memory, or a view of the spill file's pages (no copy)."""
+    def _take(self, c: int, idx: np.ndarray) -> np.ndarray:
+        """``data[idx]`` of chunk ``c``: a spilled chunk's pages mapped while they are read, then
+        unmapped (no copy of the whole chunk; the run's memory holds one chunk's pages at most per
+        thread; several threads may read at once)."""
         indptr, data, off = self.chunks[c]
-        if data is not None:
-            return data
-        return np.frombuffer(self._mapped(), np.uint64, int(indptr[-1]), off)
+        if data is not None or not idx.size:
+            return (data if data is not None else np.empty(0, np.uint64))[idx]
+        import mmap
 
-    def _mapped(self) -> Any:
-        """The spill file, mapped (again, when it has grown since): read-only pages that several
-        threads may read."""
-        if self._map is None or len(self._map) < self._spilled:
-            import mmap
-
-            self._file.flush()
-            self._map = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ)
-        return self._map
+        size = int(indptr[-1]) * 8
+        start = off - off % mmap.ALLOCATIONGRANULARITY
+        with mmap.mmap(self._file.fileno(), off + size - start, access=mmap.ACCESS_READ, offset=start) as m:
+            view = np.frombuffer(m, np.uint64, size // 8, off - start)
+            out = view[idx]
+            del view
+        return out
 
     def subset(self, rows: np.ndarray, threads: bool = True) -> _SetStore:
         """A store of the sets of ``rows`` (sorted, distinct); the chunks gathered on the
@@ -294,8 +291,8 @@ class ChunkSets:
         store = _SetStore(rows)
         cuts = np.searchsorted(rows, self.starts)
         got: list = [None] * len(self.chunks)
-        if self._spilled:
-            self._mapped()  # here, before the threads read it
+        if self._file is not None:
+            self._file.flush()  # what the threads read back (os.pread) is in the file
 
         def gather(lo: int, hi: int) -> None:
             for c in range(lo, hi):
@@ -307,7 +304,7 @@ class ChunkSets:
                 ptr = np.zeros(r.size + 1, np.int64)
                 np.cumsum(lens, out=ptr[1:])
                 idx = np.repeat(indptr[r] - ptr[:-1], lens) + np.arange(ptr[-1])
-                got[c] = ptr, self._data(c)[idx]
+                got[c] = ptr, self._take(c, idx)
 
         run_ranges(gather, len(self.chunks), threads=None if threads else 1, size=1)
         for part in got:

@@ -48,7 +48,7 @@ def test_dedup_gives_the_same_result_with_the_sets_spilled(monkeypatch, course):
 
 @pytest.mark.parametrize("threads", [False, True])
 def test_subset_reads_the_spill_file_again_after_it_grows(monkeypatch, threads):
-    """The spill file is mapped when first read; chunks added after are mapped again."""
+    """The spill file read back, then more chunks added to it and read back too."""
     monkeypatch.setattr(ChunkSets, "MEMORY", 0)
     store = ChunkSets()
     chunks = _chunks(3)
