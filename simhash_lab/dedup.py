@@ -712,9 +712,22 @@ def candidates(
 _VERIFY_BLOCK = 1 << 20  # pairs per Jaccard call (the bar moves between them)
 
 
+def _sharing() -> contextlib.AbstractContextManager:
+    """With threads, the GIL handed over sooner (:func:`~simhash_lab._threads.short_switches`)
+    while a run's threads share it: the reading thread and the chunk threads, the calibration
+    beside the candidates, the duplicates table written beside the kept rows (whose copy takes the
+    GIL back after each run of rows)."""
+    return short_switches() if thread_count() > 1 else contextlib.nullcontext()
+
+
 def _run(
     source: Source, s: DedupSettings, *, priority: Any = None, result: DedupResult | None = None
 ) -> DedupResult:
+    with _sharing():
+        return _run_steps(source, s, priority=priority, result=result)
+
+
+def _run_steps(source: Source, s: DedupSettings, *, priority: Any, result: DedupResult | None) -> DedupResult:
     feat = Featurizer(s)
     verified = not s.unverified
     res = result or DedupResult(k=-1, bits=feat.bits, format=source.format)
@@ -793,9 +806,6 @@ def _run(
             bar.update(source.progress_step(len(texts)))
 
     pending: collections.deque = collections.deque()  # (texts, ids, prio, future), in order
-    switches = contextlib.ExitStack()  # the GIL handed over sooner while the threads share it
-    if pool is not None:
-        switches.enter_context(short_switches())
     try:
         chunks = iter(source.chunks(CHUNK_ROWS))
         if pool is not None:
@@ -827,7 +837,6 @@ def _run(
         if kept_sets is not None and kept_sets.nbytes > SETS_BUDGET:
             kept_sets = None  # a spill file that could not be written: read again those needed
     finally:
-        switches.close()
         steps.bars.close()
         if pool is not None:
             for *_, job in pending:
@@ -1103,7 +1112,7 @@ def dedup_table(
         side = duplicates is not None and output is not None and thread_count() > 1
         if output is not None:
             pool = ThreadPoolExecutor(1) if side else contextlib.nullcontext()
-            with steps.step("write", len(res.ids)) as bar, pool:
+            with steps.step("write", len(res.ids)) as bar, pool, _sharing():
                 # with threads, the duplicates table is written beside the kept rows (their
                 # writes and syncs wait on the disk, the table's cells on the interpreter)
                 table = pool.submit(write_duplicates, outs["duplicates"], res.duplicates) if side else None
