@@ -664,13 +664,17 @@ def exact_groups(digests: np.ndarray, rank: np.ndarray, rows: np.ndarray) -> np.
     m = rows.size
     if m == 0:
         return rows.copy()
-    d = np.ascontiguousarray(digests[rows])
+    every = m == digests.shape[0] and bool((rows == np.arange(m)).all())
+    d = digests if every else digests[rows]
     r = rank[rows]
-    mark = np.zeros(rank.size, np.int64)
-    mark[r] = 1
-    place = (np.cumsum(mark) - 1)[r]  # 0..m-1: the place of each of rows in the visiting order
-    at = np.empty(m, np.int64)
-    at[place] = np.arange(m)
+    if m == 1 or bool((r[1:] > r[:-1]).all()):  # rows already in visiting order (keep="first")
+        place = at = np.arange(m)
+    else:
+        mark = np.zeros(rank.size, np.int64)
+        mark[r] = 1
+        place = (np.cumsum(mark) - 1)[r]  # 0..m-1: the place of each of rows in the visiting order
+        at = np.empty(m, np.int64)
+        at[place] = np.arange(m)
     bits = max(1, int(m - 1).bit_length())
     low = np.uint64((1 << bits) - 1)
     keys = (d[:, 0] & ~low) | place.astype(np.uint64)

@@ -44,8 +44,10 @@ def reference_groups(digests, rank, rows):
     return np.array([first[tuple(digests[i].tolist())] for i in rows.tolist()], np.int64)
 
 
+@pytest.mark.parametrize("order", ["shuffled", "input"])  # "input": rows already in visiting order
+@pytest.mark.parametrize("every", [False, True])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_representatives_are_the_first_in_visiting_order(seed):
+def test_representatives_are_the_first_in_visiting_order(seed, every, order):
     rng = np.random.default_rng(seed)
     n = 5000
     base = rng.integers(0, 2**63, size=(300, 2), dtype=np.uint64)
@@ -54,8 +56,8 @@ def test_representatives_are_the_first_in_visiting_order(seed):
     clash = rng.choice(n, 400, replace=False)
     digests[clash, 0] = np.uint64(0xABCDEF0000000000) | rng.integers(0, 4, 400).astype(np.uint64)
     digests[clash[:200], 1] = np.uint64(7)
-    rank = rng.permutation(n)
-    rows = np.sort(rng.choice(n, 4000, replace=False))
+    rank = rng.permutation(n) if order == "shuffled" else np.arange(n)
+    rows = np.arange(n) if every else np.sort(rng.choice(n, 4000, replace=False))
     got = exact_groups(digests, rank, rows)
     assert got.tolist() == reference_groups(digests, rank, rows).tolist()
 
