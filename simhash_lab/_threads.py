@@ -153,7 +153,7 @@ def run_ranges(
     if n <= 0:
         return
     want = thread_count() if threads is None else max(1, int(threads))
-    size = max(1, size or -(-n // (4 * want)))
+    size = max(1, size or (-(-n // (4 * want)) if want > 1 else n))  # one thread: one range
     size = -(-size // align) * align
     nranges = -(-n // size)
     workers = min(want, nranges)
