@@ -13,6 +13,8 @@ tokenized once for both.
 
 from __future__ import annotations
 
+import itertools
+import operator
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -84,7 +86,7 @@ class Shingler:
         from .kernels.tokenize import FLAG_PYTHON_LOWER, FLAG_SURROGATE
         from .simhasher import utf8_batch
 
-        if any(type(t) is not str for t in texts):  # str_views reads exact str objects only
+        if set(map(type, texts)) - {str}:  # str_views reads exact str objects only
             return self._sets(*utf8_batch(texts, self.tokenizer.lowercase))
         tok = self.tokenizer
         nd = len(texts)
@@ -406,6 +408,12 @@ def char_sets(texts: Sequence[str], n: int = 3) -> tuple[np.ndarray, np.ndarray]
 _HIGH = re.compile("[\u0e00-\u109f\u1780-\u17ff\u2e80-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003ffff]")
 
 
+def _not_ascii(texts: Sequence[str]) -> list[int]:
+    """The places of the texts that are not all ASCII (found in C: no Python loop over the
+    texts, which would hold the GIL that a chunk's other threads wait for)."""
+    return list(itertools.compress(range(len(texts)), map(operator.not_, map(str.isascii, texts))))
+
+
 def unspaced(texts: Sequence[str]) -> np.ndarray:
     """One bool per text: mostly written in a script without word spaces (at least half of its word
     characters are Han, kana, Thai, Lao, Khmer, Myanmar or Tibetan letters)."""
@@ -413,7 +421,7 @@ def unspaced(texts: Sequence[str]) -> np.ndarray:
 
     out = np.zeros(len(texts), np.bool_)
     high = _HIGH.search
-    odd = [i for i, t in enumerate(texts) if not t.isascii() and high(t)]
+    odd = [i for i in _not_ascii(texts) if high(texts[i])]
     if not odd:
         return out
     sub = [texts[i] for i in odd]
@@ -525,7 +533,10 @@ class Featurizer:
             return texts
         from ._unicode import normalise
 
-        return [normalise(t) for t in texts]
+        out = list(texts)
+        for i in _not_ascii(texts):  # ASCII text is as normalised already
+            out[i] = normalise(out[i])
+        return out
 
     def kinds(self, texts: list) -> np.ndarray:
         """One bool per (normalised) text: shingled by characters."""
