@@ -891,8 +891,9 @@ def _run_steps(source: Source, s: DedupSettings, *, priority: Any, result: Dedup
 
     if k is None:
         # the bands do not need k (it is reported): with threads and the sets at hand (nothing
-        # read again), the calibration runs beside the candidates and the verification
-        if band_keys is not None and kept_sets is not None and thread_count() > 1:
+        # read again), the calibration runs beside the candidates and the verification, unless
+        # progress bars are shown (one step's bar at a time: then it runs before them)
+        if band_keys is not None and kept_sets is not None and thread_count() > 1 and not steps.bars.on:
             beside = ThreadPoolExecutor(1, "simhash-lab-calibrate")
             cal = beside.submit(calibration_beside)
         else:
