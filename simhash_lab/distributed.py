@@ -1005,34 +1005,133 @@ def _offsets_of(counts: list) -> np.ndarray:
     return _offsets([int(c[0]) for c in counts])
 
 
-def _calibrate_task(
-    parts: list,
-    _token: object,
-    sfs: AbstractFileSystem,
-    run: str,
-    fs: AbstractFileSystem,
-    paths: list[str],
-    args: tuple,
-    st: DedupSettings,
-):
-    """The calibration of k for ``st.jaccard``: :func:`~simhash_lab.dedup.calibrate` on the rows
-    of all partitions, as one process runs it (the same Featurizer, the same seeded sample among
-    the same rows: those with features that represent their exact group, the same neighbours):
-    the one decision. Holds
-    the fingerprints of every row (9 bytes a row) and reads only the sampled rows and their
-    neighbours."""
-    from .dedup import calibrate
+#: a partition's calibration rows (sampled, or within ``k_max`` of a sampled one) whose shingle
+#: sets its scan task hands to the calibration; more (clustered fingerprints): read again there
+_CAL_SETS_ROWS = 200_000
+
+
+def _cal_draw(parts: list, _token: object, sfs: AbstractFileSystem, run: str, st: DedupSettings):
+    """The calibration's seeded sample (:func:`~simhash_lab.calibration.draw_sample`, as
+    :func:`~simhash_lab.dedup.calibrate` draws it in one process: among the rows of every
+    partition with features that represent their exact group) and the sampled fingerprints: what
+    each partition's scan task takes. Holds the fingerprints of every row (9 bytes a row)."""
+    from .calibration import draw_sample
 
     fps = _concat_fps([x["fps"] for x in parts])
     featureless = np.concatenate([x["featureless"] for x in parts]) if parts else np.empty(0, np.bool_)
-    offsets = _offsets([x["fps"].shape[0] for x in parts])
     search = ~featureless
     search[_copy_rows(sfs, run)] = False
+    sample = check_int("sample", st.sample, 1, 1 << 40)
+    draw, _ = draw_sample(fps.shape[0], search, sample, st.seed, _featurizer(st).bits)
+    return draw, fps[draw.picked]
+
+
+def _cal_scan(
+    p: int,
+    drawn: tuple,
+    part: dict,
+    offsets: np.ndarray,
+    sfs: AbstractFileSystem,
+    run: str,
+    fs: AbstractFileSystem,
+    path: str,
+    column: str,
+    id_column: str | None,
+    fmt: str | None,
+    st: DedupSettings,
+):
+    """One partition's share of the calibration, where its fingerprints are: every searchable row
+    of it within ``k_max`` of a sampled one (``(a, b, d)``: sampled row, row, distance; global
+    numbers), and the shingle sets of those rows and of its sampled ones (from the sets its
+    fingerprinting kept, else read again from its file; none above ``_CAL_SETS_ROWS`` rows)."""
+    from .calibration import neighbours_within
+
+    draw, queries = drawn
+    offset = int(offsets[p])
+    size = int(part["fps"].shape[0])
+    ok = ~part["featureless"]
+    ok[_copy_rows(sfs, run, f"{p}-") - offset] = False
+    rows = np.flatnonzero(ok)
+    if draw.picked.size:
+        indptr, ids, d = neighbours_within(queries, part["fps"][rows], draw.k_max)
+    else:
+        indptr, ids, d = np.zeros(1, np.int64), np.empty(0, np.int64), np.empty(0, np.int64)
+    a = np.repeat(draw.picked, np.diff(indptr))
+    picked = draw.picked[(draw.picked >= offset) & (draw.picked < offset + size)] - offset
+    need = np.unique(np.concatenate([picked, rows[ids]])).astype(np.int64)
+    if need.size > _CAL_SETS_ROWS:
+        need = need[:0]
+    if need.size:
+        ind, dat = _rows_sets(part, fs, path, column, id_column, fmt, need, offset, st)[:2]
+    else:
+        ind, dat = np.zeros(1, np.int64), np.empty(0, np.uint64)
+    return a, rows[ids] + offset, d, need + offset, ind, dat
+
+
+class _GatheredSets:
+    """The shingle sets the calibration's scan tasks gathered (rows, CSR), as
+    :func:`~simhash_lab.shingles.gather_sets` takes them (``subset``): a row none of them
+    brought is read again from ``source``."""
+
+    def __init__(
+        self, rows: np.ndarray, indptr: np.ndarray, data: np.ndarray, source: Any, feat: Any
+    ) -> None:
+        self.rows, self.indptr, self.data = rows, indptr, data
+        self.source, self.feat = source, feat
+
+    def subset(self, rows: np.ndarray):
+        from .shingles import _SetStore, gather_sets
+
+        have, ptr, data = self.rows, self.indptr, self.data
+        pos = np.minimum(np.searchsorted(have, rows), max(have.size - 1, 0))
+        found = (have[pos] == rows) if have.size else np.zeros(rows.size, np.bool_)
+        if not found.all():  # read the others again, then all of them in row order
+            more = gather_sets(self.source, rows[~found], self.feat)
+            have = np.concatenate([have, rows[~found]])
+            ptr = np.concatenate([ptr, more.indptr[1:] + ptr[-1]])
+            data = np.concatenate([data, more.data])
+            order = np.argsort(have, kind="stable")
+            pos = order[np.searchsorted(have[order], rows)]
+        lens = ptr[pos + 1] - ptr[pos]
+        out = np.zeros(rows.size + 1, np.int64)
+        np.cumsum(lens, out=out[1:])
+        idx = np.repeat(ptr[pos] - out[:-1], lens) + np.arange(out[-1])
+        store = _SetStore(rows)
+        store.add(out, data[idx])
+        store.finish()
+        return store
+
+
+def _cal_measure(
+    drawn: tuple,
+    scans: list,
+    fs: AbstractFileSystem,
+    paths: list[str],
+    args: tuple,
+    offsets: np.ndarray,
+    st: DedupSettings,
+):
+    """The calibration of k for ``st.jaccard`` from the partitions' scans:
+    :func:`~simhash_lab.calibration.measure`, as :func:`~simhash_lab.dedup.calibrate` measures
+    in one process (the same sample, neighbours and sets): the one decision. Reads rows again only
+    where a scan brought no sets (or for the synthetic pairs, when the sample holds too few)."""
+    from ._validate import check_fraction
+    from .calibration import measure
+
+    draw, _ = drawn
+    feat = _featurizer(st)
     source = _partitions_source(fs, paths, args, offsets)
-    return calibrate(
-        source, fps, st.jaccard, recall=st.recall, sample=st.sample, seed=st.seed, valid=search,
-        featurizer=_featurizer(st),
-    )  # fmt: skip
+
+    def cat(i: int, dt: Any) -> np.ndarray:
+        return np.concatenate([x[i] for x in scans]).astype(dt, copy=False) if scans else np.empty(0, dt)
+
+    hits = (cat(0, np.int64), cat(1, np.int64), cat(2, np.int64)) if draw.picked.size else None
+    ptr = _offsets([int(x[4][-1]) for x in scans])
+    indptr = np.concatenate([np.zeros(1, np.int64)] + [x[4][1:] + ptr[i] for i, x in enumerate(scans)])
+    sets = _GatheredSets(cat(3, np.int64), indptr, cat(5, np.uint64), source, feat)
+    threshold = check_fraction("jaccard", st.jaccard)
+    recall = check_fraction("recall", st.recall)
+    return measure(draw, hits, source, feat, threshold, recall, sets=sets)
 
 
 def _fps_view(part: dict) -> dict:
@@ -1555,8 +1654,13 @@ def dedup_dataset(
     te = delayed(_barrier)(*exact)
     fp_only = [delayed(_fps_view)(x) for x in parts]  # not the band keys: 8 bytes a row a band
 
-    def calibration(token: object):
-        return delayed(_calibrate_task)(fp_only, token, sfs, run, fs, paths, args, st)
+    def calibration(token: object):  # drawn on one worker, scanned where each partition is
+        drawn = delayed(_cal_draw)(fp_only, token, sfs, run, st)
+        scans = [
+            delayed(_cal_scan)(i, drawn, parts[i], offsets, sfs, run, fs, p, *args, st)
+            for i, p in enumerate(paths)
+        ]
+        return delayed(_cal_measure)(drawn, scans, fs, paths, args, offsets, st)
 
     bands = st.candidates_method == "bands"
     cal = None
