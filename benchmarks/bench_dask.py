@@ -306,6 +306,23 @@ def task_profile(records) -> str:
     return "\n".join(lines)
 
 
+def task_timeline(records) -> str:
+    """Each task's worker, start and stop (seconds from the run's first start), in start order:
+    which tasks sit on the critical path, and where a worker waits."""
+    from dask.utils import key_split
+
+    t00 = min((ss["start"] for r in records for ss in r["startstops"]), default=0.0)
+    workers = sorted({r.get("worker", "?") for r in records})
+    rows = []
+    for r in records:
+        for ss in r["startstops"]:
+            if ss["action"] == "compute" and ss["stop"] - ss["start"] >= 0.01:
+                w = workers.index(r.get("worker", "?"))
+                rows.append((ss["start"] - t00, ss["stop"] - t00, w, key_split(r["key"])))
+    rows.sort()
+    return "\n".join(f"      w{w} {a:6.2f}-{b:6.2f} {b - a:5.2f} s {name}" for a, b, w, name in rows)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=10_000_000)
@@ -332,6 +349,11 @@ def main() -> None:
         help="each Dask run's process CPU per task name; then the same graph on the sync scheduler here",
     )
     ap.add_argument("--no-watch", action="store_true", help="do not measure the scratch folder's peak")
+    ap.add_argument(
+        "--timeline",
+        action="store_true",
+        help="with --profile: each task's worker, start and stop (the critical path)",
+    )
     args = ap.parse_args()
 
     from simhash_lab import distributed as D
@@ -424,6 +446,8 @@ def main() -> None:
             )
             if args.profile:
                 print(task_profile(ts.data))
+                if args.timeline:
+                    print(task_timeline(ts.data))
             if args.task_cpu:  # the same graph on the sync scheduler: the code's CPU without workers
                 print(TaskCPU.table(TaskCPU.collect(client)))
                 meter = TaskCPU()
