@@ -127,18 +127,26 @@ class TaskCPU:
         if worker is not None:
             worker._bench_task_cpu = self.acc
 
+    @staticmethod
+    def _now():
+        import resource
+
+        t = os.times()
+        return t[0], t[1], resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
     def _add(self, key, t0):
         from dask.utils import key_split
 
-        t1 = os.times()
-        a = self.acc.setdefault(key_split(key), [0.0, 0.0, 0])
+        t1 = self._now()
+        a = self.acc.setdefault(key_split(key), [0.0, 0.0, 0, 0])
         a[0] += t1[0] - t0[0]
         a[1] += t1[1] - t0[1]
         a[2] += 1
+        a[3] += t1[2] - t0[2]
 
     def transition(self, key, start, finish, **kwargs):
         if finish == "executing":
-            self.start[key] = os.times()
+            self.start[key] = self._now()
         elif start == "executing" and key in self.start:
             self._add(key, self.start.pop(key))
 
@@ -154,8 +162,8 @@ class TaskCPU:
         tot: dict = {}
         for acc in client.run(take).values():
             for k, v in acc.items():
-                t = tot.setdefault(k, [0.0, 0.0, 0])
-                for i in range(3):
+                t = tot.setdefault(k, [0.0, 0.0, 0, 0])
+                for i in range(4):
                     t[i] += v[i]
         return tot
 
@@ -168,7 +176,7 @@ class TaskCPU:
 
         class Meter(Callback):
             def _pretask(self, key, dsk, state):
-                meter.start[key] = os.times()
+                meter.start[key] = meter._now()
 
             def _posttask(self, key, result, dsk, state, id):
                 meter._add(key, meter.start.pop(key))
@@ -183,7 +191,7 @@ class TaskCPU:
         return "\n".join(
             [head]
             + [
-                f"      {k:<20} {v[0]:6.2f} + {v[1]:5.2f} s ({v[2]} tasks)"
+                f"      {k:<20} {v[0]:6.2f} + {v[1]:5.2f} s ({v[2]} tasks, {v[3]:,} minor page faults)"
                 for k, v in rows
                 if v[0] + v[1] >= 0.05
             ]
