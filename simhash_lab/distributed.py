@@ -910,18 +910,45 @@ def _band_map_part(
     return int(np.count_nonzero(ok))
 
 
+def _band_runs_pairs(counts: list, keys: list, docbits: int) -> np.ndarray:
+    """The distinct pairs ``i << 32 | j`` (uint64, sorted) among the map pieces' numbered keys:
+    :func:`~simhash_lab.candidates.bucket_pairs` of their keys, each piece's keys band after band
+    (``counts[x][b]`` keys of band ``b``), put together a band at a time in one row of scratch
+    (each band's keys gathered from the pieces, sorted, its pairs counted and written, as
+    ``BandKeys.pairs`` does one band of every row) instead of sorted by band first."""
+    from .candidates import band_pairs, sort_bands, unique_sorted_pairs
+
+    starts = [np.concatenate([[0], np.cumsum(c)]).astype(np.int64) for c in counts]
+    sizes = np.sum(counts, axis=0).astype(np.int64)
+    scratch = np.empty((1, int(sizes.max(initial=0))), np.uint64)
+    none = np.empty(0, np.uint64)
+    found = []
+    for b in np.flatnonzero(sizes > 1).tolist():
+        row = scratch[:, : sizes[b]]
+        at = 0
+        for s, k in zip(starts, keys):
+            m = int(s[b + 1] - s[b])
+            row[0, at : at + m] = k[s[b] : s[b + 1]]
+            at += m
+        sort_bands(row)
+        count = np.zeros(1, np.int64)
+        band_pairs(row, docbits, False, none, count)
+        if count[0]:
+            out = np.empty(int(count[0]), np.uint64)
+            band_pairs(row, docbits, True, out, np.zeros(1, np.int64))
+            found.append(out)
+    packed = np.concatenate(found) if found else none
+    return packed[: unique_sorted_pairs(packed)]
+
+
 def _band_reduce_route(r: int, _token: object, sfs: AbstractFileSystem, run: str, offsets: np.ndarray):
     """Candidate pairs of reducer ``r``'s band keys (every two rows whose keys of a band agree),
     routed to the partition of their first row as ``(i, j, 0)``: the distance is the verifier's
     (``_right_part``), a pair found by several bands (buckets) is counted once there."""
-    from .candidates import bucket_pairs
-
     got = _pieces(sfs, run, "map", f"{r}-")
     if not got:
         return 0
-    band = np.concatenate([np.repeat(np.arange(x["count"].size, dtype=np.int16), x["count"]) for x in got])
-    keys = np.concatenate([x["key"] for x in got])
-    packed = bucket_pairs(band, keys, _docbits(offsets))
+    packed = _band_runs_pairs([x["count"] for x in got], [x["key"] for x in got], _docbits(offsets))
     pairs = np.zeros((packed.size, 3), np.int64)
     pairs[:, 0] = (packed >> np.uint64(32)).astype(np.int64)
     pairs[:, 1] = (packed & np.uint64(0xFFFFFFFF)).astype(np.int64)
