@@ -743,6 +743,55 @@ def _ids_of(raw: np.ndarray) -> list:
     return json.loads(raw.tobytes().decode()) if raw.size else []
 
 
+def _id_strings(ids: list):
+    """The ids as one Arrow string array when every one is a ``str`` (a string id column), else
+    None: those travel as JSON (:func:`_ids_bytes`), as any other ids do."""
+    import pyarrow as pa
+
+    if not ids or set(map(type, ids)) != {str}:
+        return None
+    try:
+        return pa.array(ids, pa.large_string())
+    except (pa.ArrowException, UnicodeError):  # a lone surrogate: not UTF-8
+        return None
+
+
+def _ids_columns(ids: list, strings: Any, rows: np.ndarray) -> dict:
+    """The ids of ``rows`` as a piece's arrays: ``id_off`` and ``id_utf8`` (the strings' offsets
+    and bytes, taken in Arrow: no Python object a row) when ``strings`` holds them, else ``ids``
+    (JSON); read back by :func:`_ids_at`."""
+    if strings is None:
+        return {"ids": _ids_bytes([ids[i] for i in rows.tolist()])}
+    import pyarrow as pa
+
+    got = strings.take(pa.array(rows, pa.int64()))
+    off = np.frombuffer(got.buffers()[1], np.int64, len(got) + 1, got.offset * 8)
+    data = got.buffers()[2]
+    utf8 = np.frombuffer(data, np.uint8) if data is not None else np.empty(0, np.uint8)
+    return {"id_off": off - off[0], "id_utf8": utf8[off[0] : off[-1]]}
+
+
+def _ids_at(got: list[dict], at: np.ndarray) -> list:
+    """The ids at positions ``at`` of the pieces ``got`` put end to end (as
+    :func:`_ids_columns` wrote them): only those decoded where every piece holds strings."""
+    if got and all("id_off" in x for x in got):
+        import pyarrow as pa
+
+        parts = [
+            pa.LargeStringArray.from_buffers(
+                x["id_off"].size - 1, pa.py_buffer(x["id_off"]), pa.py_buffer(x["id_utf8"])
+            )
+            for x in got
+        ]
+        return pa.concat_arrays(parts).take(pa.array(at, pa.int64())).to_pylist()
+    every = [
+        v
+        for x in got
+        for v in (_ids_of(x["ids"]) if "ids" in x else _ids_at([x], np.arange(x["id_off"].size - 1)))
+    ]
+    return [every[i] for i in at.tolist()]
+
+
 def _fp_part(
     p: int,
     fs: AbstractFileSystem,
@@ -819,13 +868,14 @@ def _fp_part(
         d = cat(digs)
         rows = np.flatnonzero(~out["featureless"])
         d = d[rows]
+        strings = _id_strings(ids_all) if id_column is not None else None
         bucket = (d[:, 0] % np.uint64(n_reducers)).astype(np.int64)  # a digest is uniform already
         for r in np.unique(bucket).tolist():
             sel = rows[bucket == r]
             _save(
                 sfs, join(sfs, run, "exact", f"{r}-{p}.piece"), d=d[bucket == r], row=sel,
                 length=out["lengths"][sel], part=np.array([p], np.int64),
-                ids=_ids_bytes([ids_all[i] for i in sel.tolist()] if id_column is not None else []),
+                **(_ids_columns(ids_all, strings, sel) if id_column is not None else {"ids": _ids_bytes([])}),
             )  # fmt: skip
     return out
 
@@ -978,10 +1028,6 @@ def _exact_reduce(
     d = np.concatenate([x["d"] for x in got])
     rows = np.concatenate([x["row"] + offsets[int(x["part"][0])] for x in got]).astype(np.int64)
     lens = np.concatenate([x["length"] for x in got])
-    if id_column is None:  # row numbers across all partitions, as dedup_table numbers them
-        ids: list = rows.tolist()
-    else:
-        ids = [v for x in got for v in _ids_of(x["ids"])]
     order = np.lexsort((rows, -lens)) if keep == "longest" else np.argsort(rows, kind="stable")
     rank = np.empty(rows.size, np.int64)
     rank[order] = np.arange(rows.size)
@@ -990,13 +1036,21 @@ def _exact_reduce(
     cp = np.flatnonzero(rep != local)
     if not cp.size:
         return 0
+    # the ids of the copies and their representatives only (row numbers across all partitions
+    # without an id column, as dedup_table numbers them)
+    if id_column is None:
+        id_cp, id_rp = rows[cp].tolist(), rows[rep[cp]].tolist()
+    else:
+        both = _ids_at(got, np.concatenate([cp, rep[cp]]))
+        id_cp, id_rp = both[: cp.size], both[cp.size :]
     part = np.searchsorted(offsets, rows[cp], side="right") - 1
     for q in np.unique(part).tolist():
-        sel = cp[part == q]
+        at = np.flatnonzero(part == q)
+        sel = cp[at]
         _save(
             sfs, join(sfs, run, "copies", f"{q}-{r}.piece"), row=rows[sel], rep=rows[rep[sel]],
-            id_row=_ids_bytes([ids[i] for i in sel.tolist()]),
-            id_rep=_ids_bytes([ids[i] for i in rep[sel].tolist()]),
+            id_row=_ids_bytes([id_cp[i] for i in at.tolist()]),
+            id_rep=_ids_bytes([id_rp[i] for i in at.tolist()]),
         )  # fmt: skip
     return int(cp.size)
 
