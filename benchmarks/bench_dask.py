@@ -444,9 +444,10 @@ def main() -> None:
 
             cpu0 = _cpu(client), time.process_time()
             with get_task_stream(client) if args.profile else contextlib.nullcontext() as ts:
-                t0 = time.perf_counter()
+                t0, w0 = time.perf_counter(), time.time()
                 res = D.dedup_dataset(paths, out, id_column="id", scratch=scratch, **options)
                 dask_s.append(time.perf_counter() - t0)
+                w1 = time.time()
             cpu = _cpu(client) - cpu0[0], time.process_time() - cpu0[1]
             print(
                 f"  dask: CPU {cpu[0][0]:.1f} s user + {cpu[0][1]:.1f} s system in the workers, "
@@ -456,6 +457,12 @@ def main() -> None:
                 print(task_profile(ts.data))
                 if args.timeline:
                     print(task_timeline(ts.data))
+                    starts = [ss["start"] for r in ts.data for ss in r["startstops"]]
+                    stops = [ss["stop"] for r in ts.data for ss in r["startstops"]]
+                    print(
+                        f"    the call: {min(starts) - w0:.2f} s before the first task starts, "
+                        f"{w1 - max(stops):.2f} s after the last one stops"
+                    )
             if args.task_cpu:  # the same graph on the sync scheduler: the code's CPU without workers
                 print(TaskCPU.table(TaskCPU.collect(client)))
                 meter = TaskCPU()
