@@ -1625,8 +1625,10 @@ def dedup_dataset(
     word spaces is shingled by characters); the exact groups (each partition's 128-bit digests of
     its normalised texts shuffled by their value, so that every copy of a text meets in one
     reducer, which picks the representative ``dedup_table`` picks: the first in its visiting
-    order); calibrate k (one task: ``dedup_table``'s calibration on the rows of every partition,
-    the same seeded sample among the same representatives); Manku's map/reduce for the candidate
+    order); calibrate k (``dedup_table``'s calibration on the rows of every partition, the same
+    seeded sample among the same representatives: drawn on one task, each partition's
+    fingerprints scanned against it where they are, with the sets of the rows it needs, then
+    measured on one task; no row read again); Manku's map/reduce for the candidate
     pairs of representatives within ``k`` (or, with ``candidates="bands"``, the pairs that share a
     MinHash band); route each pair to its first row's partition, which
     attaches that row's shingle set, then to its second row's, which verifies the pair by exact
