@@ -1463,21 +1463,13 @@ def _right_part(
     return int(cat["i"].size)
 
 
-def _cluster(
-    _token: object,
-    sfs: AbstractFileSystem,
-    run: str,
-    keep: str,
-    ofs: AbstractFileSystem,
-    output: str,
-    linkage: str = "complete",
-):
+def _cluster(_token: object, sfs: AbstractFileSystem, run: str, keep: str, linkage: str = "complete"):
     """The keep/drop pass over every verified pair (on one worker), then the exact copies: each
     goes where its representative goes (dropped for it, or for what it is dropped for, at its
-    distance and similarity), as in ``dedup_table``; the dropped rows, and the duplicates table
-    written beside the kept rows. Memory in proportion to the verified pairs and the copies."""
-    from ._storage import join, staged_file
-    from .datasets import write_duplicates
+    distance and similarity), as in ``dedup_table``; the dropped rows saved for the partitions'
+    writes. Returns ``(summary, duplicates)`` (the table: :func:`_write_duplicates`). Memory in
+    proportion to the verified pairs and the copies."""
+    from ._storage import join
     from .dedup import Duplicates, keep_drop
 
     cols = {key: [] for key in ("i", "j", "d", "s", "li", "lj")}
@@ -1518,14 +1510,29 @@ def _cluster(
     cps = _copies(sfs, run)
     drops = _with_copies(drops, cps, id_of)
     _save(sfs, join(sfs, run, "drops.piece"), rows=drops.dropped)
-    with staged_file(ofs, join(ofs, output, "duplicates.parquet")) as local:
-        write_duplicates(local, drops, format="parquet")
-    return {
+    summary = {
         "dropped": len(drops),
         "verified": int(c["i"].size),
         "groups": len(set(drops.kept.tolist())),
         "exact": int(cps["row"].size),
     }
+    return summary, drops
+
+
+def _summary_of(clustered: tuple) -> dict:
+    return clustered[0]
+
+
+def _write_duplicates(clustered: tuple, ofs: AbstractFileSystem, output: str) -> int:
+    """The duplicates table of :func:`_cluster`, as ``output/duplicates.parquet``: a task of its
+    own, beside the partitions' writes (which need only the dropped rows)."""
+    from ._storage import join, staged_file
+    from .datasets import write_duplicates
+
+    drops = clustered[1]
+    with staged_file(ofs, join(ofs, output, "duplicates.parquet")) as local:
+        write_duplicates(local, drops, format="parquet")
+    return len(drops)
 
 
 def _with_copies(drops: Duplicates, cps: dict, id_of: dict):
@@ -1774,13 +1781,17 @@ def dedup_dataset(
         for i, p in enumerate(paths)
     ]
     t4 = delayed(_barrier)(*rights)
-    summary = delayed(_cluster)(t4, sfs, run, keep, ofs, out_path, linkage)
+    clustered = delayed(_cluster)(t4, sfs, run, keep, linkage)
+    summary = delayed(_summary_of)(clustered)
+    dups = delayed(_write_duplicates)(clustered, ofs, out_path)  # beside the partitions' writes
     writes = [
         delayed(_write_part)(i, summary, sfs, run, fs, p, *args, offsets, ofs, out_path)
         for i, p in enumerate(paths)
     ]
     chars = delayed(_chars_sum)(counts)
-    result = delayed(_finish)(summary, delayed(_barrier)(*writes), offsets, k, cal, chars, get_language())
+    result = delayed(_finish)(
+        summary, delayed(_barrier)(*writes), offsets, k, cal, chars, get_language(), dups
+    )
     if not compute:
         return result
     try:
@@ -1829,7 +1840,14 @@ def _chars_sum(counts: list) -> int:
 
 
 def _finish(
-    summary: dict, kept: int, offsets: np.ndarray, k: int, cal: Any, chars: int = 0, lang: str = "en"
+    summary: dict,
+    kept: int,
+    offsets: np.ndarray,
+    k: int,
+    cal: Any,
+    chars: int = 0,
+    lang: str = "en",
+    _duplicates_written: object = None,
 ):
     # on a worker: the calibration's summary in the caller's language (a worker process starts in English)
     with language(lang):
