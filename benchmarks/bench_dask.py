@@ -127,18 +127,26 @@ class TaskCPU:
         if worker is not None:
             worker._bench_task_cpu = self.acc
 
+    @staticmethod
+    def _now():
+        import resource
+
+        t = os.times()
+        return t[0], t[1], resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
     def _add(self, key, t0):
         from dask.utils import key_split
 
-        t1 = os.times()
-        a = self.acc.setdefault(key_split(key), [0.0, 0.0, 0])
+        t1 = self._now()
+        a = self.acc.setdefault(key_split(key), [0.0, 0.0, 0, 0])
         a[0] += t1[0] - t0[0]
         a[1] += t1[1] - t0[1]
         a[2] += 1
+        a[3] += t1[2] - t0[2]
 
     def transition(self, key, start, finish, **kwargs):
         if finish == "executing":
-            self.start[key] = os.times()
+            self.start[key] = self._now()
         elif start == "executing" and key in self.start:
             self._add(key, self.start.pop(key))
 
@@ -154,8 +162,8 @@ class TaskCPU:
         tot: dict = {}
         for acc in client.run(take).values():
             for k, v in acc.items():
-                t = tot.setdefault(k, [0.0, 0.0, 0])
-                for i in range(3):
+                t = tot.setdefault(k, [0.0, 0.0, 0, 0])
+                for i in range(4):
                     t[i] += v[i]
         return tot
 
@@ -168,7 +176,7 @@ class TaskCPU:
 
         class Meter(Callback):
             def _pretask(self, key, dsk, state):
-                meter.start[key] = os.times()
+                meter.start[key] = meter._now()
 
             def _posttask(self, key, result, dsk, state, id):
                 meter._add(key, meter.start.pop(key))
@@ -183,7 +191,7 @@ class TaskCPU:
         return "\n".join(
             [head]
             + [
-                f"      {k:<20} {v[0]:6.2f} + {v[1]:5.2f} s ({v[2]} tasks)"
+                f"      {k:<20} {v[0]:6.2f} + {v[1]:5.2f} s ({v[2]} tasks, {v[3]:,} minor page faults)"
                 for k, v in rows
                 if v[0] + v[1] >= 0.05
             ]
@@ -306,6 +314,23 @@ def task_profile(records) -> str:
     return "\n".join(lines)
 
 
+def task_timeline(records) -> str:
+    """Each task's worker, start and stop (seconds from the run's first start), in start order:
+    which tasks sit on the critical path, and where a worker waits."""
+    from dask.utils import key_split
+
+    t00 = min((ss["start"] for r in records for ss in r["startstops"]), default=0.0)
+    workers = sorted({r.get("worker", "?") for r in records})
+    rows = []
+    for r in records:
+        for ss in r["startstops"]:
+            if ss["action"] == "compute" and ss["stop"] - ss["start"] >= 0.01:
+                w = workers.index(r.get("worker", "?"))
+                rows.append((ss["start"] - t00, ss["stop"] - t00, w, key_split(r["key"])))
+    rows.sort()
+    return "\n".join(f"      w{w} {a:6.2f}-{b:6.2f} {b - a:5.2f} s {name}" for a, b, w, name in rows)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=10_000_000)
@@ -332,6 +357,11 @@ def main() -> None:
         help="each Dask run's process CPU per task name; then the same graph on the sync scheduler here",
     )
     ap.add_argument("--no-watch", action="store_true", help="do not measure the scratch folder's peak")
+    ap.add_argument(
+        "--timeline",
+        action="store_true",
+        help="with --profile: each task's worker, start and stop (the critical path)",
+    )
     args = ap.parse_args()
 
     from simhash_lab import distributed as D
@@ -414,9 +444,10 @@ def main() -> None:
 
             cpu0 = _cpu(client), time.process_time()
             with get_task_stream(client) if args.profile else contextlib.nullcontext() as ts:
-                t0 = time.perf_counter()
+                t0, w0 = time.perf_counter(), time.time()
                 res = D.dedup_dataset(paths, out, id_column="id", scratch=scratch, **options)
                 dask_s.append(time.perf_counter() - t0)
+                w1 = time.time()
             cpu = _cpu(client) - cpu0[0], time.process_time() - cpu0[1]
             print(
                 f"  dask: CPU {cpu[0][0]:.1f} s user + {cpu[0][1]:.1f} s system in the workers, "
@@ -424,6 +455,14 @@ def main() -> None:
             )
             if args.profile:
                 print(task_profile(ts.data))
+                if args.timeline:
+                    print(task_timeline(ts.data))
+                    starts = [ss["start"] for r in ts.data for ss in r["startstops"]]
+                    stops = [ss["stop"] for r in ts.data for ss in r["startstops"]]
+                    print(
+                        f"    the call: {min(starts) - w0:.2f} s before the first task starts, "
+                        f"{w1 - max(stops):.2f} s after the last one stops"
+                    )
             if args.task_cpu:  # the same graph on the sync scheduler: the code's CPU without workers
                 print(TaskCPU.table(TaskCPU.collect(client)))
                 meter = TaskCPU()

@@ -291,18 +291,73 @@ def calibrate(
     if not isinstance(source, Source):
         source = TextsSource(source)
     fps = np.ascontiguousarray(fingerprints, np.uint64)
-    n = fps.shape[0]
+    draw, rows = draw_sample(fps.shape[0], valid, sample, seed, feat.bits)
+    hits = None
+    if draw.picked.size:
+        indptr, ids, d = neighbours_within(fps[draw.picked], fps[rows], draw.k_max)
+        hits = (np.repeat(draw.picked, np.diff(indptr)), rows[ids], d)
+    return measure(draw, hits, source, feat, threshold, recall, bar=bar, sets=sets)
+
+
+@dataclass
+class Draw:
+    """The seeded sample of :func:`calibrate`, drawn before anything is measured: what a
+    distributed run hands to the tasks that scan their own part of the fingerprints.
+
+    Attributes
+    ----------
+    picked : ndarray of int64
+        The sampled rows, sorted.
+    k_max : int
+        The farthest distance scanned from them.
+    n : int
+        Rows in all (sampled or not).
+    rng : numpy.random.Generator
+        The draw's generator, in the state the draw left it (the synthetic edits go on from it).
+    """
+
+    picked: np.ndarray
+    k_max: int
+    n: int
+    rng: np.random.Generator
+
+
+def draw_sample(
+    n: int, valid: np.ndarray | None, sample: int, seed: int, bits: int
+) -> tuple[Draw, np.ndarray]:
+    """``(draw, rows)``: :func:`calibrate`'s sample of ``sample`` rows among ``rows`` (those
+    ``valid``, default all ``n``), seeded, and the farthest distance scanned from it."""
     rows = np.arange(n) if valid is None else np.flatnonzero(valid)
     rng = np.random.default_rng(seed)
-    bits = feat.bits
     k_max = _k_max(max(rows.size, 1), bits)
     picked = np.sort(rng.choice(rows, size=min(sample, rows.size), replace=False)) if rows.size else rows
+    return Draw(picked, k_max, int(n), rng), rows
+
+
+def measure(
+    draw: Draw,
+    hits: tuple[np.ndarray, np.ndarray, np.ndarray] | None,
+    source: Source,
+    feat: Featurizer,
+    threshold: float,
+    recall: float,
+    *,
+    bar: Any = None,
+    sets: Any = None,
+) -> Calibration:
+    """The :class:`Calibration` of a draw from its neighbours: ``hits`` ``(a, b, d)``, each sampled
+    row ``a`` with every searchable row ``b`` within ``draw.k_max`` bits of it at distance ``d``
+    (in any order: the pairs are put in one order here), or None when nothing was sampled.
+
+    ``sets``: anything whose ``subset(rows)`` gives the shingle sets of ``rows`` (a
+    :class:`~simhash_lab.shingles.ChunkSets`, or the sets a distributed run gathered); without
+    it the rows are read again from ``source``."""
+    picked, k_max, n, rng = draw.picked, draw.k_max, draw.n, draw.rng
+    bits = feat.bits
     dist = np.empty(0, np.int64)
     sims = np.empty(0)
     if picked.size:
-        indptr, ids, d = neighbours_within(fps[picked], fps[rows], k_max)
-        a = np.repeat(picked, np.diff(indptr))
-        b = rows[ids]
+        a, b, d = hits
         keep = a != b
         a, b, d = a[keep], b[keep], d[keep]
         lo, hi = np.minimum(a, b), np.maximum(a, b)

@@ -743,6 +743,55 @@ def _ids_of(raw: np.ndarray) -> list:
     return json.loads(raw.tobytes().decode()) if raw.size else []
 
 
+def _id_strings(ids: list):
+    """The ids as one Arrow string array when every one is a ``str`` (a string id column), else
+    None: those travel as JSON (:func:`_ids_bytes`), as any other ids do."""
+    import pyarrow as pa
+
+    if not ids or set(map(type, ids)) != {str}:
+        return None
+    try:
+        return pa.array(ids, pa.large_string())
+    except (pa.ArrowException, UnicodeError):  # a lone surrogate: not UTF-8
+        return None
+
+
+def _ids_columns(ids: list, strings: Any, rows: np.ndarray) -> dict:
+    """The ids of ``rows`` as a piece's arrays: ``id_off`` and ``id_utf8`` (the strings' offsets
+    and bytes, taken in Arrow: no Python object a row) when ``strings`` holds them, else ``ids``
+    (JSON); read back by :func:`_ids_at`."""
+    if strings is None:
+        return {"ids": _ids_bytes([ids[i] for i in rows.tolist()])}
+    import pyarrow as pa
+
+    got = strings.take(pa.array(rows, pa.int64()))
+    off = np.frombuffer(got.buffers()[1], np.int64, len(got) + 1, got.offset * 8)
+    data = got.buffers()[2]
+    utf8 = np.frombuffer(data, np.uint8) if data is not None else np.empty(0, np.uint8)
+    return {"id_off": off - off[0], "id_utf8": utf8[off[0] : off[-1]]}
+
+
+def _ids_at(got: list[dict], at: np.ndarray) -> list:
+    """The ids at positions ``at`` of the pieces ``got`` put end to end (as
+    :func:`_ids_columns` wrote them): only those decoded where every piece holds strings."""
+    if got and all("id_off" in x for x in got):
+        import pyarrow as pa
+
+        parts = [
+            pa.LargeStringArray.from_buffers(
+                x["id_off"].size - 1, pa.py_buffer(x["id_off"]), pa.py_buffer(x["id_utf8"])
+            )
+            for x in got
+        ]
+        return pa.concat_arrays(parts).take(pa.array(at, pa.int64())).to_pylist()
+    every = [
+        v
+        for x in got
+        for v in (_ids_of(x["ids"]) if "ids" in x else _ids_at([x], np.arange(x["id_off"].size - 1)))
+    ]
+    return [every[i] for i in at.tolist()]
+
+
 def _fp_part(
     p: int,
     fs: AbstractFileSystem,
@@ -819,13 +868,14 @@ def _fp_part(
         d = cat(digs)
         rows = np.flatnonzero(~out["featureless"])
         d = d[rows]
+        strings = _id_strings(ids_all) if id_column is not None else None
         bucket = (d[:, 0] % np.uint64(n_reducers)).astype(np.int64)  # a digest is uniform already
         for r in np.unique(bucket).tolist():
             sel = rows[bucket == r]
             _save(
                 sfs, join(sfs, run, "exact", f"{r}-{p}.piece"), d=d[bucket == r], row=sel,
                 length=out["lengths"][sel], part=np.array([p], np.int64),
-                ids=_ids_bytes([ids_all[i] for i in sel.tolist()] if id_column is not None else []),
+                **(_ids_columns(ids_all, strings, sel) if id_column is not None else {"ids": _ids_bytes([])}),
             )  # fmt: skip
     return out
 
@@ -910,18 +960,45 @@ def _band_map_part(
     return int(np.count_nonzero(ok))
 
 
+def _band_runs_pairs(counts: list, keys: list, docbits: int) -> np.ndarray:
+    """The distinct pairs ``i << 32 | j`` (uint64, sorted) among the map pieces' numbered keys:
+    :func:`~simhash_lab.candidates.bucket_pairs` of their keys, each piece's keys band after band
+    (``counts[x][b]`` keys of band ``b``), put together a band at a time in one row of scratch
+    (each band's keys gathered from the pieces, sorted, its pairs counted and written, as
+    ``BandKeys.pairs`` does one band of every row) instead of sorted by band first."""
+    from .candidates import band_pairs, sort_bands, unique_sorted_pairs
+
+    starts = [np.concatenate([[0], np.cumsum(c)]).astype(np.int64) for c in counts]
+    sizes = np.sum(counts, axis=0).astype(np.int64)
+    scratch = np.empty((1, int(sizes.max(initial=0))), np.uint64)
+    none = np.empty(0, np.uint64)
+    found = []
+    for b in np.flatnonzero(sizes > 1).tolist():
+        row = scratch[:, : sizes[b]]
+        at = 0
+        for s, k in zip(starts, keys):
+            m = int(s[b + 1] - s[b])
+            row[0, at : at + m] = k[s[b] : s[b + 1]]
+            at += m
+        sort_bands(row)
+        count = np.zeros(1, np.int64)
+        band_pairs(row, docbits, False, none, count)
+        if count[0]:
+            out = np.empty(int(count[0]), np.uint64)
+            band_pairs(row, docbits, True, out, np.zeros(1, np.int64))
+            found.append(out)
+    packed = np.concatenate(found) if found else none
+    return packed[: unique_sorted_pairs(packed)]
+
+
 def _band_reduce_route(r: int, _token: object, sfs: AbstractFileSystem, run: str, offsets: np.ndarray):
     """Candidate pairs of reducer ``r``'s band keys (every two rows whose keys of a band agree),
     routed to the partition of their first row as ``(i, j, 0)``: the distance is the verifier's
     (``_right_part``), a pair found by several bands (buckets) is counted once there."""
-    from .candidates import bucket_pairs
-
     got = _pieces(sfs, run, "map", f"{r}-")
     if not got:
         return 0
-    band = np.concatenate([np.repeat(np.arange(x["count"].size, dtype=np.int16), x["count"]) for x in got])
-    keys = np.concatenate([x["key"] for x in got])
-    packed = bucket_pairs(band, keys, _docbits(offsets))
+    packed = _band_runs_pairs([x["count"] for x in got], [x["key"] for x in got], _docbits(offsets))
     pairs = np.zeros((packed.size, 3), np.int64)
     pairs[:, 0] = (packed >> np.uint64(32)).astype(np.int64)
     pairs[:, 1] = (packed & np.uint64(0xFFFFFFFF)).astype(np.int64)
@@ -951,10 +1028,6 @@ def _exact_reduce(
     d = np.concatenate([x["d"] for x in got])
     rows = np.concatenate([x["row"] + offsets[int(x["part"][0])] for x in got]).astype(np.int64)
     lens = np.concatenate([x["length"] for x in got])
-    if id_column is None:  # row numbers across all partitions, as dedup_table numbers them
-        ids: list = rows.tolist()
-    else:
-        ids = [v for x in got for v in _ids_of(x["ids"])]
     order = np.lexsort((rows, -lens)) if keep == "longest" else np.argsort(rows, kind="stable")
     rank = np.empty(rows.size, np.int64)
     rank[order] = np.arange(rows.size)
@@ -963,13 +1036,21 @@ def _exact_reduce(
     cp = np.flatnonzero(rep != local)
     if not cp.size:
         return 0
+    # the ids of the copies and their representatives only (row numbers across all partitions
+    # without an id column, as dedup_table numbers them)
+    if id_column is None:
+        id_cp, id_rp = rows[cp].tolist(), rows[rep[cp]].tolist()
+    else:
+        both = _ids_at(got, np.concatenate([cp, rep[cp]]))
+        id_cp, id_rp = both[: cp.size], both[cp.size :]
     part = np.searchsorted(offsets, rows[cp], side="right") - 1
     for q in np.unique(part).tolist():
-        sel = cp[part == q]
+        at = np.flatnonzero(part == q)
+        sel = cp[at]
         _save(
             sfs, join(sfs, run, "copies", f"{q}-{r}.piece"), row=rows[sel], rep=rows[rep[sel]],
-            id_row=_ids_bytes([ids[i] for i in sel.tolist()]),
-            id_rep=_ids_bytes([ids[i] for i in rep[sel].tolist()]),
+            id_row=_ids_bytes([id_cp[i] for i in at.tolist()]),
+            id_rep=_ids_bytes([id_rp[i] for i in at.tolist()]),
         )  # fmt: skip
     return int(cp.size)
 
@@ -1005,34 +1086,133 @@ def _offsets_of(counts: list) -> np.ndarray:
     return _offsets([int(c[0]) for c in counts])
 
 
-def _calibrate_task(
-    parts: list,
-    _token: object,
-    sfs: AbstractFileSystem,
-    run: str,
-    fs: AbstractFileSystem,
-    paths: list[str],
-    args: tuple,
-    st: DedupSettings,
-):
-    """The calibration of k for ``st.jaccard``: :func:`~simhash_lab.dedup.calibrate` on the rows
-    of all partitions, as one process runs it (the same Featurizer, the same seeded sample among
-    the same rows: those with features that represent their exact group, the same neighbours):
-    the one decision. Holds
-    the fingerprints of every row (9 bytes a row) and reads only the sampled rows and their
-    neighbours."""
-    from .dedup import calibrate
+#: a partition's calibration rows (sampled, or within ``k_max`` of a sampled one) whose shingle
+#: sets its scan task hands to the calibration; more (clustered fingerprints): read again there
+_CAL_SETS_ROWS = 200_000
+
+
+def _cal_draw(parts: list, _token: object, sfs: AbstractFileSystem, run: str, st: DedupSettings):
+    """The calibration's seeded sample (:func:`~simhash_lab.calibration.draw_sample`, as
+    :func:`~simhash_lab.dedup.calibrate` draws it in one process: among the rows of every
+    partition with features that represent their exact group) and the sampled fingerprints: what
+    each partition's scan task takes. Holds the fingerprints of every row (9 bytes a row)."""
+    from .calibration import draw_sample
 
     fps = _concat_fps([x["fps"] for x in parts])
     featureless = np.concatenate([x["featureless"] for x in parts]) if parts else np.empty(0, np.bool_)
-    offsets = _offsets([x["fps"].shape[0] for x in parts])
     search = ~featureless
     search[_copy_rows(sfs, run)] = False
+    sample = check_int("sample", st.sample, 1, 1 << 40)
+    draw, _ = draw_sample(fps.shape[0], search, sample, st.seed, _featurizer(st).bits)
+    return draw, fps[draw.picked]
+
+
+def _cal_scan(
+    p: int,
+    drawn: tuple,
+    part: dict,
+    offsets: np.ndarray,
+    sfs: AbstractFileSystem,
+    run: str,
+    fs: AbstractFileSystem,
+    path: str,
+    column: str,
+    id_column: str | None,
+    fmt: str | None,
+    st: DedupSettings,
+):
+    """One partition's share of the calibration, where its fingerprints are: every searchable row
+    of it within ``k_max`` of a sampled one (``(a, b, d)``: sampled row, row, distance; global
+    numbers), and the shingle sets of those rows and of its sampled ones (from the sets its
+    fingerprinting kept, else read again from its file; none above ``_CAL_SETS_ROWS`` rows)."""
+    from .calibration import neighbours_within
+
+    draw, queries = drawn
+    offset = int(offsets[p])
+    size = int(part["fps"].shape[0])
+    ok = ~part["featureless"]
+    ok[_copy_rows(sfs, run, f"{p}-") - offset] = False
+    rows = np.flatnonzero(ok)
+    if draw.picked.size:
+        indptr, ids, d = neighbours_within(queries, part["fps"][rows], draw.k_max)
+    else:
+        indptr, ids, d = np.zeros(1, np.int64), np.empty(0, np.int64), np.empty(0, np.int64)
+    a = np.repeat(draw.picked, np.diff(indptr))
+    picked = draw.picked[(draw.picked >= offset) & (draw.picked < offset + size)] - offset
+    need = np.unique(np.concatenate([picked, rows[ids]])).astype(np.int64)
+    if need.size > _CAL_SETS_ROWS:
+        need = need[:0]
+    if need.size:
+        ind, dat = _rows_sets(part, fs, path, column, id_column, fmt, need, offset, st)[:2]
+    else:
+        ind, dat = np.zeros(1, np.int64), np.empty(0, np.uint64)
+    return a, rows[ids] + offset, d, need + offset, ind, dat
+
+
+class _GatheredSets:
+    """The shingle sets the calibration's scan tasks gathered (rows, CSR), as
+    :func:`~simhash_lab.shingles.gather_sets` takes them (``subset``): a row none of them
+    brought is read again from ``source``."""
+
+    def __init__(
+        self, rows: np.ndarray, indptr: np.ndarray, data: np.ndarray, source: Any, feat: Any
+    ) -> None:
+        self.rows, self.indptr, self.data = rows, indptr, data
+        self.source, self.feat = source, feat
+
+    def subset(self, rows: np.ndarray):
+        from .shingles import _SetStore, gather_sets
+
+        have, ptr, data = self.rows, self.indptr, self.data
+        pos = np.minimum(np.searchsorted(have, rows), max(have.size - 1, 0))
+        found = (have[pos] == rows) if have.size else np.zeros(rows.size, np.bool_)
+        if not found.all():  # read the others again, then all of them in row order
+            more = gather_sets(self.source, rows[~found], self.feat)
+            have = np.concatenate([have, rows[~found]])
+            ptr = np.concatenate([ptr, more.indptr[1:] + ptr[-1]])
+            data = np.concatenate([data, more.data])
+            order = np.argsort(have, kind="stable")
+            pos = order[np.searchsorted(have[order], rows)]
+        lens = ptr[pos + 1] - ptr[pos]
+        out = np.zeros(rows.size + 1, np.int64)
+        np.cumsum(lens, out=out[1:])
+        idx = np.repeat(ptr[pos] - out[:-1], lens) + np.arange(out[-1])
+        store = _SetStore(rows)
+        store.add(out, data[idx])
+        store.finish()
+        return store
+
+
+def _cal_measure(
+    drawn: tuple,
+    scans: list,
+    fs: AbstractFileSystem,
+    paths: list[str],
+    args: tuple,
+    offsets: np.ndarray,
+    st: DedupSettings,
+):
+    """The calibration of k for ``st.jaccard`` from the partitions' scans:
+    :func:`~simhash_lab.calibration.measure`, as :func:`~simhash_lab.dedup.calibrate` measures
+    in one process (the same sample, neighbours and sets): the one decision. Reads rows again only
+    where a scan brought no sets (or for the synthetic pairs, when the sample holds too few)."""
+    from ._validate import check_fraction
+    from .calibration import measure
+
+    draw, _ = drawn
+    feat = _featurizer(st)
     source = _partitions_source(fs, paths, args, offsets)
-    return calibrate(
-        source, fps, st.jaccard, recall=st.recall, sample=st.sample, seed=st.seed, valid=search,
-        featurizer=_featurizer(st),
-    )  # fmt: skip
+
+    def cat(i: int, dt: Any) -> np.ndarray:
+        return np.concatenate([x[i] for x in scans]).astype(dt, copy=False) if scans else np.empty(0, dt)
+
+    hits = (cat(0, np.int64), cat(1, np.int64), cat(2, np.int64)) if draw.picked.size else None
+    ptr = _offsets([int(x[4][-1]) for x in scans])
+    indptr = np.concatenate([np.zeros(1, np.int64)] + [x[4][1:] + ptr[i] for i, x in enumerate(scans)])
+    sets = _GatheredSets(cat(3, np.int64), indptr, cat(5, np.uint64), source, feat)
+    threshold = check_fraction("jaccard", st.jaccard)
+    recall = check_fraction("recall", st.recall)
+    return measure(draw, hits, source, feat, threshold, recall, sets=sets)
 
 
 def _fps_view(part: dict) -> dict:
@@ -1283,21 +1463,13 @@ def _right_part(
     return int(cat["i"].size)
 
 
-def _cluster(
-    _token: object,
-    sfs: AbstractFileSystem,
-    run: str,
-    keep: str,
-    ofs: AbstractFileSystem,
-    output: str,
-    linkage: str = "complete",
-):
+def _cluster(_token: object, sfs: AbstractFileSystem, run: str, keep: str, linkage: str = "complete"):
     """The keep/drop pass over every verified pair (on one worker), then the exact copies: each
     goes where its representative goes (dropped for it, or for what it is dropped for, at its
-    distance and similarity), as in ``dedup_table``; the dropped rows, and the duplicates table
-    written beside the kept rows. Memory in proportion to the verified pairs and the copies."""
-    from ._storage import join, staged_file
-    from .datasets import write_duplicates
+    distance and similarity), as in ``dedup_table``; the dropped rows saved for the partitions'
+    writes. Returns ``(summary, duplicates)`` (the table: :func:`_write_duplicates`). Memory in
+    proportion to the verified pairs and the copies."""
+    from ._storage import join
     from .dedup import Duplicates, keep_drop
 
     cols = {key: [] for key in ("i", "j", "d", "s", "li", "lj")}
@@ -1338,14 +1510,29 @@ def _cluster(
     cps = _copies(sfs, run)
     drops = _with_copies(drops, cps, id_of)
     _save(sfs, join(sfs, run, "drops.piece"), rows=drops.dropped)
-    with staged_file(ofs, join(ofs, output, "duplicates.parquet")) as local:
-        write_duplicates(local, drops, format="parquet")
-    return {
+    summary = {
         "dropped": len(drops),
         "verified": int(c["i"].size),
         "groups": len(set(drops.kept.tolist())),
         "exact": int(cps["row"].size),
     }
+    return summary, drops
+
+
+def _summary_of(clustered: tuple) -> dict:
+    return clustered[0]
+
+
+def _write_duplicates(clustered: tuple, ofs: AbstractFileSystem, output: str) -> int:
+    """The duplicates table of :func:`_cluster`, as ``output/duplicates.parquet``: a task of its
+    own, beside the partitions' writes (which need only the dropped rows)."""
+    from ._storage import join, staged_file
+    from .datasets import write_duplicates
+
+    drops = clustered[1]
+    with staged_file(ofs, join(ofs, output, "duplicates.parquet")) as local:
+        write_duplicates(local, drops, format="parquet")
+    return len(drops)
 
 
 def _with_copies(drops: Duplicates, cps: dict, id_of: dict):
@@ -1445,8 +1632,10 @@ def dedup_dataset(
     word spaces is shingled by characters); the exact groups (each partition's 128-bit digests of
     its normalised texts shuffled by their value, so that every copy of a text meets in one
     reducer, which picks the representative ``dedup_table`` picks: the first in its visiting
-    order); calibrate k (one task: ``dedup_table``'s calibration on the rows of every partition,
-    the same seeded sample among the same representatives); Manku's map/reduce for the candidate
+    order); calibrate k (``dedup_table``'s calibration on the rows of every partition, the same
+    seeded sample among the same representatives: drawn on one task, each partition's
+    fingerprints scanned against it where they are, with the sets of the rows it needs, then
+    measured on one task; no row read again); Manku's map/reduce for the candidate
     pairs of representatives within ``k`` (or, with ``candidates="bands"``, the pairs that share a
     MinHash band); route each pair to its first row's partition, which
     attaches that row's shingle set, then to its second row's, which verifies the pair by exact
@@ -1555,8 +1744,13 @@ def dedup_dataset(
     te = delayed(_barrier)(*exact)
     fp_only = [delayed(_fps_view)(x) for x in parts]  # not the band keys: 8 bytes a row a band
 
-    def calibration(token: object):
-        return delayed(_calibrate_task)(fp_only, token, sfs, run, fs, paths, args, st)
+    def calibration(token: object):  # drawn on one worker, scanned where each partition is
+        drawn = delayed(_cal_draw)(fp_only, token, sfs, run, st)
+        scans = [
+            delayed(_cal_scan)(i, drawn, parts[i], offsets, sfs, run, fs, p, *args, st)
+            for i, p in enumerate(paths)
+        ]
+        return delayed(_cal_measure)(drawn, scans, fs, paths, args, offsets, st)
 
     bands = st.candidates_method == "bands"
     cal = None
@@ -1587,13 +1781,17 @@ def dedup_dataset(
         for i, p in enumerate(paths)
     ]
     t4 = delayed(_barrier)(*rights)
-    summary = delayed(_cluster)(t4, sfs, run, keep, ofs, out_path, linkage)
+    clustered = delayed(_cluster)(t4, sfs, run, keep, linkage)
+    summary = delayed(_summary_of)(clustered)
+    dups = delayed(_write_duplicates)(clustered, ofs, out_path)  # beside the partitions' writes
     writes = [
         delayed(_write_part)(i, summary, sfs, run, fs, p, *args, offsets, ofs, out_path)
         for i, p in enumerate(paths)
     ]
     chars = delayed(_chars_sum)(counts)
-    result = delayed(_finish)(summary, delayed(_barrier)(*writes), offsets, k, cal, chars, get_language())
+    result = delayed(_finish)(
+        summary, delayed(_barrier)(*writes), offsets, k, cal, chars, get_language(), dups
+    )
     if not compute:
         return result
     try:
@@ -1642,7 +1840,14 @@ def _chars_sum(counts: list) -> int:
 
 
 def _finish(
-    summary: dict, kept: int, offsets: np.ndarray, k: int, cal: Any, chars: int = 0, lang: str = "en"
+    summary: dict,
+    kept: int,
+    offsets: np.ndarray,
+    k: int,
+    cal: Any,
+    chars: int = 0,
+    lang: str = "en",
+    _duplicates_written: object = None,
 ):
     # on a worker: the calibration's summary in the caller's language (a worker process starts in English)
     with language(lang):
