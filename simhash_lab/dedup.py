@@ -819,7 +819,7 @@ def _run_steps(source: Source, s: DedupSettings, *, priority: Any, result: Dedup
             try:
                 with steps.time("read"):
                     chunk = next(chunks, None)
-            except BaseException:
+            except Exception:
                 while pending:  # a bad row in a chunk before this one is the one reported
                     texts, ids, prio, job = pending.popleft()
                     take(texts, ids, prio, job.result())
