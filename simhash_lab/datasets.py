@@ -63,6 +63,7 @@ __all__ = [
     "check_duplicates_name",
     "detect_format",
     "open_dataset",
+    "duplicates_arrow",
     "write_duplicates",
 ]
 
@@ -1530,7 +1531,40 @@ def json_value(value: Any) -> Any:
     return value
 
 
-def write_duplicates(path: str, table: Duplicates, format: str | None = None) -> None:
+def duplicates_arrow(path: str, table: Duplicates) -> Any:
+    """The duplicates table as the pyarrow Table its Parquet file holds (``path``: the file, for
+    the message).
+
+    Raises
+    ------
+    DatasetError
+        Ids of several kinds that no one Arrow type holds (say int and str: JSONL ids can be any
+        JSON value), or no pyarrow.
+    """
+    pa = _pyarrow()
+    cols = {}
+    for name, ids in (("dropped_id", table.dropped_id), ("kept_id", table.kept_id)):
+        try:
+            cols[name] = pa.array(list(ids))
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+            kinds = ", ".join(sorted({_kind(v) for v in ids}))
+            raise DatasetError(
+                f"{show_name(path)}: the ids are of several kinds ({kinds}) and a Parquet column "
+                f"holds one: name the duplicates table .csv or .jsonl, or give ids of one kind"
+            ) from None
+    sim = [None if s != s else s for s in table.similarity.tolist()]
+    return pa.table(
+        {
+            **cols,
+            "distance": pa.array(table.distance, pa.int64()),
+            "similarity": pa.array(sim, pa.float64()),
+            "dropped_row": pa.array(table.dropped, pa.int64()),
+            "kept_row": pa.array(table.kept, pa.int64()),
+        }
+    )
+
+
+def write_duplicates(path: str, table: Duplicates, format: str | None = None, arrow: Any = None) -> None:
     """Write a :class:`~simhash_lab.dedup.Duplicates` table: CSV (default), JSONL or Parquet by the
     name's ending. Columns: ``dropped_id, kept_id, distance, similarity, dropped_row, kept_row``
     (``similarity`` empty / null when it was not computed). CSV cells that a spreadsheet would run
@@ -1546,11 +1580,14 @@ def write_duplicates(path: str, table: Duplicates, format: str | None = None) ->
     format : str, optional
         ``"csv"``, ``"jsonl"`` or ``"parquet"``; by default from the name
         (:func:`check_duplicates_name`).
+    arrow : pyarrow.Table, optional
+        For Parquet, the table :func:`duplicates_arrow` made already.
 
     Raises
     ------
     DatasetError
-        The name's ending is not a table format, or Parquet without pyarrow.
+        The name's ending is not a table format, or Parquet without pyarrow or with ids of
+        several kinds (:func:`duplicates_arrow`).
     simhash_lab._write.OutputError
         The file cannot be written.
     """
@@ -1564,20 +1601,9 @@ def write_duplicates(path: str, table: Duplicates, format: str | None = None) ->
         table.kept.tolist(),
     )
     if fmt == "parquet":
-        pa = _pyarrow()
         import pyarrow.parquet as pq
 
-        sim = [None if s != s else s for s in table.similarity.tolist()]
-        data = pa.table(
-            {
-                "dropped_id": list(table.dropped_id),
-                "kept_id": list(table.kept_id),
-                "distance": pa.array(table.distance, pa.int64()),
-                "similarity": pa.array(sim, pa.float64()),
-                "dropped_row": pa.array(table.dropped, pa.int64()),
-                "kept_row": pa.array(table.kept, pa.int64()),
-            }
-        )
+        data = arrow if arrow is not None else duplicates_arrow(path, table)
         atomic_write(path, "wb", lambda f: pq.write_table(data, f))
         return
     if fmt == "jsonl":

@@ -84,6 +84,8 @@ from .datasets import (
     Source,
     StdinSource,
     TextsSource,
+    check_duplicates_name,
+    duplicates_arrow,
     json_value,
     open_dataset,
     prefetch,
@@ -1115,12 +1117,17 @@ def dedup_table(
             raise DatasetError(f"{source.name}: empty: no rows")
         steps = _Steps(s.progress, res.timings)
         side = duplicates is not None and output is not None and thread_count() > 1
+        arrow = None  # a Parquet table's columns, made (its ids checked) before anything is written
+        if duplicates is not None and check_duplicates_name(outs["duplicates"]) == "parquet":
+            arrow = duplicates_arrow(outs["duplicates"], res.duplicates)
         if output is not None:
             pool = ThreadPoolExecutor(1) if side else contextlib.nullcontext()
             with steps.step("write", len(res.ids)) as bar, pool, _sharing():
                 # with threads, the duplicates table is written beside the kept rows (their
                 # writes and syncs wait on the disk, the table's cells on the interpreter)
-                table = pool.submit(write_duplicates, outs["duplicates"], res.duplicates) if side else None
+                table = None
+                if side:
+                    table = pool.submit(write_duplicates, outs["duplicates"], res.duplicates, None, arrow)
                 res.written = source.write_kept(
                     outs["output"], res.keep, bar.update if bar is not None else None
                 )
@@ -1128,7 +1135,7 @@ def dedup_table(
                     table.result()
         if duplicates is not None and not side:
             with steps.time("write"):
-                write_duplicates(outs["duplicates"], res.duplicates)
+                write_duplicates(outs["duplicates"], res.duplicates, arrow=arrow)
         if report is not None:
             from .report import write_report
 
@@ -1144,7 +1151,6 @@ def _check_outputs(source: Any, output: Any, duplicates: Any, report: Any) -> di
     check_outputs`: folders that exist and can be written, not the input, no file named twice),
     then each named for what it gets; returns their paths."""
     from ._write import check_outputs
-    from .datasets import check_duplicates_name
     from .report import check_report_name
 
     given = [
