@@ -118,3 +118,21 @@ def test_a_bad_row_before_a_broken_line_is_the_one_named(tmp_path, monkeypatch):
     (tmp_path / "docs.jsonl").write_text("".join(lines), encoding="utf-8")
     with pytest.raises(DatasetError, match=f"line {broken + 1}: not JSON"):
         _run(tmp_path, "out3", 2, monkeypatch)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_csv_and_parquet_chunks_on_threads_give_what_one_thread_gives(tmp_path, monkeypatch, fmt):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    _corpus(tmp_path / "docs.jsonl")
+    df = pd.read_json(tmp_path / "docs.jsonl", lines=True)
+    src = tmp_path / f"docs.{fmt}"
+    df.to_csv(src, index=False) if fmt == "csv" else df.to_parquet(src)
+    monkeypatch.setattr(D, "CHUNK_ROWS", 64)
+    got = []
+    for threads in (1, 2):
+        monkeypatch.setattr(D, "thread_count", lambda threads=threads: threads)
+        out = tmp_path / f"kept{threads}.{fmt}"
+        res = D.dedup_table(str(src), column="text", id_column="id", jaccard=0.8, output=str(out))
+        got.append((out.read_bytes(), res.keep.tolist(), res.summary()))
+    assert got[0] == got[1] and sum(got[0][1]) < len(got[0][1]) - 100
