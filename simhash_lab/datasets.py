@@ -1532,8 +1532,18 @@ def json_value(value: Any) -> Any:
 
 
 def duplicates_arrow(path: str, table: Duplicates) -> Any:
-    """The duplicates table as the pyarrow Table its Parquet file holds (``path``: the file, for
-    the message).
+    """The duplicates table as the pyarrow Table its Parquet file holds.
+
+    Parameters
+    ----------
+    path : str
+        The Parquet file (named in the message).
+    table : Duplicates
+        The table.
+
+    Returns
+    -------
+    pyarrow.Table
 
     Raises
     ------

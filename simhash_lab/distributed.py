@@ -1161,7 +1161,7 @@ class _GatheredSets:
         self.source, self.feat = source, feat
 
     def subset(self, rows: np.ndarray):
-        from .shingles import _SetStore, gather_sets
+        from .shingles import SetStore, gather_sets
 
         have, ptr, data = self.rows, self.indptr, self.data
         pos = np.minimum(np.searchsorted(have, rows), max(have.size - 1, 0))
@@ -1177,7 +1177,7 @@ class _GatheredSets:
         out = np.zeros(rows.size + 1, np.int64)
         np.cumsum(lens, out=out[1:])
         idx = np.repeat(ptr[pos] - out[:-1], lens) + np.arange(out[-1])
-        store = _SetStore(rows)
+        store = SetStore(rows)
         store.add(out, data[idx])
         store.finish()
         return store

@@ -203,7 +203,7 @@ class Shingler:
         return out
 
 
-class _SetStore:
+class SetStore:
     """Shingle sets of chosen rows, gathered chunk by chunk: row -> CSR row."""
 
     def __init__(self, rows: np.ndarray) -> None:
@@ -287,10 +287,10 @@ class ChunkSets:
             del view
         return out
 
-    def subset(self, rows: np.ndarray, threads: bool = True) -> _SetStore:
+    def subset(self, rows: np.ndarray, threads: bool = True) -> SetStore:
         """A store of the sets of ``rows`` (sorted, distinct); the chunks gathered on the
         package's threads (``threads``)."""
-        store = _SetStore(rows)
+        store = SetStore(rows)
         cuts = np.searchsorted(rows, self.starts)
         got: list = [None] * len(self.chunks)
         if self._file is not None:
@@ -318,12 +318,12 @@ class ChunkSets:
 
 def gather_sets(
     source: Source, rows: np.ndarray, shingler: Shingler, bar: Any = None, have: ChunkSets | None = None
-) -> _SetStore:
+) -> SetStore:
     """The sets of ``rows``: from ``have`` (the sets of every row, kept from the first read) or read
     again from ``source``."""
     if have is not None:
         return have.subset(rows)
-    store = _SetStore(rows)
+    store = SetStore(rows)
     for _, texts in source.select(rows, CHUNK_ROWS):
         store.add(*shingler.sets(texts))
         if bar is not None:
