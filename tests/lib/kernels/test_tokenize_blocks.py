@@ -46,12 +46,13 @@ def texts():
     return out
 
 
+@pytest.mark.parametrize("corpus", ["texts", "long_texts"])  # the 16/8-unit steps; the 64-unit one
 @pytest.mark.parametrize("rule", RULES)
-def test_scan_matches_the_reference_at_every_alignment(rule):
+def test_scan_matches_the_reference_at_every_alignment(rule, corpus):
     make, reference = RULES[rule]
     for lowercase in (True, False):
         tokenizer = make(lowercase)
-        for text in texts():
+        for text in {"texts": texts, "long_texts": long_texts}[corpus]():
             want = reference(text.lower() if lowercase else text)
             assert scan(tokenizer, text) == want, (rule, lowercase, text)
 
@@ -83,13 +84,3 @@ def long_texts() -> list[str]:
         for n in (64, 65, 130, 200):
             out.append("".join(rng.choice(ASCII) for _ in range(n)) + c)
     return out
-
-
-@pytest.mark.parametrize("rule", RULES)
-def test_scan_matches_the_reference_on_long_texts(rule):
-    make, reference = RULES[rule]
-    for lowercase in (True, False):
-        tokenizer = make(lowercase)
-        for text in long_texts():
-            want = reference(text.lower() if lowercase else text)
-            assert scan(tokenizer, text) == want, (rule, lowercase, text)
