@@ -275,8 +275,10 @@ class ChunkSets:
         unmapped (no copy of the whole chunk; the run's memory holds one chunk's pages at most per
         thread; several threads may read at once)."""
         indptr, data, off = self.chunks[c]
-        if data is not None or not idx.size:
-            return (data if data is not None else np.empty(0, np.uint64))[idx]
+        if data is not None:
+            return data[idx]
+        if not idx.size:
+            return np.empty(0, np.uint64)
         import mmap
 
         size = int(indptr[-1]) * 8
