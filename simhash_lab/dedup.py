@@ -757,13 +757,13 @@ def _run_steps(source: Source, s: DedupSettings, *, priority: Any, result: Dedup
     pool = ThreadPoolExecutor(workers, "simhash-lab-rows") if workers > 1 else None
     sets_bytes = 0
 
-    def featurize(texts: list, start: int, threads: bool) -> tuple:
+    def featurize(texts: list, start: int) -> tuple:
         with steps.time("normalise"):
             norm = check_text_chunk(feat.normalise, texts, start, source.name)
         dig = None
         if s.exact:
             with steps.time("exact groups"):
-                dig = text_digests(norm, threads)
+                dig = text_digests(norm)
         with steps.time("fingerprint"):
             f, chars, ind, dat = check_text_chunk(feat.fingerprints_sets, norm, start, source.name)
             if ind is not None:
@@ -778,12 +778,12 @@ def _run_steps(source: Source, s: DedupSettings, *, priority: Any, result: Dedup
                     kind, kdat = check_text_chunk(feat.sets_of, norm, start, source.name)[1:]
                 else:
                     kind, kdat = ind, dat
-                keys = band_keys.make(kind, kdat, threads)
+                keys = band_keys.make(kind, kdat)
         return f, chars, ind, dat, dig, empty, keys
 
     def on_thread(texts: list, start: int) -> tuple:
         with one_thread():
-            return featurize(texts, start, False)
+            return featurize(texts, start)
 
     def take(texts: list, ids: list, prio: Any, got: tuple) -> None:
         """One chunk's results, in the rows' order."""
@@ -812,6 +812,13 @@ def _run_steps(source: Source, s: DedupSettings, *, priority: Any, result: Dedup
             bar.update(source.progress_step(len(texts)))
 
     pending: collections.deque = collections.deque()  # (texts, ids, prio, future), in order
+
+    def drain(leave: int) -> None:
+        """Take the pending chunks' results, in order, until ``leave`` are left."""
+        while len(pending) > leave:
+            t, i, p, job = pending.popleft()
+            take(t, i, p, job.result())
+
     try:
         chunks = iter(source.chunks(CHUNK_ROWS))
         if pool is not None:
@@ -822,24 +829,18 @@ def _run_steps(source: Source, s: DedupSettings, *, priority: Any, result: Dedup
                 with steps.time("read"):
                     chunk = next(chunks, None)
             except Exception:
-                while pending:  # a bad row in a chunk before this one is the one reported
-                    texts, ids, prio, job = pending.popleft()
-                    take(texts, ids, prio, job.result())
+                drain(0)  # a bad row in a chunk before this one is the one reported
                 raise
             if chunk is None:
                 break
             texts, ids, prio = chunk
             if pool is None:
-                take(texts, ids, prio, featurize(texts, start, True))
+                take(texts, ids, prio, featurize(texts, start))
             else:
                 pending.append((texts, ids, prio, pool.submit(on_thread, texts, start)))
-                while len(pending) > workers:  # one chunk waits for each thread that comes free
-                    texts, ids, prio, job = pending.popleft()
-                    take(texts, ids, prio, job.result())
-            start += len(chunk[0])
-        while pending:
-            texts, ids, prio, job = pending.popleft()
-            take(texts, ids, prio, job.result())
+                drain(workers)  # one chunk waits for each thread that comes free
+            start += len(texts)
+        drain(0)
         if kept_sets is not None and kept_sets.nbytes > SETS_BUDGET:
             kept_sets = None  # a spill file that could not be written: read again those needed
     finally:
