@@ -38,6 +38,7 @@ import json
 import math
 import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
@@ -510,6 +511,19 @@ def _json_loads():
 _ORJSON = _json_loads()
 
 
+def _empty_file(fd: int) -> bool:
+    """Whether ``fd`` is an empty regular file at its start, not opened to append: an output the
+    rows may be copied to at their places (not a pipe, nor what ``>>`` or a shell's earlier
+    writes hold, when the output is ``/dev/stdout``)."""
+    import fcntl
+
+    st = os.fstat(fd)
+    return (
+        stat.S_ISREG(st.st_mode) and st.st_size == 0 and os.lseek(fd, 0, os.SEEK_CUR) == 0
+        and not fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND
+    )  # fmt: skip
+
+
 class JsonlSource(_FileSource):
     """One JSON object per line; ``column`` holds the text (a str), ``id_column`` the id (any value;
     row numbers from 0 when None). Lines are parsed by orjson when it is installed (the standard
@@ -770,7 +784,7 @@ class JsonlSource(_FileSource):
         dst = out.fileno()
         with self._open() as f:
             src = f.fileno()
-            if copy and halves:
+            if copy and halves and _empty_file(dst):
                 try:  # two threads, each its half of the runs at its place in the output
                     self._copy_halves(src, dst, run_s, run_e, changed)
                     if progress is not None:

@@ -105,3 +105,36 @@ def test_a_file_that_changed_since_the_read_is_refused(tmp_path, halves):
         f.write(b'{"id": "x", "text": "more"}\n')
     with pytest.raises(DatasetError, match="changed while it was being deduplicated"):
         src.write_kept(str(tmp_path / "kept.jsonl"), np.ones(n, bool))
+
+
+def test_the_copy_to_a_pipe_is_one_run_after_another(tmp_path, halves):
+    """An output that is not a file (``--output /dev/stdout`` into a pipe) has no places to copy
+    the halves to: the rows go in order, every byte of them."""
+    import threading
+
+    rows = _file(tmp_path / "d.jsonl")
+    src, n = _read(tmp_path / "d.jsonl")
+    keep = np.arange(n) % 3 != 0
+    r, w = os.pipe()
+    got = []
+    reader = threading.Thread(target=lambda: got.append(os.fdopen(r, "rb").read()))
+    reader.start()
+    with os.fdopen(w, "wb") as out:
+        assert src._copy_kept(out, keep, src._spans, None) == int(keep.sum())
+    reader.join()
+    assert got[0] == b"".join(r for r, k in zip(rows, keep) if k)
+
+
+@pytest.mark.parametrize("mode", ["ab", "wb after"])
+def test_the_copy_to_a_file_that_holds_bytes_adds_to_them(tmp_path, halves, mode):
+    """``>> out.jsonl`` or a shell's earlier writes on ``/dev/stdout``: what the file holds stays
+    before the kept rows."""
+    rows = _file(tmp_path / "d.jsonl")
+    src, n = _read(tmp_path / "d.jsonl")
+    keep = np.arange(n) % 3 != 0
+    path = tmp_path / "out.jsonl"
+    path.write_bytes(b"held\n")
+    with open(path, "ab" if mode == "ab" else "r+b") as out:
+        out.seek(0, os.SEEK_END)
+        assert src._copy_kept(out, keep, src._spans, None) == int(keep.sum())
+    assert path.read_bytes() == b"held\n" + b"".join(r for r, k in zip(rows, keep) if k)
