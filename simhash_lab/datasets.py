@@ -46,7 +46,7 @@ import numpy as np
 
 from ._files import NotRegularFile, open_regular, show_name
 from ._threads import thread_count
-from ._write import atomic_write
+from ._write import Writeback, atomic_write
 from .settings import DEFAULT_MAX_ROW_BYTES
 
 if TYPE_CHECKING:
@@ -795,6 +795,7 @@ class JsonlSource(_FileSource):
                         raise
                     os.ftruncate(dst, 0)  # from the start, one run after another
             shown = 0
+            wb, put = Writeback(dst), 0  # from the output's position
             for a, b, r in zip(run_s, run_e, upto):
                 while a < b:
                     if copy:
@@ -805,6 +806,8 @@ class JsonlSource(_FileSource):
                                 raise
                             copy = False  # the bytes so far are in place: read and write the rest
                             continue
+                        put += got
+                        wb.wrote(wb.start + put)
                     else:
                         buf = os.pread(src, min(b - a, self._COPY), a)
                         got = len(buf)
@@ -835,12 +838,14 @@ class JsonlSource(_FileSource):
         cut = max(1, int(np.searchsorted(at, at[-1] // 2)))
 
         def copy(lo: int, hi: int) -> None:
+            wb = Writeback(dst, at[lo])  # this half's bytes handed to the device as they come
             for a, b, o in zip(run_s[lo:hi], run_e[lo:hi], at[lo:hi]):
                 while a < b:
                     got = os.copy_file_range(src, dst, b - a, a, o)
                     if got == 0:
                         raise changed
                     a, o = a + got, o + got
+                wb.wrote(o)
 
         os.ftruncate(dst, at[-1])
         with ThreadPoolExecutor(1, "simhash-lab-copy") as pool:

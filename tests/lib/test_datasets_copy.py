@@ -9,6 +9,7 @@ import os
 import numpy as np
 import pytest
 
+from simhash_lab import _write
 from simhash_lab._write import OutputError
 from simhash_lab.datasets import DatasetError, JsonlSource
 
@@ -26,10 +27,25 @@ def _file(path, n=500, last_newline=True):
     return [p for p in parts if p.strip()]
 
 
+@pytest.fixture
+def asked(monkeypatch):
+    """The writeback asked of the kernel (``Writeback``, every 97 bytes here), its calls kept."""
+    real, calls = _write._SYNC_FILE_RANGE, []
+
+    def spy(fd, offset, length, flags):
+        calls.append((offset, length))
+        return real(fd, offset, length, flags) if real is not None else 0
+
+    monkeypatch.setattr(_write, "_SYNC_FILE_RANGE", spy)
+    monkeypatch.setattr(_write.Writeback, "STEP", 97)
+    return calls
+
+
 @pytest.fixture(params=["one run after another", "two halves"])
-def halves(request, monkeypatch):
+def halves(request, monkeypatch, asked):
     """Both ways of the copy: the runs in order on one thread, or (threads, a large output) in two
-    halves at their places, the second on a thread of its own."""
+    halves at their places, the second on a thread of its own; each hands its bytes to the device
+    as they come."""
     if request.param == "two halves":
         monkeypatch.setattr(JsonlSource, "_SPLIT", 1)
         monkeypatch.setattr("simhash_lab.datasets.thread_count", lambda: 2)
@@ -44,7 +60,7 @@ def _read(path):
 
 @pytest.mark.parametrize("last_newline", [True, False])
 @pytest.mark.parametrize("share", [0.0, 0.3, 0.9, 1.0])
-def test_the_copy_writes_what_the_scan_writes(tmp_path, last_newline, share, halves):
+def test_the_copy_writes_what_the_scan_writes(tmp_path, last_newline, share, halves, asked):
     rows = _file(tmp_path / "d.jsonl", last_newline=last_newline)
     src, n = _read(tmp_path / "d.jsonl")
     assert n == len(rows) and src._spans[0].shape == (n,)
@@ -58,6 +74,10 @@ def test_the_copy_writes_what_the_scan_writes(tmp_path, last_newline, share, hal
     assert fresh.write_kept(str(scanned), keep) == int(keep.sum())
     want = b"".join(r for r, k in zip(rows, keep) if k)
     assert copied.read_bytes() == scanned.read_bytes() == want
+    # the copy's bytes went to the device in steps of at least 97, none asked twice, none past its end
+    spans = sorted(asked)
+    assert all(n >= 97 for _, n in spans) and all(a + n <= b for (a, n), (b, _) in zip(spans, spans[1:]))
+    assert bool(spans) == (len(want) > 2000) and (not spans or spans[-1][0] + spans[-1][1] <= len(want))
 
 
 @pytest.mark.parametrize("after", [0, 3])

@@ -271,3 +271,43 @@ def test_index_save_to_a_link_keeps_the_link_and_a_full_disk_is_an_output_error(
     with pytest.raises(OutputError, match="missing"):
         index.save(tmp_path / "missing" / "x.idx")
     assert sorted(os.listdir(tmp_path)) == ["link.idx", "real.idx"]
+
+
+# -- Writeback: the device started on a big output's bytes as they come ----------------------------
+
+
+def test_writeback_asks_the_kernel_every_step_from_its_start_and_changes_no_byte(tmp_path, monkeypatch):
+    asked = []
+    real = _write._SYNC_FILE_RANGE
+
+    def spy(fd, offset, length, flags):
+        asked.append((offset, length, flags))
+        return real(fd, offset, length, flags) if real is not None else 0
+
+    monkeypatch.setattr(_write, "_SYNC_FILE_RANGE", spy)
+    monkeypatch.setattr(_write.Writeback, "STEP", 1000)
+    p = tmp_path / "out.bin"
+    with open(p, "wb") as f:
+        f.write(b"h" * 100)
+        f.flush()
+        wb = _write.Writeback(f.fileno())  # from the file's position
+        assert (wb.on, wb.start) == (True, 100)
+        for i in range(25):
+            os.write(f.fileno(), bytes([i]) * 100)
+            wb.wrote(100 + 100 * (i + 1))
+    assert asked == [(100, 1000, 2), (1100, 1000, 2)]  # SYNC_FILE_RANGE_WRITE, never a wait
+    assert p.read_bytes() == b"h" * 100 + b"".join(bytes([i]) * 100 for i in range(25))
+
+
+def test_writeback_leaves_a_pipe_alone_and_stops_when_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(_write, "_SYNC_FILE_RANGE", lambda *a: -1)  # a file system without it
+    monkeypatch.setattr(_write.Writeback, "STEP", 10)
+    r, w = os.pipe()
+    try:
+        assert not _write.Writeback(w).on  # no lseek on a pipe, nothing asked
+    finally:
+        os.close(r), os.close(w)
+    with open(tmp_path / "f", "wb") as f:
+        wb = _write.Writeback(f.fileno(), start=0)
+        wb.wrote(20)
+        assert not wb.on  # refused once: never asked again
