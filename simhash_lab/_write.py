@@ -17,9 +17,11 @@ Two calls:
     removed on every exit path that runs (an exception, Ctrl-C; only a SIGKILL can leave one). An
     existing path that is not a regular file, or a symbolic link (``/dev/stdout`` →
     ``/proc/self/fd/1``, a FIFO, a character device, a link to a file), is opened and written in
-    place, never replaced. A failed write (a full disk, an I/O error) raises :class:`OutputError`
-    naming the file, and nothing half-written is left under the final name (in place, what reached
-    the device is the device's).
+    place, never replaced; a name of the process's own descriptor (``/dev/stdout``, ``/dev/fd/N``)
+    is written through a copy of that descriptor, where the shell's ``>``, ``>>`` or pipe left it.
+    A failed write (a full disk, an I/O error) raises :class:`OutputError` naming the file, and
+    nothing half-written is left under the final name (in place, what reached the device is the
+    device's).
 
 A command turns :class:`OutputError` into one line on stderr and exit status 2
 (:func:`simhash_lab.cli.main`).
@@ -91,6 +93,33 @@ def _in_place(path: PathLike) -> os.stat_result | None:
         return os.stat(path)
     except FileNotFoundError:  # a dangling link: written through it (open creates its target)
         return lst
+
+
+def _own_descriptor(path: PathLike) -> int | None:
+    """The descriptor of this process that ``path`` names (``/dev/stdout``, ``/dev/stderr``,
+    ``/dev/fd/N``, ``/proc/self/fd/N``), or None: such an output is written through a copy of that
+    descriptor, at its position, as a shell's ``>``, ``>>`` or pipe left it. Opened again by its
+    name it would start a file anew (``(echo head; simhash-lab dedup d.jsonl --output
+    /dev/stdout) >> log`` lost the whole log), its own earlier writes on it first (Python's
+    ``sys.stdout`` / ``sys.stderr``) flushed so that they stay before.
+
+    >>> _own_descriptor("/dev/stdout"), _own_descriptor("/dev//fd/7"), _own_descriptor("out.jsonl")
+    (1, 7, None)
+    """
+    import re
+    import sys
+
+    m = re.fullmatch(r"/dev/std(out|err)|/(?:dev|proc/self)/fd/(\d+)", os.path.normpath(os.fsdecode(path)))
+    if m is None:
+        return None
+    fd = {"out": 1, "err": 2}[m.group(1)] if m.group(1) else int(m.group(2))
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None and stream.fileno() == fd:
+                stream.flush()
+        except (OSError, ValueError, AttributeError):  # closed, or not a real stream (a notebook's)
+            pass
+    return fd
 
 
 def check_outputs(
@@ -234,7 +263,11 @@ def atomic_output(
         if stat.S_ISDIR(target.st_mode):
             raise OutputError(f"cannot write {shown}: it is a folder", path)
         try:
-            f = open(path, mode, **kw)  # noqa: SIM115 (closed below)
+            own = _own_descriptor(path)
+            if own is None:
+                f = open(path, mode, **kw)  # noqa: SIM115 (closed below)
+            else:  # written where the descriptor is, never reopened (that would truncate)
+                f = os.fdopen(os.dup(own), mode, **kw)
         except OSError as e:
             raise failed(e) from e
         try:

@@ -435,6 +435,34 @@ def test_the_issue_form_works(docs_jsonl, tmp_path, labelled, cli):
     assert f"{len(lines)} rows, {len(dups)} dropped" in summary and "verified at Jaccard >= 0.8" in summary
 
 
+@pytest.mark.parametrize(
+    "shell",
+    [
+        '"$@" >> "$OUT"; echo "STATUS=$?" >&2',  # appended to what the file holds
+        '{ echo held; "$@"; echo "STATUS=$?" >&2; echo after; } > "$OUT"',  # amid the shell's writes
+        '{ "$@"; echo "STATUS=$?" >&2; } | cat >> "$OUT"',  # a pipe
+    ],
+)
+def test_output_to_dev_stdout_adds_to_what_the_shell_set_up(docs_jsonl, tmp_path, shell):
+    """``--output /dev/stdout`` is written where the shell's descriptor is: reopened by its name it
+    started the file anew (``>> log`` lost the log; ``{ echo held; ...; } >`` lost "held")."""
+    out = tmp_path / "log.txt"
+    out.write_bytes(b"keep\n")
+    argv = [sys.executable, "-m", "simhash_lab.cli", "dedup", str(docs_jsonl), "--column", "text",
+            "--id-column", "id", "--output", "/dev/stdout", "-q"]  # fmt: skip
+    p = subprocess.run(["sh", "-c", shell, "sh", *argv], env={**os.environ, "OUT": str(out)},
+                       capture_output=True, timeout=120)  # fmt: skip
+    assert p.stderr.decode().splitlines() == ["STATUS=1"]  # groups found, nothing else said (-q)
+    got = out.read_bytes()
+    lines = docs_jsonl.read_bytes().splitlines(keepends=True)
+    head = b"keep\n" if ">>" in shell else b"held\n"
+    tail = b"after\n" if "after" in shell else b""
+    assert got.startswith(head) and got.endswith(tail)
+    kept = got[len(head) : len(got) - len(tail)].splitlines(keepends=True)
+    assert 0 < len(kept) < len(lines) and set(kept) <= set(lines)  # whole rows of the input, in order
+    assert [lines.index(k) for k in kept] == sorted(lines.index(k) for k in kept)
+
+
 def test_dataset_groups_on_stdout_and_json(docs_jsonl, capsys):
     code, out, err = run(capsys, docs_jsonl, "--id-column", "id", "--jaccard", "0.8", "-k", "10", "-q")
     assert code == 1 and err == ""

@@ -311,3 +311,26 @@ def test_writeback_leaves_a_pipe_alone_and_stops_when_refused(tmp_path, monkeypa
         wb = _write.Writeback(f.fileno(), start=0)
         wb.wrote(20)
         assert not wb.on  # refused once: never asked again
+
+
+@pytest.mark.parametrize("name", ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", "/dev//stdout"])
+def test_a_name_of_the_process_own_descriptor_is_written_at_its_position(tmp_path, name):
+    """Reopened by name, ``/dev/stdout`` on a file the shell opened with ``>>`` (or wrote to
+    first) was truncated; a copy of descriptor 1 writes where it stands, after Python's own
+    buffered prints."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from simhash_lab._write import atomic_output\n"
+        "print('printed first')\n"
+        f"with atomic_output({name!r}, 'w', encoding='utf-8') as f:\n"
+        "    f.write('written\\n')\n"
+        "print('printed after')\n"
+    )
+    out = tmp_path / "log"
+    out.write_bytes(b"held\n")
+    with open(out, "ab") as log:
+        subprocess.run([sys.executable, "-c", code], stdout=log, check=True, timeout=60)
+    assert out.read_text() == "held\nprinted first\nwritten\nprinted after\n"
+    assert _files(tmp_path) == ["log"]
