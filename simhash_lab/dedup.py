@@ -657,6 +657,19 @@ def text_digests(texts: list, threads: bool = True) -> np.ndarray:
     return out
 
 
+def distinct_rows(n: int, *cols: np.ndarray) -> np.ndarray:
+    """The distinct values of ``cols`` (row numbers below ``n``), sorted: marked in a mask of the
+    rows, nothing sorted (2M random row numbers below 1M: ``np.unique`` 0.99 s, this 4 ms).
+
+    >>> distinct_rows(6, np.array([4, 1, 4]), np.array([1, 0]))
+    array([0, 1, 4])
+    """
+    seen = np.zeros(n, np.bool_)
+    for c in cols:
+        seen[c] = True
+    return np.flatnonzero(seen)
+
+
 def exact_groups(digests: np.ndarray, rank: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """The representative of each of ``rows`` (int64, same shape): the first in visiting order
     (``rank``) of the rows whose texts have its digest. One sort of 64-bit keys: the digest's
@@ -875,7 +888,7 @@ def _run_steps(source: Source, s: DedupSettings, *, priority: Any, result: Dedup
         search = valid.copy()
         search[copies] = False
         res.exact = int(copies.size)
-        res.exact_groups = int(np.unique(copy_of).size)
+        res.exact_groups = int(distinct_rows(n, copy_of).size)
         res.representative = np.arange(n, dtype=np.int64)
         res.representative[copies] = copy_of
     # k
@@ -917,7 +930,7 @@ def _run_steps(source: Source, s: DedupSettings, *, priority: Any, result: Dedup
         res.pairs = pairs
         # verify
         if verified and pairs.shape[0]:
-            need = np.unique(pairs[:, :2])
+            need = distinct_rows(n, pairs[:, 0], pairs[:, 1])
             with steps.step("verify", int(need.size) + int(pairs.shape[0])) as bar:
                 store = gather_sets(source, need, feat, bar, kept_sets)
                 if bar is not None and kept_sets is not None:  # the sets were in memory
@@ -946,13 +959,14 @@ def _run_steps(source: Source, s: DedupSettings, *, priority: Any, result: Dedup
     with steps.step("cluster"):
         res.keep = np.ones(n, np.bool_)
         edges = np.flatnonzero(ok)
-        nodes = np.unique(pairs[edges, :2]) if edges.size else np.empty(0, np.int64)
+        nodes = distinct_rows(n, pairs[edges, 0], pairs[edges, 1])
         d_rows = k_rows = np.empty(0, np.int64)
         dist = np.empty(0, np.int64)
         dsim = np.empty(0, np.float64)
         if nodes.size:
-            u = np.searchsorted(nodes, pairs[edges, 0])
-            v = np.searchsorted(nodes, pairs[edges, 1])
+            place = np.zeros(n, np.int64)  # each node's number
+            place[nodes] = np.arange(nodes.size)
+            u, v = place[pairs[edges, 0]], place[pairs[edges, 1]]
             state, krep, via = keep_drop(
                 np.argsort(rank[nodes], kind="stable"), u, v, edges, s.linkage == "complete"
             )

@@ -228,6 +228,18 @@ class SetStore:
         return self.indptr, self.data
 
     def local(self, rows: np.ndarray) -> np.ndarray:
+        """The place in the store of each of ``rows`` (each one of the store's rows): read from a
+        table of every row number up to the largest when that table is no larger than a few times
+        the query (a pair list against its rows: 2M places 0.1 s by binary search, 5 ms so), else
+        by binary search."""
+        rows = np.asarray(rows, np.int64)
+        top = int(self.rows[-1]) + 1 if self.rows.size else 0
+        if top and top <= 4 * rows.size:
+            at = getattr(self, "_at", None)
+            if at is None:
+                at = self._at = np.zeros(top, np.int64)
+                at[self.rows] = np.arange(self.rows.size)
+            return at[rows]
         return np.searchsorted(self.rows, rows)
 
 
@@ -270,51 +282,53 @@ class ChunkSets:
             return
         self.chunks.append((indptr, None, off))
 
-    def _take(self, c: int, idx: np.ndarray) -> np.ndarray:
-        """``data[idx]`` of chunk ``c``: a spilled chunk's pages mapped while they are read, then
+    def _copy(self, c: int, starts: np.ndarray, ptr: np.ndarray, out: np.ndarray) -> None:
+        """The CSR rows of chunk ``c`` that begin at ``starts`` (in its data) copied into
+        ``out[ptr[i]:ptr[i + 1]]``: a spilled chunk's pages mapped while they are read, then
         unmapped (no copy of the whole chunk; the run's memory holds one chunk's pages at most per
         thread; several threads may read at once)."""
+        from .kernels.verify import copy_runs
+
         indptr, data, off = self.chunks[c]
         if data is not None:
-            return data[idx]
-        if not idx.size:
-            return np.empty(0, np.uint64)
+            copy_runs(data, starts, ptr, out)
+            return
         import mmap
 
         size = int(indptr[-1]) * 8
         start = off - off % mmap.ALLOCATIONGRANULARITY
         with mmap.mmap(self._file.fileno(), off + size - start, access=mmap.ACCESS_READ, offset=start) as m:
             view = np.frombuffer(m, np.uint64, size // 8, off - start)
-            out = view[idx]
+            copy_runs(view, starts, ptr, out)
             del view
-        return out
 
     def subset(self, rows: np.ndarray, threads: bool = True) -> SetStore:
-        """A store of the sets of ``rows`` (sorted, distinct); the chunks gathered on the
-        package's threads (``threads``)."""
-        store = SetStore(rows)
+        """A store of the sets of ``rows`` (sorted, distinct): their sizes first, then each chunk's
+        rows copied into their places in one array, the chunks on the package's threads
+        (``threads``; gathering each chunk apart and joining them cost one more copy of every
+        element, 0.3 s of the verification at 1M rows)."""
+        rows = np.asarray(rows, np.int64)
         cuts = np.searchsorted(rows, self.starts)
-        got: list = [None] * len(self.chunks)
+        firsts, lens = [], []
+        for c, (indptr, _, _) in enumerate(self.chunks):
+            r = rows[cuts[c] : cuts[c + 1]] - self.starts[c]
+            firsts.append(indptr[r])
+            lens.append(indptr[r + 1] - indptr[r])
+        ptr = np.zeros(rows.size + 1, np.int64)
+        if lens:
+            np.cumsum(np.concatenate(lens), out=ptr[1:])
+        data = np.empty(int(ptr[-1]), np.uint64)
         if self._file is not None:
-            self._file.flush()  # what the threads read back (os.pread) is in the file
+            self._file.flush()  # what the threads map is in the file
 
         def gather(lo: int, hi: int) -> None:
             for c in range(lo, hi):
-                r = rows[cuts[c] : cuts[c + 1]] - self.starts[c]
-                if not r.size:
-                    continue
-                indptr = self.chunks[c][0]
-                lens = indptr[r + 1] - indptr[r]
-                ptr = np.zeros(r.size + 1, np.int64)
-                np.cumsum(lens, out=ptr[1:])
-                idx = np.repeat(indptr[r] - ptr[:-1], lens) + np.arange(ptr[-1])
-                got[c] = ptr, self._take(c, idx)
+                if cuts[c + 1] > cuts[c]:
+                    self._copy(c, firsts[c], ptr[cuts[c] : cuts[c + 1] + 1], data)
 
         run_ranges(gather, len(self.chunks), threads=None if threads else 1, size=1)
-        for part in got:
-            if part is not None:
-                store.add(*part)
-        store.finish()
+        store = SetStore(rows)
+        store.indptr, store.data = ptr, data
         return store
 
 

@@ -292,6 +292,18 @@ def jaccard_rows_at_least(indptr, data, i, j, threshold):
 
 
 @kernel
+def copy_runs(src, starts, ptr, out):
+    """``out[ptr[i]:ptr[i + 1]] = src[starts[i]:starts[i] + ptr[i + 1] - ptr[i]]`` for each run
+    ``i``: CSR rows of a chunk's ``data`` gathered into their places in a store's (no index array
+    of every element, no second copy)."""
+    for i in range(starts.shape[0]):
+        o = ptr[i]
+        s = starts[i]
+        for x in range(ptr[i + 1] - o):
+            out[o + x] = src[s + x]
+
+
+@kernel
 def jaccard(indptr, data, rows_a, rows_b, threshold, out):
     """out[p] = :func:`jaccard_rows_at_least` of CSR rows ``rows_a[p]`` and ``rows_b[p]``: their
     Jaccard similarity, or -1.0 below ``threshold`` (0.0: every pair gets its similarity)."""

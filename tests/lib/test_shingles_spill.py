@@ -64,3 +64,20 @@ def test_subset_reads_the_spill_file_again_after_it_grows(monkeypatch, threads):
     got = store.subset(rows, threads=threads)
     for k, r in enumerate(rows.tolist()):
         assert np.array_equal(got.data[got.indptr[k] : got.indptr[k + 1]], every[r])
+
+
+@pytest.mark.parametrize("many", [False, True])
+def test_store_places_are_the_same_by_table_or_by_search(many):
+    """SetStore.local: a pair list's many ends read from a table of row numbers, a few found by
+    binary search: the same places."""
+    store = ChunkSets()
+    for indptr, data in _chunks(4):
+        store.add(indptr, data)
+    rows = np.arange(1, store.starts[-1], 3)
+    got = store.subset(rows)
+    assert got.indptr.shape == (rows.size + 1,) and got.data.size == got.indptr[-1]
+    rng = np.random.default_rng(5)
+    ask = rng.choice(rows, size=4 * rows.size if many else 3)
+    at = got.local(ask)
+    assert (getattr(got, "_at", None) is not None) == many
+    assert np.array_equal(rows[at], ask) and np.array_equal(at, np.searchsorted(rows, ask))
