@@ -34,7 +34,7 @@ import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["one_thread", "run_items", "run_ranges", "short_switches", "thread_count"]
+__all__ = ["one_thread", "run_items", "run_ranges", "short_switches", "small_pages", "thread_count"]
 
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
@@ -42,6 +42,8 @@ _pool_size = 0
 _local = threading.local()  # ``alone``: this thread's calls run on it alone (:func:`one_thread`)
 _switch_users = 0  # calls within :func:`short_switches`
 _switch_before = 0.0
+_pages_users = 0  # calls within :func:`small_pages`
+_pages_before = True
 
 
 def thread_count() -> int:
@@ -116,6 +118,40 @@ def short_switches() -> Iterator[None]:
             _switch_users -= 1
             if _switch_users == 0:
                 sys.setswitchinterval(_switch_before)
+
+
+@contextlib.contextmanager
+def small_pages() -> Iterator[None]:
+    """Within it, NumPy does not ask the kernel for transparent huge pages for its large arrays
+    (``madvise(MADV_HUGEPAGE)``, what ``NUMPY_MADVISE_HUGEPAGE=0`` turns off), then asks again
+    as before once the last such call ends.
+
+    A run that makes a fresh array of a few MB for each chunk of rows and frees it had each 2 MB
+    page zeroed whole by the kernel as it was first touched, and compacted for: at 1M JSONL rows on
+    two threads, ``clear_page`` was 17 % of the run's CPU, and the system time 3.4-5.2 s with huge
+    pages against 2.6-3.2 s without (``perf``, ``/usr/bin/time``; AMD EPYC, Linux 6.1). Nothing
+    changes where NumPy has no such switch.
+
+    >>> with small_pages():
+    ...     pass
+    """
+    global _pages_users, _pages_before
+    try:
+        from numpy._core.multiarray import _set_madvise_hugepage as switch
+    except ImportError:  # another NumPy: nothing to switch
+        yield
+        return
+    with _lock:
+        if _pages_users == 0:
+            _pages_before = switch(False)
+        _pages_users += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _pages_users -= 1
+            if _pages_users == 0:
+                switch(_pages_before)
 
 
 def _executor(workers: int) -> ThreadPoolExecutor:

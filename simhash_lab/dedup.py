@@ -75,7 +75,7 @@ import numpy as np
 from . import _files
 from ._files import DEFAULT_MAX_BYTES, NotRegularFile, NotText, TooLarge, json_name, reason, walk
 from ._i18n import _
-from ._threads import one_thread, run_items, short_switches, thread_count
+from ._threads import one_thread, run_items, short_switches, small_pages, thread_count
 from ._validate import check_int
 from .calibration import Calibration, calibrate
 from .candidates import BandKeys
@@ -742,7 +742,7 @@ def _sharing() -> contextlib.AbstractContextManager:
 def _run(
     source: Source, s: DedupSettings, *, priority: Any = None, result: DedupResult | None = None
 ) -> DedupResult:
-    with _sharing():
+    with _sharing(), small_pages():
         return _run_steps(source, s, priority=priority, result=result)
 
 

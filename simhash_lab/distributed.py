@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ._i18n import get_language, language
+from ._threads import small_pages
 from ._validate import check_int
 
 if TYPE_CHECKING:
@@ -792,6 +793,7 @@ def _ids_at(got: list[dict], at: np.ndarray) -> list:
     return [every[i] for i in at.tolist()]
 
 
+@small_pages()  # as dedup_table runs: no huge pages for its per-chunk arrays
 def _fp_part(
     p: int,
     fs: AbstractFileSystem,
@@ -903,6 +905,7 @@ def _docbits(offsets: np.ndarray) -> int:
     return max(1, int(n - 1).bit_length())
 
 
+@small_pages()
 def _band_map_part(
     part: dict,
     offsets: np.ndarray,
@@ -1107,6 +1110,7 @@ def _cal_draw(parts: list, _token: object, sfs: AbstractFileSystem, run: str, st
     return draw, fps[draw.picked]
 
 
+@small_pages()
 def _cal_scan(
     p: int,
     drawn: tuple,
@@ -1356,6 +1360,7 @@ def _rows_sets(
     return ind, dat, np.fromiter(map(len, texts), np.int64, len(texts)), ids
 
 
+@small_pages()
 def _left_part(
     p: int,
     _token: object,
@@ -1411,6 +1416,7 @@ def _left_part(
     return int(pairs.shape[0])
 
 
+@small_pages()
 def _right_part(
     q: int,
     _token: object,
@@ -1566,6 +1572,7 @@ def _with_copies(drops: Duplicates, cps: dict, id_of: dict):
     )
 
 
+@small_pages()
 def _write_part(
     p: int,
     _token: object,

@@ -126,3 +126,53 @@ def test_short_switches_shorten_the_interval_and_give_it_back_after_the_last():
         assert sys.getswitchinterval() == pytest.approx(0.004)
     finally:
         sys.setswitchinterval(before)
+
+
+def test_small_pages_turns_numpys_huge_pages_off_within_and_back_after_the_last():
+    from numpy._core.multiarray import _set_madvise_hugepage as switch
+
+    from simhash_lab._threads import small_pages
+
+    def now() -> bool:  # the switch's state, read by setting it back to what it was
+        was = switch(True)
+        switch(was)
+        return was
+
+    before = now()
+    try:
+        switch(True)
+        with small_pages():
+            assert now() is False
+            with small_pages():  # nested (another run on another thread)
+                assert now() is False
+            assert now() is False  # still within the first
+        assert now() is True
+        switch(False)
+        with small_pages():
+            pass
+        assert now() is False  # as it was before
+    finally:
+        switch(before)
+
+
+def test_a_dedup_run_leaves_numpys_huge_pages_as_they_were(course, monkeypatch):
+    from numpy._core.multiarray import _set_madvise_hugepage as switch
+
+    import simhash_lab.dedup as D
+
+    seen, real = [], D._run_steps
+
+    def spy(*a, **k):
+        was = switch(False)  # what the run set: read, then put back
+        switch(was)
+        seen.append(was)
+        return real(*a, **k)
+
+    monkeypatch.setattr(D, "_run_steps", spy)
+    before = switch(True)
+    try:
+        D.dedup_texts([d.text for d in course("corpus").python_docs()[:40]], jaccard=0.8)
+        assert seen == [False]  # off within the run
+        assert switch(True) is True  # on again after it
+    finally:
+        switch(before)
