@@ -129,8 +129,8 @@ def small_pages() -> Iterator[None]:
     A run that makes a fresh array of a few MB for each chunk of rows and frees it had each 2 MB
     page zeroed whole by the kernel as it was first touched, and compacted for: at 1M JSONL rows on
     two threads, ``clear_page`` was 17 % of the run's CPU, and the system time 3.4-5.2 s with huge
-    pages against 2.6-3.2 s without (``perf``, ``/usr/bin/time``; AMD EPYC, Linux 6.1). Nothing
-    changes where NumPy has no such switch.
+    pages against 2.3-3.9 s without, less in each of six pairs run side by side (``perf``,
+    ``/usr/bin/time``; AMD EPYC, Linux 6.1). Nothing changes where NumPy has no such switch.
 
     >>> with small_pages():
     ...     pass
