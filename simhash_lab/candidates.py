@@ -123,6 +123,39 @@ def number_keys(keys: np.ndarray, valid: np.ndarray, docbits: int) -> None:
                 keys[j, d] = top | _U64(d)
 
 
+@kernel
+def split_band(
+    keys: np.ndarray, numbers: np.ndarray, docbits: int, band: int, out: np.ndarray, cuts: np.ndarray
+) -> None:
+    """One band's keys of one partition split among ``cuts.size - 1`` reducers (Dask's band
+    map): each key gets its row's number in its low ``docbits`` bits (``numbers``), a key with its
+    top bit set (a row without shingles) is left out, and the others go to ``out`` by reducer, in
+    their order (a counting sort: stable), reducer ``r``'s from ``cuts[r]`` to ``cuts[r + 1]``.
+    The reducer is the key's top hash bits scaled to the reducers (a hash already: uniform),
+    turned by the band, so that equal keys of a band meet and a row's bands spread."""
+    n_r = cuts.size - 1
+    big = _U64(n_r)
+    turn = _U64(band % n_r)
+    low = (_U64(1) << _U64(docbits)) - _U64(1)
+    top = _U64(1) << _U64(63)
+    cuts[:] = 0
+    for i in range(keys.size):
+        k = keys[i]
+        if (k & top) == _U64(0):
+            r = (((k >> _U64(32)) * big) >> _U64(32)) + turn
+            cuts[(r - big if r >= big else r) + _U64(1)] += 1
+    for r in range(n_r):
+        cuts[r + 1] += cuts[r]
+    at = cuts[:-1].copy()
+    for i in range(keys.size):
+        k = keys[i]
+        if (k & top) == _U64(0):
+            r = (((k >> _U64(32)) * big) >> _U64(32)) + turn
+            r = r - big if r >= big else r
+            out[at[r]] = (k & ~low) | numbers[i]
+            at[r] += 1
+
+
 def sort_bands(keys: np.ndarray) -> None:
     """Sort each row of ``keys`` (a range of bands) in place: NumPy's sort (x86-simd-sort where
     the CPU has AVX-512, as NumPy detects it at run time), which releases the GIL."""

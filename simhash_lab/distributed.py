@@ -920,42 +920,34 @@ def _band_map_part(
     the key's hash bits and its band, so that equal keys of a band meet: its rows with features
     that represent their exact group, as ``dedup_table``'s ``BandKeys.pairs`` takes them (a key with
     its top bit set, a row without shingles, is left out). One band at a time: its keys (a few
-    hundred KB) numbered in place and split by reducer."""
+    hundred KB) gathered, then numbered and split by reducer in one counting pass
+    (:func:`~simhash_lab.candidates.split_band`)."""
     offset = int(offsets[p])
     from ._storage import join
+    from .candidates import split_band
 
     bands, chunks = part["band_keys"]
     docbits = _docbits(offsets)
     ok = ~part["featureless"]
     ok[_copy_rows(sfs, run, f"{p}-") - int(offset)] = False
     cols = np.flatnonzero(ok)
-    low = np.uint64((1 << docbits) - 1)
-    top = np.uint64(1 << 63)
     number = cols.astype(np.uint64) + np.uint64(int(offset))
     starts = np.cumsum([0] + [c.shape[1] for c in chunks])
     at = np.searchsorted(cols, starts)  # the kept rows of each chunk: cols[at[c]:at[c + 1]]
     local = [cols[at[c] : at[c + 1]] - starts[c] for c in range(len(chunks))]
     per_r: list[list[np.ndarray]] = [[] for _ in range(n_reducers)]
     counts = np.zeros((n_reducers, bands), np.int64)
-    r_big, shift = np.uint64(n_reducers), np.uint64(32)
+    kb = np.empty(cols.size, np.uint64)
+    cuts = np.empty(n_reducers + 1, np.int64)
     for b in range(bands):
-        kb = np.empty(cols.size, np.uint64)
         for c, chunk in enumerate(chunks):
             if local[c].size:  # in range: "clip" lets np.take write to out without a buffer
                 np.take(chunk[b], local[c], out=kb[at[c] : at[c + 1]], mode="clip")
-        kb &= ~low
-        kb |= number
-        if (kb & top).any():  # a row without shingles: no pairs (as BandKeys.pairs)
-            kb = kb[(kb & top) == 0]
-        # the reducer: the key's top hash bits scaled to n_reducers (a hash already: uniform),
-        # turned by its band, so that equal keys of a band meet and a row's bands spread
-        bucket = (((kb >> shift) * r_big) >> shift) + np.uint64(b)
-        bucket %= r_big
-        order, cuts = _by_bucket(bucket, n_reducers)
-        kb = kb[order]
+        split = np.empty(cols.size, np.uint64)
+        split_band(kb, number, docbits, b, split, cuts)  # numbered, by reducer (their order kept)
         counts[:, b] = np.diff(cuts)
         for r in np.flatnonzero(counts[:, b]).tolist():
-            per_r[r].append(kb[cuts[r] : cuts[r + 1]])
+            per_r[r].append(split[cuts[r] : cuts[r + 1]])
     for r in range(n_reducers):
         if per_r[r]:
             key = np.concatenate(per_r[r])
@@ -1642,7 +1634,9 @@ def dedup_dataset(
     order); calibrate k (``dedup_table``'s calibration on the rows of every partition, the same
     seeded sample among the same representatives: drawn on one task, each partition's
     fingerprints scanned against it where they are, with the sets of the rows it needs, then
-    measured on one task; no row read again); Manku's map/reduce for the candidate
+    measured on one task; no row read again; with ``candidates="bands"``, where k is only
+    reported, its tasks run at a Dask priority below the rest, in the slots the pipeline leaves
+    idle); Manku's map/reduce for the candidate
     pairs of representatives within ``k`` (or, with ``candidates="bands"``, the pairs that share a
     MinHash band); route each pair to its first row's partition, which
     attaches that row's shingle set, then to its second row's, which verifies the pair by exact
@@ -1765,14 +1759,15 @@ def dedup_dataset(
         cal = calibration(te)
         k = delayed(_k_of)(cal)
     if bands:
+        if k is None:  # only reported, nothing waits for it: its tasks come last in every
+            # worker's queue, so they fill the slots the pipeline leaves idle (a worker waiting
+            # for a barrier, the one clustering task) and never hold up a task on the critical path
+            with dask.annotate(priority=_calibration_last):
+                cal = calibration(te)
+                k = delayed(_k_of)(cal)
         maps = [delayed(_band_map_part)(x, offsets, R, sfs, run, i, te) for i, x in enumerate(parts)]
         t1 = delayed(_barrier)(*maps)
         routed = [delayed(_band_reduce_route)(r, t1, sfs, run, offsets) for r in range(R)]
-        if k is None:  # only reported: the task runs once the band pairs are found, beside the
-            # verification's short tasks and the writes (run beside the band steps, it held a
-            # worker while the band reducers, on the critical path, had only the other)
-            cal = calibration(delayed(_barrier)(*routed))
-            k = delayed(_k_of)(cal)
     else:
         masks = delayed(_masks_task)(offsets, k, bits, layout, max_tables, st.memory_budget)
         maps = [delayed(_map_part)(x, offsets, masks, R, sfs, run, i, te) for i, x in enumerate(parts)]
@@ -1808,6 +1803,15 @@ def dedup_dataset(
         if scratch is None:
             _storage.remove_empty(sfs, scratch_path)
     return out
+
+
+def _calibration_last(key: Any) -> int:
+    """Dask priority of a task (``dask.annotate``): below the default for the calibration's tasks
+    (a callable of the key, since an annotation given as a value reaches the tasks a collection
+    depends on too: the whole pipeline before it)."""
+    from dask.utils import key_split
+
+    return -1 if key_split(key) in ("cal_draw", "cal_scan", "cal_measure", "k_of") else 0  # no "_"
 
 
 def _check_overlap(fs: AbstractFileSystem, paths: list[str], ofs: AbstractFileSystem, out_path: str) -> None:

@@ -114,10 +114,11 @@ def _dedup() -> None:
     """Verified dedup (``simhash_lab.dedup``): shingle sets (from ``str`` in place, and through
     UTF-8 for the texts that need it), MinHash band candidates, Jaccard, the calibration's scan and
     the keep/drop pass through the public call on a small batch, then each kernel at the size that
-    sends it to threads."""
+    sends it to threads, and the band map of Dask's pipeline."""
     import numpy as np
 
     from .calibration import neighbours_within
+    from .candidates import split_band
     from .dedup import dedup_texts
     from .shingles import Shingler
 
@@ -133,6 +134,8 @@ def _dedup() -> None:
     sh.jaccard(indptr, data, rows, rows[::-1].copy())
     sh.jaccard(indptr, data, rows, rows[::-1].copy(), at_least=0.5)  # the calibration's
     neighbours_within(np.resize(fps, 512), np.resize(fps, 512), 3)
+    keys = np.arange(8, dtype=np.uint64) << np.uint64(40)  # Dask's band map (distributed)
+    split_band(keys, np.arange(8, dtype=np.uint64), 3, 1, np.empty(8, np.uint64), np.empty(4, np.int64))
 
 
 class Step(NamedTuple):

@@ -99,3 +99,67 @@ def test_bucket_pairs_are_the_pairs_of_the_bands_split_anyhow():
     assert got.tolist() == ((want[:, 0] << 32) | want[:, 1]).astype(np.uint64).tolist()
     # one bucket holding every band: the same pairs, already distinct
     assert bucket_pairs(band, numbered, docbits).tolist() == got.tolist()
+
+
+@pytest.mark.parametrize("n_reducers", [1, 3, 8])
+def test_a_band_is_split_as_numbered_keys_by_reducer_in_their_order(n_reducers):
+    """The map step's kernel (``split_band``) against NumPy: each key numbered, the keys of rows
+    without shingles (top bit) left out, the rest by reducer ``((key >> 32) * R >> 32) + band``
+    mod R, stable."""
+    from simhash_lab.candidates import split_band
+
+    rng = np.random.default_rng(n_reducers)
+    docbits, band = 20, 5
+    keys = rng.integers(0, 1 << 63, 5000, dtype=np.uint64) | (rng.random(5000) < 0.1).astype(np.uint64) << 63
+    keys[:50] = keys[50]  # equal keys: one reducer
+    numbers = rng.permutation(1 << docbits)[: keys.size].astype(np.uint64)
+    low = np.uint64((1 << docbits) - 1)
+    numbered = (keys & ~low) | numbers
+    kept = numbered[numbered >> np.uint64(63) == 0]
+    r_big, shift = np.uint64(n_reducers), np.uint64(32)
+    bucket = ((((kept >> shift) * r_big) >> shift) + np.uint64(band)) % r_big
+    want = kept[np.argsort(bucket, kind="stable")]
+    out, cuts = np.empty(keys.size, np.uint64), np.empty(n_reducers + 1, np.int64)
+    split_band(keys, numbers, docbits, band, out, cuts)
+    assert cuts.tolist() == [0, *np.cumsum(np.bincount(bucket.astype(np.int64), minlength=n_reducers))]
+    assert out[: cuts[-1]].tolist() == want.tolist()
+    assert 0 < cuts[-1] < keys.size
+
+
+class _Priorities:
+    """A scheduler plugin: the priority of every task the scheduler sends to a worker."""
+
+    name = "test-priorities"
+
+    def __init__(self):
+        self.seen = {}
+
+    async def start(self, scheduler):
+        self.scheduler = scheduler
+
+    def transition(self, key, start, finish, *args, **kwargs):
+        if finish == "processing":
+            self.seen[key] = self.scheduler.tasks[key].priority
+
+
+def test_the_calibration_comes_last_in_the_workers_queues(tmp_path, client):
+    """With ``candidates="bands"`` nothing waits for the calibration (k is only reported): its
+    tasks, and only they, run at a priority below the pipeline's, so they fill idle slots."""
+    from dask.utils import key_split
+    from distributed.diagnostics.plugin import SchedulerPlugin
+
+    plugin = type("P", (_Priorities, SchedulerPlugin), {})()
+    client.register_plugin(plugin)
+    try:
+        paths, _, _ = T._partitioned(tmp_path, T.corpus(300, seed=2), 3, "parquet")
+        D.dedup_dataset(paths, tmp_path / "out", candidates="bands")
+        seen = client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.plugins[plugin.name].seen)
+    finally:
+        client.unregister_scheduler_plugin(plugin.name)
+    by_name = {}
+    for key, priority in seen.items():
+        by_name.setdefault(key_split(key), set()).add(priority[0])
+    low = {"cal_draw", "cal_scan", "cal_measure", "k_of"}
+    assert low <= set(by_name) and {"fp_part", "band_map_part", "cluster", "write_part"} <= set(by_name)
+    assert all(by_name[n] == {1} for n in low)  # the scheduler's first element: minus the user's
+    assert all(p == {0} for n, p in by_name.items() if n not in low)
