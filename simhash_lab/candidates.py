@@ -123,6 +123,14 @@ def number_keys(keys: np.ndarray, valid: np.ndarray, docbits: int) -> None:
                 keys[j, d] = top | _U64(d)
 
 
+@kernel(inline=True)
+def _reducer_of(key: int, n_r: int, turn: int) -> int:
+    """``split_band``'s reducer of a key: its top hash bits scaled to ``n_r`` reducers, plus the
+    band's ``turn`` (below ``n_r``), mod ``n_r``."""
+    r = (((key >> _U64(32)) * n_r) >> _U64(32)) + turn
+    return r - n_r if r >= n_r else r
+
+
 @kernel
 def split_band(
     keys: np.ndarray, numbers: np.ndarray, docbits: int, band: int, out: np.ndarray, cuts: np.ndarray
@@ -140,18 +148,15 @@ def split_band(
     top = _U64(1) << _U64(63)
     cuts[:] = 0
     for i in range(keys.size):
-        k = keys[i]
-        if (k & top) == _U64(0):
-            r = (((k >> _U64(32)) * big) >> _U64(32)) + turn
-            cuts[(r - big if r >= big else r) + _U64(1)] += 1
+        if (keys[i] & top) == _U64(0):
+            cuts[_reducer_of(keys[i], big, turn) + _U64(1)] += 1
     for r in range(n_r):
         cuts[r + 1] += cuts[r]
     at = cuts[:-1].copy()
     for i in range(keys.size):
         k = keys[i]
         if (k & top) == _U64(0):
-            r = (((k >> _U64(32)) * big) >> _U64(32)) + turn
-            r = r - big if r >= big else r
+            r = _reducer_of(k, big, turn)
             out[at[r]] = (k & ~low) | numbers[i]
             at[r] += 1
 

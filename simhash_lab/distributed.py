@@ -1219,6 +1219,10 @@ def _k_of(cal: Any) -> int:
     return int(cal.k)
 
 
+#: the calibration's task names, as ``dask.utils.key_split`` gives them (without the "_")
+_CALIBRATION_TASKS = frozenset(f.__name__.lstrip("_") for f in (_cal_draw, _cal_scan, _cal_measure, _k_of))
+
+
 def _masks_task(
     offsets: np.ndarray, k: int, bits: int, layout: Any, max_tables: int, memory_budget: int | None = None
 ):
@@ -1812,8 +1816,7 @@ def _calibration_last(key: Any) -> int:
     depends on too: the whole pipeline before it)."""
     from dask.utils import key_split
 
-    names = {f.__name__.lstrip("_") for f in (_cal_draw, _cal_scan, _cal_measure, _k_of)}  # key_split's
-    return -1 if key_split(key) in names else 0
+    return -1 if key_split(key) in _CALIBRATION_TASKS else 0
 
 
 def _check_overlap(fs: AbstractFileSystem, paths: list[str], ofs: AbstractFileSystem, out_path: str) -> None:
