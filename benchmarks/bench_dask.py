@@ -245,7 +245,7 @@ def shuffle_bench(client, paths, k, repeats, scratch):
         return sum(dask.compute(*reduces))
 
     def reduce_files(r, _t, run):
-        pieces = [(x["t"], x["f"], x["i"]) for x in D._pieces(sfs, run, "map", f"{r}-")]
+        pieces = [(x["t"], x["f"], x["i"]) for x in D._pieces(sfs, run, "map", r)]
         return count(D._reduce_task(pieces, masks, k))
 
     written = [0]

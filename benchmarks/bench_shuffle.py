@@ -9,9 +9,10 @@ task emits one ``(table, fingerprint, row)`` record per table per document (4 B 
 its records by key and reports the pairs within k. This script times that step alone, on the same
 fingerprints held by the workers, moving the records three ways:
 
-* ``files``: ``dedup_dataset``'s own way. Each map task writes one piece per reducer to a
-  scratch folder through fsspec (``scratch/run-*/map/{reducer}-{partition}.piece``, staged writes),
-  a barrier task waits for all of them, each reducer lists and reads its own
+* ``files``: ``dedup_dataset``'s own way. Each map task writes one file of pieces, one per
+  reducer behind an index, to a scratch folder through fsspec
+  (``scratch/run-*/map/{partition}.pieces``, staged writes), a barrier task waits for all of
+  them, each reducer lists the files and reads its own piece of each
   (``distributed._map_part``, ``distributed._pieces``).
 * ``tasks``: Dask's task-based shuffle: each map task returns its pieces in worker memory, one
   picking task per (partition, reducer), each reducer depends on its P picking tasks (what
@@ -187,7 +188,7 @@ def main() -> None:
             token = dask.delayed(D._barrier)(*maps)
 
             def reduce_files(r, _t):
-                pieces = [(x["t"], x["f"], x["i"]) for x in D._pieces(sfs, run, "map", f"{r}-")]
+                pieces = [(x["t"], x["f"], x["i"]) for x in D._pieces(sfs, run, "map", r)]
                 return count(D._reduce_task(pieces, masks, k))
 
             got = sum(dask.compute(*[dask.delayed(reduce_files)(r, token) for r in range(R)]))

@@ -582,13 +582,15 @@ def near_duplicates(
 #
 # The same steps as simhash_lab.dedup.dedup_table, as tasks over partitions (files). Partitions,
 # output and scratch are fsspec URLs (simhash_lab._storage). The shuffles go through objects in the
-# scratch folder, as MapReduce's map outputs do: a map task writes one piece per reducer, a barrier
-# task waits for every map task, and each reducer lists its pieces. Every task depends on a barrier
-# or on its own partition only, so the graph has O(partitions + reducers) tasks and edges (no
-# partitions x reducers fan-in of in-memory pieces); why files and not Dask's task shuffle is
-# measured in benchmarks/dedup_at_scale.md. Every object a task writes is named by the task
-# (``map/{reducer}-{partition}.piece``, ...) and written whole, so a task run again after a worker
-# is lost writes the same objects again: the result does not change.
+# scratch folder, as MapReduce's map outputs do: a map task writes one file of pieces, one piece
+# per reducer behind an index of their places (Hadoop's and Spark's map output file), a barrier
+# task waits for every map task, and each reducer lists the step's files and reads its own piece
+# of each. Every task depends on a barrier or on its own partition only, so the graph has
+# O(partitions + reducers) tasks and edges (no partitions x reducers fan-in of in-memory pieces),
+# and a step writes O(partitions) files, not partitions x reducers; why files and not Dask's task
+# shuffle is measured in benchmarks/dedup_at_scale.md. Every object a task writes is named by the
+# task (``map/{partition}.pieces``, ...) and written whole, so a task run again after a worker is
+# lost writes the same objects again: the result does not change.
 
 
 def _featurizer(st: DedupSettings):
@@ -671,19 +673,20 @@ def _select(
             yield local + off, texts
 
 
-_PIECE = ".piece"  # a shuffle piece's file ending (see _save)
+_PIECE = ".piece"  # a file of one piece (see _save)
+_PIECES = ".pieces"  # a task's file of pieces for a step's destinations (see _save_pieces)
 _MAGIC = b"SHLPIECE"
+_MAGIC_MANY = b"SHLPIECS"
 _ALIGN = 64
 
 
-def _save(sfs: AbstractFileSystem, path: str, **arrays: np.ndarray) -> None:
-    """Write ``arrays`` as one piece: ``SHLPIECE``, the header's length (uint64, little-endian),
-    the header (JSON: each array's name, dtype and shape), then each array's bytes as they are
-    in memory, each at a multiple of 64 bytes: no archive, no checksum, no copy into one buffer
-    first (what ``np.savez`` costs: a CRC32 of every byte and two copies)."""
+def _piece_buffers(arrays: dict) -> list:
+    """The bytes of one piece, as buffers: ``SHLPIECE``, the header's length (uint64,
+    little-endian), the header (JSON: each array's name, dtype and shape), then each array's bytes
+    as they are in memory, each at a multiple of 64 bytes from the piece's start: no archive, no
+    checksum, no copy into one buffer first (what ``np.savez`` costs: a CRC32 of every byte and two
+    copies)."""
     import json
-
-    from ._storage import put_buffers
 
     cols = [(name, np.require(a, requirements="C")) for name, a in arrays.items()]  # 0-d stays 0-d
     head = json.dumps([[name, a.dtype.str, list(a.shape)] for name, a in cols]).encode()
@@ -695,19 +698,22 @@ def _save(sfs: AbstractFileSystem, path: str, **arrays: np.ndarray) -> None:
         buffers.append(memoryview(raw))
         if -raw.size % _ALIGN:
             buffers.append(bytes(-raw.size % _ALIGN))
-    put_buffers(sfs, path, buffers)
+    return buffers
 
 
-def _load(sfs: AbstractFileSystem, path: str, keys: Sequence[str] | None = None) -> dict:
-    """The arrays of a piece :func:`_save` wrote (``keys`` only, or all), writable, as views of
-    the bytes read (one read, no copy)."""
+def _save(sfs: AbstractFileSystem, path: str, **arrays: np.ndarray) -> None:
+    """Write ``arrays`` as one piece, the whole file (:func:`_piece_buffers`)."""
+    from ._storage import put_buffers
+
+    put_buffers(sfs, path, _piece_buffers(arrays))
+
+
+def _parse_piece(buf: bytearray, where: str, keys: Sequence[str] | None = None) -> dict:
+    """The arrays of the piece in ``buf`` (``keys`` only, or all), writable views of it."""
     import json
 
-    from ._storage import read_buffer
-
-    buf = read_buffer(sfs, path)
     if bytes(buf[: len(_MAGIC)]) != _MAGIC:
-        raise ValueError(f"{path}: not a shuffle piece")
+        raise ValueError(f"{where}: not a shuffle piece")
     hl = int(np.frombuffer(buf, "<u8", 1, len(_MAGIC))[0])
     pos = len(_MAGIC) + 8 + hl
     out = {}
@@ -722,14 +728,81 @@ def _load(sfs: AbstractFileSystem, path: str, keys: Sequence[str] | None = None)
     return out
 
 
-def _piece_names(sfs: AbstractFileSystem, run: str, step: str, prefix: str) -> list[str]:
-    from ._storage import join, list_files
+def _load(sfs: AbstractFileSystem, path: str, keys: Sequence[str] | None = None) -> dict:
+    """The arrays of a piece :func:`_save` wrote (``keys`` only, or all), writable, as views of
+    the bytes read (one read, no copy)."""
+    from ._storage import read_buffer
 
-    return list_files(sfs, join(sfs, run, step), prefix, _PIECE)
+    return _parse_piece(read_buffer(sfs, path), path, keys)
 
 
-def _pieces(sfs: AbstractFileSystem, run: str, step: str, prefix: str) -> list[dict]:
-    return [_load(sfs, name) for name in _piece_names(sfs, run, step, prefix)]
+def _save_pieces(sfs: AbstractFileSystem, run: str, step: str, src: int, n_dest: int, pieces: dict) -> None:
+    """Write task ``src``'s pieces of ``step`` (``{destination: {name: array}}``, destinations
+    below ``n_dest``) as one file, ``{step}/{src}.pieces``: ``SHLPIECS``, ``n_dest`` (uint64,
+    little-endian), the index (``n_dest + 1`` uint64 byte offsets: destination ``d``'s piece is
+    the bytes ``[index[d], index[d + 1])`` of the file, none when they are equal), then the pieces
+    (:func:`_piece_buffers`), each at a multiple of 64 bytes. A reader reads the index entries of
+    its destination, then its piece only (:func:`_pieces`): a step writes a file a task where a
+    file a piece made partitions x reducers of them (4,096 a step at 64 partitions: 1.3 ms of
+    system time each to create, and each reducer's listing scanned them all)."""
+    from ._storage import join, put_buffers
+
+    head = len(_MAGIC_MANY) + 8 * (n_dest + 2)
+    head += -head % _ALIGN
+    index = np.full(n_dest + 1, head, np.uint64)
+    buffers: list = []
+    at = head
+    for d in range(n_dest):
+        index[d] = at
+        if d in pieces:
+            for b in _piece_buffers(pieces[d]):
+                buffers.append(b)
+                at += len(b) if isinstance(b, bytes) else b.nbytes
+    index[n_dest] = at
+    top = [_MAGIC_MANY, np.uint64(n_dest).astype("<u8").tobytes(), index.astype("<u8").tobytes()]
+    top.append(bytes(head - len(_MAGIC_MANY) - 8 * (n_dest + 2)))
+    put_buffers(sfs, join(sfs, run, step, f"{src}{_PIECES}"), top + buffers)
+
+
+def _pieces(
+    sfs: AbstractFileSystem, run: str, step: str, dest: int | None, keys: Sequence[str] | None = None
+) -> list[dict]:
+    """The pieces for destination ``dest`` (None: every destination) in the files of ``step``
+    (:func:`_save_pieces`), in the order of the files' names, then of destinations (``keys``
+    only, or all arrays): of each file, the index entries of ``dest`` and its piece are read."""
+    from ._storage import join, list_files, read_buffer, read_ranges
+
+    out = []
+    top = len(_MAGIC_MANY) + 8
+    for name in list_files(sfs, join(sfs, run, step), "", _PIECES):
+        if dest is None:
+            buf = read_buffer(sfs, name)
+            head = buf[: top + 8]
+        else:
+            with read_ranges(sfs, name) as read:
+                head = read(0, top + 8 * (int(dest) + 2))
+                full = len(head) == top + 8 * (int(dest) + 2)
+                at = np.frombuffer(head, "<u8", 2, top + 8 * int(dest)).astype(np.int64) if full else None
+                buf = read(int(at[0]), int(at[1])) if full and at[1] > at[0] else bytearray()
+        if len(head) < top or bytes(head[: len(_MAGIC_MANY)]) != _MAGIC_MANY:
+            raise ValueError(f"{name}: not a file of shuffle pieces")
+        n = int(np.frombuffer(head, "<u8", 1, len(_MAGIC_MANY))[0])
+        if dest is not None:
+            if not 0 <= dest < n:
+                raise ValueError(f"{name}: no destination {dest} (the file has {n})")
+            if not full:
+                raise ValueError(f"{name}: not a file of shuffle pieces (its index is cut short)")
+            if buf:
+                out.append(_parse_piece(buf, name, keys))
+            continue
+        if len(buf) < top + 8 * (n + 1):
+            raise ValueError(f"{name}: not a file of shuffle pieces (its index is cut short)")
+        index = np.frombuffer(buf, "<u8", n + 1, top).astype(np.int64)
+        view = memoryview(buf)
+        for d in range(n):
+            if index[d + 1] > index[d]:
+                out.append(_parse_piece(view[index[d] : index[d + 1]], name, keys))
+    return out
 
 
 def _ids_bytes(ids: Iterable[Any]) -> np.ndarray:
@@ -811,9 +884,8 @@ def _fp_part(
     reads them) and the featureless flags of one partition, as
     :func:`~simhash_lab.dedup.dedup_table` computes them (the same normalisation and
     :class:`~simhash_lab.shingles.Featurizer`); with ``st.exact``, the digests of its rows with
-    features written to the exact-groups shuffle (``exact/{reducer}-{p}.piece``, the reducer picked
+    features written to the exact-groups shuffle (``exact/{p}.pieces``, the reducer picked
     by the digest's value), with their rows, lengths and ids."""
-    from ._storage import join
     from .dedup import check_text_chunk, no_features, text_digests
     from .shingles import ChunkSets
 
@@ -872,13 +944,14 @@ def _fp_part(
         d = d[rows]
         strings = _id_strings(ids_all) if id_column is not None else None
         bucket = (d[:, 0] % np.uint64(n_reducers)).astype(np.int64)  # a digest is uniform already
+        pieces = {}
         for r in np.unique(bucket).tolist():
             sel = rows[bucket == r]
-            _save(
-                sfs, join(sfs, run, "exact", f"{r}-{p}.piece"), d=d[bucket == r], row=sel,
-                length=out["lengths"][sel], part=np.array([p], np.int64),
+            pieces[r] = dict(
+                d=d[bucket == r], row=sel, length=out["lengths"][sel], part=np.array([p], np.int64),
                 **(_ids_columns(ids_all, strings, sel) if id_column is not None else {"ids": _ids_bytes([])}),
             )  # fmt: skip
+        _save_pieces(sfs, run, "exact", p, n_reducers, pieces)
     return out
 
 
@@ -915,7 +988,7 @@ def _band_map_part(
     p: int,
     _token: object = None,
 ):
-    """Write this partition's numbered band keys into one piece per reducer (``map/{r}-{p}.piece``:
+    """Write this partition's numbered band keys into one piece per reducer (``map/{p}.pieces``:
     ``count``, the keys of each band, and ``key``, the keys band after band), the reducer picked by
     the key's hash bits and its band, so that equal keys of a band meet: its rows with features
     that represent their exact group, as ``dedup_table``'s ``BandKeys.pairs`` takes them (a key with
@@ -923,13 +996,12 @@ def _band_map_part(
     hundred KB) gathered, then numbered and split by reducer in one counting pass
     (:func:`~simhash_lab.candidates.split_band`)."""
     offset = int(offsets[p])
-    from ._storage import join
     from .candidates import split_band
 
     bands, chunks = part["band_keys"]
     docbits = _docbits(offsets)
     ok = ~part["featureless"]
-    ok[_copy_rows(sfs, run, f"{p}-") - int(offset)] = False
+    ok[_copy_rows(sfs, run, p) - int(offset)] = False
     cols = np.flatnonzero(ok)
     number = cols.astype(np.uint64) + np.uint64(int(offset))
     starts = np.cumsum([0] + [c.shape[1] for c in chunks])
@@ -948,10 +1020,8 @@ def _band_map_part(
         counts[:, b] = np.diff(cuts)
         for r in np.flatnonzero(counts[:, b]).tolist():
             per_r[r].append(split[cuts[r] : cuts[r + 1]])
-    for r in range(n_reducers):
-        if per_r[r]:
-            key = np.concatenate(per_r[r])
-            _save(sfs, join(sfs, run, "map", f"{r}-{p}.piece"), count=counts[r], key=key)
+    pieces = {r: {"count": counts[r], "key": np.concatenate(per_r[r])} for r in range(n_reducers) if per_r[r]}
+    _save_pieces(sfs, run, "map", p, n_reducers, pieces)
     return int(np.count_nonzero(ok))
 
 
@@ -990,7 +1060,7 @@ def _band_reduce_route(r: int, _token: object, sfs: AbstractFileSystem, run: str
     """Candidate pairs of reducer ``r``'s band keys (every two rows whose keys of a band agree),
     routed to the partition of their first row as ``(i, j, 0)``: the distance is the verifier's
     (``_right_part``), a pair found by several bands (buckets) is counted once there."""
-    got = _pieces(sfs, run, "map", f"{r}-")
+    got = _pieces(sfs, run, "map", r)
     if not got:
         return 0
     packed = _band_runs_pairs([x["count"] for x in got], [x["key"] for x in got], _docbits(offsets))
@@ -1012,12 +1082,11 @@ def _exact_reduce(
     """The exact groups of reducer ``r``'s digests (every copy of a text meets here): each row's
     representative by :func:`~simhash_lab.dedup.exact_groups`, the first in ``dedup_table``'s
     visiting order (rows in order; ``keep="longest"``: most characters first, ties in row order);
-    the copies (rows not their own representative) routed to their partition's piece
-    ``copies/{partition}-{r}.piece`` with their representatives and both ids."""
-    from ._storage import join
+    the copies (rows not their own representative) routed to their partition's piece of
+    ``copies/{r}.pieces`` with their representatives and both ids."""
     from .dedup import exact_groups
 
-    got = _pieces(sfs, run, "exact", f"{r}-")
+    got = _pieces(sfs, run, "exact", r)
     if not got:
         return 0
     d = np.concatenate([x["d"] for x in got])
@@ -1039,21 +1108,23 @@ def _exact_reduce(
         both = _ids_at(got, np.concatenate([cp, rep[cp]]))
         id_cp, id_rp = both[: cp.size], both[cp.size :]
     part = np.searchsorted(offsets, rows[cp], side="right") - 1
+    pieces = {}
     for q in np.unique(part).tolist():
         at = np.flatnonzero(part == q)
         sel = cp[at]
-        _save(
-            sfs, join(sfs, run, "copies", f"{q}-{r}.piece"), row=rows[sel], rep=rows[rep[sel]],
+        pieces[q] = dict(
+            row=rows[sel], rep=rows[rep[sel]],
             id_row=_ids_bytes([id_cp[i] for i in at.tolist()]),
             id_rep=_ids_bytes([id_rp[i] for i in at.tolist()]),
         )  # fmt: skip
+    _save_pieces(sfs, run, "copies", r, len(offsets) - 1, pieces)
     return int(cp.size)
 
 
-def _copies(sfs: AbstractFileSystem, run: str, prefix: str = "") -> dict:
-    """The exact copies found (of one partition: ``prefix`` ``"{p}-"``; of all: ``""``), sorted by
-    row: ``row``, ``rep`` (int64) and, with ``ids``, their ids."""
-    got = _pieces(sfs, run, "copies", prefix)
+def _copies(sfs: AbstractFileSystem, run: str, p: int | None = None) -> dict:
+    """The exact copies found (of partition ``p``; None: of all), sorted by row: ``row``, ``rep``
+    (int64) and, with ``ids``, their ids."""
+    got = _pieces(sfs, run, "copies", p)
     row = np.concatenate([x["row"] for x in got]) if got else np.empty(0, np.int64)
     rep_ = np.concatenate([x["rep"] for x in got]) if got else np.empty(0, np.int64)
     id_row = [v for x in got for v in _ids_of(x["id_row"])]
@@ -1067,9 +1138,9 @@ def _copies(sfs: AbstractFileSystem, run: str, prefix: str = "") -> dict:
     }
 
 
-def _copy_rows(sfs: AbstractFileSystem, run: str, prefix: str = "") -> np.ndarray:
+def _copy_rows(sfs: AbstractFileSystem, run: str, p: int | None = None) -> np.ndarray:
     """The rows of :func:`_copies` alone (their ids not read)."""
-    got = [_load(sfs, name, ("row",))["row"] for name in _piece_names(sfs, run, "copies", prefix)]
+    got = [x["row"] for x in _pieces(sfs, run, "copies", p, ("row",))]
     return np.concatenate(got).astype(np.int64) if got else np.empty(0, np.int64)
 
 
@@ -1127,7 +1198,7 @@ def _cal_scan(
     offset = int(offsets[p])
     size = int(part["fps"].shape[0])
     ok = ~part["featureless"]
-    ok[_copy_rows(sfs, run, f"{p}-") - offset] = False
+    ok[_copy_rows(sfs, run, p) - offset] = False
     rows = np.flatnonzero(ok)
     if draw.picked.size:
         indptr, ids, d = neighbours_within(queries, part["fps"][rows], draw.k_max)
@@ -1254,12 +1325,11 @@ def _map_part(
     """Write this partition's ``(table, fp, id)`` rows into one piece per reducer: its rows with
     features that represent their exact group (the copies found are not searched)."""
     offset = int(offsets[p])
-    from ._storage import join
 
     fps = part["fps"]
     ids = np.arange(int(offset), int(offset) + fps.size, dtype=np.int64)
     ok = ~part["featureless"]
-    ok[_copy_rows(sfs, run, f"{p}-") - int(offset)] = False
+    ok[_copy_rows(sfs, run, p) - int(offset)] = False
     fps, ids = fps[ok], ids[ok]
     tt, ff, ii, bb = [], [], [], []
     for t in range(masks.size):
@@ -1271,10 +1341,12 @@ def _map_part(
         return 0
     order, cuts = _by_bucket(np.concatenate(bb), n_reducers)
     tt, ff, ii = (np.concatenate(x)[order] for x in (tt, ff, ii))
+    pieces = {}
     for r in range(n_reducers):
         s, e = cuts[r], cuts[r + 1]
         if e > s:
-            _save(sfs, join(sfs, run, "map", f"{r}-{p}.piece"), t=tt[s:e], f=ff[s:e], i=ii[s:e])
+            pieces[r] = {"t": tt[s:e], "f": ff[s:e], "i": ii[s:e]}
+    _save_pieces(sfs, run, "map", p, n_reducers, pieces)
     return int(fps.size)
 
 
@@ -1286,23 +1358,20 @@ def _reduce_route(
     r: int, _token: object, sfs: AbstractFileSystem, run: str, masks: np.ndarray, k: int, offsets: np.ndarray
 ):
     """Candidate pairs of reducer ``r``'s pieces, routed to the partition of their first row."""
-    pieces = [(x["t"], x["f"], x["i"]) for x in _pieces(sfs, run, "map", f"{r}-")]
+    pieces = [(x["t"], x["f"], x["i"]) for x in _pieces(sfs, run, "map", r)]
     return _route_left(sfs, run, r, _reduce_task(pieces, masks, int(k)), offsets)
 
 
 def _route_left(sfs: AbstractFileSystem, run: str, r: int, pairs: np.ndarray, offsets: np.ndarray) -> int:
     """Write reducer ``r``'s pairs ``(i, j, d)`` to the partitions of their first rows."""
-    from ._storage import join
-
     if pairs.shape[0] == 0:
         return 0
     part = np.searchsorted(offsets, pairs[:, 0], side="right") - 1
     order = np.argsort(part, kind="stable")
     pairs, part = pairs[order], part[order]
     cuts = np.flatnonzero(np.diff(part)) + 1
-    for chunk in np.split(np.arange(part.size), cuts):
-        p = int(part[chunk[0]])
-        _save(sfs, join(sfs, run, "left", f"{p}-{r}.piece"), pairs=pairs[chunk])
+    pieces = {int(part[chunk[0]]): {"pairs": pairs[chunk]} for chunk in np.split(np.arange(part.size), cuts)}
+    _save_pieces(sfs, run, "left", r, len(offsets) - 1, pieces)
     return int(pairs.shape[0])
 
 
@@ -1374,10 +1443,9 @@ def _left_part(
     """Attach the shingle sets (and fingerprints) of the pairs' first rows (in this partition);
     route the pairs to the partition of their second row."""
     offset = int(offsets[p])
-    from ._storage import join
 
     fps = part["fps"]
-    got = _pieces(sfs, run, "left", f"{p}-")
+    got = _pieces(sfs, run, "left", p)
     if not got:
         return 0
     pairs = np.concatenate([x["pairs"] for x in got])
@@ -1391,6 +1459,7 @@ def _left_part(
         part, fs, path, column, id_column, fmt, rows - int(offset), offset, st
     )
     part = np.searchsorted(offsets, pairs[:, 1], side="right") - 1
+    pieces = {}
     for q in np.unique(part).tolist():
         sel = pairs[part == q]
         loc = np.searchsorted(rows, sel[:, 0])
@@ -1398,9 +1467,7 @@ def _left_part(
         sizes = np.diff(ind)[uniq]
         sub_ptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         sub = np.concatenate([dat[ind[u] : ind[u + 1]] for u in uniq.tolist()]) if uniq.size else dat[:0]
-        _save(
-            sfs,
-            join(sfs, run, "right", f"{q}-{p}.piece"),
+        pieces[q] = dict(
             pairs=sel,
             which=inv.astype(np.int64),
             indptr=sub_ptr,
@@ -1409,6 +1476,7 @@ def _left_part(
             fps=fps[rows[uniq] - int(offset)],
             ids=_ids_bytes([ids[u] for u in uniq.tolist()]),
         )
+    _save_pieces(sfs, run, "right", p, len(offsets) - 1, pieces)
     return int(pairs.shape[0])
 
 
@@ -1430,11 +1498,10 @@ def _right_part(
     """Verify the pairs whose second row is in this partition: exact Jaccard of the two sets; the
     pairs' Hamming distances from the two fingerprints."""
     offset = int(offsets[q])
-    from ._storage import join
     from .dedup import Shingler
     from .hamming import hamming
 
-    parts = _pieces(sfs, run, "right", f"{q}-")
+    parts = _pieces(sfs, run, "right", q)
     if not parts:
         return 0
     rows = np.unique(np.concatenate([x["pairs"][:, 1] for x in parts]))
@@ -1461,7 +1528,7 @@ def _right_part(
         id_i.extend(ids_a[w] for w in x["which"][ok].tolist())
         id_j.extend(ids[b] for b in lb[ok].tolist())
     cat = {key: np.concatenate(v) for key, v in out.items()}
-    _save(sfs, join(sfs, run, "verified", f"{q}.piece"), **cat, id_i=_ids_bytes(id_i), id_j=_ids_bytes(id_j))
+    _save_pieces(sfs, run, "verified", q, 1, {0: dict(**cat, id_i=_ids_bytes(id_i), id_j=_ids_bytes(id_j))})
     return int(cat["i"].size)
 
 
@@ -1476,7 +1543,7 @@ def _cluster(_token: object, sfs: AbstractFileSystem, run: str, keep: str, linka
 
     cols = {key: [] for key in ("i", "j", "d", "s", "li", "lj")}
     id_of: dict = {}
-    for z in _pieces(sfs, run, "verified", ""):
+    for z in _pieces(sfs, run, "verified", None):
         for key in cols:
             cols[key].append(z[key])
         for r, v in zip(z["i"].tolist(), _ids_of(z["id_i"])):

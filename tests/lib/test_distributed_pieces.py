@@ -1,4 +1,5 @@
-"""Tests for ``distributed``'s shuffle pieces (raw arrays behind a JSON header, in place of .npz) and
+"""Tests for ``distributed``'s shuffle pieces (raw arrays behind a JSON header, in place of .npz; a
+task's pieces of a step in one file behind an index of their places) and
 for ``local_cluster``'s quiet workers (no profiler, slower monitors when there is no dashboard)."""
 
 import numpy as np
@@ -47,8 +48,66 @@ def test_a_piece_gives_back_every_array_as_it_was_and_writable(tmp_path, where):
     size = len(fs.cat_file(name))
     body = sum(-(-a.nbytes // 64) * 64 for a in want.values())
     assert body < size <= body + 64 + 64 * 8
-    # listed as pieces of their step, by prefix
-    assert [p.rsplit("/", 1)[1] for p in D._piece_names(fs, path, "sub", "0-")] == [f"0-1{D._PIECE}"]
+
+
+def _fs(tmp_path, where):
+    if where == "local":
+        from simhash_lab._storage import filesystem
+
+        return filesystem(str(tmp_path))
+    return fsspec.filesystem("memory"), f"/pieces-{tmp_path.name}"
+
+
+@pytest.mark.parametrize("where", ["local", "memory"])
+def test_a_step_is_one_file_a_task_and_each_reader_gets_its_own_pieces(tmp_path, where):
+    fs, run = _fs(tmp_path, where)
+
+    def piece(src, dest):
+        return {
+            "src": np.array([src]),
+            "dest": np.full(dest + 1, dest, np.int64),
+            "x": np.arange(src * 10 + dest),
+        }
+
+    D._save_pieces(fs, run, "map", 0, 3, {0: piece(0, 0), 2: piece(0, 2)})
+    D._save_pieces(fs, run, "map", 1, 3, {1: piece(1, 1), 2: piece(1, 2)})
+    D._save_pieces(fs, run, "map", 2, 3, {})  # a task with nothing to send still writes its file
+    from simhash_lab._storage import list_files
+
+    assert [n.rsplit("/", 1)[1] for n in list_files(fs, f"{run}/map", "", D._PIECES)] == [
+        f"{i}{D._PIECES}" for i in range(3)
+    ]
+
+    def seen(got):
+        return [(int(g["src"][0]), int(g["dest"][0])) for g in got]
+
+    assert seen(D._pieces(fs, run, "map", 0)) == [(0, 0)]
+    assert seen(D._pieces(fs, run, "map", 1)) == [(1, 1)]
+    assert seen(D._pieces(fs, run, "map", 2)) == [(0, 2), (1, 2)]
+    assert seen(D._pieces(fs, run, "map", None)) == [(0, 0), (0, 2), (1, 1), (1, 2)]
+    for dest in (2, None):
+        for g in D._pieces(fs, run, "map", dest):
+            src, d = int(g["src"][0]), int(g["dest"][0])
+            np.testing.assert_array_equal(g["x"], np.arange(src * 10 + d))
+            assert g["dest"].size == d + 1 and g["x"].flags.writeable
+    assert [list(g) for g in D._pieces(fs, run, "map", 2, ("x",))] == [["x"], ["x"]]
+    assert D._pieces(fs, run, "left", 0) == []  # a step nobody wrote to
+    with pytest.raises(ValueError, match="no destination 3"):
+        D._pieces(fs, run, "map", 3)
+
+
+def test_a_cut_or_foreign_file_of_pieces_is_refused(tmp_path):
+    fs, run = _fs(tmp_path, "local")
+    D._save_pieces(fs, run, "map", 0, 4, {3: {"x": np.arange(100)}})
+    name = tmp_path / "map" / f"0{D._PIECES}"
+    whole = name.read_bytes()
+    name.write_bytes(whole[:20])  # the index cut short
+    for dest in (3, None):
+        with pytest.raises(ValueError, match="cut short"):
+            D._pieces(fs, run, "map", dest)
+    name.write_bytes(b"PK\x03\x04" + whole[4:])
+    with pytest.raises(ValueError, match="not a file of shuffle pieces"):
+        D._pieces(fs, run, "map", 3)
 
 
 def test_a_file_that_is_not_a_piece_is_refused(tmp_path):
