@@ -27,6 +27,8 @@ the same way (a callback): the pipeline's code with and without distributed's wo
 
 ``--candidates``: pass it to both (default: the shared default, ``DedupSettings().candidates``).
 
+``--reducers N``: ``dedup_dataset``'s ``n_reducers`` (default: its own, one a partition).
+
 ``--shuffle``: the candidate step alone, both ways, on the same fingerprints (the partitions'
 fingerprints computed once and held by the workers): through Dask's task shuffle (each map task
 returns one piece per reducer, in worker memory; ``distributed.pairs``) and through files in a
@@ -343,6 +345,7 @@ def main() -> None:
     ap.add_argument("--shuffle", action="store_true")
     ap.add_argument("--folder", default="/tmp/simhash-lab-dask")
     ap.add_argument("--candidates", default=None, choices=["index", "bands"])
+    ap.add_argument("--reducers", type=int, default=None, help="dedup_dataset's n_reducers")
     ap.add_argument(
         "--profile", action="store_true", help="print each Dask run's task stream, summed by task name"
     )
@@ -416,6 +419,7 @@ def main() -> None:
         options = {} if args.k is None else {"k": args.k}
         if args.candidates is not None:
             options["candidates"] = args.candidates
+        dask_options = dict(options, n_reducers=args.reducers)
         # both sides load their kernels first (each worker process, and this one), untimed: the
         # runs compare the steady state, not the one-time load of a process
         import pyarrow.parquet as pq
@@ -445,7 +449,7 @@ def main() -> None:
             cpu0 = _cpu(client), time.process_time()
             with get_task_stream(client) if args.profile else contextlib.nullcontext() as ts:
                 t0, w0 = time.perf_counter(), time.time()
-                res = D.dedup_dataset(paths, out, id_column="id", scratch=scratch, **options)
+                res = D.dedup_dataset(paths, out, id_column="id", scratch=scratch, **dask_options)
                 dask_s.append(time.perf_counter() - t0)
                 w1 = time.time()
             cpu = _cpu(client) - cpu0[0], time.process_time() - cpu0[1]
@@ -468,7 +472,9 @@ def main() -> None:
                 meter = TaskCPU()
                 c0, t0 = os.times(), time.perf_counter()
                 with meter.sync():
-                    D.dedup_dataset(paths, out, id_column="id", scratch=scratch, scheduler="sync", **options)
+                    D.dedup_dataset(
+                        paths, out, id_column="id", scratch=scratch, scheduler="sync", **dask_options
+                    )
                 c1 = os.times()
                 print(
                     f"  sync scheduler here: {time.perf_counter() - t0:.1f} s, CPU {c1.user - c0.user:.1f} s "

@@ -743,8 +743,9 @@ def _save_pieces(sfs: AbstractFileSystem, run: str, step: str, src: int, n_dest:
     the bytes ``[index[d], index[d + 1])`` of the file, none when they are equal), then the pieces
     (:func:`_piece_buffers`), each at a multiple of 64 bytes. A reader reads the index entries of
     its destination, then its piece only (:func:`_pieces`): a step writes a file a task where a
-    file a piece made partitions x reducers of them (4,096 a step at 64 partitions: 1.3 ms of
-    system time each to create, and each reducer's listing scanned them all)."""
+    file a piece made partitions x reducers of them (at 64 partitions, 4,096 a step, each
+    reducer's listing scanning them all: at 1M rows the workers spent 6-14 s of system time
+    against 2.1-2.5 s this way, ``benchmarks/results/2026-12-04-dask-files.md``)."""
     from ._storage import join, put_buffers
 
     head = len(_MAGIC_MANY) + 8 * (n_dest + 2)

@@ -598,3 +598,29 @@ def test_settings_beyond_the_defaults_on_dask(tmp_path, client, kw):
     texts = _scripts(160, seed=3) + _invisible(80, seed=4)
     want = _parity(tmp_path, texts, 2, **kw)
     assert want.exact == 0 if "exact" in kw else want.exact > 0
+
+
+def test_each_step_of_the_shuffles_writes_one_file_a_task(tmp_path, big, monkeypatch):
+    """A step's pieces go out as one file a task (its pieces for every destination behind an
+    index), not a file a piece: at 6 partitions and 6 reducers, 6 files a step where a file a
+    piece made up to 36 (and at 64 partitions 4,096, each reducer's listing scanning them all)."""
+    from collections import Counter
+
+    from simhash_lab import _storage
+
+    texts = big[:600] + big[:150]  # exact copies too: the copies step has pieces
+    paths, rows, whole = _partitioned(tmp_path, texts, 6, "jsonl")
+    written = []
+    put = _storage.put_buffers
+    monkeypatch.setattr(
+        _storage, "put_buffers", lambda fs, path, bufs: (written.append(path), put(fs, path, bufs))
+    )
+    scratch = tmp_path / "scratch"
+    D.dedup_dataset(paths, tmp_path / "out", id_column="id", scratch=str(scratch), scheduler="sync")
+    steps = Counter(
+        os.path.relpath(p, scratch).split(os.sep)[1] for p in written if p.startswith(str(scratch))
+    )
+    assert set(steps) >= {"exact", "copies", "map", "left", "right", "verified"}, steps
+    assert all(n <= 6 for n in steps.values()), steps
+    kept, dups = _read_output(tmp_path / "out")
+    _same_as(one_process(whole), rows, kept, dups)
