@@ -229,30 +229,23 @@ def read_bytes(fs, path: str) -> bytes:
 def read_buffer(fs, path: str) -> bytearray:
     """The bytes of ``path`` in a bytearray (writable: arrays made on it can be written to); a
     local file is read into it directly, with no intermediate copy."""
-    if is_local(fs):
-        with open(path, "rb", buffering=0) as f:
-            buf = bytearray(os.fstat(f.fileno()).st_size)
-            view, got = memoryview(buf), 0
-            while got < len(buf):
-                n = f.readinto(view[got:])
-                if not n:
-                    break
-                got += n
-        return buf if got == len(buf) else buf[:got]
-    with fs.open(path, "rb") as f:
-        return bytearray(f.read())
+    with read_ranges(fs, path) as read:
+        return read(0)
 
 
 @contextlib.contextmanager
-def read_ranges(fs, path: str) -> Iterator[Callable[[int, int], bytearray]]:
-    """``read(start, end)``: the bytes ``[start, end)`` of ``path`` in a bytearray (writable),
-    fewer where the file ends first; a local file is opened once for every read within, each read
-    straight into its bytearray (``os.preadv``), other filesystems are asked for the range."""
+def read_ranges(fs, path: str) -> Iterator[Callable[..., bytearray]]:
+    """``read(start, end=None)``: the bytes ``[start, end)`` of ``path`` (``end`` None: to the
+    end of the file) in a bytearray (writable), fewer where the file ends first; a local file is
+    opened once for every read within, each read straight into its bytearray (``os.preadv``),
+    other filesystems are asked for the range."""
     if is_local(fs):
         fd = os.open(path, os.O_RDONLY)
         try:
 
-            def read(start: int, end: int) -> bytearray:
+            def read(start: int, end: int | None = None) -> bytearray:
+                if end is None:
+                    end = os.fstat(fd).st_size
                 buf = bytearray(max(0, end - start))
                 view, got = memoryview(buf), 0
                 while got < len(buf):
@@ -266,7 +259,7 @@ def read_ranges(fs, path: str) -> Iterator[Callable[[int, int], bytearray]]:
         finally:
             os.close(fd)
         return
-    yield lambda start, end: bytearray(fs.cat_file(path, start=start, end=end))
+    yield lambda start, end=None: bytearray(fs.cat_file(path, start=start, end=end))
 
 
 def list_files(fs, folder: str, prefix: str, suffix: str = ".npz") -> list[str]:
