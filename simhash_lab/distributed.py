@@ -1716,7 +1716,8 @@ def dedup_dataset(
     representative goes (one task: memory in proportion to verified pairs and copies, not rows);
     each partition writes its kept rows to ``output/part-NNNNN.parquet``, and the duplicates table goes to
     ``output/duplicates.parquet``. The shuffles go through ``scratch`` (default
-    ``output/_shuffle``), which every worker must reach; this run's folder in it is removed at the end.
+    ``output/_shuffle``), which every worker must reach; this run's folder in it is removed at the end
+    (after a failure too, once the run's tasks still running on the workers have stopped).
 
     Parameters
     ----------
@@ -1801,6 +1802,7 @@ def dedup_dataset(
         sfs, scratch_path = _storage.filesystem(scratch, storage_options, "scratch")
     run = _storage.join(sfs, scratch_path, f"run-{uuid.uuid4().hex[:12]}")
     _check_overlap(fs, paths, ofs, out_path)
+    made = not ofs.exists(out_path)
     ofs.makedirs(out_path, exist_ok=True)
     for sub in ("exact", "copies", "map", "left", "right", "verified"):
         sfs.makedirs(_storage.join(sfs, run, sub), exist_ok=True)
@@ -1869,13 +1871,56 @@ def dedup_dataset(
     )
     if not compute:
         return result
+    out = None
     try:
-        (out,) = dask.compute(result, scheduler=scheduler)
+        out = _compute(dask, result, scheduler)
     finally:
         _storage.remove_tree(sfs, run)
         if scratch is None:
             _storage.remove_empty(sfs, scratch_path)
+        if made and out is None:  # a failed run leaves no empty output folder it made
+            _storage.remove_empty(ofs, out_path)
     return out
+
+
+#: how long a failed run waits for its tasks still running on the workers, seconds
+_STOP_WAIT = 600.0
+
+
+def _compute(dask: Any, result: Any, scheduler: Any) -> Any:
+    """``dask.compute(result)``. On a distributed client, when a task fails the others that have
+    started are not stopped, and would write their pieces after the run's folder is removed: the
+    error is raised once none of the graph's tasks is executing on any worker (at most
+    :data:`_STOP_WAIT` seconds), so that the cleanup comes after their last write."""
+    import time
+
+    from dask.base import get_scheduler
+
+    client = getattr(get_scheduler(scheduler=scheduler, collections=[result]), "__self__", None)
+    if client is None or not hasattr(client, "run") or not hasattr(client, "compute"):
+        (out,) = dask.compute(result, scheduler=scheduler)
+        return out
+    keys = {str(k) for k in dict(result.__dask_graph__())}
+    future = client.compute(result)
+    try:
+        return future.result()
+    except BaseException:
+        client.cancel(future)
+        stop = time.monotonic() + _STOP_WAIT
+        while time.monotonic() < stop:
+            running = client.run(_executing, keys)
+            if not any(running.values()):
+                break
+            time.sleep(0.05)
+        raise
+
+
+def _executing(keys: set, dask_worker: Any = None) -> int:
+    """How many of ``keys`` this worker is executing (started tasks, cancelled or not)."""
+    return sum(1 for ts in dask_worker.state.tasks.values() if ts.state in _STARTED and str(ts.key) in keys)
+
+
+_STARTED = frozenset({"executing", "long-running", "cancelled", "resumed"})
 
 
 def _calibration_last(key: Any) -> int:

@@ -624,3 +624,24 @@ def test_each_step_of_the_shuffles_writes_one_file_a_task(tmp_path, big, monkeyp
     assert all(n <= 6 for n in steps.values()), steps
     kept, dups = _read_output(tmp_path / "out")
     _same_as(one_process(whole), rows, kept, dups)
+
+
+@pytest.mark.timeout(300)
+def test_a_failed_run_leaves_no_scratch_behind_even_from_tasks_still_running(tmp_path, big):
+    """A bad row fails its partition's task at once while another partition's task is still
+    running (a started task is not stopped); what that one writes afterwards goes too: the error
+    comes back once the run's tasks have stopped, and the run's scratch folder is removed."""
+    good = tmp_path / "good.jsonl"
+    good.write_text("".join(json.dumps(r) + "\n" for r in _rows(big * 20)), encoding="utf-8")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "x", "text": "one"}\n{"id": "y", "te', encoding="utf-8")
+    scratch = tmp_path / "scratch"
+    cluster, client = _cluster()
+    with cluster, client:
+        with pytest.raises(Exception, match="bad.jsonl: line 2: not JSON"):
+            D.dedup_dataset([str(bad), str(good)], tmp_path / "out", id_column="id", scratch=str(scratch))
+        assert client.run(lambda dask_worker: len(dask_worker.state.executing)) == dict.fromkeys(
+            client.scheduler_info()["workers"], 0
+        )
+    assert not list(scratch.rglob("*")), sorted(map(str, scratch.rglob("*")))
+    assert not (tmp_path / "out").exists()  # nor the output folder it made, empty
