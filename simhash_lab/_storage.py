@@ -237,27 +237,25 @@ def read_buffer(fs, path: str) -> bytearray:
 def read_ranges(fs, path: str) -> Iterator[Callable[..., bytearray]]:
     """``read(start, end=None)``: the bytes ``[start, end)`` of ``path`` (``end`` None: to the
     end of the file) in a bytearray (writable), fewer where the file ends first; a local file is
-    opened once for every read within, each read straight into its bytearray (``os.preadv``),
-    other filesystems are asked for the range."""
+    opened once for every read within, each read straight into its bytearray (unbuffered
+    ``readinto``), other filesystems are asked for the range."""
     if is_local(fs):
-        fd = os.open(path, os.O_RDONLY)
-        try:
+        with open(path, "rb", buffering=0) as f:
 
             def read(start: int, end: int | None = None) -> bytearray:
                 if end is None:
-                    end = os.fstat(fd).st_size
+                    end = os.fstat(f.fileno()).st_size
                 buf = bytearray(max(0, end - start))
                 view, got = memoryview(buf), 0
+                f.seek(start)
                 while got < len(buf):
-                    n = os.preadv(fd, [view[got:]], start + got)
+                    n = f.readinto(view[got:])
                     if not n:
                         break
                     got += n
                 return buf if got == len(buf) else buf[:got]
 
             yield read
-        finally:
-            os.close(fd)
         return
     yield lambda start, end=None: bytearray(fs.cat_file(path, start=start, end=end))
 
