@@ -771,38 +771,30 @@ def _pieces(
     """The pieces for destination ``dest`` (None: every destination) in the files of ``step``
     (:func:`_save_pieces`), in the order of the files' names, then of destinations (``keys``
     only, or all arrays): of each file, the index entries of ``dest`` and its piece are read."""
-    from ._storage import join, list_files, read_buffer, read_ranges
+    from ._storage import join, list_files, read_ranges
 
     out = []
     top = len(_MAGIC_MANY) + 8
     for name in list_files(sfs, join(sfs, run, step), "", _PIECES):
-        if dest is None:
-            buf = read_buffer(sfs, name)
-            head = buf[: top + 8]
-        else:
-            with read_ranges(sfs, name) as read:
-                head = read(0, top + 8 * (int(dest) + 2))
-                full = len(head) == top + 8 * (int(dest) + 2)
-                at = np.frombuffer(head, "<u8", 2, top + 8 * int(dest)).astype(np.int64) if full else None
-                buf = read(int(at[0]), int(at[1])) if full and at[1] > at[0] else bytearray()
-        if len(head) < top or bytes(head[: len(_MAGIC_MANY)]) != _MAGIC_MANY:
-            raise ValueError(f"{name}: not a file of shuffle pieces")
-        n = int(np.frombuffer(head, "<u8", 1, len(_MAGIC_MANY))[0])
-        if dest is not None:
-            if not 0 <= dest < n:
+        with read_ranges(sfs, name) as read:
+            head = read(0, top)
+            if len(head) < top or bytes(head[: len(_MAGIC_MANY)]) != _MAGIC_MANY:
+                raise ValueError(f"{name}: not a file of shuffle pieces")
+            n = int(np.frombuffer(head, "<u8", 1, len(_MAGIC_MANY))[0])
+            lo, hi = (0, n) if dest is None else (int(dest), int(dest) + 1)
+            if not 0 <= lo <= hi <= n:
                 raise ValueError(f"{name}: no destination {dest} (the file has {n})")
-            if not full:
+            raw = read(top + 8 * lo, top + 8 * (hi + 1))
+            if len(raw) < 8 * (hi - lo + 1):
                 raise ValueError(f"{name}: not a file of shuffle pieces (its index is cut short)")
-            if buf:
-                out.append(_parse_piece(buf, name, keys))
-            continue
-        if len(buf) < top + 8 * (n + 1):
-            raise ValueError(f"{name}: not a file of shuffle pieces (its index is cut short)")
-        index = np.frombuffer(buf, "<u8", n + 1, top).astype(np.int64)
-        view = memoryview(buf)
-        for d in range(n):
-            if index[d + 1] > index[d]:
-                out.append(_parse_piece(view[index[d] : index[d + 1]], name, keys))
+            index = np.frombuffer(raw, "<u8").astype(np.int64)
+            if index[-1] > index[0]:
+                buf = memoryview(read(int(index[0]), int(index[-1])))
+                if buf.nbytes < index[-1] - index[0]:
+                    raise ValueError(f"{name}: not a file of shuffle pieces (its pieces are cut short)")
+                for a, b in zip((index[:-1] - index[0]).tolist(), (index[1:] - index[0]).tolist()):
+                    if b > a:
+                        out.append(_parse_piece(buf[a:b], name, keys))
     return out
 
 
@@ -1579,7 +1571,7 @@ def _cluster(_token: object, sfs: AbstractFileSystem, run: str, keep: str, linka
         )
     cps = _copies(sfs, run)
     drops = _with_copies(drops, cps, id_of)
-    _save(sfs, join(sfs, run, "drops.piece"), rows=drops.dropped)
+    _save(sfs, join(sfs, run, f"drops{_PIECE}"), rows=drops.dropped)
     summary = {
         "dropped": len(drops),
         "verified": int(c["i"].size),
@@ -1658,7 +1650,7 @@ def _write_part(
 
     from ._storage import join, staged_file
 
-    drops = _load(sfs, join(sfs, run, "drops.piece"))["rows"]
+    drops = _load(sfs, join(sfs, run, f"drops{_PIECE}"))["rows"]
     lo, hi = np.searchsorted(drops, [int(offset), int(offset) + int(n_rows)])
     keep = np.ones(int(n_rows), np.bool_)
     keep[drops[lo:hi] - int(offset)] = False

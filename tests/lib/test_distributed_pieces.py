@@ -105,6 +105,9 @@ def test_a_cut_or_foreign_file_of_pieces_is_refused(tmp_path):
     for dest in (3, None):
         with pytest.raises(ValueError, match="cut short"):
             D._pieces(fs, run, "map", dest)
+    name.write_bytes(whole[:-8])  # the last piece cut short
+    with pytest.raises(ValueError, match="pieces are cut short"):
+        D._pieces(fs, run, "map", 3)
     name.write_bytes(b"PK\x03\x04" + whole[4:])
     with pytest.raises(ValueError, match="not a file of shuffle pieces"):
         D._pieces(fs, run, "map", 3)
