@@ -27,7 +27,8 @@ the same way (a callback): the pipeline's code with and without distributed's wo
 
 ``--candidates``: pass it to both (default: the shared default, ``DedupSettings().candidates``).
 
-``--reducers N``: ``dedup_dataset``'s ``n_reducers`` (default: its own, one a partition).
+``--reducers N``: ``dedup_dataset``'s ``n_reducers`` (default: its own, one a task).
+``--task-bytes B``: ``dedup_dataset``'s ``task_bytes`` (default: its own; 0: a task a partition).
 
 ``--shuffle``: the candidate step alone, both ways, on the same fingerprints (the partitions'
 fingerprints computed once and held by the workers): through Dask's task shuffle (each map task
@@ -346,6 +347,7 @@ def main() -> None:
     ap.add_argument("--folder", default="/tmp/simhash-lab-dask")
     ap.add_argument("--candidates", default=None, choices=["index", "bands"])
     ap.add_argument("--reducers", type=int, default=None, help="dedup_dataset's n_reducers")
+    ap.add_argument("--task-bytes", type=int, default=None, help="dedup_dataset's task_bytes")
     ap.add_argument(
         "--profile", action="store_true", help="print each Dask run's task stream, summed by task name"
     )
@@ -419,7 +421,7 @@ def main() -> None:
         options = {} if args.k is None else {"k": args.k}
         if args.candidates is not None:
             options["candidates"] = args.candidates
-        dask_options = dict(options, n_reducers=args.reducers)
+        dask_options = dict(options, n_reducers=args.reducers, task_bytes=args.task_bytes)
         # both sides load their kernels first (each worker process, and this one), untimed: the
         # runs compare the steady state, not the one-time load of a process
         import pyarrow.parquet as pq

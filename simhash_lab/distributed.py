@@ -24,6 +24,7 @@ where the data lives, e.g. ``dask.bag.read_text("s3://bucket/*.txt")``). Dask is
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -859,11 +860,32 @@ def _ids_at(got: list[dict], at: np.ndarray) -> list:
     return [every[i] for i in at.tolist()]
 
 
+def _chunks_of(
+    fs: AbstractFileSystem,
+    paths: Sequence[str],
+    column: str,
+    id_column: str | None,
+    fmt: str | None,
+    sizes: list | None = None,
+):
+    """``(texts, ids, start, source)`` of one task's files in order, 8,192 rows a chunk: ``start``
+    the chunk's first row in its file and ``source`` that file's, so that an error names the file
+    and its row. Each file's rows are appended to ``sizes``."""
+    for path in paths:
+        src = _source(fs, path, column, id_column, fmt)
+        start = 0
+        for texts, ids, _ in src.chunks(8192):
+            yield texts, ids, start, src
+            start += len(texts)
+        if sizes is not None:
+            sizes.append(start)
+
+
 @small_pages()  # as dedup_table runs: no huge pages for its per-chunk arrays
 def _fp_part(
     p: int,
     fs: AbstractFileSystem,
-    path: str,
+    paths: Sequence[str],
     column: str,
     id_column: str | None,
     fmt: str | None,
@@ -874,7 +896,8 @@ def _fp_part(
     sets_budget: int = 0,
 ):
     """Fingerprints, lengths (characters; zeros unless ``keep="longest"``, the one rule that
-    reads them) and the featureless flags of one partition, as
+    reads them) and the featureless flags of one task's files (``paths``, read in order, their
+    rows numbered across them; ``"sizes"``: each file's rows), as
     :func:`~simhash_lab.dedup.dedup_table` computes them (the same normalisation and
     :class:`~simhash_lab.shingles.Featurizer`); with ``st.exact``, the digests of its rows with
     features written to the exact-groups shuffle (``exact/{p}.pieces``, the reducer picked
@@ -882,15 +905,14 @@ def _fp_part(
     from .dedup import check_text_chunk, no_features, text_digests
     from .shingles import ChunkSets
 
-    src = _source(fs, path, column, id_column, fmt)
     feat = _featurizer(st)
     band_keys = _band_keys(st)
     kept = ChunkSets() if sets_budget > 0 and feat.features != "hasher" else None
     fps, lengths, empty, digs, ids_all = [], [], [], [], []
     longest = st.keep == "longest"
     chars = 0
-    start = 0
-    for texts, ids, _ in src.chunks(8192):
+    sizes = []
+    for texts, ids, start, src in _chunks_of(fs, paths, column, id_column, fmt, sizes):
         norm = check_text_chunk(feat.normalise, texts, start, src.name)
         f, ch, ind, dat = check_text_chunk(feat.fingerprints_sets, norm, start, src.name)
         if ind is not None:
@@ -918,13 +940,13 @@ def _fp_part(
             digs.append(text_digests(norm))
         if st.exact or kept is not None:
             ids_all.extend(ids)
-        start += len(texts)
     cat = np.concatenate
     out = {
         "fps": cat(fps) if fps else np.empty(0, np.uint64),
         "lengths": cat(lengths) if lengths else np.empty(0, np.int64),
         "featureless": cat(empty) if empty else np.empty(0, np.bool_),
         "chars": chars,
+        "sizes": np.array(sizes, np.int64),
     }
     if band_keys is not None:
         out["band_keys"] = _key_chunks(band_keys)
@@ -1137,8 +1159,13 @@ def _copy_rows(sfs: AbstractFileSystem, run: str, p: int | None = None) -> np.nd
     return np.concatenate(got).astype(np.int64) if got else np.empty(0, np.int64)
 
 
-def _part_counts(part: dict) -> tuple[int, int]:
-    return int(part["fps"].shape[0]), int(part["chars"])
+def _part_counts(part: dict) -> tuple[int, int, list]:
+    """A task's rows, rows shingled by characters, and each of its files' rows."""
+    return int(part["fps"].shape[0]), int(part["chars"]), part["sizes"].tolist()
+
+
+def _file_offsets_of(counts: list) -> np.ndarray:
+    return _offsets([int(n) for c in counts for n in c[2]])
 
 
 def _offsets_of(counts: list) -> np.ndarray:
@@ -1175,7 +1202,7 @@ def _cal_scan(
     sfs: AbstractFileSystem,
     run: str,
     fs: AbstractFileSystem,
-    path: str,
+    paths: Sequence[str],
     column: str,
     id_column: str | None,
     fmt: str | None,
@@ -1203,7 +1230,7 @@ def _cal_scan(
     if need.size > _CAL_SETS_ROWS:
         need = need[:0]
     if need.size:
-        ind, dat = _rows_sets(part, fs, path, column, id_column, fmt, need, offset, st)[:2]
+        ind, dat = _rows_sets(part, fs, paths, column, id_column, fmt, need, offset, st)[:2]
     else:
         ind, dat = np.zeros(1, np.int64), np.empty(0, np.uint64)
     return a, rows[ids] + offset, d, need + offset, ind, dat
@@ -1370,32 +1397,38 @@ def _route_left(sfs: AbstractFileSystem, run: str, r: int, pairs: np.ndarray, of
 
 def _texts_of(
     fs: AbstractFileSystem,
-    path: str,
+    paths: Sequence[str],
+    sizes: np.ndarray,
     column: str,
     id_column: str | None,
     fmt: str | None,
     local_rows: np.ndarray,
     offset: int = 0,
 ):
-    """Texts and ids of the rows ``local_rows`` (sorted, distinct) of one partition (no id
-    column: the row numbers across all partitions, as ``dedup_table`` gives them)."""
-    src = _source(fs, path, column, id_column, fmt)
+    """Texts and ids of the rows ``local_rows`` (sorted, distinct; numbered across the task's
+    files ``paths``, of ``sizes`` rows each: a file with none of them is not read; no id column:
+    the row numbers across all partitions, as ``dedup_table`` gives them)."""
+    starts = _offsets(sizes)
     want = set(local_rows.tolist())
     texts, ids = [], []
-    row = 0
-    for ts, idl, _ in src.chunks(8192):
-        for t, i in zip(ts, idl):
-            if row in want:
-                texts.append(t)
-                ids.append(i if id_column is not None else row + int(offset))
-            row += 1
+    for f, path in enumerate(paths):
+        lo, hi = np.searchsorted(local_rows, [starts[f], starts[f + 1]])
+        if lo == hi:
+            continue
+        row = int(starts[f])
+        for ts, idl, _, _ in _chunks_of(fs, [path], column, id_column, fmt):
+            for t, i in zip(ts, idl):
+                if row in want:
+                    texts.append(t)
+                    ids.append(i if id_column is not None else row + int(offset))
+                row += 1
     return texts, ids
 
 
 def _rows_sets(
     part: dict,
     fs: AbstractFileSystem,
-    path: str,
+    paths: Sequence[str],
     column: str,
     id_column: str | None,
     fmt: str | None,
@@ -1404,7 +1437,7 @@ def _rows_sets(
     st: DedupSettings,
 ):
     """``(indptr, data, lengths, ids)`` of the rows ``local_rows`` (sorted, distinct) of one
-    partition: from the sets its fingerprinting kept, or read and shingled again."""
+    task's files: from the sets its fingerprinting kept, or read and shingled again."""
     if "sets" in part:
         store = part["sets"].subset(local_rows)
         lengths = part["lengths"][local_rows]
@@ -1413,7 +1446,7 @@ def _rows_sets(
         else:
             ids = [part["ids"][r] for r in local_rows.tolist()]
         return store.indptr, store.data, lengths, ids
-    texts, ids = _texts_of(fs, path, column, id_column, fmt, local_rows, offset)
+    texts, ids = _texts_of(fs, paths, part["sizes"], column, id_column, fmt, local_rows, offset)
     ind, dat = _featurizer(st).sets(texts)
     return ind, dat, np.fromiter(map(len, texts), np.int64, len(texts)), ids
 
@@ -1425,7 +1458,7 @@ def _left_part(
     sfs: AbstractFileSystem,
     run: str,
     fs: AbstractFileSystem,
-    path: str,
+    paths: Sequence[str],
     column: str,
     id_column: str | None,
     fmt: str | None,
@@ -1449,7 +1482,7 @@ def _left_part(
         pairs[:, 1] = (packed & np.uint64(0xFFFFFFFF)).astype(np.int64)
     rows = np.unique(pairs[:, 0])
     ind, dat, lengths, ids = _rows_sets(
-        part, fs, path, column, id_column, fmt, rows - int(offset), offset, st
+        part, fs, paths, column, id_column, fmt, rows - int(offset), offset, st
     )
     part = np.searchsorted(offsets, pairs[:, 1], side="right") - 1
     pieces = {}
@@ -1480,7 +1513,7 @@ def _right_part(
     sfs: AbstractFileSystem,
     run: str,
     fs: AbstractFileSystem,
-    path: str,
+    paths: Sequence[str],
     column: str,
     id_column: str | None,
     fmt: str | None,
@@ -1499,7 +1532,7 @@ def _right_part(
         return 0
     rows = np.unique(np.concatenate([x["pairs"][:, 1] for x in parts]))
     ind_b, dat_b, len_b, ids = _rows_sets(
-        part, fs, path, column, id_column, fmt, rows - int(offset), offset, st
+        part, fs, paths, column, id_column, fmt, rows - int(offset), offset, st
     )
     threshold = st.jaccard
     out = {key: [] for key in ("i", "j", "d", "s", "li", "lj")}
@@ -1635,37 +1668,46 @@ def _write_part(
     sfs: AbstractFileSystem,
     run: str,
     fs: AbstractFileSystem,
-    path: str,
+    paths: Sequence[str],
+    first: int,
     column: str,
     id_column: str | None,
     fmt: str | None,
     offsets: np.ndarray,
+    counts: tuple,
     ofs: AbstractFileSystem,
     output: str,
 ):
-    """The kept rows of one partition, as ``part-NNNNN.parquet`` (the input's columns)."""
-    offset, n_rows = int(offsets[p]), int(offsets[p + 1] - offsets[p])
+    """The kept rows of one task's files, each as its own ``part-NNNNN.parquet`` (the input's
+    columns; ``NNNNN``: the file's place among all partitions, from ``first``)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from ._storage import join, staged_file
 
+    offset, n_rows = int(offsets[p]), int(offsets[p + 1] - offsets[p])
     drops = _load(sfs, join(sfs, run, f"drops{_PIECE}"))["rows"]
     lo, hi = np.searchsorted(drops, [int(offset), int(offset) + int(n_rows)])
-    keep = np.ones(int(n_rows), np.bool_)
-    keep[drops[lo:hi] - int(offset)] = False
-    src = _source(fs, path, column, id_column, fmt)
-    if src.format not in ("parquet", "jsonl"):
-        raise ValueError(f"partitions must be Parquet or JSONL files, got {src.format}")
-    with staged_file(ofs, join(ofs, output, f"part-{p:05d}.parquet")) as local:
-        if src.format == "parquet":
-            return src.write_kept(local, keep)
-        # the columns of every row, not of the kept ones: a partition whose every row is dropped
-        # has the input's columns too (0 rows), as its neighbours do
-        table = pa.Table.from_pylist([src._parse(line, raw)[0] for _, line, raw in src._records()])
-        kept = table.filter(pa.array(keep))
-        pq.write_table(kept, local)
-        return kept.num_rows
+    keep_all = np.ones(int(n_rows), np.bool_)
+    keep_all[drops[lo:hi] - int(offset)] = False
+    starts = _offsets(counts[2])
+    kept = 0
+    for f, path in enumerate(paths):
+        keep = keep_all[starts[f] : starts[f + 1]]
+        src = _source(fs, path, column, id_column, fmt)
+        if src.format not in ("parquet", "jsonl"):
+            raise ValueError(f"partitions must be Parquet or JSONL files, got {src.format}")
+        with staged_file(ofs, join(ofs, output, f"part-{first + f:05d}.parquet")) as local:
+            if src.format == "parquet":
+                kept += src.write_kept(local, keep)
+                continue
+            # the columns of every row, not of the kept ones: a partition whose every row is
+            # dropped has the input's columns too (0 rows), as its neighbours do
+            table = pa.Table.from_pylist([src._parse(line, raw)[0] for _, line, raw in src._records()])
+            rows = table.filter(pa.array(keep))
+            pq.write_table(rows, local)
+            kept += rows.num_rows
+    return kept
 
 
 def dedup_dataset(
@@ -1678,6 +1720,7 @@ def dedup_dataset(
     format: str | None = None,
     layout: Any = "auto",
     n_reducers: int | None = None,
+    task_bytes: int | None = None,
     scratch: str | None = None,
     storage_options: dict | None = None,
     scheduler: Any = None,
@@ -1689,8 +1732,8 @@ def dedup_dataset(
     rows of all partitions in order (with the same arguments: the same k, the same kept rows, the
     same duplicates table).
 
-    Steps (one task per partition or reducer; nothing but small counts comes back to the client):
-    normalise and fingerprint each partition (``dedup_table``'s
+    Steps (one task per reducer or per run of consecutive files, see ``task_bytes``; nothing but
+    small counts comes back to the client): normalise and fingerprint each task's files (``dedup_table``'s
     :class:`~simhash_lab.shingles.Featurizer`: under ``features="auto"`` text in a script without
     word spaces is shingled by characters); the exact groups (each partition's 128-bit digests of
     its normalised texts shuffled by their value, so that every copy of a text meets in one
@@ -1743,7 +1786,15 @@ def dedup_dataset(
         unset, k is calibrated (:func:`simhash_lab.dedup.calibrate`) for ``jaccard`` on ``sample``
         documents drawn (``seed``) across all partitions, as ``dedup_table`` draws them.
     n_reducers : int, optional
-        Reduce tasks (default: one per partition).
+        Reduce tasks (default: one per task of files).
+    task_bytes : int, optional
+        Consecutive files are read by one task (the rows of each still written to its own output
+        file) until the task holds about this many bytes of them on disk; a larger file is a task
+        of its own (as ``dask.dataframe.read_parquet`` aggregates small files up to its
+        ``blocksize``). Every task has fixed costs of its own in each step, which many small
+        files would multiply. Default: the files' bytes over four tasks a worker thread of the
+        scheduler (a ``distributed.Client``'s threads; one for ``"sync"``; else this machine's
+        cores), at most 256 MiB. 0: a task a file. The decisions do not depend on it.
     scratch : str, optional
         Folder or URL for the shuffles (default ``output/_shuffle``).
     storage_options : dict, optional
@@ -1794,19 +1845,21 @@ def dedup_dataset(
         sfs, scratch_path = _storage.filesystem(scratch, storage_options, "scratch")
     run = _storage.join(sfs, scratch_path, f"run-{uuid.uuid4().hex[:12]}")
     _check_overlap(fs, paths, ofs, out_path)
+    groups = _task_groups(fs, paths, task_bytes, scheduler)
+    tasks = [[paths[f] for f in g] for g in groups]  # each task's files
+    R = check_int("n_reducers", n_reducers or len(tasks), 1, 1 << 20)
     made = not ofs.exists(out_path)
     ofs.makedirs(out_path, exist_ok=True)
     for sub in ("exact", "copies", "map", "left", "right", "verified"):
         sfs.makedirs(_storage.join(sfs, run, sub), exist_ok=True)
-    R = check_int("n_reducers", n_reducers or len(paths), 1, 1 << 20)
     args = (column, id_column, format)
 
     from .dedup import SETS_BUDGET
 
-    sets_budget = SETS_BUDGET // max(len(paths), 1)  # all partitions' sets: one process's budget
-    parts = [delayed(_fp_part)(i, fs, p, *args, st, sfs, run, R, sets_budget) for i, p in enumerate(paths)]
-    counts = [delayed(_part_counts)(x) for x in parts]  # (rows, rows shingled by characters)
-    offsets = delayed(_offsets_of)(counts)  # after every partition's fingerprints: a barrier too
+    sets_budget = SETS_BUDGET // max(len(tasks), 1)  # all tasks' sets: one process's budget
+    parts = [delayed(_fp_part)(i, fs, t, *args, st, sfs, run, R, sets_budget) for i, t in enumerate(tasks)]
+    counts = [delayed(_part_counts)(x) for x in parts]  # (rows, rows shingled by characters, files' rows)
+    offsets = delayed(_offsets_of)(counts)  # each task's first row, after every task's fingerprints
     exact = [delayed(_exact_reduce)(r, offsets, sfs, run, offsets, keep, id_column) for r in range(R)]
     te = delayed(_barrier)(*exact)
     fp_only = [delayed(_fps_view)(x) for x in parts]  # not the band keys: 8 bytes a row a band
@@ -1814,10 +1867,10 @@ def dedup_dataset(
     def calibration(token: object):  # drawn on one worker, scanned where each partition is
         drawn = delayed(_cal_draw)(fp_only, token, sfs, run, st)
         scans = [
-            delayed(_cal_scan)(i, drawn, parts[i], offsets, sfs, run, fs, p, *args, st)
-            for i, p in enumerate(paths)
+            delayed(_cal_scan)(i, drawn, parts[i], offsets, sfs, run, fs, t, *args, st)
+            for i, t in enumerate(tasks)
         ]
-        return delayed(_cal_measure)(drawn, scans, fs, paths, args, offsets, st)
+        return delayed(_cal_measure)(drawn, scans, fs, paths, args, delayed(_file_offsets_of)(counts), st)
 
     bands = st.candidates_method == "bands"
     cal = None
@@ -1842,20 +1895,22 @@ def dedup_dataset(
         routed = [delayed(_reduce_route)(r, t1, sfs, run, masks, k, offsets) for r in range(R)]
     t2 = delayed(_barrier)(*routed)
     lefts = [
-        delayed(_left_part)(i, t2, sfs, run, fs, p, *args, offsets, st, parts[i]) for i, p in enumerate(paths)
+        delayed(_left_part)(i, t2, sfs, run, fs, t, *args, offsets, st, parts[i]) for i, t in enumerate(tasks)
     ]
     t3 = delayed(_barrier)(*lefts)
     rights = [
-        delayed(_right_part)(i, t3, sfs, run, fs, p, *args, offsets, st, parts[i])
-        for i, p in enumerate(paths)
+        delayed(_right_part)(i, t3, sfs, run, fs, t, *args, offsets, st, parts[i])
+        for i, t in enumerate(tasks)
     ]
     t4 = delayed(_barrier)(*rights)
     clustered = delayed(_cluster)(t4, sfs, run, keep, linkage)
     summary = delayed(_summary_of)(clustered)
     dups = delayed(_write_duplicates)(clustered, ofs, out_path)  # beside the partitions' writes
     writes = [
-        delayed(_write_part)(i, summary, sfs, run, fs, p, *args, offsets, ofs, out_path)
-        for i, p in enumerate(paths)
+        delayed(_write_part)(
+            i, summary, sfs, run, fs, t, groups[i][0], *args, offsets, counts[i], ofs, out_path
+        )
+        for i, t in enumerate(tasks)
     ]
     chars = delayed(_chars_sum)(counts)
     result = delayed(_finish)(
@@ -1873,6 +1928,65 @@ def dedup_dataset(
         if made and out is None:  # a failed run leaves no empty output folder it made
             _storage.remove_empty(ofs, out_path)
     return out
+
+
+#: the most bytes of files ``dedup_dataset`` gives one task by default (``dask.dataframe``'s blocksize)
+_TASK_BYTES_MAX = 256 << 20
+
+
+def _task_groups(fs: AbstractFileSystem, paths: list[str], task_bytes: int | None, scheduler: Any) -> list:
+    """The files of each task, as lists of their places in ``paths``: runs of consecutive files,
+    as many as the files' bytes make of ``task_bytes`` (default: see ``dedup_dataset``), each
+    file in the run its middle byte falls in, so that the runs hold about the same bytes (a file
+    larger than a run: a task of its own)."""
+    if task_bytes is None:
+        sizes = _file_sizes(fs, paths)
+        target = min(sum(sizes) / (4 * _scheduler_threads(scheduler)), _TASK_BYTES_MAX)
+    else:
+        target = check_int("task_bytes", task_bytes, 0, 1 << 62)
+        sizes = _file_sizes(fs, paths) if target else []
+    total = sum(sizes)
+    if target <= 0 or total == 0:
+        return [[f] for f in range(len(paths))]
+    n = min(len(paths), max(1, math.ceil(total / target * (1 - 1e-9))))
+    middles = np.cumsum(sizes) - np.asarray(sizes) / 2
+    run = np.minimum((middles * n / total).astype(np.int64), n - 1)
+    cuts = np.flatnonzero(np.diff(run)) + 1
+    return [c.tolist() for c in np.split(np.arange(len(paths)), cuts)]
+
+
+def _file_sizes(fs: AbstractFileSystem, paths: list[str]) -> list[int]:
+    """Each file's bytes; a file that is not there: a DatasetError naming it, as reading it would."""
+    from ._storage import url_of
+    from .datasets import DatasetError
+
+    sizes = []
+    for path in paths:
+        try:
+            sizes.append(int(fs.size(path)))
+        except OSError as e:
+            missing = "No such file or directory" if isinstance(e, FileNotFoundError) else e
+            raise DatasetError(f"{url_of(fs, path)}: {e.strerror or missing}") from None
+    return sizes
+
+
+def _scheduler_threads(scheduler: Any) -> int:
+    """The worker threads of the scheduler a computation would use: a ``distributed.Client``'s,
+    one for the synchronous scheduler, else this machine's cores."""
+    import os
+
+    from dask.base import get_scheduler
+    from dask.local import get_sync
+
+    get = get_scheduler(scheduler=scheduler)
+    if get is get_sync:
+        return 1
+    client = getattr(get, "__self__", None)
+    if client is not None and hasattr(client, "nthreads"):
+        n = sum(client.nthreads().values())
+        if n:
+            return int(n)
+    return os.cpu_count() or 1
 
 
 #: how long a failed run waits for its tasks still running on the workers, seconds

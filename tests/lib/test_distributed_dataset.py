@@ -160,7 +160,7 @@ def test_graph_grows_linearly_with_partitions(tmp_path, texts):
     sizes = {}
     for n in (2, 4, 8):
         paths, _, _ = _partitioned(tmp_path, texts, n, "jsonl")
-        graph = D.dedup_dataset(paths, tmp_path / f"out{n}", jaccard=0.8, k=6, compute=False)
+        graph = D.dedup_dataset(paths, tmp_path / f"out{n}", jaccard=0.8, k=6, task_bytes=0, compute=False)
         sizes[n] = len(dict(graph.__dask_graph__()))
     per_partition = (sizes[4] - sizes[2]) / 2
     assert sizes[8] - sizes[4] == 4 * per_partition  # linear: no partitions x reducers tasks
@@ -645,3 +645,126 @@ def test_a_failed_run_leaves_no_scratch_behind_even_from_tasks_still_running(tmp
         )
     assert not list(scratch.rglob("*")), sorted(map(str, scratch.rglob("*")))
     assert not (tmp_path / "out").exists()  # nor the output folder it made, empty
+
+
+# -- many small files: consecutive files read by one task -------------------------------------------
+
+
+def _fp_tasks(graph) -> int:
+    from dask.utils import key_split
+
+    return sum(1 for key in dict(graph.__dask_graph__()) if key_split(key) == "fp_part")
+
+
+def _uneven(tmp_path, texts, sizes, fmt):
+    """Partitions of ``sizes`` rows each (uneven, one of them empty), and the whole."""
+    rows = _rows(texts)
+    assert sum(sizes) == len(rows)
+    bounds = np.concatenate([[0], np.cumsum(sizes)])
+    paths = []
+    for p in range(len(sizes)):
+        part = rows[bounds[p] : bounds[p + 1]]
+        path = tmp_path / f"in-{p:02d}.{fmt}"
+        if fmt == "jsonl":
+            path.write_text("".join(json.dumps(r) + "\n" for r in part), encoding="utf-8")
+        else:
+            pq.write_table(pa.Table.from_pylist(part, schema=pa.schema([
+                ("id", pa.string()), ("text", pa.string()), ("n", pa.int64())])), path)  # fmt: skip
+        paths.append(str(path))
+    whole = tmp_path / "whole.jsonl"
+    whole.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return paths, rows, whole
+
+
+@pytest.mark.parametrize("fmt, sets", [("jsonl", "kept"), ("parquet", "kept"), ("jsonl", "read again")])
+def test_small_files_read_together_make_the_same_decisions(tmp_path, big, fmt, sets, monkeypatch):
+    """Files read by one task (``task_bytes``) are still the same rows in the same order: the same
+    k, kept rows and duplicates table as ``dedup_table`` and as a task a file, each file's kept
+    rows in its own ``part-NNNNN.parquet``, and a task a run of files in the graph; the rows'
+    shingle sets kept from the fingerprinting or (no memory for them) read again from the files."""
+    if sets == "read again":
+        monkeypatch.setattr("simhash_lab.dedup.SETS_BUDGET", 0)
+    texts = big[:900] + big[:150] + big[900:1000]  # exact copies across files and tasks
+    sizes = [40, 200, 10, 150, 0, 300, 5, 95, 100, 60, 90, 100]
+    paths, rows, whole = _uneven(tmp_path, texts, sizes, fmt)
+    want = one_process(whole)
+    assert want.exact > 100 and len(want.duplicates) - want.exact > 50
+    on_disk = [os.path.getsize(p) for p in paths]
+    outputs = {}
+    for label, tb, n_tasks in (
+        ("a file", 0, len(paths)),
+        ("runs", int(2.5 * np.median(on_disk)), None),
+        ("one", 1 << 40, 1),
+    ):
+        graph = D.dedup_dataset(paths, tmp_path / "graph", id_column="id", task_bytes=tb, compute=False)
+        got_tasks = _fp_tasks(graph)
+        if n_tasks is None:
+            assert 1 < got_tasks < len(paths) - 3, got_tasks
+        else:
+            assert got_tasks == n_tasks, (label, got_tasks)
+        out = tmp_path / f"out-{tb}"
+        got = D.dedup_dataset(paths, out, id_column="id", task_bytes=tb, scheduler="sync")
+        assert got["k"] == want.k and got["calibration"] == want.calibration.summary()
+        assert got["dropped"] == len(want.duplicates) and got["exact"] == want.exact
+        _same_as(want, rows, *_read_output(out))
+        names = sorted(os.listdir(out))
+        assert names == ["duplicates.parquet"] + [f"part-{p:05d}.parquet" for p in range(len(paths))]
+        outputs[label] = [pq.read_table(out / n).to_pylist() for n in names[1:]]
+        cut = np.concatenate([[0], np.cumsum(sizes)])
+        for p, kept in enumerate(outputs[label]):  # each file's own kept rows
+            assert kept == [r for r, k in zip(rows[cut[p] : cut[p + 1]], want.keep[cut[p] : cut[p + 1]]) if k]
+    assert outputs["a file"] == outputs["runs"] == outputs["one"]
+    # no id column: the row numbers across all files, however they are grouped
+    plain = dedup_table(whole)
+    got = D.dedup_dataset(paths, tmp_path / "plain", task_bytes=1 << 40, scheduler="sync")
+    assert got["dropped"] == len(plain.duplicates)
+    _same_as(plain, rows, *_read_output(tmp_path / "plain"))
+
+
+def test_by_default_a_task_reads_a_run_of_small_files(tmp_path, client):
+    """Without ``task_bytes`` the files' bytes go to four tasks a worker thread: 32 files of equal
+    size on 2 worker threads are 8 tasks (a task a file had each step's fixed costs 32 times), on
+    the synchronous scheduler 4."""
+    texts = [f"{t[:180]:<180}" for t in corpus(320, words=40, copies=0.3, seed=9)]
+    rows = [{"id": f"doc{i:04d}", "text": t} for i, t in enumerate(texts)]
+    paths = []
+    for p in range(32):
+        path = tmp_path / f"in-{p:02d}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows[p * 10 : p * 10 + 10]), encoding="utf-8")
+        paths.append(str(path))
+    assert len({os.path.getsize(p) for p in paths}) == 1
+    assert sum(client.nthreads().values()) == 2
+    graph = D.dedup_dataset(paths, tmp_path / "graph", id_column="id", compute=False)
+    assert _fp_tasks(graph) == 8
+    graph = D.dedup_dataset(paths, tmp_path / "graph", id_column="id", compute=False, task_bytes=0)
+    assert _fp_tasks(graph) == 32
+    graph = D.dedup_dataset(paths, tmp_path / "graph", id_column="id", compute=False, scheduler="sync")
+    assert _fp_tasks(graph) == 4  # one thread
+    whole = tmp_path / "whole.jsonl"
+    whole.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    got = D.dedup_dataset(paths, tmp_path / "out", id_column="id")
+    want = one_process(whole)
+    assert got["k"] == want.k and len(want.duplicates) > 10
+    _same_as(want, rows, *_read_output(tmp_path / "out"))
+
+
+def test_an_error_in_a_run_of_files_names_its_file_and_line(tmp_path, big):
+    """A bad row in the third of four files one task reads: the error names that file and its own
+    line, not the task's; a missing file is named before any folder is made."""
+    paths, _, _ = _partitioned(tmp_path, big[:400], 4, "jsonl")
+    lines = open(paths[2], encoding="utf-8").read().splitlines(keepends=True)
+    lines[2] = '{"id": "x", "text": \n'
+    with open(paths[2], "w", encoding="utf-8") as f:
+        f.writelines(lines)
+    out = tmp_path / "out"
+    with pytest.raises(Exception, match=f"{paths[2]}: line 3: not JSON") as e:
+        D.dedup_dataset(paths, out, id_column="id", task_bytes=1 << 40, k=5, scheduler="sync")
+    assert type(e.value).__name__ == "DatasetError"
+    assert not out.exists()
+    missing = str(tmp_path / "gone.jsonl")
+    with pytest.raises(Exception, match=f"{missing}: No such file or directory"):
+        D.dedup_dataset([paths[0], missing], out, id_column="id", scheduler="sync")
+    assert not out.exists()
+    with pytest.raises(ValueError, match="task_bytes"):
+        D.dedup_dataset(paths, out, task_bytes=-1, scheduler="sync")
+    assert not out.exists()
