@@ -1975,18 +1975,25 @@ def _scheduler_threads(scheduler: Any) -> int:
     one for the synchronous scheduler, else this machine's cores."""
     import os
 
-    from dask.base import get_scheduler
     from dask.local import get_sync
 
-    get = get_scheduler(scheduler=scheduler)
+    get, client = _scheduler_of(scheduler)
     if get is get_sync:
         return 1
-    client = getattr(get, "__self__", None)
     if client is not None and hasattr(client, "nthreads"):
         n = sum(client.nthreads().values())
         if n:
             return int(n)
     return os.cpu_count() or 1
+
+
+def _scheduler_of(scheduler: Any, collections: list | None = None) -> tuple:
+    """``(get, client)``: the scheduler function ``dask.compute`` would use, and the
+    ``distributed.Client`` it belongs to (None for the local schedulers)."""
+    from dask.base import get_scheduler
+
+    get = get_scheduler(scheduler=scheduler, collections=collections)
+    return get, getattr(get, "__self__", None)
 
 
 #: how long a failed run waits for its tasks still running on the workers, seconds
@@ -2000,9 +2007,7 @@ def _compute(dask: Any, result: Any, scheduler: Any) -> Any:
     :data:`_STOP_WAIT` seconds), so that the cleanup comes after their last write."""
     import time
 
-    from dask.base import get_scheduler
-
-    client = getattr(get_scheduler(scheduler=scheduler, collections=[result]), "__self__", None)
+    client = _scheduler_of(scheduler, [result])[1]
     if client is None or not hasattr(client, "run") or not hasattr(client, "compute"):
         (out,) = dask.compute(result, scheduler=scheduler)
         return out
