@@ -37,13 +37,13 @@ import io
 import json
 import math
 import os
-import re
 import stat
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
+from ._escape import csv_rows
 from ._files import NotRegularFile, open_regular, show_name
 from ._threads import thread_count
 from ._write import Writeback, atomic_write
@@ -1535,38 +1535,6 @@ def check_duplicates_name(path: str) -> str:
     return fmt
 
 
-_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
-
-
-def csv_cell(value: Any) -> Any:
-    """A value as a CSV cell a spreadsheet will not run: text starting with ``= + - @``, a tab or
-    a carriage return gets a leading ``'`` (OWASP's advice against formula injection), unless it
-    is a plain number.
-
-    Parameters
-    ----------
-    value : object
-        A cell's value.
-
-    Returns
-    -------
-    object
-        ``value``, or the str ``"'" + value`` for text a spreadsheet would run.
-
-    Examples
-    --------
-    >>> csv_cell("=SUM(A1)"), csv_cell("-3.5"), csv_cell(7)
-    ("'=SUM(A1)", '-3.5', 7)
-    """
-    if (
-        isinstance(value, str)
-        and value[:1] in ("=", "+", "-", "@", "\t", "\r")
-        and not _NUMBER.fullmatch(value)
-    ):
-        return "'" + value
-    return value
-
-
 def json_value(value: Any) -> Any:
     """A value strict JSON can hold: a float that is NaN or infinite becomes null (also inside
     lists and objects).
@@ -1642,7 +1610,8 @@ def write_duplicates(path: str, table: Duplicates, format: str | None = None, ar
     """Write a :class:`~simhash_lab.dedup.Duplicates` table: CSV (default), JSONL or Parquet by the
     name's ending. Columns: ``dropped_id, kept_id, distance, similarity, dropped_row, kept_row``
     (``similarity`` empty / null when it was not computed). CSV cells that a spreadsheet would run
-    as a formula are escaped (:func:`csv_cell`); JSONL is strict JSON (:func:`json_value`).
+    as a formula are escaped, and rows end in CR LF (:mod:`simhash_lab._escape`); JSONL is strict
+    JSON (:func:`json_value`).
 
     Parameters
     ----------
@@ -1693,9 +1662,7 @@ def write_duplicates(path: str, table: Duplicates, format: str | None = None, ar
         return
 
     def write_csv(f: IO[str]) -> None:
-        w = csv.writer(f, delimiter="\t" if path.lower().endswith(".tsv") else ",", lineterminator="\n")
-        w.writerow(DUPLICATE_COLUMNS)
-        for d, k, dist, sim, dr, kr in rows:
-            w.writerow((csv_cell(d), csv_cell(k), dist, "" if sim != sim else f"{sim:.6f}", dr, kr))
+        body = ((d, k, dist, "" if sim != sim else f"{sim:.6f}", dr, kr) for d, k, dist, sim, dr, kr in rows)
+        csv_rows(f, [DUPLICATE_COLUMNS, *body], delimiter="\t" if path.lower().endswith(".tsv") else ",")
 
     atomic_write(path, "w", write_csv, encoding="utf-8", newline="")

@@ -38,6 +38,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .._escape import csv_rows
 from .._write import atomic_output
 from ._notebooks import META, cell_meta, cell_source
 from ._report import GradeResult, safe_text
@@ -341,10 +342,7 @@ def gradebook_rows(
 
 def write_gradebook(path: str | os.PathLike, header: list[str], rows: list[list[Any]]) -> None:
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(header)
-    for row in rows:  # a student's text never starts a formula in a spreadsheet
-        w.writerow([f"'{v}" if isinstance(v, str) and v[:1] in ("=", "+", "-", "@") else v for v in row])
+    csv_rows(buf, [header, *rows])  # a student's text never starts a formula or a row in a spreadsheet
     with atomic_output(path, "w", encoding="utf-8", newline="") as f:
         f.write(buf.getvalue())
 
