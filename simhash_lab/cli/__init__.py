@@ -2,8 +2,9 @@
 
 simhash-lab fingerprint FILE... [--bits N] [--preset NAME] [--max-bytes N]
 simhash-lab check NOTEBOOK...
-simhash-lab grade NOTEBOOK... [--assignment FILE --csv FILE --feedback DIR]
+simhash-lab grade NOTEBOOK... [--assignment FILE --csv FILE --canvas FILE --moodle FILE --feedback DIR]
 simhash-lab assign EXERCISES --roster CSV --out DIR [--ci github|gitlab]
+simhash-lab override STUDENT EXERCISE POINTS --comment TEXT --assignment FILE
 simhash-lab dedup PATH... [-k K] [--json]
 simhash-lab warmup
 
@@ -25,6 +26,7 @@ from .check import add_check_parser
 from .dedup import add_dedup_parser
 from .fingerprint import add_fingerprint_parser
 from .grade import add_grade_parser
+from .override import add_override_parser
 from .warmup import add_warmup_parser
 
 
@@ -36,6 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_check_parser(sub)
     add_grade_parser(sub)
     add_assign_parser(sub)
+    add_override_parser(sub)
     add_dedup_parser(sub)
     add_warmup_parser(sub)
 

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import argparse
 
+from .._i18n import LANGUAGES, _, set_language
 from ._output import err, out
 
 __all__ = ["add_assign_parser"]
 
 
 def _assign_command(args: argparse.Namespace) -> int:
+    if args.lang:
+        set_language(args.lang)
     try:
         import nbformat  # noqa: F401
 
@@ -40,13 +43,20 @@ def _assign_command(args: argparse.Namespace) -> int:
     except OSError as e:  # an output folder that cannot be written
         err(f"simhash-lab assign: --out: {e}")
         return 2
+    from .._files import show_name
+
     n, m = len(a["students"]), len(a["exercises"])
-    key = args.secret or f"{args.out}/secret.key"
+    rel = show_name(args.out.rstrip("/"))
     out(
-        f"released {m} exercises to {n} students in {args.out}/students/ (solved copies in "
-        f"{args.out}/solutions/, not executed); the variants are in {args.out}/assignment.json, "
-        f"the secret in {key}: keep both to yourself\n"
+        _(
+            "released {m} exercises to {n} students: hand out each {rel}/handout/<id>/ (nothing else); "
+            "{rel}/private/ is yours alone (assignment.json, {key}, solutions/, and the gradebook "
+            "`simhash-lab grade` writes there)"
+        ).format(m=m, n=n, rel=rel, key=show_name(args.secret) if args.secret else "secret.key")
+        + "\n"
     )
+    if args.ci:
+        out(_("each handout's CI installs: {package}").format(package=a["ci"]["package"]) + "\n")
     return 0
 
 
@@ -56,18 +66,24 @@ def add_assign_parser(subparsers) -> argparse.ArgumentParser:
         "assign",
         help="release exercise notebooks to a class: one variant of the data per student",
         description="Write, for each student of a roster, the exercise notebooks on that student's "
-        "variant of the data (derived from a secret and the student's id), the teacher's solved copy "
-        "of each, and assignment.json for `simhash-lab grade --assignment`.",
+        "variant of the data (derived from a secret and the student's id) in OUT/handout/<id>/, and "
+        "in OUT/private/ the teacher's solved copy of each, the secret and assignment.json for "
+        "`simhash-lab grade --assignment`.",
     )
     p.add_argument("exercises", metavar="EXERCISES", help="folder of exercise notebooks, with solutions/")
     p.add_argument(
-        "--roster", required=True, metavar="CSV", help="CSV with an id column (name, email optional)"
+        "--roster",
+        required=True,
+        metavar="CSV",
+        help="CSV with an id column (a folder name) and, optionally, name, email, sis_id (the LMS's SIS "
+        "user id) and login (Canvas's SIS login id) for the Canvas and Moodle exports",
     )
     p.add_argument("--out", required=True, metavar="DIR", help="the release folder")
     p.add_argument(
         "--secret",
         metavar="FILE",
-        help="a file holding the secret in hex (default DIR/secret.key, made once, mode 0600)",
+        help="a file holding the secret in hex (default DIR/private/secret.key, made once, mode 0600; "
+        "the same secret gives the same variants, for a student who joins late)",
     )
     p.add_argument(
         "--exercise", action="append", metavar="NAME", help="release only this exercise (repeatable)"
@@ -79,10 +95,12 @@ def add_assign_parser(subparsers) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--ci-package",
-        default="simhash-lab[grading]",
+        default=None,
         metavar="REQ",
-        help="what the CI file pip-installs (default simhash-lab[grading]; e.g. a pinned version or a "
-        "git URL)",
+        help="what the CI file pip-installs: a requirement with a git URL (default: this simhash-lab's "
+        "own checkout, 'simhash-lab[grading] @ git+<its origin>@<its commit>'), a wheel's URL, or a "
+        "version on an index your students' CI reaches",
     )
+    p.add_argument("--lang", choices=LANGUAGES, help="the language of the messages (default en)")
     p.set_defaults(func=_assign_command)
     return p

@@ -23,6 +23,7 @@ __all__ = [
     "GradeResult",
     "format_detail",
     "format_table",
+    "log_section",
     "safe_log",
     "safe_text",
     "write_json",
@@ -130,6 +131,27 @@ def safe_log(text: str) -> str:
         )
         for line in str(text).split("\n")
     )
+
+
+#: Every line of a sandbox log in ``--verbose`` starts with this: only the grader's own section
+#: headers start at the line's beginning, so a notebook that prints ``===== sandbox log: ...``
+#: shows it inside its own section, never as a section of another file.
+LOG_MARGIN = "  | "
+
+
+def log_section(path: str, log: str) -> str:
+    """One file's sandbox log for ``--verbose``: a header naming the file, then each line of the
+    log behind :data:`LOG_MARGIN`, control characters escaped (:func:`safe_log`).
+
+    >>> print(log_section("bob/03.ipynb", "hi\\n===== sandbox log: alice/03.ipynb =====\\n"), end="")
+    <BLANKLINE>
+    ===== sandbox log: bob/03.ipynb =====
+      | hi
+      | ===== sandbox log: alice/03.ipynb =====
+    """
+    lines = safe_log(log).rstrip("\n").split("\n") if log.strip() else []
+    body = "".join(f"{LOG_MARGIN}{line}\n" for line in lines) or f"{LOG_MARGIN}(empty)\n"
+    return f"\n===== sandbox log: {_files.show_name(path)} =====\n{body}"
 
 
 def _result_word(r: GradeResult) -> str:

@@ -43,3 +43,16 @@ def test_a_bad_or_missing_option_is_argparses_status_2_naming_it(tmp_path, capsy
     with pytest.raises(SystemExit) as e:
         main(args)
     assert e.value.code == 2 and option in capsys.readouterr().err
+
+
+def test_ci_without_a_package_to_install_names_ci_package_and_writes_nothing(tmp_path, capsys, monkeypatch):
+    from simhash_lab.grading import classroom
+
+    monkeypatch.setattr(classroom, "default_ci_package", lambda: None)  # not a git checkout with an origin
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id\nada\n")
+    out = tmp_path / "release"
+    assert main(["assign", str(EXERCISES), "--roster", str(roster), "--out", str(out), "--ci", "github"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("simhash-lab assign: --ci-package") and err.count("\n") == 1, err
+    assert not out.exists()
