@@ -782,7 +782,7 @@ def cell_note(c: gbmod.Cell, run: int | None = None) -> str:
     if sub is not None:
         name = show_name(sub.path)
         if c.others:
-            name += " " + _("(of {n} copies)").format(n=len(c.others) + 1)
+            name += " " + _("({n} more not counted)").format(n=len(c.others))
         if run is not None and sub.run != run:
             name += " " + _("(graded in an earlier run)")
         parts.append(name)
