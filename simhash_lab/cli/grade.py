@@ -145,7 +145,7 @@ def _grade_command(args: argparse.Namespace) -> int:
     try:  # before any work: a --json that cannot be written must not lose a class's grades
         check_outputs(args.json, what="--json", inputs=args.notebooks)
         _check_not_inside(
-            [("--json", args.json)], [(_("the folder graded"), f) for f in args.notebooks if os.path.isdir(f)]
+            [("--json", args.json)], [("the folder graded", f) for f in args.notebooks if os.path.isdir(f)]
         )
     except OutputError as e:
         err(f"simhash-lab grade: {e}")
@@ -207,9 +207,9 @@ def _class_command(args, grade, log_section, write_json, SandboxUnavailable) -> 
         ("--canvas", args.canvas),
         ("--moodle", args.moodle),
     ]
-    read = [(_("the submissions folder"), f) for f in args.notebooks]
+    read = [("the submissions folder", f) for f in args.notebooks]
     if located.release is not None:
-        read.append((_("the release"), located.release))
+        read.append(("the release", located.release))
     try:  # before any work: an output that cannot be written must not lose a class's grades
         check_outputs(*(p for _o, p in outputs), what=tuple(o for o, _p in outputs), inputs=args.notebooks)
         _check_not_inside([*outputs, ("--feedback", args.feedback)], read)

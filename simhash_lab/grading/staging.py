@@ -24,6 +24,7 @@ Each file's SHA-256, size and modification time are those of the bytes copied.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import hashlib
 import os
 import re
@@ -34,6 +35,7 @@ import unicodedata
 from pathlib import Path
 
 from .._files import show_name
+from .._i18n import N_, _
 
 __all__ = ["Collected", "Staging", "safe_name"]
 
@@ -111,12 +113,20 @@ class Staging:
         if os.path.islink(folder):
             target = show_name(os.readlink(folder))
             return [
-                Collected(student, "", problem=f"the folder is a symbolic link (to {target}): not followed")
+                Collected(
+                    student,
+                    "",
+                    problem=_("the folder is a symbolic link (to {target}): not followed").format(
+                        target=target
+                    ),
+                )
             ]
         try:
             fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
         except OSError as e:
-            return [Collected(student, "", problem=f"cannot open the folder: {e.strerror or e}")]
+            return [
+                Collected(student, "", problem=_("cannot open the folder: {why}").format(why=e.strerror or e))
+            ]
         try:
             self._walk(fd, "", 0, student, out)
         finally:
@@ -130,7 +140,11 @@ class Staging:
             names = sorted(os.listdir(dfd))
         except OSError as e:
             out.append(
-                Collected(student, prefix or ".", problem=f"cannot list the folder: {e.strerror or e}")
+                Collected(
+                    student,
+                    prefix or ".",
+                    problem=_("cannot list the folder: {why}").format(why=e.strerror or e),
+                )
             )
             return
         for name in names:
@@ -145,12 +159,14 @@ class Staging:
                 self._link(dfd, name, rel, student, out)
             elif stat.S_ISDIR(st.st_mode):
                 if _is_notebook(name):
-                    out.append(Collected(student, rel, problem="a folder, not a notebook file"))
+                    out.append(Collected(student, rel, problem=_("a folder, not a notebook file")))
                     continue
                 if depth + 1 >= MAX_DEPTH:
                     out.append(
                         Collected(
-                            student, rel + "/", problem=f"folders nested more than {MAX_DEPTH} deep: not read"
+                            student,
+                            rel + "/",
+                            problem=_("folders nested more than {n} deep: not read").format(n=MAX_DEPTH),
                         )
                     )
                     continue
@@ -159,7 +175,11 @@ class Staging:
                         name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dfd
                     )
                 except OSError as e:  # swapped for a link or a file since it was listed: not entered
-                    out.append(Collected(student, rel + "/", problem=f"not read: {e.strerror or e}"))
+                    out.append(
+                        Collected(
+                            student, rel + "/", problem=_("not read: {why}").format(why=e.strerror or e)
+                        )
+                    )
                     continue
                 try:
                     self._walk(sub, rel + "/", depth + 1, student, out)
@@ -178,29 +198,35 @@ class Staging:
         except OSError:
             is_dir = False
         if _is_notebook(name) or is_dir:
-            what = "a symbolic link to a folder" if is_dir else "a symbolic link"
+            what = (
+                _("a symbolic link to a folder (to {target}), not followed: only files handed in are graded")
+                if is_dir
+                else _("a symbolic link (to {target}), not followed: only files handed in are graded")
+            )
             out.append(
                 Collected(
                     student,
                     rel,
-                    problem=f"{what} (to {show_name(target)}), not followed: only files handed in are graded",
+                    problem=what.format(target=show_name(target)),
                 )
             )
 
     def _copy(self, dfd: int, name: str, rel: str, student: str, out: list[Collected]) -> Collected:
         if CHECKPOINTS in rel.split("/")[:-1]:
             return Collected(
-                student, rel, problem="a Jupyter autosave copy (.ipynb_checkpoints), not a submission"
+                student, rel, problem=_("a Jupyter autosave copy (.ipynb_checkpoints), not a submission")
             )
         if sum(1 for c in out if c.student == student and c.staged) >= self.max_files:
             return Collected(
-                student, rel, problem=f"more than {self.max_files} notebooks in one folder: not read"
+                student,
+                rel,
+                problem=_("more than {n} notebooks in one folder: not read").format(n=self.max_files),
             )
         flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
         try:
             fd = os.open(name, flags, dir_fd=dfd)
         except OSError as e:  # ELOOP: swapped for a link since it was listed
-            why = "a symbolic link, not followed" if e.errno == 40 else (e.strerror or str(e))
+            why = _("a symbolic link, not followed") if e.errno == errno.ELOOP else (e.strerror or str(e))
             return Collected(student, rel, problem=why)
         try:
             st = os.fstat(fd)
@@ -231,7 +257,7 @@ class Staging:
         )
 
     def _too_large(self) -> str:
-        return f"larger than {self.max_bytes >> 20} MiB: not read"
+        return _("larger than {n} MiB: not read").format(n=self.max_bytes >> 20)
 
 
 def _read_at_most(fd: int, n: int) -> bytes:
@@ -247,11 +273,11 @@ def _read_at_most(fd: int, n: int) -> bytes:
 
 def _kind(mode: int) -> str:
     for test, what in (
-        (stat.S_ISFIFO, "a FIFO (named pipe)"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISFIFO, N_("a FIFO (named pipe), not a notebook file: not read")),
+        (stat.S_ISSOCK, N_("a socket, not a notebook file: not read")),
+        (stat.S_ISCHR, N_("a character device, not a notebook file: not read")),
+        (stat.S_ISBLK, N_("a block device, not a notebook file: not read")),
     ):
         if test(mode):
-            return f"{what}, not a notebook file: not read"
-    return "not a regular file: not read"
+            return _(what)
+    return _("not a regular file: not read")

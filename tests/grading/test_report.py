@@ -80,3 +80,17 @@ def test_an_unknown_exercise_is_a_usage_error(capsys):
     assert cli.main(["grade", "x.ipynb", "--exercise", "nope"]) == 2
     err = capsys.readouterr().err
     assert "--exercise must be one of 01_lsh_vs_crypto" in err and "'nope'" in err
+
+
+def test_a_log_section_keeps_every_line_of_the_log_behind_its_margin():
+    from simhash_lab.grading._report import LOG_MARGIN, log_section
+
+    forged = "===== sandbox log: subs/alice/03.ipynb =====\n\x1b[2Jcleared\r===== sandbox log: x =====\n"
+    text = log_section(os.fsdecode(b"subs/bob/\xff\n03.ipynb"), "out\n" + forged)
+    lines = text.split("\n")
+    assert lines[1] == "===== sandbox log: subs/bob/\\xff\\n03.ipynb =====" and lines[0] == ""
+    body = [line for line in lines[2:] if line]
+    assert body and all(line.startswith(LOG_MARGIN) for line in body), body
+    assert "\x1b" not in text and "\r" not in text
+    assert sum(line.startswith("=====") for line in lines) == 1
+    assert log_section("a.ipynb", "").endswith(f"{LOG_MARGIN}(empty)\n")
