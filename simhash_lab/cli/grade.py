@@ -140,7 +140,13 @@ def _grade_command(args: argparse.Namespace) -> int:
         err("simhash-lab grade: --json holds the notebooks graded now: give NOTEBOOK folders")
         return 2
     if klass:
-        return _class_command(args, grade, log_section, write_json, SandboxUnavailable)
+        import sqlite3
+
+        try:
+            return _class_command(args, grade, log_section, write_json, SandboxUnavailable)
+        except sqlite3.Error as e:  # a gradebook SQLite cannot read (damaged, locked past the timeout)
+            err(f"simhash-lab grade: --gradebook: {e}")
+            return 2
     shown = "own" if args.own_variant else None
     try:  # before any work: a --json that cannot be written must not lose a class's grades
         check_outputs(args.json, what="--json", inputs=args.notebooks)

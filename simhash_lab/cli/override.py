@@ -57,6 +57,16 @@ def _describe(o: dict) -> str:
 
 
 def _override_command(args: argparse.Namespace) -> int:
+    import sqlite3
+
+    try:
+        return _override(args)
+    except sqlite3.Error as e:  # a gradebook SQLite cannot read (damaged, locked past the timeout)
+        err(f"simhash-lab override: --gradebook: {e}")
+        return 2
+
+
+def _override(args: argparse.Namespace) -> int:
     if args.lang:
         set_language(args.lang)
     from ..grading import classroom

@@ -268,6 +268,7 @@ class Gradebook:
             raise GradebookError(f"--gradebook: cannot open {shown}: {e}") from None
         try:
             self._db.execute("PRAGMA foreign_keys = ON")
+            self._db.execute("PRAGMA schema_version").fetchone()  # reads the header: not SQLite fails here
             self._migrate()
         except sqlite3.DatabaseError as e:
             self._db.close()
@@ -289,14 +290,24 @@ class Gradebook:
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction, taken before anything is read (``BEGIN IMMEDIATE``)."""
-        self._db.execute("BEGIN IMMEDIATE")
+        """One write transaction, taken before anything is read (``BEGIN IMMEDIATE``); SQLite's own
+        errors (a locked file past the timeout, a full disk, a damaged file) become
+        :class:`GradebookError` naming the file, and nothing of the transaction is kept."""
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as e:
+            raise GradebookError(f"--gradebook: cannot write {show_name(self.path)}: {e}") from None
         try:
             yield self._db
-        except BaseException:
+        except BaseException as exc:
             self._db.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise GradebookError(f"--gradebook: {show_name(self.path)}: {exc}") from None
             raise
-        self._db.execute("COMMIT")
+        try:
+            self._db.execute("COMMIT")
+        except sqlite3.Error as e:
+            raise GradebookError(f"--gradebook: cannot write {show_name(self.path)}: {e}") from None
 
     def _migrate(self) -> None:
         with self._write() as db:
