@@ -88,22 +88,27 @@
 # `simhash-lab grade`, in a sandbox).
 
 # %% [markdown]
-# **Teaching a class.** Five commands: release, hand out, collect, grade, return.
+# **Teaching a class.** A week in seven steps: release, hand out, collect, grade, re-grade one,
+# override, export.
 #
 # ```bash
 # simhash-lab assign exercises/ --roster roster.csv --out release/ --ci github   # 1. one variant per student
-# #   2. hand out release/students/<id>/;  3. collect them as submissions/<id>/NN_name.ipynb
-# simhash-lab grade submissions/ --assignment release/assignment.json \
-#     --csv grades.csv --feedback feedback/                                        # 4. gradebook and feedback
-# #   5. return feedback/<id>/ to each student
+# #   2. hand out release/handout/<id>/ (release/private/ stays yours);  3. collect submissions/<id>/
+# simhash-lab grade submissions/ --assignment release/ --deadline 2026-12-10T23:59   # 4. grade
+# simhash-lab grade submissions/s18 --assignment release/                  # 5. re-grade one student
+# simhash-lab override s18 03 6 --comment "..." --assignment release/     # 6. your own points
+# simhash-lab grade --assignment release/ --csv grades.csv --canvas canvas.csv \
+#     --moodle moodle.csv --feedback feedback/                             # 7. export, return feedback
 # ```
 #
 # Every student's notebook shows their own data (a variant derived from a secret kept in
-# `release/secret.key` and the student's id), so a classmate's hand-computed answers are wrong there.
-# The sandbox keeps a submission from the teacher's files, the network and other processes, and
-# bounds its time and memory; the grade is decided outside it, on inputs drawn at grading time. It
-# cannot tell who wrote the code, nor stop a pasted classmate's *code* (right on every variant): the
-# README's "For teachers" section has the details.
+# `release/private/secret.key` and the student's id), so a classmate's hand-computed answers are wrong
+# there. Only the assigned exercises count, one copy of each (the latest; the others are listed with
+# the reason), and the grades live in one gradebook (an SQLite file) that a re-grade adds to and
+# never loses. The sandbox keeps a submission from the teacher's files, the network and other
+# processes, and bounds its time and memory; the grade is decided outside it, on inputs drawn at
+# grading time. It cannot tell who wrote the code, nor stop a pasted classmate's *code* (right on
+# every variant): the section "For teachers" of the [README](../README.md) has the details.
 
 # %% [markdown]
 # ## The whole pipeline on one page
