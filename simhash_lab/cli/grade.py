@@ -273,7 +273,7 @@ def _class_command(args, grade, log_section, write_json, SandboxUnavailable) -> 
                     "gradebook: {gradebook}"
                 ).format(
                     graded=n_graded,
-                    students=len(done.students),
+                    students=len(done.folders),
                     seconds=done.seconds,
                     jobs=args.jobs,
                     gradebook=_shown(located.gradebook),

@@ -445,8 +445,10 @@ def open_gradebook(located: Located, *, create: bool = True) -> gbmod.Gradebook:
 
 def find_students(
     folders: Sequence[str | os.PathLike], roster: Sequence[str]
-) -> tuple[list[tuple[str, str]], list[str]]:
-    """``[(student, folder)]`` to grade, and the notebook files lying loose in a class folder.
+) -> tuple[list[tuple[str, str]], list[str], bool]:
+    """``[(student, folder)]`` to grade, the notebook files lying loose in a class folder, and
+    whether a class folder was given (then a student of the roster without a folder there handed in
+    nothing).
 
     A folder named after a roster id, with no folder of another roster id in it, is that student's
     (``grade submissions/s18``); any other folder is a class folder, each of its subfolders (or
@@ -455,6 +457,7 @@ def find_students(
     ids = set(roster)
     out: dict[str, str] = {}
     loose: list[str] = []
+    whole = False
 
     def add(sid: str, path: str) -> None:
         if sid in out:
@@ -479,12 +482,13 @@ def find_students(
         if name in ids and not any(e.name in ids for e in subdirs):
             add(name, top)
             continue
+        whole = True
         for e in entries:
             if e.is_dir(follow_symlinks=False) or (e.is_symlink() and not e.name.lower().endswith(".ipynb")):
                 add(e.name, e.path)
             elif e.name.lower().endswith(".ipynb"):
                 loose.append(e.path)
-    return list(out.items()), loose
+    return list(out.items()), loose, whole
 
 
 # -- submission times and the late policy ------------------------------------------------------------
@@ -555,9 +559,10 @@ class LatePolicy:
 
 @dataclasses.dataclass
 class ClassRun:
-    """What :func:`grade_class` did: the run's id, its students (on the roster or not), the
-    submissions recorded, the results of the files graded (their paths the original ones), the
-    loose files, and the seconds it took."""
+    """What :func:`grade_class` did: the run's id, its students (each folder's, on the roster or not;
+    with a class folder, every student of the roster too: one without a folder handed in nothing),
+    the submissions recorded, the results of the files graded (their paths the original ones), the
+    loose files, the seconds it took, and each student folder collected."""
 
     run: int
     students: list[str]
@@ -616,7 +621,7 @@ def grade_class(
     assignment = located.assignment
     roster = list(assignment["students"])
     assigned = list(assignment["exercises"])
-    targets, loose = find_students(folders, roster)
+    targets, loose, whole = find_students(folders, roster)
     pristine = load_pristine()
     subs: list[gbmod.Submission] = []
     staged_of: dict[int, str] = {}  # id(submission) -> its staged copy
@@ -746,9 +751,11 @@ def grade_class(
         started=started,
         version=_version(),
     )
+    graded = [sid for sid, _f in targets]
+    absent = [sid for sid in roster if sid not in dict(targets)] if whole else []
     return ClassRun(
         run,
-        [sid for sid, _f in targets],
+        graded + absent,  # a class folder's run covers the whole roster: absent is handed in nothing
         subs,
         results,
         loose,
@@ -874,7 +881,10 @@ def _feedback_text(c: gbmod.Cell, titles: dict[str, str], maxima: dict[str, floa
     ]
     answers = {a.key: a for a in sub.answers} if sub is not None else {}
     if sub is None:
-        lines += [_("Not handed in."), ""]
+        lines += [
+            _("Not handed in.") if not c.others else _("Nothing you handed in counts (below: why)."),
+            "",
+        ]
     elif sub.status == "not gradable":
         lines += [_("Not gradable: {why}").format(why=markdown_text(sub.first_hint, 400)), ""]
     passed = sum(a.passed for a in answers.values())

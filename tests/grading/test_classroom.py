@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -319,6 +320,8 @@ def test_only_the_assignments_exercises_count_one_copy_each_the_latest(tmp_path)
     assert cells[("bob", "03_hamming_popcount")].submission.path == "03_hamming_popcount.ipynb"
     assert len(cells[("bob", "03_hamming_popcount")].others) == 3
     assert cells[("dave", "05_block_index")].status == "missing"
+    assert done.students == ["alice", "bob", "carol", "dave"]  # dave, with no folder, is in the run's table
+    assert re.search(r"^dave +05_block_index +0/3 +missing +not handed in$", grader.table, re.M), grader.table
     assert sum(len(c) for c in grader.calls) == 5  # only the copies that count are graded
     variants = {s: v["variants"] for s, v in _assignment()["students"].items()}
     assert len(grader.shown) == 5
@@ -436,9 +439,12 @@ def test_find_students_tells_a_class_folder_from_one_students(tmp_path):
         ("alice", str(tmp_path / "subs/alice")),
         ("bob", str(tmp_path / "subs/bob")),
     ]
-    assert classroom.find_students([tmp_path / "regrade/bob/"], roster)[0] == [
-        ("bob", str(tmp_path / "regrade/bob/"))
-    ]
+    assert classroom.find_students([tmp_path / "regrade/bob/"], roster) == (
+        [("bob", str(tmp_path / "regrade/bob/"))],
+        [],
+        False,  # one student's folder: the others are not part of the run
+    )
+    assert classroom.find_students([tmp_path / "subs"], roster)[2] is True
     with pytest.raises(classroom.AssignError, match="given twice"):
         classroom.find_students([tmp_path / "subs", tmp_path / "regrade/bob"], roster)
     with pytest.raises(classroom.AssignError, match="not a folder"):

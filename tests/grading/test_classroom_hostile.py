@@ -241,6 +241,7 @@ def test_the_teachers_table_lists_every_file_that_does_not_count_and_why(week):
     ):
         assert line in out, line
     assert "\\r=1+1" in out and "\r" not in out and "mallory" in out
+    assert re.search(r"^grace +total +0/10$", out, re.M)  # on the roster, no folder: in the table
     assert "9 notebooks graded for 9 student folders" in out  # 7 of the roster's 8, and 2 not on it
 
 
