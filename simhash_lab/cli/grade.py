@@ -171,11 +171,7 @@ def _grade_command(args: argparse.Namespace) -> int:
         err(f"simhash-lab grade: --{e}")
         return 2
     except SandboxUnavailable as e:
-        err(
-            f"simhash-lab grade: refusing to run student code unsandboxed: {e}; "
-            "--unsafe-no-sandbox runs it anyway, with your rights"
-        )
-        return 2
+        return _no_sandbox(e)
     if not results:
         err("simhash-lab grade: no notebooks found")
         return 2
@@ -257,11 +253,7 @@ def _class_command(args, grade, log_section, write_json, SandboxUnavailable) -> 
                 err(f"simhash-lab grade: {e}")
                 return 2
             except SandboxUnavailable as e:
-                err(
-                    f"simhash-lab grade: refusing to run student code unsandboxed: {e}; "
-                    "--unsafe-no-sandbox runs it anyway, with your rights"
-                )
-                return 2
+                return _no_sandbox(e)
         out(classroom.format_class_table(gb, done) + "\n")
         if done is not None:
             n_graded = len(done.results)
@@ -321,6 +313,14 @@ def _class_command(args, grade, log_section, write_json, SandboxUnavailable) -> 
         mine = [s for s in done.students if s in roster]
         ok = classroom.class_passed(gb, mine) and len(mine) == len(done.students) and not done.loose
         return 0 if ok else 1
+
+
+def _no_sandbox(e: Exception) -> int:
+    err(
+        f"simhash-lab grade: refusing to run student code unsandboxed: {e}; "
+        "--unsafe-no-sandbox runs it anyway, with your rights"
+    )
+    return 2
 
 
 def _shown(path: str) -> str:

@@ -626,6 +626,17 @@ def grade_class(
     subs: list[gbmod.Submission] = []
     staged_of: dict[int, str] = {}  # id(submission) -> its staged copy
     when_of: dict[int, datetime | None] = {}
+
+    def when(s: gbmod.Submission, mtime: float | None) -> datetime | None:
+        """A submission's time: the LMS export's for (student, exercise) or the student, else the
+        file's modification time."""
+        t = times.get((s.student, s.exercise)) or times.get((s.student, None))
+        if t is None and mtime is not None:
+            t = datetime.fromtimestamp(mtime, timezone.utc)
+        when_of[id(s)] = t
+        s.submitted_at = _iso(t)
+        return t
+
     with staging.Staging(**({"max_bytes": max_bytes} if max_bytes else {})) as stage:
         for sid, folder in targets:
             for c in stage.collect(sid, folder):
@@ -643,6 +654,7 @@ def grade_class(
                 except NotGradable as e:
                     s.exercise = identify({}, os.path.basename(c.path), pristine)
                     s.status, s.first_hint = "not gradable", str(e)
+                    when(s, c.mtime)
                     if s.exercise is None:
                         s.why = _("not a notebook ({why})").format(why=e)
                     elif s.exercise not in assigned:
@@ -660,12 +672,7 @@ def grade_class(
                     s.why = _("{exercise} is not in this assignment: not graded").format(exercise=s.exercise)
                     continue
                 staged_of[id(s)] = c.staged
-                when = times.get((sid, s.exercise)) or times.get((sid, None))
-                if when is None and c.mtime is not None:
-                    when = datetime.fromtimestamp(c.mtime, timezone.utc)
-                when_of[id(s)] = when
-                s.submitted_at = _iso(when)
-                if late.too_late(when):
+                if late.too_late(when(s, c.mtime)):
                     s.why = _(
                         "handed in after the last day accepted ({days:g} days after the deadline)"
                     ).format(days=late.limit)
@@ -727,16 +734,22 @@ def grade_class(
     for s in subs:
         days = late.days_late(when_of.get(id(s))) if s.exercise in assigned else 0
         s.late_days, s.penalty = days, late.penalty_for(days)
-    if rule == "best":
+    if rule == "best":  # every readable copy was graded: the most points (after a late penalty) count
         for copies in groups.values():
-            graded = [s for s in copies if s.status in ("passed", "failed")] or copies
+            readable = [s for s in copies if id(s) in staged_of]
+            if not readable:  # (no notebook among them: the latest counted, above)
+                continue
             pick = max(
-                graded, key=lambda s: ((s.points or 0.0) * (1 - s.penalty), s.submitted_at or "", s.path)
+                readable, key=lambda s: ((s.points or 0.0) * (1 - s.penalty), s.submitted_at or "", s.path)
             )
             pick.counted = True
             for s in copies:
-                if s is not pick and not s.why:
-                    s.why = _("fewer points than another copy: the best counts (rule: best)")
+                if s is not pick:
+                    s.why = (
+                        _("fewer points than another copy: the best counts (rule: best)")
+                        if s in readable
+                        else _("not a notebook: another copy of this exercise counts")
+                    )
     for s in subs:
         if s.counted and not s.why:
             continue

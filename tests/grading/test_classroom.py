@@ -340,6 +340,23 @@ def test_the_rule_names_which_copy_counts(tmp_path, rule, want):
     assert len(_listed(done, "carol")) == 2 and all(rule in w for w in _listed(done, "carol").values())
 
 
+def test_the_best_rule_with_a_broken_copy_counts_one_and_says_why_for_each(tmp_path):
+    _nb(tmp_path / "subs/carol/03_hamming_popcount.ipynb", None, raw=b"{broken", t=T0 + 90)  # latest
+    _nb(tmp_path / "subs/carol/a.ipynb", "03_hamming_popcount", 0.5, t=T0)
+    _nb(tmp_path / "subs/carol/b.ipynb", "03_hamming_popcount", 1, t=T0 + 30)
+    _nb(tmp_path / "subs/dave/03_hamming_popcount.ipynb", None, raw=b"{broken", t=T0)  # nothing else
+    _nb(tmp_path / "subs/dave/03_hamming_popcount (2).ipynb", None, raw=b"{also", t=T0 + 5)
+    done, cells, totals, _g = _run(tmp_path, [tmp_path / "subs"], rule="best")
+    assert cells[("carol", "03_hamming_popcount")].submission.path == "b.ipynb" and totals["carol"][0] == 7
+    assert _listed(done, "carol") == {
+        "03_hamming_popcount.ipynb": "not a notebook: another copy of this exercise counts",
+        "a.ipynb": "fewer points than another copy: the best counts (rule: best)",
+    }
+    dave = cells[("dave", "03_hamming_popcount")]
+    assert dave.status == "not gradable" and dave.submission.path == "03_hamming_popcount (2).ipynb"
+    assert len(dave.others) == 1
+
+
 def test_a_deadline_takes_a_share_per_day_late_and_refuses_past_its_limit(tmp_path):
     from datetime import datetime, timedelta, timezone
 
