@@ -416,7 +416,8 @@ def locate(assignment: str | os.PathLike | None, gradebook: str | os.PathLike | 
         raise AssignError(
             f"--gradebook: {show_name(gradebook)} holds no assignment yet (grade a class first)"
         )
-    return Located(a, os.fspath(gradebook), None)
+    folder = Path(gradebook).resolve().parent  # release/private/gradebook.db: its release is known
+    return Located(a, os.fspath(gradebook), str(folder.parent) if folder.name == PRIVATE else None)
 
 
 def exercise_points(names: Sequence[str]) -> list[tuple[str, list[tuple[str, float, str]]]]:

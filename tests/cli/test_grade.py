@@ -166,3 +166,7 @@ def test_the_exports_are_views_of_the_gradebook_without_grading(klass, capsys):
     assert rows[("alice", "total")]["points"] == "5" and rows[("alice", "total")]["name"] == "'=Alice"
     assert rows[("bob", "03_hamming_popcount")]["status"] == "missing"
     assert (d / "c.csv").read_bytes().startswith(b"\xef\xbb\xbfStudent,ID,SIS User ID")
+    # named by its gradebook alone, the class's release is still known: no export goes inside it
+    gradebook = str(d / "release/private/gradebook.db")
+    assert main(["grade", "--gradebook", gradebook, "--csv", str(d / "release/grades.csv")]) == 2
+    assert "inside the release" in capsys.readouterr().err and not (d / "release/grades.csv").exists()
