@@ -837,11 +837,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         problems = stale(layout, chosen, complete=not subset)
         missing = untranslated(chosen)
+        langs = [lang for lang in args.lang or LANGS if lang != SOURCE_LANG]
         if not (args.only or args.exercises):  # tools/build.py's own texts (navigation, notes)
-            langs = [lang for lang in args.lang or LANGS if lang != SOURCE_LANG]
             missing += [
                 p for p in i18n.problems(layout.root, (), langs) if p not in missing and "build.po" in p
             ]
+        if not args.exercises:  # the term list (course/i18n/LANG/terms.txt) and the number format
+            missing += [p for p in i18n.term_problems(layout.root, langs, args.only) if p not in missing]
         for p in missing:
             print("UNTRANSLATED", p)
         for p in problems:
