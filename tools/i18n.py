@@ -736,19 +736,22 @@ def read_terms(lang: str, root: Path = ROOT) -> list[Term]:
 
 
 _FENCE = re.compile(r"```.*?```", re.S)
-_CODE_SPAN = re.compile(r"`[^`\n]*`")
+_CODE_SPAN = re.compile(r"`[^`]+`")  # spans may wrap a line
 _MATH = re.compile(r"\$\$.*?\$\$|\$[^$\n]*\$", re.S)
 _HTML = re.compile(r"<[^>\n]*>")
+_CALL = re.compile(r"\b[\w.]+\([^()\n]*\)")  # SimhashIndex(layout='seed'), P(h(x)): code, math
 
 
 def prose(text: str) -> str:
     """What the term list is checked against in a translation: the text without code blocks and
-    spans, math, link targets, HTML tags, ``{...}`` fields, quotations (lines starting with
-    ``>``), and the first column of a table headed "English"/"Inglés" (the glossary's English)."""
+    spans, math, link targets, calls written out (``f(x=1)``), HTML tags, ``{...}`` fields,
+    quotations (lines starting with ``>``), and the first column of a table headed
+    "English"/"Inglés" (the glossary's English)."""
     text = _FENCE.sub(" ", text)
     text = _CODE_SPAN.sub(" ", text)
     text = _MATH.sub(" ", text)
     text = re.sub(r"\]\([^)\s]*\)", "]", text)
+    text = _CALL.sub(" ", text)
     text = _HTML.sub(" ", text)
     text = _FIELD.sub(" ", text)
     lines, english_first = [], False

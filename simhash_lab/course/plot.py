@@ -211,6 +211,8 @@ def show_with_alt() -> bool:
         return False
     from matplotlib.figure import Figure
 
+    # The inline backend loads with the first figure and then sets its formats (once): load it now
+    plt.close(plt.figure())
     formatters = ip.display_formatter.formatters
     formatters["text/html"].for_type(Figure, lambda fig: figure_html(fig))
     for mime in ("image/png", "image/jpeg", "image/svg+xml", "application/pdf"):

@@ -87,7 +87,7 @@ class Stepper(W.VBox):
 
 #: What a closed :class:`Progress` leaves on its line: a zero-width space, so that the carriage
 #: return before it (Jupyter rewrites a line from a ``\r`` followed by a character) erases the line.
-_ERASED = "\u200b"
+PROGRESS_MARK = "\u200b"
 
 
 def _live(stream) -> bool:
@@ -144,7 +144,7 @@ class Progress:
 
     def close(self) -> None:
         if self._shown:
-            self._write(_ERASED)
+            self._write(PROGRESS_MARK)
 
     def __enter__(self) -> Progress:
         return self
