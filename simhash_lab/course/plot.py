@@ -1310,7 +1310,7 @@ def prf_curve(ks, prf, ax=None, *, marks: Mapping[str, int] | None = None, title
     return ax
 
 
-def k_threshold_figure(dist, kinds, ks, prf, counts, *, d_max: int = 40, figsize=(12, 5.2)):
+def k_threshold_figure(dist, kinds, ks, prf, counts, *, d_max: int = 40, figsize=(11, 5.0)):
     """The figure of notebook 06's k stepper, drawn once, and a function that moves it to a threshold.
 
     Left: every pair by distance (log count, one bar colour per kind) with the flagged region
@@ -1380,7 +1380,7 @@ def _k_threshold_figure(dist, kinds, ks, prf, counts, d_max, figsize):
             m.set_data([k], [prf[row, col]])
         missed = (_("{n} copy missed") if fn == 1 else _("{n} copies missed")).format(n=fn)
         ax1.set_title(
-            _("k = {k}: {v1:,} flagged ({tp} copies, {fp:,} false alarms), {missed}").format(
+            _("k = {k}: {v1:,} flagged ({tp} copies, {fp:,} false alarms),\n{missed}").format(
                 k=k, v1=tp + fp, tp=tp, fp=fp, missed=missed
             ),
             fontsize=14,

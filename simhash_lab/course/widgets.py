@@ -118,12 +118,16 @@ class Progress:
         if file is None and _live(sys.stdout):
             file = sys.stdout
         self.file = file  # None: nothing to show (a script's output, a test's capture)
-        self._shown, self._last, self._t0 = "", -1.0, time.perf_counter()
+        self._shown, self._widest, self._last, self._t0 = "", 0, -1.0, time.perf_counter()
 
     def _write(self, text: str) -> None:
+        """Rewrite the line as ``text``: padded with spaces over a longer line before it, as
+        JupyterLab overwrites a line from a carriage return character by character (a terminal's
+        way) where nbclient and nbval drop it whole."""
         if self.file is None:
             return
-        self.file.write("\r" + text)
+        self._widest = max(self._widest, len(text))
+        self.file.write("\r" + text.ljust(len(self._shown)))
         self.file.flush()
         self._shown = text
 
@@ -143,8 +147,12 @@ class Progress:
         self._write(f"{self.what}: {label} ({time.perf_counter() - self._t0:.1f} s)")
 
     def close(self) -> None:
-        if self._shown:
-            self._write(PROGRESS_MARK)
+        """Erase the line: blank it (JupyterLab), then leave only :data:`PROGRESS_MARK`, the last
+        thing after a carriage return, which is all a stored output keeps."""
+        if self._shown and self.file is not None:
+            self.file.write("\r" + " " * self._widest + "\r" + PROGRESS_MARK)
+            self.file.flush()
+            self._shown = ""
 
     def __enter__(self) -> Progress:
         return self
@@ -372,6 +380,7 @@ def _img_tag(png: bytes, alt: str, width: int, text_px: float | None = None) -> 
     )
 
 
+_UNSEEN = "position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap"
 _NOTE = '<div style="color:#555;font-size:90%;margin-top:4px">{}</div>'
 
 
@@ -475,7 +484,7 @@ def stepper(
         alt = (alt.rstrip(". ") + ". " if alt else "") + _("{n} frames: ").format(n=n) + ", ".join(labels)
         fallback = f"<div>{_img_tag(anim, alt, width, text_px)}{_NOTE.format(what)}</div>"
 
-    stack = W.Stack(views, selected_index=0, tooltip=alt or None)
+    stack = W.Stack(views, selected_index=0)
     play = W.Play(
         value=0, min=0, max=n - 1, step=1, interval=interval, description=_("play"), show_repeat=False
     )
@@ -489,7 +498,10 @@ def stepper(
     )
     W.jslink((play, "value"), (slider, "index"))
     W.jslink((slider, "index"), (stack, "selected_index"))
-    out = Stepper([W.HBox([play, slider]), stack])
+    children = [W.HBox([play, slider]), stack]
+    if alt:  # the live player's text alternative: read by a screen reader, not shown
+        children.append(W.HTML(value=f'<span style="{_UNSEEN}">{_html.escape(alt)}</span>'))
+    out = Stepper(children)
     out.fallback_html = fallback
     out.animation_png = anim
     return out
