@@ -283,3 +283,29 @@ def test_a_line_of_progress_shows_while_it_runs_and_leaves_nothing_visible():
     assert live.strip(" \u200b\n") == "done" and "drawing" not in live and "then" not in live
     assert stored == "\u200bdone\n\u200b"  # the stored output: the same every run, nothing shown
     assert widgets.PROGRESS_MARK == "\u200b"
+
+
+def test_a_stepper_of_figures_carries_their_text_alternative_and_text_size():
+    figs = []
+    for k in range(2):
+        fig, ax = plt.subplots(figsize=(4, 2))
+        ax.set_title(f"frame {k}")
+        figs.append(fig)
+    player = widgets.stepper(figs, labels=["a", "b"], dpi=72)
+    html = player.fallback_html
+    alt = re.search(r'alt="([^"]*)"', html).group(1)
+    assert alt == "frame 0. 2 frames: a, b"  # the first frame's words, then the frames
+    assert 'style="width:100%"' in html  # as wide as the page (a class's screen)
+    smallest = min(widgets.smallest_text_px(f, 72) for f in figs)
+    assert float(re.search(r'data-text-px="([\d.]+)"', html).group(1)) == smallest > 0
+    unseen = player.children[-1]
+    assert "frame 0. 2 frames: a, b" in unseen.value and "clip:rect(0,0,0,0)" in unseen.value
+
+
+def test_figure_png_writes_its_words_and_its_smallest_text_into_the_png():
+    fig, ax = plt.subplots()
+    ax.set_title("θ = 60°, 海量")
+    ax.set_xlabel("small", fontsize=8)
+    img = Image.open(io.BytesIO(widgets.figure_png(fig, dpi=90)))
+    assert img.info[widgets.PNG_DESCRIPTION].startswith("θ = 60°, 海量")
+    assert float(img.info[widgets.PNG_TEXT_PX]) == pytest.approx(8 * 90 / 72)
