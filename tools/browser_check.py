@@ -415,12 +415,15 @@ def _interact_widget(page, cell_index: int, out_index: int, at: float = 0.55) ->
         f'[data-bc-index="{cell_index}"] [data-bc-out="{out_index}"] .jp-OutputArea-output'
     ).first
     out.scroll_into_view_if_needed()
+    out.evaluate("e => e.scrollIntoView({block: 'start'})")  # a frame as wide as the page is tall:
+    page.wait_for_timeout(300)  # its top, under the slider, on screen
     track = out.locator(".widget-slider .noUi-target, .widget-slider .slider-container").first
     if track.count() == 0:
         return f"cell {cell_index}: widget has no slider", None
     ob, tb = out.bounding_box(), track.bounding_box()
     top = tb["y"] + tb["height"] + 4
-    height = min(ob["y"] + ob["height"] - top, 700)
+    screen = page.viewport_size["height"]
+    height = min(ob["y"] + ob["height"] - top, 700, screen - top)  # what is on screen of the frame
     if height < 10:
         return f"cell {cell_index}: no frame under the slider", f"cell {cell_index}: widget frame is empty"
     clip = {"x": ob["x"], "y": top, "width": ob["width"], "height": height}
