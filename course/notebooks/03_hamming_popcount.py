@@ -144,8 +144,8 @@ print(f"all {len(methods)} methods agree on {len(xs):,} random 64-bit values")
 # ### How many steps does each loop take?
 #
 # The naive loop runs once per bit up to the highest 1 (about 63 for a random 64-bit number).
-# Kernighan's loop runs once per **1-bit** (about 32 for a random number, fewer for a near pair). The
-# seed's C++ `isEqual` (source 004) goes further: it only needs to know whether the distance is
+# Kernighan's loop runs once per **1-bit** (about 32 for a random number, fewer for a near pair).
+# Source 004's C++ `isEqual` goes further: it only needs to know whether the distance is
 # $\le n = 3$, so it stops after $n + 1$ ones:
 #
 # ```cpp
