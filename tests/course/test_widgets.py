@@ -302,6 +302,7 @@ def test_a_stepper_of_figures_carries_their_text_alternative_and_text_size():
     assert "frame 0. 2 frames: a, b" in unseen.value and "clip:rect(0,0,0,0)" in unseen.value
 
 
+@pytest.mark.filterwarnings("ignore:Glyph .* missing from font")  # the words, not their glyphs
 def test_figure_png_writes_its_words_and_its_smallest_text_into_the_png():
     fig, ax = plt.subplots()
     ax.set_title("θ = 60°, 海量")
