@@ -55,6 +55,7 @@ def test_an_animation_writes_its_frames_in_the_set_language():
     assert anim.frame_labels[0] == "line at 0°" and anim.frame_labels[-1].endswith(" random")
 
 
+@pytest.mark.filterwarnings("ignore:Animation was deleted without rendering")  # drawn frame by frame
 def test_a_stepper_notes_in_the_set_language():
     frames = ["<p>a</p>", "<p>b</p>"]
     set_language("es")
@@ -244,6 +245,7 @@ def _drawn(language: str) -> dict[str, list[str]]:
     return out
 
 
+@pytest.mark.filterwarnings("ignore:Animation was deleted without rendering")  # drawn frame by frame
 def test_every_figure_is_drawn_in_spanish_without_an_english_label_it_knows():
     drawable = {n for n in plot.__all__ if callable(getattr(plot, n))} - NOT_FIGURES
     assert drawable <= set(FIGURES), f"add these figures to FIGURES: {sorted(drawable - set(FIGURES))}"
