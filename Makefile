@@ -9,40 +9,60 @@ EXTRAS := course,grading,chinese,compare,dask,datasets,dev
 # nbval: run in this environment; sanitize what legitimately varies between runs
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:randomly
 
-.PHONY: lab check sandbox test lint warmup test-lib test-browser bench notebooks site clean
+.PHONY: lab check sandbox fonts test lint warmup test-lib test-browser bench notebooks site clean
 
 $(STAMP): pyproject.toml
+	@echo "== simhash-lab: the Python environment in $(VENV)/ (pip shows each package as it comes)"
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --upgrade --quiet pip
-	$(BIN)/python -m pip install --quiet -e ".[$(EXTRAS)]"
+	$(BIN)/python -m pip install --progress-bar on -e ".[$(EXTRAS)]"
 	@touch $(STAMP)
 
 # Installing system packages needs root: use sudo when we are not root
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-# Compile every Numba kernel once, into the cache every later run reads (about 30 s the first
-# time, a second after that): no notebook cell, test or grading run is the first to compile.
+# Compile every Numba kernel once, into the cache every later run reads: no notebook cell, test or
+# grading run is the first to compile. `make warmup` always runs it (a second or two when the cache
+# is warm); the other targets run it only when a file of the library changed since it last
+# succeeded (WARM), so `make check` says nothing of kernels once they are compiled.
+WARM := $(VENV)/.warm-stamp
+LIBRARY := $(shell find simhash_lab -name '*.py' -not -path '*/__pycache__/*')
+
 warmup: $(STAMP)
 	$(BIN)/simhash-lab warmup
+	@touch $(WARM)
+
+$(WARM): $(STAMP) $(LIBRARY)
+	@echo "== simhash-lab: compiling the Numba kernels once (simhash-lab warmup)"
+	$(BIN)/simhash-lab warmup
+	@touch $(WARM)
+
+# A font with Chinese characters, for the quotations of sources 001 and 004 (Debian and Ubuntu;
+# elsewhere one is installed already, or notebook 00 says what to install).
+fonts:
+	@if [ "$$(uname)" = Linux ] && command -v fc-list >/dev/null && [ -z "$$(fc-list :lang=zh)" ] && command -v apt-get >/dev/null; then \
+		echo "== simhash-lab: a font with Chinese characters (fonts-wqy-microhei)"; \
+		$(SUDO) apt-get install -y fonts-wqy-microhei || echo "simhash-lab: could not install fonts-wqy-microhei; the Chinese quotations may show as boxes (notebook 00)" >&2; fi
 
 # The server's root is the repository (notebooks/ and exercises/ side by side, so the links between
 # them work); it opens notebooks/00_start_here.ipynb, with JupyterLab's news toast off (tools/lab.py).
-lab: warmup sandbox
+lab: $(WARM) sandbox fonts
+	@echo "== simhash-lab: starting JupyterLab on notebooks/00_start_here.ipynb (Ctrl+C stops it)"
 	$(BIN)/python tools/lab.py
 
 # A learner checks an exercise as the grader will, in this environment (no sandbox; not a grade):
 #   make check NB=exercises/01_lsh_vs_crypto.ipynb
-check: warmup
-	@test -n "$(NB)" || (echo 'usage: make check NB=exercises/NN_name.ipynb' >&2; exit 2)
-	$(BIN)/simhash-lab check "$(NB)"
+check: $(WARM)
+	@test -n "$(NB)" || (echo 'usage: make check NB=exercises/NN_name.ipynb (or NB=exercises/ for all)' >&2; exit 2)
+	@$(BIN)/simhash-lab check "$(NB)"
 
 # The grader's sandbox is bubblewrap (Debian's `bubblewrap`), installed when missing on Linux
 sandbox:
-	@if [ "$$(uname)" = Linux ] && ! command -v bwrap >/dev/null; then $(SUDO) apt-get update && $(SUDO) apt-get install -y bubblewrap; fi
+	@if [ "$$(uname)" = Linux ] && ! command -v bwrap >/dev/null; then echo "== simhash-lab: the grader's sandbox (bubblewrap)"; $(SUDO) apt-get update && $(SUDO) apt-get install -y bubblewrap; fi
 
 # The notebooks run with compiles forbidden: a cell that needs a kernel the warmup did not compile
 # fails with "simhash_lab: compiling ..." (see simhash_lab/kernels/_jit.py).
-test: warmup lint sandbox
+test: $(WARM) lint sandbox
 	$(BIN)/python -m pytest simhash_lab tests README.md --doctest-glob=README.md
 	SIMHASH_LAB_ON_COMPILE=error $(BIN)/python -m pytest $(NBVAL) notebooks exercises/solutions exercises/es/solutions
 

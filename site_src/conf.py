@@ -23,7 +23,19 @@ extensions = ["myst_nb", "sphinxcontrib.mermaid"]
 exclude_patterns = ["_build", "**.ipynb_checkpoints"]
 templates_path = ["_templates"]
 html_static_path = ["_static", *_info["static"]]
-html_css_files = ["site.css"]
+# the fonts of the sources' Chinese and of the emoji, from _static (tools/build_site.py: STATIC);
+# site.css puts them at the end of the theme's font stacks, for what the reader's system lacks
+html_css_files = [
+    "fonts/noto-sans-sc/400.css",
+    "fonts/noto-sans-tc/400.css",
+    "fonts/noto-color-emoji/400.css",
+    "site.css",
+]
+# a search result's snippet shows each formula as text, not its TeX source
+html_js_files = ["search-text.js"]
+# the theme's words in this language where Sphinx's catalogue lacks them (site_src/locale, staged
+# and compiled by tools/build_site.py)
+locale_dirs = [_info["locale"]] if _info.get("locale") else []
 html_extra_path = _info["extra"]
 html_theme = "furo"
 html_theme_options = {"top_of_page_buttons": []}
@@ -77,7 +89,9 @@ def _lang_switch(app, pagename, templatename, context, doctree):
     here = posixpath.dirname(pagename)
     links = []
     for other in _info["others"]:
-        target = pagename if pagename in other["pages"] else "index"
+        # every language has its own search and index pages: a switch there stays on them
+        same = pagename in other["pages"] or pagename in ("search", "genindex")
+        target = pagename if same else "index"
         path = posixpath.join(other["prefix"], target + ".html")
         links.append(
             {

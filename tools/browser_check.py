@@ -415,12 +415,15 @@ def _interact_widget(page, cell_index: int, out_index: int, at: float = 0.55) ->
         f'[data-bc-index="{cell_index}"] [data-bc-out="{out_index}"] .jp-OutputArea-output'
     ).first
     out.scroll_into_view_if_needed()
+    out.evaluate("e => e.scrollIntoView({block: 'start'})")  # a frame as wide as the page is tall:
+    page.wait_for_timeout(300)  # its top, under the slider, on screen
     track = out.locator(".widget-slider .noUi-target, .widget-slider .slider-container").first
     if track.count() == 0:
         return f"cell {cell_index}: widget has no slider", None
     ob, tb = out.bounding_box(), track.bounding_box()
     top = tb["y"] + tb["height"] + 4
-    height = min(ob["y"] + ob["height"] - top, 700)
+    screen = page.viewport_size["height"]
+    height = min(ob["y"] + ob["height"] - top, 700, screen - top)  # what is on screen of the frame
     if height < 10:
         return f"cell {cell_index}: no frame under the slider", f"cell {cell_index}: widget frame is empty"
     clip = {"x": ob["x"], "y": top, "width": ob["width"], "height": height}
@@ -645,6 +648,184 @@ def _judge(rep: dict, want: dict, res: Result) -> None:
     for i in sorted(want["animations"]):
         if i in by_index and not by_index[i]["anims"]:
             res.problems.append(f"cell {i}: its stored output is an animation, the browser shows none")
+
+
+#: A class's screen, and what its back row needs: every animation and stepper at least this share
+#: of the screen's width, its smallest text at least this many pixels high.
+CLASS_SCREEN = {"width": 1920, "height": 1080}
+CLASS_MIN_WIDTH = 0.8
+CLASS_MIN_TEXT_PX = 24.0
+
+
+def _presentation(page) -> None:
+    """JupyterLab as the README shows a class: Simple Interface, left sidebar closed, Presentation
+    Mode."""
+    for command in (
+        "application:toggle-mode",
+        "application:toggle-left-area",
+        "application:toggle-presentation-mode",
+    ):
+        page.evaluate(f"() => window.jupyterapp.commands.execute({command!r})")
+    shell = "window.jupyterapp.shell"
+    page.wait_for_function(
+        f"() => {shell}.presentationMode && {shell}.mode === 'single-document' && {shell}.leftCollapsed",
+        timeout=30_000,
+    )
+    page.wait_for_timeout(1000)
+
+
+_PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
+
+
+def stored_pictures(notebook: Path) -> list[dict]:
+    """Every animated picture a stepper stores (its as-opened view), in file order: the cell, the
+    start of its ``src`` (to find it in the page, where JupyterLab's sanitizer drops the
+    ``data-`` attributes of an untrusted notebook), its own width in pixels and its smallest
+    text in them (``data-width``, ``data-text-px``: :func:`simhash_lab.course.widgets.stepper`)."""
+    import nbformat
+
+    found = []
+    for i, cell in enumerate(nbformat.read(notebook, as_version=4).cells):
+        for out in cell.get("outputs", []):
+            html = out.get("data", {}).get("text/html", "")
+            html = "".join(html) if isinstance(html, list) else html
+            for tag in re.findall(r"<img\b[^>]*\bdata-text-px=[^>]*>", html):
+                src = re.search(r'src="([^"]+)"', tag).group(1)
+                found.append(
+                    {
+                        "cell": i,
+                        "src": src[:400],
+                        "natural": int(re.search(r'data-width="(\d+)"', tag).group(1)),
+                        "text_px": float(re.search(r'data-text-px="([\d.]+)"', tag).group(1)),
+                    }
+                )
+    return found
+
+
+def _shown_width(page, locator) -> float:
+    locator.scroll_into_view_if_needed(timeout=30_000)
+    page.wait_for_timeout(200)
+    box = locator.bounding_box()
+    return box["width"] if box else 0.0
+
+
+def presentation_check(
+    browser, server: LabServer, notebook: Path, out_dir: Path, run_all: bool = False
+) -> Result:
+    """The notebook as a class sees it, on a 1920×1080 screen in Presentation Mode: every stored
+    animation and stepper (as opened, an animated picture) fills at least
+    :data:`CLASS_MIN_WIDTH` of the screen and shows its smallest text at least
+    :data:`CLASS_MIN_TEXT_PX` high (its text size in its own pixels, from the stored notebook,
+    scaled to its width on screen); with ``run_all``, after *Restart Kernel and Run All* the
+    live players' frames (the same pictures) pass the same two tests. Screenshots of the screen,
+    ``NAME-class.png`` and ``NAME-class-run.png``."""
+    t0 = time.monotonic()
+    rel = server.served_path(notebook)
+    res = Result(notebook=rel)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    res.screenshot = str(out_dir / shot_name(notebook, server.root).replace(".png", "-class.png"))
+    stored = stored_pictures(notebook)
+    context = browser.new_context(viewport=CLASS_SCREEN, device_scale_factor=1)
+    context.add_init_script(path=str(JS_FILE))
+    page = context.new_page()
+    width = CLASS_SCREEN["width"]
+
+    def judge(when: str, k: int, shown: float, pic: dict, natural: float) -> None:
+        share = shown / width
+        text = pic["text_px"] * shown / natural if natural else 0.0
+        res.notes.append(
+            f"{when}, picture {k + 1} (cell {pic['cell']}): {share:.0%} of the width, text {text:.0f} px"
+        )
+        if share < CLASS_MIN_WIDTH:
+            res.problems.append(
+                f"{when}, picture {k + 1} (cell {pic['cell']}) takes {share:.0%} of the width"
+            )
+        if text < CLASS_MIN_TEXT_PX:
+            res.problems.append(f"{when}, picture {k + 1} (cell {pic['cell']}): smallest text {text:.1f} px")
+
+    try:
+        page.goto(f"{server.url}/lab/tree/{rel}?reset&token={server.token}", timeout=120_000)
+        _wait_ready(page, rel, res)
+        _presentation(page)
+        res.animations = len(stored)
+        for k, pic in enumerate(stored):
+            img = page.locator(f'{_PANEL} img[src^="{pic["src"]}"]').first
+            if img.count() == 0:
+                res.problems.append(f"as opened, picture {k + 1} (cell {pic['cell']}) is not in the page")
+                continue
+            if not img.evaluate("i => i.complete && i.naturalWidth > 0 && (i.alt || '').length >= 10"):
+                res.problems.append(
+                    f"as opened, picture {k + 1} (cell {pic['cell']}) did not load, or has no alt"
+                )
+            judge("as opened", k, _shown_width(page, img), pic, pic["natural"])
+        with contextlib.suppress(Exception):
+            if stored:
+                page.locator(f'{_PANEL} img[src^="{stored[0]["src"]}"]').first.scroll_into_view_if_needed()
+            page.screenshot(path=res.screenshot)
+        if run_all:
+            page.evaluate(_js("run"))
+            with contextlib.suppress(Exception):
+                page.locator(".jp-Dialog .jp-mod-accept").click(timeout=1500)
+            page.wait_for_timeout(1000)
+            page.wait_for_function(_js("done"), timeout=300_000, polling=500)
+            page.wait_for_timeout(1500)
+            live = 0
+            for k, pic in enumerate(stored):
+                frames = page.locator(f'[data-bc-index="{pic["cell"]}"] img.widget-image')
+                shown = [f for f in (frames.nth(n) for n in range(frames.count())) if f.is_visible()]
+                if not shown:
+                    res.problems.append(f"after Run All, cell {pic['cell']} shows no frame of its player")
+                    continue
+                live += 1
+                natural = shown[0].evaluate("i => i.naturalWidth") or pic["natural"]
+                judge("after Run All", k, _shown_width(page, shown[0]), pic, natural)
+            res.widgets = live
+            with contextlib.suppress(Exception):
+                page.screenshot(path=res.screenshot.replace("-class.png", "-class-run.png"))
+    except Exception as e:
+        res.problems.append(f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+    finally:
+        with contextlib.suppress(Exception):
+            page.evaluate(_js("shutdown"))
+        context.close()
+        res.seconds = time.monotonic() - t0
+    return res
+
+
+def covered_links(browser, server: LabServer, notebook: Path) -> list[str]:
+    """The links of the notebook's top line (its navigation) that something else covers where a
+    click lands, the line's cell being the active one, as it is when the notebook opens."""
+    rel = server.served_path(notebook)
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, device_scale_factor=1)
+    context.add_init_script(path=str(JS_FILE))
+    page = context.new_page()
+    try:
+        page.goto(f"{server.url}/lab/tree/{rel}?reset&token={server.token}", timeout=120_000)
+        _wait_ready(page, rel, Result(notebook=rel))
+        page.evaluate(_js("layout"))
+        page.evaluate(
+            "() => { const p = window.jupyterapp.shell.currentWidget; p.content.activeCellIndex = 0; }"
+        )
+        page.wait_for_timeout(800)
+        return page.evaluate(
+            """() => {
+              const cell = window.jupyterapp.shell.currentWidget.content.widgets[0].node;
+              const out = [];
+              for (const a of cell.querySelectorAll('.jp-RenderedMarkdown a')) {
+                const r = a.getClientRects()[0];  // a link that wraps: its first line's box
+                const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+                if (!hit || !(hit === a || a.contains(hit))) {
+                  const what = hit ? hit.className || hit.tagName : 'nothing';
+                  out.push(`${a.textContent.trim()}: under ${what}`);
+                }
+              }
+              return out;
+            }"""
+        )
+    finally:
+        with contextlib.suppress(Exception):
+            page.evaluate(_js("shutdown"))
+        context.close()
 
 
 def _screenshot(page, path: str, max_height: int = 16000) -> None:

@@ -57,6 +57,7 @@ notebook that takes longer than ``--budget`` seconds fails the build.
                                           # every language
     python tools/build.py 03 --lang es    # only the Spanish files of 03
     python tools/build.py --exercises 03  # only exercise 03 (student, pristine, solution)
+    python tools/build.py --notebooks 03  # only notebook 03 (both languages)
     python tools/build.py --no-execute    # structure only, outputs left empty (fast)
     python tools/build.py --check         # seconds: exit 1, listing every committed file that
                                           # differs from its source (cells, sources, metadata,
@@ -473,8 +474,7 @@ def exercise_notebooks(src: Source, root: Path = ROOT) -> tuple[nbformat.Noteboo
     note = check_note(src.name, src.lang, root)
     meta = {META: {"exercise": src.name}}
     return tuple(
-        _new_notebook([*cells, new_markdown_cell(note, id="grade-note")], meta)
-        for cells in (student, solution)
+        _new_notebook([*cells, new_markdown_cell(note, id=NOTE_ID)], meta) for cells in (student, solution)
     )
 
 
@@ -754,12 +754,28 @@ def _kernel_manager(root: Path):
     return KernelManager(kernel_name="simhash-lab-build", kernel_spec_manager=ThisPython())
 
 
-def execute(nb: nbformat.NotebookNode, cwd: Path, root: Path, cell_timeout: float) -> float:
+#: Seconds a code cell may run without showing progress (the first code cell, the imports, is
+#: exempt: notebook 00 says how long it takes).
+CELL_BUDGET = 5.0
+
+
+def execute(
+    nb: nbformat.NotebookNode, cwd: Path, root: Path, cell_timeout: float, seconds: dict | None = None
+) -> float:
     """Run ``nb`` in place, top to bottom, in a fresh kernel started in ``cwd``; raise on the first
-    error. Returns the seconds it took."""
+    error. Returns the seconds it took; ``seconds``, if given, gets each code cell's, by index."""
     from nbclient import NotebookClient
 
     km = _kernel_manager(root)
+    started: dict[int, float] = {}
+
+    def start(cell, cell_index, **_):
+        started[cell_index] = time.perf_counter()
+
+    def done(cell, cell_index, **_):
+        if seconds is not None and cell_index in started:
+            seconds[cell_index] = time.perf_counter() - started[cell_index]
+
     client = NotebookClient(
         nb,
         km=km,
@@ -769,6 +785,8 @@ def execute(nb: nbformat.NotebookNode, cwd: Path, root: Path, cell_timeout: floa
         store_widget_state=True,
         coalesce_streams=True,  # one stdout output per cell, however the kernel chunked it
         resources={"metadata": {"path": str(cwd)}},
+        on_cell_start=start,
+        on_cell_complete=done,
     )
     t0 = time.perf_counter()
     try:
@@ -777,6 +795,23 @@ def execute(nb: nbformat.NotebookNode, cwd: Path, root: Path, cell_timeout: floa
         if km.has_kernel:
             km.shutdown_kernel(now=True)
     return time.perf_counter() - t0
+
+
+def silent_slow_cells(nb: nbformat.NotebookNode, seconds: dict, budget: float = CELL_BUDGET) -> list[str]:
+    """``cell N took 7.3 s`` for each code cell but the first that ran longer than ``budget`` and
+    showed no progress: its stdout does not hold the mark an erased line of progress leaves
+    (``simhash_lab.course.widgets.Progress``)."""
+    from simhash_lab.course.widgets import PROGRESS_MARK
+
+    code = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"]
+    out = []
+    for i in code[1:]:
+        if seconds.get(i, 0.0) <= budget:
+            continue
+        streams = [o for o in nb.cells[i].get("outputs", []) if o.get("name") == "stdout"]
+        if not any(PROGRESS_MARK in o.get("text", "") for o in streams):
+            out.append(f"cell {i} ({nb.cells[i].get('id')}) took {seconds[i]:.1f} s and showed no progress")
+    return out
 
 
 def check_outputs(nb: nbformat.NotebookNode, where: str) -> None:
@@ -798,9 +833,11 @@ def main(argv: list[str] | None = None) -> int:
         prog="tools/build.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("only", nargs="*", metavar="NN", help="build only sources whose name starts with NN")
-    ap.add_argument(
+    kind = ap.add_mutually_exclusive_group()
+    kind.add_argument(
         "--exercises", action="store_true", help="only the exercises (student, pristine and solved files)"
     )
+    kind.add_argument("--notebooks", action="store_true", help="only the course notebooks")
     ap.add_argument("--no-execute", action="store_true", help="write the files without running them")
     ap.add_argument("--check", action="store_true", help="compare the committed files with the sources")
     ap.add_argument(
@@ -810,10 +847,16 @@ def main(argv: list[str] | None = None) -> int:
         help="only this language (repeatable; default: every language, " + ", ".join(LANGS) + ")",
     )
     ap.add_argument("--budget", type=float, default=60.0, help="seconds a notebook may take (default 60)")
+    ap.add_argument(
+        "--cell-budget",
+        type=float,
+        default=CELL_BUDGET,
+        help=f"seconds a notebook's cell may run without showing progress (default {CELL_BUDGET:g})",
+    )
     ap.add_argument("--root", type=Path, default=ROOT, help=argparse.SUPPRESS)  # a copy, in tests
     args = ap.parse_args(argv)
-    if args.budget <= 0:
-        ap.error(f"--budget must be positive, got {args.budget}")
+    if args.budget <= 0 or args.cell_budget <= 0:
+        ap.error(f"--budget and --cell-budget must be positive, got {args.budget} and {args.cell_budget}")
     layout = Layout(args.root.resolve())
     try:
         # the map first: a notebook without its row is named before anything else is planned
@@ -827,21 +870,23 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tools/build.py: {e}", file=sys.stderr)
         return 2
     chosen = select(targets, args.only)
-    if args.exercises:
-        chosen = [t for t in chosen if t.source.kind == "exercise"]
+    if args.exercises or args.notebooks:
+        chosen = [t for t in chosen if t.source.kind == ("exercise" if args.exercises else "course")]
     if args.lang:
         chosen = [t for t in chosen if t.source.lang in args.lang]
-    if (args.only or args.exercises) and not chosen:
+    if (args.only or args.exercises or args.notebooks) and not chosen:
         ap.error(f"no source in course/ starts with {' or '.join(args.only)}")
-    subset = bool(args.only or args.exercises or args.lang)
+    subset = bool(args.only or args.exercises or args.notebooks or args.lang)
     if args.check:
         problems = stale(layout, chosen, complete=not subset)
         missing = untranslated(chosen)
+        langs = [lang for lang in args.lang or LANGS if lang != SOURCE_LANG]
         if not (args.only or args.exercises):  # tools/build.py's own texts (navigation, notes)
-            langs = [lang for lang in args.lang or LANGS if lang != SOURCE_LANG]
             missing += [
                 p for p in i18n.problems(layout.root, (), langs) if p not in missing and "build.po" in p
             ]
+        if not args.exercises:  # the term list (course/i18n/LANG/terms.txt) and the number format
+            missing += [p for p in i18n.term_problems(layout.root, langs, args.only) if p not in missing]
         for p in missing:
             print("UNTRANSLATED", p)
         for p in problems:
@@ -858,13 +903,28 @@ def main(argv: list[str] | None = None) -> int:
     return status
 
 
+def warm_kernels(root: Path) -> None:
+    """Run ``simhash-lab warmup`` for the checkout at ``root`` (every kernel compiled once, into its
+    cache) before any notebook runs, so that no notebook's time is a compiler's: a second or two
+    when the cache is warm, minutes the first time. Compiling is its job, so a
+    ``SIMHASH_LAB_ON_COMPILE`` policy of the caller (``error`` in ``make test``) does not apply to it."""
+    env = {k: v for k, v in os.environ.items() if k != "SIMHASH_LAB_ON_COMPILE"}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
+    print("warming the kernels first (simhash-lab warmup):", flush=True)
+    import subprocess
+
+    subprocess.run([sys.executable, "-m", "simhash_lab.cli", "warmup"], cwd=root, env=env, check=True)
+
+
 def _build(layout: Layout, targets: list[Target], args: argparse.Namespace) -> int:
     """Write (and run) ``targets``; a file in another language with a unit its catalogue does not
     translate is not written (it would show English): each such unit is named, and the exit
-    status is 1."""
+    status is 1. Before the first notebook runs, the kernels are warmed (:func:`warm_kernels`)."""
     slow, total, refused = [], 0.0, []
     for d in layout.all_output_dirs():
         d.mkdir(parents=True, exist_ok=True)
+    if not args.no_execute and any(t.run_in is not None and not t.source.untranslated for t in targets):
+        warm_kernels(layout.root)
     for t in targets:
         rel = t.path.relative_to(layout.root)
         if t.source.untranslated:
@@ -872,11 +932,14 @@ def _build(layout: Layout, targets: list[Target], args: argparse.Namespace) -> i
             continue
         secs = None
         if t.run_in is not None and not args.no_execute:
-            secs = execute(t.nb, t.run_in, layout.root, cell_timeout=CELL_TIMEOUT)
+            cells: dict[int, float] = {}
+            secs = execute(t.nb, t.run_in, layout.root, cell_timeout=CELL_TIMEOUT, seconds=cells)
             check_outputs(t.nb, str(rel))
             total += secs
             if secs > args.budget:
                 slow.append(f"{rel} took {secs:.1f} s (budget {args.budget:g} s)")
+            if t.source.kind == "course":  # a learner waits on each of these cells
+                slow += [f"{rel}: {c}" for c in silent_slow_cells(t.nb, cells, args.cell_budget)]
         nbformat.validate(t.nb)
         nbformat.write(t.nb, t.path)
         print(
@@ -893,24 +956,36 @@ def _build(layout: Layout, targets: list[Target], args: argparse.Namespace) -> i
     return 1 if slow or refused else 0
 
 
+#: The id of the cell the build writes at the end of every exercise (:func:`check_note`).
+NOTE_ID = "grade-note"
+
+
+def _written_by_build(cell) -> bool:
+    """A cell the build writes itself, from its own texts (``course/i18n/LANG/build.po``): the
+    navigation lines and an exercise's closing note."""
+    return NAV_TAG in cell.metadata.get("tags", []) or cell.get("id") == NOTE_ID
+
+
 def _refresh_navigation(layout: Layout, targets: list[Target]) -> None:
-    """Files not rebuilt this time keep their outputs but get the navigation the sources give now
-    (a notebook added or renamed changes its neighbours' lines); a file that differs from its
-    source in more than navigation is left alone (``--check`` reports it)."""
+    """Files not rebuilt this time keep their outputs but get the cells the build writes itself as
+    the sources and ``build.po`` give them now (a notebook added or renamed changes its
+    neighbours' navigation lines; a revised translation of the closing note changes every
+    exercise's last cell); a file that differs from its source in more than those cells is left
+    alone (``--check`` reports it)."""
     for t in targets:
         if not t.path.exists():
             continue
         committed = nbformat.read(t.path, as_version=4)
         if difference(t.nb, committed) is None:
             continue
-        nav = [c for c in t.nb.cells if NAV_TAG in c.metadata.get("tags", [])]
+        fresh = {c.get("id"): c for c in t.nb.cells if _written_by_build(c)}
         updated = copy.deepcopy(committed)
-        updated.cells = [c for c in updated.cells if NAV_TAG not in c.metadata.get("tags", [])]
-        if len(nav) == 2:
-            updated.cells = [nav[0], *updated.cells, nav[1]]
+        updated.cells = [
+            copy.deepcopy(fresh.get(c.get("id"), c)) if _written_by_build(c) else c for c in updated.cells
+        ]
         if difference(t.nb, updated) is None:
             nbformat.write(updated, t.path)
-            print(f"{t.path.relative_to(layout.root)}: navigation updated", flush=True)
+            print(f"{t.path.relative_to(layout.root)}: the build's own cells updated", flush=True)
 
 
 if __name__ == "__main__":

@@ -12,10 +12,12 @@ notebooks exist, this stages a Sphinx source folder under ``build/site/``:
 - ``exercises/*.ipynb`` (the learner's version, never ``exercises/solutions``), each with a
   "download the notebook" box; the untouched notebook is copied beside its page.
 
-and builds it into ``site/`` (English) or ``site/<lang>/``. MathJax (with its font) and Mermaid
-come from the npm packages pinned in ``site_src/package.json`` (``npm ci --prefix site_src``, run by
-``make site``) and are served from each language's ``_static/``: the site loads nothing from the
-network. Every page carries a
+and builds it into ``site/`` (English) or ``site/<lang>/``. MathJax (with its font), Mermaid and
+the fonts of Chinese and emoji come from the npm packages pinned in ``site_src/package.json``
+(``npm ci --prefix site_src``, run by ``make site``) and are served from each language's
+``_static/``: the site loads nothing from the network, and shows the sources' Chinese on a system
+without a Chinese font. The theme's own words (*Next*, *On this page*, ...) come from
+``site_src/locale`` on the pages of another language. Every page carries a
 language switch when the course exists in another language. Sphinx runs with warnings as errors, so
 a link to a page that does not exist fails the build. ``site/_site.json`` records the SHA-256 of
 every source file, so the browser test (``tests/browser/test_site.py``) can tell a stale site.
@@ -81,7 +83,7 @@ LANGS = {
         "prefix": "es",
         "title": "simhash-lab: el curso",
         "intro": (
-            "Detección de casi duplicados con Simhash y locality-sensitive hashing (LSH): los "
+            "Detección de casi-duplicados con Simhash y Locality-Sensitive Hashing (LSH): los "
             "cuadernos del curso tal como se ejecutaron, con sus figuras, animaciones y respuestas "
             "plegadas. Nada de esto necesita un kernel; para ejecutar el código y hacer los "
             "ejercicios, instala el curso y ábrelo en JupyterLab (`make lab`)."
@@ -90,9 +92,9 @@ LANGS = {
         "exercises_title": "Ejercicios",
         "download": "Descarga el cuaderno",
         "download_rest": (
-            "para hacer estos ejercicios en JupyterLab: sus comprobaciones corrigen tus respuestas "
-            "sobre la marcha y <code>simhash-lab grade</code> corrige el cuaderno entero. Esta página "
-            "muestra solo los ejercicios, nunca sus soluciones."
+            "para hacer estos ejercicios en JupyterLab: sus comprobaciones califican tus respuestas "
+            "sobre la marcha y <code>simhash-lab grade</code> califica el cuaderno entero. Esta "
+            "página muestra solo los ejercicios, nunca sus soluciones."
         ),
     },
 }
@@ -109,7 +111,18 @@ STATIC = (
     ),
     ("@mathjax/mathjax-newcm-font", ("chtml.js", "chtml"), "mathjax/fonts/mathjax-newcm-font"),
     ("@mermaid-js/tiny", ("dist/mermaid.tiny.js", "LICENSE"), "mermaid"),
+    # fonts for what a reader's system may lack: the sources' Chinese (simplified, 001; traditional,
+    # 004) and the emoji of the notebooks (✅ ❌ ✏️), in Fontsource's slices by unicode-range, of
+    # which a page loads only those it shows; the regular weight, woff2 (the CSS's woff fallbacks
+    # are dropped, see FONT_CSS)
+    *(
+        (f"@fontsource/{font}", ("400.css", "files/*-400-normal.woff2", "LICENSE"), f"fonts/{font}")
+        for font in ("noto-sans-sc", "noto-sans-tc", "noto-color-emoji")
+    ),
 )
+#: A Fontsource stylesheet's fallback to woff after woff2, dropped: every browser the site serves
+#: reads woff2, and the woff files are not shipped.
+FONT_CSS = re.compile(r", url\([^)]*\.woff\) format\('woff'\)")
 
 
 class SiteError(Exception):
@@ -302,14 +315,31 @@ def stage_static(conf_dir: Path, work: Path) -> Path:
     no_maps = shutil.ignore_patterns("*.map")
     for pkg, parts, dest in STATIC:
         for part in parts:
-            src, to = mods / pkg / part, static / dest / part
-            if src.is_dir():
-                shutil.copytree(src, to, ignore=no_maps)
-            else:
-                to.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(src, to)
+            for src in sorted((mods / pkg).glob(part)) if "*" in part else [mods / pkg / part]:
+                to = static / dest / src.relative_to(mods / pkg)
+                if src.is_dir():
+                    shutil.copytree(src, to, ignore=no_maps)
+                elif src.suffix == ".css" and pkg.startswith("@fontsource/"):
+                    to.parent.mkdir(parents=True, exist_ok=True)
+                    to.write_text(FONT_CSS.sub("", src.read_text(encoding="utf-8")), encoding="utf-8")
+                else:
+                    to.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(src, to)
     stamp.write_text(want, encoding="utf-8")
     return static
+
+
+def stage_locale(conf_dir: Path, work: Path) -> Path:
+    """``work/locale``: the site's own catalogues (``site_src/locale``: the theme's words Sphinx's
+    catalogue lacks), copied beside the build, where Sphinx compiles them, so that the source tree
+    gets no compiled file."""
+    locale = work / "locale"
+    for po in sorted((conf_dir / "locale").rglob("*.po")):
+        to = locale / po.relative_to(conf_dir / "locale")
+        to.parent.mkdir(parents=True, exist_ok=True)
+        if not to.exists() or to.read_bytes() != po.read_bytes():
+            shutil.copyfile(po, to)
+    return locale
 
 
 def _digest(path: Path) -> str:
@@ -362,6 +392,7 @@ def build(root: Path = ROOT, out: Path | None = None, work: Path | None = None, 
             "static": [str(static)],
             "extra": [str(staged[lang]["extra"])],
             "others": others,
+            "locale": str(stage_locale(CONF_DIR, work)),
         }
         info_path = work / lang / "info.json"
         info_path.write_text(json.dumps(info, indent=1, ensure_ascii=False), encoding="utf-8")

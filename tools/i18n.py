@@ -261,16 +261,60 @@ def literals(source: str, where: str = "code cell") -> list[_Literal]:
     return [found[k] for k in sorted(found)]
 
 
+#: The source folders whose code cells' comments are units (a learner reads them beside the
+#: code). Not yet ``exercises``: each of their comments would first need its Spanish in the
+#: exercises' catalogues.
+COMMENT_FOLDERS = ("notebooks",)
+_COMMENT = re.compile(r"#+\s*")
+
+
+@dataclasses.dataclass(frozen=True)
+class _Comment:
+    """A comment of a code cell: ``span``, the offsets of its text after ``#`` and the spaces that
+    follow it (what rendering replaces), and that ``text``."""
+
+    span: tuple[int, int]
+    text: str
+
+
+def comments(source: str) -> list[_Comment]:
+    """The comments of a code cell that hold a letter, in order (``# noqa: ...`` and
+    ``# type: ...`` are instructions to tools, not prose); none in a cell that does not tokenize."""
+    starts, found = _offsets(source), []
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return []
+    for t in tokens:
+        if t.type != tokenize.COMMENT:
+            continue
+        lead = _COMMENT.match(t.string).end()
+        text = t.string[lead:].rstrip()
+        if not re.search(r"[^\W\d_]", text) or re.match(r"(noqa|type:|fmt:|pragma)\b", text):
+            continue
+        at = starts[t.start[0]] + t.start[1] + lead
+        found.append(_Comment((at, at + len(text)), text))
+    return found
+
+
+def _comments_are_units(file: str) -> bool:
+    return Path(file).parent.name in COMMENT_FOLDERS
+
+
 def units(cells, file: str) -> list[Unit]:
-    """The translatable units of a source's cells (jupytext's), in order."""
+    """The translatable units of a source's cells (jupytext's), in order: markdown cells, the
+    literals of code cells (:func:`literals`), and in the folders of :data:`COMMENT_FOLDERS` the
+    comments of code cells (:func:`comments`)."""
     out = []
     for i, cell in enumerate(cells):
         if cell.cell_type == "markdown":
             if cell.source.strip():
                 out.append(Unit(file, i, "markdown", cell.source))
         elif cell.cell_type == "code":
-            for lit in literals(cell.source, f"{file} cell {i}"):
-                out.append(Unit(file, i, "code", lit.text))
+            found = [(lit.span, "code", lit.text) for lit in literals(cell.source, f"{file} cell {i}")]
+            if _comments_are_units(file):
+                found += [(c.span, "comment", c.text) for c in comments(cell.source)]
+            out += [Unit(file, i, kind, text) for _, kind, text in sorted(found)]
     return out
 
 
@@ -324,11 +368,41 @@ def _new_catalogue(lang: str):
     return po
 
 
+#: A line of a PO file outside comments: a keyword and a whole quoted string, or a whole quoted
+#: string continuing the one above. A line break typed inside the quotes (which polib reads
+#: without a word, joining the two halves) matches neither.
+_PO_LINE = re.compile(r'(?:(?:msgctxt|msgid|msgid_plural|msgstr(?:\[\d+\])?)\s+)?"(?:[^"\\]|\\.)*"\s*')
+
+
+def malformed_lines(path: Path) -> list[str]:
+    """``path:line: why`` for every line of a PO file that is not a comment, a blank line, or a
+    keyword with a whole quoted string (what ``msgfmt -c`` calls "end-of-line within string")."""
+    found = []
+    try:
+        name = path.resolve().relative_to(ROOT).as_posix()
+    except ValueError:  # a copy of the repository, in tests
+        name = str(path)
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip() and not line.startswith("#") and not _PO_LINE.fullmatch(line):
+            found.append(
+                f"{name}:{n}: not a whole quoted string (a line break typed inside the quotes? "
+                f"write \\n and close the quote): {line[:60]!r}"
+            )
+    return found
+
+
 def read_catalogue(path: Path):
-    """A PO file as a ``polib.POFile`` (None when there is no file)."""
+    """A PO file as a ``polib.POFile`` (None when there is no file); ValueError naming the file and
+    line of a string broken across lines (:func:`malformed_lines`), which polib would read without
+    the line break and the words around it."""
     import polib
 
-    return polib.pofile(str(path), wrapwidth=0) if path.exists() else None
+    if not path.exists():
+        return None
+    bad = malformed_lines(path)
+    if bad:
+        raise ValueError("; ".join(bad))
+    return polib.pofile(str(path), wrapwidth=0)
 
 
 def write_catalogue(po, path: Path) -> None:
@@ -530,6 +604,8 @@ def mismatch(unit: Unit, translation: str) -> str | None:
         "\n"
     ) != translation.startswith("\n"):
         return "it does not begin and end with a newline where the English does"
+    if unit.kind == "comment":
+        return "a comment's translation is one line" if "\n" in translation else None
     if unit.kind == "code":
         if _fields(unit.text) != _fields(translation):
             return f"its fields {_fields(translation)} are not the English's {_fields(unit.text)}"
@@ -591,18 +667,19 @@ def render(cells, catalog=None, file: str = "source", links=None) -> tuple[list,
             new.source = relink(new.source, links)
         if cell.cell_type == "code":
             src, missing = cell.source, []
-            for lit in reversed(literals(src, where)):  # from the end: earlier offsets stay valid
-                text, why = (
-                    (None, None) if catalog is None else _lookup(entries, Unit(file, i, "code", lit.text))
-                )
+            pieces = [(lit.span, "code", lit) for lit in literals(src, where)]
+            if _comments_are_units(file):
+                pieces += [(c.span, "comment", c) for c in comments(src)]
+            for span, kind, piece in sorted(pieces, key=lambda p: p[0], reverse=True):  # from the end:
+                unit = Unit(file, i, kind, piece.text)  # earlier offsets stay valid
+                text, why = (None, None) if catalog is None else _lookup(entries, unit)
                 if why:
-                    missing.append(f"{Unit(file, i, 'code', lit.text).where}: {why}")
-                if (text is not None and text != lit.text) or lit.marker:
-                    src = (
-                        src[: lit.span[0]]
-                        + lit.write(lit.text if text is None else text)
-                        + src[lit.span[1] :]
-                    )
+                    missing.append(f"{unit.where}: {why}")
+                if kind == "comment":
+                    if text is not None and text != piece.text:
+                        src = src[: span[0]] + " ".join(text.split()) + src[span[1] :]  # one line
+                elif (text is not None and text != piece.text) or piece.marker:
+                    src = src[: span[0]] + piece.write(piece.text if text is None else text) + src[span[1] :]
             problems += missing[::-1]
             try:
                 ast.parse(src)
@@ -612,6 +689,139 @@ def render(cells, catalog=None, file: str = "source", links=None) -> tuple[list,
             new.source = src
         out.append(new)
     return out, problems
+
+
+# -- one term per concept ---------------------------------------------------------------------------
+
+#: The library's catalogue, and the folders of the library whose entries the term list checks
+#: (the labels of the pictures the course draws); the checkers' hints are to follow.
+LIBRARY_CATALOGUE = "simhash_lab/locale/{lang}/LC_MESSAGES/simhash_lab.po"
+LIBRARY_CHECKED = ("simhash_lab/course/",)
+
+
+@dataclasses.dataclass(frozen=True)
+class Term:
+    """One line of a language's term list (``course/i18n/LANG/terms.txt``): the English concept,
+    the term to write, and the words not to write for it."""
+
+    english: str
+    term: str
+    avoid: tuple[str, ...]
+
+    def pattern(self) -> re.Pattern:
+        words = "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in self.avoid)
+        return re.compile(rf"(?<![\w-])(?:{words})(?![\w-])", re.I)
+
+
+def terms_path(lang: str, root: Path = ROOT) -> Path:
+    return root / "course" / "i18n" / lang / "terms.txt"
+
+
+def read_terms(lang: str, root: Path = ROOT) -> list[Term]:
+    """The term list of ``lang`` (none when it has no ``terms.txt``); ValueError naming the line
+    of a line that is not ``english | term | avoid, avoid``."""
+    path = terms_path(lang, root)
+    if not path.exists():
+        return []
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        cols = [c.strip() for c in line.split("|")]
+        if len(cols) != 3 or not all(cols):
+            raise ValueError(f"{path.relative_to(root)}:{n}: not `english | term | avoid, avoid`: {line!r}")
+        avoid = tuple(w.strip() for w in cols[2].split(",") if w.strip())
+        out.append(Term(cols[0], cols[1].replace("‡", "").strip(), avoid))  # ‡: not the session's
+    return out
+
+
+_FENCE = re.compile(r"```.*?```", re.S)
+_CODE_SPAN = re.compile(r"`[^`]+`")  # spans may wrap a line
+_MATH = re.compile(r"\$\$.*?\$\$|\$[^$\n]*\$", re.S)
+_HTML = re.compile(r"<[^>\n]*>")
+_CALL = re.compile(r"\b[\w.]+\([^()\n]*\)")  # SimhashIndex(layout='seed'), P(h(x)): code, math
+
+
+def prose(text: str) -> str:
+    """What the term list is checked against in a translation: the text without code blocks and
+    spans, math, link targets, calls written out (``f(x=1)``), HTML tags, ``{...}`` fields,
+    quotations (lines starting with ``>``), and the first column of a table headed
+    "English"/"Inglés" (the glossary's English)."""
+    text = _FENCE.sub(" ", text)
+    text = _CODE_SPAN.sub(" ", text)
+    text = _MATH.sub(" ", text)
+    text = re.sub(r"\]\([^)\s]*\)", "]", text)
+    text = _CALL.sub(" ", text)
+    text = _HTML.sub(" ", text)
+    text = _FIELD.sub(" ", text)
+    lines, english_first = [], False
+    for line in text.splitlines():
+        if line.lstrip().startswith(">"):
+            continue
+        if line.startswith("|"):
+            cells = line.strip().strip("|").split("|")
+            english_first = english_first or cells[0].strip() in ("English", "Inglés")
+            if english_first:
+                line = "|".join(cells[1:])
+        else:
+            english_first = False
+        lines.append(line)
+    return "\n".join(lines)
+
+
+#: Numbers as the session writes them ("1,000 millones", "el 50% de sus bits"): a comma between
+#: thousands, a point before decimals, the per cent sign without a space.
+NUMBER_RULES = (
+    (
+        re.compile(r"(?<![\w.,])\d{1,3}(?: \d{3})+(?![\w.,])"),
+        "a space between thousands (the course writes 10,000)",
+    ),
+    (
+        re.compile(r"(?<![\w.,$])(?!(?:19|20)\d\d\b|[01]+\b)\d{4,}(?![\w.,])"),
+        "a number of 4+ digits without commas (10,000; years and bit strings apart)",
+    ),
+    (re.compile(r"\d\s%"), "a space before % (the course writes 50%)"),
+)
+
+
+def term_problems(
+    root: Path = ROOT, languages=LANGUAGES, only: tuple[str, ...] | list[str] = ()
+) -> list[str]:
+    """One line per word of a term list's third column (:func:`read_terms`), and per number written
+    against :data:`NUMBER_RULES`, in the finished translations of the course notebooks' catalogues
+    (those whose source name starts with one of ``only``, or all), of ``build.po`` (with no
+    ``only``) and of the library's entries in :data:`LIBRARY_CHECKED`, outside what :func:`prose`
+    drops."""
+    found = []
+    for lang in languages:
+        terms = read_terms(lang, root)
+        checks = [(t.pattern(), f"write {t.term!r} for {t.english!r}") for t in terms]
+        checks += list(NUMBER_RULES)
+        catalogues = [
+            catalogue_path(p, lang, root) for p in sources(root, only) if p.parent.name in COMMENT_FOLDERS
+        ]
+        if not only:
+            catalogues += [build_catalogue_path(lang, root), root / LIBRARY_CATALOGUE.format(lang=lang)]
+        for path in catalogues:
+            if not path.exists():
+                continue
+            rel = path.relative_to(root).as_posix()
+            library = rel == LIBRARY_CATALOGUE.format(lang=lang)
+            try:
+                catalogue = read_catalogue(path)
+            except Exception:  # unreadable: problems() names it, with why
+                continue
+            for e in catalogue:
+                if e.obsolete or not e.msgstr or _fuzzy(e):
+                    continue
+                if library and not any(f.startswith(LIBRARY_CHECKED) for f, _ in e.occurrences):
+                    continue
+                text = prose(e.msgstr)
+                where = e.comment or ":".join(e.occurrences[0]) if e.occurrences else ""
+                for pattern, why in checks:
+                    for m in pattern.finditer(text):
+                        found.append(f"{lang}: {rel} ({where}): {m.group(0)!r}: {why}")
+    return found
 
 
 # -- the check tools/build.py --check calls ---------------------------------------------------------
@@ -645,7 +855,7 @@ def problems(root: Path = ROOT, only: tuple[str, ...] | list[str] = (), language
                 hint = "; run `tools/i18n.py update` (it marks the older English's translation fuzzy)"
                 missing = [p + hint if p.endswith("no translation") else p for p in missing]
             found += [f"{lang}: {p}" for p in missing]
-    return found
+    return found + term_problems(root, languages, only)
 
 
 # -- the command line -------------------------------------------------------------------------------

@@ -85,6 +85,16 @@ def marked(package: Path = PACKAGE) -> tuple[dict[str, list[str]], list[str]]:
     return found, problems
 
 
+def _course_i18n():
+    """``tools/i18n.py``, the course's catalogue tool (its PO-file checks serve both catalogues)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    try:
+        import i18n
+    finally:
+        sys.path.pop(0)
+    return i18n
+
+
 def fields(text: str) -> list[str]:
     """The ``{...}`` fields of a ``str.format`` template, sorted (``{{`` is not a field)."""
     try:
@@ -149,6 +159,9 @@ def problems(lang: str, package: Path = PACKAGE) -> list[str]:
     path = po_path(lang, package)
     if not path.exists():
         return [*out, f"{path.relative_to(package.parent)}: missing (run tools/i18n_library.py update)"]
+    bad = _course_i18n().malformed_lines(path)  # polib would read such a string without its words
+    if bad:
+        return [*out, *bad]
     po = polib.pofile(str(path))
     entries = {e.msgid: e for e in po if not e.obsolete}
     for english, where in found.items():

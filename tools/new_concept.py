@@ -13,6 +13,7 @@ find them:
                                                (the one grading module the sandbox holds)
 ``tests/grading/checks/test_NAME.py``          the checker's test: right, wrong and copied answers
 ``course/i18n/es/{notebooks,exercises}/...``   the Spanish catalogues, the template text translated
+``simhash_lab/locale/es/.../simhash_lab.po``   + the checker's texts in Spanish (and the ``.mo``)
 ``course/notebooks/00_start_here.py``          + the concept's row in the map (and in Spanish): the one
                                                registration line, checked by ``tools/build.py``
 =============================================  ========================================================
@@ -142,6 +143,21 @@ SPANISH = {
     "llama con los datos de arriba y con otros datos.",
 }
 
+#: The checker's texts (``_()``/``N_()`` in CHECKER) in Spanish: entries of the library's catalogue,
+#: ``simhash_lab/locale/es/LC_MESSAGES/simhash_lab.po`` (``tools/i18n_library.py``).
+SPANISH_LIBRARY = {
+    "the notebook's fingerprints": "las huellas del cuaderno",
+    "other fingerprints (another variant)": "otras huellas (otra variante)",
+    "{{call}} on {{which}}": "{{call}} con {{which}}",
+    "That counts the 0 bits; count the 1 bits.": "Eso cuenta los bits en 0; cuenta los bits en 1.",
+    "Count the 1 bits of each fingerprint (bin(f).count('1')) and add the counts up.": (
+        "Cuenta los bits en 1 de cada huella (bin(f).count('1')) y suma las cuentas."
+    ),
+    "{name}_set_bits counts the set bits of every fingerprint.": (
+        "{name}_set_bits cuenta los bits en 1 de todas las huellas."
+    ),
+}
+
 MAP_ROW = "| {nn} | [{title}]({nn}_{name}.ipynb) | what you will see | what you will measure |"
 MAP_ROW_ES = "| {nn} | [{title_es}]({nn}_{name}.ipynb) | lo que verás | lo que medirás |"
 
@@ -166,6 +182,7 @@ from __future__ import annotations
 
 import random
 
+from ..._i18n import N_, _
 from .. import data
 from ._checker import Exercise, Functions, call, case, copied_hint, data_variants, expect_int, returned
 
@@ -186,20 +203,23 @@ def _cases(rng: random.Random | None) -> list[dict]:
 def _judge(c: dict, res: list[dict]) -> None:
     variant = c["variant"]
     fps = data.{name}_fingerprints(variant)
-    which = "the notebook's fingerprints" if variant is None else "other fingerprints (another variant)"
-    what = f"{name}_set_bits(fps) on {{which}}"
+    if variant is None:
+        which = _("the notebook's fingerprints")
+    else:
+        which = _("other fingerprints (another variant)")
+    what = _("{{call}} on {{which}}").format(call="{name}_set_bits(fps)", which=which)
     exp = _reference(variant)
-    mistakes = {{64 * len(fps) - exp: "That counts the 0 bits; count the 1 bits."}}
+    mistakes = {{64 * len(fps) - exp: _("That counts the 0 bits; count the 1 bits.")}}
     if variant is not None:
         mistakes.setdefault(_reference(None), copied_hint("{name}_set_bits", "fps"))
-    hint = "Count the 1 bits of each fingerprint (bin(f).count('1')) and add the counts up."
+    hint = _("Count the 1 bits of each fingerprint (bin(f).count('1')) and add the counts up.")
     expect_int(returned(res[0], what), exp, what, hint, mistakes=mistakes)
 
 
 {name}_set_bits = Functions(
     "{name}_set_bits",
     "{name}_set_bits",
-    "{name}_set_bits counts the set bits of every fingerprint.",
+    N_("{name}_set_bits counts the set bits of every fingerprint."),
     ["{name}_set_bits"],
     _cases,
     _judge,
@@ -353,6 +373,32 @@ def translate(root: Path, sources: list[Path], f: dict, i18n) -> list[Path]:
     return written
 
 
+def translate_library(root: Path, f: dict) -> list[Path]:
+    """The checker's texts in the library's catalogue: merged from the code (``tools/i18n_library.py
+    update``), translated (:data:`SPANISH_LIBRARY`), compiled."""
+    spec = importlib.util.spec_from_file_location(
+        "simhash_lab_i18n_library_tool", root / "tools" / "i18n_library.py"
+    )
+    lib = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = lib
+    spec.loader.exec_module(lib)
+    package = root / "simhash_lab"
+    spanish = {en.format(**f): es.format(**f) for en, es in SPANISH_LIBRARY.items()}
+    lib.update("es", package)
+    import polib
+
+    path = lib.po_path("es", package)
+    po = polib.pofile(str(path), wrapwidth=0)
+    for entry in po:
+        if entry.msgid in spanish and (not entry.msgstr or "fuzzy" in entry.flags):
+            entry.msgstr = spanish[entry.msgid]
+            entry.flags = [x for x in entry.flags if x != "fuzzy"]
+            entry.previous_msgid = None
+    po.save(str(path))
+    lib.update("es", package)  # compiles the .mo from the translated .po
+    return [path, path.with_suffix(".mo")]
+
+
 def create(root: Path, f: dict) -> list[Path]:
     """Write every piece; returns the files created or changed."""
     i18n = _i18n(root)
@@ -375,8 +421,21 @@ def create(root: Path, f: dict) -> list[Path]:
     data.write_text(head.rstrip("\n") + DATA.format(**f) + "\n" + _DATA_END + tail, encoding="utf-8")
     changed = [notebook, exercise, checker, data, test]
     changed += translate(root, [notebook, exercise], f, i18n)
+    changed += translate_library(root, f)
     changed += add_map_row(root, f, i18n)
     return changed
+
+
+def next_steps(nn: str, name: str) -> list[str]:
+    """The commands that build and check a fresh concept, as CONTRIBUTING gives them (step 2)."""
+    return [
+        f".venv/bin/python tools/build.py 00 {nn}",
+        f".venv/bin/python -m pytest -q tests/grading/checks/test_{name}.py"
+        " tests/grading/checks/test_checker_spanish.py",
+        ".venv/bin/python tools/build.py --check",
+        f".venv/bin/python tools/i18n.py check 00 {nn}",
+        ".venv/bin/python tools/i18n_library.py check",
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -401,14 +460,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"concept {nn}_{name}: created or changed")
     for path in changed:
         print(f"  {path.relative_to(ROOT)}")
+    print('next (CONTRIBUTING.md, "Adding a concept"):')
+    for line in next_steps(nn, name):
+        print(f"  {line}")
     print(
-        "next:\n"
-        f"  .venv/bin/python tools/build.py 00 {nn}       # its notebook, exercise and solution; the map\n"
-        f"  .venv/bin/python -m pytest tests/grading/checks/test_{name}.py -q\n"
-        "  .venv/bin/python tools/build.py --check\n"
         "then make it the concept's own: the text of both sources, the answer and its checker, its data,\n"
-        f"its row in the map of {START}.py; after each English edit `tools/i18n.py update 00 {nn}` and\n"
-        "the Spanish beside it; a new kernel gets its test, a warmup step, and `@kernel` (CONTRIBUTING)."
+        f"its row in the map of {START}.py; after each English edit `tools/i18n.py update 00 {nn}` (and\n"
+        "`tools/i18n_library.py update` for the checker's texts) and the Spanish beside it; a new kernel\n"
+        "gets its test, a warmup step, and `@kernel` (CONTRIBUTING)."
     )
     return 0
 

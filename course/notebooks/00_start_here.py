@@ -83,9 +83,10 @@
 # make check NB=exercises/02_simhash_voting.ipynb   # or .venv/bin/simhash-lab check exercises/02_...
 # ```
 #
-# It restores every cell except your `answer` cells from a pristine copy and runs them on other data,
-# so editing a check does not make it pass; it is feedback, not a grade (a teacher grades with
-# `simhash-lab grade`, in a sandbox).
+# The command restores every cell except your `answer` cells from a pristine copy and runs them on
+# other data, so editing a check does not make it pass; it is feedback, not a grade (a teacher
+# grades with `simhash-lab grade`, in a sandbox). `make check NB=exercises/` checks all six at once
+# and prints one table: your progress through the exercises.
 
 # %% [markdown]
 # **Teaching a class.** A week in seven steps: release, hand out, collect, grade, re-grade one,
@@ -135,6 +136,9 @@
 # the first with one word changed, the third is about something else.
 
 # %%
+import time
+
+t_start = time.perf_counter()
 import numpy as np
 
 from simhash_lab import Simhasher, hamming
@@ -148,6 +152,7 @@ texts = [
     "simhash turns a whole document into one sixty four bit number",
 ]
 fps = [h.fingerprint(t) for t in texts]
+first_cell = time.perf_counter() - t_start  # the imports, and the first call, which loads the kernels
 for t, fp in zip(texts, fps):
     print(bit_string(fp, 64, group=16), " ", t)
 
@@ -196,11 +201,23 @@ assert np.mean(d_edit <= 3) > 0.5 and d_unrelated.mean() < 32
 # stop on any frame. The player holds all its frames in the page, so it keeps working after the
 # kernel stops.
 #
-# **The first run.** The first `make lab` installs the packages into `.venv/` (a few minutes, mostly
-# downloading), then runs `simhash-lab warmup`: it compiles every Numba kernel the course, the
-# exercises and the grader use (about 65) to machine code, once, and keeps them in a cache beside the
-# library's sources, with a progress bar naming each step. On a 2-core machine that takes about 15
-# seconds with two processes (about 30 with one, or when other programs share the cores); every
-# later `make lab` finds the cache, and its warmup takes a second or two. Only then does JupyterLab open, so no cell
-# here waits for a compiler: the first cell of a notebook takes about a second (loading the library
-# and its cached code), and every cell after it runs at full speed.
+# **The first run.** The first `make lab` installs the packages into `.venv/` (mostly downloading),
+# then runs `simhash-lab warmup`: it compiles every Numba kernel the course, the exercises and the
+# grader use to machine code, once, and keeps them in a cache beside the library's sources, with a
+# progress bar naming each step; its last line says how many kernels it compiled, and in how many
+# seconds, on your machine. Every later `make lab` finds the cache and skips that step. Only then
+# does JupyterLab open, so no cell here waits for a compiler. The first code cell of a notebook
+# loads the library and reads its machine code from the cache; the cells after it run at full
+# speed. How long that first cell took here:
+
+# %% tags=["nbval-ignore-output"]
+print(f"the first code cell of this notebook took {first_cell:.1f} s")
+
+# %% [markdown]
+# A cell that takes longer than a few seconds shows a line of progress while it runs (what it is
+# doing, and for how long so far), which disappears when it is done.
+#
+# **Chinese in the notebooks.** Sources 001 and 004 are quoted in Chinese, each quotation followed
+# by its sense in English. If the Chinese characters show as empty boxes, your system has no font
+# for them: `make lab` installs one on Debian and Ubuntu (`fonts-wqy-microhei`); elsewhere install
+# any font with Chinese characters (macOS and Windows have one).

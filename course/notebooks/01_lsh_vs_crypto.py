@@ -112,7 +112,7 @@ plot.avalanche_hist(flips, ax=ax, title=f"One small edit, {len(pairs)} times: ho
 plt.show()
 
 # %% [markdown]
-# Two mountains. The cryptographic hashes sit on 50% whatever the edit: a one-letter typo and a new
+# Two separate peaks. The cryptographic hashes sit on 50% whatever the edit: a one-letter typo and a new
 # word look the same to them, and the same as two unrelated texts. Simhash sits near zero. By kind of
 # edit (mean number of Simhash bits changed, out of 64):
 
@@ -158,7 +158,7 @@ assert bits_changed[kind_of == "comma"].max() == 0
 # - if $d(x, y) \le d_1$ then $P(h(x) = h(y)) \ge p_1$ (close points collide often);
 # - if $d(x, y) \ge d_2$ then $P(h(x) = h(y)) \le p_2$ (far points collide rarely).
 #
-# > 满足以上两个条件的hash functions称为(d1,d2,p1,p2)-sensitive。 (source 001)
+# > 满足以上两个条件的hash functions称为(d1,d2,p1,p2)-sensitive。 (source 001: "hash functions that meet both conditions are called (d1,d2,p1,p2)-sensitive")
 #
 # ### One such family: random hyperplanes
 #

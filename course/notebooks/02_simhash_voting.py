@@ -46,9 +46,9 @@ plot.use_course_style()
 #
 # > 对每一个特征: 用传统的hash算法对该特征产生一个f位的签名b. 对于i=1tof: 如果b的第i位为1,则 v⃗ S加上该特征的权重 否则,v⃗ 的第i个元素减去该特征的权重 如果v⃗ 的第i个元素大于0, S 的第i位为1,否则为0 (source 001)
 #
-# For each feature, make an $f$-bit signature $b$ with a conventional hash; for $i = 1$ to $f$, if
+# "For each feature, make an $f$-bit signature $b$ with a conventional hash; for $i = 1$ to $f$, if
 # bit $i$ of $b$ is 1, add the feature's weight to element $i$ of $\vec v$, otherwise subtract it;
-# bit $i$ of the signature $S$ is 1 if element $i$ of $\vec v$ is above 0, else 0. (The scraped
+# bit $i$ of the signature $S$ is 1 if element $i$ of $\vec v$ is above 0, else 0." (The scraped
 # text has lost a few characters: "i=1tof" is "i = 1 to f", and "v⃗ S加上" stands for
 # "v⃗ 的第i个元素加上", adds to element $i$ of $\vec v$.)
 #
@@ -113,8 +113,14 @@ animate.show(animate.accumulators(t), description="after")
 
 # %% [markdown]
 # With the real hash functions instead of the made-up ones, the session's two reference programs give
-# these 64-bit fingerprints. `presets.SEED_RUST` is bit-exact with the Rust `Simhash::compute` (SipHash
-# 1-3, Rust's `DefaultHasher`), `presets.SEED_PYTHON` with `SimhashPython` (MD5):
+# these 64-bit fingerprints. `presets.SEED_RUST` gives what the session's Rust `Simhash::compute`
+# gives: that program hashes each word with Rust's `DefaultHasher`, which is today SipHash 1-3 with
+# zero keys (SipHash is a keyed hash built against hash-flooding attacks on hash tables; "1-3" means
+# one mixing round per 8-byte block of input and three at the end). Rust's documentation leaves
+# `DefaultHasher`'s algorithm unspecified, so a later Rust release may change it, and with it every
+# fingerprint the Rust program makes; this course's tests compile the session's program with the
+# installed `rustc` and compare (`tests/lib/test_presets.py`). `presets.SEED_PYTHON` gives what
+# `SimhashPython` gives, hashing each word with MD5:
 
 # %%
 fp_rust = presets.SEED_RUST.fingerprint("rust safe fast")
@@ -181,8 +187,10 @@ assert signs_in_list_order == "110001" and t6.fingerprint == 0b100011 == 35
 #
 # ## The congress in motion: 64 accumulators, a real sentence
 #
-# Now the real thing: 64-bit hashes (the library's default hash function, XXH3) of the words of the
-# first lines of *The Zen of Python*. Repeated words ("is", "better", "than") vote once per
+# Now the real thing: 64-bit hashes of the words of the first lines of *The Zen of Python*, made by
+# the library's default hash function, XXH3 (the 64-bit hash of the xxHash family: not
+# cryptographic, but fast and well mixed, so that each bit of a word's hash is a fair coin across
+# words). Repeated words ("is", "better", "than") vote once per
 # occurrence: their weight is their count (TF). Top: the current word's 64 hash bits (blue = 1).
 # Middle: the accumulators, blue above zero, vermillion at or below, the move of this step outlined in
 # orange. Bottom: the fingerprint so far (pale), its bits that just changed framed in orange, and lit

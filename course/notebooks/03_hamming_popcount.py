@@ -34,7 +34,7 @@ rng = np.random.default_rng(60)
 #
 # XOR ($\oplus$) leaves a 1 exactly where the bits differ, and the population count counts the 1s.
 #
-# > 二進制串A 和 二進制串B 的海明距離 就是A xor B后二進制中1的個數。 (source 004)
+# > 二進制串A 和 二進制串B 的海明距離 就是A xor B后二進制中1的個數。 (source 004: "the Hamming distance of binary strings A and B is the number of 1s in A xor B, in binary")
 #
 # The sources give three examples. ✏️ Do them on paper, then check:
 
@@ -144,8 +144,8 @@ print(f"all {len(methods)} methods agree on {len(xs):,} random 64-bit values")
 # ### How many steps does each loop take?
 #
 # The naive loop runs once per bit up to the highest 1 (about 63 for a random 64-bit number).
-# Kernighan's loop runs once per **1-bit** (about 32 for a random number, fewer for a near pair). The
-# seed's C++ `isEqual` (source 004) goes further: it only needs to know whether the distance is
+# Kernighan's loop runs once per **1-bit** (about 32 for a random number, fewer for a near pair).
+# Source 004's C++ `isEqual` goes further: it only needs to know whether the distance is
 # $\le n = 3$, so it stops after $n + 1$ ones:
 #
 # ```cpp
@@ -242,10 +242,14 @@ plt.show()
 # ### Seeing the instruction
 #
 # The library counts bits with LLVM's `ctpop` intrinsic, and Numba compiles for the CPU it runs on:
-# where that CPU has the x86-64 `popcnt` instruction (every x86-64 CPU since about 2008, the
-# session's "SSE4.2+"), LLVM emits it; on ARM it becomes `cnt`. `internals.hamming_asm()` compiles
-# `popcount(a ^ b)` for two `uint64` right here (a second or so: Numba cannot show the machine code
-# of a function it loaded from its cache) and returns the instructions of the compiled function. The
+# where that CPU has the x86-64 `popcnt` instruction, LLVM emits it; on ARM it becomes `cnt`. Not
+# every x86-64 CPU has `popcnt`: Intel's since Nehalem (2008) and AMD's since Barcelona (2007) do,
+# but Intel sold 64-bit Atoms without it until Silvermont (2013), and the first x86-64 processors
+# (2003) had none. It has a CPUID flag of its own, apart from SSE4.2's; the session's "SSE4.2+"
+# names the two together because Intel brought them out together, in Nehalem. `internals.hamming_asm()` compiles
+# `popcount(a ^ b)` for two `uint64` right here (the one compile of the course a cell waits for, on
+# purpose: Numba cannot show the machine code of a function it loaded from its cache) and returns the
+# instructions of the compiled function. The
 # registers it uses can vary, so this cell is not checked by the tests:
 
 # %% tags=["nbval-ignore-output"]

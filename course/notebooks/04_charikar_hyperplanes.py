@@ -4,7 +4,7 @@
 # **The proof behind Simhash.** A random hyperplane separates two vectors with probability $\theta/\pi$,
 # so 64 of them give $E[d_H] = 64\,\theta/\pi$. We watch a line sweep the circle, see a plane in 3-D,
 # find the hyperplanes hidden inside Simhash's hash bits, verify the formula on random vectors and on
-# real documents, and see what the number of bits buys when random hyperplanes index dense vectors.
+# real documents, and see what more bits gain and cost when random hyperplanes index dense vectors.
 
 # %%
 import matplotlib.pyplot as plt
@@ -244,8 +244,10 @@ widgets.theta_slider(bits=64, trials=2000, seed=0)
 # index **dense** ones (embeddings of text or images, a few hundred dimensions): draw $b$ Gaussian
 # normals, keep each vector's $b$-bit signature, put it in a hash table keyed on the signature. A
 # query looks only at its own bucket. How many bits? Pinecone's article on random projection shows
-# the trade-off on a real data set; here it is measured on 20,000 clustered vectors in 128 dimensions,
-# with 100 queries that each have 10 true neighbours at 5°–30° (`experiments.dense_tradeoff`).
+# the trade-off on a real data set; here `experiments.dense_tradeoff` measures it on vectors in 128
+# dimensions crowded around 100 centres, as embeddings crowd in some directions, with 100 queries
+# that each have 10 true neighbours planted at 5°–30° among them (the cell prints how many vectors
+# are stored, the planted ones included).
 #
 # - **Buckets** (one table keyed on all $b$ bits): a true neighbour at angle $\theta$ lands in the
 #   query's bucket only if all $b$ bits agree, $p^b$ with $p = 1 - \theta/\pi$; $L$ tables with
@@ -256,7 +258,14 @@ widgets.theta_slider(bits=64, trials=2000, seed=0)
 #   better estimate of the angle, but every query scans all signatures.
 
 # %%
-tradeoff = experiments.dense_tradeoff(seed=60)
+n_vectors, n_queries, n_true = 20_000, 100, 10
+tradeoff = experiments.dense_tradeoff(
+    n=n_vectors, dim=128, clusters=100, queries=n_queries, k=n_true, seed=60
+)
+print(
+    f"{int(tradeoff['n']):,} vectors stored: {n_vectors:,} around the centres "
+    f"and {n_queries * n_true:,} planted neighbours"
+)
 plot.dense_tradeoff(tradeoff)
 plt.tight_layout()
 plt.show()

@@ -47,15 +47,16 @@ plt.show()
 # %%
 frames = []
 for n_flips in range(5):
-    fig, ax = plt.subplots(figsize=(14, 2.6))
+    fig, ax = plt.subplots(figsize=(12, 2.9))
     verdict = (
         _("an intact block remains") if n_flips < 4 else _("no block is intact: the index can miss this pair")
     )
-    plot.pigeonhole(
-        64, 3, [5, 21, 37, 53][:n_flips], ax=ax, title=f"{n_flips} flips, one per block: {verdict}"
-    )
+    flips = _("1 flip") if n_flips == 1 else _(f"{n_flips} flips")
+    plot.pigeonhole(64, 3, [5, 21, 37, 53][:n_flips], ax=ax, title=f"{flips}, one per block: {verdict}")
     frames.append(widgets.figure_png(fig, dpi=80))
-widgets.stepper(frames, labels=[_(f"{i} flips") for i in range(5)], description="adversary")
+widgets.stepper(
+    frames, labels=[_("1 flip") if i == 1 else _(f"{i} flips") for i in range(5)], description="adversary"
+)
 
 # %% [markdown]
 # ## (b) Definition
@@ -86,7 +87,8 @@ Code(inspect.getsource(pigeonhole.SeedIndex), language="python")
 
 # %% [markdown]
 # Test it on 100,000 random fingerprints with 200 planted near-duplicates (copies with 1–3 bits
-# flipped), against a brute-force scan and against the library's `SimhashIndex` with the seed's layout:
+# flipped), against a brute-force scan and against the library's `SimhashIndex` with the session's
+# layout (`layout="seed"`):
 
 # %%
 fps, src, dst = pigeonhole.planted(100_000, n_planted=200, seed=60)
@@ -121,15 +123,23 @@ print(
 # same index exact. Both are right, because they answer different questions:
 #
 # - **Given the distance.** A pair exactly $d$ bits apart has its $d$ differing bits at $d$ distinct
-#   positions. Counting every placement (inclusion–exclusion over the blocks left untouched) gives the
-#   exact chance of a shared block, `pigeonhole.candidate_probability(d)`; it is exactly 1 for
-#   $d \le 3$. The formula $1 - (1 - p^{16})^4$ with $p = 1 - d/64$ treats the 64 bits as independent
-#   coin flips, which a fixed count of $d$ differences is not, and says less than 1.
-# - **Given the angle.** Two documents at angle $\theta$ have random hyperplane bits (notebook 04):
-#   each bit differs independently with probability $\theta/\pi$. Then the bits *are* independent,
-#   the distance itself is random, $d_H \sim \mathrm{Binomial}(64, \theta/\pi)$, and notebook 01's
-#   $1 - (1 - p^{16})^4$ with $p = 1 - \theta/\pi$ is the exact chance of becoming a candidate. The
-#   index reports the pair when $d_H \le 3$, with probability $P(d_H \le 3)$.
+#   positions, all $\binom{64}{d}$ placements equally likely. Counting the placements that leave some
+#   block untouched gives the exact chance of a shared block, `pigeonhole.candidate_probability(d)`.
+#   The count is an *inclusion–exclusion*: add, for each block, the placements that leave it
+#   untouched; subtract, for each two blocks, those that leave both untouched (they were counted
+#   twice); add back those of each three blocks; and so on: the size of a union of sets from the
+#   sizes of their intersections. It is exactly 1 for $d \le 3$. The formula $1 - (1 - p^{16})^4$
+#   with $p = 1 - d/64$ treats the 64 bits as independent coins, which a fixed count of $d$
+#   differences is not, and says less than 1.
+# - **Given the angle.** If the 64 bits come from 64 random hyperplanes drawn independently
+#   (Charikar's scheme, notebook 04), each bit of two documents at angle $\theta$ differs
+#   independently with probability $\theta/\pi$: the distance itself is random,
+#   $d_H \sim \mathrm{Binomial}(64, \theta/\pi)$, and notebook 01's $1 - (1 - p^{16})^4$ with
+#   $p = 1 - \theta/\pi$ is the chance, over the draw of the hyperplanes, of becoming a candidate.
+#   The index reports the pair when $d_H \le 3$, with probability $P(d_H \le 3)$. Simhash draws its
+#   hyperplanes once, from its hash function ($\pm 1$ vectors, notebook 04), so for its fingerprints
+#   these are models, close where notebook 04's question 3 says they hold: many features of
+#   comparable weight. The rates below are measured with independent random bits.
 #
 # Both measured on random pairs:
 
@@ -170,7 +180,7 @@ plt.show()
 # Per-query time for $N$ from 1,000 to 1,000,000 fingerprints: the library's linear scan
 # (`SimhashIndex(layout="scan")`: one popcount per stored fingerprint, in a Numba loop) against the
 # seed layout and the automatic layout (`pigeonhole.time_queries` checks each against a brute-force
-# scan, then times 200 queries, best of 5). Timings depend on the machine, so the next two cells are
+# scan, then times 200 queries, best of 5), with a line of progress while it measures. Timings depend on the machine, so the next two cells are
 # not checked by the tests.
 
 # %% tags=["nbval-ignore-output"]
@@ -217,8 +227,8 @@ plt.show()
 # shared among threads) or higher (where the array outgrows the processor's caches, 8 MB at
 # $N = 10^6$, or other programs share the cores). The lines printed above say where this run's
 # scan stood against the line. Either way the scan's time keeps growing with $N$ over the whole
-# range, while the index stays nearly flat: its time is 4 probes plus a handful of candidates. That handful grows with $N$, though: the seed's 16-bit blocks give
-# $4 \cdot N / 2^{16}$ chance candidates per query, which the library's design for the seed layout
+# range, while the index stays nearly flat: its time is 4 probes plus a handful of candidates. That handful grows with $N$, though: the session's 16-bit blocks give
+# $4 \cdot N / 2^{16}$ chance candidates per query, which the library's design for the session's layout
 # computes:
 
 # %%
@@ -248,11 +258,24 @@ for d in example:
         f"{d.name:{W}s} {d.tables:6d} {min(d.key_bits):10d} {d.max_candidates_per_probe:19,.0f} "
         f"{d.bytes_per_fingerprint:8d}"
     )
+per_table = {
+    (d.bytes_per_fingerprint - e.bytes_per_fingerprint) // (d.tables - e.tables)
+    for d, e in zip(example, example[1:])
+}
+(per,) = per_table  # the same bytes for every table
+base = example[0].bytes_per_fingerprint - per * example[0].tables
+print(
+    _(
+        f"bytes per fingerprint = {base} + {per} × tables: {per} in each table (a uint64 copy and a "
+        f"uint32 id), {base} outside the tables"
+    )
+)
 
 # %% [markdown]
-# Every table stores every fingerprint (here 12 bytes each: a `uint64` copy and a `uint32` id), so
-# memory grows with the number of tables while the work per query shrinks. For $k = 3$ and
-# $N = 2^{34}$, every design the library considers up to 64 tables:
+# Every table stores every fingerprint, and the index keeps a few more bytes per fingerprint outside
+# its tables (the line above: the table's last column adds them up), so memory grows with the
+# number of tables while the work per query shrinks. For $k = 3$ and $N = 2^{34}$, every design the
+# library considers up to 64 tables:
 
 # %%
 designs = design_tables(2**34, 3, max_tables=64)
@@ -305,13 +328,15 @@ for n in (10**6, 10**9):
 #
 # A second mistake: using the 4-block index for $k = 4$. Four flips can dirty all four blocks (the
 # stepper's last frame; on the left plot above, one pair in ten at $d = 4$), so the index would
-# **silently miss** pairs. The seed asserts `threshold <= 3`; the library refuses too:
+# **silently miss** pairs. The session's code asserts `threshold <= 3`; the library refuses too:
 
 # %%
 try:
     SimhashIndex(k=4, bits=64, layout="seed")
 except ValueError as e:
-    print("ValueError:", e)
+    message = str(e)
+    print(_("ValueError: the 4 tables of 16-bit blocks serve k ≤ 3 only"))
+assert "k <= 3" in message  # the library's own words (in English), which the line above says
 
 # %% [markdown]
 # ## Summary
@@ -320,7 +345,7 @@ except ValueError as e:
 #   finds every pair within $k$ bits, a certainty, not a probability.
 # - Over documents at angle $\theta$, the same index is notebook 01's amplification: a candidate with
 #   probability $1 - (1 - p^{16})^4$, reported with probability $P(d_H \le k)$.
-# - The seed's index: 4 tables keyed by 16-bit blocks, a lookup per block, candidates verified with
+# - The session's index: 4 tables keyed by 16-bit blocks, a lookup per block, candidates verified with
 #   `POPCNT`; measured above against a linear scan as $N$ grows. Its chance candidates grow as
 #   $4N/2^{16}$: about 61,000 per query at $N = 10^9$.
 # - Manku's permuted tables: $\binom{m}{k}$ tables with more bits kept exact; memory for speed, on a
@@ -351,7 +376,7 @@ except ValueError as e:
 # <details><summary><b>3.</b> How many tables does <code>("permuted", 6)</code> need for $k = 3$, and why
 # $\binom{6}{3}$?</summary>
 #
-# 20. With 6 blocks and at most 3 dirty ones, at least 3 blocks are clean; the index does not know
+# $\binom{6}{3} = 20$ tables. With 6 blocks and at most 3 dirty ones, at least 3 blocks are clean; the index does not know
 # which, so it keeps one table for every choice of 3 blocks held exact: $\binom{6}{3} = 20$. Each
 # table keys on 31 to 33 bits, so a probe returns at most $2^{34-31} = 8$ chance candidates at
 # $N = 2^{34}$.

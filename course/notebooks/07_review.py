@@ -69,7 +69,7 @@
 # <details><summary><b>2.4</b> Source 004 writes those accumulators as <code>110001</code>. Which
 # integer is the fingerprint?</summary>
 #
-# 35. The list is $V_0, V_1, \dots, V_5$ and the source writes the signs in the same order, $V_0$
+# It is 35. The list is $V_0, V_1, \dots, V_5$ and the source writes the signs in the same order, $V_0$
 # first. Bit $i$ of the fingerprint comes from $V_i$ (the library, the session's Rust and Python, the
 # `simhash` package), and a binary numeral writes bit 0 last: the bits are `0b100011` = 35. Reading
 # `110001` as a binary number (49) reverses them.
@@ -175,7 +175,7 @@
 # 3 blocks contain a difference. At least one block contains none: it is identical (pigeonhole principle).
 # </details>
 #
-# <details><summary><b>5.2</b> Why is the seed's index exact while LSH is usually probabilistic?</summary>
+# <details><summary><b>5.2</b> Why is the session's index exact while LSH is usually probabilistic?</summary>
 #
 # The pigeonhole argument is a certainty about fingerprints: every pair within $k$ bits shares a
 # block, so every true match is a candidate, and candidates are verified exactly with popcount.
@@ -331,34 +331,39 @@ assert long < short < 90  # longer documents, smaller angles: the answer to 6.1 
 # | $(d_1, d_2, p_1, p_2)$-sensitive | $(d_1, d_2, p_1, p_2)$-sensible ‡ | (d1,d2,p1,p2)-sensitive (001) | the four-number definition of LSH |
 # | avalanche effect | efecto avalancha | 雪崩效应 † | any input change flips about half of a cryptographic hash's bits |
 # | near-duplicate | casi-duplicado | 近似重复 † | documents that differ only slightly (source 004 asks whether two documents are 相似, "similar") |
-# | de-duplication | detección de casi-duplicados | 去重 (004) | finding the near-duplicates of a collection to drop them (004: 海量文本去重, 網頁去重) |
+# | de-duplication | deduplicación ‡ | 去重 (004) | finding the near-duplicates of a collection to drop them (004: 海量文本去重, 網頁去重) |
 # | approximate nearest neighbours | vecinos más cercanos aproximados | 查找相邻元素 (001); 近似最近邻 † | the search problem LSH solves in sublinear time (001: "finding neighbouring elements") |
-# | fingerprint, signature | huella digital | 签名 (001); 特征字 (004); simhash值 (004) | the $f$-bit (here 64-bit) code of a document |
+# | fingerprint, signature | huella digital; firma ‡ | 签名 (001); 特征字 (004); simhash值 (004) | the $f$-bit (here 64-bit) code of a document |
 # | feature, weight | término; peso | 特征 (001); 权重 (001); 關鍵詞 (004); 權重 (004) | what votes, and how loudly (source 004's features are keywords) |
 # | keyword extraction | extracción de palabras clave ‡ | 關鍵詞抽取 (004) | choosing a document's weighted words before hashing (segmentation, then weights) |
 # | accumulator | acumulador | v的第i个元素 (001); 位的縱向累加 (004) | the running vote sum $V_i$ of one bit (001: "the $i$-th element of $v$"; 004: "adding up the bits column by column") |
-# | tokenization, segmentation | tokenizar | 分詞 (004) | cutting text into features (Chinese needs a segmenter) |
+# | tokenization, segmentation | tokenización ‡ (the session: tokenizar); segmentación ‡ | 分詞 (004) | cutting text into features (Chinese needs a segmenter) |
 # | TF-IDF | TF-IDF | TF-IDF †; 词频-逆文档频率 † | weights: frequent in the document, rare in the collection (the session names it with session 59) |
 # | Hamming distance | distancia de Hamming | 汉明距离 (001); 海明距離 (004) | number of differing bit positions |
 # | XOR | XOR bit a bit | xor (004); 异或 † | $A \oplus B$: 1 exactly where two bits differ |
-# | population count (POPCNT) | Population Count; instrucción POPCNT; contar cuántos bits quedaron en 1 | 二進制中1的個數 (004); count_1 (004) | number of 1-bits |
+# | population count (POPCNT) | Population Count; instrucción POPCNT; contar cuántos bits quedaron en 1 | 二進制中1的個數 (004); count_1 (004); 汉明重量 † | number of 1-bits |
 # | random hyperplane | hiperplano aleatorio | 随机超平面 (001) | a flat cut through the origin, with a random normal $r_i$ |
-# | random vector | vector normal aleatorio | 随机向量 (001) | the random direction $r_i$ drawn for bit $i$: the hyperplane's normal, which source 001 calls simply a random vector |
+# | random vector | vector aleatorio ‡; vector normal aleatorio | 随机向量 (001) | the random direction $r_i$ drawn for bit $i$: the hyperplane's normal, which source 001 calls simply a random vector |
 # | normal vector | vector normal | 法向量 † | the direction perpendicular to a hyperplane |
+# | expected value | esperanza matemática | 期望 † | the mean a random quantity takes over many draws: $E[d_H] = 64\,\theta/\pi$ |
 # | cosine similarity, angle | similitud coseno; ángulo | 夹角 (001); 余弦相似度 † | how aligned two vectors are: $\cos\theta = u \cdot v / (\lvert u \rvert \lvert v \rvert)$ |
 # | dot product | producto punto ‡ | 点积 (001) | $u \cdot r_i$ (the session writes only the formula); its sign gives the bit |
 # | dimensionality reduction | reducción de dimensionalidad ‡ | 降维 (001) | many dimensions to $f$ bits (the session speaks of "espacios de altísima dimensionalidad") |
 # | pigeonhole principle | Principio del Palomar | 抽屉原理 † | $k$ items in $k + 1$ boxes leave a box empty |
 # | block, chunk | bloque; trozo | 分块 † | a run of fingerprint bits used as a table key |
-# | hash table, bucket | tablas Hash | hash table (001); 桶 (001) | where the index finds candidates in $O(1)$ |
-# | permuted tables | tablas permutadas ‡ | 置换表 † | Manku et al.'s design: more tables, more bits kept exact |
+# | shift and mask | corrimiento y máscara | 移位和掩码 † | how a block's bits are taken out of a fingerprint: `(fp >> (chunk * 16)) & 0xFFFF` |
+# | hash table, bucket | tablas Hash; cubeta ‡ | hash table (001); 桶 (001) | where the index finds candidates in $O(1)$ |
+# | permuted tables | tablas permutadas ‡ | 置换后的有序表 † | Manku et al.'s design: more tables, more bits kept exact |
 # | stack | Stack; pila ‡ | 栈 † | a call's fixed-size storage: allocating it is free |
 # | heap (memory) | Heap; reserva dinámica; memoria dinámica ‡ | 堆 † | storage allocated at run time (`malloc`/`free`, the session's "reserva dinámica"); not the heap *data structure*, in Spanish *montículo*, which in Chinese is 堆 too (source 001's list of related articles has 堆排序, heapsort) |
 # | shingling | shingling ‡ | shingle算法 (004) | sets of overlapping $n$-grams (another near-duplicate method) |
 # | amplification (AND, OR) | amplificación ‡ | 放大 † | combining hashes: all of $r$ must agree, any of $L$ tables may match |
-# | SWAR (SIMD within a register) | SWAR ‡ | 寄存器内SIMD † | one 64-bit operation on eight bytes (or 32 pairs of bits) at once |
+# | SWAR (SIMD within a register) | SWAR ‡ | SWAR † | one 64-bit operation on eight bytes (or 32 pairs of bits) at once |
 # | Jaccard similarity | similitud de Jaccard ‡ | Jaccard相似度 † | shared features over all features of two sets |
-# | MinHash, banding | MinHash ‡; bandas ‡ | 最小哈希 † | the LSH for Jaccard similarity: $b$ bands of $r$ rows (notebook 06) |
+# | precision, recall | precisión ‡; exhaustividad ‡ | 准确率 †; 召回率 † | of the pairs flagged, the share that are near-duplicates; of the near-duplicates, the share flagged (notebook 06) |
+# | boilerplate | texto repetitivo ‡ | 样板文字 † | text that many documents share word for word: license terms, page templates |
+# | crawler | rastreador ‡ | 爬虫 † | the program that fetches web pages, and sees the same page again and again |
+# | MinHash, banding | MinHash ‡; bandas ‡ | 最小哈希 †; 行条 † | the LSH for Jaccard similarity: $b$ bands of $r$ rows (notebook 06); 行条 is the band of the Chinese edition of *Mining of Massive Datasets* |
 #
 # ‡ The session does not use this Spanish term. † Neither Chinese source uses this term (堆: not in
 # this sense). Where a cell mixes languages, that is how the source writes it (source 004 keeps

@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 
 from simhash_lab import SimhashIndex, dedup_texts
 from simhash_lab import distributed as D
-from simhash_lab.course import corpus, plot
+from simhash_lab.course import corpus, plot, widgets
 from simhash_lab.settings import DedupSettings
 
 plot.use_course_style()
@@ -74,9 +74,12 @@ corpus_bag = seeds.map(corpus.crawl_partition, n=PER_PARTITION).flatten()  # mad
 # cluster, replace it with `Client("tcp://scheduler:8786")`; nothing else changes.
 
 # %% tags=["nbval-ignore-output"]
-cluster, client = local_cluster(min(cores, 4))
+with widgets.Progress(_("this cell")) as bar:
+    bar.step(_("starting the cluster"))
+    cluster, client = local_cluster(min(cores, 4))
+    bar.step(_("making the documents, fingerprints and pairs on the workers"))
+    fps, pairs = D.near_duplicates(corpus_bag, k=3)
 print(f"{cores} cores available to this notebook: {len(client.scheduler_info()['workers'])} worker processes")
-fps, pairs = D.near_duplicates(corpus_bag, k=3)
 print(f"{len(fps):,} documents in {N_PARTITIONS} partitions, {len(pairs):,} pairs within k = 3")
 
 # %%
@@ -114,10 +117,17 @@ print("('permuted', 6):", D.table_masks(3, 64, ("permuted", 6)).size, "tables, s
 
 # %% tags=["nbval-ignore-output"]
 folder = tempfile.mkdtemp(prefix="simhash-lab-08-")
-paths = seeds.map(corpus.write_crawl_partition, folder=folder, n=PER_PARTITION).compute()
 settings = DedupSettings(jaccard=0.8)  # the options every dedup entry point shares
-summary = D.dedup_dataset(paths, os.path.join(folder, "kept"), settings, column="text", id_column="id")
-print(summary)
+with widgets.Progress(_("this cell")) as bar:
+    bar.step(_("writing the shards"))
+    paths = seeds.map(corpus.write_crawl_partition, folder=folder, n=PER_PARTITION).compute()
+    bar.step(_("verified dedup on the cluster"))
+    summary = D.dedup_dataset(paths, os.path.join(folder, "kept"), settings, column="text", id_column="id")
+print(
+    _(f"{summary['rows']:,} rows: {summary['kept']:,} kept, {summary['dropped']:,} dropped ")
+    + _(f"({summary['exact']:,} as exact copies) in {summary['groups']:,} groups; ")
+    + _(f"{summary['verified']:,} pairs verified within k = {summary['k']}")
+)
 
 # %% [markdown]
 # The same rows on one machine, with `dedup_texts` and the same arguments (k calibrated there too, on
@@ -141,10 +151,10 @@ assert same and single.k == summary["k"]
 assert kept_rows == summary["kept"] == int(single.keep.sum())  # the kept rows, written once
 
 # %% tags=["nbval-ignore-output"]
-print(f"{'dropped_id':>10s} {'kept_id':>10s} {'distance':>8s} {'similarity':>10s}")
+print("{:>10s} {:>10s} {:>9s} {:>10s}".format(_("dropped"), _("kept"), _("distance"), _("similarity")))
 for row in range(5):
     print(
-        f"{dups['dropped_id'][row]:>10s} {dups['kept_id'][row]:>10s} {dups['distance'][row]:8d} "
+        f"{dups['dropped_id'][row]:>10s} {dups['kept_id'][row]:>10s} {dups['distance'][row]:9d} "
         f"{dups['similarity'][row]:10.3f}"
     )
 shutil.rmtree(folder)
@@ -164,7 +174,7 @@ cluster.close()
 big_bag = db.from_sequence(range(2 * N_PARTITIONS), npartitions=2 * N_PARTITIONS)
 big_bag = big_bag.map(corpus.crawl_partition, n=PER_PARTITION).flatten()
 timings, counts = {}, set()
-for workers in sorted({1, min(2, cores), min(cores, 4)}):
+for workers in widgets.progress(sorted({1, min(2, cores), min(cores, 4)}), _("cluster sizes timed")):
     lc, lclient = local_cluster(workers)
     D.near_duplicates(corpus_bag.take(200, npartitions=1), k=3)  # warm-up: kernels loaded in the workers
     t0 = time.perf_counter()

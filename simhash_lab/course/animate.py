@@ -32,7 +32,7 @@ from matplotlib.collections import LineCollection
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Wedge
 
-from .._i18n import _
+from .._i18n import N_, _
 from . import plot as P
 from .widgets import Stepper, stepper
 
@@ -54,10 +54,14 @@ class _Frames(AbstractMovieWriter):
 
         from PIL import Image
 
+        from .widgets import PNG_DESCRIPTION, PNG_TEXT_PX, smallest_text_px
+
         buf = io.BytesIO()
         self.fig.savefig(buf, format="rgba", dpi=self.dpi, facecolor="white")
-        img = Image.frombuffer("RGBA", self.frame_size, buf.getbuffer(), "raw", "RGBA", 0, 1)
-        self.images.append(img.convert("RGB"))
+        img = Image.frombuffer("RGBA", self.frame_size, buf.getbuffer(), "raw", "RGBA", 0, 1).convert("RGB")
+        img.info[PNG_TEXT_PX] = f"{smallest_text_px(self.fig, self.dpi):g}"
+        img.info[PNG_DESCRIPTION] = P.alt_text(self.fig)
+        self.images.append(img)
 
     def finish(self):
         pass
@@ -65,12 +69,21 @@ class _Frames(AbstractMovieWriter):
 
 def frames(anim: FuncAnimation, *, dpi: float | None = None, close: bool = True) -> list:
     """Every frame of ``anim`` as an RGB PIL image (drawn by matplotlib's own ``Animation.save``),
-    at ``dpi`` (default: the figure's own, which the builders here set).
+    at ``dpi`` (default: the figure's own, which the builders here set), with a line of progress
+    while they are drawn (:class:`~simhash_lab.course.widgets.Progress`).
 
     The figure is closed afterwards (so the notebook does not also show its last frame), unless
     ``close=False``."""
+    from .widgets import Progress
+
     writer = _Frames()
-    anim.save("frames", writer=writer, dpi=anim._fig.dpi if dpi is None else dpi)
+    with Progress(_("drawing the frames")) as bar:
+        anim.save(
+            "frames",
+            writer=writer,
+            dpi=anim._fig.dpi if dpi is None else dpi,
+            progress_callback=lambda i, n: (setattr(bar, "total", n), bar.update(i)),
+        )
     if close:
         plt.close(anim._fig)
     return writer.images
@@ -81,19 +94,26 @@ def show(
     *,
     labels: Sequence[str] | None = None,
     durations: Sequence[int] | None = None,
-    description: str = "frame",
+    description: str = N_("frame"),
     dpi: float | None = None,
 ) -> Stepper:
     """The animation as a :class:`~simhash_lab.course.widgets.Stepper`: the last line of a cell
     shows it (an animated image as opened, Play and a slider after a run).
 
     ``labels`` and ``durations`` default to the animation's ``frame_labels`` and
-    ``frame_durations`` (set by the builders here), then to 1, 2, 3, ... and its interval."""
+    ``frame_durations`` (set by the builders here), then to 1, 2, 3, ... and its interval; its text
+    alternative is the animation's ``alt`` (set by the builders here), else what its first frame
+    says of itself."""
     images = frames(anim, dpi=dpi)
     labels = labels if labels is not None else getattr(anim, "frame_labels", None)
     durations = durations if durations is not None else getattr(anim, "frame_durations", None)
     return stepper(
-        images, labels=labels, durations=durations, interval=int(anim._interval), description=description
+        images,
+        labels=labels,
+        durations=durations,
+        interval=int(anim._interval),
+        description=description,
+        alt=getattr(anim, "alt", None),
     )
 
 
@@ -144,7 +164,7 @@ def accumulators(
         return im
 
     im_h = strip(ax_h, _("hash bits"))
-    im_f = strip(ax_f, "fingerprint")
+    im_f = strip(ax_f, _("fingerprint"))
     ax_f.set_xlabel(_("bit index i (most significant on the left)"))
     bars = ax_v.bar(x, np.zeros(bits), color=P.POS, width=0.8)
     moves = ax_v.bar(x, np.zeros(bits), width=0.8, facecolor="none", edgecolor=P.HIGHLIGHT, linewidth=2.2)
@@ -218,8 +238,13 @@ def accumulators(
         return [*bars, *moves, *flips, *labels_v, im_h, im_f, title, status]
 
     anim = FuncAnimation(fig, update, frames=m + 2, interval=interval, blit=False)
-    anim.frame_labels = ["start", *[str(f) for f in trace.features], "fingerprint"]
+    anim.frame_labels = [_("start"), *[str(f) for f in trace.features], _("fingerprint")]
     anim.frame_durations = [interval] * (m + 1) + [3 * interval]
+    anim.alt = _(
+        "The {bits} accumulators V[i] as bars, filling as each of the {m} terms votes: its hash bits "
+        "on top, +w where a bit is 1 and -w where it is 0; at the end the fingerprint, bit i = 1 "
+        "where V[i] > 0: {fp}"
+    ).format(bits=bits, m=m, fp=f"{trace.fingerprint:#0{(bits + 3) // 4 + 2}x}")
     return anim
 
 
@@ -321,4 +346,10 @@ def hyperplane_sweep(
         _("{k} random").format(k=k) for k in counts
     ]
     anim.frame_durations = [interval] * (sweep_frames + random_frames - 1) + [4 * interval]
+    anim.alt = _(
+        "Two vectors u and v at {theta:.0f}° on a circle. First one line through the origin turns "
+        "through 180° and separates them while it lies inside their angle; then {n} random lines, "
+        "and the running fraction of those that separate u and v approaches θ/π = {ratio:.3f} "
+        "(measured: {frac:.3f})"
+    ).format(theta=np.degrees(theta), n=n_random, ratio=theta / np.pi, frac=running[-1])
     return anim

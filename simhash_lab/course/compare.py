@@ -95,6 +95,13 @@ class Scores(NamedTuple):
     fp: int
     fn: int
 
+    def __str__(self) -> str:
+        """The scores as a sentence in the set language (``print`` shows it; ``repr`` stays the
+        tuple's): ``precision 0.871, recall 0.643, F1 0.740 (TP 3457, FP 511, FN 1921)``."""
+        return _("precision {p:.3f}, recall {r:.3f}, F1 {f:.3f} (TP {tp:,}, FP {fp:,}, FN {fn:,})").format(
+            p=self.precision, r=self.recall, f=self.f1, tp=self.tp, fp=self.fp, fn=self.fn
+        )
+
 
 def _keys(pairs: np.ndarray) -> np.ndarray:
     p = np.asarray(pairs, dtype=np.int64)
@@ -739,54 +746,68 @@ def compare(
     hasher = Simhasher() if hasher is None else hasher
     simhash_pairs(texts[:2], k=k, hasher=hasher)  # warm-up: load compiled kernels
     out = []
+    from .widgets import Progress
 
-    found, t = _timed(lambda: simhash_pairs(texts, k=k, hasher=hasher), repeat)
-    out.append(
-        MethodResult(
-            N_("Simhash + SimhashIndex"),
-            _("{bits} bits, k={k}").format(bits=hasher.bits, k=k),
-            pair_scores(found, truth),
-            t,
-            len(found),
-        )
-    )
+    bar = Progress(_("methods run"), total=5)
     try:
-        _datasketch()
-    except ImportError:
-        pass
-    else:
-        (found, _sets, info), t = _timed(
-            lambda: minhash_lsh_pairs(texts, threshold=minhash, num_perm=num_perm, n=shingle), repeat
-        )
+        bar.update(0)
+        found, t = _timed(lambda: simhash_pairs(texts, k=k, hasher=hasher), repeat)
         out.append(
             MethodResult(
-                N_("MinHash + LSH banding"),
-                _("{num_perm} perm, b={b} r={r}, J>={minhash}").format(
-                    num_perm=num_perm, b=info["b"], r=info["r"], minhash=minhash
-                ),
+                N_("Simhash + SimhashIndex"),
+                _("{bits} bits, k={k}").format(bits=hasher.bits, k=k),
                 pair_scores(found, truth),
                 t,
                 len(found),
             )
         )
-    found, t = _timed(lambda: key_pairs([longest_sentences_key(x, sentences_n) for x in texts]), repeat)
-    out.append(
-        MethodResult(
-            N_("Baidu: longest sentences"), f"n={sentences_n}, MD5", pair_scores(found, truth), t, len(found)
+        try:
+            _datasketch()
+        except ImportError:
+            pass
+        else:
+            bar.update(1)
+            (found, _sets, info), t = _timed(
+                lambda: minhash_lsh_pairs(texts, threshold=minhash, num_perm=num_perm, n=shingle), repeat
+            )
+            out.append(
+                MethodResult(
+                    N_("MinHash + LSH banding"),
+                    _("{num_perm} perm, b={b} r={r}, J>={minhash}").format(
+                        num_perm=num_perm, b=info["b"], r=info["r"], minhash=minhash
+                    ),
+                    pair_scores(found, truth),
+                    t,
+                    len(found),
+                )
+            )
+        bar.update(2)
+        found, t = _timed(lambda: key_pairs([longest_sentences_key(x, sentences_n) for x in texts]), repeat)
+        out.append(
+            MethodResult(
+                N_("Baidu: longest sentences"),
+                f"n={sentences_n}, MD5",
+                pair_scores(found, truth),
+                t,
+                len(found),
+            )
         )
-    )
-    found, t = _timed(lambda: key_pairs([md5_key(x) for x in texts]), repeat)
-    out.append(
-        MethodResult(N_("MD5 of normalised text"), _("exact"), pair_scores(found, truth), t, len(found))
-    )
-    (found, _sims), t = _timed(lambda: jaccard_all_pairs(texts, n=shingle, jaccard=jaccard), repeat)
-    out.append(
-        MethodResult(
-            N_("Shingles, exact Jaccard"),
-            _("{shingle}-word, J>={jaccard}").format(shingle=shingle, jaccard=jaccard),
-            pair_scores(found, truth),
-            t,
-            len(found),
+        bar.update(3)
+        found, t = _timed(lambda: key_pairs([md5_key(x) for x in texts]), repeat)
+        out.append(
+            MethodResult(N_("MD5 of normalised text"), _("exact"), pair_scores(found, truth), t, len(found))
         )
-    )
+        bar.update(4)
+        (found, _sims), t = _timed(lambda: jaccard_all_pairs(texts, n=shingle, jaccard=jaccard), repeat)
+        out.append(
+            MethodResult(
+                N_("Shingles, exact Jaccard"),
+                _("{shingle}-word, J>={jaccard}").format(shingle=shingle, jaccard=jaccard),
+                pair_scores(found, truth),
+                t,
+                len(found),
+            )
+        )
+    finally:
+        bar.close()
     return out

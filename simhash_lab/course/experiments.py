@@ -28,6 +28,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from .._i18n import _
+
 __all__ = [
     "paragraphs",
     "replace_words",
@@ -263,7 +265,9 @@ def dense_tradeoff(
     cands = np.zeros((len(tables), len(bits)))
     theory = np.zeros((len(tables), len(bits)))
     buckets, ranking = [], []
-    for c, b in enumerate(bits):
+    from .widgets import progress
+
+    for c, b in progress(list(enumerate(bits)), _("signature widths measured")):
         same = []
         for t in range(L):
             sx, sq = masked(SX, t, b), masked(SQ, t, b)

@@ -26,6 +26,7 @@ from itertools import combinations
 
 import numpy as np
 
+from .._i18n import _
 from .._validate import check_int
 
 __all__ = [
@@ -230,8 +231,10 @@ def time_queries(sizes, *, k: int = 3, n_queries: int = 200, repeat: int = 3, se
     rng = np.random.default_rng(seed)
     layouts = {"linear scan": "scan", "4 × 16 index (seed)": "seed", "SimhashIndex, auto layout": "auto"}
     out: dict[str, list[float]] = {name: [] for name in layouts}
-    for n in sizes:
-        fps, _, _ = planted(int(n), n_planted=min(200, int(n) // 10), seed=int(rng.integers(2**31)))
+    from .widgets import progress
+
+    for n in progress(list(sizes), _("sizes of N timed")):
+        fps, _src, _dst = planted(int(n), n_planted=min(200, int(n) // 10), seed=int(rng.integers(2**31)))
         queries = [int(q) for q in fps[rng.choice(len(fps), min(n_queries, len(fps)), replace=False)]]
         for name, layout in layouts.items():
             ix = SimhashIndex(k=k, layout=layout)
@@ -239,7 +242,7 @@ def time_queries(sizes, *, k: int = 3, n_queries: int = 200, repeat: int = 3, se
             ix.flush()
             for q in queries[:20]:
                 ref = np.flatnonzero(hamming(fps, q) <= k).tolist()
-                assert sorted(i for i, _ in ix.query(q)) == ref, name
+                assert sorted(i for i, _d in ix.query(q)) == ref, name
             best = min(
                 timeit.repeat(lambda ix=ix, qs=queries: [ix.query(q) for q in qs], number=1, repeat=repeat)
             )

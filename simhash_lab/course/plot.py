@@ -46,6 +46,10 @@ __all__ = [
     "FAR",
     "course_style",
     "use_course_style",
+    "set_alt",
+    "alt_text",
+    "figure_html",
+    "show_with_alt",
     "bit_string",
     "bit_rows",
     "accumulator_bars",
@@ -128,8 +132,92 @@ def course_style() -> dict:
 
 
 def use_course_style() -> None:
-    """Apply :func:`course_style` to ``plt.rcParams`` (call it once, at the top of a notebook)."""
+    """Apply :func:`course_style` to ``plt.rcParams`` (call it once, at the top of a notebook), and
+    in IPython show every figure as an image with its text alternative (:func:`show_with_alt`)."""
     plt.rcParams.update(course_style())
+    show_with_alt()
+
+
+# -- text alternatives -------------------------------------------------------------------------------
+
+
+def set_alt(fig, text: str):
+    """Give ``fig`` (a figure, or any of its axes) ``text`` as its text alternative, the words a
+    screen reader says for the picture (:func:`alt_text`); returns the figure."""
+    fig = getattr(fig, "figure", fig)
+    fig._simhash_lab_alt = " ".join(str(text).split())
+    return fig
+
+
+def _visible_text(t) -> str:
+    return " ".join(t.get_text().split()) if t is not None and t.get_visible() else ""
+
+
+def alt_text(fig, limit: int = 400) -> str:
+    """A short text alternative for ``fig``: the text given with :func:`set_alt`, else what the
+    figure says of itself, in the language it was drawn in: its titles, each axes' labels and legend
+    entries (``limit`` characters at most)."""
+    fig = getattr(fig, "figure", fig)
+    given = getattr(fig, "_simhash_lab_alt", None)
+    if given:
+        return given
+    parts = []
+    sup = _visible_text(getattr(fig, "_suptitle", None))
+    if sup:
+        parts.append(sup)
+    for ax in fig.get_axes():
+        if not ax.get_visible():
+            continue
+        here = [_visible_text(t) for t in (ax.title, ax._left_title, ax._right_title)]
+        labels = [("x", ax.get_xlabel()), ("y", ax.get_ylabel())]
+        if hasattr(ax, "get_zlabel"):
+            labels.append(("z", ax.get_zlabel()))
+        here += [f"{axis}: {' '.join(lab.split())}" for axis, lab in labels if lab.strip()]
+        legend = ax.get_legend()
+        if legend is not None:
+            here.append("; ".join(_visible_text(t) for t in legend.get_texts()))
+        parts += [p for p in here if p and p not in parts]
+    for legend in fig.legends:
+        parts.append("; ".join(_visible_text(t) for t in legend.get_texts()))
+    text = ". ".join(p.rstrip(".") for p in parts if p) or _("a figure without a title or labels")
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def figure_html(fig, *, dpi: float | None = None, width: str | None = None) -> str:
+    """``fig`` as an ``<img>`` with its PNG inline and :func:`alt_text` as its ``alt``, at its own
+    size in pixels, never wider than the page (``width``: a CSS width instead, "100%" to fill it)."""
+    import base64
+    import html
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight", metadata={"Software": None})
+    data = base64.b64encode(buf.getvalue()).decode("ascii")
+    style = f"width:{width};max-width:100%" if width else "max-width:100%"
+    return f'<img src="data:image/png;base64,{data}" alt="{html.escape(alt_text(fig))}" style="{style}"/>'
+
+
+def show_with_alt() -> bool:
+    """In IPython, show every matplotlib figure (``plt.show()``, a figure as a cell's last line) as
+    an ``<img>`` with its text alternative (:func:`figure_html`) instead of a bare PNG, which
+    JupyterLab shows with no ``alt``; the PNG is inside the ``<img>``, not stored twice. False
+    outside IPython."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    ip = get_ipython()
+    if ip is None or not hasattr(ip, "display_formatter"):
+        return False
+    from matplotlib.figure import Figure
+
+    # The inline backend loads with the first figure and then sets its formats (once): load it now
+    plt.close(plt.figure())
+    formatters = ip.display_formatter.formatters
+    formatters["text/html"].for_type(Figure, lambda fig: figure_html(fig))
+    for mime in ("image/png", "image/jpeg", "image/svg+xml", "application/pdf"):
+        formatters[mime].pop(Figure, None)
+    return True
 
 
 def bit_string(x: int, bits: int, group: int = 0) -> str:
@@ -314,7 +402,7 @@ def lsh_sensitivity(
     prob=None,
     ax=None,
     *,
-    xlabel: str = "distance d(x, y)",
+    xlabel: str = N_("distance d(x, y)"),
     unit: str = "",
     title: str = "",
 ):
@@ -367,7 +455,7 @@ def lsh_sensitivity(
     secy.tick_params(length=0)
     ax.set_xlim(0, xmax)
     ax.set_ylim(0, 1.02)
-    ax.set_xlabel(xlabel)
+    ax.set_xlabel(_(xlabel))
     ax.set_ylabel("P(h(x) = h(y))")
     if distance is not None:
         ax.legend(loc="lower left")
@@ -555,7 +643,7 @@ def hamming_vs_angle(
     ax=None,
     *,
     bins: int = 18,
-    label: str = "measured",
+    label: str = N_("measured"),
     color: str = POS,
     scatter: bool = True,
     impossible_beyond: float | None = None,
@@ -590,7 +678,9 @@ def hamming_vs_angle(
             sds.append(d[sel].std())
     mids, means, sds = map(np.asarray, (mids, means, sds))
     ax.fill_between(mids, means - sds, means + sds, color=color, alpha=0.2)
-    ax.plot(mids, means, "o-", color=color, label=_("{label}: mean ± 1 sd").format(label=label), markersize=5)
+    ax.plot(
+        mids, means, "o-", color=color, label=_("{label}: mean ± 1 sd").format(label=_(label)), markersize=5
+    )
     grid = np.linspace(0, 180, 181)
     ax.plot(
         grid,
@@ -675,7 +765,7 @@ def pigeonhole(
         ax.text(
             x0 + (hi_col - lo_col) / 2,
             -0.65,
-            "touched" if dirty else _("intact: exact match"),
+            _("touched") if dirty else _("intact:\nexact match"),
             ha="center",
             va="top",
             fontsize=13,
@@ -683,15 +773,13 @@ def pigeonhole(
             fontweight="normal" if dirty else "bold",
         )
     ax.set_xlim(-1, bits + m * gap)
-    ax.set_ylim(-1.4, 2.2)
+    ax.set_ylim(-1.9, 2.2)  # room for a caption of two lines under each block
     ax.set_xticks([])
     ax.set_yticks([])
     for side in ax.spines.values():
         side.set_visible(False)
-    ax.set_title(
-        title
-        or _("{len} flipped bit(s), {m} blocks of {v2} bits").format(len=len(flipped), m=m, v2=bits // m)
-    )
+    flips = _("1 flipped bit") if len(flipped) == 1 else _("{n} flipped bits").format(n=len(flipped))
+    ax.set_title(title or _("{flips}, {m} blocks of {v2} bits").format(flips=flips, m=m, v2=bits // m))
     return ax
 
 
@@ -706,7 +794,7 @@ def scaling(
     for (name, t), mk, c in zip(times.items(), markers, colors):
         ax.plot(n, t, marker=mk, color=c, label=name, markersize=7)
     first = np.asarray(next(iter(times.values())), dtype=float)
-    ax.plot(n, first[0] * n / n[0], ":", color=MUTED, label="∝ n (linear)")
+    ax.plot(n, first[0] * n / n[0], ":", color=MUTED, label=_("∝ n (linear)"))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel(_("fingerprints stored, n"))
@@ -1023,7 +1111,10 @@ def table_designs(designs, ax=None, *, title: str = ""):
             (t2, c2) not in frontier and t < t2 <= t + 25 and 1 <= c2 / c <= 5 for t2, c2 in keys
         )
         ax.annotate(
-            f"{head} · {d.bytes_per_fingerprint} B/fp · ≈ {cand}" + ("" if on else _(" (off the frontier)")),
+            _("{head} · {bytes} bytes a fingerprint · ≈ {cand}").format(
+                head=head, bytes=d.bytes_per_fingerprint, cand=cand
+            )
+            + ("" if on else _(" (off the frontier)")),
             (t, c),
             textcoords="offset points",
             xytext=(-8, -6) if below else (8, 3),  # below a falling line: to the left
@@ -1036,7 +1127,14 @@ def table_designs(designs, ax=None, *, title: str = ""):
     ys = [c for _, c in keys]
     ax.set_ylim(min(ys) / 8, max(ys) * 30)
     ax.set_xlim(-2, max(t for t, _ in keys) * 1.6 + 2)
-    ax.set_xlabel(_("tables (each stores every fingerprint: 12 bytes per fingerprint)"))
+    from ..index.design import BYTES_PER_FINGERPRINT_BASE, BYTES_PER_FINGERPRINT_PER_TABLE
+
+    ax.set_xlabel(
+        _(
+            "tables (each stores every fingerprint: {per} bytes a fingerprint, besides the {base} "
+            "every index keeps)"
+        ).format(per=BYTES_PER_FINGERPRINT_PER_TABLE, base=BYTES_PER_FINGERPRINT_BASE)
+    )
     ax.set_ylabel(_("expected candidates per query"))
     if title:
         ax.set_title(title)
@@ -1212,7 +1310,7 @@ def prf_curve(ks, prf, ax=None, *, marks: Mapping[str, int] | None = None, title
     return ax
 
 
-def k_threshold_figure(dist, kinds, ks, prf, counts, *, d_max: int = 40, figsize=(12, 5.2)):
+def k_threshold_figure(dist, kinds, ks, prf, counts, *, d_max: int = 40, figsize=(11, 5.0)):
     """The figure of notebook 06's k stepper, drawn once, and a function that moves it to a threshold.
 
     Left: every pair by distance (log count, one bar colour per kind) with the flagged region
@@ -1282,7 +1380,7 @@ def _k_threshold_figure(dist, kinds, ks, prf, counts, d_max, figsize):
             m.set_data([k], [prf[row, col]])
         missed = (_("{n} copy missed") if fn == 1 else _("{n} copies missed")).format(n=fn)
         ax1.set_title(
-            _("k = {k}: {v1:,} flagged ({tp} copies, {fp:,} false alarms), {missed}").format(
+            _("k = {k}: {v1:,} flagged ({tp} copies, {fp:,} false alarms),\n{missed}").format(
                 k=k, v1=tp + fp, tp=tp, fp=fp, missed=missed
             ),
             fontsize=14,

@@ -37,7 +37,16 @@ import numpy as np
 
 from .._i18n import N_, _
 
-__all__ = ["Stepper", "stepper", "figure_png", "figure_html", "animated_png", "theta_slider"]
+__all__ = [
+    "Stepper",
+    "stepper",
+    "Progress",
+    "progress",
+    "figure_png",
+    "smallest_text_px",
+    "animated_png",
+    "theta_slider",
+]
 
 
 class Stepper(W.VBox):
@@ -73,32 +82,162 @@ class Stepper(W.VBox):
         return data
 
 
+# -- progress of a slow cell ---------------------------------------------------------------------------
+
+
+#: What a closed :class:`Progress` leaves on its line: a zero-width space, so that the carriage
+#: return before it (Jupyter rewrites a line from a ``\r`` followed by a character) erases the line.
+PROGRESS_MARK = "\u200b"
+
+
+def _live(stream) -> bool:
+    """Whether ``stream`` is read as it is written: a notebook's (an IPython kernel's) or a
+    terminal."""
+    if type(stream).__module__.startswith("ipykernel"):
+        return True
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+class Progress:
+    """One line of progress, ``what: 3 of 13 (2.1 s)``, rewritten in place on ``file`` (default:
+    stdout, when a notebook or a terminal reads it) and erased by :meth:`close`: see
+    :func:`progress`, the usual way to use it.
+
+    ``update(i)`` says item ``i`` (from 0) has started, ``step(label)`` that a named step has;
+    ``every``: seconds between two rewrites by ``update`` at most. A context manager (closed on
+    leaving the block, however it is left)."""
+
+    def __init__(self, what: str, total: int | None = None, *, file=None, every: float = 0.25) -> None:
+        import sys
+        import time
+
+        self.what, self.total, self.every = what, total, every
+        if file is None and _live(sys.stdout):
+            file = sys.stdout
+        self.file = file  # None: nothing to show (a script's output, a test's capture)
+        self._shown, self._widest, self._last, self._t0 = "", 0, -1.0, time.perf_counter()
+
+    def _write(self, text: str) -> None:
+        """Rewrite the line as ``text``: padded with spaces over a longer line before it, as
+        JupyterLab overwrites a line from a carriage return character by character (a terminal's
+        way) where nbclient and nbval drop it whole."""
+        if self.file is None:
+            return
+        self._widest = max(self._widest, len(text))
+        self.file.write("\r" + text.ljust(len(self._shown)))
+        self.file.flush()
+        self._shown = text
+
+    def update(self, i: int) -> None:
+        import time
+
+        now = time.perf_counter()
+        if self._last < 0 or now - self._last >= self.every or (self.total and i + 1 == self.total):
+            of = "" if self.total is None else _(" of {total}").format(total=self.total)
+            self._write(f"{self.what}: {i + 1}{of} ({now - self._t0:.1f} s)")
+            self._last = now
+
+    def step(self, label: str) -> None:
+        """Say that the step ``label`` has started (for a cell of a few slow calls, not a loop)."""
+        import time
+
+        self._write(f"{self.what}: {label} ({time.perf_counter() - self._t0:.1f} s)")
+
+    def close(self) -> None:
+        """Erase the line: blank it (JupyterLab), then leave only :data:`PROGRESS_MARK`, the last
+        thing after a carriage return, which is all a stored output keeps."""
+        if self._shown and self.file is not None:
+            self.file.write("\r" + " " * self._widest + "\r" + PROGRESS_MARK)
+            self.file.flush()
+            self._shown = ""
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def progress(items, what: str, *, total: int | None = None, file=None, every: float = 0.25):
+    r"""Iterate over ``items``, writing ``what: 3 of 13 (2.1 s)`` on one line of ``file`` (stdout)
+    while the cell runs, and erasing it when the loop ends, ends early or fails.
+
+    A notebook shows the line live (JupyterLab rewrites a line from each carriage return), and the
+    stored output keeps nothing of it but an invisible character: Jupyter's own stream coalescing
+    (nbclient's, nbval's) drops a line's text up to a ``\r`` followed by more text, so the run's
+    timings never reach a checked output. ``what`` is written as given (translate it where it is
+    written).
+
+    >>> import io, re
+    >>> out = io.StringIO()
+    >>> list(progress(range(3), "frames", file=out))
+    [0, 1, 2]
+    >>> re.sub(r"^.*\r(?=[^\n])", "", out.getvalue(), flags=re.M)  # what a notebook keeps
+    '\u200b'
+    """
+    total = len(items) if total is None and hasattr(items, "__len__") else total
+    with Progress(what, total, file=file, every=every) as bar:
+        for i, item in enumerate(items):
+            bar.update(i)
+            yield item
+
+
 # -- frames as images -----------------------------------------------------------------------------
 
 
+#: PNG text keys (tEXt/iTXt chunks) :func:`figure_png` writes and :func:`stepper` reads: the
+#: figure's text alternative ("Description" is the PNG standard's own keyword) and the height of
+#: its smallest text in the image's pixels (which the browser suite scales to the shown size).
+PNG_DESCRIPTION = "Description"
+PNG_TEXT_PX = "simhash-lab smallest text px"
+
+
+def smallest_text_px(fig, dpi: float) -> float:
+    """The font size of the smallest visible, non-empty text of ``fig`` (titles, labels, tick
+    labels, legends, annotations), in pixels of an image saved at ``dpi`` (0 if it has none)."""
+    from matplotlib.text import Text
+
+    fig.canvas.draw()  # tick labels exist once drawn
+    sizes = [
+        t.get_fontsize()
+        for t in fig.findobj(Text)
+        if t.get_visible() and t.get_text().strip() and t.get_alpha() != 0 and _shown(t)
+    ]
+    return round(min(sizes) * dpi / 72, 2) if sizes else 0.0
+
+
+def _shown(t) -> bool:
+    """Whether a text artist is drawn: it, and the axes it belongs to, are visible."""
+    return t.get_visible() and (t.axes is None or t.axes.get_visible())
+
+
 def figure_png(fig, *, dpi: int = 72, close: bool = True) -> bytes:
-    """A matplotlib figure as PNG bytes (``bbox_inches="tight"``); the figure is closed afterwards
-    (so the notebook does not also show it) unless ``close=False``."""
+    """A matplotlib figure as PNG bytes (``bbox_inches="tight"``), carrying its text alternative
+    (:func:`simhash_lab.course.plot.alt_text`) and the size of its smallest text
+    (:func:`smallest_text_px`) as PNG text chunks, which :func:`stepper` reads; the figure is
+    closed afterwards (so the notebook does not also show it) unless ``close=False``."""
     import matplotlib.pyplot as plt
 
+    from .plot import alt_text
+
+    meta = {
+        "Software": None,
+        PNG_DESCRIPTION: alt_text(fig),
+        PNG_TEXT_PX: f"{smallest_text_px(fig, dpi):g}",
+    }
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight", metadata={"Software": None})
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight", metadata=meta)
     if close:
         plt.close(fig)
     return buf.getvalue()
 
 
-def figure_html(fig, *, dpi: int = 72, close: bool = True) -> str:
-    """A matplotlib figure as an ``<img>`` tag with the PNG inline (for HTML frames and pages).
-
-    For a stepper, pass the figure itself to :func:`stepper` instead: its frames then also make the
-    animated image shown as opened."""
-    data = base64.b64encode(figure_png(fig, dpi=dpi, close=close)).decode("ascii")
-    return f'<img src="data:image/png;base64,{data}" style="max-width:100%"/>'
-
-
 def _as_image(frame, dpi: int):
-    """One frame (a matplotlib figure, PNG/JPEG bytes or a PIL image) as an RGB PIL image."""
+    """One frame (a matplotlib figure, PNG/JPEG bytes or a PIL image) as an RGB PIL image; what it
+    says of itself (:data:`PNG_DESCRIPTION`, :data:`PNG_TEXT_PX`) stays in its ``info``."""
     from PIL import Image
 
     if isinstance(frame, Image.Image):
@@ -112,11 +251,14 @@ def _as_image(frame, dpi: int):
             f"frames must be matplotlib figures, PNG bytes or PIL images (or all HTML strings), "
             f"got {type(frame).__name__}"
         )
+    info = {k: img.info[k] for k in (PNG_DESCRIPTION, PNG_TEXT_PX) if k in img.info}
     if img.mode in ("RGBA", "LA", "P"):
         img = img.convert("RGBA")
         white = Image.new("RGBA", img.size, "white")
         img = Image.alpha_composite(white, img)
-    return img.convert("RGB")
+    img = img.convert("RGB")
+    img.info.update(info)
+    return img
 
 
 def _same_size(images: list) -> list:
@@ -226,14 +368,19 @@ def animated_png(frames: Sequence, durations: Sequence[int], *, loop: int = 0) -
     return buf.getvalue()
 
 
-def _img_tag(png: bytes, alt: str, width: int) -> str:
+def _img_tag(png: bytes, alt: str, width: int, text_px: float | None = None) -> str:
+    """The animated picture as opened: as wide as the page (in class, the width of the screen:
+    frames are drawn large enough for that), ``alt`` its text alternative; ``width`` its own
+    pixels, ``text_px`` its smallest text in them (``data-`` attributes the browser suite reads)."""
     data = base64.b64encode(png).decode("ascii")
+    px = "" if text_px is None else f' data-text-px="{text_px:g}"'
     return (
         f'<img src="data:image/png;base64,{data}" alt="{_html.escape(alt)}" '
-        f'style="max-width:100%;width:{width}px"/>'
+        f'data-width="{width}"{px} style="width:100%"/>'
     )
 
 
+_UNSEEN = "position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap"
 _NOTE = '<div style="color:#555;font-size:90%;margin-top:4px">{}</div>'
 
 
@@ -249,8 +396,10 @@ def stepper(
     durations: Sequence[int] | None = None,
     dpi: int = 72,
     colors: int = 64,
+    alt: str | None = None,
 ) -> Stepper:
-    """Frames with a player: an animated image as opened, Play and a slider after a run.
+    """Frames with a player: an animated image as opened, Play and a slider after a run, both as
+    wide as the page.
 
     Parameters
     ----------
@@ -275,6 +424,9 @@ def stepper(
         Size of the shared palette of image frames (2..256). Colours that fill an area always get an
         exact entry (the palette grows to hold them); the rest of the entries go to the anti-aliased
         edges, so fewer colours give a smaller image with rougher edges, never a lost colour.
+    alt : str, optional
+        The picture's text alternative (default: what its first frame says of itself,
+        :func:`simhash_lab.course.plot.alt_text`); the frames' labels follow it.
 
     Returns
     -------
@@ -311,10 +463,14 @@ def stepper(
     elif any(html_frames):
         raise TypeError("frames must be all images (figures, PNG bytes, PIL images) or all HTML strings")
     else:
-        images = _shared_palette(_same_size([_as_image(f, dpi) for f in frames]), int(colors))
+        rgb = [_as_image(f, dpi) for f in progress(frames, _("preparing the frames"))]
+        sizes = [float(i.info[PNG_TEXT_PX]) for i in rgb if float(i.info.get(PNG_TEXT_PX, 0) or 0) > 0]
+        text_px = min(sizes) if sizes else None
+        alt = alt or rgb[0].info.get(PNG_DESCRIPTION) or ""
+        images = _shared_palette(_same_size(rgb), int(colors))
         pngs = [_png(i) for i in images]
         width = images[0].width
-        fit = W.Layout(max_width="100%")  # one layout model shared by every frame
+        fit = W.Layout(width="100%")  # one layout model shared by every frame: as wide as the page
         views = [W.Image(value=p, format="png", layout=fit) for p in pngs]
         anim = animated_png(images, durations) if n > 1 else pngs[0]
         what = (
@@ -325,8 +481,8 @@ def stepper(
             if n > 1
             else _("Run this cell to get the widget.")
         )
-        alt = _("{n} frames: ").format(n=n) + ", ".join(labels)
-        fallback = f"<div>{_img_tag(anim, alt, width)}{_NOTE.format(what)}</div>"
+        alt = (alt.rstrip(". ") + ". " if alt else "") + _("{n} frames: ").format(n=n) + ", ".join(labels)
+        fallback = f"<div>{_img_tag(anim, alt, width, text_px)}{_NOTE.format(what)}</div>"
 
     stack = W.Stack(views, selected_index=0)
     play = W.Play(
@@ -342,7 +498,10 @@ def stepper(
     )
     W.jslink((play, "value"), (slider, "index"))
     W.jslink((slider, "index"), (stack, "selected_index"))
-    out = Stepper([W.HBox([play, slider]), stack])
+    children = [W.HBox([play, slider]), stack]
+    if alt:  # the live player's text alternative: read by a screen reader, not shown
+        children.append(W.HTML(value=f'<span style="{_UNSEEN}">{_html.escape(alt)}</span>'))
+    out = Stepper(children)
     out.fallback_html = fallback
     out.animation_png = anim
     return out
@@ -371,7 +530,7 @@ def theta_slider(
 
     rng = np.random.default_rng(seed)
     frames = []
-    for deg in degrees:
+    for deg in progress(degrees, _("drawing the frames")):
         th = np.radians(deg)
         u = np.array([1.0, 0.0])
         v = np.array([np.cos(th), np.sin(th)])
@@ -383,4 +542,9 @@ def theta_slider(
             draw(fig, deg)
         fig.tight_layout()
         frames.append(figure_png(fig, dpi=dpi))  # closed as we go: no pile of open figures
-    return stepper(frames, labels=[f"{g:g}°" for g in degrees], description="θ", interval=800)
+    alt = _(
+        "For each angle θ: two unit vectors u and v and a dozen random lines through the origin "
+        "(left), and the histogram of the Hamming distances of {bits}-bit signatures over {trials} "
+        "sets of random hyperplanes, against E[d_H] = {bits}·θ/π (right)"
+    ).format(bits=bits, trials=trials)
+    return stepper(frames, labels=[f"{g:g}°" for g in degrees], description="θ", interval=800, alt=alt)

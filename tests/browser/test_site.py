@@ -245,3 +245,98 @@ def test_the_spanish_search_box_finds_a_spanish_notebook(browser, server, shots)
         page.close()
     assert any("es/notebooks/04_charikar_hyperplanes.html" in h for h in hits), hits
     assert not any("/es/" not in h for h in hits), hits
+
+
+def _spanish(server):
+    if "es" not in json.loads((SITE / build_site.INFO_FILE).read_text(encoding="utf-8"))["langs"]:
+        pytest.skip("no Spanish pages in this site")
+
+
+#: The theme's own words, and what a Spanish page shows instead.
+THEME_WORDS = {
+    "Next": "Siguiente",
+    "Previous": "Anterior",
+    "On this page": "En esta página",
+    "Back to top": "Volver arriba",
+    "Made with": "Hecho con",
+}
+
+
+def test_a_spanish_page_shows_the_themes_words_in_spanish(browser, server):
+    _spanish(server)
+    page = browser.new_page(viewport={"width": 1600, "height": 900})
+    try:
+        page.goto(server.url + "es/notebooks/02_simhash_voting.html")
+        text = page.evaluate("() => document.body.textContent")
+    finally:
+        page.close()
+    for english, spanish in THEME_WORDS.items():
+        assert spanish in text, spanish
+        assert english not in text, english
+
+
+def test_the_language_switch_stays_on_the_search_and_index_pages(browser, server):
+    _spanish(server)
+    page = browser.new_page()
+    try:
+        got = {}
+        for rel in ("search.html", "es/search.html", "genindex.html", "es/genindex.html"):
+            page.goto(server.url + rel)
+            got[rel] = page.eval_on_selector(".lang-switch a.lang-link", "a => a.href")
+    finally:
+        page.close()
+    base = server.url
+    assert got == {
+        "search.html": base + "es/search.html",
+        "es/search.html": base + "search.html",
+        "genindex.html": base + "es/genindex.html",
+        "es/genindex.html": base + "genindex.html",
+    }
+
+
+@pytest.mark.parametrize("rel, query", [("index.html", "Binomial"), ("es/index.html", "Binomial")])
+def test_search_snippets_show_formulas_as_text(browser, server, shots, rel, query):
+    """A snippet is read from its page, where a formula is TeX (\\(\\theta/\\pi\\), $...$):
+    it shows the formula as text (θ/π)."""
+    if rel.startswith("es/"):
+        _spanish(server)
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        page.goto(server.url + rel)
+        page.fill('input[name="q"]', query)
+        page.press('input[name="q"]', "Enter")
+        page.wait_for_selector("#search-results li p.context", timeout=30000)
+        page.wait_for_timeout(1500)
+        snippets = page.eval_on_selector_all(
+            "#search-results li p.context", "ps => ps.map(p => p.textContent)"
+        )
+        page.screenshot(path=str(shots / f"search-snippets-{rel.replace('/', '-')}.png"))
+    finally:
+        page.close()
+    assert snippets
+    raw = [s for s in snippets if "\\" in s or "$" in s]
+    assert not raw, raw
+    assert any("θ" in s or "π" in s for s in snippets), snippets
+
+
+def test_the_sources_chinese_and_the_emoji_are_drawn_in_the_sites_own_fonts(browser, server):
+    """The site ships its Chinese and emoji fonts (in _static, as MathJax): a page with the sources'
+    Chinese and with ✏️ loads their slices, so a system without such fonts shows no boxes."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        page.goto(server.url + "notebooks/02_simhash_voting.html")
+        page.evaluate("() => document.fonts.ready")
+        page.wait_for_timeout(1000)
+        for _ in range(6):  # scroll the page through, so that every text is laid out
+            page.mouse.wheel(0, 4000)
+            page.wait_for_timeout(300)
+        page.evaluate("() => document.fonts.ready")
+        loaded = page.evaluate(
+            "() => [...document.fonts].filter(f => f.status === 'loaded')"
+            ".map(f => f.family.replace(/\"/g, ''))"
+        )
+        urls = page.evaluate("() => performance.getEntriesByType('resource').map(e => e.name)")
+    finally:
+        page.close()
+    assert {"Noto Sans SC", "Noto Color Emoji"} <= set(loaded), sorted(set(loaded))
+    assert all(u.startswith(server.url) for u in urls if ".woff" in u)

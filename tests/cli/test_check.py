@@ -35,3 +35,29 @@ def test_an_untouched_exercise_fails_with_the_hint_of_each_answer(cli):
 def test_nothing_to_check_is_status_2(cli, tmp_path):
     r = cli("check", str(tmp_path))
     assert r.code == 2 and "no notebooks found" in r.err.decode()
+
+
+def _overview_rows(text: str) -> dict[str, str]:
+    return {
+        line.split()[0]: line for line in text.splitlines() if line[:2].isdigit() and "_" in line.split()[0]
+    }
+
+
+def test_a_folder_of_exercises_gets_an_overview_of_the_six(cli, tmp_path):
+    """Issue 47: ``simhash-lab check exercises/``: one line per exercise, its answers passed of its
+    total and the next step; the folder's own notebooks, not its subfolders' (solutions, es/)."""
+    import shutil
+
+    folder = tmp_path / "exercises"
+    shutil.copytree(ROOT / "exercises", folder, ignore=shutil.ignore_patterns("es", "solutions"))
+    shutil.copy(ROOT / "exercises/solutions/03_hamming_popcount.ipynb", folder / "03_hamming_popcount.ipynb")
+    (folder / "solutions").mkdir()
+    shutil.copy(ROOT / "exercises/solutions/05_block_index.ipynb", folder / "solutions")
+    r = cli("check", str(folder))
+    r.assert_no_traceback()
+    assert r.code == 1, (r.text, r.err)
+    rows = _overview_rows(r.text)
+    assert sorted(rows) == sorted(p.stem for p in (ROOT / "exercises").glob("[0-9][0-9]_*.ipynb")), r.text
+    assert "4/4" in rows["03_hamming_popcount"] and "✅" in rows["03_hamming_popcount"]
+    assert "0/4" in rows["01_lsh_vs_crypto"] and "not written yet" in rows["01_lsh_vs_crypto"]
+    assert "1 of 6 complete" in r.text and "not a grade" in r.text

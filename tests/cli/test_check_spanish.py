@@ -31,3 +31,13 @@ def test_an_untouched_spanish_exercise_fails_with_spanish_hints(cli):
     assert set(lines) == {f"❌ {k}" for k in ("hamming_by_hand", "xor_AB", "popcount_kernighan", "is_near")}
     assert all("aún no está escrita" in line for line in lines.values()), r.text
     assert "NO APROBADO: 0/4" in r.text and "not yet" not in r.text, r.text
+
+
+def test_the_spanish_folder_gets_its_overview_in_spanish(cli):
+    r = cli("check", str(ES))
+    r.assert_no_traceback()
+    assert r.code == 1, r.text
+    rows = [line for line in r.text.splitlines() if line[:2].isdigit()]
+    assert len(rows) == 6 and all("/" in row for row in rows), r.text
+    assert "Tus ejercicios" in r.text and "0 de 6 completos" in r.text and "siguiente paso" in r.text
+    assert "not yet" not in r.text and "no una nota" in r.text, r.text

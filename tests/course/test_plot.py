@@ -183,3 +183,28 @@ def test_dense_tradeoff_plot_draws_both_panels():
     }
     a, b = plot.dense_tradeoff(res)
     assert len(a.lines) == 5 and b.get_yscale() == "log"
+
+
+# -- text alternatives ---------------------------------------------------------------------------------
+
+
+def test_a_figure_says_what_it_shows_in_its_text_alternative():
+    fig, (a, b) = plt.subplots(1, 2)
+    plot.avalanche_hist({"MD5": [0.5, 0.48]}, ax=a, title="One small edit")
+    b.set_title('a "quoted" title')
+    alt = plot.alt_text(fig)
+    assert alt.startswith("One small edit. x: bits of the hash that changed. y: number of edits.")
+    assert "MD5 (mean 49%)" in alt and 'a "quoted" title' in alt
+    html = plot.figure_html(fig)
+    assert html.startswith('<img src="data:image/png;base64,') and 'alt="One small edit.' in html
+    assert "&quot;quoted&quot;" in html  # escaped inside the attribute
+    plot.set_alt(a, "  two   histograms ")
+    assert plot.alt_text(fig) == "two histograms"
+    assert plot.alt_text(plt.figure()) == "a figure without a title or labels"
+    long = plt.figure()
+    long.gca().set_title("x" * 1000)
+    assert len(plot.alt_text(long)) == 400
+
+
+def test_outside_ipython_figures_are_left_to_matplotlib():
+    assert plot.show_with_alt() is False

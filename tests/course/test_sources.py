@@ -134,6 +134,22 @@ def test_glossary_fixes_stay_fixed():
     assert "población" not in rows["population count (POPCNT)"][1]
 
 
+def test_glossary_fixes_of_issue_47_stay_fixed():
+    """置换表 is a chess engine's transposition table, 寄存器内SIMD no one's term (SWAR is); banding
+    had no Chinese and bucket no Spanish; de-duplication is removal, not detection; the notebooks'
+    "firma", the session's "esperanza matemática" and "corrimiento y máscara" were missing."""
+    rows = {r[0]: r for r in _glossary()}
+    assert "置换表" not in rows["permuted tables"][2]
+    assert "寄存器内SIMD" not in rows["SWAR (SIMD within a register)"][2]
+    assert "行条" in rows["MinHash, banding"][2] and "cubeta" in rows["hash table, bucket"][1]
+    assert "detección" not in rows["de-duplication"][1] and "deduplicación" in rows["de-duplication"][1]
+    assert "firma" in rows["fingerprint, signature"][1]
+    assert "汉明重量" in rows["population count (POPCNT)"][2]
+    assert rows["expected value"][1] == "esperanza matemática"
+    assert rows["shift and mask"][1] == "corrimiento y máscara"
+    assert rows["random vector"][1].startswith("vector aleatorio")
+
+
 # Math written with Unicode symbols instead of LaTeX: MathJax does not typeset it, and it reads
 # differently from the same formula in the text around it.
 _UNICODE_MATH = re.compile(r"[×−≤≥≠≈θπ⊕ᵢ⁰¹²³⁴⁵⁶⁷⁸⁹±∝⟹↦√∑∈]|\b[dp][12]\b|\bd_H\b|\bE\[")

@@ -226,3 +226,87 @@ def test_theta_slider_has_a_frame_per_angle():
     w = widgets.theta_slider(degrees=(0, 90), trials=50, dpi=20)
     assert w.n_frames == 2
     assert w.children[1].children[0].format == "png" and w.animation_png is not None
+
+
+# -- a line of progress: live in JupyterLab, gone from the stored output ---------------------------
+
+
+def _jupyterlab(chunks: list[str]) -> str:
+    """What JupyterLab shows of a stream written in ``chunks``: its own rule (the output area's
+    ``processText``), a terminal's: characters overwrite at a cursor, ``\\r`` sends it to the line's
+    start, ``\\b`` deletes the character before it, ``\\n`` ends the text."""
+    text, cursor = "", 0
+    for chunk in chunks:
+        for ch in chunk:
+            if ch == "\r":
+                while cursor > 0 and text[cursor - 1] != "\n":
+                    cursor -= 1
+            elif ch == "\b":
+                if cursor > 0 and text[cursor - 1] != "\n":
+                    text, cursor = text[: cursor - 1] + text[cursor:], cursor - 1
+            elif ch == "\n":
+                text += "\n"
+                cursor = len(text)
+            else:
+                text = text[:cursor] + ch + text[cursor + 1 :]
+                cursor += 1
+    return text
+
+
+def _stored(text: str) -> str:
+    """What nbclient and nbval keep of a cell's stream: a line's text up to a ``\\r`` followed by
+    more text is dropped (their ``coalesce_streams``)."""
+    return re.sub(r"^.*\r(?=[^\n])", "", text, flags=re.M)
+
+
+class _Chunks(io.StringIO):
+    def __init__(self):
+        super().__init__()
+        self.chunks = []
+
+    def write(self, s):
+        self.chunks.append(s)
+        return super().write(s)
+
+
+def test_a_line_of_progress_shows_while_it_runs_and_leaves_nothing_visible():
+    out = _Chunks()
+    with widgets.Progress("drawing the frames", total=12, file=out, every=0) as bar:
+        for i in range(12):
+            bar.update(i)
+        bar.step("a much longer label than any of the counts before it")
+    out.write("done\n")
+    with widgets.Progress("then", total=2, file=out, every=0) as bar:
+        bar.update(0)
+    live, stored = _jupyterlab(out.chunks), _stored(out.getvalue())
+    assert "drawing the frames: 12 of 12" in _jupyterlab(out.chunks[:12])  # shown as it goes
+    assert live.strip(" \u200b\n") == "done" and "drawing" not in live and "then" not in live
+    assert stored == "\u200bdone\n\u200b"  # the stored output: the same every run, nothing shown
+    assert widgets.PROGRESS_MARK == "\u200b"
+
+
+def test_a_stepper_of_figures_carries_their_text_alternative_and_text_size():
+    figs = []
+    for k in range(2):
+        fig, ax = plt.subplots(figsize=(4, 2))
+        ax.set_title(f"frame {k}")
+        figs.append(fig)
+    player = widgets.stepper(figs, labels=["a", "b"], dpi=72)
+    html = player.fallback_html
+    alt = re.search(r'alt="([^"]*)"', html).group(1)
+    assert alt == "frame 0. 2 frames: a, b"  # the first frame's words, then the frames
+    assert 'style="width:100%"' in html  # as wide as the page (a class's screen)
+    smallest = min(widgets.smallest_text_px(f, 72) for f in figs)
+    assert float(re.search(r'data-text-px="([\d.]+)"', html).group(1)) == smallest > 0
+    unseen = player.children[-1]
+    assert "frame 0. 2 frames: a, b" in unseen.value and "clip:rect(0,0,0,0)" in unseen.value
+
+
+@pytest.mark.filterwarnings("ignore:Glyph .* missing from font")  # the words, not their glyphs
+def test_figure_png_writes_its_words_and_its_smallest_text_into_the_png():
+    fig, ax = plt.subplots()
+    ax.set_title("θ = 60°, 海量")
+    ax.set_xlabel("small", fontsize=8)
+    img = Image.open(io.BytesIO(widgets.figure_png(fig, dpi=90)))
+    assert img.info[widgets.PNG_DESCRIPTION].startswith("θ = 60°, 海量")
+    assert float(img.info[widgets.PNG_TEXT_PX]) == pytest.approx(8 * 90 / 72)

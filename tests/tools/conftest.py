@@ -40,3 +40,9 @@ def i18n(request):
 def i18n_library(request):
     """``tools/i18n_library.py`` as a module."""
     yield from _load(request, "i18n_library")
+
+
+@pytest.fixture(scope="module")
+def lab(request):
+    """``tools/lab.py`` as a module."""
+    yield from _load(request, "lab")

@@ -373,3 +373,30 @@ def test_kernel_is_this_python_whatever_is_installed_as_python3(build, tmp_path,
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
     build.execute(nb, tmp_path, tmp_path, cell_timeout=120)
     assert nb.cells[0].outputs[0]["text"].split() == [sys.executable, build.HASH_SEED, str(tmp_path), "True"]
+
+
+def test_a_build_of_some_files_refreshes_the_cells_the_build_writes_in_the_others(build, tmp_path):
+    """A revised translation of the exercises' closing note (build.po) or a new navigation line
+    reaches every file not rebuilt, outputs kept: the build's own cells only."""
+    import nbformat
+
+    root = _copy_repo(tmp_path)
+    target = root / "exercises" / "es" / "solutions" / "01_lsh_vs_crypto.ipynb"
+    nb = nbformat.read(target, as_version=4)
+    outputs = [c.get("outputs") for c in nb.cells]
+    (note,) = [c for c in nb.cells if c.id == build.NOTE_ID]
+    fresh = note.source
+    note.source = "an older closing note"
+    nb.cells[0].source = "an older navigation line"
+    nbformat.write(nb, target)
+    assert _stale_files(_run(build, "--check", "--root", str(root))[1]) == {
+        target.relative_to(root).as_posix()
+    }
+    rc, out = _run(build, "--notebooks", "00", "--lang", "en", "--no-execute", "--root", str(root))
+    assert (
+        rc == 0 and "exercises/es/solutions/01_lsh_vs_crypto.ipynb: the build's own cells updated" in out
+    ), out
+    again = nbformat.read(target, as_version=4)
+    (note,) = [c for c in again.cells if c.id == build.NOTE_ID]
+    assert note.source == fresh and again.cells[0].source != "an older navigation line"
+    assert [c.get("outputs") for c in again.cells] == outputs

@@ -269,3 +269,127 @@ def test_english_render_of_the_course_is_its_source(i18n):
                 assert out.source == cell.source, path
             else:
                 assert "_(" not in out.source, path
+
+
+# -- a line break typed inside a string -------------------------------------------------------------
+
+
+def test_a_line_break_inside_a_string_is_named_with_its_line(i18n, repo):
+    """A string of a PO file broken by a raw line break (issue 47: '... un concepto,' then the next
+    line) is refused with its file and line, not read without the break and the words around it."""
+    path = i18n.catalogue_path(repo / "course" / "notebooks" / "01_x.py", "es", repo)
+    path.parent.mkdir(parents=True)
+    path.write_text('msgid "a, b"\nmsgstr "un concepto,\n"\n"con el mismo"\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"01_x.po:2: not a whole quoted string"):
+        i18n.read_catalogue(path)
+    (found,) = i18n.problems(repo, ["01"])
+    assert found.startswith("course/i18n/es/notebooks/01_x.po: unreadable") and ":2:" in found
+    path.write_text('msgid "a, b"\nmsgstr "un concepto,\\n"\n"con el mismo"\n', encoding="utf-8")
+    assert [e.msgstr for e in i18n.read_catalogue(path)] == ["un concepto,\ncon el mismo"]
+
+
+def test_every_catalogue_of_the_repository_is_well_formed(i18n):
+    files = sorted((ROOT / "course" / "i18n").rglob("*.po")) + sorted((ROOT / "simhash_lab").rglob("*.po"))
+    assert len(files) >= 17
+    assert [line for f in files for line in i18n.malformed_lines(f)] == []
+
+
+# -- comments of a notebook's code cells ---------------------------------------------------------
+
+
+COMMENTED = """# %%
+import numpy as np  # noqa: F401
+
+x = 3  # three edits, one per word
+# the votes of every word
+y = x + 1  # 4
+"""
+
+
+def test_a_notebooks_comments_are_units_and_are_translated(i18n, repo):
+    for folder in ("notebooks", "exercises"):
+        (repo / "course" / folder / "02_c.py").write_text(COMMENTED, encoding="utf-8")
+    nb = i18n.units(i18n.read_cells(repo / "course" / "notebooks" / "02_c.py"), "course/notebooks/02_c.py")
+    assert [(u.kind, u.text) for u in nb] == [
+        ("comment", "three edits, one per word"),
+        ("comment", "the votes of every word"),
+    ]  # not "noqa: F401", not "4"
+    ex = i18n.units(i18n.read_cells(repo / "course" / "exercises" / "02_c.py"), "course/exercises/02_c.py")
+    assert ex == []  # exercises: not yet (i18n.COMMENT_FOLDERS)
+    src = repo / "course" / "notebooks" / "02_c.py"
+    i18n.update(src, "es", repo)
+    path = i18n.catalogue_path(src, "es", repo)
+    cat = i18n.read_catalogue(path)
+    spanish = {
+        "three edits, one per word": "tres ediciones,\nuna por palabra",
+        "the votes of every word": "x",
+    }
+    for e in cat:
+        e.msgstr = spanish[e.msgid]
+    i18n.write_catalogue(cat, path)
+    (broken,) = [p for p in i18n.problems(repo, ["02"]) if "exercises" not in p]
+    assert "one line" in broken  # a comment's translation is one line
+    spanish["three edits, one per word"] = "tres ediciones, una por palabra"
+    for e in cat:
+        e.msgstr = spanish[e.msgid].replace("x", "los votos de cada palabra")
+    i18n.write_catalogue(cat, path)
+    assert [p for p in i18n.problems(repo, ["02"]) if "exercises" not in p] == []
+    (cell,), _ = i18n.render(i18n.read_cells(src), i18n.read_catalogue(path), "course/notebooks/02_c.py")
+    assert cell.source == (
+        "import numpy as np  # noqa: F401\n\nx = 3  # tres ediciones, una por palabra\n"
+        "# los votos de cada palabra\ny = x + 1  # 4"
+    )
+
+
+# -- one Spanish term per concept -------------------------------------------------------------------
+
+
+def test_the_term_list_names_each_word_to_avoid_outside_code_math_and_quotations(i18n, repo):
+    terms = i18n.terms_path("es", repo)
+    terms.parent.mkdir(parents=True)
+    terms.write_text(
+        "# a comment\nbucket | cubeta ‡ | bucket, buckets\nunrelated | no relacionado | sin relación\n",
+        encoding="utf-8",
+    )
+    assert [t.term for t in i18n.read_terms("es", repo)] == ["cubeta", "no relacionado"]
+    src = repo / "course" / "notebooks" / "01_x.py"
+    i18n.update(src, "es", repo)
+    prose = (
+        "# 01 · Un título\n\nUn bucket, y dos `buckets` en código, $bucket$ en matemática,\n"
+        "> y un bucket citado\n\ntextos sin\nrelación: [enlace](02_next.ipynb), 10 000 y 12000 y 50 %."
+    )
+    _translate(i18n, repo, {**SPANISH, next(iter(SPANISH)): prose})
+    found = i18n.term_problems(repo, ("es",), ["01"])
+    assert [f.split("): ", 1)[1] for f in found] == [
+        "'bucket': write 'cubeta' for 'bucket'",
+        "'sin\\nrelación': write 'no relacionado' for 'unrelated'",
+        "'10 000': a space between thousands (the course writes 10,000)",
+        "'12000': a number of 4+ digits without commas (10,000; years and bit strings apart)",
+        "'0 %': a space before % (the course writes 50%)",
+    ]
+    assert all(f.startswith("es: course/i18n/es/notebooks/01_x.po (markdown cell 0)") for f in found)
+    assert found == [p for p in i18n.problems(repo, ["01"])]  # `tools/i18n.py check` fails on them
+    terms.write_text("bucket | cubeta\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"terms.txt:1: not `english \| term \| avoid"):
+        i18n.read_terms("es", repo)
+
+
+def test_the_glossary_gives_each_terms_spanish(i18n):
+    """The glossary of notebook 07 (its Spanish column) writes, for each concept of the term list
+    it has a row for, the term the list names."""
+    import jupytext
+
+    cells = jupytext.read(ROOT / "course" / "notebooks" / "07_review.py").cells
+    table = next(c.source for c in cells if "## Glossary" in c.source)
+    catalogue = i18n.read_catalogue(i18n.catalogue_path(ROOT / "course" / "notebooks" / "07_review.py", "es"))
+    spanish = next(e.msgstr for e in catalogue if e.msgid == table)
+    rows = {}  # each English name of a row (a row may name two: "hash table, bucket") -> its Spanish
+    for r in spanish.splitlines():
+        if r.startswith("| ") and r.count("|") >= 5:
+            english, es = (c.strip() for c in r.strip("|").split("|")[:2])
+            rows.update({name.strip(): es for name in english.split(",")})
+    terms = i18n.read_terms("es")
+    checked = [(t, rows[t.english.split(" (")[0]]) for t in terms if t.english.split(" (")[0] in rows]
+    assert len(checked) >= 10, [t.english for t, _ in checked]
+    wrong = [f"{t.english}: {es!r} lacks {t.term!r}" for t, es in checked if t.term.split(" (")[0] not in es]
+    assert not wrong, "\n".join(wrong)
