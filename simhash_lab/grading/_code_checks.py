@@ -349,6 +349,16 @@ def _self_names(tree: ast.AST) -> set[int]:
     return out
 
 
+def _in_a_module(node: ast.Subscript, imported: set[str]) -> bool:
+    """``np.typecodes["x"] = ...``: a subscript of something reached through an imported module's
+    attributes (a library's own dict or list, there for the next call)."""
+    base, through = node.value, False
+    while isinstance(base, (ast.Attribute, ast.Subscript)):
+        through = through or isinstance(base, ast.Attribute)
+        base = base.value
+    return through and isinstance(base, ast.Name) and base.id in imported
+
+
 def _string_names(tree: ast.AST) -> set[str]:
     """Names ``tree`` binds to a string constant (``FMT = '%x'``)."""
     out = set()
@@ -396,6 +406,12 @@ def _problems(source: str, rules: Rules | None) -> list[str]:
     def bad(node: ast.AST, what: str, stated: bool = False) -> None:
         found.append((getattr(node, "lineno", 1), what, stated))
 
+    imported = {
+        (a.asname or a.name).split(".")[0]
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.Import, ast.ImportFrom))
+        for a in n.names
+    }
     methods = _self_names(tree)
     selves: set[str] = set()
     for fn in ast.walk(tree):
@@ -414,6 +430,10 @@ def _problems(source: str, rules: Rules | None) -> list[str]:
                 bad(node, _("`{n}` reaches into the interpreter").format(n=n))
             elif isinstance(node.ctx, ast.Load) and n in forbidden:
                 bad(node, _("`{n}` is not allowed in this answer").format(n=n), True)
+        elif (
+            t is ast.Subscript and isinstance(node.ctx, (ast.Store, ast.Del)) and _in_a_module(node, imported)
+        ):
+            bad(node, _("storing into a module's own data keeps a value outside the function"))
         elif t is ast.Attribute:
             a = node.attr
             if a.startswith("_") or a in GUARD_ATTRIBUTES:

@@ -319,6 +319,9 @@ class Spy:
     def __repr__(self) -> str:
         return f"<{len(self.__items)} fingerprints>"
 
+    def __reduce_ex__(self, protocol: Any) -> tuple:  # copy, pickle: every item read, a plain list
+        return (list, (list(self),))
+
     @staticmethod
     def reads(spy: Spy) -> int:
         """How many different items of ``spy`` were read."""
@@ -334,14 +337,20 @@ class SpyTable(collections.abc.Mapping):
     """A read-only mapping (one of an answer's tables, handed back to it) that remembers which of its
     entries were read: looking a key up (``t[b]``, ``t.get(b)``, ``b in t``) reads that entry;
     iterating it (``keys``, ``values``, ``items``, ``dict(t)``) reads them all; ``len`` reads none.
-    Built from a ``defaultdict``, a missing key gives its factory's empty value, as there."""
+    Built from a ``defaultdict``, a missing key gives its factory's empty value, as there. ``extra``,
+    ``(key, id)``: the entry of ``key`` lists ``id`` too (in its own copy of the table)."""
 
     __slots__ = ("__data", "__seen", "__default")
 
-    def __init__(self, data: dict) -> None:
+    def __init__(self, data: dict, extra: tuple | None = None) -> None:
+        self.__default = data.default_factory if type(data) is collections.defaultdict else None
+        if extra is not None:
+            key, ident = extra
+            data = dict(data)
+            v = data.get(key, [])
+            data[key] = v + [ident] if type(v) is list else v | {ident} if type(v) is set else (*v, ident)
         self.__data = data
         self.__seen: set = set()
-        self.__default = data.default_factory if type(data) is collections.defaultdict else None
 
     def __getitem__(self, key: Any) -> Any:
         self.__seen.add(_hashable_key(key))
@@ -364,6 +373,9 @@ class SpyTable(collections.abc.Mapping):
     def __repr__(self) -> str:
         return f"<a table of {len(self.__data)} keys>"
 
+    def __reduce_ex__(self, protocol: Any) -> tuple:  # copy, pickle: every entry read, a plain dict
+        return (dict, (dict(self.items()),))
+
     @staticmethod
     def read(table: SpyTable) -> list:
         """The keys of ``table`` whose entries were read."""
@@ -378,14 +390,23 @@ def _hashable_key(key: Any) -> Any:
     return key
 
 
-def spy_tables(tables: Any) -> Any:
+def spy_tables(tables: Any, plant: Any = None) -> Any:
     """``tables`` (an answer's own, rebuilt from its plain form) with each table a :class:`SpyTable`:
     a list or tuple of dicts, or a dict of dicts, as the answer returned them; anything else as it is
-    (the answer's judge has refused it already)."""
+    (the answer's judge has refused it already). ``plant``, ``[id, keys]``: table j also lists ``id``
+    under ``keys[j]`` (a bait a scan finds, see ``checks.block_index``)."""
+    ident, keys = plant if type(plant) is list and len(plant) == 2 and type(plant[1]) is list else (None, [])
+
+    def spied(j: Any, t: Any) -> Any:
+        if not isinstance(t, dict):
+            return t
+        extra = (keys[j], ident) if ident is not None and type(j) is int and 0 <= j < len(keys) else None
+        return SpyTable(t, extra)
+
     if type(tables) in (list, tuple):
-        return type(tables)(SpyTable(t) if isinstance(t, dict) else t for t in tables)
+        return type(tables)(spied(j, t) for j, t in enumerate(tables))
     if isinstance(tables, dict):
-        return {j: SpyTable(t) if isinstance(t, dict) else t for j, t in tables.items()}
+        return {j: spied(j, t) for j, t in tables.items()}
     return tables
 
 
@@ -435,6 +456,8 @@ def decode_arg(v: Any) -> Any:
         if tag == "$spy":
             return Spy(body)
         if tag == "$spytables":
+            if type(body) is dict and "of" in body:
+                return spy_tables(decode_arg(body["of"]), body.get("plant"))
             return spy_tables(decode_arg(body))
         if tag in ("$dict", "$set"):
             return unplain(v)
@@ -696,11 +719,15 @@ def _resolve(a: Any, saved: dict, shared: dict, cache: dict) -> Any:
             return Spy(shared[body["$var"]])
         if tag == "$spytables":
             # the tables an earlier call saved, decoded once a case (each table is read through a
-            # SpyTable, which hands out copies of its lists, so no call changes them for the next)
-            key = json.dumps(body, sort_keys=True)
+            # SpyTable, which hands out copies of its lists, so no call changes them for the next),
+            # and the id planted in them, if any
+            of, plant = (
+                (body.get("of"), body.get("plant")) if type(body) is dict and "of" in body else (body, None)
+            )
+            key = json.dumps(of, sort_keys=True)
             if key not in cache:
-                cache[key] = _resolve(body, saved, shared, cache)
-            return spy_tables(cache[key])
+                cache[key] = _resolve(of, saved, shared, cache)
+            return spy_tables(cache[key], plant)
     return decode_arg(a)
 
 

@@ -1441,26 +1441,22 @@ _NEAR_VIA_POPCOUNT = _s("""
         return popcount_kernighan(a ^ b) <= k
 """)
 
-_LINEAR = _s("""
+_BUILD = _s("""
     def build_tables(fps):
         tables = [{} for _ in range(4)]
         for i, fp in enumerate(fps):
             for j, b in enumerate(blocks(fp)):
                 tables[j].setdefault(b, []).append(i)
         return tables
+""")
+_LINEAR = _BUILD + _s("""
 
 
     def query(tables, fps, q, k):
         return [i for i, f in enumerate(fps) if hamming(f, q) <= k]
 """)
 # issue 43: the fingerprints rebuilt from the tables' keys, all compared; fps never read
-_TABLE_SCAN = _s("""
-    def build_tables(fps):
-        tables = [{} for _ in range(4)]
-        for i, fp in enumerate(fps):
-            for j, b in enumerate(blocks(fp)):
-                tables[j].setdefault(b, []).append(i)
-        return tables
+_TABLE_SCAN = _BUILD + _s("""
 
 
     def query(tables, fps, q, k):
@@ -1470,6 +1466,34 @@ _TABLE_SCAN = _s("""
                 for i in ids:
                     rebuilt[i] = rebuilt.get(i, 0) | (b << (16 * j))
         return sorted(i for i, f in rebuilt.items() if hamming(f, q) <= k)
+""")
+_FORMAT_FIELD = _BUILD + _s("""
+
+
+    def query(tables, fps, q, k):
+        items = [int(t) for t in "{0._Spy__items}".format(fps).strip("[]").split(",")]
+        return [i for i, f in enumerate(items) if hamming(f, q) <= k]
+""")
+_FORMAT_TABLES = _BUILD + _s("""
+
+
+    import ast
+
+    def query(tables, fps, q, k):
+        rebuilt = {}
+        for j in range(4):
+            for b, ids in ast.literal_eval("{0._SpyTable__data}".format(tables[j])).items():
+                for i in ids:
+                    rebuilt[i] = rebuilt.get(i, 0) | (b << (16 * j))
+        return sorted(i for i, f in rebuilt.items() if hamming(f, q) <= k)
+""")
+_COPY = _BUILD + _s("""
+
+
+    import copy
+
+    def query(tables, fps, q, k):
+        return [i for i, f in enumerate(copy.copy(fps)) if hamming(f, q) <= k]
 """)
 _SEEN = _s("""
     SEEN = []
@@ -1517,13 +1541,7 @@ _MODULE_STATE = _s("""
     def query(tables, fps, q, k):
         return [i for i, f in enumerate(np.seen_fps) if hamming(f, q) <= k]
 """)
-_SPY_RESET = _s("""
-    def build_tables(fps):
-        tables = [{} for _ in range(4)]
-        for i, fp in enumerate(fps):
-            for j, b in enumerate(blocks(fp)):
-                tables[j].setdefault(b, []).append(i)
-        return tables
+_SPY_RESET = _BUILD + _s("""
 
 
     def query(tables, fps, q, k):
@@ -1560,13 +1578,7 @@ _FILE_STATE = _s("""
         with open("/tmp/fps.json") as f:
             return [i for i, x in enumerate(json.load(f)) if hamming(x, q) <= k]
 """)
-_KEY_SCAN = _s("""
-    def build_tables(fps):
-        tables = [{} for _ in range(4)]
-        for i, fp in enumerate(fps):
-            for j, b in enumerate(blocks(fp)):
-                tables[j].setdefault(b, []).append(i)
-        return tables
+_KEY_SCAN = _BUILD + _s("""
 
 
     def query(tables, fps, q, k):
@@ -1766,12 +1778,12 @@ def cheats() -> dict[str, list[tuple[str, dict[str, str], dict[str, str]]]]:
             ),
         ],
         "05_block_index": [
-            ("linear", {"block_index": _LINEAR}, {"block_index": "read fps[id] only for those ids"}),
-            (
-                "table scan",
-                {"block_index": _TABLE_SCAN},
-                {"block_index": "reads other entries of the tables"},
-            ),
+            ("linear", {"block_index": _LINEAR}, {"block_index": "no candidate of q"}),
+            ("table scan", {"block_index": _TABLE_SCAN}, {"block_index": "no candidate of q"}),
+            # reads no counter sees: a format string's field, a copy (what they read is bait)
+            ("format field", {"block_index": _FORMAT_FIELD}, {"block_index": "no candidate of q"}),
+            ("format field tables", {"block_index": _FORMAT_TABLES}, {"block_index": "no candidate of q"}),
+            ("copy", {"block_index": _COPY}, {"block_index": "no candidate of q"}),
             ("key scan", {"block_index": _KEY_SCAN}, {"block_index": "reads other entries of the tables"}),
             ("seen", {"block_index": _SEEN}, {"block_index": ""}),
             ("memo", {"block_index": _MEMO}, {"block_index": ""}),

@@ -33,6 +33,7 @@ def test_a_spy_cannot_be_read_or_reset():
         "from inspect import currentframe\ndef f(x):\n    return 0\n",
         "from numpy.lib.stride_tricks import as_strided\ndef f(x):\n    return 0\n",
         "import numpy as np\ndef f(x):\n    np.seen = x\n    return 0\n",
+        "import numpy as np\ndef f(x):\n    np.typecodes['seen'] = x\n    return 0\n",
         "from operator import attrgetter\ndef f(x):\n    return attrgetter('_Spy__items')(x)\n",
         "def f(x):\n    return object.__getattribute__(x, 'y')\n",
         "from simhash_lab.grading import data\ndef f(x):\n    return 0\n",
@@ -62,34 +63,6 @@ def test_the_guard_refuses_what_reaches_the_interpreter_or_keeps_values(src):
 )
 def test_everything_else_is_the_learners_choice(src):
     assert _code_checks.problems(src) == [], _code_checks.problems(src)
-
-
-# every route from an int to its text: refused where the text forbids it (popcount_kernighan)
-_TEXT_ROUTES = [
-    "'%x' % x",
-    "'%d' % (x,)",
-    "b'%x' % x",
-    "FMT % x",
-    "'{:b}'.format(x)",
-    "format(x, 'b')",
-    "str(x)",
-    "repr(x)",
-    "bin(x)",
-    "hex(x)",
-    "oct(x)",
-    "f'{x:b}'",
-    "x.to_bytes(8, 'big').hex()",
-    "x.__format__('b')",
-    "int.__repr__(x)",
-    "x.bit_count()",
-]
-
-
-@pytest.mark.parametrize("expr", _TEXT_ROUTES)
-def test_every_route_from_an_int_to_text_is_refused_where_the_text_forbids_it(expr):
-    code = f"FMT = '%x'\n\n\ndef popcount_kernighan(x):\n    s = {expr}\n    return len(s)\n"
-    found = _code_checks.problems(code, hamming_popcount._NO_TEXT)
-    assert found, expr
 
 
 def test_a_stated_rule_is_told_apart_from_the_guard():

@@ -8,15 +8,21 @@ An exercise module (``checks/hamming_popcount.py`` ...) declares its answers, on
   from a ❌ (or from a classmate) is wrong there.
 * :class:`Functions`: the cell defines functions; ``cases(rng)`` gives the calls to make (``rng``
   None: the visible cases of the learner's check cell; a ``random.Random``: hidden cases drawn at
-  grading time) and ``judge(case, results)`` checks what came back. A :class:`Method` adds an
-  allow-list (:mod:`simhash_lab.grading._code_checks`) and measured cases (lines executed, items read,
-  Numba's signatures) that hold for any honest implementation and fail a bypass.
+  grading time) and ``judge(case, results)`` checks what came back. A :class:`Method` adds measured
+  cases (lines executed, the values of its int variables, items and table entries read, what
+  Numba compiled) that hold for any honest implementation, however written, and fail a bypass, and
+  the exercise's stated rules (:class:`~simhash_lab.grading._code_checks.Rules`); the guard of
+  :mod:`simhash_lab.grading._code_checks` applies to every measured answer.
 
-The same answer object serves both paths: called from a check cell (``checks.md5_64(md5_64)``) it
-runs the visible cases in the learner's kernel and prints one ✅ line or a ❌ block, without raising
-(so Run All goes on); the grader calls :meth:`Values.verdict` / :meth:`Functions.verdict` on data
-exported from the sandbox. Judges only ever see plain data (:func:`~simhash_lab.grading._protocol.plain`
-and back through JSON), never the learner's objects.
+The same answer object serves every judge, on one path: called from a check cell
+(``checks.md5_64(md5_64)``) it runs the visible cases in the learner's kernel through the same
+:func:`~simhash_lab.grading._protocol.run_cases` as the sandbox (a call stopped at
+``CALL_TIMEOUT``, the answer's later calls not made), the same static checks on the functions it
+reaches and the same verdict, and prints one ✅ line (saying, for an answer graded on hidden cases,
+that the ✅ is for the cases shown) or a ❌ block, without raising (so Run All goes on); ``simhash-lab
+check`` and ``grade`` call :meth:`Values.verdict` / :meth:`Functions.verdict` on data exported from
+their runs. Judges only ever see plain data (:func:`~simhash_lab.grading._protocol.plain` and back
+through JSON), never the learner's objects.
 """
 
 from __future__ import annotations

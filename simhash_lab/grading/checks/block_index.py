@@ -4,11 +4,14 @@
 ``build_tables`` must return the tables the exercise describes (4 tables, block value -> ids: a
 list or tuple of 4 dicts or a dict of 4, plain dicts or ``defaultdict``), and ``query`` gets them
 back rebuilt from that plain data, so nothing else can travel from one to the other (a copy of all
-the fingerprints, say). What ``query`` is handed counts what it reads: the fingerprints (a list
-that counts the items read) and each table (a mapping that counts the entries looked up or
-iterated). A query may read only its candidates: in table j the entry of block j of ``q``, and
-the fingerprints of the ids found there; anything more (a scan of ``fps``, or of the tables to
-rebuild the fingerprints from their keys) is a linear scan, whatever it is written with. Both
+the fingerprints, say). A query may read only its candidates: in table j the entry of block j of
+``q``, and the fingerprints of the ids found there; anything more (a scan of ``fps``, or of the
+tables to rebuild the fingerprints from their keys) is a linear scan, whatever it is written with.
+Two things hold it, on what a query is handed: what it reads is counted (the fingerprints are a
+list that counts the items read, each table a mapping that counts the entries looked up or
+iterated), and everything but its candidates is bait (:func:`_baited`: each other fingerprint is
+``q`` itself, and an id planted under q's keys rebuilds ``q`` from the tables), so a query that
+reads beyond them, however (a copy, a format string's field, a counter reset), answers wrong. Both
 functions run in a sandbox of their own, each call on its own (no state between calls), on two
 indexes of the same size built one after the other, queried in turn.
 """
@@ -127,13 +130,16 @@ def _fingerprints(rng: random.Random, n: int) -> tuple[list[int], list[tuple[int
             q ^= 1 << b
         queries.append((q, rng.randint(0, 3)))
     queries += [(rng.getrandbits(64), 3) for _ in range(4)]
+    # and pairs at most 3 bits apart, queried at one of them with k = 3: two ids to return, in order
+    close = [i for i in range(0, n // 4, 2) if bin(fps[i] ^ fps[i + 1]).count("1") <= 3]
+    queries += [(fps[i], 3) for i in rng.sample(close, min(4, len(close)))]
     return fps, queries
 
 
 def _index_cases(rng: random.Random | None) -> list[dict]:
     if rng is None:
         fps, qs = data.block_fingerprints(variant=None)
-        queries = [(q, k) for k in range(4) for q in qs]
+        queries = [(q, i % 4) for i, q in enumerate(qs)]
         other, other_q = _fingerprints(random.Random(5), len(fps))
     else:
         fps, queries = _fingerprints(rng, rng.randint(800, 1500))
@@ -144,16 +150,35 @@ def _index_cases(rng: random.Random | None) -> list[dict]:
         call("build_tables", {"$var": "fps"}, save="tables"),
         call("build_tables", {"$var": "other"}, save="other_tables"),
     ]
+    built = {"fps": (fps, _reference_tables(fps)), "other": (other, _reference_tables(other))}
     asked = []
     for i, (q, k) in enumerate(queries):
         if i % 2 == 1 and i // 2 < len(other_q):
             (q, k), name, tables = other_q[i // 2], "other", "other_tables"
         else:
             name, tables = "fps", "tables"
-        spied = [{"$spytables": ref(tables)}, {"$spy": {"$var": name}}]
+        seen, planted = _baited(*built[name], q)
+        spied = [{"$spytables": {"of": ref(tables), "plant": planted}}, {"$spy": seen}]
         calls.append(call("query", *spied, q, k, measure=["reads"]))
         asked.append([q, k, name])
     return [case(*calls, vars={"fps": fps, "other": other}, fps=fps, other=other, queries=asked)]
+
+
+#: The far fingerprint planted for a query ``q``: every bit differs.
+_ALL = 2**64 - 1
+
+
+def _baited(fps: list[int], tables: list[dict], q: int) -> tuple[list[int], list]:
+    """What a query on ``q`` is handed beside its tables, so that reading anything but its candidates
+    gives a wrong answer, however it reads (a loop, a copy, a format string's field): the
+    fingerprints with every one that is no candidate replaced by ``q`` itself (distance 0), and one
+    more id, ``len(fps)``, planted under q's 4 blocks in the tables (a candidate, so an honest query
+    reads its fingerprint, every bit away from q) whose keys rebuild ``q`` (a table scan finds it at
+    distance 0). An honest query reads the candidates only, and answers as on the real ones."""
+    keys = _blocks(q)
+    candidates = {i for j, b in enumerate(keys) for i in tables[j].get(b, [])}
+    seen = [f if i in candidates else q for i, f in enumerate(fps)] + [q ^ _ALL]
+    return seen, [len(fps), keys]
 
 
 def _reference_tables(fps: list[int]) -> list[dict[int, list[int]]]:
@@ -216,6 +241,7 @@ def _index_judge(c: dict, res: list[dict]) -> None:
             )
     n_builds = 2 if "other" in c else 1
     arrays = {name: np.array(fps, dtype=np.uint64) for name, fps in built.items()}
+    refs: dict[str, list[dict]] = {}
     # a query that finds nothing anywhere (it looks for the ids somewhere else than its arguments)
     found_nothing = all(isinstance(r, dict) and r.get("ok") == [] for r in res[n_builds:])
     for (q, k, name), r in zip(c["queries"], res[n_builds:]):
@@ -242,6 +268,20 @@ def _index_judge(c: dict, res: list[dict]) -> None:
                 got=Raw(str(list(got))),
             )
         got_l = sorted(got)
+        tables_ref = _reference_tables(fps) if name not in refs else refs[name]
+        refs[name] = tables_ref
+        candidates = {i for j, b in enumerate(_blocks(q)) for i in tables_ref[j].get(b, [])}
+        beyond = [i for i in got_l if i not in candidates]
+        if beyond:
+            raise Wrong(
+                _(
+                    "Your query returns ids that are no candidate of q (in none of q's 4 table "
+                    "entries): it read more than the candidates (a loop over fps, or over the tables' "
+                    "entries), and what it found there was not the fingerprints."
+                ),
+                expected=Raw(f"{exp} for {what}"),
+                got=Raw(_("{n} ids that are no candidate, e.g. {v0}").format(n=len(beyond), v0=beyond[:3])),
+            )
         if got_l != exp:
             missing, extra = set(exp) - set(got_l), set(got_l) - set(exp)
             hint = _(
@@ -302,7 +342,9 @@ def _index_method_judge(cases: list[dict], results: list[list[dict]]) -> None:
         n_builds = 2 if "other" in c else 1
         for (q, _k, name), r in zip(c["queries"], res[n_builds:]):
             keys = _blocks(q)
+            # the candidates, and the id planted under q's keys (a candidate too, see _baited)
             candidates = {i for j, b in enumerate(keys) for i in tables[name][j].get(b, [])}
+            candidates.add(len(built[name]))
             reads = r.get("reads") if isinstance(r, dict) else None
             if (
                 not isinstance(reads, dict)
@@ -317,7 +359,7 @@ def _index_method_judge(cases: list[dict], results: list[list[dict]]) -> None:
                         "Get the candidate ids from the 4 tables first; read fps[id] only for those ids "
                         "(no loop over all of fps)."
                     ),
-                    expected=Raw(_("at most the {len} candidates read").format(len=len(candidates))),
+                    expected=Raw(_("at most the {len} candidates read").format(len=len(candidates) - 1)),
                     got=Raw(
                         _("it read {reads} of the {len} fingerprints for one query").format(
                             reads=reads["n_ids"], len=len(built[name])
