@@ -85,7 +85,7 @@ def _check_command(args: argparse.Namespace) -> int:
     if len(results) == 1 and not any(os.path.isdir(p) for p in args.notebooks):
         out(format_detail(results[0]) + "\n")
     else:
-        out(overview(results, args.notebooks) + "\n")
+        out(overview(results, args.notebooks) + "\n\n")
     with language(report_language(results)):
         out(_(NOT_A_GRADE) + "\n")
     return 0 if all(r.passed for r in results) else 1
