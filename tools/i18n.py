@@ -511,9 +511,9 @@ CHECK_NOTE = (
     "**Check the whole notebook** when every check above shows ✅. Save it (Ctrl+S), then in a "
     "terminal, in the repository's folder (where you typed `make lab`; nothing to activate):\n\n"
     "    make check NB={path}\n\n"
-    "or `.venv/bin/simhash-lab check {path}`. It keeps only your `answer` "
-    "cells, restores every other cell from a pristine copy, runs them on other data and inputs "
-    "drawn now, and prints one line per answer, as the grader does. It is a check, not a "
+    "or `.venv/bin/simhash-lab check {path}`. The check keeps your `answer` cells and the cells "
+    "you added, restores every other cell from a pristine copy, runs them all on other data and "
+    "inputs drawn now, and prints one line per answer, as the grader does. It is a check, not a "
     "grade: your teacher grades with `simhash-lab grade`, in a sandbox."
 )
 

@@ -10,12 +10,23 @@
 # starts as `raise NotImplementedError()`, a value as `...`), run them, then run the check cell below
 # each one: it prints ✅, or ❌ with a hint (and, for computed values, what was expected on this
 # notebook's data). A ❌ never stops the notebook, so Run All shows every check at once. Add cells of
-# your own to experiment; only the answer cells are graded.
+# your own, to experiment or for helper functions (grading runs them too, where they stand); only
+# the answer cells are graded.
 #
 # **Answers computed from the data are functions of it.** The check cell runs them on this
 # notebook's data *and* on another variant of it, so a number copied from a ❌ is ❌ here too. The
 # last cell names the command that checks the whole notebook the way the grader does (`make check`);
-# your teacher grades with `simhash-lab grade`, on other data and inputs drawn at grading time.
+# your teacher grades with `simhash-lab grade`, on other data and inputs drawn at grading time. So a
+# function's ✅ here says it passed the cases shown here, and that grading runs it on hidden ones.
+# A call that runs for more than 10 seconds is stopped (an endless loop?) and the check says so.
+#
+# **Write your answers your own way**: any Python, helper functions in cells of your own, NumPy.
+# Where an exercise checks the *method* (02, 03, 05), it measures what your functions do (the lines
+# they run, the values their variables take, what they read); only two things are refused there,
+# besides what the exercise itself forbids: code that reaches into the interpreter (`sys`, `gc`,
+# `inspect`, `getattr`, `eval`, names and attributes that start with `_`) and code that keeps values
+# outside a function (files, `os`, setting an attribute of a module), since either could change
+# what is measured.
 
 # %% tags=["setup"]
 import hashlib

@@ -52,11 +52,20 @@ fp_rust_safe_fast = 0b0111
 checks.rust_safe_fast_fingerprint()
 
 # %% [markdown]
-# The library reproduces the session's trace when you give it the same made-up hashes:
+# The library reproduces the session's trace when you give it the same made-up hashes. This cell
+# compares its accumulators and fingerprint with yours (it shows no number: those are yours to
+# work out):
 
 # %%
 seed4 = Simhasher(bits=4, hash=data.RUST_SAFE_FAST_HASHES)
-print(seed4.accumulators("rust safe fast"), bin(seed4.fingerprint("rust safe fast")))
+yours = globals().get("V_rust_safe_fast")
+library = [int(v) for v in seed4.accumulators("rust safe fast")]
+same_v = isinstance(yours, (list, tuple)) and list(yours) == library
+same_fp = globals().get("fp_rust_safe_fast") == seed4.fingerprint("rust safe fast")
+yes, no = _("yes"), _("not yet")
+print(
+    f"Do the library's accumulators match yours? {yes if same_v else no}. Its fingerprint? {yes if same_fp else no}."
+)
 
 # %% [markdown]
 # ## 2. Six accumulators to bits
@@ -94,8 +103,8 @@ checks.six_bit_int()
 # ## 3. Simhash in plain Python
 #
 # Write `simhash_py(features, bits)`: `features` is a list of `(hash, weight)` pairs (hash an int of
-# `bits` bits, weight a positive number). Return the fingerprint as an int. A tie (`V[i] == 0`) gives
-# 0, and no features at all give 0.
+# `bits` bits, weight a positive number): each feature votes $+w$ or $-w$, its own weight. Return the
+# fingerprint as an int. A tie (`V[i] == 0`) gives 0, and no features at all give 0.
 
 
 # %% simhash_lab={"answer": "simhash_py"} tags=["answer"]
@@ -120,12 +129,14 @@ checks.simhash_py()
 # ## 4. The same loop in Numba
 #
 # Python ints never overflow; machine words do. Write `simhash_numba(hashes, weights, bits)` with
-# `@njit`: `hashes` is a `uint64` array, `weights` a `float64` array of the same length. Keep the
+# `@njit`, all of it compiled (no `objmode` block: the check looks at what Numba compiled): `hashes` is
+# a `uint64` array, `weights` a `float64` array of the same length. Keep the
 # fingerprint in `uint64`: a plain `fp = 0` is an `int64` in Numba, where `1 << 63` is the sign bit,
 # so a fingerprint with bit 63 set comes back negative. Start from `np.uint64(0)` and set bits with
 # `np.uint64(1) << np.uint64(i)`. The 64 accumulators are a small array, `np.zeros(64)`: in Numba
 # that is a heap allocation (notebook 02's lesson), made once per call, not once per feature; the
-# session's Rust `[i64; 64]` lives on the stack.
+# session's Rust `[i64; 64]` lives on the stack. (No signal stops compiled code: if a loop of yours
+# never ends, its check ends the kernel after two minutes, and Jupyter restarts it.)
 
 
 # %% simhash_lab={"answer": "simhash_numba"} tags=["answer"]

@@ -17,7 +17,7 @@ from simhash_lab.grading import checks
 # the columns that differ.
 #
 # * `A = 100111`, `B = 101010` (source 004)
-# * `1011101` and `1001001` (source 001)
+# * `C = 1011101`, `D = 1001001` (source 001)
 
 # %% simhash_lab={"answer": "hamming_by_hand"} tags=["answer"]
 ### BEGIN SOLUTION
@@ -46,10 +46,12 @@ checks.xor_AB()
 # `x` with its **lowest set bit cleared** (try it on `0b101100`: `x - 1 = 0b101011`). So a loop of
 # `x &= x - 1` runs once per *set* bit, not once per bit.
 #
-# Write `popcount_kernighan(x)` for a non-negative int `x < 2**64` with that loop. The check also
-# follows the values your function's variables take: one of them must go `x`, `x & (x - 1)`, ...
-# down to 0, one loop step per set bit. So use only integer operations, comparisons and a loop:
-# `bin`, `str`, `int.bit_count` and library popcounts are not allowed in this answer.
+# Write `popcount_kernighan(x)` for a non-negative int `x < 2**64` with that method, written your way
+# (a `while` loop, recursion, a helper of yours). The check follows the values your function's
+# variables take (one of them must go `x`, `x & (x - 1)`, ... down to the last set bit) and counts
+# its steps (one per set bit, wherever the bits are). No text and no ready-made popcount in this
+# answer: `bin`, `str`, `format`, f-strings, `'%x' % x`, `int.bit_count`, `np.bitwise_count` and the
+# library's `popcount` and `hamming` are not allowed here.
 
 
 # %% simhash_lab={"answer": "popcount_kernighan"} tags=["answer"]
@@ -84,6 +86,7 @@ checks.popcount_kernighan()
 # Write `is_near(a, b, k=3)` in Python: True when `hamming(a, b) <= k`, taking at most $k + 1$ steps
 # however far apart `a` and `b` are (one step per differing bit, as above; the check follows a
 # variable of yours going `a ^ b`, then one differing bit fewer at each step, and where it stops).
+# Anything else is your choice here.
 
 
 # %% simhash_lab={"answer": "is_near"} tags=["answer"]

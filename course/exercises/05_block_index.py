@@ -50,14 +50,17 @@ checks.pigeonhole()
 # %% [markdown]
 # ## 3. Build the index, answer a query
 #
-# Write two functions, with plain dicts and lists:
+# Write two functions, with dicts and lists (a list of 4 dicts or a dict of 4, `defaultdict`, sets
+# of ids: your choice):
 #
 # * `build_tables(fps)`: 4 tables; table *j* maps a block-*j* value to the list of ids (indices into
 #   `fps`) whose block *j* has that value.
-# * `query(tables, fps, q, k)`: the sorted ids `i` with `hamming(fps[i], q) <= k`, for $k \le 3$.
-#   Collect **candidates** from the 4 tables (block *j* of `q` looked up in table *j*), then keep the
-#   candidates within distance k. Read `fps[i]` only for candidates: the check counts how many
-#   fingerprints a query looks at.
+# * `query(tables, fps, q, k)`: the ids `i` with `hamming(fps[i], q) <= k`, as a sorted list, for
+#   $k \le 3$. Collect **candidates** from the 4 tables (block *j* of `q` looked up in table *j*),
+#   then keep the candidates within distance k. The check counts what a query reads: in table *j*
+#   only the entry of block *j* of `q`, and `fps[i]` only for the ids found there (looping over
+#   `fps`, or over a table's entries, is the linear scan the index avoids). Each call is made on its
+#   own, so `query` uses only its arguments.
 
 
 # %% simhash_lab={"answer": "block_index"} tags=["answer"]

@@ -84,9 +84,10 @@ except Exception as e:  # a wrong answer: its check above says more
 # %% [markdown]
 # ## 3. Choose k
 #
-# $F_1 = 2PR/(P + R)$ balances the two. Write `best_k(distances, labels)`: compute $F_1$ for every
-# $k$ in `range(65)` (with your `precision_recall`) and return the $k$ with the largest $F_1$ (the
-# smallest such $k$ on a tie). The check runs it on this corpus's distances and on another's.
+# $F_1 = 2PR/(P + R)$ balances the two (it is 0 when $P + R = 0$). Write `best_k(distances, labels)`:
+# compute $F_1$ for every $k$ in `range(65)` (with your `precision_recall`) and return the $k$ with
+# the largest $F_1$ (the smallest such $k$ on a tie). The check runs it on this corpus's distances,
+# on another's, and on small sets of its own.
 
 
 # %% simhash_lab={"answer": "best_k"} tags=["answer"]

@@ -9,7 +9,7 @@
   assemble), :mod:`~simhash_lab.grading._sandbox` (bubblewrap, limits, the watchdog) with
   :mod:`~simhash_lab.grading._seccomp` (its filter), :mod:`~simhash_lab.grading._runner` (what runs
   inside), :mod:`~simhash_lab.grading._protocol` (the data that crosses),
-  :mod:`~simhash_lab.grading._code_checks` (the allow-lists of method checks),
+  :mod:`~simhash_lab.grading._code_checks` (the code a measured answer runs, and what is refused in it),
   :mod:`~simhash_lab.grading._report` (table, detail, JSON).
 * :mod:`simhash_lab.grading.data`: the exercises' data, and the variants grading draws.
 * :mod:`simhash_lab.grading.classroom`: ``simhash-lab assign`` (a variant per student) and

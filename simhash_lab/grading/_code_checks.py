@@ -1,178 +1,118 @@
-"""Static checks of an answer's code, read from the cell's source in the grader's own process.
+"""Static checks of an answer's code, and the code its method run executes, read in the grader's process.
 
 A method check ("Kernighan's loop runs once per set bit", "``is_near`` stops after k + 1 differing
-bits", "a query reads only its candidates", "Numba really compiled it") needs the answer's function
-to run where nothing else of the student's runs, with nothing in reach that could forge what is
-measured. So such a function is graded in two steps:
+bits", "a query reads only its candidates' entries", "Numba really compiled it") is a property of
+what the answer's functions *do*, measured on everything they are handed: the lines they execute,
+the values their int variables take, which items of the fingerprints and which entries of the
+tables they read, what Numba compiled. Each is measured where nothing else of the student's runs:
 
-1. Here (IPython's text transformations in a child process under a time and memory limit,
-   :func:`to_python_bounded`), :func:`extract` keeps from the answer cell only its definitions
-   (``def``, ``import`` of allowed modules, assignments of number constants) and :func:`problems`
-   checks them against an :class:`AllowList`: the AST node types of plain arithmetic, comparisons,
-   loops and containers; global names from a short list (the builtins the exercise needs, the setup
-   cell's imports, the other answers it may call); attributes from a short list of container
-   methods (and, on a module, that module's listed attributes); no dunder, no ``import`` inside a
-   function, no ``try``, ``with``, ``global``, ``class``, f-strings, generators' frames; no string
-   but a docstring or an error's message (every route from an int to its text, ``'%x' % x``
-   included, needs one); no list, dict or set outside a function and no mutable default (state
-   between calls). This is an allow-list of what is *fair* in the answer (a loop of
-   ``x &= x - 1``), not a blocklist of what is dangerous: anything not listed is refused, with the
-   line and the name.
-2. :mod:`simhash_lab.grading._runner` runs exactly the text that passed, in a fresh sandbox where no
-   other code of the student's ran, on inputs drawn at grading time, and measures what the method
-   check needs (lines executed in the answer's code, the values its int variables take, items of a
-   spy list read, Numba's compiled signatures). A pure-Python answer's definitions run anew before
-   every call, so no call starts from what an earlier one left. The code that passed step 1 has no
-   way to reach the counters.
+1. Here, from the notebook's cells (IPython's text transformations in a child process under a time
+   and memory limit, :func:`to_python_bounded`), :func:`method_code` keeps the answer's functions
+   and every definition of the student's cells they reach (helpers in cells of their own, the
+   other answers they call, the constants and imports they use), and nothing else: no statement
+   that only runs (a print, a test call, an experiment).
+2. :func:`problems` reads that code for two things only. What the exercise's text forbids in this
+   answer (:class:`Rules`: exercise 03 forbids ``bin``, ``str``, text formatting and ready-made
+   popcounts in ``popcount_kernighan``); nothing else about how it is spelled: any built-in, any
+   module, recursion, comprehensions, ``divmod``, the walrus, ``try``, classes, NumPy are the
+   learner's choice. And the **guard**, the same for every measured answer and said in the
+   exercises' text: no reaching into the interpreter (``sys``, ``gc``, ``inspect``, ``ctypes``,
+   ``getattr``, ``eval``, names and attributes with a leading ``_`` or ``__``, frames and code
+   objects) and no keeping values outside the function (``open``, ``os``, setting an attribute
+   of a module): the only ways code could change what is measured or carry a value from one call
+   to the next.
+3. :mod:`simhash_lab.grading._runner` runs exactly that code, in a fresh sandbox, on inputs drawn
+   at grading time; a pure-Python answer's definitions run anew before every call (nothing an
+   earlier call wrote is there); what it reads is counted by the objects it is handed
+   (:class:`~simhash_lab.grading._protocol.Spy`, :class:`~simhash_lab.grading._protocol.SpyTable`).
 
-The learner's check cells use the same allow-lists on ``inspect.getsource`` of the function, so a
-refused construct shows up while working, not first at grading.
+The learner's check cells run the same :func:`problems` on ``inspect.getsource`` of the answer's
+functions and of the functions of theirs those reach, and measure the same things on the same kind
+of objects in the kernel (:mod:`simhash_lab.grading.checks._checker`).
 """
 
 from __future__ import annotations
 
 import ast
 import dataclasses
+import symtable
 import textwrap
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Sequence
 
 from .._i18n import N_, _
 
 __all__ = [
-    "AllowList",
-    "Extract",
-    "extract",
+    "Rules",
+    "GUARD_WHY",
+    "Definition",
+    "definitions",
+    "reached",
+    "method_code",
     "problems",
+    "refused",
+    "labelled",
+    "is_stated",
     "function_source",
     "to_python",
     "to_python_bounded",
 ]
 
-#: Builtins every allow-list grants besides its own.
-BASE_BUILTINS = frozenset({"range", "len", "abs", "min", "max", "int", "bool", "True", "False", "None"})
-#: Names an annotation may use (``x: int``, ``-> list[int]``): evaluated at definition, harmless.
-ANNOTATION_NAMES = frozenset({"int", "float", "bool", "str", "list", "dict", "tuple", "set", "None"})
-
-_NODES = frozenset(
-    {
-        ast.Module,
-        ast.FunctionDef,
-        ast.arguments,
-        ast.arg,
-        ast.Return,
-        ast.Assign,
-        ast.AugAssign,
-        ast.AnnAssign,
-        ast.For,
-        ast.While,
-        ast.If,
-        ast.Break,
-        ast.Continue,
-        ast.Pass,
-        ast.Expr,
-        ast.BoolOp,
-        ast.BinOp,
-        ast.UnaryOp,
-        ast.Compare,
-        ast.Call,
-        ast.keyword,
-        ast.IfExp,
-        ast.Constant,
-        ast.Name,
-        ast.Load,
-        ast.Store,
-        ast.Del,
-        ast.Delete,
-        ast.Subscript,
-        ast.Slice,
-        ast.Tuple,
-        ast.List,
-        ast.Set,
-        ast.Dict,
-        ast.ListComp,
-        ast.SetComp,
-        ast.DictComp,
-        ast.GeneratorExp,
-        ast.comprehension,
-        ast.Attribute,
-        ast.NamedExpr,
-        ast.Lambda,
-        ast.Raise,
-        ast.Assert,
-        ast.Starred,
-        ast.Import,
-        ast.ImportFrom,
-        ast.alias,
-    }
-    | {
-        getattr(ast, n)
-        for n in (
-            "Add Sub Mult Div FloorDiv Mod Pow LShift RShift BitOr BitXor BitAnd MatMult "
-            "And Or UAdd USub Not Invert Eq NotEq Lt LtE Gt GtE Is IsNot In NotIn"
-        ).split()
-    }
-)
-_WHAT = {
-    ast.Try: "`try`",
-    ast.With: "`with`",
-    ast.Global: "`global`",
-    ast.Nonlocal: "`nonlocal`",
-    ast.ClassDef: N_("a class"),
-    ast.AsyncFunctionDef: "`async def`",
-    ast.Await: "`await`",
-    ast.Yield: "`yield`",
-    ast.YieldFrom: "`yield from`",
-    ast.JoinedStr: N_("an f-string"),
-    ast.FormattedValue: N_("an f-string"),
-}
-
 
 @dataclasses.dataclass(frozen=True)
-class AllowList:
-    """What an answer's code may use.
+class Rules:
+    """What an exercise's text forbids in one answer (stated to the learner there).
 
     Parameters
     ----------
     why : str
-        One sentence for the hint: what the exercise asks for and why the rest is refused.
-    builtins : iterable of str
-        Builtin names allowed besides :data:`BASE_BUILTINS`.
-    names : mapping
-        Global names the code may read (from the setup cells or other answers): name -> the module
-        it is (its attributes are then limited by ``modules``), or None for a function.
+        The text's rule, for the hint.
+    names : iterable of str
+        Names the answer may not use (``bin``, ``str``, an imported ``popcount``).
     attributes : iterable of str
-        Attribute names allowed on any object (``append``, ``get``, ``shape``...).
-    modules : mapping
-        Module -> the attributes of it the code may use (``{"numpy": {"uint64", ...}}``).
-    imports : iterable of str
-        Modules the answer cell may import at its top level.
-    decorators : iterable of str
-        Decorators a function may have, as written (``njit``, ``numba.njit``), with or without a call
-        whose arguments are constants.
+        Attribute names it may not use (``bit_count``, ``bitwise_count``).
+    text : bool
+        No turning a value into text: f-strings, ``%`` on a string, ``.format``.
     """
 
     why: str
-    builtins: frozenset[str] = frozenset()
-    names: Mapping[str, str | None] = dataclasses.field(default_factory=dict)
+    names: frozenset[str] = frozenset()
     attributes: frozenset[str] = frozenset()
-    modules: Mapping[str, frozenset[str]] = dataclasses.field(default_factory=dict)
-    imports: frozenset[str] = frozenset()
-    decorators: frozenset[str] = frozenset()
+    text: bool = False
 
     def __post_init__(self) -> None:
-        for f in ("builtins", "attributes", "imports", "decorators"):
-            object.__setattr__(self, f, frozenset(getattr(self, f)))
+        object.__setattr__(self, "names", frozenset(self.names))
+        object.__setattr__(self, "attributes", frozenset(self.attributes))
 
 
-@dataclasses.dataclass(frozen=True)
-class Extract:
-    """What :func:`extract` kept of a cell: ``text`` (the code to run), the names it defines,
-    and the ``dropped`` top-level statements (their line numbers), which the grader does not run."""
+#: Why the guard refuses what it refuses (said in the exercises' text too).
+GUARD_WHY = N_(
+    "The grader measures what your functions do (the lines they run, the values they take, what they "
+    "read): code that reaches into the interpreter (sys, gc, inspect, ctypes, getattr, eval, names "
+    "with _ or __) or keeps values outside a function (files, os, an attribute of a module) could "
+    "change what is measured, so a measured answer may not use it."
+)
 
-    text: str
-    defines: frozenset[str]
-    functions: frozenset[str]
-    dropped: tuple[int, ...]
+#: Modules that reach the interpreter, the process or files (and the grader's own package).
+GUARD_MODULES = frozenset(
+    """sys gc inspect ctypes _ctypes cffi importlib builtins types threading _thread signal os posix nt
+    io _io pathlib shutil tempfile glob fileinput shelve dbm sqlite3 pickle _pickle marshal copyreg
+    code codeop dis traceback linecache weakref _weakref pdb bdb trace tracemalloc faulthandler atexit
+    site runpy pkgutil zipimport subprocess multiprocessing concurrent asyncio socket resource mmap
+    select selectors fcntl pty tty termios ctypeslib IPython ipykernel simhash_lab.grading""".split()
+)
+#: Built-in names that reach the interpreter, run text as code, or open files.
+GUARD_NAMES = frozenset(
+    """getattr setattr delattr vars globals locals eval exec compile open breakpoint input help
+    memoryview get_ipython exit quit""".split()
+)
+#: Attributes of frames, code objects, generators and tracebacks, and those that reach raw memory or
+#: attributes by name (besides every attribute that starts with ``_``).
+GUARD_ATTRIBUTES = frozenset(
+    """f_back f_locals f_globals f_builtins f_code f_trace f_lasti gi_frame gi_code gi_yieldfrom
+    cr_frame cr_code cr_await cr_origin ag_frame ag_code ag_await tb_frame tb_next func_globals
+    func_code func_closure cell_contents ctypeslib ctypes as_strided stride_tricks attrgetter
+    methodcaller""".split()
+)
 
 
 def to_python(source: str) -> str:
@@ -255,57 +195,130 @@ def to_python_bounded(
     return out
 
 
-def _constant(node: ast.AST) -> bool:
-    if isinstance(node, ast.Constant):
-        return True
-    if isinstance(node, ast.UnaryOp):
-        return _constant(node.operand)
-    if isinstance(node, ast.BinOp):
-        return _constant(node.left) and _constant(node.right)
-    if isinstance(node, (ast.Tuple, ast.List)):
-        return all(_constant(e) for e in node.elts)
-    return False
+# -- the code a method run executes --------------------------------------------------------------------
 
 
-def extract(source: str, python: str | None = None) -> Extract:
-    """The definitions of an answer cell (``def``, ``import``, ``NAME = constant``), as code.
+@dataclasses.dataclass(frozen=True)
+class Definition:
+    """A top-level statement of a student's cell that defines names: a ``def``, a ``class``, an
+    ``import``, an assignment to names. ``source`` is its text (decorators included), ``cell`` the
+    index of its cell among those given, ``line`` its first line there."""
 
-    ``python`` is the cell already turned into plain Python (:func:`to_python_bounded`, as the
-    grader does); by default :func:`to_python` turns it here.
+    source: str
+    cell: int
+    line: int
+    defines: frozenset[str]
+    uses: frozenset[str]
+    functions: frozenset[str]
 
-    Raises SyntaxError when the cell is not Python (after IPython's transformations), or is nested
-    too deeply to be checked.
-    """
+
+def _target_names(t: ast.AST) -> set[str] | None:
+    if isinstance(t, ast.Name):
+        return {t.id}
+    if isinstance(t, (ast.Tuple, ast.List)):
+        out: set[str] = set()
+        for e in t.elts:
+            inner = _target_names(e.value if isinstance(e, ast.Starred) else e)
+            if inner is None:
+                return None
+            out |= inner
+        return out
+    return None
+
+
+def _defines(node: ast.stmt) -> set[str]:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}
+    if isinstance(node, ast.Import):
+        return {(a.asname or a.name).split(".")[0] for a in node.names}
+    if isinstance(node, ast.ImportFrom):
+        return {a.asname or a.name for a in node.names if a.name != "*"}
+    if isinstance(node, ast.Assign):
+        out: set[str] = set()
+        for t in node.targets:
+            names = _target_names(t)
+            if names is None:
+                return set()
+            out |= names
+        return out
+    if isinstance(node, (ast.AnnAssign, ast.AugAssign)) and isinstance(node.target, ast.Name):
+        return {node.target.id} if not isinstance(node, ast.AnnAssign) or node.value is not None else set()
+    return set()
+
+
+def _uses(text: str, node: ast.stmt) -> set[str]:
+    """The global names ``node`` reads (its decorators, defaults and module-level expressions, and the
+    names its functions and classes look up as globals), from Python's own symbol tables."""
     try:
-        return _extract(to_python(source) if python is None else python)
-    except (RecursionError, MemoryError):
-        raise SyntaxError(_("nested too deeply to be checked")) from None
+        top = symtable.symtable(text, "<cell>", "exec")
+    except (SyntaxError, RecursionError, MemoryError, ValueError):
+        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    out: set[str] = set()
+
+    def visit(t: symtable.SymbolTable) -> None:
+        module = t.get_type() == "module"
+        for sym in t.get_symbols():
+            if sym.is_referenced() and (module or sym.is_global()):
+                out.add(sym.get_name())
+        for child in t.get_children():
+            visit(child)
+
+    visit(top)
+    return out
 
 
-def _extract(text: str) -> Extract:
-    tree = ast.parse(text)
-    kept, defines, functions, dropped = [], set(), set(), []
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef):
-            kept.append(node)
-            defines.add(node.name)
-            functions.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            kept.append(node)
-            defines.update((a.asname or a.name).split(".")[0] for a in node.names)
-        elif (
-            isinstance(node, ast.Assign)
-            and all(isinstance(t, ast.Name) for t in node.targets)
-            and _constant(node.value)
-        ):
-            kept.append(node)
-            defines.update(t.id for t in node.targets)
-        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-            continue  # a docstring or a bare constant
-        else:
-            dropped.append(node.lineno)
-    text = ast.unparse(ast.Module(body=kept, type_ignores=[])) + "\n"
-    return Extract(text, frozenset(defines), frozenset(functions), tuple(dropped))
+def _segment(lines: list[str], node: ast.stmt) -> tuple[int, str]:
+    first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
+    return first, "\n".join(lines[first - 1 : node.end_lineno]) + "\n"
+
+
+def definitions(cells: Sequence[str]) -> list[Definition]:
+    """The definitions of ``cells`` (already plain Python, :func:`to_python_bounded`), in order.
+
+    Raises SyntaxError naming the cell's line when a cell is not Python, or is nested too deeply
+    to be read."""
+    out = []
+    for ci, text in enumerate(cells):
+        try:
+            tree = ast.parse(text)
+        except (RecursionError, MemoryError):
+            raise SyntaxError(_("nested too deeply to be checked")) from None
+        lines = text.splitlines()
+        for node in tree.body:
+            names = _defines(node)
+            if not names:
+                continue
+            line, src = _segment(lines, node)
+            functions = {node.name} if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else set()
+            out.append(
+                Definition(src, ci, line, frozenset(names), frozenset(_uses(src, node)), frozenset(functions))
+            )
+    return out
+
+
+def reached(defs: Sequence[Definition], names: Iterable[str]) -> list[Definition]:
+    """The definitions that define ``names``, and, in turn, every definition of a name they use (a
+    helper in a cell of the learner's own, another answer's function, a constant, an import), in
+    notebook order: what a call of those names can reach of the student's cells."""
+    need = set(names)
+    kept: set[int] = set()
+    grew = True
+    while grew:
+        grew = False
+        for i, d in enumerate(defs):
+            if i not in kept and d.defines & need:
+                kept.add(i)
+                need |= d.uses
+                grew = True
+    return [defs[i] for i in sorted(kept)]
+
+
+def method_code(defs: Sequence[Definition]) -> str:
+    """The code of a method run: ``defs`` (see :func:`reached`), one after the other."""
+    return "\n\n".join(d.source.rstrip("\n") for d in defs) + "\n"
+
+
+# -- what the code may not do --------------------------------------------------------------------------
 
 
 def function_source(fn) -> str | None:
@@ -319,269 +332,169 @@ def function_source(fn) -> str | None:
         return None
 
 
-def _decorator_name(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Call):
-        if any(not _constant(a) for a in node.args) or any(not _constant(k.value) for k in node.keywords):
-            return None
-        node = node.func
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-        return f"{node.value.id}.{node.attr}"
-    return None
+def _module_refused(module: str) -> bool:
+    parts = module.split(".")
+    return any(".".join(parts[: i + 1]) in GUARD_MODULES or p in GUARD_MODULES for i, p in enumerate(parts))
 
 
-def _bound_names(fn: ast.AST) -> set[str]:
-    """Every name the function (or a nested scope in it) binds: parameters, targets, defs."""
-    out = set()
-    for node in ast.walk(fn):
-        if isinstance(node, ast.arg):
-            out.add(node.arg)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            out.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node is not fn:
-            out.add(node.name)
+def _self_names(tree: ast.AST) -> set[int]:
+    """The ids of the first parameters of the methods of the classes in ``tree`` (``self``): the one
+    object whose attributes an answer may set."""
+    out: set[int] = set()
+    for cls in ast.walk(tree):
+        if isinstance(cls, ast.ClassDef):
+            for fn in cls.body:
+                if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.args.args:
+                    out.add(id(fn))
     return out
 
 
-def problems(
-    code: str,
-    allow: AllowList,
-    *,
-    extra_names: Mapping[str, str | None] | None = None,
-    constants: Iterable[str] = (),
-) -> list[str]:
-    """What in ``code`` the allow-list refuses, one line each (empty: it passes).
+def _in_a_module(node: ast.Subscript, imported: set[str]) -> bool:
+    """``np.typecodes["x"] = ...``: a subscript of something reached through an imported module's
+    attributes (a library's own dict or list, there for the next call)."""
+    base, through = node.value, False
+    while isinstance(base, (ast.Attribute, ast.Subscript)):
+        through = through or isinstance(base, ast.Attribute)
+        base = base.value
+    return through and isinstance(base, ast.Name) and base.id in imported
 
-    Parameters
-    ----------
-    code : str
-        Python source: what :func:`extract` kept of an answer cell, or one function's source.
-    allow : AllowList
-    extra_names : mapping, optional
-        More global names, as in ``AllowList.names`` (the learner's other answers, in the kernel).
-    constants : iterable of str
-        Global names known to hold constants (module-level ``MASK = ...`` of the learner's, seen in
-        the kernel).
-    """
+
+def _string_names(tree: ast.AST) -> set[str]:
+    """Names ``tree`` binds to a string constant (``FMT = '%x'``)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
+            if type(node.value.value) in (str, bytes):
+                out |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return out
+
+
+class Problem(str):
+    """One problem :func:`problems` found; ``stated`` when it breaks the exercise's own rule (the
+    hint then quotes the rule, else the guard's reason)."""
+
+    stated = False
+
+
+def is_stated(problem: str) -> bool:
+    """Whether ``problem`` breaks the exercise's stated rule rather than the guard."""
+    return bool(getattr(problem, "stated", False))
+
+
+def _problem(text: str, stated: bool) -> Problem:
+    p = Problem(text)
+    p.stated = stated
+    return p
+
+
+def problems(source: str, rules: Rules | None = None) -> list[str]:
+    """What in ``source`` (one definition, or several) the guard and ``rules`` refuse, one line each,
+    ``line N: what`` (numbered from the source's first line); empty when it passes."""
     try:
-        return _problems(code, allow, extra_names, constants)
+        return _problems(source, rules)
     except (RecursionError, MemoryError):
         return [_("line 1: the code is nested too deeply to be checked")]
 
 
-def _problems(code, allow, extra_names, constants) -> list[str]:
+def _problems(source: str, rules: Rules | None) -> list[str]:
     try:
-        tree = ast.parse(code)
+        tree = ast.parse(source)
     except SyntaxError as e:
         return [_("line {lineno}: not Python ({msg})").format(lineno=e.lineno, msg=e.msg)]
-    found: list[tuple[int, str]] = []
-    names: dict[str, str | None] = {**dict(allow.names), **dict(extra_names or {})}
-    names.update({c: None for c in constants})
-    top_functions = set()
+    found: list[tuple[int, str, bool]] = []
 
-    def bad(node: ast.AST, what: str) -> None:
-        found.append((getattr(node, "lineno", 0), what))
+    def bad(node: ast.AST, what: str, stated: bool = False) -> None:
+        found.append((getattr(node, "lineno", 1), what, stated))
 
-    for node in tree.body:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            mod = node.module if isinstance(node, ast.ImportFrom) else None
-            for a in node.names:
-                full = f"{mod}.{a.name}" if mod else a.name
-                root = (mod or a.name).split(".")[0]
-                if (
-                    getattr(node, "level", 0)
-                    or root not in allow.imports
-                    or a.name == "*"
-                    or a.name.startswith("_")
+    imported = {
+        (a.asname or a.name).split(".")[0]
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.Import, ast.ImportFrom))
+        for a in n.names
+    }
+    methods = _self_names(tree)
+    selves: set[str] = set()
+    for fn in ast.walk(tree):
+        if id(fn) in methods:
+            selves.add(fn.args.args[0].arg)
+    strings = _string_names(tree) if rules is not None and rules.text else set()
+    forbidden = rules.names if rules is not None else frozenset()
+    forbidden_attrs = rules.attributes if rules is not None else frozenset()
+    for node in ast.walk(tree):
+        t = type(node)
+        if t is ast.Name:
+            n = node.id
+            if n.startswith("__"):
+                bad(node, _("the name `{n}` reaches into the interpreter").format(n=n))
+            elif isinstance(node.ctx, ast.Load) and n in GUARD_NAMES:
+                bad(node, _("`{n}` reaches into the interpreter").format(n=n))
+            elif isinstance(node.ctx, ast.Load) and n in forbidden:
+                bad(node, _("`{n}` is not allowed in this answer").format(n=n), True)
+        elif (
+            t is ast.Subscript and isinstance(node.ctx, (ast.Store, ast.Del)) and _in_a_module(node, imported)
+        ):
+            bad(node, _("storing into a module's own data keeps a value outside the function"))
+        elif t is ast.Attribute:
+            a = node.attr
+            if a.startswith("_") or a in GUARD_ATTRIBUTES:
+                bad(node, _("the attribute `.{a}` reaches into the interpreter").format(a=a))
+            elif isinstance(node.ctx, (ast.Store, ast.Del)) and not (
+                isinstance(node.value, ast.Name) and node.value.id in selves
+            ):
+                bad(node, _("setting the attribute `.{a}` keeps a value outside the function").format(a=a))
+            elif a in forbidden_attrs:
+                bad(node, _("`.{a}` is not allowed in this answer").format(a=a), True)
+        elif t in (ast.Import, ast.ImportFrom):
+            mod = node.module if t is ast.ImportFrom else None
+            if getattr(node, "level", 0):
+                bad(node, _("a relative import is not allowed here"))
+                continue
+            for alias in node.names:
+                full = f"{mod}.{alias.name}" if mod else alias.name
+                shown = f"from {mod} import {alias.name}" if mod else f"import {alias.name}"
+                if alias.name == "*":
+                    bad(
+                        node, _("`{shown}` is not allowed here: import the names you use").format(shown=shown)
+                    )
+                elif (
+                    _module_refused(full)
+                    or alias.name.startswith("_")
+                    or alias.name in GUARD_NAMES
+                    or any(part in GUARD_ATTRIBUTES for part in full.split("."))
+                ):
+                    bad(node, _("`{shown}` reaches into the interpreter").format(shown=shown))
+                elif mod and (alias.name in forbidden or alias.name in forbidden_attrs):
+                    bad(node, _("`{shown}` is not allowed in this answer").format(shown=shown), True)
+        elif rules is not None and rules.text:
+            if t is ast.JoinedStr:
+                bad(node, _("an f-string turns a value into text, which this answer may not do"), True)
+            elif t is ast.BinOp and isinstance(node.op, ast.Mod):
+                left = node.left
+                if (isinstance(left, ast.Constant) and type(left.value) in (str, bytes)) or (
+                    isinstance(left, ast.Name) and left.id in strings
                 ):
                     bad(
-                        node,
-                        _("`{v0}import {name}` is not allowed here").format(
-                            v0="from " + mod + " " if mod else "", name=a.name
-                        ),
+                        node, _("`%` on a string turns a value into text, which this answer may not do"), True
                     )
-                    continue
-                alias = a.asname or a.name.split(".")[0]
-                if mod is None:
-                    names[alias] = a.name if a.asname else root
-                elif full in allow.modules:
-                    names[alias] = full
-                elif a.name in allow.modules.get(mod, ()):
-                    names[alias] = None
-                else:
-                    bad(
-                        node, _("`from {mod} import {name}` is not allowed here").format(mod=mod, name=a.name)
-                    )
-        elif isinstance(node, ast.Assign):
-            if _mutable(node.value):
-                bad(node, _(_STATE))
-            elif not _constant(node.value) or not all(isinstance(t, ast.Name) for t in node.targets):
-                bad(node, _("only constants (`NAME = 0xFFFF`) may be assigned outside a function here"))
-            elif not _number(node.value):
-                bad(node, _TEXT.format(where=_("outside a function")))
-            for t in node.targets:
-                if isinstance(t, ast.Name):
-                    if t.id.startswith("__"):
-                        bad(t, _("the name `{id}` is not allowed").format(id=t.id))
-                    names[t.id] = None
-        elif isinstance(node, ast.FunctionDef):
-            top_functions.add(node.name)
-            names[node.name] = None
-        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-            pass
-        else:
-            bad(
-                node,
-                _("{node_name} outside a function is not allowed here").format(node_name=_node_name(node)),
-            )
-
-    for fn in tree.body:
-        if not isinstance(fn, ast.FunctionDef):
-            continue
-        where = _("in `{name}`").format(name=fn.name)
-        local = _bound_names(fn)
-        for dec in fn.decorator_list:
-            if _decorator_name(dec) not in allow.decorators:
-                use = _(" (use {names})").format(names=_list(allow.decorators)) if allow.decorators else ""
-                bad(dec, _("the decorator `@{v0}` is not allowed{use}").format(v0=ast.unparse(dec), use=use))
-        annotations = set()
-        for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs, fn.args.vararg, fn.args.kwarg):
-            if a is not None and a.annotation is not None:
-                annotations.update(id(n) for n in ast.walk(a.annotation))
-        if fn.returns is not None:
-            annotations.update(id(n) for n in ast.walk(fn.returns))
-        decorators = {id(n) for d in fn.decorator_list for n in ast.walk(d)}
-        texts = _allowed_texts(fn)
-        for node in ast.walk(fn):
-            if id(node) in decorators:
-                continue
-            t = type(node)
-            if t is ast.arguments:
-                for d in (*node.defaults, *node.kw_defaults):
-                    if d is not None and not _number(d):
-                        text = _plain_text(d)
-                        bad(d, _(_TEXT if text else _STATE_DEFAULT).format(where=where))
-            elif t is ast.Constant and type(node.value) in (str, bytes) and id(node) not in texts:
-                bad(node, _(_TEXT).format(where=where))
-            if t not in _NODES:
-                bad(
-                    node,
-                    _("{v0} is not allowed {where}").format(
-                        v0=_(_WHAT.get(t, _node_name(node))), where=where
-                    ),
-                )
-                continue
-            if t in (ast.Import, ast.ImportFrom):
-                bad(node, _("`import` inside a function is not allowed {where}").format(where=where))
-            elif t is ast.FunctionDef and node is not fn and node.decorator_list:
-                bad(node, _("a decorated inner function is not allowed {where}").format(where=where))
-            elif t is ast.Name:
-                n = node.id
-                if n.startswith("__"):
-                    bad(node, _("the name `{n}` is not allowed {where}").format(n=n, where=where))
-                elif isinstance(node.ctx, ast.Load) and not (
-                    n in local
-                    or n in names
-                    or n in BASE_BUILTINS
-                    or n in allow.builtins
-                    or n in _EXCEPTIONS
-                    or (id(node) in annotations and n in ANNOTATION_NAMES)
-                ):
-                    bad(node, _("`{n}` is not allowed {where}").format(n=n, where=where))
-            elif t is ast.Attribute:
-                a = node.attr
-                owner = node.value
-                module = (
-                    names.get(owner.id) if isinstance(owner, ast.Name) and owner.id not in local else None
-                )
-                if a.startswith("_"):
-                    bad(node, _("the attribute `.{a}` is not allowed {where}").format(a=a, where=where))
-                elif module is not None:
-                    if a not in allow.modules.get(module, ()):
-                        bad(
-                            node, _("`{id}.{a}` is not allowed {where}").format(id=owner.id, a=a, where=where)
-                        )
-                elif a not in allow.attributes:
-                    bad(node, _("the attribute `.{a}` is not allowed {where}").format(a=a, where=where))
-            elif t is ast.Raise and node.exc is not None:
-                exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
-                if not (isinstance(exc, ast.Name) and exc.id in _EXCEPTIONS):
-                    bad(node, _("raise only {list} {where}").format(list=_list(_EXCEPTIONS), where=where))
-    found.sort()
+    found.sort(key=lambda f: (f[0], f[1]))
     out, seen = [], set()
-    for line, what in found:
+    for line, what, stated in found:
         if (line, what) not in seen:
             seen.add((line, what))
-            out.append(_("line {line}: {what}").format(line=line, what=what))
+            out.append(_problem(_("line {line}: {what}").format(line=line, what=what), stated))
     return out
 
 
-_EXCEPTIONS = frozenset({"ValueError", "TypeError", "NotImplementedError"})
-
-# State between calls: the grader calls each function on its own, so nothing may carry a value from
-# one call to the next (a module-level list a build function fills and a query reads, a ``memo={}``).
-_STATE = N_(
-    "a list, dict or set outside a function keeps values between calls, and the grader calls each "
-    "function on its own: pass everything a function needs as its arguments (and return what it builds)"
-)
-_STATE_DEFAULT = N_(
-    "a default that is a list, dict, set or call is one object shared by every call {where} (state "
-    "between calls): use None or a number as the default and build the value inside the function"
-)
-# Every route from an int to text ('%x' % x, '{:b}'.format(x), str(), bin(), format(), f-strings)
-# needs a string or a builtin the allow-list does not grant: strings are refused except as a
-# docstring or the message of a raise or an assert.
-_TEXT = N_(
-    "a string {where} is not allowed here: work on the int's bits with integer operations, not on "
-    "its text (str(), '%x' % x, format() and f-strings count digits, not steps)"
-)
-
-
-def _number(node: ast.AST) -> bool:
-    """A constant that is a number, a bool or None (or a tuple of those): nothing that can hold state
-    or text."""
-    if isinstance(node, ast.Constant):
-        return node.value is None or type(node.value) in (bool, int, float, complex)
-    if isinstance(node, ast.UnaryOp):
-        return _number(node.operand)
-    if isinstance(node, ast.BinOp):
-        return _number(node.left) and _number(node.right)
-    if isinstance(node, ast.Tuple):
-        return all(_number(e) for e in node.elts)
-    return False
-
-
-def _mutable(node: ast.AST) -> bool:
-    return any(isinstance(n, (ast.List, ast.Dict, ast.Set)) for n in ast.walk(node))
-
-
-def _plain_text(node: ast.AST) -> bool:
-    return isinstance(node, ast.Constant) and type(node.value) in (str, bytes)
-
-
-def _allowed_texts(fn: ast.AST) -> set[int]:
-    """The ids of the string constants a function may hold: docstrings, the messages of ``raise`` and
-    ``assert``."""
-    out: set[int] = set()
-    for node in ast.walk(fn):
-        body = getattr(node, "body", None)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and body:
-            first = body[0]
-            if isinstance(first, ast.Expr) and _plain_text(first.value):
-                out.add(id(first.value))
-        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
-            out.update(id(n) for a in node.exc.args for n in ast.walk(a) if _plain_text(n))
-        if isinstance(node, ast.Assert) and node.msg is not None:
-            out.update(id(n) for n in ast.walk(node.msg) if _plain_text(n))
+def refused(sources: Iterable[tuple[str, str]], rules: Rules | None) -> list[str]:
+    """:func:`problems` of each ``(label, source)`` (a definition the answer reaches, and what it
+    defines), each line naming where it is (``in `blocks`, line 2: ...``)."""
+    out = []
+    for label, source in sources:
+        for p in problems(source, rules):
+            out.append(_problem(_("in {label}, {problem}").format(label=label, problem=p), is_stated(p)))
     return out
 
 
-def _node_name(node: ast.AST) -> str:
-    return {ast.Expr: "a statement", ast.AugAssign: _("an assignment")}.get(
-        type(node), f"`{type(node).__name__}`"
-    )
-
-
-def _list(names: Iterable[str]) -> str:
-    return ", ".join(f"`{n}`" for n in sorted(names))
+def labelled(defs: Sequence[Definition]) -> list[tuple[str, str]]:
+    """``(label, source)`` of each definition, for :func:`refused`."""
+    return [(", ".join(f"`{n}`" for n in sorted(d.defines)), d.source) for d in defs]

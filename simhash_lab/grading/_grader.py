@@ -5,35 +5,41 @@ How a notebook is graded, step by step
 1-3. **Collect, read, assemble** (:mod:`simhash_lab.grading._notebooks`): every ``*.ipynb`` path
    under the given folders is one row; a file is read only if it is a regular file (no FIFO,
    device, link out of the folder) and is a notebook; the notebook to run is the pristine copy
-   shipped in ``simhash_lab/grading/pristine/`` with the file's ``answer`` cells put in, and
-   nothing else of the file.
-4. **Run** (:mod:`simhash_lab.grading._sandbox`, :mod:`simhash_lab.grading._runner`): the assembled
+   shipped in ``simhash_lab/grading/pristine/`` with the file's ``answer`` cells put in, and the
+   student's cells of their own (helpers, experiments) where they stand; nothing else of the file.
+4. **Method runs**: an answer whose *method* is checked (Kernighan's loop, ``is_near``'s early exit,
+   the index's reads, Numba) runs in a sandbox of its own, every such answer of the notebook a unit
+   there, each with its own time. Its code is its functions and every definition of the student's
+   cells they reach, read here from the cells (IPython's transformations in a child process under
+   a time and memory limit) and checked for what the exercise's text forbids and for the guard
+   (nothing that reaches into the interpreter or keeps values outside a function:
+   :mod:`simhash_lab.grading._code_checks`); the sandbox measures what it does on hidden inputs
+   (the lines it runs, the values its int variables take, what it reads of the fingerprints and
+   the tables it is handed, what Numba compiled); a pure-Python answer is defined anew before
+   every call, so no call starts from what an earlier one left.
+5. **Run** (:mod:`simhash_lab.grading._sandbox`, :mod:`simhash_lab.grading._runner`): the assembled
    cells run in a bubblewrap sandbox on a variant of the exercise's data drawn now
-   (:mod:`simhash_lab.grading.data`), each cell released by the grader and timed on its clock;
-   afterwards, and only when the grader has seen the last cell end, the answer functions get
-   inputs drawn now too (hidden: they appear nowhere in the notebook or the package). The sandbox exports
-   each answer's values and the functions' outputs as JSON. An answer that hangs the notebook is
-   stopped; the notebook runs again with that answer's stub, so the later answers are still graded.
-5. **Method runs**: an answer whose *method* is checked (Kernighan's loop, ``is_near``'s early exit,
-   the index's candidate reads, Numba) is extracted from its cell (IPython's transformations in a
-   child process under a time and memory limit), checked against an allow-list and the method's
-   shape here (:mod:`simhash_lab.grading._code_checks`) and run again in a sandbox of its own where no
-   other code of the student's runs, which measures what the method check needs (lines, the values
-   of its int variables, reads); a pure-Python answer is defined anew before every call, so no call
-   starts from what an earlier one left.
+   (:mod:`simhash_lab.grading.data`; the data worked out by hand is the student's shown variant),
+   each cell released by the grader and timed on its clock; afterwards, and only when the grader
+   has seen the last cell end, the answer functions get inputs drawn now too (hidden: they appear
+   nowhere in the notebook or the package), each answer with its own time. The sandbox exports
+   each answer's values and the functions' outputs as JSON. A hang or a crash costs its answer
+   only: an answer stops at its first call past the call limit ("timed out after N s"); one that
+   hangs the notebook is stopped, and the notebook runs again with that answer's stub.
 6. **Judge**, here, in the grader's process: each message was size- and shape-limited before it
    was parsed, so what a notebook costs the grader is bounded whatever it sends; each answer's
-   exports go to its checker
-   (:mod:`simhash_lab.grading.checks`) as plain data, never as the student's objects; the expected
-   values are computed here for the variant and the hidden inputs, and never enter the sandbox.
+   exports go to its checker (:mod:`simhash_lab.grading.checks`, the same verdicts the notebook's
+   check cells print) as plain data, never as the student's objects; the expected values are
+   computed here for the variant and the hidden inputs, and never enter the sandbox.
 
 Why this and not a lint: any measurement taken in a process that runs the student's code can be
 forged by that code (a checker replaced, an input transformer installed, a fake Numba object, a
 counter read and reset). So the only things that decide a grade are those the student's process
 cannot forge: its outputs on inputs it could not know in advance, checked outside; a static check
-of the answer's source, done outside; and counts taken in a clean sandbox that runs nothing but the
-allow-listed definitions. The learner's own check cells in JupyterLab run the same checkers in the
-kernel, for feedback only.
+of the answer's source for what its text forbids and what could reach the measures, done outside;
+and measures taken in a clean sandbox that runs nothing but the answer's definitions. The
+learner's own check cells in JupyterLab run the same checkers and measures in the kernel, on the
+cases the notebook shows, for feedback: a function's ✅ there says that grading runs hidden ones.
 """
 
 from __future__ import annotations
@@ -71,6 +77,7 @@ __all__ = [
     "assemble",
     "collect",
     "grade",
+    "grade_batch",
     "grade_one",
     "identify",
     "load_pristine",
@@ -86,12 +93,16 @@ class _Plan:
     """One notebook's grading: its cells, its answers, the variant and the hidden cases."""
 
     exercise: Any  # checks._checker.Exercise
-    cells: list[dict]  # {"role", "key", "source", "stub"} for every code cell but the checks
+    cells: list[dict]  # {"role", "key", "source"} for every code cell but the checks
     variant: int | None
     cases: dict[str, list[dict]]  # answer key -> hidden cases (functions)
     method_cases: dict[str, list[dict]]  # answer key -> hidden measured cases (methods)
-    python: dict[str, str | None] = dataclasses.field(default_factory=dict)  # answer key -> plain Python
+    python: dict[int, str | None] = dataclasses.field(default_factory=dict)  # student cell -> plain Python
     shown: int | None = None  # the variant the notebook shows (a student's, ``simhash-lab assign``)
+
+
+#: The roles of the cells that hold the student's code: the answers and cells of their own.
+_STUDENTS = ("answer", "own")
 
 
 def _plan(exercise: Any, nb: Any, roles: list[dict], rng: random.Random, shown: int | None = None) -> _Plan:
@@ -119,30 +130,6 @@ def _stub_of(pristine_nb: dict, key: str) -> str:
     return "raise NotImplementedError()"
 
 
-_NAME = re.compile(r"[A-Za-z_]\w*")
-
-
-def _defined_names(python: str | None) -> set[str]:
-    """Names a cell (already plain Python, see :func:`_to_python`) defines at its top level."""
-    if python is None:
-        return set()
-    try:
-        import ast
-
-        tree = ast.parse(python)
-    except (SyntaxError, RecursionError, MemoryError, ValueError):
-        return set()
-    out = set()
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            out.add(node.name)
-        for t in getattr(node, "targets", [getattr(node, "target", None)]):
-            for n in ast.walk(t) if t is not None else ():
-                if isinstance(n, ast.Name):
-                    out.add(n.id)
-    return out
-
-
 @dataclasses.dataclass
 class _Outcome:
     """What the runs of a notebook gave, per answer key: exports, errors, timeouts."""
@@ -155,40 +142,74 @@ class _Outcome:
     log: str = ""
 
 
-def _run_notebook(
-    plan: _Plan, pristine_nb: dict, limits: _sandbox.Limits, unsafe: bool, slot: int, t_end: float
-) -> _Outcome:
-    """Run the assembled cells and the exports; after a hang, run again with the culprit stubbed."""
+def _timed_out(seconds: float, where: str = "") -> str:
+    return (
+        _("timed out after {seconds:g} s on a hidden input and was stopped (an endless loop?)")
+        if where == "input"
+        else _("timed out after {seconds:g} s and was stopped (an endless loop?)")
+    ).format(seconds=seconds)
+
+
+def _run_notebooks(
+    plans: list[_Plan], pristine_nb: dict, limits: _sandbox.Limits, unsafe: bool, slot: int, t_end: float
+) -> list[_Outcome]:
+    """Run the assembled cells of ``plans`` and their exports in one sandbox (each notebook in a
+    namespace of its own: a class run grades one notebook a sandbox; a batch of trusted notebooks,
+    :func:`grade_batch`, several); after a hang or a crash, run again with the culprit stubbed, so
+    the later answers are still graded."""
     from .checks._checker import Functions
 
-    out = _Outcome()
-    cells = [dict(c) for c in plan.cells]
+    outs = [_Outcome() for _p in plans]
+    cells = [dict(c, ns=n) for n, p in enumerate(plans) for c in p.cells]
+    at = [(n, i) for n, p in enumerate(plans) for i in range(len(p.cells))]
     skipped: set[int] = set()
     exports = [
-        {"key": a.key, "kind": "values" if a.kind == "values" else "functions", "names": list(a.names)}
-        for a in plan.exercise.answers
+        {
+            "key": f"{n}:{a.key}",
+            "ns": n,
+            "kind": "values" if a.kind == "values" else "functions",
+            "names": list(a.names),
+        }
+        for n, p in enumerate(plans)
+        for a in p.exercise.answers
         if not (isinstance(a, Functions) and a.method is not None)
     ]
-    answer_cell = {c["key"]: i for i, c in enumerate(cells) if c["role"] == "answer"}
-    wanted = {e["key"] for e in exports}
+    answer_cell = {(c["ns"], c["key"]): i for i, c in enumerate(cells) if c["role"] == "answer"}
+
+    def split(key: str) -> tuple[int, str] | None:
+        n, _sep, k = key.partition(":")
+        return (int(n), k) if n.isdigit() and int(n) < len(plans) and _sep else None
+
+    stopped = lambda n, k: k in outs[n].stopped  # noqa: E731
     for _attempt in range(len(cells) + 2):
         left = t_end - time.monotonic()
         if left < 5:
-            out.notes.append(
-                _("the notebook's time limit ({timeout:g} s) ran out").format(timeout=limits.timeout)
-            )
+            for o in outs:
+                o.notes.append(
+                    _("the notebook's time limit ({timeout:g} s) ran out").format(timeout=limits.timeout)
+                )
             break
+        wanted = [e for e in exports if not stopped(*split(e["key"]))]
         job = {
             "mode": "notebook",
-            "variant": plan.variant,
-            "cells": [{"source": "pass" if i in skipped else c["source"]} for i, c in enumerate(cells)],
-            "exports": [e for e in exports if e["key"] not in out.stopped],
+            "variant": plans[0].variant,
+            "shown": plans[0].shown,
+            "cells": [
+                {"source": "pass" if i in skipped else c["source"], "ns": c["ns"]}
+                for i, c in enumerate(cells)
+            ],
+            "exports": wanted,
             "cell_timeout": limits.cell_timeout,
             "call_timeout": limits.call_timeout,
         }
-        cases = {k: v for k, v in plan.cases.items() if k not in out.stopped}
+        cases = {
+            e["key"]: plans[e["ns"]].cases.get(split(e["key"])[1], [])
+            for e in wanted
+            if e["kind"] == "functions"
+        }
         run = _sandbox.run(job, limits=limits, wall=left, cases=cases, unsafe=unsafe, slot=slot)
-        out.log = run.log
+        for o in outs:
+            o.log = run.log
         for m in run.messages:
             ev = m.get("event")
             if (
@@ -200,24 +221,23 @@ def _run_notebook(
                 c = cells[m["i"]]
                 err = m.get("error")
                 if c["role"] == "answer" and isinstance(err, dict):
-                    out.errors[c["key"]] = err
+                    outs[c["ns"]].errors[c["key"]] = err
                     if err.get("timeout"):
-                        out.stopped.setdefault(
-                            c["key"],
-                            f"ran longer than {limits.cell_timeout:g} s and was stopped (an endless loop?)",
-                        )
-            elif ev == "export" and m.get("key") in wanted:  # (only the keys asked for are kept)
-                out.exports[m["key"]] = m
-        done = any(m.get("event") == "done" for m in run.messages)
-        if done:
-            return out
+                        outs[c["ns"]].stopped.setdefault(c["key"], _timed_out(limits.cell_timeout))
+            elif (
+                ev == "export" and isinstance(m.get("key"), str) and any(e["key"] == m["key"] for e in wanted)
+            ):
+                n, k = split(m["key"])
+                outs[n].exports[k] = m
+        if any(m.get("event") == "done" for m in run.messages):
+            return outs
         # it ended early: find what was running, stub it, and go again
         where = run.where
         why = (
-            _("ran longer than {cell_timeout:g} s and was stopped (an endless loop?)").format(
-                cell_timeout=limits.cell_timeout
-            )
-            if run.killed in ("cell", "export")
+            _timed_out(limits.cell_timeout)
+            if run.killed == "cell"
+            else _timed_out(limits.call_timeout, "input")
+            if run.killed == "export"
             else _("ended the notebook's Python (a crash, os._exit, or too much memory)")
             if run.killed is None
             else _("sent too much to the grader ({v0})").format(v0=run.overflow or "too many messages")
@@ -226,140 +246,184 @@ def _run_notebook(
                 timeout=limits.timeout
             )
         )
-        culprits = []
-        if where and where[0] == "export" and isinstance(where[1], str):
-            # its function hung on a hidden input: the notebook runs again without that export
-            out.stopped.setdefault(where[1], why)
+        culprits: list[tuple[int, str]] = []
+        if where and where[0] == "export" and isinstance(where[1], str) and split(where[1]):
+            # its function hung on a hidden input (or crashed): the notebook runs again without that export
+            n, k = split(where[1])
+            outs[n].stopped.setdefault(k, why)
             continue
         if where and where[0] == "cell" and type(where[1]) is int and 0 <= where[1] < len(cells):
             i = where[1]
+            n, _local = at[i]
             if cells[i]["role"] == "answer":
-                culprits = [cells[i]["key"]]
-            else:  # a given cell that calls an answer's code: stub the answers it uses
-                used = set(_NAME.findall(cells[i]["source"]))
-                culprits = [
-                    c["key"]
-                    for c in cells[:i]
-                    if c["role"] == "answer"
-                    and c["key"] not in out.stopped
-                    and _defined_names(plan.python.get(c["key"])) & used
-                ]
-                if not culprits:
-                    skipped.add(i)
-                    out.notes.append(
-                        _("a given cell (code cell {v0}) {why}; it was skipped").format(v0=i + 1, why=why)
+                culprits = [(n, cells[i]["key"])]
+            else:
+                # a given cell (or one of the student's own) that hung or crashed, maybe in an answer's
+                # function it calls: it is skipped, and each answer is still judged on its own calls
+                skipped.add(i)
+                outs[n].notes.append(
+                    _("a given cell (code cell {v0}) {why}; it was skipped").format(v0=at[i][1] + 1, why=why)
+                    if cells[i]["role"] != "own"
+                    else _("a cell of your own (code cell {v0}) {why}; it was skipped").format(
+                        v0=at[i][1] + 1, why=why
                     )
+                )
         if not culprits and not (where and where[0] == "cell" and where[1] in skipped):
-            if where and where[0] in ("export", "done"):
-                out.notes.append(_("while the answers were exported, something {why}").format(why=why))
-                return out
-            out.notes.append(_("the notebook could not run: something {why}").format(why=why))
-            return out
-        for key in culprits:
-            out.stopped.setdefault(key, why)
-            cells[answer_cell[key]]["source"] = _stub_of(pristine_nb, key)
+            for o in outs:
+                if where and where[0] in ("export", "done"):
+                    o.notes.append(_("while the answers were exported, something {why}").format(why=why))
+                else:
+                    o.notes.append(_("the notebook could not run: something {why}").format(why=why))
+            return outs
+        for n, key in culprits:
+            outs[n].stopped.setdefault(key, why)
+            cells[answer_cell[(n, key)]]["source"] = _stub_of(pristine_nb, key)
+    return outs
+
+
+def _students_cells(plan: _Plan) -> tuple[list[str], list[int]]:
+    """The student's cells of ``plan`` as plain Python (those the grader could read), and their indices."""
+    idx = [i for i, c in enumerate(plan.cells) if c["role"] in _STUDENTS and plan.python.get(i) is not None]
+    return [plan.python[i] for i in idx], idx
+
+
+def _method_unit(plan: _Plan, answer: Any) -> tuple[str | None, list[str]]:
+    """The code of ``answer``'s method run (its functions and every definition of the student's cells
+    they reach, :func:`_code_checks.reached`), and what the guard and the exercise's rules refuse
+    in it."""
+    own = next(
+        (i for i, c in enumerate(plan.cells) if c["role"] == "answer" and c["key"] == answer.key), None
+    )
+    if own is not None and plan.python.get(own) is None:
+        return None, [
+            _(
+                "answer `{key}` could not be checked: its cell is longer than {MAX_SOURCE:,} "
+                "characters, or too slow to read (IPython's transformations)"
+            ).format(key=answer.key, MAX_SOURCE=_code_checks.MAX_SOURCE)
+        ]
+    defs: list = []
+    texts, idx = _students_cells(plan)
+    for i, text in zip(idx, texts):
+        try:
+            defs += _code_checks.definitions([text])
+        except SyntaxError as e:
+            if i == own:
+                return None, [
+                    _("answer `{key}`, line {lineno}: not Python ({msg})").format(
+                        key=answer.key, lineno=e.lineno, msg=e.msg
+                    )
+                ]
+            # a cell of the student's own that is not Python defines nothing (as in the notebook)
+    reached = _code_checks.reached(defs, answer.names)
+    defined = {n for d in reached for n in d.defines}
+    missing = [n for n in answer.names if n not in defined]
+    problems = _code_checks.refused(_code_checks.labelled(reached), answer.method.rules)
+    if missing and not problems:
+        return None, [_("`{v0}` is not defined in your cells").format(v0=missing[0])]
+    return _code_checks.method_code(reached), problems
+
+
+def _to_python(plans: list[_Plan], limits: _sandbox.Limits, t_end: float) -> None:
+    """The student's cells as plain Python, into ``plan.python``: IPython's transformations, in a
+    child process under a time and memory limit (:func:`_code_checks.to_python_bounded`), never here."""
+    todo = [(p, i) for p in plans for i, c in enumerate(p.cells) if c["role"] in _STUDENTS]
+    left = t_end - time.monotonic() - 5
+    texts = _code_checks.to_python_bounded(
+        [p.cells[i]["source"] for p, i in todo],
+        timeout=min(limits.cell_timeout * max(1, len(plans)), max(0.0, left)),
+        memory=min(limits.memory, 1 << 30),
+    )
+    for (p, i), t in zip(todo, texts):
+        p.python[i] = t
+
+
+def _method_runs(
+    plans: list[_Plan], limits: _sandbox.Limits, unsafe: bool, slot: int, t_end: float
+) -> list[dict[str, tuple]]:
+    """Every measured answer of ``plans`` in one sandbox of their own (a unit each, see
+    :mod:`simhash_lab.grading._runner`), on the hidden cases; a unit the sandbox did not finish
+    (a hang its alarm could not stop, a crash) is reported so, and the units after it run again
+    in a fresh sandbox. Per plan: answer key -> ``(results or None, problems, why)``."""
+    out: list[dict[str, tuple]] = [{} for _p in plans]
+    units = []
+    for n, plan in enumerate(plans):
+        for a in plan.exercise.answers:
+            if getattr(a, "method", None) is None:
+                continue
+            code, problems = _method_unit(plan, a)
+            if problems or code is None:
+                out[n][a.key] = (None, problems, None)
+                continue
+            units.append(
+                {
+                    "key": f"{n}:{a.key}",
+                    "code": code,
+                    "names": list(a.names),
+                    "cases": plan.cases[a.key] + plan.method_cases.get(a.key, []),
+                    # no state between calls: pure Python runs anew before each call (Numba's
+                    # globals are frozen when it compiles, and compiling per call would not fit)
+                    "fresh": not a.method.compiled,
+                }
+            )
+    setup = [c["source"] for c in plans[0].cells if c["role"] == "setup"] if plans else []
+    while units:
+        left = t_end - time.monotonic()
+        if left < 5:
+            for u in units:
+                n, _sep, key = u["key"].partition(":")
+                why = (
+                    _("not run")
+                    + ": "
+                    + _("the notebook's time limit ({timeout:g} s) ran out").format(timeout=limits.timeout)
+                )
+                out[int(n)][key] = (None, [], why)
+            break
+        job = {
+            "mode": "method",
+            "variant": plans[0].variant,
+            "shown": plans[0].shown,
+            "setup": setup,
+            "units": units,
+            "call_timeout": limits.call_timeout,
+        }
+        wall = min(left, limits.cell_timeout + sum(limits.answer_time(_calls(u)) for u in units))
+        run = _sandbox.run(job, limits=limits, wall=wall, unsafe=unsafe, slot=slot)
+        done: set[str] = set()
+        for m in run.messages:
+            key = m.get("key")
+            if not isinstance(key, str) or key in done or not any(u["key"] == key for u in units):
+                continue
+            n, _sep, k = key.partition(":")
+            if m.get("event") == "cell" and m.get("phase") == "end" and isinstance(m.get("error"), dict):
+                e = m["error"]
+                why = (
+                    _("its definitions raised {v0}").format(v0=e.get("text", "an error"))
+                    if not e.get("timeout")
+                    else _("its definitions ran too long")
+                )
+                out[int(n)][k] = (None, [], why)
+                done.add(key)
+            elif m.get("event") == "export":
+                out[int(n)][k] = (m.get("results"), [], None)
+                done.add(key)
+        rest = [u for u in units if u["key"] not in done]
+        if not rest:
+            break
+        culprit = run.where[1] if run.where and run.where[0] == "export" else None
+        first = next((u for u in rest if u["key"] == culprit), rest[0])
+        n, _sep, k = first["key"].partition(":")
+        why = (
+            _timed_out(limits.call_timeout)
+            if run.killed
+            else _("stopped before it reported (it crashed Python or used too much memory)")
+        )
+        out[int(n)][k] = (None, [], why)
+        units = [u for u in rest if u is not first]
     return out
 
 
-def _method_code(plan: _Plan, answer: Any) -> tuple[str | None, list[str]]:
-    """The code a method run executes for ``answer`` (its cell's definitions and those of the answers
-    it uses), and the allow-list's problems with it."""
-    by_key = {c["key"]: c["source"] for c in plan.cells if c["role"] == "answer"}
-    wanted = [answer.key]
-    for used in answer.method.uses:
-        for key, src in by_key.items():
-            if key != answer.key and key not in wanted and plan.python.get(key) is not None:
-                try:
-                    if used in _code_checks.extract(src, plan.python[key]).functions:
-                        wanted.append(key)
-                except SyntaxError:
-                    pass
-    order = [c["key"] for c in plan.cells if c["role"] == "answer" and c["key"] in wanted]
-    texts, problems = [], []
-    defined = set()
-    for key in order:
-        if plan.python.get(key) is None:
-            problems.append(
-                _(
-                    "answer `{key}` could not be checked: its cell is longer than {MAX_SOURCE:,} "
-                    "characters, or too slow to read (IPython's transformations)"
-                ).format(key=key, MAX_SOURCE=_code_checks.MAX_SOURCE)
-            )
-            continue
-        try:
-            ex = _code_checks.extract(by_key[key], plan.python[key])
-        except SyntaxError as e:
-            problems.append(
-                _("answer `{key}`, line {lineno}: not Python ({msg})").format(
-                    key=key, lineno=e.lineno, msg=e.msg
-                )
-            )
-            continue
-        texts.append((key, ex))
-        defined |= ex.functions
-    extra = {n: None for n in defined}
-    for key, ex in sorted(texts, key=lambda t: t[0] != answer.key):  # the answer's own problems first
-        for p in _code_checks.problems(ex.text, answer.method.allow, extra_names=extra):
-            problems.append(p if key == answer.key else f"answer `{key}`, {p}")
-    missing = [n for n in answer.names if n not in defined]
-    if missing and not problems:
-        problems.append(_("`{v0}` is not defined with def in its answer cell").format(v0=missing[0]))
-    if answer.method.shape is not None and not problems:
-        problems += answer.method.shape(next(ex.text for key, ex in texts if key == answer.key))
-    return "".join(ex.text for _key, ex in texts), problems
-
-
-def _to_python(plan: _Plan, limits: _sandbox.Limits, t_end: float) -> None:
-    """The answer cells as plain Python, into ``plan.python``: IPython's transformations, in a child
-    process under a time and memory limit (:func:`_code_checks.to_python_bounded`), never here."""
-    answers = [c for c in plan.cells if c["role"] == "answer"]
-    left = t_end - time.monotonic() - 5
-    texts = _code_checks.to_python_bounded(
-        [c["source"] for c in answers],
-        timeout=min(limits.cell_timeout, max(0.0, left)),
-        memory=min(limits.memory, 1 << 30),
-    )
-    plan.python = {c["key"]: t for c, t in zip(answers, texts)}
-
-
-def _run_method(
-    plan: _Plan, answer: Any, code: str, limits: _sandbox.Limits, unsafe: bool, slot: int, t_end: float
-) -> tuple[list | None, str | None]:
-    """Run ``code`` alone in a fresh sandbox on the answer's hidden cases (measured); returns
-    ``(results per case or None, why it failed)``."""
-    cases = plan.cases[answer.key] + plan.method_cases.get(answer.key, [])
-    job = {
-        "mode": "method",
-        "key": answer.key,
-        "variant": plan.variant,
-        "setup": [c["source"] for c in plan.cells if c["role"] == "setup"],
-        "code": code,
-        "names": list(answer.names),
-        "cases": cases,
-        "call_timeout": limits.call_timeout,
-        # no state between calls: pure Python runs anew before each call (Numba's globals are
-        # frozen when it compiles, and compiling per call would not fit the time)
-        "fresh": not answer.method.allow.decorators,
-    }
-    left = t_end - time.monotonic()
-    if left < 5:
-        return None, _("not run") + ": " + _("the notebook's time limit ({timeout:g} s) ran out").format(
-            timeout=limits.timeout
-        )
-    run = _sandbox.run(job, limits=limits, wall=min(left, limits.cell_timeout * 4), unsafe=unsafe, slot=slot)
-    for m in run.messages:
-        if m.get("event") == "cell" and m.get("phase") == "end" and isinstance(m.get("error"), dict):
-            e = m["error"]
-            return None, _("its definitions raised {v0}").format(v0=e.get("text", "an error")) if not e.get(
-                "timeout"
-            ) else (_("its definitions ran too long"))
-        if m.get("event") == "export" and m.get("key") == answer.key:
-            return m.get("results"), None
-    if run.killed:
-        return None, _("ran longer than {cell_timeout:g} s and was stopped (an endless loop?)").format(
-            cell_timeout=limits.cell_timeout
-        )
-    return None, _("stopped before it reported (it crashed Python or used too much memory)")
+def _calls(unit: dict) -> int:
+    return sum(len(c.get("calls", ())) for c in unit.get("cases", ()))
 
 
 def _judge(plan: _Plan, outcome: _Outcome, method_runs: dict) -> list[CheckResult]:
@@ -455,6 +519,147 @@ def _cell_error_hint(key: str, err: dict) -> str:
     return _("answer `{key}` raised {text}").format(key=key, text=text)
 
 
+@dataclasses.dataclass
+class _Job:
+    """One notebook on its way through :func:`grade_one` (or a batch): its result so far, and its
+    plan once it has one."""
+
+    res: GradeResult
+    t0: float
+    lang: str
+    plan: _Plan | None = None
+    pristine: dict | None = None
+
+    def done(self, hint: str | None = None) -> GradeResult:
+        if hint is not None:
+            self.res.first_hint = _protocol.clip(hint, 400)
+        self.res.seconds = time.monotonic() - self.t0
+        return self.res
+
+
+def _prepare(
+    path: str | os.PathLike,
+    *,
+    pristine: dict | None,
+    pristines: dict[str, dict] | None,
+    exercise: str | None,
+    seed: int | None,
+    problem: str | None,
+    note: str | None,
+    shown: dict[str, int] | str | None,
+    limits: _sandbox.Limits,
+) -> _Job:
+    """Steps 2-3 of one notebook and its plan (or its result, when it cannot be graded)."""
+    from .checks import EXERCISES
+
+    t0 = time.monotonic()
+    p = os.fsdecode(os.fspath(path))
+    res = GradeResult(p, None, "not gradable")
+    job = _Job(res, t0, "en")
+    if note:
+        res.notes.append(note)
+    if problem is not None:
+        job.done(problem)
+        return job
+    try:
+        nb = read_notebook(p)
+    except NotGradable as e:
+        job.done(str(e))
+        return job
+    lang = language_of(nb)
+    res.lang = job.lang = lang
+    if pristine is None:
+        pristine = (pristines or {}).get(lang) if pristines is not None else load_pristine(lang=lang)
+        if not pristine and lang != "en":  # no copy in this language: the English one, same checks
+            pristine = (pristines or {}).get("en") if pristines is not None else load_pristine()
+            res.notes.append(
+                _("no {lang} pristine copy: its answers were graded in the English notebook").format(
+                    lang=lang
+                )
+            )
+    pristine = pristine or {}
+    with language(lang):  # its verdicts and hints in the notebook's language
+        res.exercise = identify(nb, p, pristine, exercise)
+        by_name = identify({}, p, pristine)
+        if exercise is None and res.exercise and by_name and by_name != res.exercise:
+            res.notes.append(
+                _("graded as {exercise}, as its metadata says; its file name says {by_name}").format(
+                    exercise=res.exercise, by_name=by_name
+                )
+            )
+        if res.exercise is None or res.exercise not in EXERCISES:
+            job.done(
+                _(
+                    "cannot tell which exercise this is (no simhash_lab exercise in its metadata and "
+                    "an unknown file name); known: {v0}"
+                ).format(v0=", ".join(sorted(pristine)))
+            )
+            return job
+        ex = EXERCISES[res.exercise]
+        shown_variant = None
+        if shown == "own":  # a student's own check (their CI): the variant their notebook names
+            said = cell_meta(nb).get("variant")
+            shown_variant = said if type(said) is int else None
+        elif shown is not None:
+            shown_variant = shown.get(res.exercise)
+            said = cell_meta(nb).get("variant")
+            if said != shown_variant:
+                res.flag = "variant mismatch"
+                res.notes.append(
+                    _(
+                        "its notebook is not the one released to this student (its variant {v0}); graded "
+                        "on this student's"
+                    ).format(v0=said if type(said) is int else "is missing")
+                )
+        rng = random.Random(seed) if seed is not None else random.SystemRandom()
+        try:
+            assembled, roles, found = assemble(pristine[res.exercise], nb)
+        except Exception as e:  # a pristine copy the grader cannot use: not the student's fault
+            job.done(
+                _("the pristine copy of {exercise} is broken ({name__}: {e})").format(
+                    exercise=res.exercise, name__=type(e).__name__, e=e
+                )
+            )
+            return job
+        job.plan = _plan(ex, assembled, roles, rng, shown_variant)
+        job.pristine = pristine[res.exercise]
+    return job
+
+
+def _finish(job: _Job, outcome: _Outcome, method_runs: dict) -> GradeResult:
+    """Step 6 of one notebook: judge, and the result."""
+    res = job.res
+    with language(job.lang):
+        res.checks = _judge(job.plan, outcome, method_runs)
+        res.status = "passed" if res.checks and all(c.passed for c in res.checks) else "failed"
+        res.log = outcome.log[-20000:]
+        res.notes += outcome.notes
+        failed = [c for c in res.checks if not c.passed]
+        hint = f"{failed[0].name}: {failed[0].hint}" if failed else None
+        if outcome.notes and (hint is None or failed[0].name in outcome.not_run):
+            hint = "; ".join(outcome.notes) + (f"; {hint}" if hint else "")
+        return job.done(hint)
+
+
+def _run(jobs: list[_Job], limits: _sandbox.Limits, unsafe: bool, slot: int) -> list[GradeResult]:
+    """Steps 4-6 of ``jobs`` (one notebook, or a batch of the same exercise and language): the
+    method runs first (their own sandbox, each answer its own time), then the notebook run, then
+    the judging."""
+    todo = [j for j in jobs if j.plan is not None]
+    if todo:
+        t_end = min(j.t0 for j in todo) + limits.timeout * len(todo)
+        plans = [j.plan for j in todo]
+        with language(todo[0].lang):
+            _to_python(plans, limits, t_end)
+            # each measured answer is bounded on its own (its time, then the next), so a hang there
+            # leaves the notebook run its time, and the notebook run's hangs cannot starve them
+            method_runs = _method_runs(plans, limits, unsafe, slot, t_end)
+            outcomes = _run_notebooks(plans, todo[0].pristine, limits, unsafe, slot, t_end)
+        for j, outcome, runs in zip(todo, outcomes, method_runs):
+            _finish(j, outcome, runs)
+    return [j.res for j in jobs]
+
+
 def grade_one(
     path: str | os.PathLike,
     *,
@@ -483,104 +688,57 @@ def grade_one(
     when given, is used whatever the language) and the language of the verdicts and hints; the
     checks and points are the same in every language.
     """
-    from .checks import EXERCISES
-
-    t0 = time.monotonic()
     limits = limits or _sandbox.Limits()
-    p = os.fsdecode(os.fspath(path))
-    res = GradeResult(p, None, "not gradable")
-    if note:
-        res.notes.append(note)
+    job = _prepare(
+        path,
+        pristine=pristine,
+        pristines=pristines,
+        exercise=exercise,
+        seed=seed,
+        problem=problem,
+        note=note,
+        shown=shown,
+        limits=limits,
+    )
+    return _run([job], limits, unsafe, slot)[0]
 
-    def done(hint: str | None = None) -> GradeResult:
-        if hint is not None:
-            res.first_hint = _protocol.clip(hint, 400)
-        res.seconds = time.monotonic() - t0
-        return res
 
-    if problem is not None:
-        return done(problem)
-    try:
-        nb = read_notebook(p)
-    except NotGradable as e:
-        return done(str(e))
-    lang = language_of(nb)
-    res.lang = lang
-    if pristine is None:
-        pristine = (pristines or {}).get(lang) if pristines is not None else load_pristine(lang=lang)
-        if not pristine and lang != "en":  # no copy in this language: the English one, same checks
-            pristine = (pristines or {}).get("en") if pristines is not None else load_pristine()
-            res.notes.append(
-                _("no {lang} pristine copy: its answers were graded in the English notebook").format(
-                    lang=lang
-                )
-            )
-    pristine = pristine or {}
-    with language(lang):  # its verdicts and hints in the notebook's language
-        res.exercise = identify(nb, p, pristine, exercise)
-        by_name = identify({}, p, pristine)
-        if exercise is None and res.exercise and by_name and by_name != res.exercise:
-            res.notes.append(
-                _("graded as {exercise}, as its metadata says; its file name says {by_name}").format(
-                    exercise=res.exercise, by_name=by_name
-                )
-            )
-        if res.exercise is None or res.exercise not in EXERCISES:
-            return done(
-                _(
-                    "cannot tell which exercise this is (no simhash_lab exercise in its metadata and "
-                    "an unknown file name); known: {v0}"
-                ).format(v0=", ".join(sorted(pristine)))
-            )
-        ex = EXERCISES[res.exercise]
-        shown_variant = None
-        if shown == "own":  # a student's own check (their CI): the variant their notebook names
-            said = cell_meta(nb).get("variant")
-            shown_variant = said if type(said) is int else None
-        elif shown is not None:
-            shown_variant = shown.get(res.exercise)
-            said = cell_meta(nb).get("variant")
-            if said != shown_variant:
-                res.flag = "variant mismatch"
-                res.notes.append(
-                    _(
-                        "its notebook is not the one released to this student (its variant {v0}); graded "
-                        "on this student's"
-                    ).format(v0=said if type(said) is int else "is missing")
-                )
-        rng = random.Random(seed) if seed is not None else random.SystemRandom()
-        try:
-            assembled, roles, found = assemble(pristine[res.exercise], nb)
-        except Exception as e:  # a pristine copy the grader cannot use: not the student's fault
-            return done(
-                _("the pristine copy of {exercise} is broken ({name__}: {e})").format(
-                    exercise=res.exercise, name__=type(e).__name__, e=e
-                )
-            )
-        plan = _plan(ex, assembled, roles, rng, shown_variant)
-        t_end = t0 + limits.timeout
-        _to_python(plan, limits, t_end)
-        outcome = _run_notebook(plan, pristine[res.exercise], limits, unsafe, slot, t_end)
-        method_runs = {}
-        for a in ex.answers:
-            method = getattr(a, "method", None)
-            if method is None:
-                continue
-            code, problems = _method_code(plan, a)
-            if problems:
-                method_runs[a.key] = (None, problems, None)
-                continue
-            results, why = _run_method(plan, a, code, limits, unsafe, slot, t_end)
-            method_runs[a.key] = (results, [], why)
-        res.checks = _judge(plan, outcome, method_runs)
-        res.status = "passed" if res.checks and all(c.passed for c in res.checks) else "failed"
-        res.log = outcome.log[-20000:]
-        res.notes += outcome.notes
-        failed = [c for c in res.checks if not c.passed]
-        hint = f"{failed[0].name}: {failed[0].hint}" if failed else None
-        if outcome.notes and (hint is None or failed[0].name in outcome.not_run):
-            hint = "; ".join(outcome.notes) + (f"; {hint}" if hint else "")
-        return done(hint)
+def grade_batch(
+    paths: Sequence[str | os.PathLike],
+    *,
+    limits: _sandbox.Limits | None = None,
+    unsafe: bool = False,
+    slot: int = 0,
+    seed: int = 0,
+    shown: dict[str, int] | str | None = None,
+) -> list[GradeResult]:
+    """Grade notebooks of one exercise and language together: every step of :func:`grade_one`, the
+    same hidden variant and cases for all, but their notebook runs in **one** sandbox (each in a
+    namespace of its own) and their measured answers in one more. For many notebooks of trusted
+    code (the grader's own tests: the corpora of honest and dishonest answers), never for a class:
+    notebooks in one batch share a process, so one could reach another.
+
+    Raises ValueError when the notebooks are not all of one exercise and one language."""
+    limits = limits or _sandbox.Limits()
+    pristines = {lang: load_pristine(lang=lang) for lang in LANGUAGES}
+    jobs = [
+        _prepare(
+            p,
+            pristine=None,
+            pristines=pristines,
+            exercise=None,
+            seed=seed,
+            problem=None,
+            note=None,
+            shown=shown,
+            limits=limits,
+        )
+        for p in paths
+    ]
+    kinds = {(j.res.exercise, j.lang) for j in jobs if j.plan is not None}
+    if len(kinds) > 1:
+        raise ValueError(f"a batch is of one exercise and one language; got {sorted(map(str, kinds))}")
+    return _run(jobs, limits, unsafe, slot)
 
 
 def grade(
@@ -603,8 +761,9 @@ def grade(
     paths : path or list of paths
         Notebook files, or folders (every ``*.ipynb`` under them).
     cell_timeout, timeout : float, optional
-        Seconds one cell (or one answer's export) may run, and the whole notebook (every run of it);
-        defaults: :class:`~simhash_lab.grading._sandbox.Limits`.
+        Seconds one cell may run (and one call of an answer, at most; an answer stops at its first
+        call past it), and the whole notebook (every run of it); defaults:
+        :class:`~simhash_lab.grading._sandbox.Limits`.
     memory : int, optional
         Bytes of address space each sandboxed process may use (default 2 GiB).
     jobs : int
@@ -632,6 +791,10 @@ def grade(
     limits = dataclasses.replace(
         base,
         cell_timeout=base.cell_timeout if cell_timeout is None else float(cell_timeout),
+        # one call of an answer may not take longer than a cell
+        call_timeout=base.call_timeout
+        if cell_timeout is None
+        else min(base.call_timeout, float(cell_timeout)),
         timeout=base.timeout if timeout is None else float(timeout),
         memory=base.memory if memory is None else int(memory),
     )

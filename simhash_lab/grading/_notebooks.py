@@ -10,8 +10,10 @@
    exercise from ``metadata.simhash_lab.exercise``, else the file name.
 3. **Assemble** (:func:`assemble`): the pristine student notebook shipped in
    ``simhash_lab/grading/pristine/`` with the source of each of the file's ``answer`` cells put in
-   (matched by key, then by cell id). Nothing else of the file is used: not its other cells, not
-   its outputs, tags or metadata.
+   (matched by key, then by cell id), and the student's cells of their own (code cells that are
+   none of the pristine copy's: a helper, an experiment), each after the pristine cell it follows.
+   Nothing else of the file is used: not its copies of the setup, given and check cells, not its
+   outputs, tags or metadata.
 
 Steps 4-6 (run, method runs, judge) are in :mod:`simhash_lab.grading._grader`.
 """
@@ -217,24 +219,62 @@ def _answers_of(nb: dict) -> tuple[dict[str, list[dict]], dict[str, dict]]:
     return by_key, by_id
 
 
+def _own_cells(pristine: dict, graded: dict) -> dict[str | None, list[str]]:
+    """The student's cells of their own in ``graded``: code cells that are none of the pristine
+    copy's (no role in our metadata, no id of a pristine cell), each under the pristine cell it
+    follows (its answer key or id; None: before any, so after the setup)."""
+    ids = {c.get("id") for c in pristine.get("cells", []) if isinstance(c, dict) and c.get("id")}
+    keys = {cell_meta(c).get("answer") for c in pristine.get("cells", []) if isinstance(c, dict)}
+    out: dict[str | None, list[str]] = {}
+    anchor: str | None = None
+    for cell in graded.get("cells", []):
+        if not isinstance(cell, dict):
+            continue
+        meta = cell_meta(cell)
+        if meta.get("answer") in keys and meta.get("answer") is not None:
+            anchor = "answer:" + meta["answer"]
+        elif isinstance(cell.get("id"), str) and cell["id"] in ids:
+            anchor = "id:" + cell["id"]
+        elif cell.get("cell_type") == "code" and not meta.get("role") and cell_source(cell).strip():
+            out.setdefault(anchor, []).append(cell_source(cell))
+    return out
+
+
 def assemble(pristine: dict, graded: dict) -> tuple[Any, list[dict], dict[str, str]]:
-    """The notebook to run: pristine cells, with the graded file's answer sources put in.
+    """The notebook to run: pristine cells, with the graded file's answer sources put in, and the
+    student's cells of their own (helpers, experiments) each after the pristine cell it follows in
+    the file.
 
     Returns ``(notebook, roles, found)``: the notebook (an nbformat node), ``roles[i]`` for its i-th
-    code cell (``role``: "setup", "given", "answer" or "check"; ``answer`` or ``check``: the key),
-    and, per answer key, where its source came from ("key", "id" or "stub").
+    code cell (``role``: "setup", "given", "answer", "own" or "check"; ``answer`` or ``check``: the
+    key), and, per answer key, where its source came from ("key", "id" or "stub").
     """
     import nbformat
 
     nb = nbformat.from_dict(copy.deepcopy(pristine))
     by_key, by_id = _answers_of(graded)
+    own = _own_cells(pristine, graded)
     roles, found = [], {}
+    cells = []
+
+    def add_own(anchor: str | None) -> None:
+        for src in own.pop(anchor, []):
+            cells.append(nbformat.v4.new_code_cell(src))
+            roles.append({"role": "own", "answer": None, "check": None})
+
+    setup_done = False
     for cell in nb.cells:
         if cell.cell_type != "code":
+            cells.append(cell)
+            if cell.get("id"):
+                add_own("id:" + cell["id"])
             continue
         cell.outputs, cell.execution_count = [], None
         meta = cell_meta(cell)
         role = meta.get("role", "given")
+        if not setup_done and role != "setup":
+            add_own(None)  # cells before any pristine one: after the setup
+            setup_done = True
         if role == "answer":
             key = meta["answer"]
             cands = by_key.get(key, [])
@@ -250,5 +290,12 @@ def assemble(pristine: dict, graded: dict) -> tuple[Any, list[dict], dict[str, s
                 found[key] = "stub"
             if src is not None:
                 cell.source = cell_source(src)
+        cells.append(cell)
         roles.append({"role": role, "answer": meta.get("answer"), "check": meta.get("check")})
+        add_own("answer:" + meta["answer"] if role == "answer" else None)
+        if cell.get("id"):
+            add_own("id:" + cell["id"])
+    for anchor in list(own):  # anchored to nothing the pristine copy has: at the end
+        add_own(anchor)
+    nb.cells = cells
     return nb, roles, found

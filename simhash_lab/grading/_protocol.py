@@ -25,7 +25,8 @@ call of the case saved, rebuilt from its plain form, so no hidden state travels 
 ``{"$var": NAME}`` (a value of the case's ``vars``, which many calls share). A call
 may ``measure`` ``lines`` (Python lines executed in the answer's own code), ``trace`` (the values
 its int variables take, in order), ``reads`` (items of its ``$spy`` argument read) and ``numba``
-(is the function a Numba dispatcher compiled in nopython mode). :func:`run_case` returns, per
+(is the function a Numba dispatcher of the answer's own, compiled in nopython mode, with no
+object-mode block). :func:`run_case` returns, per
 call, ``{"ok": plain}``, ``{"error": "Type: message"}``, ``{"stub": true}`` (it raised
 ``NotImplementedError``), ``{"bad": why}`` (it returned something that is not plain) or
 ``{"timeout": true}``, plus the measures asked for.
@@ -34,6 +35,7 @@ call, ``{"ok": plain}``, ``{"error": "Type: message"}``, ``{"stub": true}`` (it 
 from __future__ import annotations
 
 import collections
+import collections.abc
 import contextlib
 import io
 import json
@@ -52,6 +54,9 @@ __all__ = [
     "unplain",
     "decode_arg",
     "run_case",
+    "run_cases",
+    "SpyTable",
+    "spy_tables",
     "type_name",
     "clip",
     "loads_bounded",
@@ -59,6 +64,12 @@ __all__ = [
     "MAX_ITEMS",
 ]
 
+#: Seconds one call of an answer may run, in the learner's kernel and in the grader's sandbox
+#: (``simhash_lab.grading._sandbox.Limits.call_timeout``): an answer stops at its first call past it.
+CALL_TIMEOUT = 10.0
+#: Seconds a call of Numba-compiled code may run in the learner's kernel before the kernel is ended
+#: (no signal stops compiled code: a loop there would hang the kernel for good), first compile included.
+COMPILED_TIMEOUT = 120.0
 MAX_ITEMS = 2_000_000  # items in one exported value (a 450-distance array is 450)
 MAX_DEPTH = 32
 _DICTS = (dict, collections.OrderedDict, collections.defaultdict, collections.Counter)
@@ -127,9 +138,13 @@ def _plain(x: Any, budget: list[int], depth: int) -> Any:
         return [_plain(v, budget, depth + 1) for v in x]
     if t in _DICTS:
         items = list(dict.items(x))
-        if all(type(k) is str for k, _ in items):
+        default = _default_name(x) if t is collections.defaultdict else None
+        if default is None and all(type(k) is str for k, _ in items):
             return {k: _plain(v, budget, depth + 1) for k, v in items}
-        return {"$dict": [[_plain(k, budget, depth + 1), _plain(v, budget, depth + 1)] for k, v in items]}
+        out = {"$dict": [[_plain(k, budget, depth + 1), _plain(v, budget, depth + 1)] for k, v in items]}
+        if default is not None:
+            out["$default"] = default
+        return out
     if t is set or t is frozenset:
         return {"$set": [_plain(v, budget, depth + 1) for v in x]}
     np = sys.modules.get("numpy")
@@ -146,6 +161,28 @@ def _plain(x: Any, budget: list[int], depth: int) -> Any:
         if t in _numpy_scalars(np):
             return _plain(x.item(), budget, depth)
     raise NotPlain(describe_type(t))
+
+
+#: The factories a ``defaultdict`` keeps across the wire (by name), so an answer that returned one gets
+#: one back (``tables[j][b]`` of a missing ``b`` is ``[]`` there, as in the answer's own process).
+_FACTORIES = {f.__name__: f for f in (list, set, dict, tuple, frozenset, int, float, str, bool)}
+
+
+def _default_name(d: collections.defaultdict) -> str | None:
+    """The name of ``d``'s factory when it makes one of :data:`_FACTORIES`' empty values (``list`` or
+    ``lambda: []``), else None (the dict crosses as a plain dict)."""
+    f = d.default_factory
+    if f is None:
+        return None
+    for name, g in _FACTORIES.items():
+        if f is g:
+            return name
+    try:
+        v = f()
+    except Exception:
+        return None
+    t = type(v)
+    return t.__name__ if t in _FACTORIES.values() and not v else None
 
 
 _SCALARS: list = []
@@ -169,11 +206,12 @@ def unplain(x: Any) -> Any:
     if t is list:
         return [unplain(v) for v in x]
     if t is dict:
-        if len(x) == 1 and "$dict" in x:
+        if "$dict" in x and (len(x) == 1 or (len(x) == 2 and x.get("$default") in _FACTORIES)):
             pairs = x["$dict"]
             if type(pairs) is not list or any(type(p) is not list or len(p) != 2 for p in pairs):
                 raise ValueError("a malformed $dict")
-            return {_hashable(unplain(k)): unplain(v) for k, v in pairs}
+            d = {_hashable(unplain(k)): unplain(v) for k, v in pairs}
+            return collections.defaultdict(_FACTORIES[x["$default"]], d) if "$default" in x else d
         if len(x) == 1 and "$set" in x:
             if type(x["$set"]) is not list:
                 raise ValueError("a malformed $set")
@@ -281,10 +319,121 @@ class Spy:
     def __repr__(self) -> str:
         return f"<{len(self.__items)} fingerprints>"
 
+    def __reduce_ex__(self, protocol: Any) -> tuple:  # copy, pickle: every item read, a plain list
+        return (list, (list(self),))
+
     @staticmethod
     def reads(spy: Spy) -> int:
         """How many different items of ``spy`` were read."""
         return len(spy.__seen)
+
+    @staticmethod
+    def read(spy: Spy) -> list[int]:
+        """The indices of the items of ``spy`` that were read, in order."""
+        return sorted(spy.__seen)
+
+
+class SpyTable(collections.abc.Mapping):
+    """A read-only mapping (one of an answer's tables, handed back to it) that remembers which of its
+    entries were read: looking a key up (``t[b]``, ``t.get(b)``, ``b in t``) reads that entry;
+    iterating it (``keys``, ``values``, ``items``, ``dict(t)``) reads them all; ``len`` reads none.
+    Built from a ``defaultdict``, a missing key gives its factory's empty value, as there. ``extra``,
+    ``(key, id)``: the entry of ``key`` lists ``id`` too (in its own copy of the table)."""
+
+    __slots__ = ("__data", "__seen", "__default")
+
+    def __init__(self, data: dict, extra: tuple | None = None) -> None:
+        self.__default = data.default_factory if type(data) is collections.defaultdict else None
+        if extra is not None:
+            key, ident = extra
+            data = dict(data)
+            v = data.get(key, [])
+            data[key] = v + [ident] if type(v) is list else v | {ident} if type(v) is set else (*v, ident)
+        self.__data = data
+        self.__seen: set = set()
+
+    def __getitem__(self, key: Any) -> Any:
+        self.__seen.add(_hashable_key(key))
+        if key in self.__data or self.__default is None:
+            v = self.__data[key]
+            return type(v)(v) if type(v) in (list, set) else v  # its own copy: the next call's is intact
+        return self.__default()
+
+    def __contains__(self, key: object) -> bool:
+        self.__seen.add(_hashable_key(key))
+        return key in self.__data
+
+    def __iter__(self):
+        self.__seen.update(self.__data)
+        return iter(list(self.__data))
+
+    def __len__(self) -> int:
+        return len(self.__data)
+
+    def __repr__(self) -> str:
+        return f"<a table of {len(self.__data)} keys>"
+
+    def __reduce_ex__(self, protocol: Any) -> tuple:  # copy, pickle: every entry read, a plain dict
+        return (dict, (dict(self.items()),))
+
+    @staticmethod
+    def read(table: SpyTable) -> list:
+        """The keys of ``table`` whose entries were read."""
+        return list(table.__seen)
+
+
+def _hashable_key(key: Any) -> Any:
+    try:
+        hash(key)
+    except TypeError:
+        return repr(type(key))
+    return key
+
+
+def spy_tables(tables: Any, plant: Any = None) -> Any:
+    """``tables`` (an answer's own, rebuilt from its plain form) with each table a :class:`SpyTable`:
+    a list or tuple of dicts, or a dict of dicts, as the answer returned them; anything else as it is
+    (the answer's judge has refused it already). ``plant``, ``[id, keys]``: table j also lists ``id``
+    under ``keys[j]`` (a bait a scan finds, see ``checks.block_index``)."""
+    ident, keys = plant if type(plant) is list and len(plant) == 2 and type(plant[1]) is list else (None, [])
+
+    def spied(j: Any, t: Any) -> Any:
+        if not isinstance(t, dict):
+            return t
+        extra = (keys[j], ident) if ident is not None and type(j) is int and 0 <= j < len(keys) else None
+        return SpyTable(t, extra)
+
+    if type(tables) in (list, tuple):
+        return type(tables)(spied(j, t) for j, t in enumerate(tables))
+    if isinstance(tables, dict):
+        return {j: spied(j, t) for j, t in tables.items()}
+    return tables
+
+
+#: Entries (or items) of a measured read listed per call; beyond it only their number is sent.
+MAX_LISTED_READS = 64
+
+
+def _reads(args: list) -> dict:
+    """What a call read of its spied arguments: ``ids`` (the items of its :class:`Spy` arguments) and
+    ``entries`` (``[table, key]`` of its :class:`SpyTable` arguments), each listed up to
+    :data:`MAX_LISTED_READS` and counted in ``n_ids`` / ``n_entries``."""
+    ids: set[int] = set()
+    entries: list = []
+    for a in args:
+        if type(a) is Spy:
+            ids.update(Spy.read(a))
+        tables = a.items() if isinstance(a, dict) else enumerate(a) if type(a) in (list, tuple) else ()
+        for j, t in tables:
+            if type(t) is SpyTable:
+                entries += [[j, k] for k in SpyTable.read(t)]
+    listed = []
+    for j, k in entries[:MAX_LISTED_READS]:
+        try:
+            listed.append([plain(j), plain(k)])
+        except NotPlain:
+            listed.append([plain(j) if type(j) is int else None, None])
+    return {"ids": sorted(ids), "n_ids": len(ids), "entries": listed, "n_entries": len(entries)}
 
 
 def decode_arg(v: Any) -> Any:
@@ -294,6 +443,8 @@ def decode_arg(v: Any) -> Any:
         return [decode_arg(i) for i in v]
     if t is not dict:
         return v
+    if "$dict" in v and "$default" in v and len(v) == 2:
+        return unplain(v)
     if len(v) == 1:
         (tag, body), *_ = v.items()
         if tag in _ARRAYS:
@@ -304,6 +455,10 @@ def decode_arg(v: Any) -> Any:
             return tuple(decode_arg(i) for i in body)
         if tag == "$spy":
             return Spy(body)
+        if tag == "$spytables":
+            if type(body) is dict and "of" in body:
+                return spy_tables(decode_arg(body["of"]), body.get("plant"))
+            return spy_tables(decode_arg(body))
         if tag in ("$dict", "$set"):
             return unplain(v)
     return {k: decode_arg(i) for k, i in v.items()}
@@ -349,10 +504,18 @@ def _count_lines(
     -> list of ints, each change once; bounded by :data:`MAX_TRACED_NAMES` and
     :data:`MAX_TRACED_VALUES`)."""
     count = 0
+    np = sys.modules.get("numpy")
+    np_ints = (
+        frozenset(t for t in _numpy_scalars(np) if t is not np.bool_ and np.dtype(t).kind in "iu")
+        if np
+        else ()
+    )
 
     def record(frame) -> None:
         name = frame.f_code.co_name
         for var, v in frame.f_locals.items():
+            if type(v) in np_ints:
+                v = int(v)
             if type(v) is not int or v.bit_length() > 64:
                 continue
             key = f"{name}:{var}"
@@ -383,6 +546,30 @@ def _count_lines(
     return out, count
 
 
+def _is_dispatcher(fn: Any) -> bool:
+    registry = sys.modules.get("numba.core.registry")
+    cls = getattr(registry, "CPUDispatcher", None) if registry is not None else None
+    return cls is not None and type(fn) is cls
+
+
+@contextlib.contextmanager
+def _hard_limit(seconds: float):
+    """End this process after ``seconds`` (faulthandler's watchdog thread needs no GIL: it fires in
+    the middle of compiled code, printing where every thread is); cancelled when the block ends."""
+    import faulthandler
+
+    out = sys.__stderr__  # the process's own stderr (a kernel shows it), not a redirection
+    try:
+        faulthandler.dump_traceback_later(seconds, exit=True, file=out)
+    except (AttributeError, ValueError, OSError, io.UnsupportedOperation):
+        yield  # no descriptor to write to: the call runs unguarded, as before
+        return
+    try:
+        yield
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+
+
 def _numba_state(fn: Any, files: frozenset[str]) -> dict:
     """Is ``fn`` a real Numba dispatcher of the answer's own function, compiled in nopython mode?"""
     dispatcher = sys.modules.get("numba.core.registry")
@@ -391,7 +578,9 @@ def _numba_state(fn: Any, files: frozenset[str]) -> dict:
         return {"dispatcher": False, "nopython": 0}
     py = fn.py_func
     own = type(py).__name__ == "function" and py.__code__.co_filename in files if files else True
-    return {"dispatcher": bool(own), "nopython": len(fn.nopython_signatures)}
+    # blocks of Python inside it (``with objmode(...)``): lifted out of what Numba compiled
+    lifted = sum(len(getattr(cres, "lifted", ()) or ()) for cres in fn.overloads.values())
+    return {"dispatcher": bool(own), "nopython": len(fn.nopython_signatures), "lifted": lifted}
 
 
 def run_case(
@@ -402,6 +591,7 @@ def run_case(
     timeout: float | None = None,
     quiet: bool = True,
     fresh: Callable[[], dict[str, Any]] | None = None,
+    compiled_timeout: float | None = None,
 ) -> list[dict]:
     """Run the calls of ``case`` on the answer functions ``fns`` (name -> callable).
 
@@ -420,6 +610,11 @@ def run_case(
     fresh : callable, optional
         ``fresh()`` -> the functions by name, defined anew: called before every call, so that no
         call starts from what an earlier one left (the grader's method runs).
+    compiled_timeout : float, optional
+        The learner's kernel: seconds after which a call of a Numba-compiled function (which no
+        signal interrupts) ends the process, through :func:`faulthandler.dump_traceback_later`,
+        whose message names the function; the kernel restarts, where it would hang for good. (In
+        the grader's sandbox the watchdog outside ends it.)
 
     Returns
     -------
@@ -428,6 +623,7 @@ def run_case(
     files = frozenset(files)
     saved: dict[str, Any] = {}
     shared = case.get("vars") or {}
+    cache: dict = {}  # what several calls of the case decode once (saved tables)
     results = []
     for call in case["calls"]:
         name = call["fn"]
@@ -439,7 +635,7 @@ def run_case(
             res = {"missing": True}
             results.append(res)
             continue
-        args = [_resolve(a, saved, shared) for a in call["args"]]
+        args = [_resolve(a, saved, shared, cache) for a in call["args"]]
         measure = set(call.get("measure", ()))
         lines = trace = None
         sink = io.StringIO()
@@ -451,6 +647,8 @@ def run_case(
                     stack.enter_context(contextlib.redirect_stdout(sink))
                     stack.enter_context(contextlib.redirect_stderr(sink))
                 stack.enter_context(_time_limit(timeout))
+                if compiled_timeout and _is_dispatcher(fn):
+                    stack.enter_context(_hard_limit(compiled_timeout))
                 if "lines" in measure or "trace" in measure:
                     trace = {} if "trace" in measure else None
                     out, lines = _count_lines(files, fn, args, trace)
@@ -458,7 +656,7 @@ def run_case(
                     out = fn(*args)
             res = {"ok": plain(out)}
         except CallTimeout:
-            res = {"timeout": True}
+            res = {"timeout": True, "after": timeout}
         except NotImplementedError:
             res = {"stub": True}
         except NotPlain as e:
@@ -474,15 +672,41 @@ def run_case(
         if trace is not None:
             res["trace"] = trace
         if "reads" in measure:
-            spies = [a for a in args if type(a) is Spy]
-            res["reads"] = sum(Spy.reads(s) for s in spies)
+            res["reads"] = _reads(args)
         if "numba" in measure:
             res["numba"] = _numba_state(fn, files)
         results.append(res)
     return results
 
 
-def _resolve(a: Any, saved: dict, shared: dict) -> Any:
+def run_cases(fns: dict[str, Any], cases: list[dict], **kw: Any) -> list[list[dict]]:
+    """:func:`run_case` of each case in turn, until a call runs past its time: the calls of the
+    cases after it are not made (``{"timeout": true, "skipped": true}``), so an answer that hangs
+    costs one call's time, not one per case. Every place that runs an answer on cases (the check
+    cell, the sandbox's exports and method runs) runs them through here.
+
+    In the learner's kernel (``kw["timeout"]`` set, the main thread) a ``KeyboardInterrupt`` (the
+    learner's interrupt) stops the answer the same way, as ``{"interrupted": true}``."""
+    out: list[list[dict]] = []
+    stopped: dict | None = None
+    for case in cases:
+        if stopped is not None:
+            out.append([dict(stopped, skipped=True) for _ in case["calls"]])
+            continue
+        try:
+            res = run_case(fns, case, **kw)
+        except KeyboardInterrupt:
+            res = [{"interrupted": True}] + [{"interrupted": True, "skipped": True}] * (
+                len(case["calls"]) - 1
+            )
+        out.append(res)
+        hung = next((r for r in res if r.get("timeout") or r.get("interrupted")), None)
+        if hung is not None:
+            stopped = {k: v for k, v in hung.items() if k in ("timeout", "after", "interrupted")}
+    return out
+
+
+def _resolve(a: Any, saved: dict, shared: dict, cache: dict) -> Any:
     """One argument: ``$ref`` (an earlier call's saved result, rebuilt from its plain form), ``$var``
     (a value of the case's ``vars``, decoded afresh), ``$spy`` of a ``$var``, or an encoded value."""
     if type(a) is dict and len(a) == 1:
@@ -493,6 +717,17 @@ def _resolve(a: Any, saved: dict, shared: dict) -> Any:
             return decode_arg(shared[body])
         if tag == "$spy" and type(body) is dict and "$var" in body:
             return Spy(shared[body["$var"]])
+        if tag == "$spytables":
+            # the tables an earlier call saved, decoded once a case (each table is read through a
+            # SpyTable, which hands out copies of its lists, so no call changes them for the next),
+            # and the id planted in them, if any
+            of, plant = (
+                (body.get("of"), body.get("plant")) if type(body) is dict and "of" in body else (body, None)
+            )
+            key = json.dumps(of, sort_keys=True)
+            if key not in cache:
+                cache[key] = _resolve(of, saved, shared, cache)
+            return spy_tables(cache[key], plant)
     return decode_arg(a)
 
 

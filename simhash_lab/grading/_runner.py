@@ -11,7 +11,8 @@ Modes (``job["mode"]``):
 
 ``notebook``
     Runs the assembled notebook's cells (setup and given cells from the pristine copy, the
-    student's answer cells; check cells are not sent) in an IPython shell, each under a time limit,
+    student's answer cells and their own cells; check cells are not sent) in an IPython shell, each
+    under a time limit,
     reporting ``{"event": "cell", "i": ..., "phase": "start" | "end", ...}``; each cell runs only
     once the grader has released it (a ``{"go": i}`` line on stdin), whose clock times it. After the
     last cell the grader sends the hidden cases for the answer functions (one more line), when it
@@ -19,11 +20,16 @@ Modes (``job["mode"]``):
     runner exports each answer (``{"event": "export", "key": ..., "values" | "results": ...}``) and
     ends with ``{"event": "done"}``.
 ``method``
-    Runs the pristine setup cells, then only the definitions the grader extracted from the answer
-    and checked against its allow-list (:mod:`simhash_lab.grading._code_checks`), written to a file of
-    their own; then the method cases, counting lines in that file (and tracing its int variables),
-    and exports the results. With ``fresh`` (pure-Python methods), every call starts from the
-    definitions alone: they run again, in a copy of the setup's namespace, before each call.
+    Runs the pristine setup cells, then, for each answer whose method is checked (a "unit"), only
+    the definitions the grader extracted for it (:mod:`simhash_lab.grading._code_checks`: its
+    functions and what they use of the student's cells, past the static checks), written to a
+    file of its own and run in a copy of the setup's namespace; then its method cases, counting
+    lines in that file (and tracing its int variables, and what it reads of the structures it is
+    handed), and exports the results. With ``fresh`` (pure-Python methods), every call starts from
+    the definitions alone: they run again, in a copy of the setup's namespace, before each call.
+
+In both modes an answer whose call runs past its time makes no more calls (its later cases are
+reported as not run): a hang costs that answer one call's time.
 
 Before any of that it lowers its limits (address space, CPU seconds, processes, file size, core
 dumps), which no code that runs later can raise again, and, when started as root (the sandbox's
@@ -164,18 +170,35 @@ def _export_values(ns: dict, names: list[str]) -> dict:
     return out
 
 
+def _use_variant(job: dict) -> None:
+    from simhash_lab.grading import data
+
+    if "shown" in job:  # the hidden variant for the data, the student's for what they work out by hand
+        data.use_variant(job.get("variant"), shown=job.get("shown"))
+    else:
+        data.use_variant(job.get("variant"))
+
+
 def _run_notebook(job: dict, ch: _Channel, ctl_in: _Lines) -> None:
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets.config import Config
 
-    from simhash_lab.grading import _protocol, data
+    from simhash_lab.grading import _protocol
 
-    data.use_variant(job.get("variant"))
+    _use_variant(job)
     cfg = Config()
     cfg.HistoryManager.enabled = False
     cfg.InteractiveShell.colors = "NoColor"
     cfg.InteractiveShell.xmode = "Plain"
-    shell = InteractiveShell.instance(config=cfg)
+    # one namespace per notebook of the job: a class run sends one notebook; a batch of trusted
+    # notebooks (the grader's tests) sends several, each in a shell of its own
+    shells: dict[int, InteractiveShell] = {}
+
+    def shell_of(ns: int) -> InteractiveShell:
+        if ns not in shells:
+            shells[ns] = InteractiveShell.instance(config=cfg) if not shells else InteractiveShell(config=cfg)
+        return shells[ns]
+
     signal.signal(signal.SIGALRM, _on_alarm)
     cell_timeout = job.get("cell_timeout")
     for i, cell in enumerate(job["cells"]):
@@ -189,6 +212,7 @@ def _run_notebook(job: dict, ch: _Channel, ctl_in: _Lines) -> None:
             raise SystemExit("runner: the grader stopped")
         token = json.loads(go)["token"]
         del go
+        shell = shell_of(cell.get("ns", 0))
         ch.send({"event": "cell", "i": i, "phase": "start"})
         t0 = time.monotonic()
         err = None
@@ -207,55 +231,77 @@ def _run_notebook(job: dict, ch: _Channel, ctl_in: _Lines) -> None:
     ch.send({"event": "ready"})
     line = ctl_in.readline()
     cases = json.loads(line) if line.strip() else {}
-    ns = shell.user_ns
     for answer in job["exports"]:
         key = answer["key"]
+        ns = shell_of(answer.get("ns", 0)).user_ns
         ch.send({"event": "exporting", "key": key})
         if answer["kind"] == "values":
             ch.send({"event": "export", "key": key, "values": _export_values(ns, answer["names"])})
             continue
         fns = {n: ns.get(n) for n in answer["names"]}
-        results = [_protocol.run_case(fns, c, timeout=job.get("call_timeout")) for c in cases.get(key, [])]
+        results = _protocol.run_cases(fns, cases.get(key, []), timeout=job.get("call_timeout"))
         ch.send({"event": "export", "key": key, "results": results})
     ch.send({"event": "done"})
+
+
+def _namespace(setup: dict, name: str) -> dict:
+    """A copy of the setup's namespace as the globals of a module of its own, ``name``, in
+    ``sys.modules`` (as a notebook's ``__main__`` is there: Numba finds an object-mode block's
+    globals through it)."""
+    import types
+
+    module = types.ModuleType(name)
+    module.__dict__.update(setup)
+    module.__dict__["__name__"] = name
+    sys.modules[name] = module
+    return module.__dict__
 
 
 def _run_method(job: dict, ch: _Channel) -> None:
     import builtins
 
-    from simhash_lab.grading import _protocol, data
+    from simhash_lab.grading import _protocol
 
-    data.use_variant(job.get("variant"))
+    _use_variant(job)
     ns: dict = {"__name__": "__main__", "__builtins__": builtins}
     for i, src in enumerate(job["setup"]):
         exec(compile(src, f"<setup {i}>", "exec"), ns)
-    path = os.path.join(job["workdir"], f"answer_{job['key']}.py")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(job["code"])
-    setup = dict(ns)  # the setup's namespace, before any of the answer's code ran
-    ch.send({"event": "cell", "i": 0, "phase": "start"})
-    try:
-        exec(compile(job["code"], path, "exec"), ns)
-        err = None
-    except BaseException as e:  # the definitions themselves failed (a bad decorator argument, say)
-        err = _error(e)
-    ch.send({"event": "cell", "i": 0, "phase": "end", "error": err})
-    ch.send({"event": "exporting", "key": job["key"]})
-    fns = {n: ns.get(n) for n in job["names"]}
-    fresh = None
-    if job.get("fresh") and err is None:
-        # every call starts from the definitions alone: a module-level value, a default or anything
-        # else an earlier call wrote is gone (the setup's namespace is copied, the code run again)
-        code = compile(job["code"], path, "exec")
-
-        def fresh() -> dict:
-            own = dict(setup)
-            exec(code, own)
-            return {n: own.get(n) for n in job["names"]}
-
+    setup = dict(ns)  # the setup's namespace, before any answer's code ran
     timeout = job.get("call_timeout")
-    results = [_protocol.run_case(fns, c, files=[path], timeout=timeout, fresh=fresh) for c in job["cases"]]
-    ch.send({"event": "export", "key": job["key"], "results": results})
+    # each answer ("unit") on its own: its definitions in a copy of the setup's namespace, in a file
+    # of its own (whose lines are counted)
+    for u, unit in enumerate(job["units"]):
+        key = unit["key"]
+        path = os.path.join(job["workdir"], f"answer_{u}.py")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(unit["code"])
+        own = _namespace(setup, f"answer_{u}")
+        ch.send({"event": "cell", "i": u, "key": key, "phase": "start"})
+        try:
+            code = compile(unit["code"], path, "exec")
+            exec(code, own)
+            err = None
+        except BaseException as e:  # the definitions themselves failed (a bad decorator argument, say)
+            err = _error(e)
+        ch.send({"event": "cell", "i": u, "key": key, "phase": "end", "error": err})
+        ch.send({"event": "exporting", "key": key})
+        if err is not None:
+            ch.send({"event": "export", "key": key, "results": None})
+            continue
+        fns = {n: own.get(n) for n in unit["names"]}
+        fresh = None
+        if unit.get("fresh"):
+            # every call starts from the definitions alone: a module-level value, a default or
+            # anything else an earlier call wrote is gone (the setup's namespace is copied, the
+            # code run again)
+
+            def fresh(code=code, names=unit["names"], name=f"answer_{u}") -> dict:
+                again = _namespace(setup, name)
+                exec(code, again)
+                return {n: again.get(n) for n in names}
+
+        results = _protocol.run_cases(fns, unit["cases"], files=[path], timeout=timeout, fresh=fresh)
+        ch.send({"event": "export", "key": key, "results": results})
     ch.send({"event": "done"})
 
 

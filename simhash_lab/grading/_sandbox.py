@@ -54,7 +54,7 @@ import threading
 import time
 from pathlib import Path
 
-from . import _seccomp
+from . import _protocol, _seccomp
 
 __all__ = ["Limits", "Run", "availability", "bwrap_command", "run", "SandboxUnavailable"]
 
@@ -84,7 +84,7 @@ class Limits:
     memory: int = 2 << 30
     cell_timeout: float = 30.0
     timeout: float = 240.0
-    call_timeout: float = 10.0
+    call_timeout: float = _protocol.CALL_TIMEOUT
     nproc: int = 64
     tmp_size: int = 256 << 20
     shm_size: int = 64 << 20
@@ -98,6 +98,13 @@ class Limits:
     max_depth: int = 64
     max_string: int = 1 << 20
     max_log: int = 200_000
+
+    def answer_time(self, calls: int) -> float:
+        """Seconds one answer's export or method run may take, from its start, before the watchdog
+        ends the sandbox: a step's time (its definitions, a first compile), two calls' limit (the
+        runner itself stops an answer at its first call past ``call_timeout``) and a quarter second
+        a call; more only when a hang does not let the runner's alarm stop it (a compiled loop)."""
+        return self.cell_timeout + self.grace + 2 * self.call_timeout + 0.25 * calls
 
     def for_runner(self, wall: float) -> dict:
         return {
@@ -541,6 +548,17 @@ def _watch(
             outbox.put(None)
             where = ("export", None)
     exports_started = not n_cells
+    # the answers exported (notebook mode) or measured (method mode), in order, with their calls
+    if job.get("mode") == "method":
+        units = [
+            (u["key"], sum(len(c.get("calls", ())) for c in u.get("cases", ()))) for u in job.get("units", ())
+        ]
+    else:
+        units = [
+            (e["key"], sum(len(c.get("calls", ())) for c in (cases or {}).get(e["key"], ())))
+            for e in job.get("exports", ())
+        ]
+    next_unit = 0  # the first of them not started yet
     while True:
         now = time.monotonic()
         timeout = step_deadline - now
@@ -583,21 +601,19 @@ def _watch(
                 step_deadline = release(current)
             else:  # the grader's step: the last cell has ended, the cases go out now
                 exports_started = True
-                n_calls = sum(len(v) for v in (cases or {}).values()) or 1
-                n_keys = len(job.get("exports", ())) or 1
-                step_deadline = min(
-                    deadline, time.monotonic() + per_step * n_keys + limits.call_timeout * n_calls
-                )
+                step_deadline = min(deadline, time.monotonic() + per_step)  # until the first export
                 where = ("export", None)
                 outbox.put((json.dumps(cases or {}) + "\n").encode())
                 outbox.put(None)
         elif event == "exporting" and isinstance(msg.get("key"), str) and exports_started:
-            where = ("export", msg["key"])  # (for the report only: the deadline stays)
-            if not n_cells and job.get("mode") == "method":
-                n_cases = len(job.get("cases", ())) or 1
-                step_deadline = min(
-                    step_deadline, time.monotonic() + per_step + limits.call_timeout * n_cases
-                )
+            where = ("export", msg["key"])
+            # each answer in turn gets its own time, once, in the job's order (a message can start
+            # the next answer's time early, never give one more): a hang costs that answer only
+            while next_unit < len(units) and units[next_unit][0] != msg["key"]:
+                next_unit += 1
+            if next_unit < len(units):
+                step_deadline = min(deadline, time.monotonic() + limits.answer_time(units[next_unit][1]))
+                next_unit += 1
         elif event == "done" and exports_started:
             where = ("done", None)
     outbox.put(None)

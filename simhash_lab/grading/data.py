@@ -17,7 +17,10 @@ the default variant of a whole process, for a notebook that should run on other 
 
 The data of the answers worked out by hand (:func:`rust_safe_fast_hashes`, :func:`six_accumulators`,
 :func:`hamming_pairs`) has variants too: ``simhash-lab assign`` gives each student one, which their
-notebook shows and calls :func:`use_variant` with, and those answers are judged on it.
+notebook shows and calls :func:`use_variant` with, and those answers are judged on it. So these
+three follow the *shown* variant: ``use_variant(v)`` sets both, and the grader's sandbox sets the
+hidden variant for the others and the student's for these (``use_variant(hidden, shown=v)``), so a
+hand answer computed in its cell from these functions gets the data the student was shown.
 
 >>> avalanche_pairs()[0] == avalanche_pairs(variant=None)[0] != avalanche_pairs(variant=7)[0]
 True
@@ -31,14 +34,21 @@ from functools import lru_cache
 import numpy as np
 
 _VARIANT: list[int | None] = [None]
+_SHOWN: list[int | None] = [None]
+_SAME = object()
 
 
-def use_variant(variant: int | None) -> None:
+def use_variant(variant: int | None, shown: int | None | object = _SAME) -> None:
     """Make ``variant`` the default of every data function in this process (None: the notebooks'
-    own data). The grader's sandbox calls it before a notebook's first cell."""
-    if variant is not None and (isinstance(variant, bool) or not isinstance(variant, int)):
-        raise TypeError(f"variant must be an int or None, got {type(variant).__name__}")
+    own data); ``shown`` (default: the same) that of the data the text shows and the learner works
+    out by hand (:func:`rust_safe_fast_hashes`, :func:`six_accumulators`, :func:`hamming_pairs`).
+    The grader's sandbox calls it before a notebook's first cell, with the hidden variant and the
+    student's."""
+    for name, v in (("variant", variant), ("shown", None if shown is _SAME else shown)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+            raise TypeError(f"{name} must be an int or None, got {type(v).__name__}")
     _VARIANT[0] = variant
+    _SHOWN[0] = variant if shown is _SAME else shown
 
 
 def current_variant() -> int | None:
@@ -46,8 +56,17 @@ def current_variant() -> int | None:
     return _VARIANT[0]
 
 
+def shown_variant() -> int | None:
+    """The variant the data worked out by hand follows when none is given (see :func:`use_variant`)."""
+    return _SHOWN[0]
+
+
 def _pick(variant: int | None) -> int | None:
     return _VARIANT[0] if variant is None else variant
+
+
+def _shown(variant: int | None) -> int | None:
+    return _SHOWN[0] if variant is None else variant
 
 
 def _rng(variant: int | None, seed: int, salt: str) -> random.Random:
@@ -69,7 +88,7 @@ SIX_ACCUMULATORS = (13, 108, -22, -5, -32, 55)
 def rust_safe_fast_hashes(variant: int | None = None) -> dict[str, int]:
     """The 4-bit hashes of "rust safe fast" (exercise 02): the session's (:data:`RUST_SAFE_FAST_HASHES`),
     or a variant's: three different 4-bit hashes, none 0."""
-    variant = _pick(variant)
+    variant = _shown(variant)
     if variant is None:
         return dict(RUST_SAFE_FAST_HASHES)
     hashes = _rng(variant, 0, "rust_safe_fast").sample(range(1, 16), 3)
@@ -79,7 +98,7 @@ def rust_safe_fast_hashes(variant: int | None = None) -> dict[str, int]:
 def six_accumulators(variant: int | None = None) -> tuple[int, ...]:
     """Six accumulators of a 6-bit Simhash (exercise 02): source 004's (:data:`SIX_ACCUMULATORS`), or
     a variant's: none 0, their signs no palindrome (so both bit orders give different answers)."""
-    variant = _pick(variant)
+    variant = _shown(variant)
     if variant is None:
         return SIX_ACCUMULATORS
     rng = _rng(variant, 0, "six")
@@ -94,7 +113,7 @@ def hamming_pairs(variant: int | None = None) -> tuple[tuple[int, int], tuple[in
     """``((A, B), (C, D))``: the pairs of exercise 03 worked out by hand, A and B of 6 bits, C and D
     of 7 (written with all their digits): the sources' ``100111``/``101010`` and
     ``1011101``/``1001001``, or a variant's (each pair 2 to 5 bits apart)."""
-    variant = _pick(variant)
+    variant = _shown(variant)
     if variant is None:
         return (0b100111, 0b101010), (0b1011101, 0b1001001)
     rng = _rng(variant, 0, "hamming")

@@ -138,7 +138,7 @@ def test_assign_writes_a_notebook_and_a_solved_copy_per_student_on_their_variant
     md = "".join(
         c.source for c in _cells(rel / "handout/bob/03_hamming_popcount.ipynb") if c.cell_type == "markdown"
     )
-    assert f"`A = {a_:06b}`, `B = {b_:06b}`" in md and f"`{c_:07b}` and `{d_:07b}`" in md
+    assert f"`A = {a_:06b}`, `B = {b_:06b}`" in md and f"`C = {c_:07b}`, `D = {d_:07b}`" in md
     six = data.six_accumulators(a["students"]["carol"]["variants"]["02_simhash_voting"])
     md = "".join(
         c.source for c in _cells(rel / "handout/carol/02_simhash_voting.ipynb") if c.cell_type == "markdown"

@@ -436,14 +436,14 @@ def test_objects_that_lie_fail(class_run):
             {
                 "six_bit_string": "subclass of str",
                 "six_bit_int": "_Eq object",
-                "simhash_numba": "`simhash_numba` is not defined with def",
+                "simhash_numba": "Decorate it with @njit",
             },
         ),
         (
             "lying_03",
-            {"popcount_kernighan": "`.bit_count` is not allowed", "is_near": "`bin` is not allowed"},
+            {"popcount_kernighan": "`.bit_count` is not allowed", "is_near": "differing bits one at a"},
         ),
-        ("lying_05", {"block_index": "not allowed"}),
+        ("lying_05", {"block_index": "reaches into the interpreter"}),
     ):
         r = _result(class_run, class_run["attacks"][attack])
         hints = {c["name"]: c["hint"] for c in r["checks"]}
@@ -529,41 +529,81 @@ def test_the_sandbox_loads_the_warmup_cache_and_compiles_nothing(kit, tmp_path):
 # -- hangs: each answer graded on its own, and nothing outlives the time limit ---------------------------
 
 
+_SPIN = "from numba import njit\n\n@njit\ndef spin(n):\n    i = 0\n    while n > 0:\n        i += 1\n"
+_SPIN += "    return i\n"
+
+#: One endless loop a notebook, each where a hang can be (the culprit's key, and its answer's source):
+#: an answer cell's own statements (Python; Numba, which no signal stops), an answer's function
+#: called on hidden inputs (Python; C, which no signal stops, also called by a given cell), a
+#: measured answer's function (Python; Numba).
+HANGS = {
+    "cell_python": ("03_hamming_popcount", "popcount_kernighan", "while True:\n    pass"),
+    "cell_numba": (
+        "03_hamming_popcount",
+        "popcount_kernighan",
+        "import signal\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\n" + _SPIN + "\nspin(1)",
+    ),
+    "function_python": (
+        "02_simhash_voting",
+        "simhash_py",
+        "def simhash_py(features, bits=64):\n    while True:\n        pass",
+    ),
+    "function_c": (
+        "01_lsh_vs_crypto",
+        "simhash_flips",
+        "def simhash_flips(pairs):\n    return sum(range(10**15))",
+    ),
+    "method_python": (
+        "03_hamming_popcount",
+        "popcount_kernighan",
+        "def popcount_kernighan(x):\n    c = 0\n    while x >= 0:\n        c += 1\n    return c",
+    ),
+    "method_numba": (
+        "02_simhash_voting",
+        "simhash_numba",
+        "@njit\ndef simhash_numba(hashes, weights, bits):\n    fp = np.uint64(0)\n    while bits > 0:\n"
+        "        fp += np.uint64(1)\n    return fp",
+    ),
+}
+HANG_CELL = 4
+
+
 @pytest.fixture(scope="session")
 def hang_run(kit, tmp_path_factory):
+    """A class run of the solutions with one endless loop each (:data:`HANGS`), 4 s a cell."""
     d = tmp_path_factory.mktemp("hangs")
-    sol = {k: kit.solution_source("03_hamming_popcount", k) for k in ("hamming_by_hand", "xor_AB", "is_near")}
-    python_loop = kit.with_answers(
-        kit.SOLUTIONS / "03_hamming_popcount.ipynb",
-        {**sol, "popcount_kernighan": "while True:\n    pass"},
-        d / "loop_python_03_hamming_popcount.ipynb",
-    )
-    numba_loop = kit.with_answers(
-        kit.SOLUTIONS / "03_hamming_popcount.ipynb",
-        {
-            **sol,
-            "popcount_kernighan": (
-                "import signal\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
-                "from numba import njit\n\n@njit\ndef spin(n):\n    i = 0\n    while n > 0:\n        i += 1\n"
-                "    return i\n\nspin(1)"
-            ),
-        },
-        d / "loop_numba_03_hamming_popcount.ipynb",
-    )
+    paths = {}
+    for name, (ex, key, src) in HANGS.items():
+        paths[name] = kit.with_answers(kit.SOLUTIONS / f"{ex}.ipynb", {key: src}, d / name / f"{ex}.ipynb")
+    t0 = time.monotonic()
     rc, stdout, stderr, doc = kit.grade_cli(
-        [str(python_loop), str(numba_loop), "--cell-timeout", "8", "--jobs", "2"], d
+        [*map(str, paths.values()), "--cell-timeout", str(HANG_CELL), "--jobs", "2"], d
     )
-    return {r["path"]: r for r in doc}, python_loop, numba_loop
+    return {
+        "results": {r["path"]: r for r in doc},
+        "paths": paths,
+        "table": stdout,
+        "wall": time.monotonic() - t0,
+    }
 
 
-def test_after_a_timeout_the_other_answers_are_still_graded(hang_run):
-    results, *paths = hang_run
-    for p in paths:
-        r = results[str(p)]
-        by = {c["name"]: c for c in r["checks"]}
-        assert not by["popcount_kernighan"]["passed"]
-        assert "ran longer than 8 s" in by["popcount_kernighan"]["hint"], by
-        assert all(by[k]["passed"] for k in ("hamming_by_hand", "xor_AB", "is_near")), (p.name, by)
+@pytest.mark.parametrize("name", sorted(HANGS))
+def test_a_hang_costs_its_answer_only_and_the_table_says_it_timed_out(hang_run, name):
+    """Issue 43: one endless loop in a notebook fails that answer, "timed out after N s", and every
+    other answer of the notebook is still run and graded."""
+    ex, key, _src = HANGS[name]
+    r = hang_run["results"][str(hang_run["paths"][name])]
+    by = {c["name"]: c for c in r["checks"]}
+    assert not by[key]["passed"] and f"timed out after {HANG_CELL} s" in by[key]["hint"], by[key]
+    others = {k: c for k, c in by.items() if k != key}
+    assert others and all(c["passed"] for c in others.values()), (name, others)
+    row = next(ln for ln in hang_run["table"].splitlines() if f"{name}/" in ln)
+    assert f"{key}: " in row and f"timed out after {HANG_CELL} s" in row, row
+
+
+def test_a_class_run_with_hangs_stays_within_its_bound(hang_run):
+    """Six notebooks, each with a hang, two at a time: bounded by their hangs, not the time limit."""
+    assert hang_run["wall"] < len(HANGS) / 2 * 60, hang_run["wall"]
 
 
 def test_wall_clock_bound_kills_the_whole_tree(kit, tmp_path):

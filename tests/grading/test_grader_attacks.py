@@ -1,6 +1,7 @@
 """The grader against the second round of attacks (issue 23): method checks padded, state kept
 between calls, the grader's process flooded, static analysis made slow, forged messages of the
-sandbox, an int turned into text by ``'%x' % x``.
+sandbox, an int turned into text by ``'%x' % x``. (Since issue 43 a method is judged by what it
+does; these attacks fail for what they do, or for what the exercise's text forbids.)
 
 Each attack is a notebook (or, where the attack is on one mechanism, a direct call of it) that
 passed, or cost the grader what it should not, before; here it must fail, and cost only what the
@@ -272,12 +273,13 @@ def test_honest_solutions_still_pass(attack_run):
 @pytest.mark.parametrize(
     ("attack", "key", "hint"),
     [
-        ("swar", "popcount_kernighan", "no loop that clears the lowest set bit"),
-        ("swar", "is_near", "no loop that clears the lowest set bit"),
+        ("swar", "popcount_kernighan", "None of your function's variables does"),
+        ("swar", "is_near", "None of your function's variables takes those values"),
         ("table", "popcount_kernighan", "None of your function's variables does"),
-        ("hex", "popcount_kernighan", "a string in `popcount_kernighan` is not allowed"),
-        ("seen", "block_index", "keeps values between calls"),
-        ("memo", "block_index", "one object shared by every call"),
+        ("hex", "popcount_kernighan", "`%` on a string turns a value into text"),
+        # state between calls: every call is made on definitions made anew, so nothing is there
+        ("seen", "block_index", "returned no id for any query"),
+        ("memo", "block_index", "raised"),
     ],
 )
 def test_padded_tabled_textual_and_stateful_methods_fail_with_what_was_expected(
@@ -291,7 +293,7 @@ def test_a_cell_slow_to_read_fails_alone(attack_run):
     """16,000 lines of ``x?``: IPython's transformations take minutes. The grader's copy runs in a
     child under a limit (see the unit test below); in the sandbox the cell is stopped as a hang."""
     c = _checks(attack_run, "slow_static")["popcount_kernighan"]
-    assert not c["passed"] and ("could not be checked" in c["hint"] or "ran longer than" in c["hint"]), c
+    assert not c["passed"] and ("could not be checked" in c["hint"] or "timed out after" in c["hint"]), c
 
 
 def test_the_other_answers_of_an_attacked_notebook_are_graded(attack_run):
@@ -304,7 +306,7 @@ def test_a_forged_cell_end_does_not_extend_the_cell(attack_run):
     """The answer ignores its alarm, says its cell ended, and answers right after 3 cell limits:
     before, the grader believed it and the answer passed."""
     c = _checks(attack_run, "forged_end")["hamming_by_hand"]
-    assert not c["passed"] and f"ran longer than {CELL_TIMEOUT} s" in c["hint"], c
+    assert not c["passed"] and f"timed out after {CELL_TIMEOUT} s" in c["hint"], c
 
 
 def test_a_forged_ready_gets_no_hidden_case(attack_run):
@@ -542,7 +544,8 @@ def test_ipython_transformations_of_a_hostile_cell_are_bounded():
     assert time.monotonic() - t0 < 30
 
 
-# every route from an int to its text: each refused by the allow-list of Kernighan's loop
+# every route from an int to its text: each refused where exercise 03's text forbids it (in
+# popcount_kernighan; tests/grading/test_code_checks.py has more)
 _TEXT_ROUTES = [
     "'%x' % x",
     "'%d' % (x,)",
@@ -556,7 +559,6 @@ _TEXT_ROUTES = [
     "bin(x)",
     "hex(x)",
     "oct(x)",
-    "chr(x & 0x7F)",
     "f'{x:b}'",
     "x.to_bytes(8, 'big').hex()",
     "x.__format__('b')",
@@ -568,10 +570,7 @@ _TEXT_ROUTES = [
 @pytest.mark.parametrize("expr", _TEXT_ROUTES)
 def test_every_route_from_an_int_to_text_is_refused(expr):
     code = f"FMT = '%x'\n\n\ndef popcount_kernighan(x):\n    s = {expr}\n    return len(s)\n"
-    found = _code_checks.problems(code, hamming_popcount._INT_LOOPS)
-    assert found, expr
-    if expr == "FMT % x":
-        assert "a string outside a function is not allowed" in found[0]
+    assert _code_checks.problems(code, hamming_popcount._NO_TEXT), expr
 
 
 def test_strings_are_allowed_as_docstrings_and_error_messages():
@@ -589,36 +588,40 @@ def test_strings_are_allowed_as_docstrings_and_error_messages():
             return count
         '''
     )
-    assert _code_checks.problems(code, hamming_popcount._INT_LOOPS) == []
-
-
-def _index_allow():
-    import importlib
-
-    return importlib.import_module("simhash_lab.grading.checks.block_index")._INDEX_ALLOW
+    assert _code_checks.problems(code, hamming_popcount._NO_TEXT) == []
 
 
 @pytest.mark.parametrize(
-    ("code", "hint"),
+    "code",
     [
-        ("SEEN = []\n\ndef f(x):\n    return x\n", "keeps values between calls"),
-        ("SEEN = ({},)\n\ndef f(x):\n    return x\n", "keeps values between calls"),
-        ("def f(x, memo={}):\n    return x\n", "one object shared by every call"),
-        ("def f(x, *, memo=[]):\n    return x\n", "one object shared by every call"),
-        ("def f(x, memo=set()):\n    return x\n", "one object shared by every call"),
-        ("def f(x):\n    g = lambda y, m=[]: y\n    return x\n", "one object shared by every call"),
+        "SEEN = []\n\ndef f(x):\n    SEEN.append(x)\n    return len(SEEN)\n",
+        "SEEN = ({},)\n\ndef f(x):\n    SEEN[0][x] = x\n    return len(SEEN[0])\n",
+        "def f(x, memo={}):\n    memo[x] = x\n    return len(memo)\n",
+        "def f(x, *, memo=[]):\n    memo.append(x)\n    return len(memo)\n",
+        "def f(x, memo=set()):\n    memo.add(x)\n    return len(memo)\n",
+        "def f(x):\n    g = lambda y, m=[]: m.append(y) or len(m)\n    return g(x)\n",
     ],
 )
-def test_module_level_mutables_and_mutable_defaults_are_refused(code, hint):
-    found = _code_checks.problems(code, _index_allow())
-    assert any(hint in p for p in found), found
+def test_module_level_mutables_and_mutable_defaults_keep_nothing_between_calls(code):
+    """State between calls is not refused by its spelling: every call of a measured pure-Python answer
+    is made on its definitions made anew, so what one call left is not there for the next."""
+    compiled = compile(code, "<answer>", "exec")
+
+    def fresh():
+        ns = {}
+        exec(compiled, ns)
+        return {"f": ns["f"]}
+
+    case = {"calls": [{"fn": "f", "args": [i]} for i in range(3)]}
+    assert [r["ok"] for r in _protocol.run_case({}, case, fresh=fresh)] == [1, 1, 1]
+    assert _code_checks.problems(code) == []
 
 
 def test_constants_and_immutable_defaults_are_allowed():
     code = (
         "MASK = 0xFFFF\nSHIFTS = (0, 16, 32, 48)\n\ndef f(x, k=3, m=None, t=(1, 2)):\n    return x & MASK\n"
     )
-    assert _code_checks.problems(code, _index_allow()) == []
+    assert _code_checks.problems(code) == []
 
 
 def test_fresh_definitions_forget_what_a_call_wrote():
@@ -679,9 +682,9 @@ def test_any_honest_early_exit_passes(code, tmp_path):
 @pytest.mark.parametrize(
     ("answer", "code", "hint"),
     [
-        ("popcount_kernighan", SWAR, "no loop that clears the lowest set bit"),
+        ("popcount_kernighan", SWAR, "None of your function's variables does"),
         ("popcount_kernighan", TABLE, "None of your function's variables does"),
-        ("is_near", SWAR_NEAR, "no loop that clears the lowest set bit"),
+        ("is_near", SWAR_NEAR, "None of your function's variables takes those values"),
         (
             "is_near",
             "def is_near(a, b, k=3):\n    x = a ^ b\n    c = 0\n    while x:\n        x &= x - 1\n"

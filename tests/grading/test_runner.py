@@ -44,6 +44,13 @@ def method_job(tmp_path):
         "mode": "method",
         "workdir": str(tmp_path / "work"),
         "setup": ["BASE = 10\n"],
+        "units": [unit()],
+    }
+
+
+def unit(**kw) -> dict:
+    """One measured answer of a method job."""
+    return {
         "key": "add",
         "names": ["add"],
         "code": "def add(x):\n    y = x + BASE\n    return y\n",
@@ -51,6 +58,7 @@ def method_job(tmp_path):
             {"calls": [{"fn": "add", "args": [1]}, {"fn": "add", "args": [5], "measure": ["lines"]}]},
             {"calls": [{"fn": "nope", "args": []}]},
         ],
+        **kw,
     }
 
 
@@ -66,11 +74,13 @@ def test_a_method_job_runs_its_definitions_and_exports_each_call(method_job):
     assert second == [{"missing": True}]
     assert first[1]["ok"] == 15 and first[1]["lines"] == 2  # the two lines of add's body
     # the definitions were written to a file of their own, in the job's folder
-    assert (Path(method_job["workdir"]) / "answer_add.py").read_text() == method_job["code"]
+    assert (Path(method_job["workdir"]) / "answer_0.py").read_text() == method_job["units"][0]["code"]
 
 
 def test_a_method_whose_definitions_fail_reports_the_error_and_still_ends(method_job):
-    job = dict(method_job, code="def add(x):\n    return x\nraise ValueError('bad decorator')\n")
+    job = dict(
+        method_job, units=[unit(code="def add(x):\n    return x\nraise ValueError('bad decorator')\n")]
+    )
     code, msgs, err = run(job)
     assert code == 0, err
     end = next(m for m in msgs if m.get("phase") == "end")
@@ -83,17 +93,47 @@ def test_fresh_starts_every_call_from_the_definitions_alone(method_job):
     case = {"calls": [{"fn": "add", "args": [1]}, {"fn": "add", "args": [2]}]}
     results = {}
     for fresh in (False, True):
-        rc, msgs, err = run(dict(method_job, code=code, cases=[case], fresh=fresh))
+        rc, msgs, err = run(dict(method_job, units=[unit(code=code, cases=[case], fresh=fresh)]))
         assert rc == 0, err
         results[fresh] = [r["ok"] for r in msgs[-2]["results"][0]]
     assert results == {False: [1, 2], True: [1, 1]}  # without fresh the second call saw the first
 
 
+def test_each_measured_answer_runs_on_its_own_and_a_hang_stops_only_its_own_calls(method_job):
+    """Two units: the first hangs on its first call (stopped at the call limit, its later calls not
+    made), the second runs in a namespace of its own (it does not see the first's definitions) and
+    in a module of its own (``__name__`` is in ``sys.modules``, as a notebook's is)."""
+    hang = unit(
+        key="hang",
+        names=["spin"],
+        code="LEFT = 1\ndef spin(x):\n    while True:\n        pass\n",
+        cases=[{"calls": [{"fn": "spin", "args": [1]}]}, {"calls": [{"fn": "spin", "args": [2]}]}],
+    )
+    other = unit(
+        key="other",
+        names=["look"],
+        code="import sys\ndef look(x):\n    return [x + BASE, 'LEFT' in globals(), __name__ in sys.modules]",
+        cases=[{"calls": [{"fn": "look", "args": [1]}]}],
+    )
+    code, msgs, err = run(dict(method_job, units=[hang, other], call_timeout=1))
+    assert code == 0, err
+    exports = {m["key"]: m["results"] for m in msgs if m["event"] == "export"}
+    assert exports["hang"] == [
+        [{"timeout": True, "after": 1}],
+        [{"timeout": True, "after": 1, "skipped": True}],
+    ]
+    assert exports["other"] == [[{"ok": [11, False, True]}]]
+
+
 def test_the_limits_are_lowered_before_any_code_runs(method_job):
     job = dict(
         method_job,
-        code="import resource\ndef add(x):\n    return resource.getrlimit(x)[1]\n",
-        cases=[{"calls": [{"fn": "add", "args": [7]}, {"fn": "add", "args": [4]}]}],  # NOFILE, CORE
+        units=[
+            unit(
+                code="import resource\ndef add(x):\n    return resource.getrlimit(x)[1]\n",
+                cases=[{"calls": [{"fn": "add", "args": [7]}, {"fn": "add", "args": [4]}]}],  # NOFILE, CORE
+            )
+        ],
         limits={"nofile": 64},
     )
     import resource

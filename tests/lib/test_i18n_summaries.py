@@ -122,7 +122,7 @@ def test_dedup_summary_in_both_languages(lab, options):
     with language("es"):
         es = res.summary()
         assert res.found_by in es
-    assert es.startswith(f"{len(res.ids)} filas, {len(res.duplicates)} descartadas en {groups} grupo(s)")
+    assert es.startswith(f"{len(res.ids)} filas, {len(res.duplicates)} descartadas (grupos: {groups}; ")
     assert ("verificados con Jaccard" in es) == (res.jaccard is not None)
     assert "dropped" not in es and "featureless" not in es and "within" not in es and " by " not in es
     assert res.summary() == old

@@ -8,15 +8,21 @@ An exercise module (``checks/hamming_popcount.py`` ...) declares its answers, on
   from a ❌ (or from a classmate) is wrong there.
 * :class:`Functions`: the cell defines functions; ``cases(rng)`` gives the calls to make (``rng``
   None: the visible cases of the learner's check cell; a ``random.Random``: hidden cases drawn at
-  grading time) and ``judge(case, results)`` checks what came back. A :class:`Method` adds an
-  allow-list (:mod:`simhash_lab.grading._code_checks`) and measured cases (lines executed, items read,
-  Numba's signatures) that hold for any honest implementation and fail a bypass.
+  grading time) and ``judge(case, results)`` checks what came back. A :class:`Method` adds measured
+  cases (lines executed, the values of its int variables, items and table entries read, what
+  Numba compiled) that hold for any honest implementation, however written, and fail a bypass, and
+  the exercise's stated rules (:class:`~simhash_lab.grading._code_checks.Rules`); the guard of
+  :mod:`simhash_lab.grading._code_checks` applies to every measured answer.
 
-The same answer object serves both paths: called from a check cell (``checks.md5_64(md5_64)``) it
-runs the visible cases in the learner's kernel and prints one ✅ line or a ❌ block, without raising
-(so Run All goes on); the grader calls :meth:`Values.verdict` / :meth:`Functions.verdict` on data
-exported from the sandbox. Judges only ever see plain data (:func:`~simhash_lab.grading._protocol.plain`
-and back through JSON), never the learner's objects.
+The same answer object serves every judge, on one path: called from a check cell
+(``checks.md5_64(md5_64)``) it runs the visible cases in the learner's kernel through the same
+:func:`~simhash_lab.grading._protocol.run_cases` as the sandbox (a call stopped at
+``CALL_TIMEOUT``, the answer's later calls not made), the same static checks on the functions it
+reaches and the same verdict, and prints one ✅ line (saying, for an answer graded on hidden cases,
+that the ✅ is for the cases shown) or a ❌ block, without raising (so Run All goes on); ``simhash-lab
+check`` and ``grade`` call :meth:`Values.verdict` / :meth:`Functions.verdict` on data exported from
+their runs. Judges only ever see plain data (:func:`~simhash_lab.grading._protocol.plain` and back
+through JSON), never the learner's objects.
 """
 
 from __future__ import annotations
@@ -60,6 +66,10 @@ __all__ = [
 ]
 
 NOT_SHOWN = object()  # Wrong(expected=NOT_SHOWN): the ❌ says what is wrong without the value
+
+#: What a passing check cell adds for an answer graded on cases it cannot show: its ✅ is for the
+#: cases here; grading decides on others (the same checks, :mod:`simhash_lab.grading._grader`).
+HIDDEN_NOTE = N_("(on the cases shown here; grading runs it on hidden ones too)")
 
 
 class Wrong(Exception):
@@ -146,14 +156,22 @@ class Answer:
         if callable(self._passed):
             from .. import data
 
-            return _(self._passed(data.current_variant()))
+            return _(self._passed(data.shown_variant()))
         return _(self._passed)
 
+    #: Grading judges this answer on cases the notebook cannot show (hidden inputs, other data):
+    #: its check cell's ✅ says so.
+    hidden = False
+
     def pass_line(self, lang: str | None = None) -> str:
-        """The exact stdout of a passing check cell (in ``lang``, default the current language)."""
+        """The exact stdout of a passing check cell (in ``lang``, default the current language):
+        ``✅`` and the pass message, and for an answer graded on hidden cases, that it passed the
+        cases shown here only."""
         if lang is not None:
             with language(lang):
                 return self.pass_line()
+        if self.hidden:
+            return f"✅ {self.passed} " + _(HIDDEN_NOTE) + "\n"
         return f"✅ {self.passed}\n"
 
     def render(self, v: Verdict) -> str:
@@ -200,11 +218,20 @@ class Answer:
         if len(values) != len(self.names):
             print(_("❌ {title}: call it as checks.{key}()").format(title=_(self.title), key=self.key))
             return
-        v = self.feedback(*values)
+        try:
+            v = self.feedback(*values)
+        except KeyboardInterrupt:  # the learner stopped the kernel while the check ran
+            v = Verdict(self.key, False, _(INTERRUPTED))
         print(self.render(v), end="", flush=True)
 
     def feedback(self, *values: Any) -> Verdict:  # pragma: no cover - overridden
         raise NotImplementedError
+
+
+INTERRUPTED = N_(
+    "You stopped the check while it ran your code. A call that takes more than a few seconds is "
+    "stopped by the check itself (an endless loop?): look for a loop whose condition never changes."
+)
 
 
 def _not_defined(name: str, kind: str) -> str:
@@ -261,6 +288,7 @@ class Values(Answer):
         super().__init__(key, title, passed, names, points)
         self.judge, self.data, self.reference, self.kinds = judge, data, reference, kinds
         self.hand = hand
+        self.hidden = data  # graded on a hidden variant of the data
 
     def part_credit(self, exported: dict, variant: Any) -> float:
         """The share of a hand answer's names that are right (each judged with the others set to
@@ -330,29 +358,29 @@ class Values(Answer):
 
 @dataclasses.dataclass(frozen=True)
 class Method:
-    """How an answer function must work, beside what it returns.
+    """How an answer function must work, beside what it returns: properties of what it does,
+    measured on everything it is handed (see :mod:`simhash_lab.grading._code_checks`).
 
     Parameters
     ----------
-    allow : AllowList
-        What its code may use (checked on the source, in the grader's process).
     cases : callable
-        ``cases(rng)`` -> cases whose calls ``measure`` something (rng None: the visible ones).
+        ``cases(rng)`` -> cases whose calls ``measure`` something (rng None: the visible ones); their
+        results are judged by the answer's own judge too (each is a case like the others).
     judge : callable
-        ``judge(cases, results)`` raises :class:`Wrong` when the measures show a bypass; it gets the
-        answer's ordinary cases (which may measure too) followed by these.
-    uses : tuple of str
-        Functions of other answers it may call (their cells' code is checked and run with it).
-    shape : callable, optional
-        ``shape(code)`` -> problems of the code's form beside the allow-list, one line each (the
-        loop the method needs is there, say); checked with it, in the grader's process.
+        ``judge(cases, results)`` raises :class:`Wrong` when the measures show another method; it
+        gets the answer's ordinary cases (which may measure too) followed by these.
+    rules : Rules, optional
+        What the exercise's text forbids in this answer (and only that: the guard of
+        :mod:`~simhash_lab.grading._code_checks` applies to every measured answer).
+    compiled : bool
+        Numba: its definitions run once, not anew before every call (compiling per call would not
+        fit; Numba freezes the globals it reads when it compiles).
     """
 
-    allow: _code_checks.AllowList
     cases: Callable[[random.Random | None], list[dict]]
     judge: Callable[[list[dict], list[list[dict]]], None]
-    uses: tuple[str, ...] = ()
-    shape: Callable[[str], list[str]] | None = None
+    rules: _code_checks.Rules | None = None
+    compiled: bool = False
 
 
 class Functions(Answer):
@@ -369,6 +397,7 @@ class Functions(Answer):
     """
 
     kind = "functions"
+    hidden = True  # graded on inputs drawn at grading time
 
     def __init__(
         self,
@@ -386,41 +415,39 @@ class Functions(Answer):
         self.cases, self.judge, self.method = cases, judge, method
 
     def feedback(self, *fns: Any) -> Verdict:
+        """The check cell's verdict, in the learner's kernel: the visible cases, and, for a measured
+        answer, the same static checks and measures as the grader's method run, on the answer's
+        functions and every function of the learner's they reach."""
         by_name = dict(zip(self.names, fns))
         for name, fn in by_name.items():
             if not callable(fn):
                 return Verdict(
                     self.key, False, _("Define `{name}` as a function (def {name}(...):).").format(name=name)
                 )
-        used = []  # the other answers' functions it may call (their lines count as its own)
-        for f in fns if self.method is not None else ():
-            g = getattr(getattr(f, "py_func", f), "__globals__", None)
-            used += [g.get(u) for u in self.method.uses] if isinstance(g, dict) else []
-        files = {getattr(getattr(f, "py_func", f), "__code__", None) for f in (*fns, *used)}
-        files = {c.co_filename for c in files if c is not None}
-        results = [_roundtrip(_protocol.run_case(by_name, c, files=files)) for c in self.cases(None)]
+        reached = _reached(fns)
+        files = {f.__code__.co_filename for f in reached}
+
+        def run(cases: list[dict]) -> list[list[dict]]:
+            out = _protocol.run_cases(
+                by_name,
+                cases,
+                files=files,
+                timeout=_protocol.CALL_TIMEOUT,
+                compiled_timeout=_protocol.COMPILED_TIMEOUT,
+            )
+            return [_roundtrip(r) for r in out]
+
+        results = run(self.cases(None))
         problems: list[str] = []
         measured: list[list[dict]] = []
         method_cases: list[dict] = []
         if self.method is not None:
-            for name, fn in by_name.items():
-                src = _code_checks.function_source(fn)
-                if src is None:
-                    continue
-                extra = {n: None for n in self.names}
-                extra.update({n: None for n in self.method.uses})
-                consts = _constants_of(fn)
-                problems += [
-                    f"{p} (`{name}`)" if f"`{name}`" not in p else p
-                    for p in _code_checks.problems(
-                        src, self.method.allow, extra_names=extra, constants=consts
-                    )
-                ]
-                if self.method.shape is not None and not problems:
-                    problems += self.method.shape(src)
-            if not problems:
-                method_cases = self.method.cases(None)
-                measured = [_roundtrip(_protocol.run_case(by_name, c, files=files)) for c in method_cases]
+            sources = [(f"`{f.__name__}`", _code_checks.function_source(f)) for f in reached]
+            problems = _code_checks.refused([(k, s) for k, s in sources if s is not None], self.method.rules)
+            if problems:  # as in the grader: refused code is not run, the problem is the verdict
+                return self.verdict([], [], problems)
+            method_cases = self.method.cases(None)
+            measured = run(method_cases)
         return self.verdict(self.cases(None), results, problems, method_cases, measured)
 
     def verdict(
@@ -432,7 +459,7 @@ class Functions(Answer):
         measured: Sequence[list[dict]] = (),
     ) -> Verdict:
         """The verdict on the results of ``cases`` (and, with a method, on the static problems and the
-        measured cases)."""
+        measured cases: first their results, judged as the others are, then what was measured)."""
 
         def run() -> None:
             if len(results) != len(cases):
@@ -443,15 +470,49 @@ class Functions(Answer):
                 self.judge(case, res)
             if self.method is not None:
                 if problems:
-                    raise Wrong(f"{problems[0]}. {_(self.method.allow.why)}")
+                    rules = self.method.rules
+                    stated = rules is not None and _code_checks.is_stated(problems[0])
+                    why = _(rules.why) if stated else _(_code_checks.GUARD_WHY)
+                    raise Wrong(f"{problems[0]}. {why}")
                 if len(measured) != len(method_cases):
                     raise Wrong(_("the method's measured calls did not all run."))
                 for case, res in zip(method_cases, measured):
-                    for c, r in zip(case["calls"], res):
-                        returned(r, _call_text(c))
+                    if not isinstance(res, list) or len(res) != len(case["calls"]):
+                        raise Wrong(_("the answer's functions did not report on every call."))
+                    self.judge(case, res)  # a measured case is a case: its values first
                 self.method.judge([*cases, *method_cases], [*results, *measured])
 
         return self._verdict(run)
+
+
+def _code_names(code: Any) -> set[str]:
+    """The names a code object (and the code nested in it) looks up."""
+    out = set(code.co_names)
+    for c in code.co_consts:
+        if hasattr(c, "co_names"):
+            out |= _code_names(c)
+    return out
+
+
+def _reached(fns: Sequence[Any]) -> list[Any]:
+    """The Python functions of ``fns`` and every function of the learner's they call (defined in
+    the notebook: its helpers, its other answers), as the grader's method run reaches them in the
+    notebook's cells (:func:`simhash_lab.grading._code_checks.reached`)."""
+    out: list[Any] = []
+    todo = list(fns)
+    while todo:
+        f = todo.pop(0)
+        f = getattr(f, "py_func", f)  # a Numba dispatcher: its Python function
+        if type(f).__name__ != "function" or any(f is g for g in out):
+            continue
+        out.append(f)
+        g = f.__globals__
+        for name in sorted(_code_names(f.__code__)):
+            v = g.get(name) if isinstance(g, dict) else None
+            py = getattr(v, "py_func", v)
+            if type(py).__name__ == "function" and getattr(py, "__module__", None) == g.get("__name__"):
+                todo.append(v)
+    return out
 
 
 def _roundtrip(results: list[dict]) -> list[dict]:
@@ -636,8 +697,22 @@ def returned(res: dict, what: str) -> Any:
                 "cell above (or in the function of yours it calls), run the cell, then this check."
             )
         )
+    if res.get("interrupted"):
+        raise Wrong(_(INTERRUPTED), got=Raw(_("{what}: stopped").format(what=what)))
     if res.get("timeout"):
-        raise Wrong(_("{what} ran too long and was stopped (an endless loop?).").format(what=what))
+        after = res.get("after")
+        hint = (
+            _("{what} timed out after {after:g} s and was stopped (an endless loop?)").format(
+                what=what, after=after
+            )
+            if type(after) in (int, float)
+            else _("{what} ran too long and was stopped (an endless loop?)").format(what=what)
+        )
+        if res.get("skipped"):  # an earlier call of this answer hung: this one was not made
+            hint = _(
+                "{what} was not run: an earlier call of this answer timed out (an endless loop?)"
+            ).format(what=what)
+        raise Wrong(hint + ".")
     if "bad" in res:
         raise Wrong(
             _("{what} returned {value}; return plain values (int, float, str, bool, list).").format(
@@ -648,6 +723,11 @@ def returned(res: dict, what: str) -> Any:
     if "error" in res:
         err = str(res["error"])
         hint = _("Your function raised an exception; run it on this input yourself to see where.")
+        if err.startswith("ZeroDivisionError"):
+            hint = _(
+                "Your function divided by zero on this input (a count or a sum is 0 here): give that case "
+                "the value the exercise's text defines for it."
+            )
         if err.startswith(("numba.core.errors.TypingError", "TypingError")):
             hint = _(
                 "Numba could not compile your function: its message (got) names the line and the "

@@ -8,6 +8,7 @@ a function that returns a mean copied from a ❌ fails in the notebook too.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import random
 import string
@@ -90,7 +91,13 @@ def _ideal(values: dict, variant: object) -> None:
         show=False,
         mistakes=[
             (0.5, _("That is the probability for one bit; the question asks about all 64 bits.")),
-            (64.0, _("Not every bit flips: each one flips with probability 1/2.")),
+            (
+                64.0,
+                _(
+                    "64 is what every bit flipping would give, and what 128 bits (MD5's whole digest) "
+                    "times 1/2 gives: here the hash has 64 bits, and each flips with probability 1/2."
+                ),
+            ),
         ],
     )
 
@@ -114,10 +121,12 @@ def _mean_flips(fp, variant: int | None) -> float:
     return sum(_popcount(fp(a) ^ fp(b)) for a, b in pairs) / len(pairs)
 
 
+@functools.lru_cache(maxsize=32)  # a variant's reference, for every notebook graded on it
 def _crypto_reference(variant: int | None) -> float:
     return _mean_flips(_md5_64, variant)
 
 
+@functools.lru_cache(maxsize=32)  # a variant's reference, for every notebook graded on it
 def _simhash_reference(variant: int | None) -> float:
     from ...presets import DEFAULT
 

@@ -9,6 +9,7 @@ returns what a ❌ showed for the notebook's corpus fails in the notebook too.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 
@@ -34,6 +35,7 @@ from ._checker import (
 __all__ = ["EXERCISE", "pair_distances", "precision_recall", "best_k"]
 
 
+@functools.lru_cache(maxsize=32)  # a variant's reference, for every notebook graded on it
 def _distances(variant: int | None) -> list[int]:
     from ...hamming import hamming
     from ...presets import DEFAULT
@@ -194,12 +196,33 @@ def _f1s_of(d: np.ndarray, labels: np.ndarray) -> list[float]:
     return out
 
 
+@functools.lru_cache(maxsize=32)  # a variant's reference, for every notebook graded on it
 def _f1s(variant: int | None) -> list[float]:
     return _f1s_of(np.array(_distances(variant)), data.near_dup_corpus(variant=variant)[2])
 
 
+@functools.lru_cache(maxsize=32)  # a variant's reference, for every notebook graded on it
 def _best_k(variant: int | None) -> int:
     return int(np.argmax(_f1s(variant)))
+
+
+def _plateau(rng: random.Random) -> tuple[list[int], list[bool]]:
+    """Labelled distances whose F1 is 1 on a run of k (every positive at most ``a`` bits apart, every
+    negative more than ``b``): the largest F1 is a tie, and the smallest such k is ``a``."""
+    a = rng.randint(1, 12)
+    b = a + rng.randint(2, 6)
+    pos = [rng.randint(0, a) for _ in range(rng.randint(3, 9))] + [a]
+    neg = [rng.randint(b + 1, 40) for _ in range(rng.randint(3, 9))]
+    d = pos + neg
+    order = list(range(len(d)))
+    rng.shuffle(order)
+    return [d[i] for i in order], [i < len(pos) for i in order]
+
+
+#: Labelled distances no corpus gives: F1 tied at its largest on k = 2..5 (the smallest is the
+#: answer), and one pair of each label where k = 0 flags only the negative (precision and recall
+#: both 0, so F1's 2PR / (P + R) needs its guard).
+_SMALL = [([1, 2, 6, 9], [True, True, False, False]), ([0, 5], [False, True])]
 
 
 def _best_k_cases(rng: random.Random | None) -> list[dict]:
@@ -207,10 +230,31 @@ def _best_k_cases(rng: random.Random | None) -> list[dict]:
     for variant in data_variants(rng, _best_k, 3):
         labels = data.near_dup_corpus(variant=variant)[2]
         out.append(case(call("best_k", i64(_distances(variant)), flags(labels)), variant=variant))
+    small = list(_SMALL) + ([_plateau(rng) for _ in range(2)] if rng is not None else [])
+    for d, labels in small:
+        out.append(case(call("best_k", i64(d), flags(labels)), d=d, labels=labels))
     return out
 
 
 def _best_k_judge(c: dict, res: list[dict]) -> None:
+    if "d" in c:  # labelled distances of its own (a tie, P + R = 0)
+        d, labels = np.array(c["d"]), np.array(c["labels"], dtype=bool)
+        what = f"best_k({_short(c['d'])}, {_short(c['labels'])})"
+        f1 = _f1s_of(d, labels)
+        got = returned(res[0], what)
+        exp = int(np.argmax(f1))
+        top = [k for k in range(65) if f1[k] == f1[exp]]
+        hint = _(
+            "Compute F1 = 2PR / (P + R) with precision_recall for every k in range(65) and return the k "
+            "with the largest F1 (the smallest such k on a tie)."
+        )
+        if type(got) is int and got in top and got != exp:
+            hint = _(
+                "F1 is largest on several k here ({top}): return the smallest of them (compare with >, "
+                "not >=, or use np.argmax, which returns the first)."
+            ).format(top=f"{top[0]}..{top[-1]}")
+        expect_int(got, exp, what, hint)
+        return
     variant = c["variant"]
     what = _("best_k(distances, labels) on {which}").format(which=_which(variant))
     f1 = _f1s(variant)

@@ -14,7 +14,6 @@ import random
 
 from ..._i18n import N_, _
 from .. import data
-from .._code_checks import AllowList
 from ._checker import (
     Exercise,
     Functions,
@@ -273,6 +272,12 @@ def _reverse(x: int, bits: int) -> int:
 def _py_mistakes(feats: list, bits: int, exp: int) -> dict[int, str]:
     """Wrong fingerprints that known mistakes give, and the hint that names each one."""
     out = {}
+    unweighted = _simhash_ref([(h, 1) for h, _w in feats], bits)
+    if unweighted != exp:
+        out[unweighted] = _(
+            "That is the fingerprint with every weight 1: each feature votes +w or -w, its own "
+            "weight w, not +1 or -1."
+        )
     rev = _reverse(exp, bits)
     if rev != exp:
         out[rev] = _(
@@ -322,20 +327,29 @@ def _nb_cases(rng: random.Random | None) -> list[dict]:
 def _nb_judge(c: dict, res: list[dict]) -> None:
     feats, bits = [tuple(f) for f in c["features"]], c["bits"]
     what = f"simhash_numba(hashes={_short([h for h, _ in feats])}, weights=..., bits={bits})"
+    exp = _simhash_ref(feats, bits)
+    mistakes = _py_mistakes(feats, bits, exp)
+    if exp >= 2**63:  # bit 63 kept in a signed int64 comes back negative
+        mistakes[exp - 2**64] = _(
+            "A negative number: bit 63 landed in the sign of an int64. Keep the fingerprint in "
+            "uint64 (start from np.uint64(0), set bits with np.uint64(1) << np.uint64(i))."
+        )
     expect_int(
         returned(res[0], what),
-        _simhash_ref(feats, bits),
+        exp,
         what,
         _(
-            "Loop over features and bits as in simhash_py, with the bit arithmetic in uint64 "
-            "(np.uint64 shifts and masks: an int64 fingerprint cannot hold bit 63 as a positive value)."
+            "For each feature j and each bit i below bits: add weights[j] to V[i] when bit i of "
+            "hashes[j] is 1, subtract it when it is 0; then set bit i of the fingerprint where V[i] > 0."
         ),
-        mistakes=_py_mistakes(feats, bits, _simhash_ref(feats, bits)),
+        mistakes=mistakes,
     )
 
 
 def _nb_method_cases(rng: random.Random | None) -> list[dict]:
-    return [case(call("simhash_numba", u64([3, 5, 7]), f64([1.0, 1.0, 1.0]), 4, measure=["numba"]))]
+    feats = [[3, 1.0], [5, 1.0], [7, 1.0]]
+    hashes, weights = u64([h for h, _w in feats]), f64([w for _h, w in feats])
+    return [case(call("simhash_numba", hashes, weights, 4, measure=["numba"]), features=feats, bits=4)]
 
 
 def _nb_method_judge(cases: list[dict], results: list[list[dict]]) -> None:
@@ -356,29 +370,16 @@ def _nb_method_judge(cases: list[dict], results: list[list[dict]]) -> None:
                     expected=Raw(_("nopython mode")),
                     got=Raw(_("object mode")),
                 )
+            if state.get("lifted"):
+                raise Wrong(
+                    _(
+                        "Write the whole loop in Numba: a `with objmode(...)` block runs Python, "
+                        "outside what Numba compiles."
+                    ),
+                    expected=Raw(_("nopython mode throughout")),
+                    got=Raw(_("an object-mode block")),
+                )
 
-
-_NUMBA_ALLOW = AllowList(
-    why=(
-        N_(
-            "Write it as a plain Numba loop over the features and the bits: @njit, NumPy's "
-            "uint64 and float64 and arrays, arithmetic, comparisons and loops; the grader "
-            "compiles and runs it on its own."
-        )
-    ),
-    names={"np": "numpy", "njit": None},
-    modules={
-        "numpy": frozenset(
-            "uint64 int64 uint32 int32 uint8 int8 float64 float32 bool_ zeros empty ones "
-            "zeros_like empty_like".split()
-        ),
-        "numba": frozenset("njit jit prange uint64 int64 uint32 int32 uint8 float64 float32 boolean".split()),
-    },
-    imports={"numpy", "numba"},
-    decorators={"njit", "numba.njit", "jit", "numba.jit"},
-    attributes={"shape", "size"},
-    builtins={"float"},
-)
 
 simhash_numba = Functions(
     "simhash_numba",
@@ -387,7 +388,7 @@ simhash_numba = Functions(
     ["simhash_numba"],
     _nb_cases,
     _nb_judge,
-    method=Method(_NUMBA_ALLOW, _nb_method_cases, _nb_method_judge),
+    method=Method(_nb_method_cases, _nb_method_judge, compiled=True),
     points=2,
 )
 

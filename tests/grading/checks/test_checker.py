@@ -131,9 +131,10 @@ def test_every_case_of_a_data_answer_but_the_first_is_other_data(key):
     """Visible cases: the notebook's data, then a variant whose answer differs; hidden cases (drawn at
     grading time): variants whose answers all differ from the notebook's."""
     ref = _references()[key]
-    visible = CHECKS[key].cases(None)
+    of_data = lambda cases: [c for c in cases if "variant" in c]  # noqa: E731  (best_k has cases of its own)
+    visible = of_data(CHECKS[key].cases(None))
     assert [c["variant"] for c in visible][0] is None and len(visible) >= 2
-    for c in [*visible[1:], *CHECKS[key].cases(random.Random(3))]:
+    for c in [*visible[1:], *of_data(CHECKS[key].cases(random.Random(3)))]:
         assert c["variant"] is not None and ref(c["variant"]) != ref(None), (key, c["variant"])
 
 
@@ -189,3 +190,62 @@ def test_hints_say_what_to_fix_without_the_solution_line(capsys, out_of):
         capsys,
     )
     assert out.startswith("❌") and "while x and" not in out and "count <= k" not in out, out
+
+
+# -- a check cell is bounded: an endless loop costs seconds, never the kernel for good -----------------
+
+
+def test_an_endless_loop_in_an_answer_is_a_cross_after_the_call_limit(monkeypatch, capsys):
+    """Issue 47: an endless loop in an answer hung the check cell (Run All stuck; interrupting it
+    printed a traceback through _checker.py). Now the call is stopped at the limit, the answer's
+    other calls are not made, and the ❌ says why."""
+    import time
+
+    from simhash_lab.grading import _protocol
+
+    monkeypatch.setattr(_protocol, "CALL_TIMEOUT", 0.5)
+
+    def simhash_py(features, bits=64):
+        while True:
+            pass
+
+    t0 = time.monotonic()
+    CHECKS["simhash_py"](simhash_py)
+    out = capsys.readouterr().out
+    assert time.monotonic() - t0 < 5
+    assert out.startswith("❌") and "timed out after 0.5 s" in out and "endless loop" in out, out
+
+
+def test_interrupting_a_check_prints_a_cross_not_a_traceback(capsys):
+    def simhash_py(features, bits=64):
+        raise KeyboardInterrupt
+
+    CHECKS["simhash_py"](simhash_py)
+    out = capsys.readouterr().out
+    assert out.startswith("❌") and "You stopped the check" in out and "Traceback" not in out, out
+
+
+def test_a_loop_in_compiled_code_ends_the_kernel_with_where_it_was(tmp_path):
+    """No signal stops Numba-compiled code: a kernel would hang for good. The check ends the kernel
+    (it restarts) after COMPILED_TIMEOUT, printing where it was (faulthandler's dump)."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "kernel.py"
+    script.write_text(
+        "import numpy as np\nfrom numba import njit\nfrom simhash_lab.grading import _protocol, checks\n"
+        "_protocol.COMPILED_TIMEOUT = 2.0\n"
+        "@njit\ndef simhash_numba(hashes, weights, bits):\n    fp = np.uint64(0)\n    while bits > 0:\n"
+        "        fp += np.uint64(1)\n    return fp\n"
+        "checks.simhash_numba(simhash_numba)\nprint('not reached')\n"
+    )
+    p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert p.returncode != 0 and "not reached" not in p.stdout
+    assert "Timeout (0:00:02)!" in p.stderr and "__call__" in p.stderr, p.stderr[-2000:]
+
+
+def test_a_functions_pass_line_says_grading_runs_hidden_cases():
+    for key, answer in CHECKS.items():
+        line = answer.pass_line("en")
+        assert line.startswith("✅ ") and line.endswith("\n")
+        assert ("grading runs it on hidden ones" in line) == answer.hidden, key

@@ -116,12 +116,19 @@ _BYPASS = {
                     x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
                     return ((x * 0x0101010101010101) & (2**64 - 1)) >> 56
             """),
-            "one loop step per set bit",
+            "None of your function's variables does",
         ),
     ],
     "is_near": [
-        ("def is_near(a, b, k=3):\n    return bin(a ^ b).count('1') <= k\n", "`bin` is not allowed"),
-        ("def is_near(a, b, k=3):\n    return (a ^ b).bit_count() <= k\n", "`.bit_count` is not allowed"),
+        # no rule of the text's in is_near: these fail for what they do (no variable walks the bits)
+        (
+            "def is_near(a, b, k=3):\n    return bin(a ^ b).count('1') <= k\n",
+            "None of your function's variables",
+        ),
+        (
+            "def is_near(a, b, k=3):\n    return (a ^ b).bit_count() <= k\n",
+            "None of your function's variables",
+        ),
         (
             _src("""
                 def is_near(a, b, k=3):
@@ -150,27 +157,28 @@ _BYPASS = {
 }
 
 
-def _compiled(src: str, name: str, tmp_path):
-    path = tmp_path / f"{name}_{hashlib.md5(src.encode()).hexdigest()[:8]}.py"
-    path.write_text(src)
-    ns: dict = {}
-    exec(compile(src, str(path), "exec"), ns)
-    return ns[name], src
-
-
 def _method_verdict(name: str, src: str, tmp_path):
-    """What the grader decides on a method answer from its source: the allow-list, then the cases
-    and the measured cases run on the extracted code (here in this process, as the sandbox would)."""
+    """What the grader decides on a method answer from its source: the code its method run executes
+    (:func:`_code_checks.method_code`) and the static checks, then the cases and the measured cases
+    run on that code, each call on definitions made anew (here in this process, as the sandbox
+    does)."""
     answer = CHECKS[name]
-    ex = _code_checks.extract(src)
-    problems = _code_checks.problems(ex.text, answer.method.allow)
-    fn, _ = _compiled(ex.text, name, tmp_path)
-    files = {fn.__code__.co_filename}
+    defs = _code_checks.reached(_code_checks.definitions([src]), answer.names)
+    problems = _code_checks.refused(_code_checks.labelled(defs), answer.method.rules)
+    code = _code_checks.method_code(defs)
+    path = tmp_path / f"{name}_{hashlib.md5(code.encode()).hexdigest()[:8]}.py"
+    path.write_text(code)
+    compiled = compile(code, str(path), "exec")
+
+    def fresh():
+        ns: dict = {}
+        exec(compiled, ns)
+        return {name: ns[name]}
+
     rng = random.Random(5)
     cases, mcases = answer.cases(rng), answer.method.cases(rng)
-    res = [json.loads(json.dumps(_protocol.run_case({name: fn}, c, files=files))) for c in cases]
-    mres = [json.loads(json.dumps(_protocol.run_case({name: fn}, c, files=files))) for c in mcases]
-    return answer.verdict(cases, res, problems, mcases, mres)
+    run = lambda cs: json.loads(json.dumps(_protocol.run_cases({}, cs, files=[str(path)], fresh=fresh)))  # noqa: E731
+    return answer.verdict(cases, run(cases), problems, mcases, run(mcases))
 
 
 @pytest.mark.parametrize("name, src", [(n, s) for n, ss in _HONEST.items() for s in ss])
