@@ -180,8 +180,9 @@ def test_compare_table_in_both_languages(compare):
     assert [line[:30].rstrip() for line in en[2:]] == [r.method for r in rows]
     set_language("es")
     es = compare.format_table(rows).splitlines()
-    assert es[0].split() == ["método", "configuración", "precisión", "recall", "F1", "pares", "tiempo", "ms"]
-    assert len(es[0]) == len(en[0])  # the Spanish headers fit the columns
+    spanish = ["método", "configuración", "precisión", "exhaustividad", "F1", "pares", "tiempo", "ms"]
+    assert es[0].split() == spanish
+    assert {len(line) for line in es} == {len(es[0])}  # the Spanish headers fit the columns
     assert [line[:30].rstrip() for line in es[2:]] == [
         "Simhash + SimhashIndex",
         "MinHash + LSH por bandas",
@@ -224,7 +225,7 @@ def test_method_plots_name_the_methods_in_the_language(course, compare):
     set_language("es")
     assert labels() == (
         ["MinHash + LSH por bandas", "MD5 del texto normalizado"],
-        ["precisión", "recall"],
+        ["precisión", "exhaustividad"],
         ["MD5 del texto normalizado", "MinHash + LSH por bandas"],
     )
 
