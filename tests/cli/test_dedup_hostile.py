@@ -164,12 +164,12 @@ def test_the_last_line_keeps_its_newline_or_its_lack_of_one(tmp_path, capsys, en
 
 
 def test_out_of_memory_is_one_line_exit_2(tmp_path, capsys, monkeypatch):
-    import simhash_lab.dedup as d
+    from simhash_lab.dedup.steps import Candidates
 
     def boom(*a, **kw):
         raise MemoryError
 
-    monkeypatch.setattr(d, "candidates", boom)
+    monkeypatch.setattr(Candidates, "within_k", boom)
     src = jsonl(tmp_path / "docs.jsonl", [{"text": BASE}, {"text": BASE + " more"}])
     code, _, err = run(capsys, src, "-k", "3")
     one_line_exit_2(code, err, "out of memory")
@@ -243,7 +243,7 @@ def test_chinese_on_the_command_line_is_said_in_the_summary(tmp_path, capsys):
 
 
 def test_the_bars_move_to_a_known_total(tmp_path, capsys, monkeypatch):
-    import simhash_lab.dedup as d
+    import simhash_lab.dedup.run as d
 
     seen = []
     close = d._Bars.close
@@ -265,8 +265,9 @@ def test_the_bars_move_to_a_known_total(tmp_path, capsys, monkeypatch):
 
 def test_orjson_and_json_read_the_same_rows(tmp_path, monkeypatch):
     import simhash_lab.datasets as D
+    import simhash_lab.datasets.jsonl as J
 
-    if D._ORJSON is None:
+    if J._ORJSON is None:
         pytest.skip("orjson is not installed")
     src = tmp_path / "docs.jsonl"
     src.write_text(
@@ -275,7 +276,7 @@ def test_orjson_and_json_read_the_same_rows(tmp_path, monkeypatch):
         encoding="utf-8",
     )
     fast = list(D.open_dataset(src, "text", "id").chunks(10))
-    monkeypatch.setattr(D, "_ORJSON", None)
+    monkeypatch.setattr(J, "_ORJSON", None)
     slow = list(D.open_dataset(src, "text", "id").chunks(10))
     assert fast[0][0] == slow[0][0] == ["caf\u00e9 \U0001f600 text", "b", "\u00e9t\u00e9"]
     ids_f, ids_s = fast[0][1], slow[0][1]
