@@ -36,7 +36,7 @@ import time
 
 from .._files import DEFAULT_MAX_BYTES, show_name
 from .._validate import check_fraction
-from .._write import OutputError, check_outputs
+from .._write import OutputError, check_outputs, remove_temporaries_on_signals
 from ..datasets import FORMATS, DatasetError, detect_format
 from ..dedup import DedupResult, dedup_files, dedup_table
 from ..dedup.results import check_duplicates_name, write_duplicates
@@ -161,6 +161,8 @@ def _dedup_command(args: argparse.Namespace) -> int:
         err(f"simhash-lab dedup: {show_name(path)}: {reason}")
 
     t0 = time.perf_counter()
+    remove_temporaries_on_signals()  # a temporary file (an output being written, stdin's copy)
+    # goes on SIGTERM and SIGHUP as on Ctrl-C, whichever thread made it
     dataset = _is_dataset(args)
     try:
         s = _settings(args)
@@ -186,7 +188,7 @@ def _dedup_command(args: argparse.Namespace) -> int:
                         "not for text files"
                     )
             if args.duplicates is not None:
-                check_outputs(args.duplicates, what="--duplicates")
+                check_outputs(args.duplicates, what="--duplicates", inputs=args.paths)
                 check_duplicates_name(args.duplicates)
             res = dedup_files(args.paths, s, hidden=args.hidden, max_bytes=args.max_bytes, report=report)
             if args.duplicates is not None:

@@ -1,5 +1,7 @@
 """Parquet datasets (``.parquet``, ``.pq``): read in record batches of only the columns needed, by
-pyarrow (``pip install 'simhash-lab[datasets]'``); kept rows written with the input's schema.
+pyarrow (``pip install 'simhash-lab[datasets]'``); kept rows written with the input's schema. A
+row group that could only hold a row larger than ``max_row_bytes`` is refused from the file's
+footer, before any of it is read.
 """
 
 from __future__ import annotations
@@ -123,10 +125,47 @@ class ParquetSource(FileSource):
                 raise DatasetError(f"{self.name}: no {what} column {col!r}")
         return f, pf
 
+    #: bytes a row group's column chunks may hold beyond ``max_row_bytes`` a row (page headers,
+    #: repetition and definition levels)
+    _SLACK = 1 << 20
+
+    def _check_sizes(self, pf: Any, columns: list[str] | None) -> None:
+        """Refuse, from the footer alone (before any page is read or inflated), a row group whose
+        column chunks to be read hold, uncompressed, more than ``max_row_bytes`` for each of its
+        rows: one of its rows is then larger than that (a 33 KB file holding a 1 GiB text was
+        refused only once inflated, at 2.4 GB of peak memory)."""
+        md = pf.metadata
+        want = None if columns is None else set(columns)
+        for g in range(md.num_row_groups):
+            rg = md.row_group(g)
+            size = 0
+            for c in range(rg.num_columns):
+                chunk = rg.column(c)
+                if want is None or chunk.path_in_schema.split(".")[0] in want:
+                    size += int(chunk.total_uncompressed_size)
+            rows = int(rg.num_rows)
+            if size > self.max_row_bytes * max(rows, 1) + self._SLACK:
+                first = sum(int(md.row_group(h).num_rows) for h in range(g))
+                which = (
+                    "every column"
+                    if columns is None
+                    else ("column " if len(columns) == 1 else "columns ") + ", ".join(map(repr, columns))
+                )
+                raise DatasetError(
+                    f"{self.name}: row group {g} (rows {first}-{first + max(rows, 1) - 1}) holds {size:,} "
+                    f"bytes of {which} uncompressed for {rows:,} row{'s' if rows != 1 else ''}: a row is "
+                    f"larger than max_row_bytes (--max-row-bytes {self.max_row_bytes}); refused unread"
+                )
+
     def _batches(self, columns: list[str] | None, rows: int) -> Iterator[Any]:
         pa = need_pyarrow()
         f, pf = self._file()
         with f:
+            try:
+                self._check_sizes(pf, columns)
+            except BaseException:
+                f.close()
+                raise
             try:
                 yield from pf.iter_batches(batch_size=rows, columns=columns)
             except (pa.ArrowException, OSError) as e:

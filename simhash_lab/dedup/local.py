@@ -439,7 +439,7 @@ def dedup_table(
         Default: from the file name.
     output, duplicates, report : str or path, optional
         Where to write the kept rows, the duplicates table and the report; each checked before
-        anything is read.
+        anything is read (none may be the input, by any name: standard input's file too).
     **options
         Fields of :class:`~simhash_lab.settings.DedupSettings` by name (``jaccard=0.7``, ``k=12``,
         ``unverified=True``...): they replace those of ``settings``.
@@ -456,6 +456,8 @@ def dedup_table(
         a value that is not text, a corrupt or empty file, an output named for another format).
     """
     s = DedupSettings.of(settings, **options)
+    if isinstance(data, (str, os.PathLike)) and os.fspath(data) == "-":
+        _check_outputs(None, output, duplicates, report, stdin=True)  # before stdin is spooled
     source = open_dataset(data, column, id_column, format, priority_column, max_row_bytes=s.max_row_bytes)
     try:
         outs = _check_outputs(source, output, duplicates, report)
@@ -495,25 +497,30 @@ def _write_outputs(clock: Clock, source: Source, res: DedupResult, outs: dict) -
             write_report(report, res, source)
 
 
-def _check_outputs(source: Any, output: Any, duplicates: Any, report: Any) -> dict:
+def _check_outputs(source: Any, output: Any, duplicates: Any, report: Any, stdin: bool = False) -> dict:
     """The outputs, checked before any work by the one safe writer (:func:`simhash_lab._write.
-    check_outputs`: folders that exist and can be written, not the input, no file named twice),
-    then each named for what it gets; returns their paths."""
+    check_outputs`: folders that exist and can be written, not an input by any name, standard
+    input's file included, no file named twice), then each named for what it gets; returns their
+    paths."""
     given = [
         (o, p)
         for o, p in (("output", output), ("duplicates", duplicates), ("report", report))
         if p is not None
     ]
-    src = getattr(source, "path", None)
-    inputs = [src] if src is not None and not isinstance(source, StdinSource) else []
+    if stdin or isinstance(source, StdinSource):
+        inputs: list = [0]  # standard input: the file (or pipe) on descriptor 0, by any name
+    else:
+        src = getattr(source, "path", None)
+        inputs = [src] if src is not None and getattr(source, "fs", None) is None else []
     check_outputs(*[p for _, p in given], what=[f"--{o}" for o, _ in given], inputs=inputs)
     outs = {o: os.fspath(p) for o, p in given}
-    if "output" in outs:
-        source.check_output(outs["output"])
-    if "duplicates" in outs:
-        check_duplicates_name(outs["duplicates"])
-    if "report" in outs:
-        check_report_name(outs["report"])
+    if source is not None:
+        if "output" in outs:
+            source.check_output(outs["output"])
+        if "duplicates" in outs:
+            check_duplicates_name(outs["duplicates"])
+        if "report" in outs:
+            check_report_name(outs["report"])
     return outs
 
 

@@ -7,7 +7,9 @@ of the verified similarities (and of the candidates' that failed), the calibrati
 clusters side by side: the kept text beside each dropped one, the words that differ highlighted
 (``difflib``: deleted words struck through, inserted ones marked). The charts are plain HTML (no
 script, no image, nothing loaded from the network), so the page opens anywhere, from a file.
-``.md`` gives the same in Markdown (tables; ``~~deleted~~`` and ``**inserted**`` words).
+``.md`` gives the same in Markdown (tables; ``~~deleted~~`` and ``**inserted**`` words), every id,
+text and name in it escaped as the HTML's are (:func:`simhash_lab._escape.markdown_text`: one line,
+no link, image, raw HTML or heading can come from the data).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from .._escape import markdown_text
 from .._write import atomic_write
 from ..datasets import DatasetError, Source
 from .results import DedupResult
@@ -144,7 +147,7 @@ def _diff(a: str, b: str, md: bool, context: int = CONTEXT) -> tuple[str, str]:
         sep = " "
     sm = difflib.SequenceMatcher(a=wa, b=wb, autojunk=False)
     out_a, out_b = [], []
-    esc = (lambda s: s) if md else html.escape
+    esc = markdown_text if md else html.escape
     ops = sm.get_opcodes()
     for n, (op, i1, i2, j1, j2) in enumerate(ops):
         if op == "equal":
@@ -231,7 +234,11 @@ def render_report(res: DedupResult, source: Source, fmt: str = "html") -> str:
     examples = _examples(res, source)
     title = f"simhash-lab dedup: {source.name}"
     if md:
-        lines = [f"# {title}", "", res.summary(), "", "| step | what | seconds |", "|---|---|---|"]
+        # what others control (the source's name, every id and text) through markdown_text, as
+        # the HTML escapes it: one line, no link, image, raw HTML or heading can come from it
+        esc = markdown_text
+        lines = [f"# simhash-lab dedup: {esc(source.name)}", "", res.summary(), ""]
+        lines += ["| step | what | seconds |", "|---|---|---|"]
         lines += [f"| {a} | {b} | {c} |" for a, b, c in _counts(res)]
         for head, rows in (("Cluster sizes", size_rows), ("Similarity of the candidate pairs", sim_rows)):
             lines += ["", f"## {head}", "", "| bin | count |", "|---|---|"]
@@ -239,15 +246,15 @@ def render_report(res: DedupResult, source: Source, fmt: str = "html") -> str:
         lines += ["", "## Clusters side by side", ""]
         for ex in examples:
             kept = ex[0]
-            lines.append(f"### kept {kept[0]!s} ({kept[4]} members)")
+            lines.append(f"### kept {esc(kept[0])} ({kept[4]} members)")
             for m in ex[1:]:
                 if m[3] == kept[3]:
-                    lines += ["", f"dropped {m[0]!s}: identical to the kept text"]
+                    lines += ["", f"dropped {esc(m[0])}: identical to the kept text"]
                     continue
                 a, b = _diff(kept[3], m[3], True)
                 lines += [
                     "",
-                    f"dropped {m[0]!s}: distance {m[1]}, similarity {m[2]:.3f}",
+                    f"dropped {esc(m[0])}: distance {m[1]}, similarity {m[2]:.3f}",
                     "",
                     f"> {a}",
                     ">",

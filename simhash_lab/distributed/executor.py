@@ -742,6 +742,7 @@ def dedup_dataset(
     storage_options: dict | None = None,
     scheduler: Any = None,
     compute: bool = True,
+    overwrite: bool = False,
     **options: Any,
 ) -> Any:
     """Verified dedup of a partitioned dataset on Dask: Parquet or JSONL files in, the kept rows out
@@ -770,6 +771,11 @@ def dedup_dataset(
     ``output/duplicates.parquet``. The shuffles go through ``scratch`` (default
     ``output/_shuffle``), which every worker must reach; this run's folder in it is removed at the end
     (after a failure too, once the run's tasks still running on the workers have stopped).
+
+    An output folder that already holds parts (``part-*.parquet``, ``duplicates.parquet``: an
+    earlier run's) is refused, unless ``overwrite=True``, which removes them first (as Spark's
+    ``mode("overwrite")`` and pyarrow's ``write_dataset(existing_data_behavior=...)`` do): a
+    reader of ``output/part-*.parquet`` never gets rows of another run.
 
     Parameters
     ----------
@@ -822,6 +828,9 @@ def dedup_dataset(
     compute : bool
         False: return the delayed result (to inspect or persist the graph; the scratch folder is
         then left to the caller).
+    overwrite : bool
+        True: an output folder holding an earlier run's parts has them removed first (default
+        False: refused).
     **options
         Fields of ``settings``, as keywords.
 
@@ -837,14 +846,17 @@ def dedup_dataset(
     ------
     ValueError
         A setting, ``layout`` or ``n_reducers`` out of range, ``unverified`` asked for, no
-        partitions found, or an output that would replace a partition.
+        partitions found, an output that would replace a partition, or an output folder holding
+        parts without ``overwrite=True``.
     TypeError
-        ``storage_options`` is not a dict.
+        ``storage_options`` is not a dict, ``overwrite`` not a bool.
     simhash_lab.datasets.DatasetError
         A partition that cannot be read (its name, row and column in the message).
     """
     dask = need_dask()
     delayed = dask.delayed
+    if not isinstance(overwrite, bool):
+        raise TypeError(f"overwrite must be True or False, got {overwrite!r}")
     st = _settings(settings, options)
     bits = Run(st).bits
     k = st.k
@@ -856,7 +868,16 @@ def dedup_dataset(
         sfs, scratch_path = ofs, _storage.join(ofs, out_path, "_shuffle")
     else:
         sfs, scratch_path = _storage.filesystem(scratch, storage_options, "scratch")
-    _check_overlap(fs, files, ofs, out_path)
+    earlier = _earlier_parts(ofs, out_path)
+    _check_overlap(fs, files, ofs, out_path, earlier)
+    if earlier and not overwrite:
+        shown = ", ".join(_storage.url_of(ofs, p).rsplit("/", 1)[-1] for p in earlier[:3])
+        more = ", ..." if len(earlier) > 3 else ""
+        raise ValueError(
+            f"output: {_storage.url_of(ofs, out_path)} holds {len(earlier)} part file"
+            f"{'s' if len(earlier) > 1 else ''} of an earlier run ({shown}{more}): a reader of the folder "
+            "would get their rows too; give overwrite=True to remove them first, or another folder"
+        )
     groups = _task_groups(fs, files, task_bytes, scheduler)
     R = check_int("n_reducers", n_reducers or len(groups), 1, 1 << 20)
     run = DatasetRun(
@@ -876,6 +897,8 @@ def dedup_dataset(
         layout=layout,
         max_tables=64 if st.max_tables is None else st.max_tables,
     )
+    for path in earlier:  # overwrite: the earlier run's parts go before this run writes
+        ofs.rm_file(path)
     made = not ofs.exists(out_path)
     ofs.makedirs(out_path, exist_ok=True)
     for sub in SHUFFLES:
@@ -974,13 +997,29 @@ def _file_sizes(fs: Any, paths: list[str]) -> list[int]:
     return sizes
 
 
-def _check_overlap(fs: Any, paths: list[str], ofs: Any, out_path: str) -> None:
-    """Refuse an output folder whose files would replace a partition (read until the last step)."""
+def _earlier_parts(ofs: Any, out_path: str) -> list[str]:
+    """The parts an earlier run left in the output folder (``part-*.parquet``, the duplicates
+    table), sorted."""
+    if not ofs.isdir(out_path):
+        return []
+    ofs.invalidate_cache(out_path)
+    names = []
+    for p in ofs.ls(out_path, detail=False):
+        base = os.path.basename(p.rstrip("/")) if _storage.is_local(ofs) else p.rstrip("/").rpartition("/")[2]
+        if (base.startswith("part-") and base.endswith(".parquet")) or base == DUPLICATES_NAME:
+            names.append(p)
+    return sorted(names)
+
+
+def _check_overlap(fs: Any, paths: list[str], ofs: Any, out_path: str, earlier: Sequence[str] = ()) -> None:
+    """Refuse an output folder whose files would replace a partition (read until the last step),
+    or whose earlier parts to be removed (``overwrite``) are partitions."""
     if type(fs) is not type(ofs):
         return
     norm = os.path.realpath if _storage.is_local(fs) else (lambda p: p)
     outputs = [_storage.join(ofs, out_path, PART_NAME.format(p)) for p in range(len(paths))]
     outputs.append(_storage.join(ofs, out_path, DUPLICATES_NAME))
+    outputs.extend(earlier)
     clash = sorted({norm(p) for p in paths} & {norm(p) for p in outputs})
     if clash:
         raise ValueError(f"output: writing there would replace the partition {_storage.url_of(fs, clash[0])}")

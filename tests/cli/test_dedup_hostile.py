@@ -282,3 +282,63 @@ def test_orjson_and_json_read_the_same_rows(tmp_path, monkeypatch):
     ids_f, ids_s = fast[0][1], slow[0][1]
     assert ids_f[0] == ids_s[0] == 1 and ids_f[2] == ids_s[2] == [1, {"a": None}]
     assert math.isnan(ids_f[1]) and math.isnan(ids_s[1])
+
+
+# -- the input by any name; temporary files on signals (issue 45) --------------------------------
+
+
+def test_standard_input_is_never_the_output(tmp_path, cli):
+    """``dedup - --output in.jsonl < in.jsonl`` replaced the input, ``--output /dev/stdin``
+    truncated it: every name of what standard input reads is refused before any work, one line,
+    exit 2, the input untouched; /dev/stdout still gets the kept rows."""
+    import shlex
+
+    src = jsonl(tmp_path / "in.jsonl", [{"id": i, "text": BASE + f" w{i % 3}"} for i in range(12)])
+    before = src.read_bytes()
+    redirect = f"< {shlex.quote(str(src))}"
+    for args in (
+        ["-", "--output", str(src)],
+        ["-", "--duplicates", str(src)],
+        [str(src), "--output", "/dev/stdin"],
+    ):
+        got = cli("dedup", *args, "--id-column", "id", shell_suffix=redirect)
+        assert got.code == 2 and len(got.errors) == 1 and "input" in got.errors[0], got.errors
+        assert src.read_bytes() == before
+    for name in ("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"):
+        got = cli("dedup", "-", "--output", name, "--id-column", "id", shell_suffix=redirect)
+        assert got.code == 2 and got.errors == [
+            f"simhash-lab dedup: --output names standard input ({name}), which the run reads"
+        ]
+        assert src.read_bytes() == before
+    got = cli("dedup", "-", "--output", "/dev/stdout", "--id-column", "id", "-q", shell_suffix=redirect)
+    assert got.code == 1 and got.out and got.out in before and src.read_bytes() == before
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGHUP"])
+def test_stdins_copy_goes_on_a_signal(tmp_path, sig):
+    """Standard input is copied to a private temporary file before the run: a signal while it is
+    being read ends the command by that signal and removes the copy (as Ctrl-C does)."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    p = subprocess.Popen(
+        [sys.executable, "-m", "simhash_lab.cli", "dedup", "-", "--output", str(tmp_path / "k.jsonl")],
+        stdin=subprocess.PIPE, env={**os.environ, "TMPDIR": str(tmp)},
+    )  # fmt: skip
+    try:
+        p.stdin.write(json.dumps({"text": BASE}).encode() + b"\n")
+        p.stdin.flush()
+        deadline = time.monotonic() + 60
+        while not list(tmp.glob("simhash-lab-stdin-*")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert list(tmp.glob("simhash-lab-stdin-*"))  # being copied
+        p.send_signal(getattr(signal, sig))
+        assert p.wait(timeout=60) == -getattr(signal, sig)
+    finally:
+        p.kill()
+        p.stdin.close()
+    assert list(tmp.iterdir()) == [] and not (tmp_path / "k.jsonl").exists()

@@ -114,3 +114,33 @@ def test_jsonl_with_a_byte_order_mark_and_bad_utf8(tmp_path):
     p.write_bytes(b'{"text": "ok"}\n{"text": "caf\xe9"}\n')
     with pytest.raises(DatasetError, match="line 2: not UTF-8"):
         dedup_table(p)
+
+
+def test_a_long_line_is_put_together_once_not_a_block_at_a_time(tmp_path, monkeypatch):
+    """A line longer than a block is kept as its blocks and joined once, when it ends: reading it
+    is linear in its length (before, ``rest += block`` copied the line so far for every block: a
+    128 MiB line took 5.5 times a 64 MiB one; ``benchmarks/bench_long_line.py`` times it)."""
+    from simhash_lab.datasets.jsonl import Pieces
+
+    monkeypatch.setattr(JsonlSource, "_BLOCK", 64)
+    text = "word " * 20_000  # 100 KB: 1,600 blocks
+    p = tmp_path / "long.jsonl"
+    p.write_text(
+        json.dumps({"text": "short"}) + "\n" + json.dumps({"text": text}) + "\n" + '{"text": "tail"}\n'
+    )
+    joined = []
+    join = Pieces.join
+
+    def spy(self, tail=b""):
+        out = join(self, tail)
+        joined.append((len(self.parts), len(out)))
+        return out
+
+    monkeypatch.setattr(Pieces, "join", spy)
+    got = [t for texts, _, _ in JsonlSource(str(p), "text", None).chunks(10) for t in texts]
+    assert got == ["short", text, "tail"]
+    long = [j for j in joined if j[1] > len(text)]
+    assert len(long) == 1 and long[0][0] > 1000  # one join, of its blocks
+    src = JsonlSource(str(p), "text", None, max_row_bytes=50_000)
+    with pytest.raises(DatasetError, match="line 2: larger than max_row_bytes"):
+        list(src.chunks(10))

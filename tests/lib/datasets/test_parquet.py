@@ -41,3 +41,39 @@ def test_bad_parquet_is_one_line_naming_it(tmp_path):
     pq.write_table(pa.table({"text": [1, 2]}), tmp_path / "f.parquet")
     with pytest.raises(DatasetError, match="column 'text' is int64, not text"):
         dedup_table(tmp_path / "f.parquet")
+
+
+def test_a_row_group_that_inflates_past_the_row_limit_is_refused_from_its_footer(tmp_path, monkeypatch):
+    """A few KB of Parquet holding one text of many MB (before: read, inflated, then refused: a
+    33 KB file took 2.4 GB at 1 GiB): the footer's uncompressed size for the group's rows says one
+    row is over ``max_row_bytes``, so the group is refused unread, naming it (issue 45)."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    bomb = tmp_path / "bomb.parquet"
+    pq.write_table(
+        pa.table({"id": ["x"], "text": ["a" * (8 << 20)]}), bomb, compression="zstd", use_dictionary=False
+    )
+    assert bomb.stat().st_size < 64 << 10
+
+    def unread(*a, **kw):
+        raise AssertionError("a row group was read")
+
+    monkeypatch.setattr(pq.ParquetFile, "iter_batches", unread)
+    for call in (
+        lambda: dedup_table(bomb, max_row_bytes=1 << 20),
+        lambda: dedup_table(bomb, id_column="id", max_row_bytes=1 << 20),
+    ):
+        with pytest.raises(DatasetError) as e:
+            call()
+        msg = str(e.value)
+        assert (
+            msg.startswith(f"{bomb}: row group 0 (rows 0-0) holds ")
+            and "for 1 row: a row is larger than " in msg
+        )
+        assert "max_row_bytes (--max-row-bytes 1048576); refused unread" in msg
+    monkeypatch.undo()
+    ok = tmp_path / "ok.parquet"  # rows up to the limit: read as before
+    texts = [f"w{i} " * 300_000 for i in range(3)]  # 0.9 MB each, under 1 MiB
+    pq.write_table(pa.table({"text": texts}), ok, compression="zstd")
+    res = dedup_table(ok, max_row_bytes=1 << 20, k=3)
+    assert len(res.ids) == 3 and res.keep.all()

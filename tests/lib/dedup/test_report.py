@@ -82,3 +82,35 @@ def test_a_report_named_for_another_format_is_refused_before_any_work(tmp_path, 
         with pytest.raises(DatasetError, match="name it .html or .md"):
             dedup_table(table, jaccard=0.8, k=20, report=tmp_path / bad, output=tmp_path / "kept.jsonl")
         assert not (tmp_path / bad).exists() and not (tmp_path / "kept.jsonl").exists()
+
+
+HOSTILE = [
+    ("doc0", BASE),
+    ("evil\n# HEADING <script>alert(1)</script>", BASE.replace("word7", "<img src=x onerror=alert(1)>")),
+    (
+        "[x](javascript:alert(1)) <img src=x onerror=alert(2)>",
+        BASE.replace("word40", "[click](javascript:alert(3))"),
+    ),
+    ("`code` *em* | pipe", BASE.replace("word50", "\n# another heading\n")),
+]
+
+
+def test_the_markdown_report_escapes_what_others_control(tmp_path):
+    """Ids and texts are the data's, not the report's: in Markdown they are escaped as the HTML
+    report escapes them (simhash_lab._escape.markdown_text): no raw HTML, no link, no heading of
+    their own, however they are spelled (issue 45)."""
+    p = tmp_path / "docs <script>.jsonl"
+    p.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in HOSTILE), encoding="utf-8")
+    res = dedup_table(p, id_column="id", jaccard=0.5, k=30, linkage="star", report=tmp_path / "r.md")
+    assert len(res.duplicates) == 3  # every hostile row is shown, dropped for doc0
+    md = (tmp_path / "r.md").read_text(encoding="utf-8")
+    assert "<script" not in md and "<img" not in md and "onerror=" not in md.replace("onerror\\=", "")
+    assert "](javascript" not in md and "[click]" not in md and "[x]" not in md
+    headings = [line for line in md.splitlines() if line.lstrip().startswith("#")]
+    assert all(re.match(r"#{1,3} (simhash-lab dedup: |Cluster sizes|Similarity of|Clusters side|kept )", h)
+               for h in headings), headings  # fmt: skip
+    assert sum(h.startswith("### kept ") for h in headings) == 1
+    assert "evil \\# HEADING &lt;script&gt;" in md  # the id itself, on one line, shown literally
+    html_report = tmp_path / "r.html"
+    dedup_table(p, id_column="id", jaccard=0.5, k=30, linkage="star", report=html_report)
+    assert "<script" not in html_report.read_text(encoding="utf-8")

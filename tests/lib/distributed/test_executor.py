@@ -198,6 +198,34 @@ def test_bad_input(tmp_path):
         D.dedup_dataset([str(tmp_path / "a.jsonl"), "memory://b.jsonl"], tmp_path / "out")
 
 
+def test_an_output_folder_holding_parts_is_refused_unless_overwrite(tmp_path, big):
+    """An earlier run's parts in the output folder (fewer rows, other files): refused before any
+    work (before, a reader of ``out/part-*.parquet`` got the other run's rows too); with
+    ``overwrite=True`` they are removed first, as Spark and pyarrow's write_dataset do; a part to
+    remove that is a partition read is refused even then (issue 45)."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first, _, _ = _partitioned(tmp_path / "a", big[:300], 3, "parquet")
+    second, rows, whole = _partitioned(tmp_path / "b", big[300:500], 1, "parquet")
+    out = tmp_path / "out"
+    D.dedup_dataset(first, out, id_column="id", scheduler="sync")
+    assert len(list(out.glob("part-*.parquet"))) == 3
+    (out / "notes.txt").write_text("mine")
+    before = sorted((p.name, p.stat().st_mtime_ns) for p in out.iterdir())
+    with pytest.raises(ValueError, match=r"holds 4 part files of an earlier run .*overwrite=True"):
+        D.dedup_dataset(second, out, id_column="id", scheduler="sync")
+    assert sorted((p.name, p.stat().st_mtime_ns) for p in out.iterdir()) == before  # untouched
+    with pytest.raises(TypeError, match="overwrite"):
+        D.dedup_dataset(second, out, id_column="id", scheduler="sync", overwrite="yes")
+    got = D.dedup_dataset(second, out, id_column="id", scheduler="sync", overwrite=True)
+    assert sorted(p.name for p in out.iterdir()) == ["duplicates.parquet", "notes.txt", "part-00000.parquet"]
+    assert got["rows"] == len(rows)
+    _same_as(one_process(whole), rows, *_read_output(out))
+    with pytest.raises(ValueError, match="replace the partition"):  # the earlier part is read now
+        D.dedup_dataset([str(out / "part-00000.parquet"), *second], out, id_column="id", overwrite=True)
+    assert (out / "part-00000.parquet").exists()
+
+
 # -- fsspec URLs ------------------------------------------------------------------------------------
 
 
