@@ -283,20 +283,24 @@ def _outputs(folder: str) -> tuple:
     return kept, dups
 
 
+def one_file(data: str, paths: list) -> str:
+    """The partitions' rows in one Parquet file (made once): what the one process reads."""
+    import pyarrow.parquet as pq
+
+    whole = os.path.join(data, "whole", "all.parquet")
+    if not os.path.exists(whole):
+        os.makedirs(os.path.dirname(whole), exist_ok=True)
+        with pq.ParquetWriter(whole, pq.read_schema(paths[0])) as w:
+            for p in paths:
+                w.write_table(pq.read_table(p))
+    return whole
+
+
 def against(args, paths: list, data: str, python: str) -> None:
     """Before (``python``) and after (this interpreter) in alternating children: medians of pairs."""
     import sys
 
-    whole = None
-    if args.against_one_process:
-        import pyarrow.parquet as pq
-
-        whole = os.path.join(data, "whole", "all.parquet")
-        if not os.path.exists(whole):
-            os.makedirs(os.path.dirname(whole), exist_ok=True)
-            with pq.ParquetWriter(whole, pq.read_schema(paths[0])) as w:
-                for p in paths:
-                    w.write_table(pq.read_table(p))
+    whole = one_file(data, paths) if args.against_one_process else None
     trees = {"before": python, "after": sys.executable}
     runs: dict = {t: [] for t in trees}
     print(f"{machine()}; {args.n:,} documents, {args.parts} partitions, {args.workers} workers; "
@@ -549,16 +553,7 @@ def main() -> None:
             return
         trims = set(client.run(lambda: os.environ.get("MALLOC_TRIM_THRESHOLD_")).values())
         print(f"workers' MALLOC_TRIM_THRESHOLD_: {', '.join(map(str, trims))}")
-        whole = None
-        if args.against_one_process:
-            import pyarrow.parquet as pq
-
-            whole = os.path.join(data, "whole", "all.parquet")
-            if not os.path.exists(whole):
-                os.makedirs(os.path.dirname(whole), exist_ok=True)
-                with pq.ParquetWriter(whole, pq.read_schema(paths[0])) as w:
-                    for p in paths:
-                        w.write_table(pq.read_table(p))
+        whole = one_file(data, paths) if args.against_one_process else None
         if not args.no_watch:
             threading.Thread(target=watch, daemon=True).start()
         dask_s, one_s = [], []

@@ -51,7 +51,8 @@ def make(folder: str, mib: int) -> str:
 
 
 def timed(python: str, path: str) -> float:
-    p = subprocess.run([python, "-c", _CHILD, path], capture_output=True, text=True, check=True)
+    # cwd "/": a checkout in the working folder would come first on sys.path, whichever tree
+    p = subprocess.run([python, "-c", _CHILD, path], capture_output=True, text=True, check=True, cwd="/")
     return float(p.stdout.split()[0])
 
 

@@ -420,7 +420,7 @@ def dedup_table(
     more to write ``output``: the kept rows, unchanged and in input order, in the input's format.
     ``duplicates`` gets the duplicates table (CSV, JSONL or Parquet by its name; columns
     ``dropped_id, kept_id, distance, similarity, dropped_row, kept_row``); ``report`` a page of
-    what was found (``.html``, or ``.md`` with PNG figures beside it). A table in memory gives the
+    what was found (``.html``, or ``.md``). A table in memory gives the
     same decisions as the same rows in a file (``res.keep``: ``df[res.keep]``).
 
     Parameters

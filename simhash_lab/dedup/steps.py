@@ -42,7 +42,7 @@ import numpy as np
 
 from .._threads import run_items
 from .._validate import check_fraction, check_int
-from ..calibration import Calibration, Draw, calibrate, draw_sample, measure, neighbours_within
+from ..calibration import Calibration, Draw, draw_sample, measure, neighbours_within
 from ..candidates import (
     band_pairs,
     sort_bands,
@@ -323,12 +323,12 @@ class Calibrate(Step):
     def run(
         self, run: Run, source: Source, fps: np.ndarray, search: np.ndarray, sets: Any = None, bar: Any = None
     ) -> Calibration:
-        """The three parts over every row (one process)."""
-        s = run.settings
-        return calibrate(
-            source, fps, s.jaccard, recall=s.recall, sample=s.sample, seed=s.seed, valid=search,
-            bar=bar, sets=sets, featurizer=run.featurizer,
-        )  # fmt: skip
+        """The three parts over every row (one process): :meth:`draw`, :meth:`scan` of every
+        searchable row, :meth:`measure` (``sets``: every row's, when the read kept them)."""
+        draw = self.draw(run, fps.shape[0], search)
+        rows = np.flatnonzero(search)
+        hits = self.scan(draw, fps[draw.picked], fps[rows], rows) if draw.picked.size else None
+        return self.measure(run, draw, hits, source, sets, bar)
 
     def draw(self, run: Run, n: int, search: np.ndarray) -> Draw:
         """The seeded sample among the searchable rows (:func:`~simhash_lab.calibration.draw_sample`)."""
@@ -345,13 +345,14 @@ class Calibrate(Step):
         return np.repeat(draw.picked, np.diff(indptr)), rows[ids], d
 
     def measure(
-        self, run: Run, draw: Draw, hits: tuple | None, source: Source, sets: Any = None
+        self, run: Run, draw: Draw, hits: tuple | None, source: Source, sets: Any = None, bar: Any = None
     ) -> Calibration:
-        """The k of the scans' pairs (:func:`~simhash_lab.calibration.measure`)."""
+        """The k of the scans' pairs (:func:`~simhash_lab.calibration.measure`; ``bar``, a tqdm
+        bar, counts the rows read again)."""
         s = run.settings
         threshold = check_fraction("jaccard", s.jaccard)
         recall = check_fraction("recall", s.recall)
-        return measure(draw, hits, source, run.featurizer, threshold, recall, sets=sets)
+        return measure(draw, hits, source, run.featurizer, threshold, recall, bar=bar, sets=sets)
 
 
 # -- candidates --------------------------------------------------------------------------------
