@@ -905,19 +905,19 @@ def dedup_dataset(
         sfs.makedirs(_storage.join(sfs, run.folder, sub), exist_ok=True)
 
     n_tasks = len(groups)
-    # every task takes the run: one object of the graph (not unpacked, not tokenized a task)
-    run_d = delayed(run, name=f"dedup-run-{os.path.basename(run.folder)}", traverse=False)
-    parts = [delayed(read_part)(run_d, p) for p in range(n_tasks)]
+    # every task takes the run in its arguments (as a node of the graph instead, every task
+    # depended on the worker holding it, which the scheduler then filled first)
+    parts = [delayed(read_part)(run, p) for p in range(n_tasks)]
     counts = [delayed(part_counts)(x) for x in parts]  # (rows, rows shingled by characters, files' rows)
     offsets = delayed(task_offsets)(counts)  # each task's first row, after every task's read
-    exact = [delayed(exact_reduce)(run_d, r, offsets) for r in range(R)]
+    exact = [delayed(exact_reduce)(run, r, offsets) for r in range(R)]
     te = delayed(barrier)(*exact)
     views = [delayed(fps_view)(x) for x in parts]  # not the band keys: 8 bytes a row a band
 
     def calibration(after: object):  # drawn on one worker, scanned where each partition is
-        drawn = delayed(cal_draw)(run_d, views, after)
-        scans = [delayed(cal_scan)(run_d, p, drawn, parts[p], offsets) for p in range(n_tasks)]
-        return delayed(cal_measure)(run_d, drawn, scans, delayed(file_offsets)(counts))
+        drawn = delayed(cal_draw)(run, views, after)
+        scans = [delayed(cal_scan)(run, p, drawn, parts[p], offsets) for p in range(n_tasks)]
+        return delayed(cal_measure)(run, drawn, scans, delayed(file_offsets)(counts))
 
     cal = None
     if k is None and not run.bands:  # the index's tables need k
@@ -931,23 +931,23 @@ def dedup_dataset(
             with dask.annotate(priority=calibration_last):
                 cal = calibration(te)
                 k = delayed(k_of)(cal)
-        maps = [delayed(band_map)(run_d, p, parts[p], offsets, te) for p in range(n_tasks)]
+        maps = [delayed(band_map)(run, p, parts[p], offsets, te) for p in range(n_tasks)]
         t1 = delayed(barrier)(*maps)
-        routed = [delayed(band_reduce)(run_d, r, offsets, t1) for r in range(R)]
+        routed = [delayed(band_reduce)(run, r, offsets, t1) for r in range(R)]
     else:
-        masks = delayed(masks_of)(run_d, offsets, k)
-        maps = [delayed(table_map)(run_d, p, parts[p], offsets, masks, te) for p in range(n_tasks)]
+        masks = delayed(masks_of)(run, offsets, k)
+        maps = [delayed(table_map)(run, p, parts[p], offsets, masks, te) for p in range(n_tasks)]
         t1 = delayed(barrier)(*maps)
-        routed = [delayed(table_reduce)(run_d, r, masks, k, offsets, t1) for r in range(R)]
+        routed = [delayed(table_reduce)(run, r, masks, k, offsets, t1) for r in range(R)]
     t2 = delayed(barrier)(*routed)
-    lefts = [delayed(attach_left)(run_d, p, parts[p], offsets, t2) for p in range(n_tasks)]
+    lefts = [delayed(attach_left)(run, p, parts[p], offsets, t2) for p in range(n_tasks)]
     t3 = delayed(barrier)(*lefts)
-    rights = [delayed(verify_right)(run_d, p, parts[p], offsets, t3) for p in range(n_tasks)]
+    rights = [delayed(verify_right)(run, p, parts[p], offsets, t3) for p in range(n_tasks)]
     t4 = delayed(barrier)(*rights)
-    clustered = delayed(cluster_all)(run_d, t4)
+    clustered = delayed(cluster_all)(run, t4)
     summary = delayed(summary_of)(clustered)
-    dups = delayed(write_duplicates_table)(run_d, clustered)  # beside the partitions' writes
-    writes = [delayed(write_part)(run_d, p, offsets, counts[p], summary) for p in range(n_tasks)]
+    dups = delayed(write_duplicates_table)(run, clustered)  # beside the partitions' writes
+    writes = [delayed(write_part)(run, p, offsets, counts[p], summary) for p in range(n_tasks)]
     chars = delayed(chars_sum)(counts)
     result = delayed(finish)(summary, delayed(barrier)(*writes), offsets, k, cal, chars, get_language(), dups)
     if not compute:

@@ -97,3 +97,23 @@ def test_the_verify_bar_counts_pairs(bars, monkeypatch):
 def test_no_bar_without_progress(bars):
     dedup_texts(_texts(200))
     assert bars == []
+
+
+def test_rows_tell_their_size():
+    """A task's rows say what they hold (``sys.getsizeof``, which Dask's scheduler reads to run a
+    task where its rows are rather than move them): their arrays, sets and keys, not a plain
+    object's 50 bytes."""
+    import sys
+
+    from simhash_lab.dedup.run import Clock, Rows
+    from simhash_lab.dedup.steps import first_read
+    from simhash_lab.settings import DedupSettings
+
+    run = Run(DedupSettings())
+    rows = Rows(run)
+    texts = _texts(300)
+    rows.add(first_read(run, texts, 0, "t", Clock()), texts, list(range(len(texts))), None)
+    rows.finish()
+    held = rows.fps.nbytes + rows.featureless.nbytes + rows.digests.nbytes
+    held += sum(p.nbytes + d.nbytes for p, d, _ in rows.sets.chunks) + sum(k.nbytes for k in rows.keys.parts)
+    assert sys.getsizeof(rows) >= held > 100_000
