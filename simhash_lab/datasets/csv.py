@@ -8,12 +8,11 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Callable, Iterator
-from typing import IO, Any
+from typing import IO
 
 import numpy as np
 
 from .._write import atomic_write
-from ..settings import DEFAULT_MAX_ROW_BYTES
 from .source import DatasetError, FileSource
 
 __all__ = ["CsvSource"]
@@ -35,6 +34,8 @@ class CsvSource(FileSource):
         The largest record read, in bytes; a longer one is a :class:`DatasetError`.
     name : str, optional
         The name messages give the file (by default its shown path).
+    fs : fsspec filesystem, optional
+        Where the file is (default: this machine's files).
 
     Raises
     ------
@@ -44,18 +45,10 @@ class CsvSource(FileSource):
 
     format = "csv"
 
-    def __init__(
-        self,
-        path: str,
-        column: str,
-        id_column: str | None,
-        priority_column: str | None = None,
-        max_row_bytes: int = DEFAULT_MAX_ROW_BYTES,
-        name: str | None = None,
-        fs: Any = None,
-    ) -> None:
-        super().__init__(path, column, id_column, priority_column, max_row_bytes, name, fs)
-        self.delimiter = "\t" if self.path.lower().endswith(".tsv") else ","
+    @property
+    def delimiter(self) -> str:
+        """A tab for a ``.tsv`` file, else a comma."""
+        return "\t" if self.path.lower().endswith(".tsv") else ","
 
     def _records(self):
         """``(row, line number, fields, raw text)`` of every record, after reading the header."""

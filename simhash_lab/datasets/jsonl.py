@@ -109,6 +109,8 @@ class JsonlSource(FileSource):
         :class:`DatasetError`.
     name : str, optional
         The name messages give the file (by default its shown path).
+    fs : fsspec filesystem, optional
+        Where the file is (default: this machine's files).
 
     Raises
     ------

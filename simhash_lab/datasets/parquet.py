@@ -73,6 +73,8 @@ class ParquetSource(FileSource):
         The largest text, in UTF-8 bytes; a longer one is a :class:`DatasetError` when read.
     name : str, optional
         The name messages give the file (by default its shown path).
+    fs : fsspec filesystem, optional
+        Where the file is (default: this machine's files).
 
     Raises
     ------
