@@ -56,9 +56,9 @@ class Pieces:
     one ``bytes`` copied the line so far every time (a 128 MiB line took 5.5 times a 64 MiB one).
 
     >>> p = Pieces(b"ab")
-    >>> p.append(b"cd\r")
+    >>> p.append(b"cd\\r")
     >>> len(p), p.longer_than(4), p.longer_than(3), p.join(b"e")
-    (5, False, True, b'abcd\re')
+    (5, False, True, b'abcd\\re')
     """
 
     def __init__(self, first: bytes = b"") -> None:
