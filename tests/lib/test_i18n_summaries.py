@@ -234,13 +234,13 @@ def test_dask_dedup_reports_the_calibration_in_the_callers_language():
     """``dedup_dataset``'s last task runs on a worker, which starts in English: it is handed the
     caller's language (issue 27: notebook 08 prints the dict)."""
     pytest.importorskip("dask")
-    from simhash_lab import distributed as D
+    from simhash_lab.distributed import executor as D
 
     cal = _calibration("sample")
-    out = D._finish({}, 5, np.array([0, 7]), 14, cal, 0, "es")  # this process is in English
+    out = D.finish({}, 5, np.array([0, 7]), 14, cal, 0, "es")  # this process is in English
     assert out["calibration"] == _with_language("es", cal.summary)
-    assert D._finish({}, 5, np.array([0, 7]), 14, cal)["calibration"] == _old_calibration_summary(cal)
-    assert D._finish({}, 5, np.array([0, 7]), 14, None, 0, "es")["calibration"] is None
+    assert D.finish({}, 5, np.array([0, 7]), 14, cal)["calibration"] == _old_calibration_summary(cal)
+    assert D.finish({}, 5, np.array([0, 7]), 14, None, 0, "es")["calibration"] is None
 
 
 def _with_language(lang, fn):
