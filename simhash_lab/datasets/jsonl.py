@@ -37,6 +37,13 @@ def _json_loads():
 _ORJSON = _json_loads()
 
 
+def _near(doc: str, pos: int, width: int = 24) -> str:
+    """What a JSON line holds at ``pos``, for a message: up to ``width`` characters from there, as
+    a Python literal (its quotes and escapes say where it ends), or "the end of the line"."""
+    rest = doc[pos : pos + width].rstrip("\r\n")
+    return repr(rest + ("..." if len(doc) - pos > width else "")) if rest else "the end of the line"
+
+
 def _empty_file(fd: int) -> bool:
     """Whether ``fd`` is an empty regular file at its start, not opened to append: an output the
     rows may be copied to at their places (not a pipe, nor what ``>>`` or a shell's earlier
@@ -205,8 +212,13 @@ class JsonlSource(FileSource):
                 raise DatasetError(
                     f"{self.name}: line {lineno}: not UTF-8 ({e.reason} at byte {e.start})"
                 ) from None
+            except json.JSONDecodeError as e:  # its msg without the place, which str(e) words for a file
+                raise DatasetError(
+                    f"{self.name}: line {lineno}: not JSON ({e.msg.removesuffix(' at')} at column {e.colno}: "
+                    f"{_near(e.doc, e.pos)})"
+                ) from None
             except ValueError as e:
-                raise DatasetError(f"{self.name}: line {lineno}: not JSON ({getattr(e, 'msg', e)})") from None
+                raise DatasetError(f"{self.name}: line {lineno}: not JSON ({e})") from None
             except RecursionError:
                 raise DatasetError(
                     f"{self.name}: line {lineno}: not JSON this program can read (nested too deeply)"

@@ -90,7 +90,13 @@ def test_jsonl_in_and_out(tmp_path, rows, write_jsonl):
         ('{"id": 1, "body": "x"}\n', "line 1: no column 'text'"),
         ('{"id": 1, "text": "ok"}\n{"id": 2, "text": 7}\n', "line 2: column 'text' is a number, not text"),
         ('{"id": 1, "text": null}\n', "line 1: column 'text' is null, not text"),
-        ('{"id": 1, "text": "ok"}\nnot json\n', "line 2: not JSON"),
+        ('{"id": 1, "text": "ok"}\nnot json\n', "line 2: not JSON (Expecting value at column 1: 'not json')"),
+        # the decoder's message whole: where, and what is there (not "... starting at")
+        (
+            '{"text": "ok"}\n{"text": "cut\n',
+            "line 2: not JSON (Unterminated string starting at column 10: '\"cut')",
+        ),
+        ('{"text": "a" "b"}\n', "line 1: not JSON (Expecting ',' delimiter at column 14: '\"b\"}')"),
         ("[1, 2]\n", "line 1: a list, not a JSON object"),
         ("", "empty: no rows"),
         ("\n\n", "empty: no rows"),
