@@ -100,6 +100,18 @@ def N_(message: str) -> str:
     return message
 
 
+def counted(n: int, one: str, many: str, **fields: object) -> str:
+    """``one`` when ``n`` is 1, else ``many``, with ``{n}`` and ``fields`` filled in: a count with
+    its noun in the number it has. Both forms are marked where they are written (``counted(n, _("1 group"),
+    _("{n} groups"))``), so each is translated whole; English and Spanish both keep the singular for
+    1 alone (the catalogue's ``Plural-Forms``).
+
+    >>> counted(1, "1 group", "{n} groups"), counted(3, "1 group", "{n} groups")
+    ('1 group', '3 groups')
+    """
+    return (one if n == 1 else many).format(n=n, **fields)
+
+
 def _from_environment() -> None:
     lang = os.environ.get(ENV)
     if lang:

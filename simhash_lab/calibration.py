@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ._i18n import _
+from ._i18n import _, counted
 from ._threads import run_items
 from ._validate import check_fraction, check_int
 from .datasets import Source, TextsSource
@@ -96,14 +96,25 @@ class Calibration:
                 "k = {k}: expected recall {recall:.3f} (target {target:g}) from Charikar's bound at Jaccard "
                 "{jaccard:g} (no pair could be measured: the sampled documents are shorter than 8 words)"
             ).format(k=self.k, recall=self.recall, target=self.target, jaccard=self.jaccard)
-        how = (
-            _("{pairs} near-duplicate pairs (Jaccard >= {jaccard:g}) of a sample of {sample} documents")
-            if self.method == "sample"
-            else _(
-                "{pairs} pairs made at Jaccard ~ {jaccard:g} from {sample} sampled documents "
-                "(the sample held too few real ones)"
-            )
-        ).format(pairs=self.pairs, jaccard=self.jaccard, sample=self.sample)
+        j = self.jaccard
+        if self.method == "sample":
+            pairs = counted(
+                self.pairs, _("1 near-duplicate pair (Jaccard >= {jaccard:g})"),
+                _("{n} near-duplicate pairs (Jaccard >= {jaccard:g})"), jaccard=j,
+            )  # fmt: skip
+            how = counted(
+                self.sample, _("{pairs} of a sample of 1 document"),
+                _("{pairs} of a sample of {n} documents"), pairs=pairs,
+            )  # fmt: skip
+        else:
+            pairs = counted(
+                self.pairs, _("1 pair made at Jaccard ~ {jaccard:g}"),
+                _("{n} pairs made at Jaccard ~ {jaccard:g}"), jaccard=j,
+            )  # fmt: skip
+            how = counted(
+                self.sample, _("{pairs} from 1 sampled document (the sample held too few real ones)"),
+                _("{pairs} from {n} sampled documents (the sample held too few real ones)"), pairs=pairs,
+            )  # fmt: skip
         return _(
             "k = {k}: expected recall {recall:.3f} (target {target:g}), measured on {how}; "
             "distances searched up to {k_max}"

@@ -132,6 +132,11 @@ class DedupSettings:
     max_row_bytes : int
         A row (a JSONL line, a CSV record, a Parquet text) larger than this is refused, naming it
         (default 64 MiB).
+    unique_ids : bool
+        Refuse a dataset whose ids (the id column's values, or the ids given) name two rows or
+        more (a DatasetError after the read, before anything is written); default False: a
+        :class:`~simhash_lab.dedup.results.DuplicateIdsWarning` says so and the run goes on (the
+        duplicates table's ``dropped_row``/``kept_row`` columns tell such rows apart).
     progress : {"never", "auto", "always"}
         tqdm bars on stderr, one per step ("auto": when stderr is a terminal).
     """
@@ -155,6 +160,7 @@ class DedupSettings:
     max_tables: int | None = None
     memory_budget: int | None = None
     max_row_bytes: int = DEFAULT_MAX_ROW_BYTES
+    unique_ids: bool = False
     progress: str = "never"
 
     def __post_init__(self) -> None:
@@ -195,6 +201,7 @@ class DedupSettings:
         if self.memory_budget is not None:
             check_int("memory_budget", self.memory_budget, 0, 1 << 62)
         check_int("max_row_bytes", self.max_row_bytes, 1, 1 << 62)
+        _bool("unique_ids", self.unique_ids)
         check_option("progress", self.progress, PROGRESS)
         h = self.hasher
         if h is not None and not isinstance(h, str):

@@ -33,13 +33,26 @@ import argparse
 import os
 import re
 import time
+import warnings
+from typing import Any
 
-from .._files import DEFAULT_MAX_BYTES, show_name
+from .._files import (
+    DEFAULT_MAX_BYTES,
+    SNIFF_BYTES,
+    Refused,
+    TooLarge,
+    open_regular,
+    read_text,
+    reason,
+    show_name,
+    walk,
+)
+from .._i18n import counted
 from .._validate import check_fraction
 from .._write import OutputError, check_outputs, remove_temporaries_on_signals
-from ..datasets import FORMATS, DatasetError, detect_format
+from ..datasets import FORMATS, DatasetError, detect_format, find_parts, split_folder
 from ..dedup import DedupResult, dedup_files, dedup_table
-from ..dedup.results import check_duplicates_name, write_duplicates
+from ..dedup.results import DuplicateIdsWarning, check_duplicates_name, write_duplicates
 from ..index.design import MAX_TABLES_FORCED
 from ..presets import ALL
 from ..settings import DEFAULT_MAX_ROW_BYTES, DedupSettings
@@ -65,7 +78,8 @@ def _format_text(res: DedupResult) -> str:
     what = "files" if res.format == "files" else "rows"
     lines = []
     for n, g in enumerate(res.groups, 1):
-        lines.append(f"group {n}: {len(g)} {what} ({head}{'path' if res.format == 'files' else 'id'})")
+        members = counted(len(g), f"1 {what[:-1]}", "{n} " + what)
+        lines.append(f"group {n}: {members} ({head}{'path' if res.format == 'files' else 'id'})")
         for ident, fp, d, s in res.group_members(g):
             name = show_name(ident) if res.format == "files" else show_name(str(ident))
             sim = f"  {s:.3f}" if verified else ""
@@ -73,7 +87,8 @@ def _format_text(res: DedupResult) -> str:
         lines.append("")
     if res.featureless.size:
         lines.append(
-            f"featureless: {res.featureless.size} {what} (no word: never compared nor grouped, kept)"
+            f"featureless: {counted(int(res.featureless.size), f'1 {what[:-1]}', '{n} ' + what)} (no word: "
+            "compared by their exact text alone, kept unless a copy of an earlier one, in a group above)"
         )
         for ident in res.featureless_ids:
             lines.append(f"  {show_name(ident) if res.format == 'files' else show_name(str(ident))}")
@@ -144,33 +159,146 @@ def _settings(args):
         max_tables=args.max_tables,
         memory_budget=args.memory_budget,
         max_row_bytes=args.max_row_bytes,
+        unique_ids=args.unique_ids,
         progress=args.progress,
     )
 
 
-def _is_dataset(args) -> bool:
-    if args.format is not None or args.column is not None:
-        return True
-    if args.paths == ["-"]:
-        return True
-    return len(args.paths) == 1 and os.path.isfile(args.paths[0]) and detect_format(args.paths[0]) is not None
+def _inputs(args: argparse.Namespace) -> tuple[bool, Any]:
+    """What the PATHs are, found before any work: ``(True, data)`` for a dataset (one file, ``-``,
+    or a list of files: a folder's parts, or several files, read in order as one dataset), or
+    ``(False, paths)`` for text files. A PATH that does not exist, a file of no known kind (neither
+    a dataset by its name or ``--format``, nor text), a folder with nothing to read, or datasets
+    beside text files: a DatasetError (one line, exit 2) before anything is read.
+
+    A folder is a dataset when every file under it (names starting with ``.`` or ``_`` left out,
+    as pyarrow leaves them) is a Parquet, JSONL or CSV part, or when ``--format`` or ``--column``
+    says so (then its parts of that format: the others are named in one line on stderr);
+    else its files are text documents."""
+    paths = list(args.paths)
+    if paths == ["-"]:
+        return True, "-"
+    if "-" in paths:
+        raise DatasetError("- (standard input) is read alone: give it as the only PATH")
+    said_dataset = args.format is not None or args.column is not None
+    data: list[str] = []
+    texts: list[str] = []
+    for p in paths:
+        if not os.path.lexists(p):
+            raise DatasetError(f"{show_name(p)}: no such file or folder")
+        if os.path.isdir(p):
+            parts, others = split_folder(p)
+            if said_dataset:
+                fmt = args.format
+                mine = [x for x in parts if fmt is None or detect_format(x) == fmt]
+                left = others + [x for x in parts if x not in mine]
+                if not mine:
+                    find_parts(p, fmt)  # raises, naming what the folder lacks
+                if left:
+                    shown = ", ".join(show_name(os.path.relpath(x, p)) for x in left[:3])
+                    err(
+                        f"simhash-lab dedup: {show_name(p)}: {counted(len(left), '1 file', '{n} files')} "
+                        f"left out, not {fmt or 'dataset'} parts ({shown}{', ...' if len(left) > 3 else ''})"
+                    )
+                data += mine
+            elif parts and not others:
+                data += parts
+            else:
+                _something_to_read(p, args)
+                texts.append(p)
+            continue
+        entry = next(walk([p]))
+        if entry.kind != "file":
+            raise DatasetError(f"{show_name(p)}: {entry.problem}")
+        if args.format is not None or detect_format(p) is not None:
+            data.append(p)
+            continue
+        why = _not_text(p)
+        if why is not None:
+            raise DatasetError(f"{show_name(p)}: {_no_known_kind(p, why)}")
+        texts.append(p)
+    if data and texts:
+        raise DatasetError(
+            f"{show_name(texts[0])} is read as text files and {show_name(data[0])} as a dataset: give "
+            "dataset files (or folders of them) or text files, not both"
+        )
+    if data:  # one PATH as it is (a folder: its parts named from it); several: their files in order
+        return True, paths[0] if len(paths) == 1 else data
+    return False, paths
+
+
+def _warning_line(message, category, filename, lineno, file=None, line=None) -> None:
+    """A warning of the run as one line on stderr (no file and line of the library)."""
+    err(f"simhash-lab dedup: warning: {' '.join(str(message).split())}")
+
+
+def _not_text(path: str) -> str | None:
+    """Why a file does not read as text (binary, UTF-16, not UTF-8, unreadable), or None when it
+    does: its first 8 KiB looked at, as reading it looks first (a larger file whose start is text
+    is text here; one too large for --max-bytes is skipped later, as it always was)."""
+    try:
+        read_text(path, SNIFF_BYTES)
+    except TooLarge:
+        return None
+    except (OSError, Refused) as e:
+        return reason(e)
+    return None
+
+
+def _no_known_kind(path: str, why: str) -> str:
+    """Why a named file is read neither as text nor as a dataset, and what would read it."""
+    try:
+        with open_regular(path) as f:
+            head = f.read(4)
+    except OSError:
+        head = b""
+    ends = ", ".join(e for v in FORMATS.values() for e in v)
+    if head == b"PAR1":
+        return "a Parquet file by its bytes, not by its name: name it .parquet or give --format parquet"
+    return f"neither text ({why}) nor a dataset by its name ({ends}); give --format if it is one"
+
+
+def _something_to_read(folder: str, args: argparse.Namespace) -> None:
+    """Refuse a folder of text files where no file reads as text (empty, or binaries only): the
+    files are looked at in order until one reads (most folders: the first)."""
+    seen = 0
+    first = None
+    for entry in walk([folder], hidden=args.hidden):
+        if entry.kind != "file":
+            continue
+        seen += 1
+        why = _not_text(entry.path)
+        if why is None:
+            return
+        first = first or f"{show_name(entry.path)}: {why}"
+    if not seen:
+        raise DatasetError(f"{show_name(folder)}: nothing to read: no file in it")
+    raise DatasetError(
+        f"{show_name(folder)}: nothing to read: {counted(seen, '1 file', '{n} files')}, none of them text "
+        f"nor a dataset part (first: {first})"
+    )
 
 
 def _dedup_command(args: argparse.Namespace) -> int:
+    with warnings.catch_warnings():  # the run's warnings (duplicate ids): one line each, as they come
+        warnings.showwarning = _warning_line
+        warnings.simplefilter("always", DuplicateIdsWarning)
+        return _run_command(args)
+
+
+def _run_command(args: argparse.Namespace) -> int:
     def report(path, reason):
         err(f"simhash-lab dedup: {show_name(path)}: {reason}")
 
     t0 = time.perf_counter()
     remove_temporaries_on_signals()  # a temporary file (an output being written, stdin's copy)
     # goes on SIGTERM and SIGHUP as on Ctrl-C, whichever thread made it
-    dataset = _is_dataset(args)
     try:
         s = _settings(args)
+        dataset, data = _inputs(args)
         if dataset:
-            if len(args.paths) != 1:
-                raise DatasetError("a dataset is deduplicated one file at a time: give one PATH")
             res = dedup_table(
-                args.paths[0],
+                data,
                 args.column or "text",
                 s,
                 id_column=args.id_column,
@@ -190,7 +318,7 @@ def _dedup_command(args: argparse.Namespace) -> int:
             if args.duplicates is not None:
                 check_outputs(args.duplicates, what="--duplicates", inputs=args.paths)
                 check_duplicates_name(args.duplicates)
-            res = dedup_files(args.paths, s, hidden=args.hidden, max_bytes=args.max_bytes, report=report)
+            res = dedup_files(data, s, hidden=args.hidden, max_bytes=args.max_bytes, report=report)
             if args.duplicates is not None:
                 write_duplicates(args.duplicates, res.duplicates)
     except DatasetError as e:
@@ -221,33 +349,42 @@ def _dedup_command(args: argparse.Namespace) -> int:
     if not args.quiet:
         if res.calibration is not None:
             err(f"simhash-lab dedup: calibration: {res.calibration.summary()}")
-        n_groups = len(res.groups)
-        n_members = sum(len(g) for g in res.groups)
-        checked = (
-            f"; verified at Jaccard >= {res.jaccard:g}: "
-            f"{res.verified} of {res.pairs.shape[0]} candidate pairs"
-            if res.jaccard is not None
-            else "; unverified (the raw Hamming mode)"
-        )
-        exact = f", {res.exact} of them exact copies" if res.exact else ""
-        steps = ", ".join(f"{step} {secs:.1f}" for step, secs in res.timings.items())
-        secs = f"({time.perf_counter() - t0:.1f} s: {steps})"
-        chars = res.chars_note()
-        if res.format == "files":
-            err(
-                f"simhash-lab dedup: {len(res.ids) - res.featureless.size} files fingerprinted, "
-                f"{n_groups} group(s) ({n_members} files{exact}) "
-                f"{res.found_by}{checked}; {len(res.skipped)} skipped, {res.featureless.size} featureless, "
-                f"{len(res.errors)} errors{chars} {secs}"
-            )
-        else:
-            wrote = f"; {res.written} kept rows written to {show_name(args.output)}" if args.output else ""
-            err(
-                f"simhash-lab dedup: {len(res.ids)} rows, {len(res.duplicates)} dropped{exact} "
-                f"in {n_groups} group(s) "
-                f"{res.found_by}{checked}; {res.featureless.size} featureless (kept){chars}{wrote} {secs}"
-            )
+        err(f"simhash-lab dedup: {_summary_line(res, args, time.perf_counter() - t0)}")
     return res.exit_status
+
+
+def _summary_line(res: DedupResult, args: argparse.Namespace, seconds: float) -> str:
+    """The summary on stderr: each count with its noun in the number it has ("1 group")."""
+    n_groups = len(res.groups)
+    n_members = sum(len(g) for g in res.groups)
+    n_cand = int(res.pairs.shape[0])
+    checked = (
+        f"; verified at Jaccard >= {res.jaccard:g}: {res.verified} of "
+        + counted(n_cand, "1 candidate pair", "{n} candidate pairs")
+        if res.jaccard is not None
+        else "; unverified (the raw Hamming mode)"
+    )
+    exact = counted(res.exact, ", 1 of them an exact copy", ", {n} of them exact copies") if res.exact else ""
+    steps = ", ".join(f"{step} {secs:.1f}" for step, secs in res.timings.items())
+    secs = f"({seconds:.1f} s: {steps})"
+    chars = res.chars_note()
+    groups = counted(n_groups, "1 group", "{n} groups")
+    if res.format == "files":
+        members = counted(n_members, "1 file", "{n} files")
+        return (
+            f"{counted(len(res.ids) - res.featureless.size, '1 file', '{n} files')} fingerprinted, "
+            f"{groups} ({members}{exact}) {res.found_by}{checked}; {len(res.skipped)} skipped, "
+            f"{res.featureless_note()}, {counted(len(res.errors), '1 error', '{n} errors')}{chars} {secs}"
+        )
+    wrote = (
+        f"; {counted(res.written, '1 kept row', '{n} kept rows')} written to {show_name(args.output)}"
+        if args.output
+        else ""
+    )
+    return (
+        f"{counted(len(res.ids), '1 row', '{n} rows')}, {len(res.duplicates)} dropped{exact} in {groups} "
+        f"{res.found_by}{checked}; {res.featureless_note()}{chars}{wrote} {secs}"
+    )
 
 
 def _fraction(name: str):
@@ -276,6 +413,22 @@ def _tokenizer(value: str) -> tuple[str, int | None]:
     return m.group(1), n
 
 
+class _DefaultsOnce(argparse.HelpFormatter):
+    """Each option's default said once: added as "(default: X)" where its help does not say it
+    already (the size options say theirs in their own units: 64M) and there is one to say (not
+    None, not a flag's False). argparse's ``ArgumentDefaultsHelpFormatter`` added it to
+    every option, after help that said it: "(default: text) (default: None)"."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        d = action.default
+        if "default" in text or d is None or d is False or d is argparse.SUPPRESS:
+            return text
+        if not action.option_strings:
+            return text
+        return f"{text} (default: %(default)s)"
+
+
 def add_dedup_parser(subparsers) -> argparse.ArgumentParser:
     """Add ``dedup`` to the ``simhash-lab`` command's subparsers."""
     p = subparsers.add_parser(
@@ -301,7 +454,7 @@ def add_dedup_parser(subparsers) -> argparse.ArgumentParser:
         "--duplicates dups.csv --report report.html; Chinese: simhash-lab dedup poems.jsonl --lang zh "
         "--output kept.jsonl (jieba's words with the chinese extra, else characters); the raw Hamming "
         "mode of the first versions: simhash-lab dedup docs/ --unverified -k 3",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=_DefaultsOnce,
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders, or one dataset file, or -")
     g = p.add_argument_group("what counts as a near-duplicate")
@@ -398,11 +551,17 @@ def add_dedup_parser(subparsers) -> argparse.ArgumentParser:
         "similarity histograms, a few clusters side by side with their differences highlighted",
     )
     g.add_argument(
+        "--unique-ids",
+        action="store_true",
+        help="refuse (exit 2, nothing written) a dataset whose --id-column names two rows or more; "
+        "without it such ids are warned of on stderr and the run goes on",
+    )
+    g.add_argument(
         "--max-row-bytes",
         type=byte_size("--max-row-bytes"),
         default=DEFAULT_MAX_ROW_BYTES,
         metavar="N",
-        help="refuse a row (JSONL line, CSV record, Parquet text) larger than this",
+        help="refuse a row (JSONL line, CSV record, Parquet text) larger than this (default: 64M)",
     )
     g.add_argument(
         "--duplicates",
@@ -417,7 +576,7 @@ def add_dedup_parser(subparsers) -> argparse.ArgumentParser:
         type=byte_size("--max-bytes"),
         default=DEFAULT_MAX_BYTES,
         metavar="N",
-        help="skip larger files",
+        help="skip larger files (default: 64M)",
     )
     p.add_argument("--json", action="store_true", help="write the result as JSON to stdout")
     p.add_argument(

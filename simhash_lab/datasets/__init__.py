@@ -45,6 +45,7 @@ from .csv import CsvSource
 from .files import FilesSource, iter_files, read_text
 from .jsonl import JsonlSource, StdinSource
 from .parquet import ParquetSource
+from .parts import PartsSource, find_parts, split_folder
 from .source import FORMATS, DatasetError, FileSource, Source, detect_format, prefetch
 from .texts import TextsSource
 
@@ -57,14 +58,17 @@ __all__ = [
     "FilesSource",
     "JsonlSource",
     "ParquetSource",
+    "PartsSource",
     "Source",
     "StdinSource",
     "TextsSource",
     "detect_format",
+    "find_parts",
     "iter_files",
     "open_dataset",
     "prefetch",
     "read_text",
+    "split_folder",
 ]
 
 
@@ -83,9 +87,10 @@ def open_dataset(
 
     Parameters
     ----------
-    path : str, os.PathLike or table
-        A file name, ``"-"`` for JSONL on standard input, or a pandas DataFrame, pyarrow Table or
-        ``datasets.Dataset`` (polars too, through its ``to_arrow``).
+    path : str, os.PathLike, list of them, or table
+        A file name; a folder of parts or a list of files (one dataset, read in order:
+        :class:`PartsSource`); ``"-"`` for JSONL on standard input; or a pandas DataFrame, pyarrow
+        Table or ``datasets.Dataset`` (polars too, through its ``to_arrow``).
     column : str
         The text column (JSON key, CSV header name, table column).
     id_column : str, optional
@@ -116,6 +121,12 @@ def open_dataset(
         a format other than JSONL; Parquet or a table without pyarrow; a table without one of the
         columns, or with one named twice.
     """
+    if isinstance(path, (list, tuple)) and path and all(isinstance(p, (str, os.PathLike)) for p in path):
+        paths = [os.fspath(p) for p in path]
+        one = lambda p: _open_file(p, column, id_column, format, priority_column, max_row_bytes, fs)  # noqa: E731
+        if len(paths) == 1:
+            return one(paths[0])
+        return PartsSource([one(p) for p in paths], f"{show_name(paths[0])} and {len(paths) - 1} more")
     table = None if isinstance(path, (str, bytes, os.PathLike)) else as_arrow(path)
     if table is not None:
         return ArrowSource(
@@ -131,6 +142,25 @@ def open_dataset(
         if format not in (None, "jsonl"):
             raise DatasetError(f"<stdin>: standard input is read as JSONL, not {format}")
         return StdinSource(column, id_column, priority_column, max_row_bytes)
+    if fs is None and os.path.isdir(path):  # a folder of parts, read in order
+        parts = [
+            _open_file(p, column, id_column, format, priority_column, max_row_bytes, fs)
+            for p in find_parts(path, format)
+        ]
+        return PartsSource(parts, show_name(path), root=path)
+    return _open_file(path, column, id_column, format, priority_column, max_row_bytes, fs)
+
+
+def _open_file(
+    path: str,
+    column: str,
+    id_column: str | None,
+    format: str | None,
+    priority_column: str | None,
+    max_row_bytes: int,
+    fs: Any,
+) -> Source:
+    """The source of one dataset file (its format given or from its name)."""
     fmt = format or detect_format(path)
     if fmt is None:
         raise DatasetError(

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _files
 from .._files import DEFAULT_MAX_BYTES, NotRegularFile, NotText, TooLarge, reason, walk
-from .source import DatasetError, Source
+from .source import DatasetError, Source, detect_format
 
 __all__ = ["BATCH", "FilesSource", "iter_files", "read_text"]
 
@@ -131,8 +131,15 @@ class FilesSource(Source):
             try:
                 text = read_text(path, self.max_bytes)
             except Skip as e:
-                self.skipped.append((path, reason(e)))
-                self.say(path, reason(e))
+                why = reason(e)
+                fmt = detect_format(path)
+                if fmt is not None:  # a dataset part among text files: said so, with what reads it
+                    why = (
+                        f"{why}: a {fmt} file among text files, not read (a folder of such files alone, "
+                        f"or --format {fmt}, is read as one dataset)"
+                    )
+                self.skipped.append((path, why))
+                self.say(path, why)
                 continue
             except (OSError, NotRegularFile) as e:
                 self.errors.append((path, reason(e)))

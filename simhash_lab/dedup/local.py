@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .._files import DEFAULT_MAX_BYTES
+from .._files import DEFAULT_MAX_BYTES, show_name
 from .._threads import one_thread, short_switches, small_pages, thread_count
 from .._validate import check_int, check_k
 from .._write import check_outputs
@@ -32,6 +32,7 @@ from ..calibration import Calibration
 from ..datasets import (
     DatasetError,
     FilesSource,
+    PartsSource,
     Source,
     StdinSource,
     TextsSource,
@@ -161,6 +162,10 @@ class LocalExecutor:
                     job.cancel()
                 pool.shutdown(wait=True)
         rows.finish()
+        what = ids_named(source)
+        if what is not None:
+            with clock.time(READ.name):
+                READ.check_ids(run, rows.ids, what, source.name)
 
     def order(self, state: State, priority: np.ndarray | None) -> None:
         """The visiting order (``rank[i]``: row i's place): a priority column (or array), else
@@ -184,7 +189,9 @@ class LocalExecutor:
     # -- exact groups --------------------------------------------------------------------------
 
     def exact_groups(self, state: State) -> None:
-        """One representative of each exact group goes on to the search (``state.search``).
+        """One representative of each exact group goes on to the search (``state.search``): every
+        row is grouped, the featureless ones too (``['👍👍', '👍👍']`` keeps the first), and the
+        representatives with features are searched.
 
         Parameters
         ----------
@@ -194,7 +201,7 @@ class LocalExecutor:
         rows, n = state.rows, state.n
         with self.clock.time(EXACT_GROUPS.name):
             valid = ~rows.featureless
-            ok = np.flatnonzero(valid)
+            ok = np.arange(n, dtype=np.int64)
             rep = exact_groups(rows.digests, state.rank, ok) if rows.digests is not None and n else ok
             state.copies, state.copy_of = ok[rep != ok], rep[rep != ok]
             state.search = valid
@@ -340,6 +347,17 @@ class LocalExecutor:
         return res
 
 
+def ids_named(source: Source) -> str | None:
+    """How messages name a source's ids when they come from the data (an id column, the ids
+    given), else None (row numbers, file paths: unique by construction)."""
+    col = getattr(source, "id_column", None)
+    if col is not None:
+        return f"id column {col!r}"
+    if isinstance(source, TextsSource) and source.ids is not None:
+        return "ids"
+    return None
+
+
 def _run(
     source: Source, s: DedupSettings, *, priority: Any = None, result: DedupResult | None = None
 ) -> DedupResult:
@@ -459,6 +477,7 @@ def dedup_table(
     if isinstance(data, (str, os.PathLike)) and os.fspath(data) == "-":
         _check_outputs(None, output, duplicates, report, stdin=True)  # before stdin is spooled
     source = open_dataset(data, column, id_column, format, priority_column, max_row_bytes=s.max_row_bytes)
+    done = False
     try:
         outs = _check_outputs(source, output, duplicates, report)
         ex = LocalExecutor(s)
@@ -467,7 +486,10 @@ def dedup_table(
         if not res.ids:
             raise DatasetError(f"{source.name}: empty: no rows")
         _write_outputs(ex.clock, source, res, outs)
+        done = True
     finally:
+        if not done:
+            _remove_made(getattr(source, "made_folders", []))
         source.close()
     return res
 
@@ -509,19 +531,56 @@ def _check_outputs(source: Any, output: Any, duplicates: Any, report: Any, stdin
     ]
     if stdin or isinstance(source, StdinSource):
         inputs: list = [0]  # standard input: the file (or pipe) on descriptor 0, by any name
+    elif isinstance(source, PartsSource):
+        inputs = source.inputs
     else:
         src = getattr(source, "path", None)
         inputs = [src] if src is not None and getattr(source, "fs", None) is None else []
-    check_outputs(*[p for _, p in given], what=[f"--{o}" for o, _ in given], inputs=inputs)
+    files = [(f"--{o}", p) for o, p in given]
+    if isinstance(source, PartsSource) and output is not None:  # a folder: each part's file in it
+        source.check_output(os.fspath(output))
+        made = _make_folders(source.output_files(os.fspath(output)))
+        files = [f for f in files if f[0] != "--output"]
+        files += [("--output", f) for f in source.output_files(os.fspath(output))]
+        source.made_folders = made
+    check_outputs(*[p for _, p in files], what=[w for w, _ in files], inputs=inputs)
     outs = {o: os.fspath(p) for o, p in given}
     if source is not None:
-        if "output" in outs:
+        if "output" in outs and not isinstance(source, PartsSource):
             source.check_output(outs["output"])
         if "duplicates" in outs:
             check_duplicates_name(outs["duplicates"])
         if "report" in outs:
             check_report_name(outs["report"])
     return outs
+
+
+def _make_folders(files: list[str]) -> list[str]:
+    """The folders of ``files`` made where missing (before any work, so that the outputs in them
+    can be checked); returns those made, deepest first, for :func:`_remove_made` after a failure."""
+    made = []
+    for folder in sorted({os.path.dirname(os.path.abspath(f)) for f in files}):
+        missing = []
+        at = folder
+        while not os.path.isdir(at):
+            missing.append(at)
+            at = os.path.dirname(at)
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except OSError as e:
+            why = e.strerror or e
+            raise DatasetError(f"{show_name(folder)}: cannot make the output folder: {why}") from None
+        made += [m for m in missing if m not in made]
+    return sorted(made, key=len, reverse=True)
+
+
+def _remove_made(folders: list[str]) -> None:
+    """Remove the output folders :func:`_make_folders` made, when still empty (a failed run)."""
+    for folder in folders:
+        try:
+            os.rmdir(folder)
+        except OSError:
+            pass
 
 
 def dedup_files(

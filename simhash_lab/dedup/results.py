@@ -20,7 +20,7 @@ import numpy as np
 
 from .._escape import csv_rows
 from .._files import json_name, show_name
-from .._i18n import _
+from .._i18n import _, counted
 from .._write import atomic_write
 from ..calibration import Calibration
 from ..datasets import DatasetError, detect_format
@@ -32,6 +32,7 @@ __all__ = [
     "EXIT_NONE",
     "EXIT_TROUBLE",
     "DedupResult",
+    "DuplicateIdsWarning",
     "Duplicates",
     "check_duplicates_name",
     "duplicates_arrow",
@@ -40,6 +41,10 @@ __all__ = [
 ]
 
 EXIT_NONE, EXIT_FOUND, EXIT_TROUBLE = 0, 1, 2
+
+
+class DuplicateIdsWarning(UserWarning):
+    """A dataset's ids name two rows or more (``unique_ids=True``, ``--unique-ids``: refused)."""
 
 
 def deprecated(old: str, new: str) -> None:
@@ -297,43 +302,75 @@ class DedupResult:
         return _("within k = {k}").format(k=self.k)
 
     def summary(self) -> str:
-        """One line: rows, dropped, groups, how the candidates were found and verified.
+        """One line: rows, dropped, groups, how the candidates were found and verified; each count
+        with its noun in the number it has ("1 group", "3 groups"), in the current language.
 
         Returns
         -------
         str
         """
         files = self.format == "files"
-        mode = (
-            _("verified at Jaccard >= {jaccard:g} ({verified} of {candidates} candidate pairs)").format(
-                jaccard=self.jaccard, verified=self.verified, candidates=self.pairs.shape[0]
-            )
-            if self.jaccard is not None
-            else _("{pairs} pairs, unverified (the raw Hamming mode)").format(pairs=self.pairs.shape[0])
-        )
+        n_cand = int(self.pairs.shape[0])
+        if self.jaccard is not None:
+            mode = (
+                _("verified at Jaccard >= {jaccard:g} ({verified} of 1 candidate pair)")
+                if n_cand == 1
+                else _("verified at Jaccard >= {jaccard:g} ({verified} of {candidates} candidate pairs)")
+            ).format(jaccard=self.jaccard, verified=self.verified, candidates=n_cand)
+        else:
+            mode = counted(
+                n_cand, _("1 pair, unverified (the raw Hamming mode)"),
+                _("{n} pairs, unverified (the raw Hamming mode)"),
+            )  # fmt: skip
         n_groups = len(set(self.duplicates.kept.tolist()))
-        return (
-            _(
-                "{n} files, {dropped} dropped in {groups} group(s) ({exact} exact copies) {found_by}, "
-                "{mode}; {featureless} featureless"
-            )
+        rows = (
+            counted(len(self.ids), _("1 file"), _("{n} files"))
             if files
-            else _(
-                "{n} rows, {dropped} dropped in {groups} group(s) ({exact} exact copies) {found_by}, "
-                "{mode}; {featureless} featureless"
-            )
+            else counted(len(self.ids), _("1 row"), _("{n} rows"))
+        )
+        return (
+            _("{files}, {dropped} dropped in {groups} ({exact}) {found_by}, {mode}; {featureless}")
+            if files
+            else _("{rows}, {dropped} dropped in {groups} ({exact}) {found_by}, {mode}; {featureless}")
         ).format(
-            n=len(self.ids),
+            files=rows,
+            rows=rows,
             dropped=len(self.duplicates),
-            groups=n_groups,
-            exact=self.exact,
+            groups=counted(n_groups, _("1 group"), _("{n} groups")),
+            exact=counted(self.exact, _("1 exact copy"), _("{n} exact copies")),
             found_by=self.found_by,
             mode=mode,
-            featureless=self.featureless.size,
+            featureless=self.featureless_note(),
         ) + self.chars_note()
 
+    def featureless_note(self) -> str:
+        """What the summary says of the featureless rows: how many, and how many of them were
+        dropped as exact copies of another (their own exact groups: identical normalised text).
+
+        Returns
+        -------
+        str
+        """
+        n = int(self.featureless.size)
+        said = counted(n, _("1 featureless"), _("{n} featureless"))
+        copies = self.featureless_copies
+        if copies:
+            said += " " + counted(
+                copies, _("(1 of them an exact copy, dropped)"), _("({n} of them exact copies, dropped)")
+            )
+        return said
+
+    @property
+    def featureless_copies(self) -> int:
+        """Featureless rows dropped as exact copies of another featureless row (identical
+        normalised text: ``['👍👍', '👍👍']`` keeps the first)."""
+        if not self.featureless.size or not len(self.duplicates):
+            return 0
+        return int(np.count_nonzero(np.isin(self.duplicates.dropped, self.featureless)))
+
     def chars_note(self) -> str:
-        """What the summary says about text shingled by characters (empty when none was).
+        """What the summary says about text shingled by characters (empty when none was): the rows
+        with runs of a script written without word spaces, those runs cut into character n-grams.
 
         Returns
         -------
@@ -342,17 +379,24 @@ class DedupResult:
         if not self.by_chars:
             return ""
         n = self.options.char_ngram if self.options is not None else 3
+        c = self.by_chars
         return (
-            _(
-                "; {count} files in a script without word spaces (Chinese, Japanese, Thai...) "
-                "shingled by characters ({n}-grams)"
+            (
+                _("; 1 file with text in a script without word spaces (Chinese, Japanese, Thai...), "
+                  "shingled there by characters ({n}-grams)")
+                if c == 1
+                else _("; {count} files with text in a script without word spaces (Chinese, Japanese, "
+                       "Thai...), shingled there by characters ({n}-grams)")
             )
             if self.format == "files"
-            else _(
-                "; {count} rows in a script without word spaces (Chinese, Japanese, Thai...) "
-                "shingled by characters ({n}-grams)"
+            else (
+                _("; 1 row with text in a script without word spaces (Chinese, Japanese, Thai...), "
+                  "shingled there by characters ({n}-grams)")
+                if c == 1
+                else _("; {count} rows with text in a script without word spaces (Chinese, Japanese, "
+                       "Thai...), shingled there by characters ({n}-grams)")
             )
-        ).format(count=self.by_chars, n=n)
+        ).format(count=c, n=n)  # fmt: skip
 
     def to_json(self) -> dict:
         """The run as JSON-able data: what ``simhash-lab dedup --json`` prints.

@@ -35,11 +35,14 @@ chunk of rows.
 
 from __future__ import annotations
 
+import json
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
+from .._i18n import counted
 from .._threads import run_items
 from .._validate import check_fraction, check_int
 from ..calibration import Calibration, Draw, draw_sample, measure, neighbours_within
@@ -57,7 +60,7 @@ from ..kernels import verify as V
 from ..kernels.dedup_steps import first_of_runs, str_digests
 from ..kernels.strings import str_views
 from ..shingles import Shingler, recommended_hasher
-from .results import Duplicates
+from .results import DuplicateIdsWarning, Duplicates
 from .run import Chunk, Clock, Run
 
 __all__ = [
@@ -154,13 +157,73 @@ def distinct_rows(n: int, *cols: np.ndarray) -> np.ndarray:
 
 
 class Read(Step):
-    """read: the rows of a source, a chunk at a time (``(texts, ids, priorities)``)."""
+    """read: the rows of a source, a chunk at a time (``(texts, ids, priorities)``); then their
+    ids checked (:meth:`check_ids`)."""
 
     name = "read"
 
     def chunks(self, source: Source, rows: int) -> Iterator[tuple[list, list, list | None]]:
         """``(texts, ids, priorities)`` of every row of ``source``, ``rows`` at a time."""
         return iter(source.chunks(rows))
+
+    def check_ids(self, run: Run, ids: list, what: str, where: str) -> int:
+        """Ids that name two rows or more: a :class:`~simhash_lab.dedup.results.DuplicateIdsWarning`
+        (the duplicates table and the report name rows by id: two rows would have one name), or
+        with ``unique_ids`` a DatasetError. ``what`` names the ids (``"id column 'id'"``),
+        ``where`` the dataset. Returns how many rows repeat an earlier row's id."""
+        count, first, again = repeated_ids(ids)
+        if count:
+            rows = counted(count, "1 row has", "{n} rows have")
+            said = (
+                f"{where}: {what}: {rows} the id of an earlier row (the first: "
+                f"{first_id_shown(ids[first])}, rows {first} and {again})"
+            )
+            if run.settings.unique_ids:
+                raise DatasetError(f"{said}; unique_ids (--unique-ids) refuses it")
+            warnings.warn(
+                f"{said}: the duplicates table names rows by id, so two rows share a name there (its "
+                "dropped_row and kept_row columns tell them apart); unique_ids=True (--unique-ids) refuses "
+                "such a dataset",
+                DuplicateIdsWarning,
+                stacklevel=2,
+            )
+        return count
+
+
+def first_id_shown(value: Any) -> str:
+    """An id as a message shows it: a str quoted, anything else as JSON would write it."""
+    return repr(value) if isinstance(value, str) else json.dumps(value, default=str)[:80]
+
+
+def repeated_ids(ids: Sequence) -> tuple[int, int, int]:
+    """``(count, first, again)``: how many of ``ids`` repeat an earlier one, and the rows of the
+    first repeat found in input order (the earlier row, then the row that repeats it; -1, -1 when
+    none). Compared by 128-bit digests of their text (an id of another kind by its JSON, so ``1``
+    and ``"1"`` differ): one sort, no Python set of a million ids.
+
+    >>> repeated_ids(["a", "b", "a", "c", "b"])
+    (2, 0, 2)
+    """
+    n = len(ids)
+    if n < 2:
+        return 0, -1, -1
+    if set(map(type, ids)) == {str}:
+        keys = text_digests(list(ids))
+    else:
+        keys = text_digests([json.dumps(v, sort_keys=True, default=str) for v in ids])
+    order = np.lexsort((np.arange(n), keys[:, 1], keys[:, 0]))
+    k = keys[order]
+    same = np.zeros(n, np.bool_)
+    same[1:] = (k[1:] == k[:-1]).all(axis=1)
+    count = int(np.count_nonzero(same))
+    if not count:
+        return 0, -1, -1
+    again = order[same]
+    start = np.flatnonzero(~same)  # each group's first place in the sorted order
+    grp = np.searchsorted(start, np.flatnonzero(same), side="right") - 1
+    firsts = order[start[grp]]
+    at = int(np.argmin(again))
+    return count, int(firsts[at]), int(again[at])
 
 
 class Normalise(Step):

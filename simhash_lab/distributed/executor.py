@@ -168,9 +168,10 @@ class DatasetRun(Run):
 def read_part(run: DatasetRun, p: int) -> Rows:
     """Task ``p``'s files read in order (their rows numbered across them; ``rows.sizes``: each
     file's), every chunk through :func:`~simhash_lab.dedup.steps.first_read` as
-    :func:`~simhash_lab.dedup.dedup_table` does it; with ``exact``, the digests of its rows with
-    features written to the exact groups' shuffle (``exact/{p}.pieces``, the reducer picked by
-    the digest's value), with their rows, lengths and ids."""
+    :func:`~simhash_lab.dedup.dedup_table` does it; with ``exact``, the digests of its rows
+    written to the exact groups' shuffle (``exact/{p}.pieces``, the reducer picked by the digest's
+    value), with their rows, lengths and ids: every row's, the featureless ones too (identical
+    normalised texts are one group whatever their shingles)."""
     rows = Rows(run, ids=run.id_column is not None)
     clock = Clock()
     for src in run.sources(p):
@@ -181,8 +182,8 @@ def read_part(run: DatasetRun, p: int) -> Rows:
         rows.sizes.append(start)
     rows.finish()
     if rows.digests is not None and rows.n:
-        sel = np.flatnonzero(~rows.featureless)
-        d = rows.digests[sel]
+        sel = np.arange(rows.n, dtype=np.int64)
+        d = rows.digests
         strings = id_strings(rows.ids) if run.id_column is not None else None
         bucket = (d[:, 0] % np.uint64(run.reducers)).astype(np.int64)  # a digest is uniform already
         pieces = {}

@@ -69,7 +69,8 @@ def test_groups_copies_and_edits(tree, capsys):
     assert len(groups) == 1
     # the empty file is listed apart, after the groups, never in one
     assert blocks[-1].splitlines() == [
-        "featureless: 1 files (no word: never compared nor grouped, kept)",
+        "featureless: 1 file (no word: compared by their exact text alone, kept unless a copy of an "
+        "earlier one, in a group above)",
         f"  {tree / 'empty.txt'}",
     ]
     lines = groups[0].splitlines()
@@ -88,7 +89,7 @@ def test_groups_copies_and_edits(tree, capsys):
     assert f"{tree / 'image.png'}: binary" in err
     assert f"{tree / 'latin1.txt'}: not UTF-8" in err
     assert (
-        "6 files fingerprinted, 1 group(s) (3 files, 1 of them exact copies) within k = 3; "
+        "6 files fingerprinted, 1 group (3 files, 1 of them an exact copy) within k = 3; "
         "unverified (the raw Hamming mode); 2 skipped, 1 featureless, 0 errors" in err
     )
     assert ".hidden" not in out + err and ".b_copy" not in out + err
@@ -123,32 +124,23 @@ def test_hidden_files(tree, capsys):
 def test_no_duplicates_exit_zero(tree, capsys):
     code, out, err = run(capsys, tree / "other1.txt", tree / "other2.txt", tree / "other3.txt")
     assert (code, out) == (0, "")
-    assert "3 files fingerprinted, 0 group(s)" in err
+    assert "3 files fingerprinted, 0 groups" in err
     code, out, _ = run(capsys, tree / "sub" / "deeper", "-q")  # a folder with one file
     assert (code, out) == (0, "")
 
 
-def test_empty_folder(tmp_path, capsys):
-    code, out, _ = run(capsys, tmp_path, "--unverified", "-k", "3", "--json", "-q")
-    doc = json.loads(out)
-    assert code == 0
-    assert {k: doc[k] for k in ("k", "bits", "preset", "jaccard", "calibration", "files", "groups")} == {
-        "k": 3,
-        "bits": 64,
-        "preset": "default",
-        "jaccard": None,
-        "calibration": None,
-        "files": 0,
-        "groups": [],
-    }
-    assert doc["skipped"] == doc["errors"] == doc["featureless"] == []
+def test_empty_folder_is_refused_before_any_work(tmp_path, capsys):
+    """A folder with nothing to read is trouble (exit 2), said in one line, not "no near-duplicates"
+    (exit 0): a pipeline would read that as success (issue 46)."""
+    code, out, err = run(capsys, tmp_path, "--unverified", "-k", "3", "--json")
+    assert (code, out) == (2, "")
+    assert err == f"simhash-lab dedup: {tmp_path}: nothing to read: no file in it\n"
 
 
-def test_missing_path_is_trouble_but_groups_still_print(tree, capsys):
+def test_missing_path_is_refused_before_any_work(tree, capsys):
     code, out, err = run(capsys, tree, tree / "nope.txt")
-    assert code == 2
-    assert f"{tree / 'nope.txt'}: No such file or directory" in err
-    assert "group 1: 3 files" in out
+    assert (code, out) == (2, "")
+    assert err == f"simhash-lab dedup: {tree / 'nope.txt'}: no such file or folder\n"  # no summary: no work
 
 
 def test_unreadable_file_is_reported_and_skipped(tree, capsys, monkeypatch):
@@ -305,7 +297,7 @@ def test_hostile_folder_reports_every_entry(hostile, cli):
     )
     assert sorted(r.errors[:-1]) == expected
     assert (
-        "5 files fingerprinted, 1 group(s) (4 files, 3 of them exact copies) within k = 3; "
+        "5 files fingerprinted, 1 group (4 files, 3 of them exact copies) within k = 3; "
         "unverified (the raw Hamming mode); 6 skipped, 0 featureless, 0 errors" in r.errors[-1]
     )
 
@@ -342,13 +334,12 @@ def test_named_non_regular_file_is_an_error(hostile, cli, name, reason):
     path = getattr(hostile, name)
     r = cli("dedup", path, hostile.good, hostile.bom)
     r.assert_no_traceback()
-    assert "group 1: 2 files" in r.text  # the rest still grouped
     if reason is None:
+        assert "group 1: 2 files" in r.text  # the rest grouped
         assert r.code == 1 and "1 skipped, 0 featureless, 0 errors" in r.errors[-1]
         return
-    assert r.code == 2
-    assert r.errors[0] == f"simhash-lab dedup: {path}: {reason.format(root=hostile.root)}"
-    assert "0 skipped, 0 featureless, 1 errors" in r.errors[-1]
+    assert (r.code, r.text) == (2, "")  # refused before any work (issue 46)
+    assert r.errors == [f"simhash-lab dedup: {path}: {reason.format(root=hostile.root)}"]
 
 
 @pytest.mark.timeout(300)
@@ -618,7 +609,9 @@ def test_memory_budget_and_max_tables_reach_the_index(tmp_path, cli, capsys, mon
         ["--jaccard", "0.5", "--tokenizer", "char_ngrams:3", "-k", "10"],  # n-grams, but no word
     ],
 )
-def test_featureless_rows_are_listed_apart_never_grouped(tmp_path, cli, args):
+def test_featureless_rows_are_listed_apart_and_grouped_only_as_exact_copies(tmp_path, cli, args):
+    """Featureless rows (no shingle) are never compared by shingles, but identical ones are exact
+    copies like any others: one kept, the others dropped for it (issue 46: ``['👍👍', '👍👍']``)."""
     base = " ".join(f"w{i}" for i in range(40))
     texts = ["", base, "   \n", "!!! ???", base, "", "!!! ???", "-- --", base + " end"]
     p = tmp_path / "docs.jsonl"
@@ -628,15 +621,26 @@ def test_featureless_rows_are_listed_apart_never_grouped(tmp_path, cli, args):
     assert r.code == 1, r.errors
     doc = json.loads(r.text)
     assert doc["featureless"] == featureless
-    members = {m["id"] for g in doc["groups"] for m in g}
-    assert members and members.isdisjoint(featureless)
-    assert f"{len(featureless)} featureless (kept)" in r.errors[-1]
+    groups = [[m["id"] for m in g] for g in doc["groups"]]
+    apart = [g for g in groups if set(g) <= set(featureless)]
+    assert apart == [["r0", "r5"], ["r3", "r6"]]  # the exact copies alone, the first kept
+    assert all(
+        m["similarity"] == 1.0 and m["distance"] == 0
+        for g in doc["groups"]
+        for m in g
+        if m["id"] in featureless
+    )
+    assert all(set(g).isdisjoint(featureless) for g in groups if g not in apart)
+    assert f"{len(featureless)} featureless (2 of them exact copies, dropped)" in r.errors[-1]
     r = cli("dedup", p, "--id-column", "id", "--duplicates", tmp_path / "d.csv", "-q", *args)
     with open(tmp_path / "d.csv", newline="") as f:
         rows = list(csv.DictReader(f))
-    assert rows and not {x["dropped_id"] for x in rows} & set(featureless)
-    assert not {x["kept_id"] for x in rows} & set(featureless)
+    pairs = {(x["dropped_id"], x["kept_id"]) for x in rows if x["dropped_id"] in featureless}
+    assert pairs == {("r5", "r0"), ("r6", "r3")}
     r = cli("dedup", p, "--id-column", "id", "-q", *args)  # the text output: a list after the groups
     tail = r.text.rstrip("\n").split("\n\n")[-1].splitlines()
-    assert tail[0] == f"featureless: {len(featureless)} rows (no word: never compared nor grouped, kept)"
+    assert tail[0] == (
+        f"featureless: {len(featureless)} rows (no word: compared by their exact text alone, kept unless a "
+        "copy of an earlier one, in a group above)"
+    )
     assert [line.strip() for line in tail[1:]] == featureless

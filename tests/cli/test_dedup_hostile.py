@@ -233,7 +233,7 @@ def test_chinese_on_the_command_line_is_said_in_the_summary(tmp_path, capsys):
     ]
     src = jsonl(tmp_path / "zh.jsonl", rows)
     code, _, err = run(capsys, src, "--output", tmp_path / "k.jsonl")
-    assert code == 1 and "3 rows in a script without word spaces" in err and "(3-grams)" in err
+    assert code == 1 and "3 rows with text in a script without word spaces" in err and "(3-grams)" in err
     assert (tmp_path / "k.jsonl").read_text(encoding="utf-8").count("\n") == 2
     code, _, err = run(capsys, src, "--lang", "en", "-q", "--json")
     assert code == 0  # by words a clause is one word: the edit hides the copy

@@ -1,9 +1,10 @@
 """The library's summaries and tables that the notebooks print follow :func:`set_language`: Spanish
-after ``set_language("es")``, and in English byte for byte what they were before they were marked
-(the English expectations below are the old f-strings, and the English notebooks' stored outputs)."""
+after ``set_language("es")``, and in English what the f-strings below write (the English notebooks'
+stored outputs too); every count with its noun in the number it has."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from pathlib import Path
@@ -61,19 +62,22 @@ def _calibration(method: str) -> Calibration:
     )
 
 
-def _old_calibration_summary(c: Calibration) -> str:
-    """``Calibration.summary`` as it was written before its strings were marked."""
+def _english_calibration_summary(c: Calibration) -> str:
+    """``Calibration.summary`` in English, as an f-string: each count with its noun in the number
+    it has (issue 47: no "(s)" where the number is known)."""
     if c.method == "theory":
         return (
             f"k = {c.k}: expected recall {c.recall:.3f} (target {c.target:g}) from Charikar's "
             f"bound at Jaccard {c.jaccard:g} (no pair could be measured: the sampled documents "
             "are shorter than 8 words)"
         )
+    pairs = f"{c.pairs} pair{'s' if c.pairs != 1 else ''}"
+    docs = f"{c.sample} document{'s' if c.sample != 1 else ''}"
     how = (
-        f"{c.pairs} near-duplicate pairs (Jaccard >= {c.jaccard:g}) of a sample of {c.sample} documents"
+        f"{pairs.replace(' pair', ' near-duplicate pair')} (Jaccard >= {c.jaccard:g}) of a sample of {docs}"
         if c.method == "sample"
-        else f"{c.pairs} pairs made at Jaccard ~ {c.jaccard:g} "
-        f"from {c.sample} sampled documents (the sample held too few real ones)"
+        else f"{pairs} made at Jaccard ~ {c.jaccard:g} "
+        f"from {c.sample} sampled {docs.split()[1]} (the sample held too few real ones)"
     )
     return (
         f"k = {c.k}: expected recall {c.recall:.3f} (target {c.target:g}), measured on {how}; "
@@ -82,20 +86,27 @@ def _old_calibration_summary(c: Calibration) -> str:
 
 
 @pytest.mark.parametrize("method", ["sample", "synthetic", "theory"])
-def test_calibration_summary_in_both_languages(method):
-    c = _calibration(method)
-    assert c.summary() == _old_calibration_summary(c)
+@pytest.mark.parametrize("count", [1, 3287])
+def test_calibration_summary_in_both_languages(method, count):
+    c = dataclasses.replace(_calibration(method), pairs=count, sample=count // 10 or 1)
+    assert c.summary() == _english_calibration_summary(c)
     set_language("es")
     es = c.summary()
-    assert es.startswith("k = 14: recall esperado 0.997 (objetivo 0.99)")
-    assert "expected" not in es and "measured" not in es
+    assert es.startswith("k = 14: exhaustividad esperada 0.997 (objetivo 0.99)")  # the session's term
+    assert "expected" not in es and "measured" not in es and "recall" not in es and "(s)" not in es
+    if method != "theory":
+        assert ("1 par " in es) == (count == 1) and (" 1 documento" in es) == (count == 1)
     set_language("en")
-    assert c.summary() == _old_calibration_summary(c)
+    assert c.summary() == _english_calibration_summary(c)
 
 
 @pytest.fixture(scope="module")
 def lab(corpus):
     return corpus.labelled_set(corpus.python_docs()[:40], seed=0)
+
+
+def _plural(n: int, noun: str, nouns: str | None = None) -> str:
+    return f"{n} {noun if n == 1 else (nouns or noun + 's')}"
 
 
 @pytest.mark.parametrize("options", [{"k": 6}, {"k": 6, "unverified": True}, {"recall": 0.99}])
@@ -107,25 +118,43 @@ def test_dedup_summary_in_both_languages(lab, options):
         if c.get("method") == "minhash bands"
         else f"within k = {res.k}"
     )
+    n_cand = res.pairs.shape[0]
     mode = (
-        f"verified at Jaccard >= {res.jaccard:g} ({res.verified} of {res.pairs.shape[0]} candidate pairs)"
+        f"verified at Jaccard >= {res.jaccard:g} ({res.verified} of {_plural(n_cand, 'candidate pair')})"
         if res.jaccard is not None
-        else f"{res.pairs.shape[0]} pairs, unverified (the raw Hamming mode)"
+        else f"{_plural(n_cand, 'pair')}, unverified (the raw Hamming mode)"
     )
     groups = len(set(res.duplicates.kept.tolist()))
-    old = (
-        f"{len(res.ids)} rows, {len(res.duplicates)} dropped in {groups} group(s) "
-        f"({res.exact} exact copies) {found_by}, {mode}; {res.featureless.size} featureless"
+    english = (
+        f"{_plural(len(res.ids), 'row')}, {len(res.duplicates)} dropped in {_plural(groups, 'group')} "
+        f"({_plural(res.exact, 'exact copy', 'exact copies')}) {found_by}, {mode}; "
+        f"{res.featureless.size} featureless"
     )
     assert len(res.duplicates) > 0
-    assert res.summary() == old
+    assert res.summary() == english
     with language("es"):
         es = res.summary()
         assert res.found_by in es
-    assert es.startswith(f"{len(res.ids)} filas, {len(res.duplicates)} descartadas (grupos: {groups}; ")
-    assert ("verificados con Jaccard" in es) == (res.jaccard is not None)
+    assert es.startswith(f"{len(res.ids)} filas; descartadas: {len(res.duplicates)}, en {groups} grupos (")
+    assert ("pares verificados con Jaccard" in es) == (res.jaccard is not None)
     assert "dropped" not in es and "featureless" not in es and "within" not in es and " by " not in es
-    assert res.summary() == old
+    assert "(s)" not in es and "recall" not in es
+    assert res.summary() == english
+
+
+def test_dedup_summary_says_one_in_the_singular():
+    """A count of 1 takes the singular, in English and Spanish (issue 47: "1 group(s)")."""
+    base = "the quick brown fox jumps over the lazy dog while the cat sleeps on the warm mat"
+    res = dedup_texts([base, base, "!!", "!!"], k=3)
+    en = res.summary()
+    assert en.startswith("4 rows, 2 dropped in 2 groups (2 exact copies) within k = 3, verified at Jaccard")
+    assert en.endswith("(0 of 0 candidate pairs); 2 featureless (1 of them an exact copy, dropped)")
+    res = dedup_texts([base, base], k=3)
+    assert res.summary().startswith("2 rows, 1 dropped in 1 group (1 exact copy) within k = 3")
+    with language("es"):
+        es = res.summary()
+    assert es.startswith("2 filas; descartadas: 1, en 1 grupo (1 copia exacta) a k = 3 o menos")
+    assert "(s)" not in en + es
 
 
 def test_edit_operations_in_both_languages(corpus):
@@ -239,7 +268,7 @@ def test_dask_dedup_reports_the_calibration_in_the_callers_language():
     cal = _calibration("sample")
     out = D.finish({}, 5, np.array([0, 7]), 14, cal, 0, "es")  # this process is in English
     assert out["calibration"] == _with_language("es", cal.summary)
-    assert D.finish({}, 5, np.array([0, 7]), 14, cal)["calibration"] == _old_calibration_summary(cal)
+    assert D.finish({}, 5, np.array([0, 7]), 14, cal)["calibration"] == _english_calibration_summary(cal)
     assert D.finish({}, 5, np.array([0, 7]), 14, None, 0, "es")["calibration"] is None
 
 

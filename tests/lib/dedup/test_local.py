@@ -149,13 +149,22 @@ def test_keep_orders():
         dedup_texts(texts, priority=[1, 2])
 
 
-def test_featureless_documents_are_apart_and_kept():
+def test_featureless_documents_are_apart_and_grouped_only_as_exact_copies():
+    """Featureless rows are never compared by shingles, but identical ones (the same normalised
+    text) are an exact group like any other: the first kept (issue 46: ``['👍👍', '👍👍']``)."""
     texts = ["", "   ", "!!! ???", "a real text with words", "", "a real text with words"]
+    texts += ["👍👍", "👍\u200b👍"]
     for kw in ({}, {"jaccard": 0.8, "k": 5}):
         res = dedup_texts(texts, **kw)
-        assert res.featureless.tolist() == [0, 1, 2, 4]
-        assert res.keep.tolist() == [True, True, True, True, True, False]
-        assert res.groups == [[3, 5]]
+        assert res.featureless.tolist() == [0, 1, 2, 4, 6, 7]
+        assert res.keep.tolist() == [True, True, True, True, False, False, True, False]
+        assert res.groups == [[0, 4], [3, 5], [6, 7]]  # the zero-width space is dropped when normalised
+        assert res.featureless_copies == 2 and res.exact == 3
+        assert "6 featureless (2 of them exact copies, dropped)" in res.summary()
+    res = dedup_texts(texts, keep="longest")  # the longest raw text kept: the one with U+200B
+    assert res.groups == [[0, 4], [3, 5], [7, 6]]
+    res = dedup_texts(texts, exact=False)  # no exact groups asked for: every featureless row kept
+    assert res.keep[res.featureless].all()
 
 
 def test_verified_by_default_the_hamming_mode_only_by_name(labelled):

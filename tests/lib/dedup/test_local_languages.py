@@ -65,7 +65,7 @@ def test_chinese_is_shingled_by_characters_and_said(capsys):
     assert len(truth) > 50
     res = dedup_texts(texts)
     assert res.by_chars == len(texts)
-    assert "shingled by characters (3-grams)" in res.summary()
+    assert "shingled there by characters (3-grams)" in res.summary()
     got = found(res)
     assert got and got <= truth  # precision 1
     # a true pair is missed when both its rows are kept (star: each proposed true pair joins;
