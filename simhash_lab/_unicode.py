@@ -13,6 +13,9 @@ it in a millisecond instead:
   The last two come from the ``regex`` package's Unicode property tables.
 * ``UNSPACED``: the letters of the scripts written without word spaces (``UNSPACED_SCRIPTS``:
   Chinese, Japanese kana, Thai, Lao, Khmer, Myanmar, Tibetan), which dedup shingles by characters.
+* ``NEUTRAL``: the characters of no script of their own (Unicode's ``Common`` and ``Inherited``:
+  digits, ``_``, combining marks, the kana length mark ー), which take the script of the text
+  around them (UAX #24's script runs: dedup's runs of an unspaced script hold the digits in them).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ PYSPACE = 2
 RUSTSPACE = 4
 RUSTALNUM = 8
 UNSPACED = 16
+NEUTRAL = 32
 
 #: the scripts written without spaces between words: their text is shingled by characters
 UNSPACED_SCRIPTS = ("Han", "Hiragana", "Katakana", "Thai", "Lao", "Khmer", "Myanmar", "Tibetan")
@@ -45,6 +49,7 @@ _PATTERNS = {
     UNSPACED: lambda: __import__("regex").compile(
         "[" + "".join(f"\\p{{Script={s}}}" for s in UNSPACED_SCRIPTS) + "]+"
     ),
+    NEUTRAL: lambda: __import__("regex").compile(r"[\p{Script=Common}\p{Script=Inherited}]+"),
 }
 
 _RE_CLASSES = (WORD, PYSPACE)  # from Python's own re; the others from the regex package

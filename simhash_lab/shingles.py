@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ._threads import run_items, run_ranges, thread_count
-from ._unicode import UNSPACED, WORD, char_table, lower_table, normalise
+from ._unicode import NEUTRAL, UNSPACED, WORD, char_table, lower_table, normalise
 from ._validate import check_int
 from .chinese import JiebaWords, load_jieba
 from .datasets import Source
@@ -359,6 +359,43 @@ def _csr(doc: np.ndarray, h: np.ndarray, nd: int) -> tuple[np.ndarray, np.ndarra
     return indptr, np.ascontiguousarray(h, np.uint64)
 
 
+def _gram_hashes(c: np.ndarray, run: np.ndarray, n: int, runs: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(run, hash)`` of every character ``n``-gram within each run: ``c`` the runs' lowercased
+    code points one after another (uint64), ``run`` the run of each (sorted, ``runs`` of them);
+    a gram is ``n`` consecutive code points of one run, hashed by SplitMix64 rounds (vectorised);
+    a run shorter than ``n`` is one shingle of all its characters."""
+    m = c.size
+    counts = np.bincount(run, minlength=runs)
+    out_r, out_h = [], []
+    if m >= n:
+        g = np.zeros(m - n + 1, np.uint64)
+        for j in range(n):
+            g = _mix(g ^ (c[j : m - n + 1 + j] + _SALT[j]))
+        ok = run[: m - n + 1] == run[n - 1 :]
+        out_r.append(run[: m - n + 1][ok])
+        out_h.append(g[ok])
+    short = np.flatnonzero((counts > 0) & (counts < n))
+    if short.size:  # one shingle of all its characters (the rule of the tokenizers)
+        starts = np.zeros(runs + 1, np.int64)
+        np.cumsum(counts, out=starts[1:])
+        for d in short.tolist():
+            z = np.zeros(1, np.uint64)
+            for j, x in enumerate(c[starts[d] : starts[d + 1]].tolist()):
+                z = _mix(z ^ (np.array([x], np.uint64) + _SALT[j]))
+            out_r.append(np.array([d], np.int64))
+            out_h.append(z)
+    if not out_r:
+        return np.empty(0, np.int64), np.empty(0, np.uint64)
+    return np.concatenate(out_r), np.concatenate(out_h)
+
+
+def _code_points(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """``(cp, doc)``: the texts' code points one after another (uint32) and the text of each."""
+    lens = np.fromiter(map(len, texts), np.int64, len(texts))
+    cp = np.frombuffer("".join(texts).encode("utf-32-le"), np.uint32)
+    return cp, np.repeat(np.arange(len(texts), dtype=np.int64), lens)
+
+
 def char_sets(texts: Sequence[str], n: int = 3) -> tuple[np.ndarray, np.ndarray]:
     """CSR sets of character ``n``-grams: each text's word characters (``\\w``: whitespace and
     punctuation dropped), lowercased, ``n`` consecutive ones hashed (SplitMix64 rounds over the
@@ -372,34 +409,99 @@ def char_sets(texts: Sequence[str], n: int = 3) -> tuple[np.ndarray, np.ndarray]
     nd = len(texts)
     if nd == 0:
         return np.zeros(1, np.int64), np.empty(0, np.uint64)
-    lens = np.fromiter(map(len, texts), np.int64, nd)
-    cp = np.frombuffer("".join(texts).encode("utf-32-le"), np.uint32)
+    cp, doc = _code_points(texts)
     keep = (char_table(WORD)[cp] & WORD) != 0
-    doc = np.repeat(np.arange(nd, dtype=np.int64), lens)[keep]
+    doc = doc[keep]
     c = lower_table()[cp[keep]].astype(np.uint64)
-    m = c.size
-    counts = np.bincount(doc, minlength=nd)
-    docs, hashes = [], []
-    if m >= n:
-        g = np.zeros(m - n + 1, np.uint64)
-        for j in range(n):
-            g = _mix(g ^ (c[j : m - n + 1 + j] + _SALT[j]))
-        ok = doc[: m - n + 1] == doc[n - 1 :]
-        docs.append(doc[: m - n + 1][ok])
-        hashes.append(g[ok])
-    short = np.flatnonzero((counts > 0) & (counts < n))
-    if short.size:  # one shingle of all its characters (the rule of the tokenizers)
-        starts = np.zeros(nd + 1, np.int64)
-        np.cumsum(counts, out=starts[1:])
-        for d in short.tolist():
-            z = np.zeros(1, np.uint64)
-            for j, x in enumerate(c[starts[d] : starts[d + 1]].tolist()):
-                z = _mix(z ^ (np.array([x], np.uint64) + _SALT[j]))
-            docs.append(np.array([d], np.int64))
-            hashes.append(z)
-    if not docs:
-        return np.zeros(nd + 1, np.int64), np.empty(0, np.uint64)
-    return _csr(np.concatenate(docs), np.concatenate(hashes), nd)
+    return _csr(*_gram_hashes(c, doc, n, nd), nd)
+
+
+def script_run_sets(
+    texts: Sequence[str], shingler: Shingler, n: int = 3
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(runs, indptr, data)``: the shingle sets of texts holding a script written without word
+    spaces, by script run (the definition of ``features="auto"``, one set a text):
+
+    1. the word characters (``\\w``) are of an unspaced script (Han, Hiragana, Katakana, Thai, Lao,
+       Khmer, Myanmar, Tibetan), of no script of their own (Unicode's Common and Inherited: digits,
+       ``_``, the kana length mark ー), or of another script (Latin, Cyrillic, Hangul...); one of no
+       script takes the script of the nearest word character before it that has one (at a text's
+       start, after it; in a text of such characters only, another script's), as Unicode's
+       script runs do (UAX #24), so that the digits of "2023年" are in the run;
+    2. a *run* is a longest sequence of unspaced-script characters that no other-script word
+       character interrupts (spaces and punctuation do not: they are dropped, as character n-grams
+       always dropped them); each run gives its character ``n``-grams, lowercased (a run shorter
+       than ``n``: one shingle of all of it);
+    3. the other-script characters make the *words* (each a longest run of them in the text), the
+       text's words in order give its word shingles as ``shingler`` makes them from any text
+       (lowercased, ``shingler.n`` at a time joined by a space, fewer words: one shingle of all);
+    4. the set is the union of both.
+
+    So a Chinese text with a few English words keeps its character n-grams, and its words add
+    their shingles: one English word no longer switches the whole text to word shingles (where
+    it had none in common with its copy). A text of one unspaced script only gets the character
+    n-grams :func:`char_sets` gives; a text without one, the word shingles ``shingler`` gives.
+    ``runs``: how many runs each text has.
+
+    >>> texts = ["我们使用Python和NumPy进行计算", "我们使用进行计算"]
+    >>> runs, indptr, data = script_run_sets(texts, Shingler(3))
+    >>> runs.tolist(), np.diff(indptr).tolist()  # 2 + 1 + 2 grams and "python numpy"; 6 grams
+    ([3, 1], [6, 6])
+    """
+    nd = len(texts)
+    if nd == 0:
+        return np.zeros(0, np.int64), np.zeros(1, np.int64), np.empty(0, np.uint64)
+    cp, doc = _code_points(texts)
+    t = char_table(WORD | UNSPACED | NEUTRAL)[cp]
+    at = np.flatnonzero(t & WORD)  # the word characters' places
+    tw, dw = t[at], doc[at]
+    m = at.size
+    # each word character's script class: 1 unspaced, 2 another, 0 none (Common, Inherited)
+    cls = np.where(tw & NEUTRAL, 0, np.where(tw & UNSPACED, 1, 2)).astype(np.int8)
+    own = cls != 0
+    idx = np.arange(m)
+    if m and not own.all():
+        before = np.maximum.accumulate(np.where(own, idx, -1))
+        b_ok = (before >= 0) & (dw[np.maximum(before, 0)] == dw)
+        after = np.minimum.accumulate(np.where(own, idx, m)[::-1])[::-1]
+        a_ok = (after < m) & (dw[np.minimum(after, m - 1)] == dw)
+        cls = np.where(
+            own,
+            cls,
+            np.where(b_ok, cls[np.maximum(before, 0)], np.where(a_ok, cls[np.minimum(after, m - 1)], 2)),
+        )
+    uns = cls == 1
+    first_of_doc = np.ones(m, np.bool_)
+    first_of_doc[1:] = dw[1:] != dw[:-1]
+    # runs: an unspaced character after a word character of another script (or a text's first)
+    prev_uns = np.zeros(m, np.bool_)
+    prev_uns[1:] = uns[:-1]
+    starts = uns & (first_of_doc | ~prev_uns)
+    run_of = np.cumsum(starts) - 1
+    n_runs = int(starts.sum())
+    run_doc = dw[starts]
+    runs = np.bincount(run_doc, minlength=nd).astype(np.int64)
+    c = lower_table()[cp[at[uns]]].astype(np.uint64)
+    gr, gh = _gram_hashes(c, run_of[uns], n, n_runs)
+    # words: the other-script characters, a word each longest run of them adjacent in the text
+    other = ~uns
+    wpos, wdoc = at[other], dw[other]
+    new_word = np.ones(wpos.size, np.bool_)
+    new_word[1:] = (wpos[1:] != wpos[:-1] + 1) | (wdoc[1:] != wdoc[:-1])
+    doc_first = np.ones(wpos.size, np.bool_)
+    doc_first[1:] = wdoc[1:] != wdoc[:-1]
+    space = new_word & ~doc_first  # a space before each word but a text's first
+    chars = cp[wpos]
+    joined = np.insert(chars, np.flatnonzero(space), np.uint32(32)) if space.any() else chars
+    per_doc = np.bincount(wdoc, minlength=nd) + np.bincount(wdoc[space], minlength=nd)
+    cut = np.zeros(nd + 1, np.int64)
+    np.cumsum(per_doc, out=cut[1:])
+    whole = joined.astype(np.uint32).tobytes().decode("utf-32-le")
+    words = [whole[cut[d] : cut[d + 1]] for d in range(nd)]
+    wi, wd = shingler.sets(words)
+    wdocs = np.repeat(np.arange(nd, dtype=np.int64), np.diff(wi))
+    indptr, data = _csr(np.concatenate([run_doc[gr], wdocs]), np.concatenate([gh, wd]), nd)
+    return runs, indptr, data
 
 
 # the blocks of those scripts (Thai..Myanmar, Khmer, CJK and kana, compatibility ideographs,
@@ -414,21 +516,18 @@ def _not_ascii(texts: Sequence[str]) -> list[int]:
 
 
 def unspaced(texts: Sequence[str]) -> np.ndarray:
-    """One bool per text: mostly written in a script without word spaces (at least half of its word
-    characters are Han, kana, Thai, Lao, Khmer, Myanmar or Tibetan letters)."""
+    """One bool per text: it holds a letter of a script written without word spaces (Han, kana,
+    Thai, Lao, Khmer, Myanmar or Tibetan), so it has runs of one (:func:`script_run_sets`)."""
     out = np.zeros(len(texts), np.bool_)
     high = _HIGH.search
     odd = [i for i in _not_ascii(texts) if high(texts[i])]
     if not odd:
         return out
     sub = [texts[i] for i in odd]
-    lens = np.fromiter(map(len, sub), np.int64, len(sub))
-    cp = np.frombuffer("".join(sub).encode("utf-32-le"), np.uint32)
+    cp, doc = _code_points(sub)
     t = char_table(WORD | UNSPACED)[cp]
-    doc = np.repeat(np.arange(len(sub)), lens)
-    word = np.bincount(doc, weights=(t & WORD) != 0, minlength=len(sub))
-    uns = np.bincount(doc, weights=(t & UNSPACED) != 0, minlength=len(sub))
-    out[np.array(odd)] = (uns > 0) & (2 * uns >= word)
+    hit = np.bincount(doc[(t & (WORD | UNSPACED)) == (WORD | UNSPACED)], minlength=len(sub))
+    out[np.array(odd)] = hit > 0
     return out
 
 
@@ -461,8 +560,9 @@ class Featurizer:
 
     * words (``features="words"``, and "auto" for text with word spaces): word ``shingle``-grams
       through the Numba kernels (:class:`Shingler`), fingerprints from the same hashes;
-    * characters (``"chars"``, and "auto" for a text mostly in a script without word spaces):
-      character ``char_ngram``-grams (:func:`char_sets`);
+    * characters (``"chars"``): character ``char_ngram``-grams of every text (:func:`char_sets`);
+      under "auto", a text with runs of a script without word spaces gets their character
+      n-grams and the word shingles of the rest, one set (:func:`script_run_sets`);
     * jieba (``"jieba"``, or ``lang="zh"`` with jieba installed): jieba's words, ``shingle`` at a
       time;
     * a hasher of one's own: its features, hashed by its hash; its fingerprints.
@@ -515,7 +615,7 @@ class Featurizer:
         return {
             "words": words,
             "chars": chars,
-            "auto": f"{words} (text without word spaces: {chars})",
+            "auto": f"{words}, {chars} over the runs of a script without word spaces",
             "jieba": f"jieba word {s.shingle}-shingles",
         }[self.features]
 
@@ -529,7 +629,8 @@ class Featurizer:
         return out
 
     def kinds(self, texts: list) -> np.ndarray:
-        """One bool per (normalised) text: shingled by characters."""
+        """One bool per (normalised) text: shingled by characters (``"auto"``: its runs of a
+        script without word spaces, :func:`script_run_sets`)."""
         if self.features == "chars":
             return np.ones(len(texts), np.bool_)
         if self.features == "auto":
@@ -575,11 +676,14 @@ class Featurizer:
             return chars, *self._jieba_sets(texts)
         if not chars.any():
             return chars, *self.shingler.sets(texts)
+        n = self.settings.char_ngram
+        if self.features == "chars":
+            return chars, *char_sets(texts, n)
         if chars.all():
-            return chars, *char_sets(texts, self.settings.char_ngram)
+            return chars, *script_run_sets(texts, self.shingler, n)[1:]
         c = np.flatnonzero(chars)
         w = np.flatnonzero(~chars)
-        ci, cd = char_sets([texts[i] for i in c.tolist()], self.settings.char_ngram)
+        ci, cd = script_run_sets([texts[i] for i in c.tolist()], self.shingler, n)[1:]
         wi, wd = self.shingler.sets([texts[i] for i in w.tolist()])
         return chars, *_merge_csr(nd, [(c, ci, cd), (w, wi, wd)])
 

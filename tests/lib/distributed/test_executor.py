@@ -522,13 +522,17 @@ def _copies_across(n=300, seed=11):
 
 
 def _scripts(n=320, seed=13):
-    """A mix of scripts: English word rows, Chinese, Japanese (kana and Han), Thai, and rows of
-    English with a Chinese phrase; near-copies and exact copies in each."""
+    """A mix of scripts: English word rows, Chinese, Japanese (kana and Han), Thai, rows of
+    English with a Chinese phrase and of Chinese with English words (script runs, issue 46), and
+    rows of emoji only (featureless: exact copies alone); near-copies and exact copies in each."""
     rng = np.random.default_rng(seed)
     english = corpus(n, words=45, copies=0.0, seed=seed)
     docs = []
     for i in range(n):
-        kind = int(rng.integers(5))
+        kind = int(rng.integers(7))
+        if i % 40 == 39:
+            docs.append("👍👍" if rng.random() < 0.7 else "🎉")
+            continue
         if i > 8 and rng.random() < 0.35:
             src = docs[int(rng.integers(i))]
             if rng.random() < 0.3:
@@ -547,8 +551,14 @@ def _scripts(n=320, seed=13):
             docs.append(_unspaced_doc(rng, KANA + HAN[:100], 45))
         elif kind == 3:
             docs.append(_unspaced_doc(rng, THAI, 45))
-        else:
+        elif kind == 4:
             docs.append(english[i][:120] + " " + _unspaced_doc(rng, HAN, 12))
+        else:
+            zh = _unspaced_doc(rng, HAN, 60)
+            cut = sorted(int(x) for x in rng.integers(1, len(zh), 3))
+            docs.append(
+                f"{zh[: cut[0]]}Linux {zh[cut[0] : cut[1]]} 2024 年{zh[cut[1] : cut[2]]}GNU{zh[cut[2] :]}"
+            )
     return docs
 
 
@@ -604,6 +614,7 @@ def test_a_mix_of_scripts(tmp_path, client):
     texts = _scripts()
     want = _parity(tmp_path, texts, 3)
     assert 0 < want.by_chars < len(texts) and want.exact > 0
+    assert want.featureless_copies > 0  # the emoji rows' exact groups, on Dask as in one process
 
 
 def test_no_id_column_numbers_rows_across_partitions(tmp_path, client):
