@@ -548,7 +548,8 @@ def add_dedup_parser(subparsers) -> argparse.ArgumentParser:
         "--report",
         metavar="FILE",
         help="write a report there (.html, or .md): counts and seconds per step, the cluster-size and "
-        "similarity histograms, a few clusters side by side with their differences highlighted",
+        "similarity histograms, the pairs nearest the threshold on both sides (dropped just above it, kept "
+        "apart just below) and the clusters that tell most, side by side with their differences highlighted",
     )
     g.add_argument(
         "--unique-ids",

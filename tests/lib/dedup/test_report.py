@@ -1,7 +1,8 @@
 """The report of a dedup run (simhash_lab.dedup.report, through ``dedup_table(..., report=)``): one page that
-opens anywhere (no script, nothing from the network), with the counts of the run, its clusters side
-by side with the words that differ marked (deleted struck, inserted marked), the same in Markdown,
-and a report name of another format refused before any work."""
+opens anywhere (no script, nothing from the network), with the counts of the run, the decisions
+nearest the threshold on both sides and the clusters chosen by what they tell, side by side with
+the words that differ marked (deleted struck, inserted marked), the same in Markdown, and a report
+name of another format refused before any work."""
 
 from __future__ import annotations
 
@@ -69,7 +70,9 @@ def test_without_a_cluster_the_page_says_so(tmp_path):
     )  # fmt: skip
     res = dedup_table(p, jaccard=0.8, k=3, report=tmp_path / "r.html")
     assert res.keep.all()
-    assert "<p>no cluster</p>" in (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "<p>no cluster with a member unlike its kept text</p>" in (tmp_path / "r.html").read_text(
+        encoding="utf-8"
+    )
 
 
 @pytest.mark.parametrize("name, fmt", [("r.html", "html"), ("R.HTM", "html"), ("x/y.md", "md")])
@@ -107,10 +110,75 @@ def test_the_markdown_report_escapes_what_others_control(tmp_path):
     assert "<script" not in md and "<img" not in md and "onerror=" not in md.replace("onerror\\=", "")
     assert "](javascript" not in md and "[click]" not in md and "[x]" not in md
     headings = [line for line in md.splitlines() if line.lstrip().startswith("#")]
-    assert all(re.match(r"#{1,3} (simhash-lab dedup: |Cluster sizes|Similarity of|Clusters side|kept )", h)
-               for h in headings), headings  # fmt: skip
+    ours = (
+        r"#{1,3} (simhash-lab dedup: |Cluster sizes|Similarity of|Decisions nearest|Dropped at|Kept apart"
+        r"|Clusters side|kept )"
+    )
+    assert all(re.match(ours, h) for h in headings), headings
     assert sum(h.startswith("### kept ") for h in headings) == 1
     assert "evil \\# HEADING &lt;script&gt;" in md  # the id itself, on one line, shown literally
     html_report = tmp_path / "r.html"
     dedup_table(p, id_column="id", jaccard=0.5, k=30, linkage="star", report=html_report)
     assert "<script" not in html_report.read_text(encoding="utf-8")
+
+
+def near_corpus():
+    """Pairs at known Jaccard of word 3-shingles around 0.8: a 100-word base and copies with k
+    words replaced far apart (each replaced word changes 3 shingles: J = (98 - 3k) / (98 + 3k)),
+    k = 2 (0.885), 3 (0.832), 4 (0.782), 5 (0.735); and a cluster of exact copies."""
+    base = [f"b{i}" for i in range(100)]
+    rows = [{"id": "base", "text": " ".join(base)}]
+    for k in (2, 3, 4, 5):
+        w = list(base)
+        for j in range(k):
+            w[10 + 20 * j] = f"EDIT{k}x{j}"
+        rows.append({"id": f"edit{k}", "text": " ".join(w)})
+    other = " ".join(f"o{i}" for i in range(50))
+    rows += [{"id": f"copy{i}", "text": other} for i in range(4)]
+    return rows
+
+
+def test_the_decisions_nearest_the_threshold_on_both_sides(tmp_path):
+    """Issue 46: the pairs just above the threshold (dropped at 0.80-0.85) and just below it (kept
+    apart at 0.75-0.80), each with its words that differ; the clusters shown chosen by what they
+    tell (a member unlike its kept text), the clusters of exact copies alone counted."""
+    p = tmp_path / "near.jsonl"
+    p.write_text("".join(json.dumps(r) + "\n" for r in near_corpus()), encoding="utf-8")
+    res = dedup_table(p, id_column="id", k=40, candidates="index", report=tmp_path / "r.md")
+    sim = {(res.ids[a], res.ids[b]): s for (a, b, _), s in zip(res.pairs.tolist(), res.similarity.tolist())}
+    assert round(sim[("base", "edit3")], 3) == 0.832 and round(sim[("base", "edit4")], 3) == 0.782
+    md = (tmp_path / "r.md").read_text(encoding="utf-8")
+    near = md.split("## Decisions nearest the threshold")[1].split("## Clusters side by side")[0]
+    dropped, kept = near.split("### Kept apart at Jaccard 0.75 to just below 0.80")
+    assert "### Dropped at Jaccard 0.80 to 0.85" in dropped
+    assert "edit3 dropped for base: similarity 0.832" in dropped and "edit2" not in dropped  # 0.885: not near
+    assert "~~b10~~" in dropped and "**EDIT3x0**" in dropped
+    assert "base and edit4 kept apart: similarity 0.782" in kept and "edit5" not in kept  # 0.735: not near
+    assert "~~b70~~" in kept and "**EDIT4x3**" in kept
+    clusters = md.split("## Clusters side by side")[1]
+    assert "### kept base (3 members)" in clusters  # edit2 and edit3: the least alike first
+    assert clusters.index("dropped edit3") < clusters.index("dropped edit2")
+    assert (
+        "1 cluster is exact copies alone (identical normalised text), not shown; the largest has 4 members"
+        in clusters
+    )
+    assert "### kept copy0" not in clusters
+    dedup_table(p, id_column="id", k=40, candidates="index", report=tmp_path / "r.html")
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert (
+        "edit3 dropped for base: similarity 0.832" in page
+        and "base and edit4 kept apart: similarity 0.782" in page
+    )
+    assert "<del>b70</del>" in page and "<ins>EDIT4x3</ins>" in page
+
+
+def test_a_difference_in_a_text_mixing_scripts_is_word_by_word_and_character_by_character():
+    from simhash_lab.dedup.report import _diff
+
+    a, b = _diff(
+        "我们今天在北京大学讨论了人工智能 and more words here",
+        "我们今天在Beijing 大学讨论了人工智能 and more words here",
+        True,
+    )
+    assert a == "我们今天在~~北京~~大学讨论了人工智能 and more words here"
+    assert b == "我们今天在**Beijing** 大学讨论了人工智能 and more words here"
