@@ -31,15 +31,15 @@ def is_word(ch: str) -> bool:
     return ch.isalnum() or ch == "_"
 
 
-def truth_set(text: str, n_words: int = 3, n_chars: int = 3) -> set:
-    """The shingles of ``features="auto"`` (``script_run_sets``, or word shingles for a text
-    without an unspaced script), as str, from the definition's words."""
+def runs_and_words(text: str) -> tuple[list, list]:
+    """The runs of an unspaced script in ``text`` (each a list of its characters, lowercased) and
+    its other words (lowercased), by the definition of ``simhash_lab.shingles.script_run_sets``:
+    a character of no script (Common, Inherited) takes the script of the nearest word character
+    before it that has one, else after it, else another script's."""
     text = normalise(text)
     places = [(i, ch) for i, ch in enumerate(text) if is_word(ch)]
-    kind = []
-    for _, ch in places:
-        kind.append("u" if UNS.match(ch) else ("n" if _NEUTRAL.match(ch) else "o"))
-    own = list(kind)  # no script: the nearest word character before that has one, else after, else other
+    kind = ["u" if UNS.match(ch) else ("n" if _NEUTRAL.match(ch) else "o") for _, ch in places]
+    own = list(kind)
     for i, k in enumerate(own):
         if k == "n":
             before = next((own[j] for j in range(i - 1, -1, -1) if own[j] != "n"), None)
@@ -66,13 +66,26 @@ def truth_set(text: str, n_words: int = 3, n_chars: int = 3) -> set:
         runs.append(run)
     if word:
         words.append("".join(word))
+    return runs, [w.lower() for w in words]
+
+
+def truth_set(text: str, n_words: int = 3, n_chars: int = 3) -> set:
+    """The shingles of ``features="auto"`` as str: character ``n_chars``-grams of each run (a run
+    shorter: one shingle of it), word ``n_words``-shingles of the other words joined by a space (fewer:
+    one shingle of them all)."""
+    runs, words = runs_and_words(text)
     out = set()
     for r in runs:
         out |= {("c", "".join(r[i : i + n_chars])) for i in range(max(len(r) - n_chars + 1, 1))}
-    words = [w.lower() for w in words]
     if words:
         out |= {("w", " ".join(words[i : i + n_words])) for i in range(max(len(words) - n_words + 1, 1))}
     return out
+
+
+def word_count(text: str) -> int:
+    """Words as ``unit=``'s ``min_kept_words`` counts them: each character of a run, each other word."""
+    runs, words = runs_and_words(text)
+    return sum(map(len, runs)) + len(words)
 
 
 def true_pairs(sets: list, threshold: float = 0.8) -> dict:
@@ -96,3 +109,79 @@ def true_pairs(sets: list, threshold: float = 0.8) -> dict:
         if jac >= threshold:
             out[(i, j)] = jac
     return out
+
+
+# -- units: paragraphs and lines ----------------------------------------------------------------
+
+
+def paragraphs(text: str, unit: str = "paragraph") -> list[str]:
+    """The units of ``text``, each without the whitespace around it: a paragraph is a run of lines
+    that are not blank (whitespace only), a line a line that is not blank."""
+    lines = text.split("\n")
+    if unit == "line":
+        return [ln.strip() for ln in lines if ln.strip()]
+    out, cur = [], []
+    for ln in lines:
+        if ln.strip():
+            cur.append(ln)
+        elif cur:
+            out.append("\n".join(cur).strip())
+            cur = []
+    if cur:
+        out.append("\n".join(cur).strip())
+    return out
+
+
+def greedy_complete(n: int, near: dict) -> dict:
+    """``{dropped: kept}`` of the greedy keep/drop pass in input order with complete linkage: a
+    unit not dropped yet is kept and drops each later neighbour not decided yet that is also a
+    neighbour of every unit dropped for it so far (``near``: ``{i: set of neighbours}``)."""
+    state, kept_for = [0] * n, {}
+    for u in range(n):
+        if state[u]:
+            continue
+        state[u] = 1
+        members = []
+        for v in sorted(near.get(u, ())):
+            if state[v] or not all(v in near.get(m, ()) for m in members):
+                continue
+            state[v] = 2
+            kept_for[v] = u
+            members.append(v)
+    return kept_for
+
+
+def unit_truth(texts: list, unit: str = "paragraph", threshold: float = 0.8, min_kept_words: int = 1) -> dict:
+    """What ``unit=`` must decide, from the definitions' words: every unit of every text; the
+    pairs of units at ``threshold`` or above (exact Jaccard of their shingles, or the same
+    normalised text); the greedy pass's drops; each text's fate (dropped whole when it lost units
+    and has fewer than ``min_kept_words`` words left, unless it holds a unit another was dropped
+    for) and the units it keeps."""
+    units, doc_of = [], []
+    for d, t in enumerate(texts):
+        for p in paragraphs(t, unit):
+            units.append(p)
+            doc_of.append(d)
+    sets = [truth_set(p) for p in units]
+    norm = [normalise(p) for p in units]
+    near = collections.defaultdict(set)
+    pairs = true_pairs(sets, threshold)
+    by_text = collections.defaultdict(list)
+    for i, t in enumerate(norm):
+        by_text[t].append(i)
+    for same in by_text.values():
+        for i, j in itertools.combinations(same, 2):
+            pairs[(i, j)] = 1.0
+    for i, j in pairs:
+        near[i].add(j)
+        near[j].add(i)
+    dropped = greedy_complete(len(units), near)
+
+    lost = collections.Counter(doc_of[u] for u in dropped)
+    holds = {doc_of[k] for k in dropped.values()}
+    left = collections.Counter()
+    for u, p in enumerate(units):
+        if u not in dropped:
+            left[doc_of[u]] += word_count(p)
+    whole = {d for d in range(len(texts)) if lost[d] and left[d] < min_kept_words and d not in holds}
+    return {"units": units, "doc_of": doc_of, "pairs": pairs, "dropped": dropped, "whole": whole}

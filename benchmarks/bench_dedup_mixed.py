@@ -53,7 +53,8 @@ import regex
 from simhash_lab import dedup_texts
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _truth import UNS, normalise, true_pairs, truth_set  # noqa: E402  (the truth, written here)
+from _corpus import python_doc_paragraphs  # noqa: E402
+from _truth import UNS, normalise, true_pairs, truth_set, unit_truth  # noqa: E402  (the truth, written here)
 
 T = 0.8
 LOCALES = {"zh_CN": 1400, "zh_TW": 500, "ja": 900, "ko": 400, "th": 300}
@@ -261,6 +262,100 @@ def dask_agrees(texts: list, res, options: dict) -> None:
     )
 
 
+HEADERS = [
+    [
+        "Example News",
+        "Home | World | Business | Sport | Weather | Contact",
+        "Breaking: read our latest stories",
+    ],
+    ["The Garden Journal", "Plants | Tools | Seasons | Shop | About us", "Sign in to save your favourites"],
+]
+FOOTERS = [
+    ["Copyright 2024 Example News Ltd. All rights reserved.", "Follow us on Mastodon and RSS for updates.",
+     "Privacy policy | Terms of use | Cookie settings"],
+    ["The Garden Journal is published by Green Leaf Media.", "Newsletter: one email a week, no spam.",
+     "Privacy | Terms | Accessibility"],
+]  # fmt: skip
+
+
+def boilerplate_corpus(pages: int = 450, seed: int = 1) -> tuple[list, list]:
+    """Pages of two sites: a site's header (3 paragraphs) and footer (3) around a body of 1 to 4
+    paragraphs of Python's reference documentation of its own; some bodies copied onto another
+    page (the same article twice), some with one word edited (a near-copy of a paragraph). Returns
+    the pages and each page's body (its paragraphs)."""
+    rng = random.Random(seed)
+    paras = sorted(set(python_doc_paragraphs(min_words=12)))  # 1258 distinct: the corpus holds ~1100
+    rng.shuffle(paras)
+    pages_out, bodies = [], []
+    at = 0
+    for _ in range(pages):
+        site = rng.randrange(2)
+        r = rng.random()
+        if bodies and r < 0.08:
+            body = list(rng.choice(bodies))  # the same article on a second page
+        elif bodies and r < 0.16:
+            body = list(rng.choice(bodies))
+            i = rng.randrange(len(body))
+            w = body[i].split()
+            w[rng.randrange(len(w))] = "edited"
+            body[i] = " ".join(w)
+        else:
+            k = rng.randint(1, 4)
+            body = paras[at : at + k]
+            at += k
+        bodies.append(body)
+        parts = HEADERS[site] + body + FOOTERS[site]
+        pages_out.append("\n\n".join(parts) + "\n")
+    return pages_out, bodies
+
+
+def part_paragraphs(args) -> None:
+    texts, bodies = boilerplate_corpus()
+    print(
+        f"boilerplate corpus: {len(texts)} pages of 2 sites, header and footer 3 paragraphs each, bodies "
+        "of 1 to 4 paragraphs of pydoc_data.topics (8 % copied, 8 % with a word edited)"
+    )
+    t0 = time.perf_counter()
+    want = unit_truth(texts, "paragraph")
+    secs = time.perf_counter() - t0
+    print(
+        f"truth (plain Python): {len(want['units'])} paragraphs, {len(want['pairs'])} pairs at Jaccard "
+        f">= {T} or the same text, {len(want['dropped'])} dropped ({secs:.1f} s)"
+    )
+    res = dedup_texts(texts, unit="paragraph")
+    print(" ", res.summary())
+    got = {(int(a), int(b)) for a, b, _ in res.verified_pairs().tolist()}
+    truth = set(want["pairs"])
+    tp = len(got & truth)
+    print(
+        f"  pairs of paragraphs: precision {tp / max(len(got), 1):.4f}, recall {tp / max(len(truth), 1):.4f}"
+    )
+    dropped = {int(r): int(k) for r, k in zip(res.duplicates.dropped.tolist(), res.duplicates.kept.tolist())}
+    same = dropped == want["dropped"]
+    print(f"  paragraphs dropped, each for the same kept one, as the truth's: {same} ({len(dropped)})")
+    print(f"  pages dropped whole: {sorted(res.whole.tolist()) == sorted(want['whole'])} "
+          f"({len(res.whole)}, truth {len(want['whole'])})")  # fmt: skip
+    kept = res.kept_texts(texts)
+    kept_paras = collections.Counter(p.strip() for t in kept for p in t.split("\n\n") if p.strip())
+    distinct = {p.strip() for b in bodies for p in b}
+    lost = [p for p in distinct if kept_paras[p] == 0]
+    sets = {q: truth_set(q) for q in kept_paras}
+    near = [p for p in lost if any(len(truth_set(p) & b) >= T * len(truth_set(p) | b) for b in sets.values())]
+    lost = [p for p in lost if p not in near]  # a near-copy of a kept paragraph is dropped by definition
+    shared = [p for parts in HEADERS + FOOTERS for p in parts]
+    print(f"  every distinct body paragraph kept: {not lost} ({len(distinct)} distinct, {len(near)} of them "
+          f"near-copies (Jaccard >= {T}) of a kept one, {len(lost)} lost); "
+          f"each shared paragraph kept once: {all(kept_paras[p] == 1 for p in shared)} "
+          f"(copies of them left: {sum(kept_paras[p] for p in shared) - len(shared)})")  # fmt: skip
+    whole = dedup_texts(texts)
+    lost_whole = sum(1 for i, k in enumerate(whole.keep.tolist()) if not k and bodies[i] not in
+                     [bodies[j] for j in range(i) if whole.keep[j]])  # fmt: skip
+    print(f"  beside, whole documents: {len(whole.duplicates)} pages dropped, of which {lost_whole} had a "
+          "body no kept page has (dropped for their header and footer)")  # fmt: skip
+    if args.dask:
+        dask_agrees(texts, res, {"unit": "paragraph"})
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--part", choices=["mixed", "paragraphs", "both"], default="both")
@@ -270,8 +365,8 @@ def main() -> None:
     print(machine())
     if args.part in ("mixed", "both"):
         part_mixed(args)
-    if args.part in ("paragraphs", "both") and "part_paragraphs" in globals():
-        globals()["part_paragraphs"](args)
+    if args.part in ("paragraphs", "both"):
+        part_paragraphs(args)
 
 
 if __name__ == "__main__":

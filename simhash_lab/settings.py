@@ -35,7 +35,7 @@ from .chinese import load_jieba
 from .presets import ALL
 from .simhasher import Simhasher
 
-__all__ = ["CANDIDATES", "DedupSettings", "FEATURES", "KEEP_ORDERS", "LINKAGES", "PROGRESS"]
+__all__ = ["CANDIDATES", "DedupSettings", "FEATURES", "KEEP_ORDERS", "LINKAGES", "PROGRESS", "UNITS"]
 
 KEEP_ORDERS = ("first", "longest")
 LINKAGES = ("complete", "star")
@@ -44,12 +44,14 @@ PROGRESS = ("never", "auto", "always")
 #: given), "index" (every pair within k bits, SimhashIndex) or "bands" (MinHash bands of the
 #: shingle sets, simhash_lab.candidates)
 CANDIDATES = ("auto", "index", "bands")
-#: what the shingles are made of: "auto" (word shingles; character n-grams for a document in a
+#: what the shingles are made of: "auto" (word shingles; character n-grams over the runs of a
 #: script written without spaces), "words", "chars", "jieba" (jieba's words, the `chinese` extra)
 FEATURES = ("auto", "words", "chars", "jieba")
 #: --lang values: the scripts without word spaces are shingled by characters ("zh": jieba's words
 #: when jieba is installed); the others by words
 LANGS = ("auto", "zh", "ja", "th", "lo", "km", "my", "ko", "en", "words")
+#: what a row of the run is: a whole document, or each of its paragraphs or lines (simhash_lab.dedup.units)
+UNITS = ("document", "paragraph", "line")
 DEFAULT_MAX_ROW_BYTES = 64 << 20
 
 
@@ -82,10 +84,12 @@ class DedupSettings:
     seed : int
     features : {"auto", "words", "chars", "jieba"}
         What the shingles (the features of the fingerprints and the sets verified) are made of.
-        "auto" (the default): word ``shingle``-grams, except for a document mostly written in a
-        script without word spaces (Chinese, Japanese, Thai, Lao, Khmer, Myanmar), which gets
-        character ``char_ngram``-grams (whitespace and punctuation dropped); the summary says how
-        many. "words" or "chars": every document so; "jieba": jieba's words (``pip install
+        "auto" (the default): word ``shingle``-grams, and in a text holding a script written
+        without word spaces (Chinese, Japanese, Thai, Lao, Khmer, Myanmar, Tibetan) character
+        ``char_ngram``-grams over each run of it (whitespace and punctuation dropped; digits go
+        with the run they are in), the words around them still word shingles, one set
+        (:func:`~simhash_lab.shingles.script_run_sets`); the summary says how many texts hold such
+        runs. "words" or "chars": every document all so; "jieba": jieba's words (``pip install
         'simhash-lab[chinese]'``), ``shingle`` at a time.
     lang : str, optional
         A language for every document: "zh" (jieba's words when jieba is installed, else
@@ -110,6 +114,18 @@ class DedupSettings:
     linkage : {"complete", "star"}
         "complete" (the default): every two members of a cluster are a verified pair. "star":
         only each dropped document and its kept one.
+    unit : {"document", "paragraph", "line"}
+        What is deduplicated (:mod:`simhash_lab.dedup.units`): whole documents (the default), or
+        each document's paragraphs (runs of lines between blank lines) or lines, every step the
+        same on them: a paragraph that repeats an earlier one (the same normalised text, or
+        Jaccard >= ``jaccard``) is removed from its document, the first copy kept; a document
+        whose every paragraph went elsewhere, or that is left with fewer than ``min_kept_words``
+        words, is dropped whole (unless it holds a kept copy: nothing is lost). The anchors:
+        datatrove's sentence dedup and C4's (one copy of a repeated span kept).
+    min_kept_words : int
+        With ``unit`` a paragraph or a line: the fewest words a document that lost some of its
+        units must have left to be kept (default 1; datatrove's sentence dedup uses 50). A
+        document that lost nothing is kept whatever its length.
     candidates : {"auto", "index", "bands"}
         How the candidate pairs are found. "auto" (the default): "bands" when ``k`` is calibrated
         (not given), "index" when ``k`` is given or ``unverified`` (:attr:`candidates_method` says
@@ -156,6 +172,8 @@ class DedupSettings:
     exact: bool = True
     keep: str = "first"
     linkage: str = "complete"
+    unit: str = "document"
+    min_kept_words: int = 1
     candidates: str = "auto"
     max_tables: int | None = None
     memory_budget: int | None = None
@@ -190,6 +208,8 @@ class DedupSettings:
         _bool("exact", self.exact)
         check_option("keep", self.keep, KEEP_ORDERS)
         check_option("linkage", self.linkage, LINKAGES)
+        check_option("unit", self.unit, UNITS)
+        check_int("min_kept_words", self.min_kept_words, 0, 1 << 40)
         check_option("candidates", self.candidates, CANDIDATES)
         if self.candidates == "bands" and self.k is not None:
             raise ValueError(

@@ -416,6 +416,54 @@ def char_sets(texts: Sequence[str], n: int = 3) -> tuple[np.ndarray, np.ndarray]
     return _csr(*_gram_hashes(c, doc, n, nd), nd)
 
 
+def _script_classes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(cp, at, dw, uns)``: the texts' code points, their word characters' places, the text of
+    each, and whether each is of an unspaced script once the characters of no script have taken
+    the script around them (:func:`script_run_sets`, step 1)."""
+    cp, doc = _code_points(texts)
+    t = char_table(WORD | UNSPACED | NEUTRAL)[cp]
+    at = np.flatnonzero(t & WORD)  # the word characters' places
+    tw, dw = t[at], doc[at]
+    m = at.size
+    # each word character's script class: 1 unspaced, 2 another, 0 none (Common, Inherited)
+    cls = np.where(tw & NEUTRAL, 0, np.where(tw & UNSPACED, 1, 2)).astype(np.int8)
+    own = cls != 0
+    idx = np.arange(m)
+    if m and not own.all():
+        before = np.maximum.accumulate(np.where(own, idx, -1))
+        b_ok = (before >= 0) & (dw[np.maximum(before, 0)] == dw)
+        after = np.minimum.accumulate(np.where(own, idx, m)[::-1])[::-1]
+        a_ok = (after < m) & (dw[np.minimum(after, m - 1)] == dw)
+        near = np.where(b_ok, cls[np.maximum(before, 0)], np.where(a_ok, cls[np.minimum(after, m - 1)], 2))
+        cls = np.where(own, cls, near)
+    return cp, at, dw, cls == 1
+
+
+def _words_of(at: np.ndarray, dw: np.ndarray, uns: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(places, texts, new)``: the other-script word characters, their texts, and which begin a
+    word (a longest run of them adjacent in the text)."""
+    other = ~uns
+    wpos, wdoc = at[other], dw[other]
+    new_word = np.ones(wpos.size, np.bool_)
+    new_word[1:] = (wpos[1:] != wpos[:-1] + 1) | (wdoc[1:] != wdoc[:-1])
+    return wpos, wdoc, new_word
+
+
+def script_run_words(texts: Sequence[str]) -> np.ndarray:
+    """Words of each text counted as its shingles see them: a character of a run of an unspaced
+    script is a word, and so is each word of the rest (int64).
+
+    >>> script_run_words(["我们使用Python和NumPy", "two words"]).tolist()
+    [7, 2]
+    """
+    nd = len(texts)
+    if nd == 0:
+        return np.zeros(0, np.int64)
+    _, at, dw, uns = _script_classes(texts)
+    _, wdoc, new_word = _words_of(at, dw, uns)
+    return np.bincount(dw[uns], minlength=nd) + np.bincount(wdoc[new_word], minlength=nd)
+
+
 def script_run_sets(
     texts: Sequence[str], shingler: Shingler, n: int = 3
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -451,26 +499,8 @@ def script_run_sets(
     nd = len(texts)
     if nd == 0:
         return np.zeros(0, np.int64), np.zeros(1, np.int64), np.empty(0, np.uint64)
-    cp, doc = _code_points(texts)
-    t = char_table(WORD | UNSPACED | NEUTRAL)[cp]
-    at = np.flatnonzero(t & WORD)  # the word characters' places
-    tw, dw = t[at], doc[at]
+    cp, at, dw, uns = _script_classes(texts)
     m = at.size
-    # each word character's script class: 1 unspaced, 2 another, 0 none (Common, Inherited)
-    cls = np.where(tw & NEUTRAL, 0, np.where(tw & UNSPACED, 1, 2)).astype(np.int8)
-    own = cls != 0
-    idx = np.arange(m)
-    if m and not own.all():
-        before = np.maximum.accumulate(np.where(own, idx, -1))
-        b_ok = (before >= 0) & (dw[np.maximum(before, 0)] == dw)
-        after = np.minimum.accumulate(np.where(own, idx, m)[::-1])[::-1]
-        a_ok = (after < m) & (dw[np.minimum(after, m - 1)] == dw)
-        cls = np.where(
-            own,
-            cls,
-            np.where(b_ok, cls[np.maximum(before, 0)], np.where(a_ok, cls[np.minimum(after, m - 1)], 2)),
-        )
-    uns = cls == 1
     first_of_doc = np.ones(m, np.bool_)
     first_of_doc[1:] = dw[1:] != dw[:-1]
     # runs: an unspaced character after a word character of another script (or a text's first)
@@ -484,10 +514,7 @@ def script_run_sets(
     c = lower_table()[cp[at[uns]]].astype(np.uint64)
     gr, gh = _gram_hashes(c, run_of[uns], n, n_runs)
     # words: the other-script characters, a word each longest run of them adjacent in the text
-    other = ~uns
-    wpos, wdoc = at[other], dw[other]
-    new_word = np.ones(wpos.size, np.bool_)
-    new_word[1:] = (wpos[1:] != wpos[:-1] + 1) | (wdoc[1:] != wdoc[:-1])
+    wpos, wdoc, new_word = _words_of(at, dw, uns)
     doc_first = np.ones(wpos.size, np.bool_)
     doc_first[1:] = wdoc[1:] != wdoc[:-1]
     space = new_word & ~doc_first  # a space before each word but a text's first

@@ -6,20 +6,25 @@ Two inputs:
   is a document, its path its id (:func:`simhash_lab.dedup.dedup`; what is read, skipped and
   reported is described there and in the README);
 * **a dataset** (one ``.jsonl``, ``.csv``/``.tsv`` or ``.parquet`` file, or any file with
-  ``--format``): every row is a document, its text in ``--column``, its id in ``--id-column``
-  (:func:`simhash_lab.dedup.dedup_table`); ``--output`` gets the kept rows in the input's format,
-  ``--duplicates`` the duplicates table.
+  ``--format``; a folder whose files are all such parts, or several such files: one dataset read
+  in order): every row is a document, its text in ``--column``, its id in ``--id-column``
+  (:func:`simhash_lab.dedup.dedup_table`); ``--output`` gets the kept rows in the input's format
+  (a folder for parts: each part's to a file of its name), ``--duplicates`` the duplicates table.
+
+A PATH that does not exist, a named file that is neither text nor a dataset, a folder with nothing
+to read, or datasets beside text files: one line on stderr and exit 2 before any work.
 
 Every candidate pair is verified by the exact Jaccard similarity (``--jaccard T``, default 0.8)
-of the documents' shingles (word 3-shingles, or character 3-grams for text without word spaces:
-``--lang``, ``--tokenizer``), ``k`` calibrated on a sample unless ``-k`` is given; the raw Hamming
+of the documents' shingles (word 3-shingles, and character 3-grams over the runs of a script
+without word spaces: ``--lang``, ``--tokenizer``), ``k`` calibrated on a sample unless ``-k`` is
+given; ``--unit paragraph`` (or ``line``) deduplicates each document's paragraphs instead; the raw Hamming
 mode of the first versions (pairs within ``-k`` of the default hasher stand unverified) runs only
 as ``--unverified -k K``. Clusters are complete (``--linkage complete``, the default): each dropped
 document is verified-near its kept one and every two members of a cluster are a verified pair, so
 no cluster holds a pair below the threshold; ``--linkage star`` asks only the first. Featureless
-documents (empty, whitespace or punctuation only) are never compared nor grouped: they are listed
-apart (text output: after the groups; JSON: ``"featureless"``) and
-kept.
+documents (empty, whitespace, punctuation or emoji only) are never compared by shingles: they are
+listed apart (text output: after the groups; JSON: ``"featureless"``) and kept unless an exact copy
+of an earlier one.
 
 Exit status (as ``grep`` and ``diff`` use it): 0 no near-duplicates, 1 some found (and dropped),
 2 trouble: an input could not be read (the groups among the files that were read are still
@@ -76,12 +81,16 @@ def _format_text(res: DedupResult) -> str:
         else "distance to the first, fingerprint, "
     )
     what = "files" if res.format == "files" else "rows"
+    u = res.units
     lines = []
     for n, g in enumerate(res.groups, 1):
-        members = counted(len(g), f"1 {what[:-1]}", "{n} " + what)
+        each = what if u is None else f"{u.unit}s"
+        members = counted(len(g), f"1 {each[:-1]}", "{n} " + each)
         lines.append(f"group {n}: {members} ({head}{'path' if res.format == 'files' else 'id'})")
-        for ident, fp, d, s in res.group_members(g):
+        for r, (ident, fp, d, s) in zip(g, res.group_members(g)):
             name = show_name(ident) if res.format == "files" else show_name(str(ident))
+            if u is not None:  # which of its document's units
+                name += f" ({u.unit} {int(u.index[r]) + 1})"
             sim = f"  {s:.3f}" if verified else ""
             lines.append(f"  {d:2d}{sim}  {fp:0{width}x}  {name}")
         lines.append("")
@@ -155,6 +164,8 @@ def _settings(args):
         shingle=args.shingle,
         keep=args.keep,
         linkage=args.linkage,
+        unit=args.unit,
+        min_kept_words=args.min_kept_words,
         candidates=args.candidates,
         max_tables=args.max_tables,
         memory_budget=args.memory_budget,
@@ -320,7 +331,7 @@ def _run_command(args: argparse.Namespace) -> int:
                 check_duplicates_name(args.duplicates)
             res = dedup_files(data, s, hidden=args.hidden, max_bytes=args.max_bytes, report=report)
             if args.duplicates is not None:
-                write_duplicates(args.duplicates, res.duplicates)
+                write_duplicates(args.duplicates, res.duplicates_table())
     except DatasetError as e:
         err(f"simhash-lab dedup: {' '.join(str(e).split())}")
         return 2
@@ -381,9 +392,12 @@ def _summary_line(res: DedupResult, args: argparse.Namespace, seconds: float) ->
         if args.output
         else ""
     )
+    rows = counted(len(res.ids), "1 row", "{n} rows")
+    if res.units is not None:  # the units are what is counted, of the documents
+        rows = res.units_note(rows)
     return (
-        f"{counted(len(res.ids), '1 row', '{n} rows')}, {len(res.duplicates)} dropped{exact} in {groups} "
-        f"{res.found_by}{checked}; {res.featureless_note()}{chars}{wrote} {secs}"
+        f"{rows}, {len(res.duplicates)} dropped{exact} in {groups} "
+        f"{res.found_by}{checked}; {res.featureless_note()}{chars}{res.documents_note()}{wrote} {secs}"
     )
 
 
@@ -435,17 +449,18 @@ def add_dedup_parser(subparsers) -> argparse.ArgumentParser:
         "dedup",
         help="find and drop near-duplicates in text files or a dataset (exit 0: none, 1: found, 2: trouble)",
         description="Find near-duplicate documents: the text files under the paths (folders recursively), "
-        "or the rows of one dataset file (JSONL, CSV, Parquet; - for JSONL on stdin). Every pair is verified "
-        "by default: two documents are near-duplicates when the exact Jaccard similarity of their shingles "
-        "(word 3-shingles; character 3-grams for text in a script without word spaces, such as Chinese, "
+        "or the rows of one dataset (a JSONL, CSV or Parquet file, a folder of such parts; - for JSONL on "
+        "stdin). Every pair is verified by default: two documents are near-duplicates when the exact "
+        "Jaccard similarity of their shingles "
+        "(word 3-shingles; character 3-grams over the runs of a script without word spaces, such as Chinese, "
         "Japanese or Thai) is at least --jaccard (0.8); candidates are the pairs that share a MinHash band "
         "of their shingles (chosen for --recall; --candidates index: every pair within k bits of their "
         "Simhash fingerprints), k calibrated on a sample for --recall. Text is normalised first (NFKC, "
         "invisible format characters such as U+200B dropped) and identical texts are grouped before the "
         "search. Each group keeps its "
         "first document (--keep) and drops the others; every two members of a group are a verified pair "
-        "(--linkage). Documents with no word are listed apart, never grouped. Input files are never "
-        "modified.",
+        "(--linkage). Documents with no word are listed apart, grouped only with identical ones. --unit "
+        "paragraph removes repeated paragraphs instead of whole documents. Input files are never modified.",
         epilog="exit status: 0 no near-duplicates, 1 near-duplicates found, 2 trouble: an input could not be "
         "read (a PATH missing or not a regular file or folder, a file or folder unreadable; groups among the "
         "other files are still printed) or a dataset was refused (a missing column, a value that is not "
@@ -537,6 +552,24 @@ def add_dedup_parser(subparsers) -> argparse.ArgumentParser:
         "threshold); star: each dropped document is verified-near its kept one only"
     )
     g.add_argument("--linkage", choices=["complete", "star"], default="complete", help=linkage)
+    g = p.add_argument_group("paragraphs and lines")
+    g.add_argument(
+        "--unit",
+        choices=["document", "paragraph", "line"],
+        default="document",
+        help="what is deduplicated: whole documents, or each document's paragraphs (runs of lines "
+        "between blank lines) or lines: a paragraph that repeats an earlier one (the same text, or "
+        "Jaccard >= T) is removed from its document (--output writes the documents without them; "
+        "--duplicates lists each with its place), the first copy kept",
+    )
+    g.add_argument(
+        "--min-kept-words",
+        type=int_in("--min-kept-words", 0),
+        default=1,
+        metavar="N",
+        help="with --unit paragraph or line: a document that lost some of its units is kept only when N "
+        "words or more are left (a document that holds a kept copy is always kept)",
+    )
     g = p.add_argument_group("datasets")
     g.add_argument("--column", metavar="COLUMN", help="the column holding the text (default: text)")
     g.add_argument("--id-column", metavar="COLUMN", help="the column of ids (default: row numbers from 0)")

@@ -108,7 +108,13 @@ class ArrowSource(Source):
             part = col.take(pa.array(r)).combine_chunks()
             yield r, arrow_texts(part, 0, self.name, self.column, self.max_row_bytes)
 
-    def write_kept(self, path: str, keep: np.ndarray, progress: Callable[[int], object] | None = None) -> int:
+    def write_kept(
+        self,
+        path: str,
+        keep: np.ndarray,
+        progress: Callable[[int], object] | None = None,
+        edits: dict | None = None,
+    ) -> int:
         """Refused (see :meth:`Source.write_kept`): a table in memory is filtered by the keep mask."""
         raise DatasetError(
             f"{self.name}: the kept rows of a table in memory are not written to a file: take them "

@@ -13,7 +13,7 @@ from typing import IO
 import numpy as np
 
 from .._write import atomic_write
-from .source import DatasetError, FileSource
+from .source import DatasetError, FileSource, cut_text
 
 __all__ = ["CsvSource"]
 
@@ -152,18 +152,37 @@ class CsvSource(FileSource):
         """See :meth:`Source.select`."""
         return self._pick(rows, chunk, ((row, lambda text=text: text) for row, text, *_ in self._rows()))
 
-    def write_kept(self, path: str, keep: np.ndarray, progress: Callable[[int], object] | None = None) -> int:
-        """See :meth:`Source.write_kept`: the header line, then each kept record as the exact text it had."""
+    def write_kept(
+        self,
+        path: str,
+        keep: np.ndarray,
+        progress: Callable[[int], object] | None = None,
+        edits: dict | None = None,
+    ) -> int:
+        """See :meth:`Source.write_kept`: the header line, then each kept record as the exact text
+        it had; a record in ``edits`` (row: the spans of its text to cut,
+        :func:`~simhash_lab.datasets.source.cut_text`) written again, its text cut, its other fields
+        as they were (the input's own data, not escaped as a spreadsheet's cells are: quoted where
+        CSV needs it), its line end kept."""
+        edits = edits or {}
+
+        def again(row: int, text: str, raw: str) -> str:
+            fields = next(csv.reader([raw], delimiter=self.delimiter, strict=True))
+            fields[self.header.index(self.column)] = cut_text(text, edits[row])
+            end = raw[len(raw.rstrip("\r\n")) :]
+            buf = io.StringIO()
+            csv.writer(buf, delimiter=self.delimiter, lineterminator=end).writerow(fields)
+            return buf.getvalue()
 
         def write(out: IO[str]) -> int:
             n = 0
             header_done = False
-            for row, _, _, _, raw in self._rows():
+            for row, text, _, _, raw in self._rows():
                 if not header_done:
                     out.write(self.header_raw)
                     header_done = True
                 if keep[row]:
-                    out.write(raw)  # as it was, its line ending (or, on the last line, none) too
+                    out.write(again(row, text, raw) if row in edits else raw)  # as it was, its line end too
                     n += 1
                 if progress is not None:
                     progress(1)

@@ -20,7 +20,7 @@ import numpy as np
 
 from .._threads import thread_count
 from .._write import Writeback, atomic_write, let_go, make_temporary
-from .source import DatasetError, FileSource, kind_of
+from .source import DatasetError, FileSource, cut_text, kind_of
 
 __all__ = ["JsonlSource", "StdinSource"]
 
@@ -337,18 +337,53 @@ class JsonlSource(FileSource):
                    for row, lineno, raw in self._records())  # fmt: skip
         return self._pick(rows, chunk, records)
 
-    def write_kept(self, path: str, keep: np.ndarray, progress: Callable[[int], object] | None = None) -> int:
+    def write_kept(
+        self,
+        path: str,
+        keep: np.ndarray,
+        progress: Callable[[int], object] | None = None,
+        edits: dict | None = None,
+    ) -> int:
         """See :meth:`Source.write_kept`: the kept rows as they were, each with its line end (the
-        file's last line: as it ends), blank lines left out. After a whole first read
+        file's last line: as it ends), blank lines left out; a row in ``edits`` (row: the spans
+        of its text to cut, :func:`~simhash_lab.datasets.source.cut_text`) is written again as the same
+        object with its text cut (:meth:`_edit_kept`). After a whole first read
         (:meth:`chunks`) the rows' places in the file are known: each run of consecutive kept rows
         is copied by the kernel (``os.copy_file_range``; where the output refuses it, read and
         written); else runs of kept rows are found by NumPy in blocks of the file and written as
         slices of it, never split into lines."""
         keep = np.asarray(keep, np.bool_)
+        if edits:
+            return atomic_write(path, "wb", lambda out: self._edit_kept(out, keep, progress, edits))
         spans = getattr(self, "_spans", None)
         if spans is not None and spans[0].shape[0] == keep.shape[0]:
             return atomic_write(path, "wb", lambda out: self._copy_kept(out, keep, spans, progress))
         return self._scan_kept(path, keep, progress)
+
+    def _edit_kept(
+        self, out: IO[bytes], keep: np.ndarray, progress: Callable[[int], object] | None, edits: dict
+    ) -> int:
+        """The kept rows, line by line: each as it was, or (``edits``) its object written again
+        with its text cut, its keys in their order, as JSON (``ensure_ascii=False``), its line end
+        kept."""
+        row = n = 0
+        for lineno, lines, last_ends, _ in self._blocks():
+            for i, raw in enumerate(lines):
+                if not raw or raw.isspace():
+                    continue
+                if keep[row]:
+                    end = b"\n" if last_ends or i < len(lines) - 1 else b""
+                    if row in edits:
+                        rec = self._parse(lineno + i, raw)[0]
+                        rec[self.column] = cut_text(rec[self.column], edits[row])
+                        cr = b"\r" if raw.endswith(b"\r") else b""
+                        raw = json.dumps(rec, ensure_ascii=False).encode("utf-8", "surrogatepass") + cr
+                    out.write(raw + end)
+                    n += 1
+                row += 1
+            if progress is not None:
+                progress(len(lines))
+        return n
 
     _COPY = 1 << 24  # bytes per read when the output refuses copy_file_range
 

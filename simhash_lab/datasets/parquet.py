@@ -12,7 +12,7 @@ from typing import IO, Any
 import numpy as np
 
 from .._write import atomic_write
-from .source import DatasetError, FileSource, need_pyarrow
+from .source import DatasetError, FileSource, cut_text, need_pyarrow
 
 __all__ = ["ParquetSource", "arrow_texts"]
 
@@ -217,14 +217,35 @@ class ParquetSource(FileSource):
                 f"{self.name}: the file changed while it was being deduplicated (rows missing)"
             )
 
-    def write_kept(self, path: str, keep: np.ndarray, progress: Callable[[int], object] | None = None) -> int:
-        """See :meth:`Source.write_kept`: the kept rows, every column, with the input's schema."""
+    def write_kept(
+        self,
+        path: str,
+        keep: np.ndarray,
+        progress: Callable[[int], object] | None = None,
+        edits: dict | None = None,
+    ) -> int:
+        """See :meth:`Source.write_kept`: the kept rows, every column, with the input's schema;
+        a row in ``edits`` (row: the spans of its text to cut,
+        :func:`~simhash_lab.datasets.source.cut_text`) with its text cut."""
         pa = need_pyarrow()
         import pyarrow.parquet as pq
 
         f, pf = self._file()
         schema = pf.schema_arrow
         f.close()
+        edits = edits or {}
+        at = schema.get_field_index(self.column)
+
+        def edited(b: Any, start: int) -> Any:
+            mine = [r - start for r in edits if start <= r < start + b.num_rows]
+            if not mine:
+                return b
+            texts = b.column(at).to_pylist()
+            for r in mine:
+                texts[r] = cut_text(texts[r], edits[r + start])
+            col = pa.array(texts, pa.large_string()).cast(schema.field(at).type)
+            return pa.RecordBatch.from_arrays([col if i == at else b.column(i) for i in range(b.num_columns)],
+                                              schema=b.schema)  # fmt: skip
 
         def write(out: IO[bytes]) -> int:
             n = 0
@@ -232,6 +253,7 @@ class ParquetSource(FileSource):
             with pq.ParquetWriter(out, schema) as w:
                 for b in self._batches(None, 65536):
                     m = keep[start : start + b.num_rows]
+                    b = edited(b, start)
                     start += b.num_rows
                     if m.any():
                         w.write_batch(b.filter(pa.array(m)))

@@ -28,6 +28,7 @@ __all__ = [
     "FileSource",
     "Source",
     "check_priority",
+    "cut_text",
     "detect_format",
     "prefetch",
 ]
@@ -217,7 +218,13 @@ class Source:
         """
         raise NotImplementedError
 
-    def write_kept(self, path: str, keep: np.ndarray, progress: Callable[[int], object] | None = None) -> int:
+    def write_kept(
+        self,
+        path: str,
+        keep: np.ndarray,
+        progress: Callable[[int], object] | None = None,
+        edits: dict | None = None,
+    ) -> int:
         """Write the rows where ``keep`` is True to ``path``, unchanged, in input order; returns how many.
 
         Parameters
@@ -228,6 +235,10 @@ class Source:
             One flag per row of the input.
         progress : callable, optional
             Called with the number of rows passed over since its last call.
+        edits : dict, optional
+            ``{row: [(start, end), ...]}``: rows written with those spans of their text cut
+            (:func:`cut_text`; ``unit="paragraph"`` or ``"line"``), the
+            rest of the row as it was.
 
         Returns
         -------
@@ -406,6 +417,28 @@ class FileSource(Source):
                 if w == len(want):
                     return
         raise DatasetError(f"{self.name}: the file changed while it was being deduplicated (rows missing)")
+
+
+def cut_text(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` without the ``spans`` (``(start, end)``, sorted, apart): what a document keeps of
+    itself (``unit=`` in :mod:`simhash_lab.dedup.units`; every format's ``write_kept`` applies
+    it). When its last unit goes, the whitespace left at its end is what the text ended with.
+
+    >>> cut_text("head\\n\\nbody\\n\\nfoot\\n", [(0, 6), (12, 17)])
+    'body\\n'
+    """
+    if not spans:
+        return text
+    out, at = [], 0
+    for a, b in spans:
+        out.append(text[at:a])
+        at = b
+    out.append(text[at:])
+    kept = "".join(out)
+    if spans[-1][1] >= len(text):  # the last unit went: end as the text ended
+        tail = text[len(text.rstrip()) :]
+        kept = kept.rstrip() + tail if kept.strip() else ""
+    return kept
 
 
 def prefetch(chunks: Iterable[Any]) -> Iterator[Any]:

@@ -11,12 +11,14 @@ progress bar) and return a :class:`DedupResult`:
    :func:`simhash_lab._unicode.normalise`);
 3. **exact groups**: identical normalised texts grouped by a sort of their 128-bit digests; one
    representative of each (the first in visiting order) goes on, the others are dropped for it
-   (or for what it is dropped for): the same decisions as the search over every row;
+   (or for what it is dropped for): the same decisions as the search over every row. Every row
+   is grouped, the featureless ones too (``['👍👍', '👍👍']`` keeps the first);
 4. **fingerprint** every document from its shingles (:class:`~simhash_lab.shingles.Featurizer`):
-   word ``shingle``-grams, or character ``char_ngram``-grams for a text mostly in a script
-   without word spaces, each distinct shingle voting once (binary weights), 64 bits. Documents
-   without a single shingle (empty, whitespace or punctuation only) are *featureless*: never
-   compared, kept;
+   word ``shingle``-grams, and in a text holding a script without word spaces character
+   ``char_ngram``-grams over each run of it (:func:`~simhash_lab.shingles.script_run_sets`), one
+   set, each distinct shingle voting once (binary weights), 64 bits. Documents without a single
+   shingle (empty, whitespace, punctuation or emoji only) are *featureless*: never compared by
+   shingles, kept unless an exact copy of an earlier one;
 5. **calibrate** k (unless given): :func:`calibrate` measures, on a random sample of the
    representatives, the Hamming distances of real near-duplicate pairs and takes the smallest
    ``k`` that finds the ``recall`` asked for (default 0.99) of them; with too few such pairs,
@@ -45,17 +47,23 @@ progress bar) and return a :class:`DedupResult`:
    document near its kept one; two dropped members of one star can be less alike);
 9. **write** the outputs (:func:`dedup_table`), through :mod:`simhash_lab._write`.
 
+With ``unit="paragraph"`` (or ``"line"``) the rows of every step are each document's paragraphs
+(:mod:`.units`): a repeated paragraph is removed from its document, the first copy kept, and a
+document is written without the paragraphs it lost (or dropped whole when nothing, or too little,
+is left).
+
 The result holds the keep mask (``keep``, bool per document) and the duplicates table
 (:class:`Duplicates`: dropped id, kept id, Hamming distance, Jaccard similarity).
 
-Where each piece is (with :mod:`simhash_lab.settings`, the options, six files hold verified dedup):
+Where each piece is (with :mod:`simhash_lab.settings`, the options, seven files hold verified dedup):
 
 * :mod:`.steps`: the steps, each an object whose methods are its work on a part of the rows;
 * :mod:`.run`: the run's constants (:class:`~.run.Run`, frozen), the rows the first read made and
   the local run state;
 * :mod:`.local`: the local executor (this process, its threads) and the entry points above;
 * :mod:`.results`: :class:`DedupResult`, :class:`Duplicates` and their writers;
-* :mod:`.report`: the report (``--report``, HTML or Markdown).
+* :mod:`.report`: the report (``--report``, HTML or Markdown);
+* :mod:`.units`: paragraphs and lines as the rows (``unit=``).
 
 The Dask executor runs the same steps: :mod:`simhash_lab.distributed`.
 

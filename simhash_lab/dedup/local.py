@@ -43,7 +43,14 @@ from ..datasets import (
 from ..settings import DedupSettings
 from ..shingles import CHUNK_ROWS, gather_sets
 from .report import check_report_name, write_report
-from .results import DedupResult, check_duplicates_name, deprecated, duplicates_arrow, write_duplicates
+from .results import (
+    DedupResult,
+    UnitRows,
+    check_duplicates_name,
+    deprecated,
+    duplicates_arrow,
+    write_duplicates,
+)
 from .run import Clock, Rows, Run, State
 from .steps import (
     CALIBRATE,
@@ -88,13 +95,15 @@ class LocalExecutor:
     def __call__(self, source: Source, priority: np.ndarray | None = None) -> State:
         """Every step but write over ``source`` (``priority``: one per row, optional); the state
         they leave."""
-        state = State(self.run, source, timings=self.clock.timings)
+        state = State(self.run, READ.source(self.run, source), documents=source, timings=self.clock.timings)
         with _sharing(), small_pages():
             self.read(state)
             self.order(state, priority)
             self.exact_groups(state)
             self.search(state)
             self.cluster(state)
+            if state.rows.units is not None:
+                self.documents(state)
         self.clock.in_order()
         return state
 
@@ -109,35 +118,35 @@ class LocalExecutor:
         state : State
             The run state: what the steps before left, where this one leaves its part.
         """
-        run, source, clock = self.run, state.source, self.clock
+        run, source, clock = self.run, state.documents, self.clock
         rows = state.rows = Rows(run)
         total, bar_unit = source.size_hint()
         bar = clock.bars.start(READ.name, total, bar_unit or ("file" if source.format == "files" else "row"))
-        workers = thread_count() if source.format in ("jsonl", "csv", "parquet") else 1
+        workers = thread_count() if source.format in ("jsonl", "csv", "parquet", "parts") else 1
         pool = ThreadPoolExecutor(workers, "simhash-lab-rows") if workers > 1 else None
 
-        def on_thread(texts: list, start: int):
+        def on_thread(texts: list, start: Any):
             with one_thread():
                 return first_read(run, texts, start, source.name, clock)
 
-        def take(texts: list, ids: list, prio: Any, chunk: Any) -> None:
-            rows.add(chunk, texts, ids, prio, clock)
+        def take(texts: list, ids: list, prio: Any, units: Any, chunk: Any) -> None:
+            rows.add(chunk, texts, ids, prio, clock, units)
             if bar is not None:
-                bar.update(source.progress_step(len(texts)))
+                bar.update(source.progress_step(len(texts) if units is None else units.docs))
 
-        pending: collections.deque = collections.deque()  # (texts, ids, prio, future), in order
+        pending: collections.deque = collections.deque()  # (texts, ids, prio, units, future), in order
 
         def drain(leave: int) -> None:
             """Take the pending chunks' results, in order, until ``leave`` are left."""
             while len(pending) > leave:
-                t, i, p, job = pending.popleft()
-                take(t, i, p, job.result())
+                t, i, p, u, job = pending.popleft()
+                take(t, i, p, u, job.result())
 
         try:
-            chunks = READ.chunks(source, CHUNK_ROWS)
+            chunks = READ.chunks(run, source, CHUNK_ROWS)
             if pool is not None:
                 chunks = prefetch(chunks)
-            start = 0
+            start = docs = 0
             while True:
                 try:
                     with clock.time(READ.name):
@@ -147,13 +156,15 @@ class LocalExecutor:
                     raise
                 if chunk is None:
                     break
-                texts, ids, prio = chunk
+                texts, ids, prio, units = chunk
+                at = start if units is None else units.doc + docs  # a unit's errors name its document
                 if pool is None:
-                    take(texts, ids, prio, first_read(run, texts, start, source.name, clock))
+                    take(texts, ids, prio, units, first_read(run, texts, at, source.name, clock))
                 else:
-                    pending.append((texts, ids, prio, pool.submit(on_thread, texts, start)))
+                    pending.append((texts, ids, prio, units, pool.submit(on_thread, texts, at)))
                     drain(workers)  # one chunk waits for each thread that comes free
                 start += len(texts)
+                docs += len(texts) if units is None else units.docs
             drain(0)
         finally:
             clock.bars.close()
@@ -165,7 +176,7 @@ class LocalExecutor:
         what = ids_named(source)
         if what is not None:
             with clock.time(READ.name):
-                READ.check_ids(run, rows.ids, what, source.name)
+                READ.check_ids(run, rows.ids if rows.units is None else rows.doc_ids, what, source.name)
 
     def order(self, state: State, priority: np.ndarray | None) -> None:
         """The visiting order (``rank[i]``: row i's place): a priority column (or array), else
@@ -309,6 +320,21 @@ class LocalExecutor:
             state.keep = np.ones(n, np.bool_)
             state.keep[state.duplicates.dropped] = False
 
+    def documents(self, state: State) -> None:
+        """With units of documents: each document kept (without the units dropped) or dropped
+        whole (``Cluster.documents``), timed as the cluster step.
+
+        Parameters
+        ----------
+        state : State
+            The run state: what the steps before left, where this one leaves its part.
+        """
+        rows, d = state.rows, state.duplicates
+        with self.clock.time(CLUSTER.name):
+            state.doc_keep, state.doc_whole, state.doc_left = CLUSTER.documents(
+                self.run, rows.units, d.dropped, np.unique(d.kept), rows.docs
+            )
+
     def result(self, state: State, result: DedupResult | None = None) -> DedupResult:
         """The :class:`~simhash_lab.dedup.results.DedupResult` of a run's state.
 
@@ -340,6 +366,15 @@ class LocalExecutor:
         res.similarity = state.similarity
         res.keep = state.keep
         res.duplicates = state.duplicates
+        if rows.units is not None:  # the documents' view: their ids and fates; the units apart
+            u = rows.units
+            res.units = UnitRows(
+                run.settings.unit, rows.ids, u.doc, u.index, u.start, u.end, u.words, state.keep
+            )
+            res.ids = rows.doc_ids if rows.doc_ids is not None else list(range(rows.docs))
+            res.keep = state.doc_keep
+            res.whole = np.flatnonzero(state.doc_whole).astype(np.int64)
+            res.words_left = state.doc_left
         band_info = rows.keys.info if rows.keys is not None else None
         res.settings = run_settings(run, state.k, band_info, state.priority)
         res.options = run.settings
@@ -499,24 +534,30 @@ def _write_outputs(clock: Clock, source: Source, res: DedupResult, outs: dict) -
     their writes and syncs wait on the disk, the table's cells on the interpreter), the report."""
     output, duplicates, report = outs.get("output"), outs.get("duplicates"), outs.get("report")
     side = duplicates is not None and output is not None and thread_count() > 1
+    table = res.duplicates_table()
     arrow = None  # a Parquet table's columns, made (its ids checked) before anything is written
     if duplicates is not None and check_duplicates_name(duplicates) == "parquet":
-        arrow = duplicates_arrow(duplicates, res.duplicates)
+        arrow = duplicates_arrow(duplicates, table)
     if output is not None:
         pool = ThreadPoolExecutor(1) if side else contextlib.nullcontext()
+        cuts = res.cuts()
         with clock.step(WRITE.name, len(res.ids)) as bar, pool, _sharing():
-            table = None
+            job = None
             if side:
-                table = pool.submit(write_duplicates, duplicates, res.duplicates, None, arrow)
-            res.written = source.write_kept(output, res.keep, bar.update if bar is not None else None)
-            if table is not None:
-                table.result()
+                job = pool.submit(write_duplicates, duplicates, table, None, arrow)
+            progress = bar.update if bar is not None else None
+            if cuts:  # units dropped: the kept documents without them
+                res.written = source.write_kept(output, res.keep, progress, cuts)
+            else:
+                res.written = source.write_kept(output, res.keep, progress)
+            if job is not None:
+                job.result()
     if duplicates is not None and not side:
         with clock.time(WRITE.name):
-            write_duplicates(duplicates, res.duplicates, arrow=arrow)
+            write_duplicates(duplicates, table, arrow=arrow)
     if report is not None:
         with clock.time(WRITE.name):
-            write_report(report, res, source)
+            write_report(report, res, READ.source(Run(res.options), source))
 
 
 def _check_outputs(source: Any, output: Any, duplicates: Any, report: Any, stdin: bool = False) -> dict:

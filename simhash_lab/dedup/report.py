@@ -76,7 +76,11 @@ def _counts(res: DedupResult) -> list[tuple[str, str, str]]:
     sec = lambda *names: f"{sum(t.get(x, 0.0) for x in names):.2f}"  # noqa: E731
     cand = int(res.pairs.shape[0])
     rows = [
-        ("read", f"{n:,} rows", sec("read")),
+        (
+            "read",
+            f"{n:,} rows" if res.units is None else f"{len(res.units):,} {res.units.unit}s of {n:,} rows",
+            sec("read"),
+        ),  # fmt: skip
         (
             "normalise",
             "NFKC, format characters dropped" if _opt(res, "normalize") else "off",
@@ -105,7 +109,7 @@ def _counts(res: DedupResult) -> list[tuple[str, str, str]]:
         (
             "cluster",
             f"{len(res.duplicates):,} dropped in {len(res.groups):,} clusters "
-            f"({_opt(res, 'linkage')} linkage)",
+            f"({_opt(res, 'linkage')} linkage){res.documents_note()}",
             sec("cluster"),
         ),
         ("write", "", sec("write")),
@@ -314,7 +318,7 @@ def _decisions(res: DedupResult, source: Source) -> tuple[list, list, str, list]
         texts = _texts(source, rows)
     except (DatasetError, OSError):
         texts = {}
-    ids = res.ids
+    ids = res.row_ids  # the rows' ids (with units: each unit's document's)
 
     def pair(a: int, b: int, s: float, dist: int) -> tuple:
         return ids[a], ids[b], s, dist, texts.get(a, "")[:TEXT_CHARS], texts.get(b, "")[:TEXT_CHARS]

@@ -28,12 +28,14 @@ from ..datasets.source import kind_of, need_pyarrow
 
 __all__ = [
     "DUPLICATE_COLUMNS",
+    "UNIT_COLUMNS",
     "EXIT_FOUND",
     "EXIT_NONE",
     "EXIT_TROUBLE",
     "DedupResult",
     "DuplicateIdsWarning",
     "Duplicates",
+    "UnitRows",
     "check_duplicates_name",
     "duplicates_arrow",
     "json_value",
@@ -60,13 +62,18 @@ class Duplicates:
     ----------
     dropped, kept : ndarray, shape (m,), int64
         Row numbers (positions in the input) of the dropped document and of the kept one it is a
-        near-duplicate of.
+        near-duplicate of (of a result with units: unit numbers, ``DedupResult.units``; the table
+        :meth:`DedupResult.duplicates_table` gives has the documents' rows).
     distance : ndarray, shape (m,), int64
         Hamming distance of their fingerprints.
     similarity : ndarray, shape (m,), float64
         Exact Jaccard similarity of their shingle sets (NaN when no threshold was given).
     dropped_id, kept_id : list
         Their ids (the id column's values, file paths, or row numbers).
+    units : dict or None
+        With units, as written (:meth:`DedupResult.duplicates_table`): ``dropped_unit``,
+        ``kept_unit`` (each unit's place in its document, from 0), ``dropped_start``,
+        ``dropped_end`` (the span of the dropped one's document it took), arrays.
     """
 
     dropped: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
@@ -75,9 +82,26 @@ class Duplicates:
     similarity: np.ndarray = field(default_factory=lambda: np.empty(0, np.float64))
     dropped_id: list = field(default_factory=list)
     kept_id: list = field(default_factory=list)
+    units: dict | None = None
 
     def __len__(self) -> int:
         return int(self.dropped.shape[0])
+
+    def columns(self) -> list[tuple[str, list]]:
+        """The table's columns as written: ``DUPLICATE_COLUMNS``, then with units
+        ``UNIT_COLUMNS`` (each dropped unit's place in its document and its span there, the kept
+        unit's place)."""
+        cols = [
+            ("dropped_id", list(self.dropped_id)),
+            ("kept_id", list(self.kept_id)),
+            ("distance", self.distance.tolist()),
+            ("similarity", self.similarity.tolist()),
+            ("dropped_row", self.dropped.tolist()),
+            ("kept_row", self.kept.tolist()),
+        ]
+        if self.units is not None:
+            cols += [(c, self.units[c].tolist()) for c in UNIT_COLUMNS]
+        return cols
 
     def rows(self) -> list[tuple]:
         """``(dropped_id, kept_id, distance, similarity)`` for each row.
@@ -103,6 +127,41 @@ class Duplicates:
             "dropped_row": self.dropped.tolist(),
             "kept_row": self.kept.tolist(),
         }
+
+
+@dataclass
+class UnitRows:
+    """The units a run deduplicated (``unit="paragraph"`` or ``"line"``), one entry a unit, in
+    the documents' order; the result's row-level fields (``fingerprints``, ``featureless``,
+    ``pairs``, ``duplicates``...) are numbered by these units.
+
+    Attributes
+    ----------
+    unit : str
+        ``"paragraph"`` or ``"line"``.
+    ids : list
+        Each unit's document's id.
+    doc, index : ndarray, int64
+        Each unit's document (row) and its place in it (0: the first).
+    start, end : ndarray, int64
+        The span of the document's text it takes (what goes when it is dropped).
+    words : ndarray, int64
+        Its words (:func:`~simhash_lab.dedup.units.word_counts`).
+    keep : ndarray, bool
+        Kept (not dropped for another unit).
+    """
+
+    unit: str
+    ids: list
+    doc: np.ndarray
+    index: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    words: np.ndarray
+    keep: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.doc.shape[0])
 
 
 @dataclass
@@ -180,6 +239,78 @@ class DedupResult:
     by_chars: int = 0
     options: Any = None
     representative: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    units: UnitRows | None = None
+    whole: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    words_left: np.ndarray | None = None
+
+    @property
+    def row_ids(self) -> list:
+        """The id of each row of the run's row-level fields: the documents', or with units each
+        unit's document's."""
+        return self.units.ids if self.units is not None else self.ids
+
+    @property
+    def edited(self) -> np.ndarray:
+        """With units: the kept documents that lost some of their units (rows, int64)."""
+        if self.units is None:
+            return np.empty(0, np.int64)
+        lost = np.zeros(len(self.ids), np.bool_)
+        lost[self.units.doc[~self.units.keep]] = True
+        return np.flatnonzero(lost & self.keep).astype(np.int64)
+
+    def cuts(self) -> dict[int, list[tuple[int, int]]]:
+        """With units: each kept document that lost units, and the spans of its text they took
+        (``{row: [(start, end), ...]}``, sorted): what :func:`~simhash_lab.dedup.units.cut_text`
+        removes when the kept rows are written. Empty without units."""
+        u = self.units
+        if u is None:
+            return {}
+        gone = np.flatnonzero(~u.keep & self.keep[u.doc])
+        out: dict[int, list[tuple[int, int]]] = {}
+        for r in gone.tolist():
+            out.setdefault(int(u.doc[r]), []).append((int(u.start[r]), int(u.end[r])))
+        return out
+
+    def duplicates_table(self) -> Duplicates:
+        """The duplicates table as it is written: :attr:`duplicates`, or with units one row per
+        unit dropped, its rows the documents' and its places in them (``UNIT_COLUMNS``).
+
+        Returns
+        -------
+        Duplicates
+        """
+        d, u = self.duplicates, self.units
+        if u is None:
+            return d
+        return Duplicates(
+            dropped=u.doc[d.dropped], kept=u.doc[d.kept], distance=d.distance, similarity=d.similarity,
+            dropped_id=d.dropped_id, kept_id=d.kept_id,
+            units={
+                "dropped_unit": u.index[d.dropped], "kept_unit": u.index[d.kept],
+                "dropped_start": u.start[d.dropped], "dropped_end": u.end[d.dropped],
+            },
+        )  # fmt: skip
+
+    def kept_texts(self, texts: Sequence[str]) -> list[str]:
+        """The kept documents' texts, in input order, each without the units it lost (with units;
+        without them, the kept texts as they are): ``texts`` are the documents the run read.
+
+        Parameters
+        ----------
+        texts : sequence of str
+            Every document's text, as read (a DataFrame's column too).
+
+        Returns
+        -------
+        list of str
+        """
+        from .units import cut_text
+
+        texts = list(texts)
+        if len(texts) != len(self.ids):
+            raise ValueError(f"texts must be the {len(self.ids)} documents the run read, got {len(texts)}")
+        cuts = self.cuts()
+        return [cut_text(t, cuts.get(i, [])) for i, t in enumerate(texts) if self.keep[i]]
 
     @property
     def paths(self) -> list:
@@ -189,7 +320,8 @@ class DedupResult:
     @property
     def featureless_ids(self) -> list:
         """Ids of the featureless documents (file paths for :func:`dedup_files`)."""
-        return [self.ids[i] for i in self.featureless.tolist()]
+        ids = self.row_ids
+        return [ids[i] for i in self.featureless.tolist()]
 
     @property
     def empty(self) -> list:
@@ -220,7 +352,7 @@ class DedupResult:
         ndarray of shape (m, 3), int64
         """
         ok = self.pairs[self.similarity >= self.jaccard] if self.jaccard is not None else self.pairs
-        n = len(self.ids)
+        n = len(self.row_ids)
         rep = self.representative if self.representative.size == n else np.arange(n)
         order = np.argsort(rep, kind="stable")
         cuts = np.flatnonzero(np.diff(rep[order])) + 1
@@ -279,15 +411,16 @@ class DedupResult:
         list of (id, int, int, float)
         """
         d = self.duplicates
+        ids = self.row_ids
         at = {int(r): i for i, r in enumerate(d.dropped.tolist())}
         out = []
         for r in g:
             fp = int(self.fingerprints[r])
             if r in at:
                 i = at[r]
-                out.append((self.ids[r], fp, int(d.distance[i]), float(d.similarity[i])))
+                out.append((ids[r], fp, int(d.distance[i]), float(d.similarity[i])))
             else:
-                out.append((self.ids[r], fp, 0, 1.0))
+                out.append((ids[r], fp, 0, 1.0))
         return out
 
     @property
@@ -328,20 +461,71 @@ class DedupResult:
             if files
             else counted(len(self.ids), _("1 row"), _("{n} rows"))
         )
+        if self.units is not None:  # the units are what is counted, of the documents
+            rows = self.units_note(rows)
         return (
-            _("{files}, {dropped} dropped in {groups} ({exact}) {found_by}, {mode}; {featureless}")
+            (
+                _("{units}, {dropped} dropped in {groups} ({exact}) {found_by}, {mode}; {featureless}")
+                if self.units is not None
+                else _("{files}, {dropped} dropped in {groups} ({exact}) {found_by}, {mode}; {featureless}")
+                if files
+                else _("{rows}, {dropped} dropped in {groups} ({exact}) {found_by}, {mode}; {featureless}")
+            ).format(
+                files=rows,
+                rows=rows,
+                units=rows,
+                dropped=len(self.duplicates),
+                groups=counted(n_groups, _("1 group"), _("{n} groups")),
+                exact=counted(self.exact, _("1 exact copy"), _("{n} exact copies")),
+                found_by=self.found_by,
+                mode=mode,
+                featureless=self.featureless_note(),
+            )
+            + self.chars_note()
+            + self.documents_note()
+        )
+
+    def units_note(self, documents: str) -> str:
+        """With units: how many of them, of how many documents (``documents``: that count said)."""
+        n = len(self.units)
+        units = (
+            counted(n, _("1 paragraph"), _("{n} paragraphs"))
+            if self.units.unit == "paragraph"
+            else counted(n, _("1 line"), _("{n} lines"))
+        )
+        return _("{units} of {documents}").format(units=units, documents=documents)
+
+    def documents_note(self) -> str:
+        """With units: what became of the documents (kept, how many of them without some of their
+        units, dropped whole); empty without units.
+
+        Returns
+        -------
+        str
+        """
+        if self.units is None:
+            return ""
+        files = self.format == "files"
+        kept = int(np.count_nonzero(self.keep))
+        minimum = self.options.min_kept_words if self.options is not None else 1
+        return _("; {kept} ({edited}), {whole} (fewer than {words} left)").format(
+            kept=counted(kept, _("1 file kept"), _("{n} files kept"))
             if files
-            else _("{rows}, {dropped} dropped in {groups} ({exact}) {found_by}, {mode}; {featureless}")
-        ).format(
-            files=rows,
-            rows=rows,
-            dropped=len(self.duplicates),
-            groups=counted(n_groups, _("1 group"), _("{n} groups")),
-            exact=counted(self.exact, _("1 exact copy"), _("{n} exact copies")),
-            found_by=self.found_by,
-            mode=mode,
-            featureless=self.featureless_note(),
-        ) + self.chars_note()
+            else counted(kept, _("1 row kept"), _("{n} rows kept")),
+            edited=(
+                counted(
+                    int(self.edited.size), _("1 of them without some of its paragraphs"),
+                    _("{n} of them without some of their paragraphs"),
+                )
+                if self.units.unit == "paragraph"
+                else counted(
+                    int(self.edited.size), _("1 of them without some of its lines"),
+                    _("{n} of them without some of their lines"),
+                )
+            ),
+            whole=counted(int(self.whole.size), _("1 dropped whole"), _("{n} dropped whole")),
+            words=counted(minimum, _("1 word"), _("{n} words")),
+        )  # fmt: skip
 
     def featureless_note(self) -> str:
         """What the summary says of the featureless rows: how many, and how many of them were
@@ -444,6 +628,19 @@ class DedupResult:
                 for g in self.groups
             ],
         }
+        if self.units is not None:  # each member's place in its document; what became of the documents
+            u = self.units
+            for g, members in zip(self.groups, doc["groups"]):
+                for r, m in zip(g, members):
+                    m["unit"] = int(u.index[r])
+                    m["row"] = int(u.doc[r])
+            doc["unit"] = u.unit
+            doc["units"] = len(u)
+            doc["documents"] = {
+                "kept": int(np.count_nonzero(self.keep)),
+                "edited": [show(self.ids[i]) for i in self.edited.tolist()],
+                "dropped_whole": [show(self.ids[i]) for i in self.whole.tolist()],
+            }
         if self.format == "files":
             doc["skipped"] = [{"path": json_name(p), "reason": r} for p, r in self.skipped]
             doc["errors"] = [{"path": json_name(p), "reason": r} for p, r in self.errors]
@@ -455,6 +652,8 @@ class DedupResult:
 
 
 DUPLICATE_COLUMNS = ("dropped_id", "kept_id", "distance", "similarity", "dropped_row", "kept_row")
+#: the duplicates table's columns after those with units (``unit="paragraph"`` or ``"line"``)
+UNIT_COLUMNS = ("dropped_unit", "kept_unit", "dropped_start", "dropped_end")
 
 
 def check_duplicates_name(path: str) -> str:
@@ -548,6 +747,7 @@ def duplicates_arrow(path: str, table: Duplicates) -> Any:
                 f"holds one: name the duplicates table .csv or .jsonl, or give ids of one kind"
             ) from None
     sim = [None if s != s else s for s in table.similarity.tolist()]
+    more = {c: pa.array(table.units[c], pa.int64()) for c in UNIT_COLUMNS} if table.units is not None else {}
     return pa.table(
         {
             **cols,
@@ -555,6 +755,7 @@ def duplicates_arrow(path: str, table: Duplicates) -> Any:
             "similarity": pa.array(sim, pa.float64()),
             "dropped_row": pa.array(table.dropped, pa.int64()),
             "kept_row": pa.array(table.kept, pa.int64()),
+            **more,
         }
     )
 
@@ -562,9 +763,10 @@ def duplicates_arrow(path: str, table: Duplicates) -> Any:
 def write_duplicates(path: str, table: Duplicates, format: str | None = None, arrow: Any = None) -> None:
     """Write a :class:`Duplicates` table: CSV (default), JSONL or Parquet by the
     name's ending. Columns: ``dropped_id, kept_id, distance, similarity, dropped_row, kept_row``
-    (``similarity`` empty / null when it was not computed). CSV cells that a spreadsheet would run
-    as a formula are escaped, and rows end in CR LF (:mod:`simhash_lab._escape`); JSONL is strict
-    JSON (:func:`json_value`).
+    (``similarity`` empty / null when it was not computed), and with units ``dropped_unit,
+    kept_unit, dropped_start, dropped_end`` (:meth:`DedupResult.duplicates_table`). CSV cells
+    that a spreadsheet would run as a formula are escaped, and rows end in CR LF
+    (:mod:`simhash_lab._escape`); JSONL is strict JSON (:func:`json_value`).
 
     Parameters
     ----------
@@ -588,14 +790,10 @@ def write_duplicates(path: str, table: Duplicates, format: str | None = None, ar
         The file cannot be written.
     """
     fmt = format or check_duplicates_name(path)
-    rows = zip(
-        table.dropped_id,
-        table.kept_id,
-        table.distance.tolist(),
-        table.similarity.tolist(),
-        table.dropped.tolist(),
-        table.kept.tolist(),
-    )
+    cols = table.columns()
+    names = [c for c, _ in cols]
+    rows = zip(*(v for _, v in cols))
+    sim_at = names.index("similarity")
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
@@ -605,17 +803,18 @@ def write_duplicates(path: str, table: Duplicates, format: str | None = None, ar
     if fmt == "jsonl":
 
         def write(f: IO[str]) -> None:
-            for d, k, dist, sim, dr, kr in rows:
-                rec = dict(
-                    zip(DUPLICATE_COLUMNS, (json_value(d), json_value(k), dist, json_value(sim), dr, kr))
-                )
+            for row in rows:
+                rec = dict(zip(names, map(json_value, row)))
                 f.write(json.dumps(rec, ensure_ascii=False, allow_nan=False, default=str) + "\n")
 
         atomic_write(path, "w", write, encoding="utf-8")
         return
 
     def write_csv(f: IO[str]) -> None:
-        body = ((d, k, dist, "" if sim != sim else f"{sim:.6f}", dr, kr) for d, k, dist, sim, dr, kr in rows)
-        csv_rows(f, [DUPLICATE_COLUMNS, *body], delimiter="\t" if path.lower().endswith(".tsv") else ",")
+        def cells(row: tuple) -> tuple:
+            sim = row[sim_at]
+            return (*row[:sim_at], "" if sim != sim else f"{sim:.6f}", *row[sim_at + 1 :])
+
+        csv_rows(f, [names, *map(cells, rows)], delimiter="\t" if path.lower().endswith(".tsv") else ",")
 
     atomic_write(path, "w", write_csv, encoding="utf-8", newline="")

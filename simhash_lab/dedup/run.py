@@ -31,7 +31,7 @@ from ..settings import DedupSettings
 from ..shingles import ChunkSets, Featurizer
 from .results import Duplicates
 
-__all__ = ["SETS_BUDGET", "STEPS", "Chunk", "Clock", "Rows", "Run", "State"]
+__all__ = ["SETS_BUDGET", "STEPS", "Chunk", "Clock", "Rows", "Run", "State", "Units"]
 
 #: the named steps, in their order (``res.timings`` and the progress bars use these names)
 STEPS = (
@@ -177,6 +177,12 @@ class Rows:
     ids : list or None
     sizes : list of int
         Rows of each file read (Dask: a task reads several).
+    docs : int
+        Documents read (the rows, unless they are units of documents).
+    doc_ids : list or None
+        Each document's id, when the rows are units (and ids are kept).
+    units : Units or None
+        After :meth:`finish`, when the rows are units of documents.
     """
 
     def __init__(self, run: Run, ids: bool = True) -> None:
@@ -184,9 +190,13 @@ class Rows:
         self.n = 0
         self.chars = 0
         self.sizes: list[int] = []
+        self.doc_sizes: list[int] = []  # documents of each file read (Dask)
         self.ids: list | None = [] if ids else None
         self.sets: ChunkSets | None = ChunkSets() if run.keeps_sets else None
         self.keys = run.band_keys()
+        self.docs = 0  # documents read (the rows when each is one)
+        self.doc_ids: list | None = [] if ids and run.settings.unit != "document" else None
+        self._units: list[tuple] = []
         self._fps: list[np.ndarray] = []
         self._featureless: list[np.ndarray] = []
         self._digests: list[np.ndarray] = []
@@ -194,11 +204,25 @@ class Rows:
         self._priorities: list[np.ndarray] = []
 
     def add(
-        self, chunk: Chunk, texts: list, ids: list, priorities: list | None, clock: Clock | None = None
+        self,
+        chunk: Chunk,
+        texts: list,
+        ids: list,
+        priorities: list | None,
+        clock: Clock | None = None,
+        units: Any = None,
     ) -> None:
         """The next chunk's results, in the rows' order (``texts``, ``ids``, ``priorities``: the
-        chunk as it was read). Its shingle sets are kept while the run's budget allows (the time
-        that takes: the fingerprint step's)."""
+        chunk as it was read; ``units``: where its rows come from when they are units of
+        documents, :class:`~simhash_lab.dedup.units.UnitInfo`). Its shingle sets are kept while
+        the run's budget allows (the time that takes: the fingerprint step's)."""
+        if units is not None:
+            self._units.append((units.doc + self.docs, units.index, units.start, units.end, units.words))
+            self.docs += units.docs
+            if self.doc_ids is not None:
+                self.doc_ids.extend(units.doc_ids)
+        else:
+            self.docs += len(texts)
         if chunk.indptr is not None and self.sets is not None:
             with clock.time("fingerprint") if clock is not None else contextlib.nullcontext():
                 self.sets.add(chunk.indptr, chunk.data)
@@ -232,7 +256,10 @@ class Rows:
             size += sum(p.nbytes + (d.nbytes if d is not None else 0) for p, d, _ in self.sets.chunks)
         if self.keys is not None:
             size += sum(k.nbytes for k in self.keys.parts)
-        return size + 60 * len(self.ids or ())
+        units = getattr(self, "units", None)
+        if units is not None:
+            size += sum(a.nbytes for a in (units.doc, units.index, units.start, units.end, units.words))
+        return size + 60 * (len(self.ids or ()) + len(self.doc_ids or ()))
 
     def finish(self) -> Rows:
         """Put the chunks together (``fps``, ``featureless``, ``digests``, ``lengths``,
@@ -247,7 +274,25 @@ class Rows:
         self.lengths = cat(self._lengths, np.int64) if self.run.settings.keep == "longest" else None
         self.priorities = cat(self._priorities, np.float64) if self._priorities else None
         self._fps = self._featureless = self._digests = self._lengths = self._priorities = []
+        self.units = None
+        if self.run.settings.unit != "document":
+            cols = list(zip(*self._units)) if self._units else [[]] * 5
+            self.units = Units(*(cat(list(c), np.int64) for c in cols))
+        self._units = []
         return self
+
+
+@dataclass
+class Units:
+    """Where each row comes from when the rows are units of documents (``unit="paragraph"`` or
+    ``"line"``): its document (numbered from the first read, in :class:`Rows`), its place in it,
+    the span it takes there (what goes when it is dropped) and its words."""
+
+    doc: np.ndarray
+    index: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    words: np.ndarray
 
 
 @dataclass
@@ -259,6 +304,9 @@ class State:
     ----------
     run : Run
     source : Source
+        What the steps read rows again from: the documents, or their units (``unit``).
+    documents : Source
+        The documents as the source gives them (the first read's, the write's).
     rows : Rows
         read, normalise, exact groups' digests, fingerprint (and the band keys).
     rank : ndarray (n,), int64
@@ -279,12 +327,16 @@ class State:
         verify.
     duplicates : Duplicates; keep : ndarray (n,), bool
         cluster.
+    doc_keep, doc_whole : ndarray (documents,), bool; doc_left : ndarray, int64
+        With units of documents: each document kept or not, dropped whole or not (too little
+        left), and its words left (:func:`~simhash_lab.dedup.units.documents`).
     timings : dict
         Seconds of each step.
     """
 
     run: Run
     source: Source
+    documents: Source | None = None
     rows: Rows | None = None
     rank: np.ndarray | None = None
     priority: bool = False
@@ -300,7 +352,14 @@ class State:
     verified: np.ndarray | None = None
     duplicates: Duplicates | None = None
     keep: np.ndarray | None = None
+    doc_keep: np.ndarray | None = None
+    doc_whole: np.ndarray | None = None
+    doc_left: np.ndarray | None = None
     timings: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.documents is None:
+            self.documents = self.source
 
     @property
     def n(self) -> int:

@@ -64,6 +64,8 @@ from ..dedup.steps import (
     VERIFY,
     WRITE,
     first_read,
+    id_keys,
+    repeats,
     visiting_order,
 )
 from ..hamming import hamming
@@ -89,7 +91,7 @@ from .pieces import (
 __all__ = ["DatasetRun", "dedup_dataset"]
 
 #: the shuffle's steps: a folder each in the run's scratch folder
-SHUFFLES = ("exact", "copies", "map", "left", "right", "verified")
+SHUFFLES = ("exact", "copies", "map", "left", "right", "verified", "places", "ids")
 #: a partition's calibration rows (sampled, or within ``k_max`` of a sampled one) whose shingle
 #: sets its scan task hands to the calibration; more (clustered fingerprints): read again there
 CAL_SETS_ROWS = 200_000
@@ -175,11 +177,13 @@ def read_part(run: DatasetRun, p: int) -> Rows:
     rows = Rows(run, ids=run.id_column is not None)
     clock = Clock()
     for src in run.sources(p):
-        start = 0
-        for texts, ids, _ in READ.chunks(src, CHUNK_ROWS):
-            rows.add(first_read(run, texts, start, src.name, clock), texts, ids, None)
+        start, docs = 0, rows.docs
+        for texts, ids, _, units in READ.chunks(run, src, CHUNK_ROWS):
+            at = start if units is None else units.doc + rows.docs  # a unit's errors name its document
+            rows.add(first_read(run, texts, at, src.name, clock), texts, ids, None, units=units)
             start += len(texts)
         rows.sizes.append(start)
+        rows.doc_sizes.append(rows.docs - docs)
     rows.finish()
     if rows.digests is not None and rows.n:
         sel = np.arange(rows.n, dtype=np.int64)
@@ -190,6 +194,8 @@ def read_part(run: DatasetRun, p: int) -> Rows:
         for r in np.unique(bucket).tolist():
             at = sel[bucket == r]
             piece = {"d": d[bucket == r], "row": at, "part": np.array([p], np.int64)}
+            if rows.units is not None:  # each unit's document (its id without an id column)
+                piece["doc"] = rows.units.doc[at]
             if rows.lengths is not None:
                 piece["length"] = rows.lengths[at]
             piece.update(
@@ -197,12 +203,77 @@ def read_part(run: DatasetRun, p: int) -> Rows:
             )
             pieces[r] = piece
         run.save("exact", p, run.reducers, pieces)
+    if run.id_column is not None:  # the ids, shuffled by their digests: ids_reduce finds repeats
+        ids = rows.doc_ids if rows.units is not None else rows.ids
+        keys = id_keys(ids)
+        bucket = (keys[:, 0] % np.uint64(run.reducers)).astype(np.int64)
+        strings = id_strings(ids)
+        pieces = {}
+        for r in np.unique(bucket).tolist():
+            at = np.flatnonzero(bucket == r)
+            pieces[r] = {
+                "k": keys[at],
+                "row": at,
+                "part": np.array([p], np.int64),
+                **ids_columns(ids, strings, at),
+            }
+        run.save("ids", p, run.reducers, pieces)
     return rows
 
 
-def part_counts(rows: Rows) -> tuple[int, int, list]:
-    """A task's rows, rows shingled by characters, and each of its files' rows."""
-    return rows.n, rows.chars, list(rows.sizes)
+def ids_reduce(run: DatasetRun, r: int, docs_at: np.ndarray) -> tuple:
+    """Reducer ``r``'s ids (every copy of an id meets here): how many rows repeat an earlier row's
+    id, and the first such repeat (``steps.repeats``, in the rows' numbers across all partitions):
+    ``(count, first, again, id)``."""
+    got = run.pieces("ids", r)
+    if not got:
+        return 0, -1, -1, None
+    keys = np.concatenate([x["k"] for x in got])
+    rows = np.concatenate([x["row"] + docs_at[int(x["part"][0])] for x in got]).astype(np.int64)
+    count, first, again = repeats(keys, rows)
+    if not count:
+        return 0, -1, -1, None
+    return count, first, again, ids_at(got, np.flatnonzero(rows == first)[:1])[0]
+
+
+def ids_check(run: DatasetRun, where: str, *found: tuple) -> tuple:
+    """Every reducer's repeats of ids summed, the first of them (in row order) said: refused with
+    ``unique_ids`` (the run stops here, before anything is written), else returned for the caller
+    to warn of: ``(count, id, first, again)``."""
+    count = sum(int(f[0]) for f in found)
+    if not count:
+        return 0, None, -1, -1
+    first = min((f for f in found if f[0]), key=lambda f: f[2])
+    if run.settings.unique_ids:
+        READ.say_ids(run, count, first[3], first[1], first[2], f"id column {run.id_column!r}", where)
+    return count, first[3], first[1], first[2]
+
+
+def gate(checked: tuple) -> int:
+    """0 once the ids are checked (what the clustering waits for)."""
+    return 0
+
+
+def part_counts(rows: Rows) -> tuple[int, int, list, int, list]:
+    """A task's rows, rows shingled by characters, each of its files' rows, its documents (the
+    rows, unless they are units of documents) and each of its files' documents."""
+    return rows.n, rows.chars, list(rows.sizes), rows.docs, list(rows.doc_sizes)
+
+
+def doc_offsets(counts: list) -> np.ndarray:
+    """Each task's first document (and the documents in all, last)."""
+    return offsets_of([int(c[3]) for c in counts])
+
+
+def ids_of_rows(run: DatasetRun, rows: Rows, local_rows: np.ndarray, offset: int, doc_offset: int) -> list:
+    """The ids of rows ``local_rows`` of a task: the id column's values, or without one the row
+    numbers across all partitions (``offset``: the task's first), as ``dedup_table`` numbers them;
+    units take their document's (``doc_offset``: the task's first document)."""
+    if run.id_column is not None:
+        return [rows.ids[r] for r in local_rows.tolist()]
+    if rows.units is not None:
+        return (rows.units.doc[local_rows] + int(doc_offset)).tolist()
+    return (local_rows + int(offset)).tolist()
 
 
 def task_offsets(counts: list) -> np.ndarray:
@@ -223,7 +294,9 @@ def barrier(*counts: int) -> int:
 # -- exact groups: a reducer a bucket of digests --------------------------------------------------
 
 
-def exact_reduce(run: DatasetRun, r: int, offsets: np.ndarray, _after: object = None) -> int:
+def exact_reduce(
+    run: DatasetRun, r: int, offsets: np.ndarray, docs_at: np.ndarray | None = None, _after: object = None
+) -> int:
     """The exact groups of reducer ``r``'s digests (every copy of a text meets here): each row's
     representative by ``ExactGroups.representatives`` (the visiting order of
     :func:`~simhash_lab.dedup.steps.visiting_order`); the copies routed to their partition's piece
@@ -241,7 +314,10 @@ def exact_reduce(run: DatasetRun, r: int, offsets: np.ndarray, _after: object = 
         return 0
     # the ids of the copies and their representatives only (row numbers across all partitions
     # without an id column, as dedup_table numbers them)
-    if run.id_column is None:
+    if run.id_column is None and "doc" in got[0]:  # units: their documents' numbers
+        doc = np.concatenate([x["doc"] + docs_at[int(x["part"][0])] for x in got]).astype(np.int64)
+        id_cp, id_rp = doc[cp].tolist(), doc[rep[cp]].tolist()
+    elif run.id_column is None:
         id_cp, id_rp = rows[cp].tolist(), rows[rep[cp]].tolist()
     else:
         both = ids_at(got, np.concatenate([cp, rep[cp]]))
@@ -348,7 +424,9 @@ class _Partitions(Source):
         part = np.searchsorted(self.offsets, rows, side="right") - 1
         for f in np.unique(part).tolist():
             off = int(self.offsets[f])
-            for local, texts in self.run.source(f).select(rows[part == f] - off, chunk):
+            for local, texts in READ.source(self.run, self.run.source(f)).select(
+                rows[part == f] - off, chunk
+            ):
                 yield local + off, texts
 
 
@@ -512,47 +590,44 @@ def route_left(run: DatasetRun, r: int, pairs: np.ndarray, offsets: np.ndarray) 
 # -- verify: the first row's set attached, then the pair verified where its second row is -------
 
 
-def texts_of(run: DatasetRun, p: int, sizes: Sequence[int], local_rows: np.ndarray, offset: int = 0):
-    """Texts and ids of the rows ``local_rows`` (sorted, distinct; numbered across task ``p``'s
-    files, of ``sizes`` rows each: a file with none of them is not read; no id column: the row
-    numbers across all partitions, as ``dedup_table`` gives them)."""
+def texts_of(run: DatasetRun, p: int, sizes: Sequence[int], local_rows: np.ndarray) -> list:
+    """Texts of the rows ``local_rows`` (sorted, distinct; numbered across task ``p``'s files, of
+    ``sizes`` rows each: a file with none of them is not read)."""
     starts = offsets_of(sizes)
     want = set(local_rows.tolist())
-    texts, ids = [], []
+    texts = []
     for i, f in enumerate(run.tasks[p]):
         lo, hi = np.searchsorted(local_rows, [starts[i], starts[i + 1]])
         if lo == hi:
             continue
         row = int(starts[i])
-        for ts, idl, _ in READ.chunks(run.source(f), CHUNK_ROWS):
-            for t, x in zip(ts, idl):
+        for ts, _, _, _ in READ.chunks(run, run.source(f), CHUNK_ROWS):
+            for t in ts:
                 if row in want:
                     texts.append(t)
-                    ids.append(x if run.id_column is not None else row + int(offset))
                 row += 1
-    return texts, ids
+    return texts
 
 
-def rows_sets(run: DatasetRun, p: int, rows: Rows, local_rows: np.ndarray, offset: int):
+def rows_sets(run: DatasetRun, p: int, rows: Rows, local_rows: np.ndarray, offset: int, doc_offset: int = 0):
     """``(indptr, data, lengths, ids)`` of the rows ``local_rows`` (sorted, distinct) of task
     ``p``'s files: from the sets its read kept, or read and shingled again."""
+    ids = ids_of_rows(run, rows, local_rows, offset, doc_offset)
     if rows.sets is not None:
         store = rows.sets.subset(local_rows)
         lengths = (
             rows.lengths[local_rows] if rows.lengths is not None else np.zeros(local_rows.size, np.int64)
         )
-        if run.id_column is None:
-            ids = (local_rows + int(offset)).tolist()
-        else:
-            ids = [rows.ids[r] for r in local_rows.tolist()]
         return store.indptr, store.data, lengths, ids
-    texts, ids = texts_of(run, p, rows.sizes, local_rows, offset)
+    texts = texts_of(run, p, rows.sizes, local_rows)
     ind, dat = run.featurizer.sets(texts)
     return ind, dat, np.fromiter(map(len, texts), np.int64, len(texts)), ids
 
 
 @small_pages()
-def attach_left(run: DatasetRun, p: int, rows: Rows, offsets: np.ndarray, _after: object = None) -> int:
+def attach_left(
+    run: DatasetRun, p: int, rows: Rows, offsets: np.ndarray, docs_at: np.ndarray, _after: object = None
+) -> int:
     """Attach the shingle sets (and fingerprints) of the pairs' first rows (in partition ``p``);
     route the pairs to the partition of their second row."""
     offset = int(offsets[p])
@@ -566,7 +641,7 @@ def attach_left(run: DatasetRun, p: int, rows: Rows, offsets: np.ndarray, _after
         pairs[:, 0] = (packed >> np.uint64(32)).astype(np.int64)
         pairs[:, 1] = (packed & np.uint64(0xFFFFFFFF)).astype(np.int64)
     first = np.unique(pairs[:, 0])
-    ind, dat, lengths, ids = rows_sets(run, p, rows, first - offset, offset)
+    ind, dat, lengths, ids = rows_sets(run, p, rows, first - offset, offset, int(docs_at[p]))
     part = np.searchsorted(offsets, pairs[:, 1], side="right") - 1
     pieces = {}
     for q in np.unique(part).tolist():
@@ -590,7 +665,9 @@ def attach_left(run: DatasetRun, p: int, rows: Rows, offsets: np.ndarray, _after
 
 
 @small_pages()
-def verify_right(run: DatasetRun, q: int, rows: Rows, offsets: np.ndarray, _after: object = None) -> int:
+def verify_right(
+    run: DatasetRun, q: int, rows: Rows, offsets: np.ndarray, docs_at: np.ndarray, _after: object = None
+) -> int:
     """Verify the pairs whose second row is in partition ``q`` (``Verify.similarity``,
     ``Verify.passes``); the pairs' Hamming distances from the two fingerprints."""
     offset = int(offsets[q])
@@ -598,7 +675,7 @@ def verify_right(run: DatasetRun, q: int, rows: Rows, offsets: np.ndarray, _afte
     if not parts:
         return 0
     second = np.unique(np.concatenate([x["pairs"][:, 1] for x in parts]))
-    ind_b, dat_b, len_b, ids = rows_sets(run, q, rows, second - offset, offset)
+    ind_b, dat_b, len_b, ids = rows_sets(run, q, rows, second - offset, offset, int(docs_at[q]))
     out: dict = {key: [] for key in ("i", "j", "d", "s", "li", "lj")}
     id_i, id_j = [], []
     for x in parts:
@@ -655,7 +732,12 @@ def cluster_all(run: DatasetRun, _after: object = None) -> tuple[dict, Duplicate
         run, pairs, c["s"][order_e].astype(np.float64), order_of, cps["row"], cps["rep"],
         lambda rows: [id_of[r] for r in rows.tolist()],
     )  # fmt: skip
-    save_piece(run.sfs, _storage.join(run.sfs, run.folder, f"drops{PIECE}"), rows=drops.dropped)
+    save_piece(
+        run.sfs,
+        _storage.join(run.sfs, run.folder, f"drops{PIECE}"),
+        rows=drops.dropped,
+        kept=np.unique(drops.kept),
+    )
     summary = {
         "dropped": len(drops),
         "verified": int(i.size),
@@ -672,57 +754,122 @@ def summary_of(clustered: tuple) -> dict:
 # -- write: a task a run of files, and the duplicates table --------------------------------------
 
 
-def write_duplicates_table(run: DatasetRun, clustered: tuple) -> int:
+def write_duplicates_table(run: DatasetRun, clustered: tuple, _after: object = None) -> int:
     """The duplicates table of :func:`cluster_all`, as ``output/duplicates.parquet``: a task of its
-    own, beside the partitions' writes (which need only the dropped rows)."""
+    own, beside the partitions' writes (which need only the dropped rows). With units, after them:
+    each partition's places of the units in it (:func:`write_part`) make the rows the documents'
+    (``DedupResult.duplicates_table``)."""
     drops = clustered[1]
+    if run.settings.unit != "document" and len(drops):
+        got = run.pieces("places", None)
+        cat = {k: np.concatenate([x[k] for x in got]) for k in ("row", "doc", "index", "start", "end")}
+        order = np.argsort(cat["row"])
+        at = {k: v[order] for k, v in cat.items()}
+        d, k = np.searchsorted(at["row"], drops.dropped), np.searchsorted(at["row"], drops.kept)
+        drops = Duplicates(
+            dropped=at["doc"][d], kept=at["doc"][k], distance=drops.distance, similarity=drops.similarity,
+            dropped_id=drops.dropped_id, kept_id=drops.kept_id,
+            units={
+                "dropped_unit": at["index"][d], "kept_unit": at["index"][k],
+                "dropped_start": at["start"][d], "dropped_end": at["end"][d],
+            },
+        )  # fmt: skip
     with _storage.staged_file(run.ofs, _storage.join(run.ofs, run.output, DUPLICATES_NAME)) as local:
         write_duplicates(local, drops, format="parquet")
     return len(drops)
 
 
 @small_pages()
-def write_part(run: DatasetRun, p: int, offsets: np.ndarray, counts: tuple, _after: object = None) -> int:
+def write_part(
+    run: DatasetRun,
+    p: int,
+    offsets: np.ndarray,
+    counts: tuple,
+    rows: Rows | None = None,
+    docs_at: np.ndarray | None = None,
+    _after: object = None,
+) -> tuple[int, int, int]:
     """The kept rows of task ``p``'s files, each as its own ``part-NNNNN.parquet`` (``Write.part``:
-    the input's columns; ``NNNNN``: the file's place among all files)."""
+    the input's columns; ``NNNNN``: the file's place among all files). With units (``rows``: the
+    task's, where each unit comes from): each document's fate from its units'
+    (``Cluster.documents``, as one process decides it: a document is in one task), the kept
+    documents written without their units dropped, and the places of the units the duplicates
+    table names (``places/{p}.pieces``). Returns ``(kept, dropped whole, edited)`` documents."""
     offset, n_rows = int(offsets[p]), int(offsets[p + 1] - offsets[p])
-    drops = load_piece(run.sfs, _storage.join(run.sfs, run.folder, f"drops{PIECE}"))["rows"]
+    got = load_piece(run.sfs, _storage.join(run.sfs, run.folder, f"drops{PIECE}"))
+    drops = got["rows"]
     lo, hi = np.searchsorted(drops, [offset, offset + n_rows])
     keep_all = np.ones(n_rows, np.bool_)
     keep_all[drops[lo:hi] - offset] = False
-    starts = offsets_of(counts[2])
+    whole = edited = 0
+    cuts: dict = {}
+    if rows is not None and rows.units is not None:
+        u = rows.units
+        kept_for = got["kept"]
+        a, b = np.searchsorted(kept_for, [offset, offset + n_rows])
+        mine = kept_for[a:b] - offset
+        keep_all, is_whole, _ = CLUSTER.documents(run, u, drops[lo:hi] - offset, mine, rows.docs)
+        gone = np.flatnonzero(np.isin(np.arange(n_rows), drops[lo:hi] - offset) & keep_all[u.doc])
+        for r in gone.tolist():
+            cuts.setdefault(int(u.doc[r]), []).append((int(u.start[r]), int(u.end[r])))
+        whole, edited = int(is_whole.sum()), len(cuts)
+        named = np.unique(np.concatenate([drops[lo:hi] - offset, mine]))
+        run.save("places", p, 1, {0: dict(
+            row=named + offset, doc=u.doc[named] + int(docs_at[p]), index=u.index[named],
+            start=u.start[named], end=u.end[named],
+        )})  # fmt: skip
+        starts = offsets_of(counts[4])  # each file's first document
+    else:
+        starts = offsets_of(counts[2])
     kept = 0
     for i, f in enumerate(run.tasks[p]):
+        lo_f, hi_f = int(starts[i]), int(starts[i + 1])
+        edits = {r - lo_f: c for r, c in cuts.items() if lo_f <= r < hi_f}
         with _storage.staged_file(run.ofs, _storage.join(run.ofs, run.output, PART_NAME.format(f))) as local:
-            kept += WRITE.part(run.source(f), keep_all[starts[i] : starts[i + 1]], local)
-    return kept
+            kept += WRITE.part(run.source(f), keep_all[lo_f:hi_f], local, edits)
+    return kept, whole, edited
 
 
 def chars_sum(counts: list) -> int:
     return int(sum(int(c[1]) for c in counts))
 
 
+def write_counts(*counts: tuple) -> tuple[int, int, int]:
+    """The partitions' writes' ``(kept, dropped whole, edited)`` summed (a barrier of them too)."""
+    return tuple(int(sum(c[i] for c in counts)) for i in range(3))  # type: ignore[return-value]
+
+
 def finish(
     summary: dict,
-    kept: int,
+    written: tuple,
     offsets: np.ndarray,
     k: int,
     cal: Any,
     chars: int = 0,
     lang: str = "en",
     _duplicates_written: object = None,
+    docs_at: np.ndarray | None = None,
+    unit: str = "document",
+    ids: tuple | None = None,
 ) -> dict:
     # on a worker: the calibration's summary in the caller's language (a worker process starts in English)
     with language(lang):
         said = None if cal is None else cal.summary()
-    return {
+    kept, whole, edited = written if isinstance(written, tuple) else (written, 0, 0)
+    out = {
         **summary,
         "by_chars": int(chars),
-        "rows": int(offsets[-1]),
+        "rows": int(offsets[-1]) if docs_at is None or unit == "document" else int(docs_at[-1]),
         "kept": int(kept),
         "k": int(k),
         "calibration": said,
     }
+    if unit != "document":  # the rows are documents; what was dropped, units of them
+        out.update(unit=unit, units=int(offsets[-1]), dropped_whole=int(whole), edited=int(edited))
+    if ids is not None:  # rows that repeat an earlier row's id, and the first of them: (id, row, row)
+        out["duplicate_ids"] = int(ids[0])
+        out["first_duplicate_id"] = None if not ids[0] else [ids[1], int(ids[2]), int(ids[3])]
+    return out
 
 
 # -- the graph ------------------------------------------------------------------------------------
@@ -839,9 +986,15 @@ def dedup_dataset(
     -------
     dict
         ``rows``, ``dropped``, ``verified`` (pairs), ``groups``, ``kept`` (rows written), ``k``,
-        ``exact`` (rows dropped as exact copies), ``by_chars`` (rows shingled by characters) and
-        ``calibration`` (its summary line; None when ``k`` was given); with ``compute=False``
-        the delayed of that dict.
+        ``exact`` (rows dropped as exact copies), ``by_chars`` (rows with runs of a script
+        without word spaces) and ``calibration`` (its summary line; None when ``k`` was given);
+        with ``id_column``, ``duplicate_ids`` (rows repeating an earlier row's id, warned of as
+        ``dedup_table`` warns; ``unique_ids=True``: refused before anything is written) and
+        ``first_duplicate_id`` (``[id, row, row]`` or None); with ``unit="paragraph"`` or
+        ``"line"``, ``unit``, ``units`` (rows of the run: the documents' units; ``rows``,
+        ``kept``: documents; ``dropped``, ``exact``, ``verified``: units), ``dropped_whole``
+        and ``edited`` (kept documents written without some of their units); with
+        ``compute=False`` the delayed of that dict.
 
     Raises
     ------
@@ -879,6 +1032,9 @@ def dedup_dataset(
             f"{'s' if len(earlier) > 1 else ''} of an earlier run ({shown}{more}): a reader of the folder "
             "would get their rows too; give overwrite=True to remove them first, or another folder"
         )
+    where = (
+        os.fspath(partitions) if isinstance(partitions, (str, os.PathLike)) else f"{len(files)} partitions"
+    )
     groups = _task_groups(fs, files, task_bytes, scheduler)
     R = check_int("n_reducers", n_reducers or len(groups), 1, 1 << 20)
     run = DatasetRun(
@@ -911,7 +1067,8 @@ def dedup_dataset(
     parts = [delayed(read_part)(run, p) for p in range(n_tasks)]
     counts = [delayed(part_counts)(x) for x in parts]  # (rows, rows shingled by characters, files' rows)
     offsets = delayed(task_offsets)(counts)  # each task's first row, after every task's read
-    exact = [delayed(exact_reduce)(run, r, offsets) for r in range(R)]
+    docs = delayed(doc_offsets)(counts)  # each task's first document (units: not its first row)
+    exact = [delayed(exact_reduce)(run, r, offsets, docs) for r in range(R)]
     te = delayed(barrier)(*exact)
     views = [delayed(fps_view)(x) for x in parts]  # not the band keys: 8 bytes a row a band
 
@@ -941,21 +1098,37 @@ def dedup_dataset(
         t1 = delayed(barrier)(*maps)
         routed = [delayed(table_reduce)(run, r, masks, k, offsets, t1) for r in range(R)]
     t2 = delayed(barrier)(*routed)
-    lefts = [delayed(attach_left)(run, p, parts[p], offsets, t2) for p in range(n_tasks)]
+    lefts = [delayed(attach_left)(run, p, parts[p], offsets, docs, t2) for p in range(n_tasks)]
     t3 = delayed(barrier)(*lefts)
-    rights = [delayed(verify_right)(run, p, parts[p], offsets, t3) for p in range(n_tasks)]
-    t4 = delayed(barrier)(*rights)
+    rights = [delayed(verify_right)(run, p, parts[p], offsets, docs, t3) for p in range(n_tasks)]
+    if id_column is not None:  # ids that name two rows: refused before the clusters, or warned of
+        checked = delayed(ids_check)(run, where, *[delayed(ids_reduce)(run, r, docs) for r in range(R)])
+        t4 = delayed(barrier)(*rights, delayed(gate)(checked))
+    else:
+        checked = None
+        t4 = delayed(barrier)(*rights)
     clustered = delayed(cluster_all)(run, t4)
     summary = delayed(summary_of)(clustered)
-    dups = delayed(write_duplicates_table)(run, clustered)  # beside the partitions' writes
-    writes = [delayed(write_part)(run, p, offsets, counts[p], summary) for p in range(n_tasks)]
+    units = st.unit != "document"
+    writes = [
+        delayed(write_part)(run, p, offsets, counts[p], parts[p] if units else None, docs, summary)
+        for p in range(n_tasks)
+    ]
+    written = delayed(write_counts)(*writes)
+    # beside the partitions' writes; with units after them (their places of the units named)
+    dups = delayed(write_duplicates_table)(run, clustered, written if units else None)
     chars = delayed(chars_sum)(counts)
-    result = delayed(finish)(summary, delayed(barrier)(*writes), offsets, k, cal, chars, get_language(), dups)
+    result = delayed(finish)(
+        summary, written, offsets, k, cal, chars, get_language(), dups, docs, st.unit, checked
+    )
     if not compute:
         return result
     out = None
     try:
         out = run_graph(dask, result, scheduler)
+        if out.get("duplicate_ids"):  # warned of here, in the caller's process
+            value, first, again = out["first_duplicate_id"]
+            READ.say_ids(run, out["duplicate_ids"], value, first, again, f"id column {id_column!r}", where)
     finally:
         _storage.remove_tree(sfs, run.folder)
         if scratch is None:

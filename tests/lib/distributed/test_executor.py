@@ -617,6 +617,71 @@ def test_a_mix_of_scripts(tmp_path, client):
     assert want.featureless_copies > 0  # the emoji rows' exact groups, on Dask as in one process
 
 
+def _pages(n=90, seed=4):
+    """Pages of one site: a shared header and footer around bodies of their own, some copied."""
+    rng = np.random.default_rng(seed)
+    head = "Example Site\n\nHome | About | Contact | Blog\n\n"
+    foot = "\n\nCopyright 2024 Example. All rights reserved.\n\nPrivacy | Terms | Cookies\n"
+    bodies = []
+    for _ in range(n):
+        if bodies and rng.random() < 0.15:
+            bodies.append(bodies[int(rng.integers(len(bodies)))])
+        else:
+            paras = [
+                " ".join(f"w{int(x)}" for x in rng.integers(0, 4000, 30))
+                for _ in range(int(rng.integers(1, 4)))
+            ]
+            bodies.append("\n\n".join(paras))
+    return [head + b + foot for b in bodies]
+
+
+@pytest.mark.parametrize("id_column", ["id", None])
+def test_paragraph_units_on_dask(tmp_path, client, id_column):
+    """``unit="paragraph"`` on Dask: the same paragraphs dropped (the duplicates table, its units'
+    places too), the same documents kept, written without the same paragraphs, as one process
+    (a folder of the same parts)."""
+    texts = _pages()
+    paths, rows, _ = _partitioned(tmp_path, texts, 3, "jsonl")
+    kw = {"unit": "paragraph", "id_column": id_column}
+    want = dedup_table(paths, output=tmp_path / "kept", duplicates=tmp_path / "dups.parquet", **kw)
+    got = D.dedup_dataset(paths, tmp_path / "out", n_reducers=2, **kw)
+    kept, dups = _read_output(tmp_path / "out")
+    assert dups == pq.read_table(tmp_path / "dups.parquet").to_pylist()
+    assert kept == [
+        json.loads(x)
+        for p in paths
+        for x in (tmp_path / "kept" / os.path.basename(p)).read_text().splitlines()
+    ]
+    assert [r["text"] for r in kept] == want.kept_texts(texts)
+    assert got["rows"] == len(texts) and got["units"] == len(want.units) and got["unit"] == "paragraph"
+    assert got["dropped"] == len(want.duplicates) and got["kept"] == int(want.keep.sum())
+    assert got["dropped_whole"] == want.whole.size > 0 and got["edited"] == want.edited.size > 0
+
+
+def test_duplicate_ids_are_warned_of_or_refused_on_dask(tmp_path, client):
+    """Ids that name two rows, across partitions too: the warning ``dedup_table`` gives, word for
+    word; with ``unique_ids`` refused before anything is written (issue 46)."""
+    from simhash_lab.datasets import DatasetError
+    from simhash_lab.dedup.results import DuplicateIdsWarning
+
+    texts = [f"text number {i} with a few words of its own" for i in range(12)]
+    paths, rows, whole = _partitioned(tmp_path, texts, 3, "jsonl")
+    for path in paths[1:]:  # the later partitions reuse the first's ids
+        lines = [json.loads(x) for x in open(path)]
+        with open(path, "w") as f:
+            f.writelines(json.dumps({**r, "id": f"doc{i}"}) + "\n" for i, r in enumerate(lines))
+    with pytest.warns(DuplicateIdsWarning) as local:
+        dedup_table(paths, id_column="id")
+    with pytest.warns(DuplicateIdsWarning) as dask:
+        got = D.dedup_dataset(paths, tmp_path / "out", id_column="id")
+    said = [str(w[0].message) for w in (local, dask)]
+    assert said[1].startswith("3 partitions: ") and said[0].split(": ", 1)[1] == said[1].split(": ", 1)[1]
+    assert got["duplicate_ids"] == 8 and got["first_duplicate_id"] == ["doc0", 0, 4]
+    with pytest.raises(DatasetError, match="unique_ids"):
+        D.dedup_dataset(paths, tmp_path / "out2", id_column="id", unique_ids=True)
+    assert not (tmp_path / "out2").exists()
+
+
 def test_no_id_column_numbers_rows_across_partitions(tmp_path, client):
     """Without an id column the duplicates table's ids are row numbers across all partitions, as
     ``dedup_table`` numbers them (not each partition's own)."""
