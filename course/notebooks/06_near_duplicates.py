@@ -585,7 +585,8 @@ for name, hz in {
 # `simhash_lab.dedup_texts(texts, jaccard=0.8, candidates="index")` does it in one call, in five steps:
 #
 # 1. **Fingerprint** with the features the threshold is about: word 3-shingles, binary weights
-#    (documents without a single feature are set apart, never grouped with each other).
+#    (documents without a single feature are set apart, never compared: only identical ones are
+#    grouped, as exact copies).
 # 2. **Calibrate k**: on a sample of the corpus, find the real pairs with Jaccard $\ge 0.8$, measure their
 #    Hamming distances, and take the smallest k that finds 99 % of them (`recall=0.99`).
 # 3. **Candidates**: every pair within k bits, from the index (`candidates="index"`). Without that
@@ -620,7 +621,8 @@ verified = res.verified_pairs()  # the verified pairs, exact copies included (th
 print("candidates within k:", compare.pair_scores(res.pairs, lic_truth))
 print("verified:           ", compare.pair_scores(verified, lic_truth))
 n_copies = res.exact  # rows dropped as exact copies of an earlier row
-featureless = len(res.featureless_ids)  # files without a single shingle: never sampled, never compared
+# files without a single shingle (never sampled, never compared), those that are exact copies counted above
+featureless = len(res.featureless_ids) - res.featureless_copies
 print(
     _(f"the calibration's sample: {res.calibration.sample} of the {len(lic_texts)} files; the others: ")
     + _(f"{n_copies} exact copies of earlier files, {featureless} without a single shingle")
