@@ -90,6 +90,14 @@ def test_a_chinese_text_with_an_english_word_and_its_copy_stay_a_pair():
     assert res.keep.tolist() == [True, False] and res.by_chars == 2
     sa, sb = truth.truth_set(a), truth.truth_set(b)
     assert res.duplicates.similarity[0] == pytest.approx(len(sa & sb) / len(sa | sb), abs=0)
+    # the case: one English word with more letters than the text has Han characters (the
+    # 50 % rule shingled both by words: two words, one shingle of both, which the edit changed: 0)
+    zh = "自然语言处理是计算机科学领域与人工智能领域中的一个重要方向"
+    c, d = zh + " Supercalifragilisticexpialidocious", zh[:-1] + "域 Supercalifragilisticexpialidocious"
+    res = dedup_texts([c, d])
+    sc, sd = truth.truth_set(c), truth.truth_set(d)
+    assert res.keep.tolist() == [True, False] and res.by_chars == 2
+    assert res.duplicates.similarity[0] == len(sc & sd) / len(sc | sd) == 27 / 29
     # Latin words in a Japanese text: the same
     j = "これはテストの文章です。東京でPythonとNumPyを使ってデータを分析しました。結果はとても良かったです"
     assert not dedup_texts([j, j.replace("Python", "Rust")]).keep[1]
