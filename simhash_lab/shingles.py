@@ -375,15 +375,16 @@ def _gram_hashes(c: np.ndarray, run: np.ndarray, n: int, runs: int) -> tuple[np.
         out_r.append(run[: m - n + 1][ok])
         out_h.append(g[ok])
     short = np.flatnonzero((counts > 0) & (counts < n))
-    if short.size:  # one shingle of all its characters (the rule of the tokenizers)
+    if short.size:  # one shingle of all its characters (the rule of the tokenizers), all at once
         starts = np.zeros(runs + 1, np.int64)
         np.cumsum(counts, out=starts[1:])
-        for d in short.tolist():
-            z = np.zeros(1, np.uint64)
-            for j, x in enumerate(c[starts[d] : starts[d + 1]].tolist()):
-                z = _mix(z ^ (np.array([x], np.uint64) + _SALT[j]))
-            out_r.append(np.array([d], np.int64))
-            out_h.append(z)
+        first, size = starts[short], counts[short]
+        z = np.zeros(short.size, np.uint64)
+        for j in range(n - 1):  # the j-th character of the runs that have one, as the grams fold them
+            on = size > j
+            z[on] = _mix(z[on] ^ (c[first[on] + j] + _SALT[j]))
+        out_r.append(short.astype(np.int64))
+        out_h.append(z)
     if not out_r:
         return np.empty(0, np.int64), np.empty(0, np.uint64)
     return np.concatenate(out_r), np.concatenate(out_h)
