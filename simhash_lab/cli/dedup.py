@@ -602,7 +602,8 @@ def add_dedup_parser(subparsers) -> argparse.ArgumentParser:
         "--duplicates",
         metavar="FILE",
         help="write the duplicates table there (.csv, .jsonl or .parquet): dropped_id, kept_id, distance, "
-        "similarity, dropped_row, kept_row",
+        "similarity, dropped_row, kept_row (with --unit paragraph or line also dropped_unit, kept_unit, "
+        "dropped_start, dropped_end: each unit's place)",
     )
     g = p.add_argument_group("text files")
     g.add_argument("--hidden", action="store_true", help="also read hidden files and folders inside folders")
