@@ -32,26 +32,12 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_dedup as B  # noqa: E402
-from _corpus import documents, python_doc_paragraphs  # noqa: E402
+from _corpus import documents, varied_documents  # noqa: E402
 
 from simhash_lab.dedup import dedup_texts  # noqa: E402
 from simhash_lab.kernels import verify as V  # noqa: E402
 from simhash_lab.settings import DedupSettings  # noqa: E402
 from simhash_lab.shingles import Featurizer  # noqa: E402
-
-
-def mixed_lengths(n: int, seed: int = 0) -> list[str]:
-    """``n`` documents of 30 to 300 words (seeded, uniform), cut from the consecutive words of
-    Python's documentation's paragraphs (cycled)."""
-    words = " ".join(python_doc_paragraphs()).split()
-    rng = np.random.default_rng(seed)
-    out, at = [], 0
-    for m in rng.integers(30, 301, size=n).tolist():
-        if at + m > len(words):
-            at = (at + m) % 997  # the next cycle starts elsewhere: shifted cuts, not the same rows
-        out.append(" ".join(words[at : at + m]))
-        at += m
-    return out
 
 
 def main() -> None:
@@ -65,7 +51,7 @@ def main() -> None:
     if a.corpus == "pydoc":
         texts = documents(a.rows, 100)
     elif a.corpus == "pydoc-mixed":
-        texts = mixed_lengths(a.rows)
+        texts = varied_documents(a.rows, 30, 300)
     else:
         if not os.path.exists(a.data):
             os.makedirs(os.path.dirname(a.data), exist_ok=True)
