@@ -565,7 +565,8 @@ def main() -> None:
                     help="part 3: another tree's Python, run alternately with this one")  # fmt: skip
     ap.add_argument("--corpus", default="generated", choices=["generated", "pydoc"],
                     help="part 3: generated rows (random words, 10 %% edited copies) or real prose (Python's "
-                    "documentation cut into rows of 60-140 words that share runs of words)")  # fmt: skip
+                    "documentation cut into rows of 60-140 words that share runs of words; its 54k words "
+                    "cycled, so heavy overlap past ~10k rows)")  # fmt: skip
     ap.add_argument("--truth-sample", type=int, default=2000, help="part 3: rows whose true pairs are found")
     ap.add_argument("--subset-only", action="store_true",
                     help="part 3: only ours against datasketch on the subset (no child runs)")  # fmt: skip
