@@ -1,5 +1,6 @@
 """Where a dedup run's peak memory is: the resident set sampled every 20 ms while
-``dedup_table`` runs, each sample put to the step running then (the steps' clock), one thread.
+``dedup_table`` runs, each sample put to the step running then (the steps' clock), on the
+machine's threads (``NUMBA_NUM_THREADS`` to change them).
 
     .venv/bin/python benchmarks/profile_dedup_memory.py /tmp/simhash-lab-bench/docs-1000000.jsonl
 
@@ -31,7 +32,6 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("data")
     a = ap.parse_args()
-    os.environ["NUMBA_NUM_THREADS"] = "1"
     from simhash_lab.dedup import dedup_table
     from simhash_lab.dedup import run as R
 
