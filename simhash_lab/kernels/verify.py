@@ -304,8 +304,10 @@ def size_passes(na: np.ndarray, nb: np.ndarray, threshold: float) -> np.ndarray:
     element and a relative 1e-9), so a pair it drops the kernel would drop too, and a pair at the
     threshold always passes. Two empty sets pass at a threshold of 0 only.
 
-    >>> size_passes(np.array([10, 10, 7, 0]), np.array([12, 13, 10, 0]), 0.8).tolist()
-    [True, False, False, False]
+    >>> size_passes(np.array([10, 10, 10, 7, 0]), np.array([12, 13, 14, 10, 0]), 0.8).tolist()
+    [True, True, False, False, False]
+
+    (10 of 13: 0.77, kept by the slack of one element; the merge then finds it below 0.8.)
     """
     na = np.asarray(na, np.int64)
     nb = np.asarray(nb, np.int64)
