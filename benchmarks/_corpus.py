@@ -29,3 +29,22 @@ def documents(n: int, words_per_doc: int = 200) -> list[str]:
             docs.append(" ".join(cur[:words_per_doc]))
             cur = cur[words_per_doc:]
     return docs
+
+
+def varied_documents(n: int, lo: int = 60, hi: int = 140, seed: int = 0) -> list[str]:
+    """``n`` documents of ``lo`` to ``hi`` words (seeded, uniform), cut from the consecutive words
+    of the paragraphs (cycled, each cycle starting a little further on): real prose whose rows
+    share runs of words, and whose sizes differ, as real rows' do. The paragraphs hold 54k words:
+    past a few thousand rows every run of words is in many rows (100k rows of 30-300 words: 65
+    candidate pairs a row), far more overlap than real data (issue 48's 1M rows: 4.6 a row)."""
+    import numpy as np
+
+    words = " ".join(python_doc_paragraphs()).split()
+    rng = np.random.default_rng(seed)
+    out, at = [], 0
+    for m in rng.integers(lo, hi + 1, size=n).tolist():
+        if at + m > len(words):
+            at = (at + m) % 997  # the next cycle starts elsewhere: shifted cuts, not the same rows
+        out.append(" ".join(words[at : at + m]))
+        at += m
+    return out

@@ -383,13 +383,20 @@ def _sample_scores(pairs: np.ndarray, rows: np.ndarray, truth: set, n: int) -> t
 
 def part_rows(
     n: int, subset: int, truth_sample: int, repeats: int, data_dir: str, candidates: str = "bands",
-    children: bool = True, out_dir: str | None = None, against: str | None = None,
+    children: bool = True, out_dir: str | None = None, against: str | None = None, corpus: str = "generated",
 ) -> None:  # fmt: skip
-    data = os.path.join(data_dir, f"docs-{n}.jsonl")
+    data = os.path.join(data_dir, f"docs-{n}.jsonl" if corpus == "generated" else f"docs-{corpus}-{n}.jsonl")
     os.makedirs(os.path.dirname(data), exist_ok=True)
     if not os.path.exists(data):
         t0 = time.perf_counter()
-        make_million(data, n)
+        if corpus == "generated":
+            make_million(data, n)
+        else:  # real prose, rows of 60 to 140 words sharing runs of words (_corpus.varied_documents)
+            from _corpus import varied_documents
+
+            with open(data, "w", encoding="utf-8") as f:
+                for i, t in enumerate(varied_documents(n)):
+                    f.write(json.dumps({"id": f"doc{i}", "text": t}) + "\n")
         print(f"generated {data} ({os.path.getsize(data) / 1e6:.0f} MB) in {time.perf_counter() - t0:.0f} s")
     if against:
         part_rows_against(data, n, repeats, out_dir or os.path.dirname(data), against)
@@ -556,6 +563,10 @@ def main() -> None:
                     "(default: beside the data)")  # fmt: skip
     ap.add_argument("--against", metavar="PYTHON",
                     help="part 3: another tree's Python, run alternately with this one")  # fmt: skip
+    ap.add_argument("--corpus", default="generated", choices=["generated", "pydoc"],
+                    help="part 3: generated rows (random words, 10 %% edited copies) or real prose (Python's "
+                    "documentation cut into rows of 60-140 words that share runs of words; its 54k words "
+                    "cycled, so heavy overlap past ~10k rows)")  # fmt: skip
     ap.add_argument("--truth-sample", type=int, default=2000, help="part 3: rows whose true pairs are found")
     ap.add_argument("--subset-only", action="store_true",
                     help="part 3: only ours against datasketch on the subset (no child runs)")  # fmt: skip
@@ -564,7 +575,7 @@ def main() -> None:
     if args.rows:
         part_rows(
             args.rows, args.subset, args.truth_sample, args.repeats, args.data_dir, args.candidates,
-            children=not args.subset_only, out_dir=args.out_dir, against=args.against,
+            children=not args.subset_only, out_dir=args.out_dir, against=args.against, corpus=args.corpus,
         )  # fmt: skip
         return
     if args.part in ("labelled", "both"):

@@ -246,7 +246,7 @@ class LocalExecutor:
         beside = None
         k = run.settings.k
         if k is None:
-            if rows.keys is not None and rows.sets is not None and thread_count() > 1 and not clock.bars.on:
+            if rows.keys is not None and thread_count() > 1 and not clock.bars.on:
                 beside = ThreadPoolExecutor(1, "simhash-lab-calibrate")
                 cal = beside.submit(calibration_beside)
             else:
@@ -271,8 +271,9 @@ class LocalExecutor:
         state.k = k
 
     def verify(self, state: State) -> None:
-        """Each candidate pair's exact Jaccard similarity, of the sets kept by the first read (or
-        read again).
+        """Each candidate pair's exact Jaccard similarity from ``Verify.floor`` (below it
+        ``Verify.BELOW``): the pairs whose set sizes cannot reach it left out first, then the sets
+        of the rows the others need, kept by the first read or made again (those rows alone).
 
         Parameters
         ----------
@@ -281,14 +282,22 @@ class LocalExecutor:
         """
         run, rows, pairs = self.run, state.rows, state.pairs
         if run.verified and pairs.shape[0]:
-            need = distinct_rows(state.n, pairs[:, 0], pairs[:, 1])
-            with self.clock.step(VERIFY.name, int(need.size) + int(pairs.shape[0])) as bar:
-                store = gather_sets(state.source, need, run.featurizer, bar, rows.sets)
-                if bar is not None and rows.sets is not None:  # the sets were in memory
-                    bar.update(int(need.size))
-                la, lb = store.local(pairs[:, 0]), store.local(pairs[:, 1])
-                state.similarity = VERIFY.similarity(store.indptr, store.data, la, lb, bar)
-                del store
+            floor = VERIFY.floor(run)
+            state.similarity = np.full(pairs.shape[0], VERIFY.BELOW)
+            with self.clock.time(VERIFY.name):
+                ok = np.flatnonzero(VERIFY.by_size(run, rows.set_sizes, pairs[:, 0], pairs[:, 1]))
+                a, b = pairs[ok, 0], pairs[ok, 1]
+                need = distinct_rows(state.n, a, b)
+            with self.clock.step(VERIFY.name, int(need.size) + int(ok.size)) as bar:
+                if rows.sets is None:  # made again, a chunk of rows at a time
+                    state.similarity[ok] = VERIFY.streamed(run, state.source, a, b, state.n, bar)
+                else:
+                    store = gather_sets(state.source, need, run.featurizer, None, rows.sets)
+                    if bar is not None:  # the sets were in memory
+                        bar.update(int(need.size))
+                    la, lb = store.local(a), store.local(b)
+                    state.similarity[ok] = VERIFY.similarity(store.indptr, store.data, la, lb, bar, floor)
+                    del store
         else:
             state.similarity = np.full(pairs.shape[0], np.nan)
         state.verified = VERIFY.passes(run, state.similarity)

@@ -32,12 +32,13 @@ from .._unicode import UNSPACED_SCRIPTS
 from .._write import atomic_write
 from ..datasets import DatasetError, Source
 from .results import DedupResult
+from .steps import VERIFY
 
 __all__ = ["check_report_name", "render_report", "write_report"]
 
 REPORT_FORMATS = (".html", ".htm", ".md")
 EXAMPLES = 5  # clusters shown side by side, and pairs on each side of the threshold
-NEAR = 0.05  # how far from the threshold a pair is "near" it
+NEAR = VERIFY.MARGIN  # how far from the threshold a pair is "near" it (similarities exact from there)
 MEMBERS = 3  # dropped members shown per cluster
 TEXT_CHARS = 200_000  # characters of each text compared
 MAX_WORDS = 20_000  # words (or characters) of each text compared
@@ -373,9 +374,13 @@ def render_report(res: DedupResult, source: Source, fmt: str = "html") -> str:
     """
     md = fmt == "md"
     sims = res.similarity[np.isfinite(res.similarity)] if res.similarity.size else np.empty(0)
+    below = int(np.count_nonzero(sims < 0))  # Verify.BELOW: under jaccard - NEAR, not computed
+    sims = sims[sims >= 0]
     edges = np.linspace(0.0, 1.0, 21)
     sim_rows = _histogram(np.clip(sims, 0, 1), edges) if sims.size else []
     sim_rows = [r for r in sim_rows if r[1]]
+    if below and res.jaccard is not None:
+        sim_rows.insert(0, (f"below {max(res.jaccard - NEAR, 0.0):.2f} (not computed exactly)", below))
     size_rows = _size_histogram(res)
     near, examples, copies_said, copies_kept = _decisions(res, source)
     cluster_note = (

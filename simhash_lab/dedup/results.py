@@ -189,7 +189,10 @@ class DedupResult:
         ``k``, or of the MinHash bands (``settings["candidates"]`` says which), before verification:
         pairs of exact-group representatives (:meth:`verified_pairs` gives every near-duplicate pair).
     similarity : ndarray, shape (m,), float64
-        Their Jaccard similarity (NaN without a threshold).
+        Their exact Jaccard similarity when it is at least ``jaccard - 0.05`` (every verified
+        pair, and the rejected ones nearest the threshold); -1.0 for a pair below that (rejected,
+        found by its sets' sizes or a merge stopped early, its exact value not computed); NaN
+        without a threshold.
     k, bits : int
     jaccard : float or None
         The threshold (None: Hamming-only).

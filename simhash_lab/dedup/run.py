@@ -39,9 +39,12 @@ STEPS = (
     "cluster", "write",
 )  # fmt: skip
 
-#: bytes of shingle sets kept from the first read (else read again where a step needs them);
-#: past ``shingles.ChunkSets.MEMORY`` they are kept in a temporary file, not in memory
-SETS_BUDGET = 1 << 30
+#: bytes of shingle sets kept from the first read (else made again where a step needs them, for
+#: the rows it needs: ``Verify.streamed``); past ``shingles.ChunkSets.MEMORY`` they are kept in a
+#: temporary file, not in memory. 0 (issue 48): one process keeps none, so its peak memory is the
+#: band keys and a chunk's sets, not every row's (1M rows: 650 MB of sets, spilled and read back);
+#: the Dask executor gives its tasks a budget of its own (``distributed.executor.SETS_BUDGET``)
+SETS_BUDGET = 0
 
 
 @dataclass(frozen=True)
@@ -135,6 +138,9 @@ class Chunk:
         The normalised texts' 128-bit digests (with ``exact``).
     keys : ndarray, shape (bands, m), uint64, or None
         The rows' MinHash band keys (with bands).
+    sizes : ndarray, shape (m,), int32, or None
+        Each row's number of distinct shingles (the verification's size filter; None for a
+        hasher of one's own).
     """
 
     fps: np.ndarray
@@ -144,6 +150,7 @@ class Chunk:
     featureless: np.ndarray
     digests: np.ndarray | None = None
     keys: np.ndarray | None = None
+    sizes: np.ndarray | None = None
 
 
 class Rows:
@@ -174,6 +181,9 @@ class Rows:
         Every row's shingle set, while within the run's budget (else None: read again).
     keys : BandKeys or None
         Every row's band keys.
+    set_sizes : ndarray, int32, or None
+        After :meth:`finish`: each row's number of distinct shingles (None when a chunk's sets
+        were not made: a hasher of one's own).
     ids : list or None
     sizes : list of int
         Rows of each file read (Dask: a task reads several).
@@ -202,6 +212,7 @@ class Rows:
         self._digests: list[np.ndarray] = []
         self._lengths: list[np.ndarray] = []
         self._priorities: list[np.ndarray] = []
+        self._sizes: list[np.ndarray | None] = []
 
     def add(
         self,
@@ -233,6 +244,7 @@ class Rows:
         if chunk.digests is not None:
             self._digests.append(chunk.digests)
         self._fps.append(chunk.fps)
+        self._sizes.append(chunk.sizes)
         self._featureless.append(chunk.featureless)
         self.chars += int(np.count_nonzero(chunk.chars))
         if self.ids is not None:
@@ -251,6 +263,7 @@ class Rows:
             getattr(self, name, None) for name in ("fps", "featureless", "digests", "lengths", "priorities")
         ]
         arrays += self._fps + self._featureless + self._digests + self._lengths + self._priorities
+        arrays += [getattr(self, "set_sizes", None)] + [a for a in self._sizes if a is not None]
         size = object.__sizeof__(self) + sum(a.nbytes for a in arrays if a is not None)
         if self.sets is not None:
             size += sum(p.nbytes + (d.nbytes if d is not None else 0) for p, d, _ in self.sets.chunks)
@@ -273,7 +286,10 @@ class Rows:
         self.digests = cat(self._digests, np.uint64, (0, 2)) if self.run.settings.exact else None
         self.lengths = cat(self._lengths, np.int64) if self.run.settings.keep == "longest" else None
         self.priorities = cat(self._priorities, np.float64) if self._priorities else None
+        known = all(a is not None for a in self._sizes)
+        self.set_sizes = cat(self._sizes, np.int32) if known else None
         self._fps = self._featureless = self._digests = self._lengths = self._priorities = []
+        self._sizes = []
         self.units = None
         if self.run.settings.unit != "document":
             cols = list(zip(*self._units)) if self._units else [[]] * 5

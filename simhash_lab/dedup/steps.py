@@ -59,7 +59,7 @@ from ..index import SimhashIndex
 from ..kernels import verify as V
 from ..kernels.dedup_steps import first_of_runs, str_digests
 from ..kernels.strings import str_views
-from ..shingles import Shingler, recommended_hasher
+from ..shingles import CHUNK_ROWS, Shingler, recommended_hasher
 from .results import DuplicateIdsWarning, Duplicates
 from .run import Chunk, Clock, Run
 from .units import UnitsSource, cut_text, documents, pieces
@@ -413,7 +413,8 @@ def first_read(run: Run, texts: list, start: int, where: str, clock: Clock) -> C
     if run.bands:  # the keys' share of the candidates step, made here
         with clock.time(CANDIDATES.name):
             keys = CANDIDATES.keys(run, norm, ind, dat, start, where)
-    return Chunk(fps, chars, ind, dat, empty, dig, keys)
+    sizes = np.diff(ind).astype(np.int32) if ind is not None else None  # verify's size filter
+    return Chunk(fps, chars, ind, dat, empty, dig, keys, sizes)
 
 
 # -- calibrate ---------------------------------------------------------------------------------
@@ -589,23 +590,105 @@ class Verify(Step):
     """verify: each candidate pair's exact Jaccard similarity, of the same shingle sets the
     fingerprints were made from (sorted 64-bit hashes merged, :mod:`simhash_lab.kernels.verify`);
     a pair passes at ``jaccard`` or above. Unverified (the raw Hamming mode, by name): every
-    candidate passes."""
+    candidate passes.
+
+    A pair's similarity is computed exactly from :meth:`floor` (``jaccard - MARGIN``: every pair
+    that passes, and the rejected pairs the report shows nearest the threshold); a pair that
+    cannot reach it gets :data:`BELOW` (-1.0), found sooner: by the sizes of its sets alone
+    (``min / max < floor``, :meth:`by_size`, before any set is made again) or by a merge stopped
+    once it cannot reach it. The decisions are the same as with every merge run to the end."""
 
     name = "verify"
 
     #: pairs a Jaccard call (the bar moves between them)
     BLOCK = 1 << 20
 
+    #: how far below ``jaccard`` similarities are still exact (the report's "kept apart" pairs)
+    MARGIN = 0.05
+
+    #: the similarity of a pair below :meth:`floor` (its exact value not computed)
+    BELOW = -1.0
+
+    def floor(self, run: Run) -> float:
+        """The similarity from which a pair's value is exact: ``jaccard - MARGIN`` (at least 0)."""
+        return max(float(run.settings.jaccard) - self.MARGIN, 0.0)
+
+    def by_size(self, run: Run, sizes: np.ndarray | None, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Which pairs of rows ``a[p]``, ``b[p]`` can reach :meth:`floor` by the sizes of their
+        sets (``sizes``, indexed by row; None: unknown, every pair can), bool
+        (:func:`~simhash_lab.kernels.verify.size_passes`)."""
+        if sizes is None:
+            return np.ones(a.shape[0], np.bool_)
+        return V.size_passes(sizes[a], sizes[b], self.floor(run))
+
     def similarity(
-        self, indptr: np.ndarray, data: np.ndarray, a: np.ndarray, b: np.ndarray, bar: Any = None
+        self,
+        indptr: np.ndarray,
+        data: np.ndarray,
+        a: np.ndarray,
+        b: np.ndarray,
+        bar: Any = None,
+        at_least: float = 0.0,
     ) -> np.ndarray:
-        """The similarity of the CSR rows ``a[p]`` and ``b[p]`` of each pair, in blocks."""
+        """The similarity of the CSR rows ``a[p]`` and ``b[p]`` of each pair, in blocks; below
+        ``at_least`` (:meth:`floor`), :data:`BELOW`."""
         sim = np.empty(a.shape[0], np.float64)
         for lo in range(0, a.shape[0], self.BLOCK):
             hi = min(lo + self.BLOCK, a.shape[0])
-            sim[lo:hi] = Shingler.jaccard(indptr, data, a[lo:hi], b[lo:hi])
+            sim[lo:hi] = Shingler.jaccard(indptr, data, a[lo:hi], b[lo:hi], at_least or None)
             if bar is not None:
                 bar.update(hi - lo)
+        return sim
+
+    def streamed(
+        self, run: Run, source: Source, a: np.ndarray, b: np.ndarray, n: int, bar: Any = None
+    ) -> np.ndarray:
+        """The similarity (:meth:`similarity` from :meth:`floor`) of the pairs ``a[p] < b[p]``
+        (rows below ``n``), their sets made again from ``source``, one chunk of the rows they need
+        at a time (:meth:`Source.select`, in row order): a pair is verified as soon as the chunk of
+        its second row is made, and a row's set is held only until the chunk of its last partner
+        is, so the sets in memory at once are those of the rows still waiting for a partner plus
+        one chunk's, never every set (the first read keeps none). ``bar`` counts the rows made
+        and the pairs verified."""
+        floor = self.floor(run)
+        m = a.shape[0]
+        sim = np.empty(m, np.float64)
+        if not m:
+            return sim
+        last = np.full(n, -1, np.int64)  # each row's last partner (itself when none comes later)
+        np.maximum.at(last, a, b)
+        need = distinct_rows(n, a, b)
+        last[need] = np.maximum(last[need], need)
+        by_b = np.argsort(b, kind="stable")  # pairs in the order their second rows come
+        b_sorted = b[by_b]
+        ptr = np.zeros(2 * n, np.int64)  # row r's set: data[ptr[2r]:ptr[2r + 1]] (CSR row 2r)
+        data = np.empty(0, np.uint64)
+        held = np.empty(0, np.int64)  # the rows whose sets are in data
+        fill = done = 0
+        for rows, texts in source.select(need, CHUNK_ROWS):
+            ind, dat = run.featurizer.sets(texts)
+            if fill + dat.shape[0] > data.shape[0]:  # full: the rows still waiting kept, compacted
+                held = held[last[held] >= rows[0]]
+                lens = ptr[2 * held + 1] - ptr[2 * held]
+                to = np.zeros(held.size + 1, np.int64)
+                np.cumsum(lens, out=to[1:])
+                fresh = np.empty(max(2 * (int(to[-1]) + dat.shape[0]), 1 << 16), np.uint64)
+                V.copy_runs(data, ptr[2 * held], to, fresh)
+                ptr[2 * held], ptr[2 * held + 1] = to[:-1], to[1:]
+                data, fill = fresh, int(to[-1])
+            data[fill : fill + dat.shape[0]] = dat
+            ptr[2 * rows], ptr[2 * rows + 1] = fill + ind[:-1], fill + ind[1:]
+            fill += dat.shape[0]
+            held = np.concatenate([held, rows])
+            upto = int(np.searchsorted(b_sorted, rows[-1], side="right"))
+            if upto > done:
+                at = by_b[done:upto]
+                sim[at] = self.similarity(ptr, data, 2 * a[at], 2 * b[at], None, floor)
+                if bar is not None:
+                    bar.update(upto - done)
+                done = upto
+            if bar is not None:
+                bar.update(rows.shape[0])
         return sim
 
     def passes(self, run: Run, sim: np.ndarray) -> np.ndarray:

@@ -52,7 +52,6 @@ from .._validate import check_int, check_k, default_memory_budget
 from ..calibration import Draw
 from ..candidates import offsets as offsets_of
 from ..datasets import DatasetError, Source, open_dataset
-from ..dedup import run as dedup_run
 from ..dedup.results import Duplicates, write_duplicates
 from ..dedup.run import Clock, Rows, Run
 from ..dedup.steps import (
@@ -92,6 +91,9 @@ __all__ = ["DatasetRun", "dedup_dataset"]
 
 #: the shuffle's steps: a folder each in the run's scratch folder
 SHUFFLES = ("exact", "copies", "map", "left", "right", "verified", "places", "ids")
+#: bytes of shingle sets all tasks' first reads may keep (one process's budget, shared among
+#: them): a task verifies its pairs from them, else makes the sets of the rows it needs again
+SETS_BUDGET = 1 << 30
 #: a partition's calibration rows (sampled, or within ``k_max`` of a sampled one) whose shingle
 #: sets its scan task hands to the calibration; more (clustered fingerprints): read again there
 CAL_SETS_ROWS = 200_000
@@ -676,6 +678,7 @@ def verify_right(
         return 0
     second = np.unique(np.concatenate([x["pairs"][:, 1] for x in parts]))
     ind_b, dat_b, len_b, ids = rows_sets(run, q, rows, second - offset, offset, int(docs_at[q]))
+    floor = VERIFY.floor(run) if run.verified else 0.0  # below it only "below" (the same decisions)
     out: dict = {key: [] for key in ("i", "j", "d", "s", "li", "lj")}
     id_i, id_j = [], []
     for x in parts:
@@ -683,7 +686,7 @@ def verify_right(
         ptr = np.concatenate([x["indptr"], ind_b[1:] + x["indptr"][-1]])
         data = np.concatenate([x["data"], dat_b])
         lb = np.searchsorted(second, x["pairs"][:, 1])
-        sim = VERIFY.similarity(ptr, data, x["which"], lb + x["indptr"].size - 1)
+        sim = VERIFY.similarity(ptr, data, x["which"], lb + x["indptr"].size - 1, at_least=floor)
         ok = VERIFY.passes(run, sim)
         d = hamming(x["fps"][x["which"][ok]], rows.fps[x["pairs"][ok, 1] - offset])
         out["i"].append(x["pairs"][ok, 0])
@@ -1039,7 +1042,7 @@ def dedup_dataset(
     R = check_int("n_reducers", n_reducers or len(groups), 1, 1 << 20)
     run = DatasetRun(
         st,
-        sets_budget=dedup_run.SETS_BUDGET // max(len(groups), 1),  # all tasks' sets: one process's budget
+        sets_budget=SETS_BUDGET // max(len(groups), 1),  # all tasks' sets: one process's budget
         fs=fs,
         files=tuple(files),
         tasks=tuple(tuple(g) for g in groups),

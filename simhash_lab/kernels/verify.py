@@ -262,13 +262,20 @@ def jaccard_rows_at_least(indptr, data, i, j, threshold):
     ``J = c / (a + b - c) >= t`` holds when the elements found in one run only (``a + b - 2c``)
     are at most ``(a + b)(1 - t) / (1 + t)``; the merge stops as soon as more have been seen. The
     bound is loosened by one element and a relative 1e-9, so a pair at the threshold is always
-    merged to the end and gets its similarity ``c / (a + b - c)``."""
+    merged to the end and gets its similarity ``c / (a + b - c)``.
+
+    The size filter comes first, from the same bound: at least ``|a - b|`` elements are in one
+    run only, and ``|a - b| > (a + b)(1 - t) / (1 + t)`` is exactly ``min(a, b) / max(a, b) < t``
+    (``J <= min / max``), so such a pair is not merged at all (:func:`size_passes` is the same
+    test on arrays, before the sets are made)."""
     a0, a1, b0, b1 = indptr[i], indptr[i + 1], indptr[j], indptr[j + 1]
     na = a1 - a0
     nb = b1 - b0
     if na + nb == 0:
         return 0.0 if threshold <= 0.0 else -1.0
     allowed = (na + nb) * (1.0 - threshold) / (1.0 + threshold) * (1.0 + 1e-9) + 1.0
+    if abs(na - nb) > allowed:
+        return -1.0
     c = 0
     miss = 0
     while a0 < a1 and b0 < b1:
@@ -289,6 +296,27 @@ def jaccard_rows_at_least(indptr, data, i, j, threshold):
     union = na + nb - c
     sim = c / union
     return sim if sim >= threshold else -1.0
+
+
+def size_passes(na: np.ndarray, nb: np.ndarray, threshold: float) -> np.ndarray:
+    """Which pairs of sets of sizes ``na``, ``nb`` can reach Jaccard ``threshold`` by their sizes
+    alone (bool): ``min / max >= t``, loosened as :func:`jaccard_rows_at_least` loosens it (one
+    element and a relative 1e-9), so a pair it drops the kernel would drop too, and a pair at the
+    threshold always passes. Two empty sets pass at a threshold of 0 only.
+
+    >>> size_passes(np.array([10, 10, 10, 7, 0]), np.array([12, 13, 14, 10, 0]), 0.8).tolist()
+    [True, True, False, False, False]
+
+    (10 of 13: 0.77, kept by the slack of one element; the merge then finds it below 0.8.)
+    """
+    na = np.asarray(na, np.int64)
+    nb = np.asarray(nb, np.int64)
+    s = (na + nb).astype(np.float64)
+    allowed = s * (1.0 - threshold) / (1.0 + threshold) * (1.0 + 1e-9) + 1.0
+    ok = np.abs(na - nb) <= allowed
+    if threshold > 0.0:
+        ok &= s > 0
+    return ok
 
 
 @kernel

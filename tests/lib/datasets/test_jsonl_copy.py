@@ -158,3 +158,25 @@ def test_the_copy_to_a_file_that_holds_bytes_adds_to_them(tmp_path, halves, mode
         out.seek(0, os.SEEK_END)
         assert src._copy_kept(out, keep, src._spans, None) == int(keep.sum())
     assert path.read_bytes() == b"held\n" + b"".join(r for r, k in zip(rows, keep) if k)
+
+
+@pytest.mark.parametrize("last_newline", [True, False])
+def test_rows_selected_by_their_places_are_the_scans(tmp_path, last_newline):
+    """Issue 48: after a whole first read, select reads only the wanted lines where they lie (the
+    verification's rows, made again): the same texts as the scan of the file, CRLF line ends, blank
+    lines and a last line without a newline included; a file changed since is refused."""
+    path = tmp_path / "d.jsonl"
+    _file(path, 300, last_newline)
+    want = np.array([0, 1, 8, 9, 10, 13, 14, 150, 298, 299])
+    scanned = [t for _, ts in JsonlSource(str(path), "text", "id").select(want, 4) for t in ts]
+    src = JsonlSource(str(path), "text", "id")
+    texts = [t for ts, _, _ in src.chunks(64) for t in ts]
+    assert src._spans is not None  # the places known: select reads those lines, no scan
+    src._blocks = lambda: pytest.fail("the file scanned again")
+    got = list(src.select(want, 4))
+    assert [r.tolist() for r, _ in got] == [[0, 1, 8, 9], [10, 13, 14, 150], [298, 299]]
+    assert [t for _, ts in got for t in ts] == scanned == [texts[i] for i in want.tolist()]
+    with open(path, "ab") as f:
+        f.write(b'{"id": "x", "text": "more"}\n')
+    with pytest.raises(DatasetError, match="changed while it was being deduplicated"):
+        list(src.select(want, 4))

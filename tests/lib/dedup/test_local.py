@@ -260,3 +260,42 @@ def test_chunks_and_the_sets_budget_do_not_change_the_answer(
         assert res.k == want.k and np.array_equal(res.keep, want.keep)
         assert np.array_equal(res.similarity, want.similarity)
         assert res.duplicates.rows() == want.duplicates.rows()
+
+
+def test_only_the_rows_a_pair_needs_get_their_sets_made_again(labelled, monkeypatch):
+    """Issue 48: the first read keeps no shingle set; the verification makes again the sets of the
+    rows of the candidate pairs whose set sizes can reach ``jaccard - 0.05`` (those rows alone,
+    each once, a chunk at a time), and decides as when every set was kept."""
+    import simhash_lab.dedup.local as dd
+    import simhash_lab.dedup.run as run
+    from simhash_lab.datasets import TextsSource
+    from simhash_lab.dedup.local import LocalExecutor
+    from simhash_lab.dedup.steps import VERIFY
+    from simhash_lab.settings import DedupSettings
+    from simhash_lab.shingles import Featurizer
+
+    cut = [" ".join(t.split()[: len(t.split()) * 7 // 10]) for t in labelled.docs]  # J about 0.7
+    texts = labelled.docs + cut + labelled.docs
+    made: list[int] = []
+    sets = Featurizer.sets
+
+    def spy(self, chunk):
+        made.extend(chunk)
+        return sets(self, chunk)
+
+    monkeypatch.setattr(Featurizer, "sets", spy)
+    monkeypatch.setattr(dd, "CHUNK_ROWS", 16)
+    s = DedupSettings(jaccard=0.8, k=12, exact=False)  # k given: no calibration reads rows
+    state = LocalExecutor(s)(TextsSource(texts))
+    assert state.rows.sets is None
+    p = state.pairs
+    ok = VERIFY.by_size(LocalExecutor(s).run, state.rows.set_sizes, p[:, 0], p[:, 1])
+    assert 0 < ok.sum() < len(ok)  # pairs the sizes rule out, and pairs verified
+    need = np.unique(p[ok, :2])
+    assert need.size < len(texts)  # rows no pair needs: no set made
+    assert sorted(made) == sorted(texts[i] for i in need.tolist())  # those rows, each once
+    assert (state.similarity[~ok] == -1.0).all()
+    monkeypatch.setattr(run, "SETS_BUDGET", 1 << 30)
+    kept = LocalExecutor(s)(TextsSource(texts))  # every set kept by the first read
+    assert np.array_equal(kept.similarity, state.similarity)
+    assert np.array_equal(kept.keep, state.keep) and kept.duplicates.rows() == state.duplicates.rows()

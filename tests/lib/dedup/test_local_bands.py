@@ -114,9 +114,9 @@ def test_bands_never_keep_a_pair_below_the_threshold(near_threshold):
     for g in bands.groups:  # complete linkage: every two members a true pair
         for a, b in combinations(sorted(g), 2):
             assert truth[(a, b)] >= T - 1e-9, (a, b, truth[(a, b)])
-    # the verified similarities are the exact ones
+    # the similarities are the exact ones from jaccard - 0.05, -1.0 below (issue 48: not computed)
     for (i, j), s in zip(map(tuple, bands.pairs[:, :2].tolist()), bands.similarity.tolist()):
-        assert s == pytest.approx(truth[(i, j)])
+        assert s == (pytest.approx(truth[(i, j)]) if truth[(i, j)] >= T - 0.05 - 1e-9 else -1.0)
 
 
 def test_bands_keep_what_the_exact_reference_keeps_when_every_pair_is_found():

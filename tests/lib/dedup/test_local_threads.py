@@ -42,10 +42,12 @@ def _run(tmp_path, name, threads, monkeypatch, **kw):
     return res, (out / "kept.jsonl").read_bytes(), (out / "dups.csv").read_bytes()
 
 
-@pytest.mark.parametrize("where", ["held", "spilled", "dropped", "hasher"])
+@pytest.mark.parametrize("where", ["remade", "held", "spilled", "dropped", "hasher"])
 def test_two_threads_give_what_one_gives(tmp_path, monkeypatch, where):
     _corpus(tmp_path / "docs.jsonl")
     kw = {}
+    if where in ("held", "spilled"):  # the first read keeps the sets (by default it keeps none)
+        monkeypatch.setattr(R, "SETS_BUDGET", 1 << 30)
     if where == "spilled":
         monkeypatch.setattr(ChunkSets, "MEMORY", 3000)
     if where == "dropped":  # past the budget: the sets needed are read again
@@ -64,7 +66,7 @@ def test_two_threads_give_what_one_gives(tmp_path, monkeypatch, where):
     for name in ("read", "normalise", "exact groups", "fingerprint"):
         assert two.timings[name] >= 0
     assert list(two.timings) == list(one.timings)  # the steps' order, whatever thread began them
-    a, b = one.calibration, two.calibration  # on two threads (sets at hand) it ran beside
+    a, b = one.calibration, two.calibration  # on two threads it ran beside
     assert (a.k, a.method, a.sample, a.pairs) == (b.k, b.method, b.sample, b.pairs)
     assert np.array_equal(a.distances, b.distances) and np.array_equal(a.recall_by_k, b.recall_by_k)
     assert sys.getswitchinterval() == pytest.approx(0.005)  # the threads' shorter one given back
@@ -86,6 +88,7 @@ def test_a_failed_spill_write_is_raised(tmp_path, monkeypatch):
         raise MemoryError("no room for the sets")
 
     monkeypatch.setattr(ChunkSets, "add", fail)
+    monkeypatch.setattr(R, "SETS_BUDGET", 1 << 30)  # the first read keeps the sets
     with pytest.raises(MemoryError, match="no room"):
         _run(tmp_path, "out", 2, monkeypatch)
     names = ("simhash-lab-rows", "simhash-lab-read", "simhash-lab-calibrate")

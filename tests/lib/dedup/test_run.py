@@ -109,11 +109,11 @@ def test_rows_tell_their_size():
     from simhash_lab.dedup.steps import first_read
     from simhash_lab.settings import DedupSettings
 
-    run = Run(DedupSettings())
+    run = Run(DedupSettings(), sets_budget=1 << 30)  # a Dask task's: its sets kept
     rows = Rows(run)
     texts = _texts(300)
     rows.add(first_read(run, texts, 0, "t", Clock()), texts, list(range(len(texts))), None)
     rows.finish()
-    held = rows.fps.nbytes + rows.featureless.nbytes + rows.digests.nbytes
+    held = rows.fps.nbytes + rows.featureless.nbytes + rows.digests.nbytes + rows.set_sizes.nbytes
     held += sum(p.nbytes + d.nbytes for p, d, _ in rows.sets.chunks) + sum(k.nbytes for k in rows.keys.parts)
     assert sys.getsizeof(rows) >= held > 100_000

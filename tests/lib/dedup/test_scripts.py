@@ -109,9 +109,11 @@ def test_every_similarity_is_the_truths_and_every_true_pair_is_found():
     want = truth.true_pairs(sets)
     assert len(want) > 80
     res = dedup_texts(texts)
+    floor = res.jaccard - 0.05  # exact from there (the report's nearest rejected pairs); below: -1
     for (a, b, _), s in zip(res.pairs.tolist(), res.similarity.tolist()):  # every candidate pair
         u = len(sets[a] | sets[b])
-        assert s == len(sets[a] & sets[b]) / u, (texts[a], texts[b])
+        true = len(sets[a] & sets[b]) / u
+        assert s == (true if true >= floor else -1.0), (texts[a], texts[b])
     got = {(a, b) for a, b, _ in res.verified_pairs().tolist()}
     assert got <= set(want)  # precision 1
     assert len(got) / len(want) >= 0.98  # recall (bands at 0.99 of the pairs at the threshold)

@@ -787,7 +787,7 @@ def test_small_files_read_together_make_the_same_decisions(tmp_path, big, fmt, s
     rows in its own ``part-NNNNN.parquet``, and a task a run of files in the graph; the rows'
     shingle sets kept from the fingerprinting or (no memory for them) read again from the files."""
     if sets == "read again":
-        monkeypatch.setattr("simhash_lab.dedup.run.SETS_BUDGET", 0)
+        monkeypatch.setattr("simhash_lab.distributed.executor.SETS_BUDGET", 0)
     texts = big[:900] + big[:150] + big[900:1000]  # exact copies across files and tasks
     sizes = [40, 200, 10, 150, 0, 300, 5, 95, 100, 60, 90, 100]
     paths, rows, whole = _uneven(tmp_path, texts, sizes, fmt)

@@ -67,7 +67,7 @@ def test_the_calibration_is_the_single_machine_one(tmp_path, dataset, monkeypatc
     if sets == "read again by the calibration":
         monkeypatch.setattr(X, "CAL_SETS_ROWS", 0)
     elif sets == "never kept":
-        monkeypatch.setattr("simhash_lab.dedup.run.SETS_BUDGET", 0)
+        monkeypatch.setattr("simhash_lab.distributed.executor.SETS_BUDGET", 0)
     got, measure = [], X.cal_measure
     monkeypatch.setattr(X, "cal_measure", lambda *a: got.append(measure(*a)) or got[-1])
     res = D.dedup_dataset(paths, tmp_path / "out", id_column="id", scheduler="sync")

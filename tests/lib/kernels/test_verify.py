@@ -54,6 +54,35 @@ def test_jaccard_is_the_similarity_of_python_sets_or_minus_one_below_the_thresho
     assert out.tolist() == want
 
 
+def test_the_size_filter_drops_exactly_the_pairs_whose_sizes_cannot_reach_the_threshold():
+    """Issue 48: min/max < t cannot reach Jaccard t. ``size_passes`` keeps every pair whose sizes
+    can (exact rationals), and the kernel, whose merge starts with the same test, gives a set
+    inside another (J = min / max exactly) its similarity at the threshold and -1.0 below it."""
+    from fractions import Fraction
+
+    sizes = np.arange(0, 90)
+    na, nb = (x.ravel() for x in np.meshgrid(sizes, sizes))
+    for t in (0.5, 0.75, 0.8, 0.9, 0.95):
+        got = V.size_passes(na, nb, t)
+        can = [
+            (a + b == 0 and t <= 0) or (a + b > 0 and Fraction(min(a, b), max(a, b)) >= Fraction(t))
+            for a, b in zip(na.tolist(), nb.tolist())
+        ]
+        assert not (np.array(can) & ~got).any()  # no pair that can reach t is dropped
+        ft = Fraction(t)
+        for a, b in zip(na[got & ~np.array(can)].tolist(), nb[got & ~np.array(can)].tolist()):
+            assert abs(a - b) - 1 <= (a + b) * (1 - ft) / (1 + ft)  # the others kept: one element off
+        assert (~got).sum() > 0.8 * (~np.array(can)).sum()
+        nested = [set(range(1, m + 1)) for m in range(1, 90)]  # set i inside set j for i < j
+        indptr, data = csr(nested)
+        a, b = (x.astype(np.int64).ravel() for x in np.triu_indices(len(nested), 1))
+        out = np.full(a.shape[0], 9.0)
+        V.jaccard(indptr, data, a, b, t, out)
+        want = [(i + 1) / (j + 1) for i, j in zip(a.tolist(), b.tolist())]
+        assert out.tolist() == [w if w >= t else -1.0 for w in want]
+        assert any(w == t for w in want)  # pairs exactly at t are in the test
+
+
 def star_reference(order, neighbours, complete):
     """The keep/drop pass as its docstring defines it, with Python sets."""
     m = len(order)
