@@ -424,6 +424,18 @@ def cut_text(text: str, spans: list[tuple[int, int]]) -> str:
     itself (``unit=`` in :mod:`simhash_lab.dedup.units`; every format's ``write_kept`` applies
     it). When its last unit goes, the whitespace left at its end is what the text ended with.
 
+    Parameters
+    ----------
+    text : str
+        A document's text.
+    spans : list of (int, int)
+        The ``(start, end)`` character spans to remove, sorted and apart.
+
+    Returns
+    -------
+    str
+        The text without them.
+
     >>> cut_text("head\\n\\nbody\\n\\nfoot\\n", [(0, 6), (12, 17)])
     'body\\n'
     """

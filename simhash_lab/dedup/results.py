@@ -46,7 +46,13 @@ EXIT_NONE, EXIT_FOUND, EXIT_TROUBLE = 0, 1, 2
 
 
 class DuplicateIdsWarning(UserWarning):
-    """A dataset's ids name two rows or more (``unique_ids=True``, ``--unique-ids``: refused)."""
+    """A dataset's ids name two rows or more (``unique_ids=True``, ``--unique-ids``: refused).
+
+    Parameters
+    ----------
+    *args : object
+        What :class:`UserWarning` takes: the message.
+    """
 
 
 def deprecated(old: str, new: str) -> None:
@@ -90,7 +96,13 @@ class Duplicates:
     def columns(self) -> list[tuple[str, list]]:
         """The table's columns as written: ``DUPLICATE_COLUMNS``, then with units
         ``UNIT_COLUMNS`` (each dropped unit's place in its document and its span there, the kept
-        unit's place)."""
+        unit's place).
+
+        Returns
+        -------
+        list of (str, list)
+            Each column's name and its values.
+        """
         cols = [
             ("dropped_id", list(self.dropped_id)),
             ("kept_id", list(self.kept_id)),
@@ -263,8 +275,13 @@ class DedupResult:
 
     def cuts(self) -> dict[int, list[tuple[int, int]]]:
         """With units: each kept document that lost units, and the spans of its text they took
-        (``{row: [(start, end), ...]}``, sorted): what :func:`~simhash_lab.dedup.units.cut_text`
-        removes when the kept rows are written. Empty without units."""
+        (``{row: [(start, end), ...]}``, sorted): what :func:`~simhash_lab.datasets.source.cut_text`
+        removes when the kept rows are written. Empty without units.
+
+        Returns
+        -------
+        dict of int to list of (int, int)
+        """
         u = self.units
         if u is None:
             return {}
@@ -489,7 +506,17 @@ class DedupResult:
         )
 
     def units_note(self, documents: str) -> str:
-        """With units: how many of them, of how many documents (``documents``: that count said)."""
+        """With units: how many of them, of how many documents.
+
+        Parameters
+        ----------
+        documents : str
+            The documents' count, already said (``"3 documents"``).
+
+        Returns
+        -------
+        str
+        """
         n = len(self.units)
         units = (
             counted(n, _("1 paragraph"), _("{n} paragraphs"))
