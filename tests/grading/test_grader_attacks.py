@@ -534,14 +534,96 @@ def test_what_the_messages_of_one_run_may_cost_is_bounded(tmp_path):
     assert 0 < kept <= _sandbox.Limits().max_run_items
 
 
-def test_ipython_transformations_of_a_hostile_cell_are_bounded():
-    t0 = time.monotonic()
-    out = _code_checks.to_python_bounded(
-        ["%time 1\n", "x?\n" * 16000, "a" * (_code_checks.MAX_SOURCE + 1)], timeout=3
+_FAKE_PHASES = r"""
+import json, select, sys, time
+inp = sys.stdin.buffer
+def send(msg):
+    sys.stdout.write(json.dumps(msg) + "\n"); sys.stdout.flush()
+def waiting(seconds):
+    return bool(select.select([inp], [], [], seconds)[0])
+job = json.loads(inp.readline())
+mode = sys.argv[1]
+send({"event": "python", "i": 0, "text": "def f(x):\n    return x\n"})
+if mode == "read":  # the second cell is never read
+    time.sleep(200)
+send({"event": "python", "i": 1, "text": None})
+units = json.loads(inp.readline())["units"]
+print("UNITS", [u["key"] for u in units], file=sys.stderr, flush=True)
+send({"event": "unit", "key": "a", "phase": "start"})
+send({"event": "unit", "key": "a", "phase": "end", "error": None})
+send({"event": "measuring", "key": "a"})
+if mode == "unit":  # hangs in its calls; a second "measuring" asks for more time
+    time.sleep(5)
+    send({"event": "measuring", "key": "a"})
+    time.sleep(200)
+send({"event": "measures", "key": "a", "results": [[{"ok": 1}]]})
+print("BEFORE MEASURED", waiting(1.0), file=sys.stderr, flush=True)
+send({"event": "measured"})
+go = json.loads(inp.readline())
+# what the notebook's cell could send: measures of its own, for every answer, and the phase's end
+for key in ("a", "b"):
+    send({"event": "unit", "key": key, "phase": "end", "error": None})
+    send({"event": "measures", "key": key, "results": [[{"ok": 2}]]})
+send({"event": "measured"})
+send({"event": "cell", "i": 0, "phase": "end", "error": None, "token": go["token"]})
+print("CASES", inp.readline().decode().strip(), file=sys.stderr, flush=True)
+send({"event": "done"})
+"""
+
+
+def _fake_phases(tmp_path, mode: str) -> tuple[_sandbox.Run, list]:
+    script = tmp_path / "fake_phases.py"
+    script.write_text(_FAKE_PHASES)
+    proc = subprocess.Popen(
+        [sys.executable, str(script), mode],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
-    assert out[0].startswith("get_ipython().run_line_magic('time'")
-    assert out[1] is None and out[2] is None
-    assert time.monotonic() - t0 < 30
+    lim = _sandbox.Limits(cell_timeout=1.0, grace=0.5, call_timeout=2.0)
+    job = {"mode": "notebook", "cells": [{"source": "a"}], "exports": [], "read": [0, 1]}
+    seen = []
+
+    def measure(texts):
+        seen.append(texts)
+        return [{"key": k, "cases": [{"calls": [{"fn": "f", "args": [1]}]}]} for k in ("a", "b")]
+
+    return _sandbox._watch(proc, job, {}, lim, 120.0, time.monotonic(), measure), seen
+
+
+def test_measures_are_taken_only_before_the_first_cell_is_released(tmp_path):
+    """The measure phase is over before the grader releases the first cell, and whatever arrives
+    after that (here: a cell's forged measures for every answer) is never taken for a measure."""
+    run, seen = _fake_phases(tmp_path, "forge")
+    assert seen == [{0: "def f(x):\n    return x\n", 1: None}]  # the units were asked with the texts
+    log = run.log.splitlines()
+    assert "UNITS ['a', 'b']" in log and "BEFORE MEASURED False" in log, run.log
+    assert [(m["event"], m.get("key")) for m in run.measured] == [
+        ("unit", "a"),
+        ("unit", "a"),
+        ("measuring", "a"),
+        ("measures", "a"),
+        ("measured", None),
+    ]
+    assert run.measured[3]["results"] == [[{"ok": 1}]]
+    forged = [m for m in run.messages if m["event"] in ("unit", "measures", "measured")]
+    assert len(forged) == 5  # seen, in the notebook's messages, and nothing more
+    assert run.killed is None and run.where == ("done", None)
+
+
+def test_a_unit_that_hangs_is_stopped_on_its_own_time_and_gets_no_more(tmp_path):
+    """A measured answer's calls have their time from its ``measuring`` message; another one does
+    not give more (killed at 5.75 s of calls, not 5 + 5.75)."""
+    run, _seen = _fake_phases(tmp_path, "unit")
+    assert run.killed == "unit" and run.where == ("unit", "a"), (run.killed, run.where)
+    assert run.seconds < 9.5, run.seconds
+    assert [m["event"] for m in run.measured][-1] == "measuring" and run.messages == []
+
+
+def test_a_cell_that_is_never_read_stops_the_run_in_its_read_step(tmp_path):
+    run, seen = _fake_phases(tmp_path, "read")
+    assert run.killed == "read" and run.where == ("read", 1), (run.killed, run.where)
+    assert run.texts == {0: "def f(x):\n    return x\n"} and seen == [] and run.measured == []
 
 
 # every route from an int to its text: each refused where exercise 03's text forbids it (in
