@@ -175,9 +175,9 @@ def _notebooks(kit, d: Path) -> dict[str, Path]:
     sol03 = {k: kit.solution_source("03_hamming_popcount", k) for k in ("hamming_by_hand", "xor_AB")}
     near = kit.solution_source("03_hamming_popcount", "is_near")
     pop = kit.solution_source("03_hamming_popcount", "popcount_kernighan")
-    base03 = kit.SOLUTIONS / "03_hamming_popcount.ipynb"
+    base03 = kit.solution("03_hamming_popcount")
     blocks = kit.solution_source("05_block_index", "blocks")
-    base05 = kit.SOLUTIONS / "05_block_index.ipynb"
+    base05 = kit.solution("05_block_index")
 
     def nb03(name, **answers):
         full = {**sol03, "popcount_kernighan": pop, "is_near": near, **answers}
@@ -244,7 +244,7 @@ TIMEOUT = 90
 def attack_run(kit, sandbox_ok, tmp_path_factory):
     d = tmp_path_factory.mktemp("round2")
     attacks = _notebooks(kit, d)
-    solutions = [kit.SOLUTIONS / "03_hamming_popcount.ipynb", kit.SOLUTIONS / "05_block_index.ipynb"]
+    solutions = [kit.solution("03_hamming_popcount"), kit.solution("05_block_index")]
     files = [*solutions, *attacks.values()]
     args = [*map(str, files), "--jobs", "2", "--cell-timeout", str(CELL_TIMEOUT), "--timeout", str(TIMEOUT)]
     rc, report, doc, wall = grade_measured(kit, args, d)
@@ -351,9 +351,7 @@ def _not_a_notebook(tmp: Path) -> Path:
 @pytest.mark.parametrize("where", ["folder", "missing folder"])
 def test_a_json_that_cannot_be_written_is_refused_before_grading(kit, sandbox_ok, tmp_path, where):
     target = tmp_path if where == "folder" else tmp_path / "missing" / "grades.json"
-    p = _cli(
-        kit, [str(kit.SOLUTIONS / "03_hamming_popcount.ipynb"), "--json", str(target)], tmp_path, timeout=60
-    )
+    p = _cli(kit, [str(kit.solution("03_hamming_popcount")), "--json", str(target)], tmp_path, timeout=60)
     err = p.stderr.decode()
     assert p.returncode == 2 and err.startswith("simhash-lab grade: --json: "), err
     assert ("is a folder" if where == "folder" else "no such folder") in err
@@ -362,7 +360,7 @@ def test_a_json_that_cannot_be_written_is_refused_before_grading(kit, sandbox_ok
 
 def test_a_json_naming_a_graded_notebook_is_refused(kit, sandbox_ok, tmp_path):
     nb = tmp_path / "03_hamming_popcount.ipynb"
-    nb.write_bytes((kit.SOLUTIONS / "03_hamming_popcount.ipynb").read_bytes())
+    nb.write_bytes((kit.solution("03_hamming_popcount")).read_bytes())
     before = nb.read_bytes()
     p = _cli(kit, [str(nb), "--json", str(tmp_path / "." / nb.name)], tmp_path, timeout=60)
     assert p.returncode == 2 and "--json names an input file" in p.stderr.decode(), p.stderr

@@ -245,8 +245,10 @@ def test_build_messages_come_from_build_po(i18n, repo):
 
 def test_the_course_build_messages_are_translated(i18n):
     assert i18n.message("Start here: the map", "es") != "Start here: the map"
-    grade = i18n.message(i18n.BUILD_MESSAGES[-1], "es").format(path="exercises/es/01_lsh_vs_crypto.ipynb")
-    assert "make check NB=exercises/es/01_lsh_vs_crypto.ipynb" in grade
+    grade = i18n.message(i18n.BUILD_MESSAGES[-1], "es").format(
+        path="exercises/es/01_exercise_lsh_vs_crypto.ipynb"
+    )
+    assert "make check NB=exercises/es/01_exercise_lsh_vs_crypto.ipynb" in grade
 
 
 def test_committed_catalogues_translate_their_sources(i18n):
