@@ -911,8 +911,8 @@ def main(argv: list[str] | None = None) -> int:
             missing += [
                 p for p in i18n.problems(layout.root, (), langs) if p not in missing and "build.po" in p
             ]
-        if not args.exercises:  # the term list (course/i18n/LANG/terms.txt) and the number format
-            missing += [p for p in i18n.term_problems(layout.root, langs, args.only) if p not in missing]
+        # the term list (course/i18n/LANG/terms.txt) and the number format, notebooks and exercises
+        missing += [p for p in i18n.term_problems(layout.root, langs, args.only) if p not in missing]
         for p in missing:
             print("UNTRANSLATED", p)
         for p in problems:
