@@ -491,25 +491,12 @@ def run(
         finally:
             for fd in files:
                 os.close(fd)
-        return _watch(proc, job, cases, limits, wall, t0, measure)
-
-
-def _watch(
-    proc: subprocess.Popen,
-    job: dict,
-    cases: dict | None,
-    limits: Limits,
-    wall: float,
-    t0: float,
-    measure: Callable[[dict[int, str | None]], list[dict]] | None = None,
-) -> Run:
-    """Feed the runner and watch it, on the grader's own clock (:class:`_Watch`)."""
-    return _Watch(proc, job, cases, limits, wall, t0, measure).run()
+        return _Watch(proc, job, cases, limits, wall, t0, measure).run()
 
 
 class _Watch:
-    """The grader's side of one run: the runner's phases as states, each step on its own deadline,
-    set here, on the grader's clock.
+    """The grader's side of one run (``_Watch(...).run()``: feed the runner and watch it): the
+    runner's phases as states, each step on its own deadline, set here, on the grader's clock.
 
     ``read``
         The student's cells named by ``job["read"]`` come back as plain Python, in order, each
@@ -554,7 +541,7 @@ class _Watch:
         limits: Limits,
         wall: float,
         t0: float,
-        measure: Callable[[dict[int, str | None]], list[dict]] | None,
+        measure: Callable[[dict[int, str | None]], list[dict]] | None = None,
     ) -> None:
         self.proc, self.limits, self.cases, self.measure = proc, limits, cases or {}, measure
         self.job = dict(job, measure=measure is not None)

@@ -445,7 +445,8 @@ def test_a_message_within_the_limits_is_parsed():
     assert _protocol.loads_bounded(data, max_items=200_000, max_depth=64, max_string=1 << 20) == msg
 
 
-_FAKE_RUNNER = r"""
+#: What each fake runner starts with: its helpers, and the job read.
+_FAKE_HEAD = r"""
 import json, os, select, sys, time
 inp = sys.stdin.buffer
 def send(msg):
@@ -453,6 +454,11 @@ def send(msg):
 def waiting(seconds):
     return bool(select.select([inp], [], [], seconds)[0])
 job = json.loads(inp.readline())
+"""
+
+_FAKE_RUNNER = (
+    _FAKE_HEAD
+    + r"""
 go = json.loads(inp.readline())
 print("GO", go, file=sys.stderr, flush=True)
 send({"event": "cell", "i": 0, "phase": "start"})
@@ -484,6 +490,7 @@ elif mode == "flood":
     sys.stdout.write('{"event":"x","p":"' + "a" * (9 << 20) + '"}\n'); sys.stdout.flush()
     time.sleep(200)
 """
+)
 
 
 def _fake_run(tmp_path, mode: str, **limits) -> _sandbox.Run:
@@ -498,7 +505,7 @@ def _fake_run(tmp_path, mode: str, **limits) -> _sandbox.Run:
     lim = _sandbox.Limits(**{"cell_timeout": 2.0, "grace": 1.0, **limits})
     job = {"mode": "notebook", "cells": [{"source": "a"}, {"source": "b"}], "exports": []}
     cases = {"k": [{"calls": [{"fn": "f", "args": [1]}]}]}
-    return _sandbox._watch(proc, job, cases, lim, 120.0, time.monotonic())
+    return _sandbox._Watch(proc, job, cases, lim, 120.0, time.monotonic()).run()
 
 
 def test_the_cases_go_out_when_the_grader_decides_not_on_ready(tmp_path):
@@ -532,14 +539,9 @@ def test_what_the_messages_of_one_run_may_cost_is_bounded(tmp_path):
     assert 0 < kept <= _sandbox.Limits().max_run_items
 
 
-_FAKE_PHASES = r"""
-import json, select, sys, time
-inp = sys.stdin.buffer
-def send(msg):
-    sys.stdout.write(json.dumps(msg) + "\n"); sys.stdout.flush()
-def waiting(seconds):
-    return bool(select.select([inp], [], [], seconds)[0])
-job = json.loads(inp.readline())
+_FAKE_PHASES = (
+    _FAKE_HEAD
+    + r"""
 mode = sys.argv[1]
 send({"event": "python", "i": 0, "text": "def f(x):\n    return x\n"})
 if mode == "read":  # the second cell is never read
@@ -567,6 +569,7 @@ send({"event": "cell", "i": 0, "phase": "end", "error": None, "token": go["token
 print("CASES", inp.readline().decode().strip(), file=sys.stderr, flush=True)
 send({"event": "done"})
 """
+)
 
 
 def _fake_phases(tmp_path, mode: str) -> tuple[_sandbox.Run, list]:
@@ -586,7 +589,7 @@ def _fake_phases(tmp_path, mode: str) -> tuple[_sandbox.Run, list]:
         seen.append(texts)
         return [{"key": k, "cases": [{"calls": [{"fn": "f", "args": [1]}]}]} for k in ("a", "b")]
 
-    return _sandbox._watch(proc, job, {}, lim, 120.0, time.monotonic(), measure), seen
+    return _sandbox._Watch(proc, job, {}, lim, 120.0, time.monotonic(), measure).run(), seen
 
 
 def test_measures_are_taken_only_before_the_first_cell_is_released(tmp_path):
