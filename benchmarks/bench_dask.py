@@ -30,6 +30,13 @@ the same way (a callback): the pipeline's code with and without distributed's wo
 ``--reducers N``: ``dedup_dataset``'s ``n_reducers`` (default: its own, one a task).
 ``--task-bytes B``: ``dedup_dataset``'s ``task_bytes`` (default: its own; 0: a task a partition).
 
+``--against PYTHON``: this tree beside another (that tree's interpreter, e.g. main's
+``.venv/bin/python``), in alternating child processes, each its own LocalCluster (its workers warmed
+first, untimed): ``dedup_dataset`` and, with ``--against-one-process``, ``dedup_table`` on the same
+rows (one process's per-step seconds beside it); per pair the ratio after/before, medians, the load
+beside each run, and whether both made the same decision (the summary, the kept rows and the
+duplicates table, compared byte for byte after sorting).
+
 ``--shuffle``: the candidate step alone, both ways, on the same fingerprints (the partitions'
 fingerprints computed once and held by the workers): through Dask's task shuffle (each map task
 returns one piece per reducer, in worker memory; ``distributed.pairs``) and through files in a
@@ -42,6 +49,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import os
 import shutil
 import statistics
@@ -201,6 +209,134 @@ class TaskCPU:
         )
 
 
+_CHILD = r"""
+import json, os, shutil, sys, time
+import pyarrow.parquet as pq
+a = json.loads(sys.argv[1])
+from simhash_lab import distributed as D
+from simhash_lab.dedup import dedup_table
+
+def fresh(path):
+    shutil.rmtree(path, ignore_errors=True)
+    return path
+
+def workers_cpu(client):
+    return sum(sum(t[:2]) for t in client.run(lambda: tuple(os.times())).values())
+
+cluster, client = D.local_cluster(a["workers"])
+with cluster, client:
+    warm = fresh(os.path.join(a["out"], "warm"))
+    os.makedirs(warm)
+    head = pq.read_table(a["paths"][0]).slice(0, 4000)
+    parts = [os.path.join(warm, f"p{i}.parquet") for i in range(2)]
+    for i, wp in enumerate(parts):
+        pq.write_table(head.slice(i * 2000, 2000), wp)
+    for i in range(2):  # each worker's kernels loaded, untimed
+        D.dedup_dataset(parts[:: 1 - 2 * i], os.path.join(warm, f"out{i}"), id_column="id", **a["options"])
+    dedup_table(parts[0], id_column="id", output=os.path.join(warm, "kept.parquet"), **a["options"])
+    out = fresh(os.path.join(a["out"], "dask"))
+    c0, t0 = workers_cpu(client), time.perf_counter()
+    res = D.dedup_dataset(a["paths"], out, id_column="id", **a["options"], **a["dask_options"])
+    got = {"dask_wall": time.perf_counter() - t0, "dask_cpu": workers_cpu(client) - c0, "dask": res}
+if a["whole"]:
+    one = fresh(os.path.join(a["out"], "one"))
+    os.makedirs(one)
+    t0, c0 = time.perf_counter(), time.process_time()
+    r = dedup_table(a["whole"], id_column="id", output=os.path.join(one, "kept.parquet"),
+                    duplicates=os.path.join(one, "duplicates.parquet"), **a["options"])
+    got.update(one_wall=time.perf_counter() - t0, one_cpu=time.process_time() - c0, one_timings=r.timings,
+               one_k=r.k, one_dropped=len(r.duplicates))
+print(json.dumps(got))
+"""
+
+
+def _dask_child(python: str, paths: list, out: str, args, whole: str | None) -> dict:
+    """One child run (``python``: a tree's interpreter) of :data:`_CHILD`; the load beside it."""
+    import json
+    import subprocess
+    import sys
+
+    options = {} if args.k is None else {"k": args.k}
+    if args.candidates is not None:
+        options["candidates"] = args.candidates
+    dask_options = {
+        k: v for k, v in (("n_reducers", args.reducers), ("task_bytes", args.task_bytes)) if v is not None
+    }
+    arg = json.dumps({"paths": paths, "out": out, "workers": args.workers, "options": options,
+                      "dask_options": dask_options, "whole": whole})  # fmt: skip
+    before = os.getloadavg()[0]
+    p = subprocess.run([python or sys.executable, "-c", _CHILD, arg], capture_output=True, text=True, cwd="/")
+    if p.returncode:
+        raise SystemExit(f"child failed ({p.returncode}): {p.stderr.strip()[-3000:]}")
+    r = json.loads(p.stdout.strip().splitlines()[-1])
+    r["load"] = (before, os.getloadavg()[0])
+    return r
+
+
+def _outputs(folder: str) -> tuple:
+    """The kept rows (sorted by id) and the duplicates table of an output folder, as lists."""
+    import pyarrow.parquet as pq
+
+    parts = sorted(f for f in os.listdir(folder) if f.startswith("part-"))
+    kept = sorted(r["id"] for f in parts for r in pq.read_table(os.path.join(folder, f)).to_pylist())
+    dups = pq.read_table(os.path.join(folder, "duplicates.parquet")).to_pylist()
+    return kept, dups
+
+
+def one_file(data: str, paths: list) -> str:
+    """The partitions' rows in one Parquet file (made once): what the one process reads."""
+    import pyarrow.parquet as pq
+
+    whole = os.path.join(data, "whole", "all.parquet")
+    if not os.path.exists(whole):
+        os.makedirs(os.path.dirname(whole), exist_ok=True)
+        with pq.ParquetWriter(whole, pq.read_schema(paths[0])) as w:
+            for p in paths:
+                w.write_table(pq.read_table(p))
+    return whole
+
+
+def against(args, paths: list, data: str, python: str) -> None:
+    """Before (``python``) and after (this interpreter) in alternating children: medians of pairs."""
+    import sys
+
+    whole = one_file(data, paths) if args.against_one_process else None
+    trees = {"before": python, "after": sys.executable}
+    runs: dict = {t: [] for t in trees}
+    print(f"{machine()}; {args.n:,} documents, {args.parts} partitions, {args.workers} workers; "
+          f"before: {python}; after: {sys.executable}; load {os.getloadavg()[0]:.2f}")  # fmt: skip
+    for rep in range(args.repeats):
+        for t in list(trees) if rep % 2 == 0 else list(trees)[::-1]:
+            r = _dask_child(trees[t], paths, os.path.join(args.folder, f"against-{t}"), args, whole)
+            runs[t].append(r)
+            one = f", one process {r['one_wall']:6.2f} s" if whole else ""
+            print(f"  {t:<6} dask {r['dask_wall']:6.2f} s wall, {r['dask_cpu']:6.2f} s worker CPU{one}; "
+                  f"load {r['load'][0]:.2f}-{r['load'][1]:.2f}", flush=True)  # fmt: skip
+    b, a = runs["before"], runs["after"]
+    same = b[-1]["dask"] == a[-1]["dask"] and _outputs(
+        os.path.join(args.folder, "against-before", "dask")
+    ) == (_outputs(os.path.join(args.folder, "against-after", "dask")))
+    print(f"the same decision before/after (summary, kept rows, duplicates table): {same}; {a[-1]['dask']}")
+    keys = ["dask_wall", "dask_cpu"] + (["one_wall", "one_cpu"] if whole else [])
+    print(f"{'measure':<22} {'before':>8} {'after':>8} {'after/before (median of pairs)':>32}")
+    rows = [(k, [x[k] for x in b], [x[k] for x in a]) for k in keys]
+    if whole:
+        for st in a[0]["one_timings"]:
+            rows.append(
+                (
+                    f"one: {st}",
+                    [x["one_timings"].get(st, 0.0) for x in b],
+                    [x["one_timings"].get(st, 0.0) for x in a],
+                )
+            )
+    for name, bs, as_ in rows:
+        ratios = [y / x for x, y in zip(bs, as_) if x > 0]
+        med = statistics.median(ratios) if ratios else float("nan")
+        print(f"{name:<22} {statistics.median(bs):8.2f} {statistics.median(as_):8.2f} {med:10.3f}  "
+              f"{[round(r, 3) for r in ratios]}")  # fmt: skip
+    print(f"load after: {os.getloadavg()[0]:.2f}")
+
+
 def shuffle_bench(client, paths, k, repeats, scratch):
     """The candidate step through Dask's task shuffle and through scratch files, same inputs."""
     import dask
@@ -208,9 +344,14 @@ def shuffle_bench(client, paths, k, repeats, scratch):
     from distributed import wait
     from fsspec.implementations.local import LocalFileSystem
 
-    from simhash_lab import distributed as D
     from simhash_lab._storage import filesystem, join, remove_tree
-    from simhash_lab.index.design import choose_layout, default_memory_budget, layout_tables
+    from simhash_lab._validate import default_memory_budget
+    from simhash_lab.candidates import offsets as offsets_of
+    from simhash_lab.candidates import table_join
+    from simhash_lab.distributed import batch as B
+    from simhash_lab.distributed import executor as X
+    from simhash_lab.distributed.pieces import read_pieces
+    from simhash_lab.index.design import choose_layout, layout_tables
     from simhash_lab.settings import DedupSettings
 
     fs = LocalFileSystem()
@@ -218,12 +359,13 @@ def shuffle_bench(client, paths, k, repeats, scratch):
     fp_run = join(sfs, spath, "fingerprints")
     sfs.makedirs(join(sfs, fp_run, "copies"), exist_ok=True)
     st = DedupSettings(exact=False, candidates="index")  # the fingerprints alone
-    parts = [
-        dask.delayed(D._fp_part)(i, fs, p, "text", "id", None, st, sfs, fp_run, len(paths))
-        for i, p in enumerate(paths)
-    ]
+    run = X.DatasetRun(
+        st, fs=fs, files=tuple(paths), tasks=tuple((i,) for i in range(len(paths))), column="text",
+        id_column="id", sfs=sfs, folder=fp_run, reducers=len(paths),
+    )  # fmt: skip
+    parts = [dask.delayed(X.read_part)(run, i) for i in range(len(paths))]
     parts = client.persist(parts)
-    sizes = client.compute([dask.delayed(D._part_counts)(x) for x in parts], sync=True)
+    sizes = client.compute([dask.delayed(X.part_counts)(x) for x in parts], sync=True)
     sizes = [int(c[0]) for c in sizes]
     n = int(sum(sizes))
     lay, _ = choose_layout(n, k, 64, "pairs", 64, default_memory_budget(), 1)
@@ -231,40 +373,40 @@ def shuffle_bench(client, paths, k, repeats, scratch):
         lay = ("permuted", k + 1)
     masks = np.array(layout_tables(lay, k, 64)[0], dtype=np.uint64)
     P = R = len(paths)
-    offsets = D._offsets(sizes)
-    fps_parts = [dask.delayed(lambda x: x["fps"])(x) for x in parts]
+    offsets = offsets_of(sizes)
+    fps_parts = [dask.delayed(lambda x: x.fps)(x) for x in parts]
 
     def count(pairs):
         return int(pairs.shape[0])
 
     def engine():
-        maps = [dask.delayed(D._map_task)(f, int(offsets[i]), masks, R) for i, f in enumerate(fps_parts)]
+        maps = [dask.delayed(B._map_task)(f, int(offsets[i]), masks, R) for i, f in enumerate(fps_parts)]
         reduces = [
             dask.delayed(count)(
-                dask.delayed(D._reduce_task)([dask.delayed(D._pick)(m, r) for m in maps], masks, k)
+                dask.delayed(B._reduce_task)([dask.delayed(B._pick)(m, r) for m in maps], masks, k)
             )
             for r in range(R)
         ]
         return sum(dask.compute(*reduces))
 
-    def reduce_files(r, _t, run):
-        pieces = [(x["t"], x["f"], x["i"]) for x in D._pieces(sfs, run, "map", r)]
-        return count(D._reduce_task(pieces, masks, k))
+    def reduce_files(r, _t, folder):
+        return count(table_join(read_pieces(sfs, folder, "map", r), masks, k))
 
     written = [0]
 
     def files():
-        run = join(sfs, spath, f"run-{time.monotonic_ns()}")
+        folder = join(sfs, spath, f"run-{time.monotonic_ns()}")
         for sub in ("map", "copies"):
-            sfs.makedirs(join(sfs, run, sub), exist_ok=True)
-        maps = [dask.delayed(D._map_part)(x, offsets, masks, R, sfs, run, i) for i, x in enumerate(parts)]
-        t1 = dask.delayed(D._barrier)(*maps)
+            sfs.makedirs(join(sfs, folder, sub), exist_ok=True)
+        run_f = dataclasses.replace(run, folder=folder)
+        maps = [dask.delayed(X.table_map)(run_f, i, x, offsets, masks) for i, x in enumerate(parts)]
+        t1 = dask.delayed(X.barrier)(*maps)
         t1 = client.persist(t1)
         wait(t1)
-        written[0] = folder_bytes(run)
-        reduces = [dask.delayed(reduce_files)(r, t1, run) for r in range(R)]
+        written[0] = folder_bytes(folder)
+        reduces = [dask.delayed(reduce_files)(r, t1, folder) for r in range(R)]
         got = sum(dask.compute(*reduces))
-        remove_tree(sfs, run)
+        remove_tree(sfs, folder)
         return got
 
     rows = {"tasks (in memory)": [], "files (scratch)": []}
@@ -363,6 +505,9 @@ def main() -> None:
     )
     ap.add_argument("--no-watch", action="store_true", help="do not measure the scratch folder's peak")
     ap.add_argument(
+        "--against", metavar="PYTHON", help="another tree's interpreter: before/after, alternating"
+    )
+    ap.add_argument(
         "--timeline",
         action="store_true",
         help="with --profile: each task's worker, start and stop (the critical path)",
@@ -378,6 +523,9 @@ def main() -> None:
         secs = time.perf_counter() - t0
         print(f"generated {args.n:,} documents in {args.parts} partitions in {secs:.0f} s")
     paths = sorted(os.path.join(data, f) for f in os.listdir(data) if f.endswith(".parquet"))
+    if args.against:
+        against(args, paths, data, args.against)
+        return
     out = os.path.join(args.folder, "out")
     shutil.rmtree(out, ignore_errors=True)
     scratch = os.path.join(args.folder, "scratch")
@@ -405,16 +553,7 @@ def main() -> None:
             return
         trims = set(client.run(lambda: os.environ.get("MALLOC_TRIM_THRESHOLD_")).values())
         print(f"workers' MALLOC_TRIM_THRESHOLD_: {', '.join(map(str, trims))}")
-        whole = None
-        if args.against_one_process:
-            import pyarrow.parquet as pq
-
-            whole = os.path.join(data, "whole", "all.parquet")
-            if not os.path.exists(whole):
-                os.makedirs(os.path.dirname(whole), exist_ok=True)
-                with pq.ParquetWriter(whole, pq.read_schema(paths[0])) as w:
-                    for p in paths:
-                        w.write_table(pq.read_table(p))
+        whole = one_file(data, paths) if args.against_one_process else None
         if not args.no_watch:
             threading.Thread(target=watch, daemon=True).start()
         dask_s, one_s = [], []
@@ -449,6 +588,7 @@ def main() -> None:
             from distributed import get_task_stream
 
             cpu0 = _cpu(client), time.process_time()
+            shutil.rmtree(out, ignore_errors=True)  # an earlier run's parts are refused
             with get_task_stream(client) if args.profile else contextlib.nullcontext() as ts:
                 t0, w0 = time.perf_counter(), time.time()
                 res = D.dedup_dataset(paths, out, id_column="id", scratch=scratch, **dask_options)
@@ -472,6 +612,7 @@ def main() -> None:
             if args.task_cpu:  # the same graph on the sync scheduler: the code's CPU without workers
                 print(TaskCPU.table(TaskCPU.collect(client)))
                 meter = TaskCPU()
+                shutil.rmtree(out, ignore_errors=True)
                 c0, t0 = os.times(), time.perf_counter()
                 with meter.sync():
                     D.dedup_dataset(

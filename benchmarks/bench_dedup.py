@@ -472,6 +472,19 @@ def part_rows_against(data: str, n: int, repeats: int, out_dir: str, against: st
         print(f"{st:<14} {med('cpu1', 'before', st):11.2f} {med('cpu1', 'after', st):7.2f} "
               f"{med('wall1', 'before', st):12.2f} {med('wall1', 'after', st):7.2f} "
               f"{med(wn, 'before', st):12.2f} {med(wn, 'after', st):7.2f}")  # fmt: skip
+    print("after/before per step, median of the pairs' ratios (above 1: slower after)")
+    print(f"{'step':<14} " + " ".join(f"{m:>8}" for m, _, _ in modes))
+    for st in steps + ["wall", "cpu"]:
+        cells = []
+        for mode, _, _ in modes:
+            pairs = [
+                (a["timings"].get(st, 0.0) if st in steps else a[st])
+                / (b["timings"].get(st, 0.0) if st in steps else b[st])
+                for b, a in zip(runs[mode, "before"], runs[mode, "after"])
+                if (b["timings"].get(st, 0.0) if st in steps else b[st]) > 0
+            ]
+            cells.append(f"{statistics.median(pairs):8.3f}" if pairs else f"{'-':>8}")
+        print(f"{st:<14} " + " ".join(cells))
     for mode, _, clock in modes:
         key = "cpu" if clock == "cpu" else "wall"
         pairs = [b[key] / a[key] for b, a in zip(runs[mode, "before"], runs[mode, "after"])]

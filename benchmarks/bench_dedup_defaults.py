@@ -157,7 +157,7 @@ def identical_part() -> None:
 
 def read_part(path: str, repeats: int = 3) -> None:
     """The read step alone: JSONL rows parsed by orjson against the standard json, alternating."""
-    import simhash_lab.datasets as D
+    import simhash_lab.datasets.jsonl as D
 
     fast = D._ORJSON
     times = {"orjson": [], "json": []}

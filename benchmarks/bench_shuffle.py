@@ -13,10 +13,11 @@ fingerprints held by the workers, moving the records three ways:
   reducer behind an index, to a scratch folder through fsspec
   (``scratch/run-*/map/{partition}.pieces``, staged writes), a barrier task waits for all of
   them, each reducer lists the files and reads its own piece of each
-  (``distributed._map_part``, ``distributed._pieces``).
+  (``candidates.table_buckets``, ``distributed.pieces.save_pieces`` and ``read_pieces``: what
+  ``distributed.executor.table_map`` and ``table_reduce`` do).
 * ``tasks``: Dask's task-based shuffle: each map task returns its pieces in worker memory, one
   picking task per (partition, reducer), each reducer depends on its P picking tasks (what
-  ``dask.bag.groupby(method="tasks")`` builds; ``distributed.pairs`` does this).
+  ``dask.bag.groupby(method="tasks")`` builds; ``distributed.pairs`` does this: ``distributed.batch``).
 * ``p2p``: Dask's P2P shuffle (``distributed.shuffle``, through ``dask.dataframe``): each map task
   returns its records as a pandas DataFrame with the reducer in a ``_partitions`` column, and
   dask.dataframe's P2P ``Shuffle`` expression on that column (the column's value is the output
@@ -24,8 +25,8 @@ fingerprints held by the workers, moving the records three ways:
   ``DataFrame.shuffle(on=...)`` would hash the column again) moves them worker to worker, spilled
   to each worker's local disk, as ``DataFrame.shuffle(..., shuffle_method="p2p")`` does.
 
-The three ways run the same map (``_bucket_of`` picks each record's reducer) and the same reduce
-(``distributed._reduce_task``) and must find the same number of pairs (checked). Bytes moved:
+The three ways run the same map (``candidates.table_bucket`` picks each record's reducer) and the
+same reduce (``candidates.table_join``) and must find the same number of pairs (checked). Bytes moved:
 ``files`` the bytes written to scratch (each read once again); ``tasks`` the bytes the workers
 sent each other (their ``transfer_outgoing_bytes_total``); ``p2p`` the shard bytes its comms sent
 (distributed's ``("p2p", ..., "process", "bytes")`` metric: every shard, those a worker sends
@@ -123,10 +124,10 @@ def _records_frame(buckets: list):
 
     return pd.DataFrame(
         {
-            "_partitions": np.concatenate([np.full(b[0].size, r, np.int64) for r, b in enumerate(buckets)]),
-            "t": np.concatenate([b[0] for b in buckets]),
-            "f": np.concatenate([b[1] for b in buckets]),
-            "i": np.concatenate([b[2] for b in buckets]),
+            "_partitions": np.concatenate([np.full(b["t"].size, r, np.int64) for r, b in enumerate(buckets)]),
+            "t": np.concatenate([b["t"] for b in buckets]),
+            "f": np.concatenate([b["f"] for b in buckets]),
+            "i": np.concatenate([b["i"] for b in buckets]),
         }
     )
 
@@ -147,10 +148,14 @@ def main() -> None:
 
     from simhash_lab import distributed as D
     from simhash_lab._storage import filesystem, join, remove_tree
+    from simhash_lab.candidates import offsets as offsets_of
+    from simhash_lab.candidates import table_buckets, table_join
+    from simhash_lab.distributed import batch as B
+    from simhash_lab.distributed.pieces import read_pieces, save_pieces
 
     P = R = args.parts
     sizes = np.diff(np.linspace(0, args.n, P + 1).astype(np.int64))
-    offsets = D._offsets(sizes)
+    offsets = offsets_of(sizes)
     masks = D.table_masks(args.k)  # the pigeonhole's k + 1 tables: what dedup_dataset uses at k = 3
     k = args.k
     tmp = tempfile.mkdtemp(prefix="simhash-lab-shuffle-")
@@ -184,12 +189,17 @@ def main() -> None:
         def files():
             run = join(sfs, spath, f"run-{time.monotonic_ns()}")
             sfs.makedirs(join(sfs, run, "map"), exist_ok=True)
-            maps = [dask.delayed(D._map_part)(x, offsets, masks, R, sfs, run, i) for i, x in enumerate(parts)]
-            token = dask.delayed(D._barrier)(*maps)
+
+            def map_part(x, i):
+                ids = np.arange(int(offsets[i]), int(offsets[i]) + x["fps"].size, dtype=np.int64)
+                save_pieces(sfs, run, "map", i, R, table_buckets(x["fps"], ids, masks, R))
+                return int(x["fps"].size)
+
+            maps = [dask.delayed(map_part)(x, i) for i, x in enumerate(parts)]
+            token = dask.delayed(sum)(maps)
 
             def reduce_files(r, _t):
-                pieces = [(x["t"], x["f"], x["i"]) for x in D._pieces(sfs, run, "map", r)]
-                return count(D._reduce_task(pieces, masks, k))
+                return count(table_join(read_pieces(sfs, run, "map", r), masks, k))
 
             got = sum(dask.compute(*[dask.delayed(reduce_files)(r, token) for r in range(R)]))
             written[0] = folder_bytes(run) if os.path.isdir(run) else 0
@@ -197,10 +207,10 @@ def main() -> None:
             return got
 
         def tasks():
-            maps = [dask.delayed(D._map_task)(f, int(offsets[i]), masks, R) for i, f in enumerate(fps)]
+            maps = [dask.delayed(B._map_task)(f, int(offsets[i]), masks, R) for i, f in enumerate(fps)]
             reduces = [
                 dask.delayed(count)(
-                    dask.delayed(D._reduce_task)([dask.delayed(D._pick)(m, r) for m in maps], masks, k)
+                    dask.delayed(B._reduce_task)([dask.delayed(B._pick)(m, r) for m in maps], masks, k)
                 )
                 for r in range(R)
             ]
@@ -221,7 +231,7 @@ def main() -> None:
                 }
             )
             frames = [
-                dask.delayed(_records_frame)(dask.delayed(D._map_task)(f, int(offsets[i]), masks, R))
+                dask.delayed(_records_frame)(dask.delayed(B._map_task)(f, int(offsets[i]), masks, R))
                 for i, f in enumerate(fps)
             ]
             ddf = dd.from_delayed(frames, meta=meta, verify_meta=False)
@@ -229,7 +239,7 @@ def main() -> None:
 
             def reduce_frame(df):
                 pieces = [(df["t"].to_numpy(), df["f"].to_numpy(), df["i"].to_numpy())] if len(df) else []
-                return pd.Series([count(D._reduce_task(pieces, masks, k))], dtype=np.int64)
+                return pd.Series([count(table_join(pieces, masks, k))], dtype=np.int64)
 
             return int(shuffled.map_partitions(reduce_frame, meta=pd.Series(dtype=np.int64)).sum().compute())
 
@@ -241,7 +251,7 @@ def main() -> None:
             import distributed.shuffle  # noqa: F401
 
             f = synthetic_part(0, 5000)["fps"]
-            return count(D._reduce_task(D._map_task(f, 0, masks, 1), masks, k))
+            return count(table_join(B._map_task(f, 0, masks, 1), masks, k))
 
         client.run(warm)
         warm()

@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 import uuid
 from collections.abc import Callable, Iterator, Sequence
+
+from ._write import atomic_output, current_umask, let_go, make_temporary
 
 __all__ = [
     "StorageError",
@@ -165,8 +166,6 @@ def put_buffers(fs, path: str, buffers: Sequence) -> None:
     the other, as ``path``: whole, or not at all; each buffer is written as it is, not copied
     into one first."""
     if is_local(fs):
-        from ._write import atomic_output
-
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
         with atomic_output(path, "wb", fsync=False) as f:  # scratch and small outputs: no fsync
             for b in buffers:
@@ -185,9 +184,7 @@ def staged_file(fs, path: str) -> Iterator[str]:
     folder, base = _split(fs, path)
     if is_local(fs):
         os.makedirs(folder or ".", exist_ok=True)
-        from ._write import current_umask
-
-        fd, tmp = tempfile.mkstemp(prefix=f".{base[:64]}.", suffix=".tmp", dir=folder or None)
+        fd, tmp = make_temporary(prefix=f".{base[:64]}.", suffix=".tmp", dir=folder or None)
         os.close(fd)
         try:
             yield tmp
@@ -196,8 +193,9 @@ def staged_file(fs, path: str) -> Iterator[str]:
         finally:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
+            let_go(tmp)
         return
-    fd, tmp = tempfile.mkstemp(prefix=f".{base[:64]}.", suffix=".tmp")
+    fd, tmp = make_temporary(prefix=f".{base[:64]}.", suffix=".tmp")
     os.close(fd)
     key = f"{folder}/.{base[:64]}.{uuid.uuid4().hex}.tmp" if folder else f".{base}.{uuid.uuid4().hex}.tmp"
     try:
@@ -212,6 +210,7 @@ def staged_file(fs, path: str) -> Iterator[str]:
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        let_go(tmp)
 
 
 def _split(fs, path: str) -> tuple[str, str]:

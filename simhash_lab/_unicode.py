@@ -26,6 +26,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ._cache import cache_dir
+
 WORD = 1
 PYSPACE = 2
 RUSTSPACE = 4
@@ -78,7 +80,7 @@ def _all_code_points() -> str:
 
 
 def stored(name: str, build: Callable[[], np.ndarray], versions: str = "") -> np.ndarray:
-    """``build()``, kept between processes in the kernels' cache folder (``kernels._jit.cache_dir``)
+    """``build()``, kept between processes in the kernels' cache folder (:func:`simhash_lab._cache.cache_dir`)
     as ``unicode-<name>-py<Python version>-ucd<Unicode version><versions>.npy``: what decides the
     content (Python's ``re`` and ``str`` follow the running Python's Unicode database; ``versions``
     names any other source, such as the ``regex`` package) is in the name, so a file never serves
@@ -98,8 +100,6 @@ def stored(name: str, build: Callable[[], np.ndarray], versions: str = "") -> np
     -------
     ndarray
     """
-    from .kernels._jit import cache_dir  # here: the kernels import this module
-
     key = f"py{platform.python_version()}-ucd{unicodedata.unidata_version}{versions}"
     path = os.path.join(cache_dir(), f"unicode-{name}-{key}.npy")
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -57,12 +58,24 @@ def check_k(k: Any, bits: int) -> int:
     return k
 
 
+def default_memory_budget() -> int:
+    """A quarter of this machine's physical memory, in bytes (4 GiB where it cannot be read): the
+    default of every ``memory_budget`` (:mod:`simhash_lab.index`, ``dedup_dataset``'s tables).
+
+    Returns
+    -------
+    int
+    """
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 4
+    except (AttributeError, ValueError, OSError):
+        return 4 << 30
+
+
 def check_budget(memory_budget: Any) -> int:
     """Bytes the index's tables may use: an int in [0, 2**62], or None for the default (a quarter
-    of the machine's memory, :func:`~simhash_lab.index.default_memory_budget`)."""
+    of the machine's memory, :func:`default_memory_budget`)."""
     if memory_budget is None:
-        from .index.design import default_memory_budget
-
         return default_memory_budget()
     return check_int("memory_budget", memory_budget, 0, 1 << 62)
 

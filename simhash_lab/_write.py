@@ -7,14 +7,19 @@ Two calls:
     run before any work, so that a bad output is found before the work it would lose: each path's
     folder exists and can be written, the path is not a folder, no two paths (nor an output and an
     input) name one file (same real path, or same device and inode), and an existing file can be
-    written. Raises :class:`OutputError` naming the option.
+    written. An input is a file, a folder (an existing output inside it would be read as an input,
+    then replaced) or a descriptor (``0``: standard input, refused by any name: ``/dev/stdin``,
+    ``/dev/fd/0``, ``/proc/self/fd/0``, the file the shell redirected to it). Raises
+    :class:`OutputError` naming the option.
 
 ``with atomic_output(path, mode) as f:``
     writes ``f`` to ``path``. A regular file (or a new one) is written to a temporary file made by
     :func:`tempfile.mkstemp` beside it (``.NAME.XXXXXXXX.tmp``: unpredictable, created with
     ``O_EXCL``, never a planted link), flushed and fsynced, then renamed over ``path`` with
     :func:`os.replace`: a reader sees the old file or the whole new one, and the temporary file is
-    removed on every exit path that runs (an exception, Ctrl-C; only a SIGKILL can leave one). An
+    removed on every exit path that runs (an exception, Ctrl-C), and on SIGTERM and SIGHUP too, as
+    coreutils' ``sort`` removes its own (:func:`remove_temporaries_on_signals`: the process then
+    ends by the signal, as it would have; only a SIGKILL can leave one). An
     existing path that is not a regular file, or a symbolic link (``/dev/stdout`` →
     ``/proc/self/fd/1``, a FIFO, a character device, a link to a file), is opened and written in
     place, never replaced; a name of the process's own descriptor (``/dev/stdout``, ``/dev/fd/N``)
@@ -47,19 +52,34 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
+import signal
 import stat
+import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any
 
 from ._files import show_name
 
-__all__ = ["OutputError", "Writeback", "atomic_output", "atomic_write", "check_outputs", "current_umask"]
+__all__ = [
+    "OutputError",
+    "Writeback",
+    "atomic_output",
+    "atomic_write",
+    "check_outputs",
+    "current_umask",
+    "let_go",
+    "make_temporary",
+    "remove_temporaries_on_signals",
+]
 
 PathLike = str | bytes | os.PathLike
 
-# errors that only a write can raise: inside the ``with`` body they are the output's
-_WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS})
+# errors that only a write can raise: inside the ``with`` body they are the output's (EBADF: a
+# descriptor not open for writing, such as a copy of a read-only standard input)
+_WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS, errno.EBADF})
 
 
 class OutputError(OSError):
@@ -95,24 +115,39 @@ def _in_place(path: PathLike) -> os.stat_result | None:
         return lst
 
 
+_DESCRIPTOR = re.compile(r"/dev/std(in|out|err)|/(?:dev|proc/self)/fd/(\d+)")
+
+
+def _descriptor_of(path: PathLike) -> int | None:
+    """The descriptor of this process that ``path`` names (``/dev/stdin``, ``/dev/stdout``,
+    ``/dev/stderr``, ``/dev/fd/N``, ``/proc/self/fd/N``), or None.
+
+    >>> _descriptor_of("/dev/stdin"), _descriptor_of("/dev//fd/7"), _descriptor_of("out.jsonl")
+    (0, 7, None)
+    """
+    try:
+        m = _DESCRIPTOR.fullmatch(os.path.normpath(os.fsdecode(path)))
+    except (TypeError, ValueError):
+        return None
+    if m is None:
+        return None
+    return {"in": 0, "out": 1, "err": 2}[m.group(1)] if m.group(1) else int(m.group(2))
+
+
 def _own_descriptor(path: PathLike) -> int | None:
-    """The descriptor of this process that ``path`` names (``/dev/stdout``, ``/dev/stderr``,
-    ``/dev/fd/N``, ``/proc/self/fd/N``), or None: such an output is written through a copy of that
-    descriptor, at its position, as a shell's ``>``, ``>>`` or pipe left it. Opened again by its
-    name it would start a file anew (``(echo head; simhash-lab dedup d.jsonl --output
-    /dev/stdout) >> log`` lost the whole log), its own earlier writes on it first (Python's
-    ``sys.stdout`` / ``sys.stderr``) flushed so that they stay before.
+    """The descriptor of this process that ``path`` names (:func:`_descriptor_of`), or None: such
+    an output is written through a copy of that descriptor, at its position, as a shell's ``>``,
+    ``>>`` or pipe left it. Opened again by its name it would start a file anew (``(echo head;
+    simhash-lab dedup d.jsonl --output /dev/stdout) >> log`` lost the whole log; ``--output
+    /dev/stdin`` truncated the input it was reading), its own earlier writes on it first
+    (Python's ``sys.stdout`` / ``sys.stderr``) flushed so that they stay before.
 
     >>> _own_descriptor("/dev/stdout"), _own_descriptor("/dev//fd/7"), _own_descriptor("out.jsonl")
     (1, 7, None)
     """
-    import re
-    import sys
-
-    m = re.fullmatch(r"/dev/std(out|err)|/(?:dev|proc/self)/fd/(\d+)", os.path.normpath(os.fsdecode(path)))
-    if m is None:
+    fd = _descriptor_of(path)
+    if fd is None:
         return None
-    fd = {"out": 1, "err": 2}[m.group(1)] if m.group(1) else int(m.group(2))
     for stream in (sys.stdout, sys.stderr):
         try:
             if stream is not None and stream.fileno() == fd:
@@ -122,10 +157,89 @@ def _own_descriptor(path: PathLike) -> int | None:
     return fd
 
 
+# -- temporary files: removed on SIGTERM and SIGHUP as on Ctrl-C ---------------------------------
+
+#: the signals whose default action ends the process, after which the temporary files go
+CLEANUP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+_TEMPORARIES: set[str | bytes] = set()
+_HANDLED: set[int] = set()
+
+
+def _remove_temporaries(signum: int, frame: Any) -> None:
+    """The handler: remove every temporary file still open for writing, then end the process by the
+    signal, its action back to the default (what coreutils' ``sort`` does), so that the exit status
+    says what ended it."""
+    for path in list(_TEMPORARIES):
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+    _TEMPORARIES.clear()
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+def remove_temporaries_on_signals() -> None:
+    """Remove the temporary files of the writes under way (:func:`make_temporary`) when the process gets
+    SIGTERM or SIGHUP, then end it by that signal as it would have ended (Ctrl-C's KeyboardInterrupt
+    already runs every cleanup). Only for a signal whose action is still the default (a program's
+    own handler, or one ignored, ``nohup``, is left alone), from the main thread (the only one that
+    may set handlers; elsewhere this does nothing). Called by every command at its start and by
+    :func:`make_temporary`; a second call does nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for sig in CLEANUP_SIGNALS:
+        if sig in _HANDLED:
+            continue
+        try:
+            if signal.getsignal(sig) is signal.SIG_DFL:
+                signal.signal(sig, _remove_temporaries)
+        except (ValueError, OSError):  # not the main interpreter
+            continue
+        _HANDLED.add(sig)
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """The cleanup signals held back from this thread while a temporary file is made and
+    registered (or renamed and let go), so that none is left unregistered between the two."""
+    if not hasattr(signal, "pthread_sigmask") or not CLEANUP_SIGNALS:
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, CLEANUP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def make_temporary(**kw: Any) -> tuple[int, str]:
+    """:func:`tempfile.mkstemp` (its keywords), the file registered to be removed on SIGTERM and
+    SIGHUP (:func:`remove_temporaries_on_signals`) before any signal can come between: ``(fd,
+    path)``; its owner calls :func:`let_go` once it is renamed or removed.
+
+    Returns
+    -------
+    fd : int
+    path : str
+    """
+    remove_temporaries_on_signals()
+    with _signals_held():
+        fd, path = tempfile.mkstemp(**kw)
+        _TEMPORARIES.add(path)
+    return fd, path
+
+
+def let_go(path: str | bytes) -> None:
+    """``path`` (made by :func:`make_temporary`) is no longer removed on a signal (renamed into
+    place, or removed by its owner)."""
+    _TEMPORARIES.discard(path)
+
+
 def check_outputs(
     *paths: PathLike | None,
     what: str | Sequence[str] | None = None,
-    inputs: Sequence[PathLike] = (),
+    inputs: Sequence[PathLike | int] = (),
 ) -> None:
     """Check output paths before any work is done; ``None`` paths (an option not given) are skipped.
 
@@ -135,8 +249,10 @@ def check_outputs(
         The outputs.
     what : str or sequence of str, optional
         How the messages name each path (``"--json"``); default ``"output"`` followed by its name.
-    inputs : sequence of paths
-        Files the run reads: an output naming one of them is refused.
+    inputs : sequence of paths or int
+        What the run reads: a file (an output naming it is refused), a folder (an existing output
+        inside it is refused: it would be read, then replaced) or a descriptor (``0``: standard
+        input; an output that names it, or that is the regular file open on it, is refused).
 
     Raises
     ------
@@ -149,28 +265,56 @@ def check_outputs(
     names = list(what) if what is not None else [None] * len(paths)
     if len(names) != len(paths):
         raise ValueError(f"what names {len(names)} outputs, got {len(paths)} paths")
-    seen: list[tuple[str, str, tuple[int, int] | None]] = []
+    seen: list[tuple[str, str, tuple[int, int] | None, PathLike]] = []
     for path, name in zip(paths, names):
         if path is None:
             continue
         label = name or f"output {show_name(path)}"
         key = _check_one(path, label)
-        for other_label, real, ino in seen:
+        for other_label, real, ino, _ in seen:
             if real == key[0] or (ino is not None and ino == key[1]):
                 raise OutputError(f"{other_label} and {label} name one file ({show_name(path)})", path)
-        seen.append((label, *key))
-    for path in inputs:
+        seen.append((label, *key, path))
+    for item in inputs:
+        if isinstance(item, int):
+            _check_descriptor_input(item, seen)
+            continue
         try:
-            real = os.path.realpath(path)
-            st = os.stat(path)
+            real = os.path.realpath(item)
+            st = os.stat(item)
             ino = (st.st_dev, st.st_ino)
-        except (OSError, ValueError):
+        except (OSError, ValueError, TypeError):
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            for label, oreal, oino, path in seen:
+                if oino is not None and oreal.startswith(os.path.join(os.fsdecode(real), "")):
+                    raise OutputError(
+                        f"{label} is a file inside the input folder {show_name(item)}: it would be read "
+                        "as an input, then replaced",
+                        path,
+                    )
             continue
         if not stat.S_ISREG(st.st_mode):
-            continue  # reading stdin or a pipe while writing stdout is no clash
-        for label, oreal, oino in seen:
+            continue  # reading a pipe while writing stdout is no clash
+        for label, oreal, oino, _ in seen:
             if oreal == real or oino == ino:
-                raise OutputError(f"{label} names an input file ({show_name(path)})", path)
+                raise OutputError(f"{label} names an input file ({show_name(item)})", item)
+
+
+def _check_descriptor_input(fd: int, seen: list) -> None:
+    """Refuse an output that is what descriptor ``fd`` (an input: standard input) reads: one
+    naming the descriptor (``/dev/stdin``, ``/dev/fd/0``, ``/proc/self/fd/0``), or the regular
+    file open on it by another name (``dedup - --output in.jsonl < in.jsonl``)."""
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        st = None
+    what = "standard input" if fd == 0 else f"descriptor {fd}"
+    for label, _, oino, path in seen:
+        if _descriptor_of(path) == fd:
+            raise OutputError(f"{label} names {what} ({show_name(path)}), which the run reads", path)
+        if st is not None and stat.S_ISREG(st.st_mode) and oino == (st.st_dev, st.st_ino):
+            raise OutputError(f"{label} names the file {what} reads ({show_name(path)}): the input", path)
 
 
 def _check_one(path: PathLike, label: str) -> tuple[str, tuple[int, int] | None]:
@@ -293,7 +437,7 @@ def atomic_output(
     else:
         prefix, suffix = "." + base[:64] + ".", ".tmp"
     try:
-        fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=folder or None)
+        fd, tmp = make_temporary(prefix=prefix, suffix=suffix, dir=folder or None)
     except OSError as e:
         raise failed(e) from e
     done = False
@@ -308,7 +452,9 @@ def atomic_output(
                 yield f
             _flush(f, failed, fsync=fsync, perm=perm)
         try:
-            os.replace(tmp, real)
+            with _signals_held():  # renamed and let go together
+                os.replace(tmp, real)
+                let_go(tmp)
         except OSError as e:
             raise failed(e) from e
         done = True
@@ -318,6 +464,7 @@ def atomic_output(
         if not done:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+            let_go(tmp)
 
 
 @contextlib.contextmanager
@@ -373,8 +520,6 @@ def atomic_write(path: PathLike, mode: str, write: Callable[[IO[Any]], Any], **k
 def _sync_file_range() -> Callable[[int, int, int, int], int] | None:
     """Linux's ``sync_file_range(2)`` (not in :mod:`os`), through :mod:`ctypes` (which lets go of
     the GIL during the call); None elsewhere."""
-    import sys
-
     if not sys.platform.startswith("linux"):
         return None
     import ctypes

@@ -11,9 +11,10 @@ is measured on a sample of the corpus, not guessed.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -21,10 +22,10 @@ from ._i18n import _
 from ._threads import run_items
 from ._validate import check_fraction, check_int
 from .datasets import Source, TextsSource
-from .shingles import CHUNK_ROWS, Shingler, gather_sets
-
-if TYPE_CHECKING:
-    from .shingles import Featurizer
+from .hamming import hamming
+from .kernels.dedup_steps import scan_within
+from .settings import DedupSettings
+from .shingles import CHUNK_ROWS, Featurizer, Shingler, gather_sets
 
 __all__ = ["MIN_CALIBRATION_PAIRS", "Calibration", "calibrate"]
 
@@ -78,8 +79,6 @@ class Calibration:
     @property
     def threshold(self) -> float:
         """Deprecated name of :attr:`jaccard`."""
-        import warnings
-
         warnings.warn(
             "simhash_lab: Calibration.threshold is now Calibration.jaccard", DeprecationWarning, stacklevel=2
         )
@@ -191,7 +190,6 @@ def _synthetic_pairs(
     sim = Shingler.jaccard(both_ptr, both, owner, np.arange(len(variants)) + len(docs))
     fa = feat.fingerprints(docs)
     fv = feat.fingerprints(variants)
-    from .hamming import hamming
 
     for i in range(len(docs)):
         sel = np.flatnonzero((owner == i) & (sim >= threshold))
@@ -205,9 +203,6 @@ def _synthetic_pairs(
 def featurizer_for(hasher: Any = None, shingle: int = 3) -> Featurizer:
     """The :class:`~simhash_lab.shingles.Featurizer` of ``hasher`` (default: the recommended one,
     word ``shingle``-grams), texts taken as they are (not normalised)."""
-    from .settings import DedupSettings
-    from .shingles import Featurizer
-
     if hasher is None or Shingler(shingle).fuses(hasher):
         return Featurizer(DedupSettings(features="words", shingle=shingle, normalize=False))
     return Featurizer(DedupSettings(hasher=hasher, shingle=shingle, normalize=False))
@@ -279,8 +274,6 @@ def calibrate(
     """
     feat = featurizer if featurizer is not None else featurizer_for(hasher, shingle)
     if threshold is not None:
-        import warnings
-
         warnings.warn(
             "simhash_lab: calibrate(threshold=) is now calibrate(jaccard=)", DeprecationWarning, stacklevel=2
         )
@@ -416,8 +409,6 @@ def neighbours_within(queries: np.ndarray, fps: np.ndarray, k: int):
     """CSR ``(indptr, positions in fps, distances)`` of every fingerprint within ``k`` of each query
     (positions increasing): one vectorised pass over ``fps`` (``kernels.dedup_steps.scan_within``),
     the queries in ranges on threads."""
-    from .kernels.dedup_steps import scan_within
-
     q = np.ascontiguousarray(queries, np.uint64)
     f = np.ascontiguousarray(fps, np.uint64)
     parts: dict[int, tuple] = {}

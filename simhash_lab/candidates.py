@@ -1,4 +1,6 @@
-"""Candidate pairs by MinHash bands from the shingle sets, in time that follows the pairs.
+"""Candidate pairs: by MinHash bands from the shingle sets, in time that follows the pairs; or every
+pair within k bits by a join on tables keyed by fingerprint bits (Manku's batch mode, the map and
+reduce of :func:`table_buckets` and :func:`table_join`).
 
 Each document's set (sorted distinct 64-bit shingle hashes, the CSR arrays of ``kernels.verify``)
 gets a MinHash signature of ``K = bands * rows`` values by one-permutation hashing (Li, Owen and
@@ -16,149 +18,48 @@ to each other, in order of their numbers, and every two of a run are a candidate
 one pass over the shingles, one sort per band and the pairs themselves, whatever Hamming distance
 they are at: no table count that grows with k.
 
-Each kernel works on a range of documents or of bands and writes only their outputs
-(``simhash_lab._threads`` runs ranges in threads).
+The kernels are in :mod:`simhash_lab.kernels.candidates`; each works on a range of documents or
+of bands and writes only their outputs (``simhash_lab._threads`` runs ranges in threads).
 """
 
 from __future__ import annotations
 
+import math
+import threading
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from .kernels._jit import kernel
-from .kernels.bits import popcount
-from .kernels.hashes import PRIME64_1, PRIME64_2, mul128_fold64, xxh64_avalanche
+from ._threads import run_items, run_ranges
+from .kernels import index as K
+from .kernels.candidates import (
+    PROBES,
+    band_keys,
+    band_pairs,
+    number_keys,
+    pair_distances,
+    probe_table,
+    split_band,
+    unique_sorted,
+)
 
-_U64 = np.uint64
-_EMPTY = _U64(0xFFFFFFFFFFFFFFFF)
-
-
-@kernel(inline=True)
-def _bin_of(h: np.uint64, nbins: int) -> int:
-    """The bin of hash ``h`` among ``nbins``: its top 32 bits scaled (uniform for nbins < 2**32)."""
-    return np.int64(((h >> _U64(32)) * _U64(nbins)) >> _U64(32))
-
-
-#: Steps of each bin's densification sequence kept in a table (``probe_table``); a bin whose first
-#: steps all meet empty bins (rare: a set of few shingles) computes the next ones.
-_PROBES = 16
-
-
-@kernel(inline=True)
-def _probe(i: int, a: int, nbins: int) -> int:
-    """Step ``a`` (from 1) of bin ``i``'s densification sequence: the bin it reads."""
-    return _bin_of(xxh64_avalanche(((_U64(i) << _U64(32)) | _U64(a)) * PRIME64_1), nbins)
-
-
-@kernel
-def probe_table(nbins: int, steps: int) -> np.ndarray:
-    """int64 (nbins, steps): ``[i, a]`` is step ``a + 1`` of bin i's densification sequence."""
-    t = np.empty((nbins, steps), np.int64)
-    for i in range(nbins):
-        for a in range(steps):
-            t[i, a] = _probe(i, a + 1, nbins)
-    return t
-
-
-@kernel
-def band_keys(
-    indptr: np.ndarray, data: np.ndarray, bands: int, rows: int, first: int, sig: np.ndarray,
-    keys: np.ndarray, probe: np.ndarray,
-) -> None:  # fmt: skip
-    """``keys[j, first + d]``: the hash of the ``rows`` MinHash values of band j of CSR row d of
-    ``indptr``/``data`` (d in ``range(indptr.shape[0] - 1)``), its top bit clear; a row without
-    shingles gets the top bit alone (``number_keys`` keeps it apart). ``sig``: scratch of
-    ``2 * bands * rows`` uint64, one per thread (the bins, then the densified signature);
-    ``probe``: ``probe_table(bands * rows, steps)``, the densification's first steps."""
-    nbins = bands * rows
-    nb = _U64(nbins)
-    steps = probe.shape[1]
-    top = _U64(1) << _U64(63)
-    for d in range(indptr.shape[0] - 1):
-        s0 = indptr[d]
-        s1 = indptr[d + 1]
-        col = first + d
-        if s1 == s0:
-            for j in range(bands):
-                keys[j, col] = top
-            continue
-        for i in range(nbins):
-            sig[i] = _EMPTY
-        for q in range(s0, s1):
-            h = data[q]
-            b = np.int64(((h >> _U64(32)) * nb) >> _U64(32))  # _bin_of, the bin count hoisted
-            sig[b] = min(sig[b], h)
-        # optimal densification: an empty bin i takes the value of the first bin not empty in the
-        # sequence bin(hash(i, 1)), bin(hash(i, 2)), ..., the same for every document (its first
-        # steps read from ``probe``). (A hash of all ones would read as an empty bin: probability
-        # 2**-64 per shingle.)
-        for i in range(nbins):
-            v = sig[i]
-            a = 0
-            while v == _EMPTY:
-                v = sig[probe[i, a]] if a < steps else sig[_probe(i, a + 1, nbins)]
-                a += 1
-            sig[nbins + i] = v
-        for j in range(bands):
-            k = PRIME64_1 + _U64(j)
-            for i in range(j * rows, (j + 1) * rows):
-                k = mul128_fold64(k ^ sig[nbins + i], PRIME64_2)
-            keys[j, col] = xxh64_avalanche(k) & ~top
-
-
-@kernel
-def number_keys(keys: np.ndarray, valid: np.ndarray, docbits: int) -> None:
-    """Put each document's number in the low ``docbits`` bits of its keys (a range of bands): a
-    valid document with shingles keeps its hash's other bits, the others get the top bit and
-    their number alone, which no other key equals."""
-    low = (_U64(1) << _U64(docbits)) - _U64(1)
-    top = _U64(1) << _U64(63)
-    for j in range(keys.shape[0]):
-        for d in range(keys.shape[1]):
-            k = keys[j, d]
-            if valid[d] and (k & top) == _U64(0):
-                keys[j, d] = (k & ~low) | _U64(d)
-            else:
-                keys[j, d] = top | _U64(d)
-
-
-@kernel(inline=True)
-def _reducer_of(key: int, n_r: int, turn: int) -> int:
-    """``split_band``'s reducer of a key: its top hash bits scaled to ``n_r`` reducers, plus the
-    band's ``turn`` (below ``n_r``), mod ``n_r``."""
-    r = (((key >> _U64(32)) * n_r) >> _U64(32)) + turn
-    return r - n_r if r >= n_r else r
-
-
-@kernel
-def split_band(
-    keys: np.ndarray, numbers: np.ndarray, docbits: int, band: int, out: np.ndarray, cuts: np.ndarray
-) -> None:
-    """One band's keys of one partition split among ``cuts.size - 1`` reducers (Dask's band
-    map): each key gets its row's number in its low ``docbits`` bits (``numbers``), a key with its
-    top bit set (a row without shingles) is left out, and the others go to ``out`` by reducer, in
-    their order (a counting sort: stable), reducer ``r``'s from ``cuts[r]`` to ``cuts[r + 1]``.
-    The reducer is the key's top hash bits scaled to the reducers (a hash already: uniform),
-    turned by the band, so that equal keys of a band meet and a row's bands spread."""
-    n_r = cuts.size - 1
-    big = _U64(n_r)
-    turn = _U64(band % n_r)
-    low = (_U64(1) << _U64(docbits)) - _U64(1)
-    top = _U64(1) << _U64(63)
-    cuts[:] = 0
-    for i in range(keys.size):
-        if (keys[i] & top) == _U64(0):
-            cuts[_reducer_of(keys[i], big, turn) + _U64(1)] += 1
-    for r in range(n_r):
-        cuts[r + 1] += cuts[r]
-    at = cuts[:-1].copy()
-    for i in range(keys.size):
-        k = keys[i]
-        if (k & top) == _U64(0):
-            r = _reducer_of(k, big, turn)
-            out[at[r]] = (k & ~low) | numbers[i]
-            at[r] += 1
+__all__ = [
+    "BandKeys",
+    "band_pairs",
+    "band_parameters",
+    "bucket_pairs",
+    "by_bucket",
+    "collision_probability",
+    "offsets",
+    "sort_bands",
+    "split_band",
+    "table_bucket",
+    "table_buckets",
+    "table_join",
+    "table_pairs",
+    "unique_sorted_pairs",
+]
 
 
 def sort_bands(keys: np.ndarray) -> None:
@@ -166,64 +67,6 @@ def sort_bands(keys: np.ndarray) -> None:
     the CPU has AVX-512, as NumPy detects it at run time), which releases the GIL."""
     for j in range(keys.shape[0]):
         keys[j].sort()
-
-
-@kernel
-def band_pairs(keys: np.ndarray, docbits: int, fill: bool, out: np.ndarray, start: np.ndarray) -> None:
-    """The pairs of documents whose keys agree but for their numbers, in each sorted row of
-    ``keys`` (a range of bands). ``fill=False``: returns how many (per band, into ``start``);
-    ``fill=True``: writes each pair as ``i << 32 | j`` (i < j) into ``out`` from ``start[band]``.
-    Every two documents of a run of equal keys are a pair (a run of g gives g (g - 1) / 2)."""
-    low = (_U64(1) << _U64(docbits)) - _U64(1)
-    top = _U64(1) << _U64(63)
-    n = keys.shape[1]
-    for j in range(keys.shape[0]):
-        row = keys[j]
-        o = start[j] if fill else 0
-        c = 0
-        i = 0
-        while i < n:
-            hi = row[i] & ~low
-            e = i + 1
-            while e < n and (row[e] & ~low) == hi:
-                e += 1
-            if e - i > 1 and (hi & top) == _U64(0):
-                if fill:
-                    for x in range(i, e):
-                        a = (row[x] & low) << _U64(32)
-                        for y in range(x + 1, e):
-                            out[o + c] = a | (row[y] & low)
-                            c += 1
-                else:
-                    c += (e - i) * (e - i - 1) // 2
-            i = e
-        if not fill:
-            start[j] = c
-
-
-@kernel
-def unique_sorted(a: np.ndarray, m: int) -> int:
-    """Move the distinct values of the sorted ``a[:m]`` to its front; returns their count."""
-    if m == 0:
-        return 0
-    u = 1
-    for i in range(1, m):
-        if a[i] != a[u - 1]:
-            a[u] = a[i]
-            u += 1
-    return u
-
-
-@kernel
-def pair_distances(pk: np.ndarray, fps: np.ndarray, out: np.ndarray) -> None:
-    """``out[p] = (i, j, d)``: the packed pair ``i << 32 | j`` of ``pk[p]`` and the Hamming
-    distance of their fingerprints."""
-    for p in range(pk.shape[0]):
-        i = np.int64(pk[p] >> _U64(32))
-        j = np.int64(pk[p] & _U64(0xFFFFFFFF))
-        out[p, 0] = i
-        out[p, 1] = j
-        out[p, 2] = np.int64(popcount(fps[i] ^ fps[j]))
 
 
 # -- the Python layer ------------------------------------------------------------------------
@@ -294,8 +137,6 @@ def band_parameters(
     >>> band_parameters(0.8, 0.95), band_parameters(0.8, 0.99), band_parameters(0.8, 0.99, 10_000)
     ((10, 6), (16, 6), (9, 4))
     """
-    import math
-
     if not 0 < threshold <= 1 or not 0 < recall <= 1:
         raise ValueError(f"threshold and recall must be in (0, 1], got {threshold}, {recall}")
     recall = min(recall, _MOST_RECALL)
@@ -345,7 +186,7 @@ class BandKeys:
     def __init__(self, threshold: float, recall: float, n: int = _REFERENCE_ROWS) -> None:
         self.threshold = threshold
         self.bands, self.rows = band_parameters(threshold, recall, n)
-        self.probe = probe_table(self.bands * self.rows, _PROBES)
+        self.probe = probe_table(self.bands * self.rows, PROBES)
         self.parts: list[np.ndarray] = []
         self.n = 0
 
@@ -377,8 +218,6 @@ class BandKeys:
     def make(self, indptr: np.ndarray, data: np.ndarray, threads: bool = True) -> np.ndarray:
         """The keys of CSR rows (uint64, shape ``(bands, m)``), not added: a thread of a caller's
         own may make them while another adds those of the rows before (:meth:`extend`, in order)."""
-        from ._threads import run_items
-
         m = indptr.shape[0] - 1
         keys = np.empty((self.bands, m), np.uint64)
         b, r = self.bands, self.rows
@@ -420,10 +259,6 @@ class BandKeys:
         ValueError
             2**32 rows or more.
         """
-        import threading
-
-        from ._threads import run_ranges
-
         lock = threading.Lock()
         if bar is not None:
             bar.total = 3 * self.bands + 1
@@ -541,3 +376,176 @@ def unique_sorted_pairs(packed: np.ndarray) -> int:
         return 0
     packed.sort()
     return unique_sorted(packed, m)
+
+
+# -- the table join: every pair within k bits, by tables keyed by fingerprint bits ------------
+
+
+def table_bucket(keys: np.ndarray, t: int, n_reducers: int) -> np.ndarray:
+    """The reducer of each key of table ``t``: SplitMix64's finaliser of ``key + t * golden``,
+    mod ``n_reducers`` (int64).
+
+    Parameters
+    ----------
+    keys : ndarray of uint64
+        The table's keys (fingerprints masked by the table's mask).
+    t : int
+        The table.
+    n_reducers : int
+
+    Returns
+    -------
+    ndarray of int64
+    """
+    with np.errstate(over="ignore"):
+        z = keys + np.uint64(t + 1) * np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z ^= z >> np.uint64(31)
+    return (z % np.uint64(n_reducers)).astype(np.int64)
+
+
+def by_bucket(bucket: np.ndarray, n_buckets: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(order, cuts)``: the rows in bucket order (stable) and where each bucket starts
+    (``n_buckets + 1`` offsets). The buckets as 16-bit numbers where they fit: NumPy sorts those
+    by radix (O(n), several times faster than its merge sort of int64).
+
+    Parameters
+    ----------
+    bucket : ndarray of int
+    n_buckets : int
+
+    Returns
+    -------
+    order, cuts : ndarray of int64
+    """
+    small = bucket.astype(np.uint16) if n_buckets <= 1 << 16 else bucket
+    order = np.argsort(small, kind="stable")
+    cuts = np.zeros(n_buckets + 1, np.int64)
+    np.cumsum(np.bincount(small, minlength=n_buckets), out=cuts[1:])
+    return order, cuts
+
+
+def table_buckets(fps: np.ndarray, ids: np.ndarray, masks: np.ndarray, n_reducers: int) -> dict:
+    """The join's map: each fingerprint once per table, as ``(table, fp, id)``, split among
+    ``n_reducers`` by a hash of the table's key (:func:`table_bucket`), so that the fingerprints
+    that share a table's key meet in one reducer.
+
+    Parameters
+    ----------
+    fps : ndarray of uint64
+    ids : ndarray of int64
+        Their ids (row numbers).
+    masks : ndarray of uint64
+        Each table's mask: the bits it keeps exact.
+    n_reducers : int
+
+    Returns
+    -------
+    dict
+        ``{reducer: {"t": int32, "f": uint64, "i": int64}}`` for the reducers that get rows.
+    """
+    fps = np.ascontiguousarray(fps, np.uint64)
+    tt, ff, ii, bb = [], [], [], []
+    for t in range(masks.size):
+        bb.append(table_bucket(fps & masks[t], t, n_reducers))
+        tt.append(np.full(fps.size, t, np.int32))
+        ff.append(fps)
+        ii.append(ids)
+    if not bb:
+        return {}
+    order, cuts = by_bucket(np.concatenate(bb), n_reducers)
+    tt, ff, ii = (np.concatenate(x)[order] for x in (tt, ff, ii))
+    return {
+        r: {"t": tt[cuts[r] : cuts[r + 1]], "f": ff[cuts[r] : cuts[r + 1]], "i": ii[cuts[r] : cuts[r + 1]]}
+        for r in range(n_reducers)
+        if cuts[r + 1] > cuts[r]
+    }
+
+
+def offsets(lengths: Sequence[int]) -> np.ndarray:
+    """``[0, l0, l0 + l1, ...]`` (int64): where each of consecutive runs of ``lengths`` starts.
+
+    >>> offsets([2, 0, 3]).tolist()
+    [0, 2, 2, 5]
+    """
+    return np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+
+
+def table_pairs(f: np.ndarray, masks: np.ndarray, t: int, k: int, density: list | None = None) -> np.ndarray:
+    """``(a, b, d)`` rows (positions in ``f``, ``a < b``) of the pairs table ``t`` reports among
+    ``f`` (sorted by ``f & masks[t]``): the kernels of ``SimhashIndex.pairs()`` on one table, one
+    thread (a vectorized count of each row's near partners first, then only those rows are
+    scanned again), with the index's room-then-retry handling of the output: room for
+    ``density[0]`` pairs a row (raised to what this table found, for the next table).
+
+    Parameters
+    ----------
+    f : ndarray of uint64
+        The fingerprints, sorted by the table's key.
+    masks : ndarray of uint64
+        Every table's mask (a pair is reported by the first table whose mask it satisfies).
+    t, k : int
+        The table, and the distance.
+    density : list of one float, optional
+        Room for pairs a row; updated.
+
+    Returns
+    -------
+    ndarray of int64, shape (m, 3)
+    """
+    tf = np.ascontiguousarray(f, np.uint64).reshape(1, -1)
+    ti = np.arange(f.size, dtype=np.uint32).reshape(1, -1)
+    gm = np.ascontiguousarray(masks[t : t + 1], np.uint64)
+    ct, lo, hi, _ = K.pair_chunks_kernel(tf, gm, 1 << 62)
+    counts = np.empty(ct.shape[0], np.int64)
+    density = [1 / 16] if density is None else density
+    off = offsets(np.ceil((hi - lo) * density[0]).astype(np.int64) + 16)
+    out = np.empty(off[-1], np.uint64)
+    K.pairs_chunks_kernel(tf, ti, masks, gm, int(t), int(k), ct, lo, hi, off, out, counts)
+    if (counts > np.diff(off)).any():  # more than the room: again, with the exact room
+        off = offsets(counts)
+        out = np.empty(off[-1], np.uint64)
+        K.pairs_chunks_kernel(tf, ti, masks, gm, int(t), int(k), ct, lo, hi, off, out, counts)
+    density[0] = max(density[0], 1.25 * float(counts.sum()) / max(int(f.size), 1))
+    keys = np.concatenate([out[off[c] : off[c] + counts[c]] for c in range(ct.shape[0])])
+    return K.unpack_pairs_kernel(keys, tf[0])
+
+
+def table_join(pieces: list, masks: np.ndarray, k: int) -> np.ndarray:
+    """The join's reduce: every pair within ``k`` bits among one reducer's ``(table, fp, id)``
+    pieces (dicts of :func:`table_buckets`, or ``(t, f, i)`` tuples): per table, sorted by (key,
+    id), each run of equal keys verified (:func:`table_pairs`); a pair is kept only by the first
+    table whose mask it satisfies, so no pair is reported twice.
+
+    Parameters
+    ----------
+    pieces : list
+        The reducer's pieces.
+    masks : ndarray of uint64
+    k : int
+
+    Returns
+    -------
+    ndarray of int64, shape (m, 3)
+        ``(i, j, d)`` with ``i < j`` ids.
+    """
+    if not pieces:
+        return np.empty((0, 3), np.int64)
+    masks = np.ascontiguousarray(masks, np.uint64)
+    cols = [(p["t"], p["f"], p["i"]) if isinstance(p, dict) else p for p in pieces]
+    tt = np.concatenate([p[0] for p in cols])
+    ff = np.concatenate([p[1] for p in cols])
+    ii = np.concatenate([p[2] for p in cols])
+    out = []
+    density = [1 / 16]  # pairs a row: what the tables so far found, the room for the next
+    for t in np.unique(tt).tolist():
+        sel = tt == t
+        f, g = ff[sel], ii[sel]
+        order = np.lexsort((g, f & masks[t]))
+        f, g = np.ascontiguousarray(f[order]), g[order]
+        p = table_pairs(f, masks, t, k, density)
+        if p.shape[0]:
+            a, b = g[p[:, 0]], g[p[:, 1]]
+            out.append(np.stack([np.minimum(a, b), np.maximum(a, b), p[:, 2]], axis=1))
+    return np.concatenate(out) if out else np.empty((0, 3), np.int64)

@@ -32,10 +32,9 @@ import logging
 import re
 from functools import lru_cache
 from types import ModuleType
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from .simhasher import Simhasher
+from ._validate import check_int
+from .simhasher import Simhasher
 
 __all__ = ["JiebaWords", "jieba_words", "jieba_simhasher", "idf_table", "keywords"]
 
@@ -214,8 +213,6 @@ def jieba_simhasher(
     ImportError
         jieba is not installed.
     """
-    from .simhasher import Simhasher
-
     table, median = _idf()
     return Simhasher(
         bits=bits,
@@ -254,8 +251,6 @@ def keywords(text: str, top_k: int = 20) -> list[tuple[str, float]]:
     ImportError
         jieba is not installed.
     """
-    from ._validate import check_int
-
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
     top_k = check_int("top_k", top_k, 1, 1_000_000)

@@ -31,6 +31,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._validate import check_fraction, check_int, check_option
+from .chinese import load_jieba
+from .presets import ALL
+from .simhasher import Simhasher
 
 __all__ = ["CANDIDATES", "DedupSettings", "FEATURES", "KEEP_ORDERS", "LINKAGES", "PROGRESS"]
 
@@ -195,17 +198,11 @@ class DedupSettings:
         check_option("progress", self.progress, PROGRESS)
         h = self.hasher
         if h is not None and not isinstance(h, str):
-            from .simhasher import Simhasher
-
             if not isinstance(h, Simhasher):
                 raise TypeError(f"hasher must be a Simhasher or a preset name, got {type(h).__name__}")
         if isinstance(h, str):
-            from .presets import ALL
-
             check_option("preset", h, sorted(ALL))
         if self.features == "jieba":
-            from .chinese import load_jieba
-
             load_jieba()  # an ImportError naming the extra, now rather than after reading
 
     @property

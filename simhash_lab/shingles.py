@@ -14,20 +14,27 @@ tokenized once for both.
 from __future__ import annotations
 
 import itertools
+import mmap
 import operator
 import re
+import tempfile
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ._threads import run_items, run_ranges, thread_count
+from ._unicode import UNSPACED, WORD, char_table, lower_table, normalise
 from ._validate import check_int
+from .chinese import JiebaWords, load_jieba
 from .datasets import Source
-
-if TYPE_CHECKING:
-    from .settings import DedupSettings
-    from .simhasher import Simhasher
+from .kernels import verify as V
+from .kernels.strings import str_views
+from .kernels.tokenize import FLAG_PYTHON_LOWER, FLAG_SURROGATE
+from .presets import ALL
+from .settings import DedupSettings
+from .simhasher import Simhasher, utf8_batch
+from .tokenize import word_shingles
 
 __all__ = ["CHUNK_ROWS", "Shingler", "recommended_hasher"]
 
@@ -42,9 +49,6 @@ def recommended_hasher(shingle: int = 3) -> Simhasher:
     the default ``Simhasher()`` (words, TF weights) reached precision 0.60 at k = 3: boilerplate
     words outvote the rest. These features are the ones the threshold speaks of.
     """
-    from .simhasher import Simhasher
-    from .tokenize import word_shingles
-
     return Simhasher(
         tokenizer=word_shingles(shingle), weights="binary", name=f"word_shingles({shingle}), binary"
     )
@@ -65,7 +69,6 @@ class Shingler:
     """
 
     def __init__(self, n: int = 3) -> None:
-        from .tokenize import word_shingles
 
         self.n = check_int("shingle", n, 1, 64)
         self.tokenizer = word_shingles(self.n)
@@ -81,11 +84,6 @@ class Shingler:
         """CSR sets of a list of str, read in place (``kernels.verify.shingle_hashes_str``, in
         threads for 64 texts or more); the rare text whose lowercase needs Python (İ, Σ) again
         through :meth:`_sets`, a lone surrogate refused as there."""
-        from .kernels import verify as V
-        from .kernels.strings import str_views
-        from .kernels.tokenize import FLAG_PYTHON_LOWER, FLAG_SURROGATE
-        from .simhasher import utf8_batch
-
         if set(map(type, texts)) - {str}:  # str_views reads exact str objects only
             return self._sets(*utf8_batch(texts, self.tokenizer.lowercase))
         tok = self.tokenizer
@@ -128,8 +126,6 @@ class Shingler:
 
     def _sets(self, buf: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """CSR sets of a UTF-8 batch, in threads for 64 documents or more."""
-        from .kernels import verify as V
-
         tok = self.tokenizer
         nd = offsets.shape[0] - 1
         slots = V.shingle_slots(offsets)
@@ -147,9 +143,6 @@ class Shingler:
     def word_counts(self, texts: Sequence[str]) -> np.ndarray:
         """Words per document (int64, shape ``(len(texts),)``) by the shingles' word rule: 0 for a
         document with no shingle (empty, whitespace or punctuation only)."""
-        from .kernels import verify as V
-        from .simhasher import utf8_batch
-
         out = np.zeros(len(texts), np.int64)
         if texts:
             buf, offsets = utf8_batch(list(texts), self.tokenizer.lowercase)
@@ -161,8 +154,6 @@ class Shingler:
     def fingerprints_and_sets(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(fingerprints, indptr, data)``: the sets of :meth:`sets` and, from the same hashes, the
         fingerprints of :func:`recommended_hasher` (``shingle`` = this ``n``), tokenized once."""
-        from .kernels import verify as V
-
         fps = np.empty(len(texts), np.uint64)
         if not texts:
             return fps, np.zeros(1, np.int64), np.empty(0, np.uint64)
@@ -192,8 +183,6 @@ class Shingler:
         With ``at_least``, only the pairs whose similarity is at least that get it (exactly the
         same value); the others get -1.0, found sooner: each merge stops once the pair cannot reach
         ``at_least`` (a pair of unrelated documents after about a tenth of it at 0.8)."""
-        from .kernels import verify as V
-
         a = np.ascontiguousarray(a, np.int64)
         b = np.ascontiguousarray(b, np.int64)
         out = np.empty(a.shape[0], np.float64)
@@ -269,7 +258,6 @@ class ChunkSets:
             self.chunks.append((indptr, data, -1))
             self._held += int(data.nbytes)
             return
-        import tempfile
 
         try:
             if self._file is None:
@@ -287,19 +275,16 @@ class ChunkSets:
         ``out[ptr[i]:ptr[i + 1]]``: a spilled chunk's pages mapped while they are read, then
         unmapped (no copy of the whole chunk; the run's memory holds one chunk's pages at most per
         thread; several threads may read at once)."""
-        from .kernels.verify import copy_runs
-
         indptr, data, off = self.chunks[c]
         if data is not None:
-            copy_runs(data, starts, ptr, out)
+            V.copy_runs(data, starts, ptr, out)
             return
-        import mmap
 
         size = int(indptr[-1]) * 8
         start = off - off % mmap.ALLOCATIONGRANULARITY
         with mmap.mmap(self._file.fileno(), off + size - start, access=mmap.ACCESS_READ, offset=start) as m:
             view = np.frombuffer(m, np.uint64, size // 8, off - start)
-            copy_runs(view, starts, ptr, out)
+            V.copy_runs(view, starts, ptr, out)
             del view
 
     def subset(self, rows: np.ndarray, threads: bool = True) -> SetStore:
@@ -384,8 +369,6 @@ def char_sets(texts: Sequence[str], n: int = 3) -> tuple[np.ndarray, np.ndarray]
     >>> np.diff(indptr).tolist()
     [3, 5, 1]
     """
-    from ._unicode import WORD, char_table, lower_table
-
     nd = len(texts)
     if nd == 0:
         return np.zeros(1, np.int64), np.empty(0, np.uint64)
@@ -433,8 +416,6 @@ def _not_ascii(texts: Sequence[str]) -> list[int]:
 def unspaced(texts: Sequence[str]) -> np.ndarray:
     """One bool per text: mostly written in a script without word spaces (at least half of its word
     characters are Han, kana, Thai, Lao, Khmer, Myanmar or Tibetan letters)."""
-    from ._unicode import UNSPACED, WORD, char_table
-
     out = np.zeros(len(texts), np.bool_)
     high = _HIGH.search
     odd = [i for i in _not_ascii(texts) if high(texts[i])]
@@ -492,7 +473,6 @@ class Featurizer:
     """
 
     def __init__(self, settings: DedupSettings) -> None:
-        from .presets import ALL
 
         s = settings
         self.settings = s
@@ -503,8 +483,6 @@ class Featurizer:
         if s.lang is not None and s.lang != "auto":
             if s.lang == "zh":
                 try:
-                    from .chinese import load_jieba
-
                     load_jieba()
                     features = "jieba"
                 except ImportError:
@@ -523,9 +501,6 @@ class Featurizer:
         self.features = features
         self.bits = 64 if self.hasher is None else self.hasher.bits
         if features == "jieba":
-            from .chinese import JiebaWords
-            from .simhasher import Simhasher
-
             self._jieba = JiebaWords()
             self._hash = Simhasher()  # its XXH3 for the shingles' bytes
 
@@ -547,7 +522,6 @@ class Featurizer:
     def normalise(self, texts: list) -> list:
         if not self.normalize:
             return texts
-        from ._unicode import normalise
 
         out = list(texts)
         for i in _not_ascii(texts):  # ASCII text is as normalised already
@@ -616,8 +590,6 @@ class Featurizer:
     def fingerprints_sets(self, texts: list):
         """``(fingerprints, chars, indptr, data)`` of normalised texts (sets None for a hasher of
         one's own, whose sets are made only for the rows that need them)."""
-        from .kernels import verify as V
-
         nd = len(texts)
         if self.features == "hasher":
             return self.hasher.fingerprints(texts), np.zeros(nd, np.bool_), None, None

@@ -30,6 +30,11 @@ NO_TESTS = {
     "kernels/__init__.py": "a docstring, no code",
     # re-exports of design and table (tested in tests/lib/index/test_design.py, test_table.py)
     "index/__init__.py": "re-exports only",
+    # the map of the steps and re-exports of local, results (tested in tests/lib/dedup/); its
+    # example runs as a doctest
+    "dedup/__init__.py": "re-exports only",
+    # re-exports of batch, cluster, executor (tested in tests/lib/distributed/)
+    "distributed/__init__.py": "re-exports only",
     # the extra's import-time check is tested in tests/lib/test_init.py
     # (test_the_course_without_its_extra_says_what_to_install)
     "course/__init__.py": "an import guard, tested in tests/lib/test_init.py",
@@ -178,3 +183,112 @@ def test_no_private_name_is_used_outside_its_module():
     a public name where it is defined (a private module such as ``_write.py`` may hold public names)."""
     found = [hit for path in sorted(PACKAGE.rglob("*.py")) for hit in _private_uses(path)]
     assert not found, "private names used outside their module:\n  " + "\n  ".join(found)
+
+
+# -- the import graph: no circle ----------------------------------------------------------------
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Each module of simhash_lab and the modules of simhash_lab it imports, wherever the import
+    is (at the top, inside a function, under ``if TYPE_CHECKING``): a lazy import is an arrow too
+    (an import moved into a function to dodge a circle is still the circle). ``from .pkg import
+    name`` is the module ``pkg.name`` when there is one, else ``pkg``."""
+    import ast
+
+    mods = {_module_name(p): p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts}
+
+    def resolve(name: str) -> str | None:
+        parts = name.split(".")
+        while parts:
+            if ".".join(parts) in mods:
+                return ".".join(parts)
+            parts.pop()
+        return None
+
+    graph: dict[str, set[str]] = {}
+    for name, path in mods.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        out: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                out |= {resolve(a.name) for a in node.names if a.name.split(".")[0] == "simhash_lab"}
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    mod = ".".join(base + ([node.module] if node.module else []))
+                elif node.module and node.module.split(".")[0] == "simhash_lab":
+                    mod = node.module
+                else:
+                    continue
+                out |= {
+                    resolve(f"{mod}.{a.name}") if f"{mod}.{a.name}" in mods else resolve(mod)
+                    for a in node.names
+                }
+        graph[name] = out - {None, name}
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph[w]))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    found.append(sorted(comp))
+    return found
+
+
+def test_circles_are_found():
+    """The check itself: a circle of three and one of two are found, a tree is not."""
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": {"a"}, "c": set()}) == [["a", "b"]]
+    assert circles({"a": {"b", "c"}, "b": {"c"}, "c": set()}) == []
+
+
+def test_no_import_circle_inside_the_package():
+    """No module of simhash_lab imports, directly or through others, a module that imports it
+    (issue 45): the layers stand on each other, never on what stands on them."""
+    graph = import_graph()
+    assert graph["simhash_lab.dedup.local"] >= {"simhash_lab.dedup.steps", "simhash_lab.datasets"}  # read
+    found = circles(graph)
+    assert not found, (
+        "import circles inside simhash_lab (module -> the modules of the circle it imports):\n"
+        + "\n".join(f"  {c}: " + "; ".join(f"{m} -> {sorted(graph[m] & set(c))}" for m in c) for c in found)
+    )

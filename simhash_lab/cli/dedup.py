@@ -36,10 +36,15 @@ import time
 
 from .._files import DEFAULT_MAX_BYTES, show_name
 from .._validate import check_fraction
-from .._write import OutputError
+from .._write import OutputError, check_outputs, remove_temporaries_on_signals
 from ..datasets import FORMATS, DatasetError, detect_format
 from ..dedup import DedupResult, dedup_files, dedup_table
-from ..settings import DEFAULT_MAX_ROW_BYTES
+from ..dedup.results import check_duplicates_name, write_duplicates
+from ..index.design import MAX_TABLES_FORCED
+from ..presets import ALL
+from ..settings import DEFAULT_MAX_ROW_BYTES, DedupSettings
+from ..simhasher import Simhasher
+from ..tokenize import char_ngrams, rust_words, whitespace, word_shingles, words
 from ._args import byte_size, int_in
 from ._output import err, out, out_json
 
@@ -78,9 +83,6 @@ def _format_text(res: DedupResult) -> str:
 
 def _hasher(args):
     """The Simhasher the options ask for, or a preset name, or None (the run's own features)."""
-    from ..simhasher import Simhasher
-    from ..tokenize import char_ngrams, rust_words, whitespace, word_shingles, words
-
     if args.preset is not None and (args.tokenizer is not None or args.weights is not None):
         raise ValueError("--preset sets the tokenizer and weights: give --preset or --tokenizer/--weights")
     if args.preset is not None:
@@ -109,8 +111,6 @@ def _hasher(args):
 
 
 def _settings(args):
-    from ..settings import DedupSettings
-
     features = "auto"
     char_ngram = 3
     if args.tokenizer is not None and args.tokenizer[0] in FEATURE_NAMES:
@@ -161,6 +161,8 @@ def _dedup_command(args: argparse.Namespace) -> int:
         err(f"simhash-lab dedup: {show_name(path)}: {reason}")
 
     t0 = time.perf_counter()
+    remove_temporaries_on_signals()  # a temporary file (an output being written, stdin's copy)
+    # goes on SIGTERM and SIGHUP as on Ctrl-C, whichever thread made it
     dataset = _is_dataset(args)
     try:
         s = _settings(args)
@@ -186,15 +188,10 @@ def _dedup_command(args: argparse.Namespace) -> int:
                         "not for text files"
                     )
             if args.duplicates is not None:
-                from .._write import check_outputs
-                from ..datasets import check_duplicates_name
-
-                check_outputs(args.duplicates, what="--duplicates")
+                check_outputs(args.duplicates, what="--duplicates", inputs=args.paths)
                 check_duplicates_name(args.duplicates)
             res = dedup_files(args.paths, s, hidden=args.hidden, max_bytes=args.max_bytes, report=report)
             if args.duplicates is not None:
-                from ..datasets import write_duplicates
-
                 write_duplicates(args.duplicates, res.duplicates)
     except DatasetError as e:
         err(f"simhash-lab dedup: {' '.join(str(e).split())}")
@@ -281,9 +278,6 @@ def _tokenizer(value: str) -> tuple[str, int | None]:
 
 def add_dedup_parser(subparsers) -> argparse.ArgumentParser:
     """Add ``dedup`` to the ``simhash-lab`` command's subparsers."""
-    from ..index.design import MAX_TABLES_FORCED
-    from ..presets import ALL
-
     p = subparsers.add_parser(
         "dedup",
         help="find and drop near-duplicates in text files or a dataset (exit 0: none, 1: found, 2: trouble)",

@@ -693,17 +693,24 @@ class MethodResult:
     def row(self, times: bool = True) -> str:
         s = self.scores
         t = f"  {self.seconds * 1e3:9.1f}" if times else ""
+        w = _recall_width()
         return (
-            f"{_(self.method):<30} {self.setting:<30} {s.precision:9.3f} {s.recall:6.3f} "
+            f"{_(self.method):<30} {self.setting:<30} {s.precision:9.3f} {s.recall:{w}.3f} "
             f"{s.f1:6.3f} {self.found:7d}{t}"
         )
 
 
+def _recall_width() -> int:
+    """The recall column's width: its header's in the language shown ("exhaustividad" in Spanish)."""
+    return max(6, len(_("recall")))
+
+
 def format_table(results: Sequence[MethodResult], times: bool = True) -> str:
     """A fixed-width table of results, one method per line."""
+    w = _recall_width()
     head = (
-        f"{_('method'):<30} {_('setting'):<30} {_('precision'):>9} {_('recall'):>6} {'F1':>6} {_('pairs'):>7}"
-        + (f"  {_('time (ms)'):>9}" if times else "")
+        f"{_('method'):<30} {_('setting'):<30} {_('precision'):>9} {_('recall'):>{w}} "
+        f"{'F1':>6} {_('pairs'):>7}" + (f"  {_('time (ms)'):>9}" if times else "")
     )
     return "\n".join([head, "-" * len(head)] + [r.row(times) for r in results])
 

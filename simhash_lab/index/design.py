@@ -32,14 +32,13 @@ from __future__ import annotations
 
 import math
 import numbers
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
 from .._i18n import _
-from .._validate import check_budget, check_int, check_k, check_option
+from .._validate import check_budget, check_int, check_k, check_option, default_memory_budget
 
 __all__ = ["JOBS", "TableDesign", "default_memory_budget", "design_tables", "manku_example_3_1"]
 
@@ -80,19 +79,6 @@ P_ENTRY = 5.0  # per entry per table: planning chunks, walking buckets
 P_GROUP = 19.0  # per non-empty bucket: finding its end, starting its comparisons
 P_CMP = 0.10  # per comparison inside a bucket (vectorized popcount)
 P_SCAN = 0.10  # per comparison of the scan (one long group: the vectorized loop at full speed)
-
-
-def default_memory_budget() -> int:
-    """A quarter of this machine's physical memory, in bytes (4 GiB where it cannot be read).
-
-    Returns
-    -------
-    int
-    """
-    try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 4
-    except (AttributeError, ValueError, OSError):
-        return 4 << 30
 
 
 def two_passes(n: int, r: int) -> bool:

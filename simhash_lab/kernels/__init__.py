@@ -9,6 +9,8 @@
 * :mod:`.fingerprint`: the two whole pipelines (fused from ``str``, general from UTF-8), per batch;
 * :mod:`.index`: the block index's build, query, pairs and merge kernels;
 * :mod:`.verify`: shingle sets as sorted hashes, exact Jaccard by merging, the keep/drop pass;
+* :mod:`.candidates`: MinHash band keys of the shingle sets, and the pairs that share a band;
+* :mod:`.dedup_steps`: the exact groups' digests and representatives, the calibration's scan;
 * :mod:`.sort`: in-place sorts of uint64 keys (insertion, heap, radix for hashes).
 
 Decorator policy (``_jit``):

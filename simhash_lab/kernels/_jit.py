@@ -39,16 +39,16 @@ import hashlib
 import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
 from numba import njit
-from numba.core import config
 from numba.core.caching import CompileResultCacheImpl, FunctionCache, _CacheLocator
 from numba.core.dispatcher import Dispatcher
 
+from .._cache import KERNELS as _KERNELS
+from .._cache import cache_dir
+
 __all__ = ["KERNEL_SOURCES", "MISSES", "KernelCache", "cache_dir", "kernel", "source_digest"]
 
-_KERNELS = Path(__file__).resolve().parent
 #: The files whose content decides whether a cached kernel is fresh.
 KERNEL_SOURCES = (*sorted(_KERNELS.glob("*.py")), _KERNELS.parent / "_unicode.py")
 
@@ -76,35 +76,6 @@ def _file_digest(path: str) -> str:
 def _file_digest_of(path: str, mtime_ns: int, size: int) -> str:
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
-
-
-def _writable(path: str) -> bool:
-    """``path`` is a folder we can write to, or could be created (its nearest existing parent is)."""
-    while not os.path.isdir(path):
-        parent = os.path.dirname(path)
-        if parent == path:
-            return False
-        path = parent
-    return os.access(path, os.W_OK | os.X_OK)
-
-
-@functools.cache
-def cache_dir(source_folder: str | None = None) -> str:
-    """The folder that holds the cached kernels of the modules in ``source_folder``.
-
-    ``NUMBA_CACHE_DIR`` (when set) wins, as for Numba's own cache; then ``__pycache__`` beside the
-    sources, if it can be written or already exists (read-only: loaded, never written); then
-    ``$XDG_CACHE_HOME/simhash_lab`` (default ``~/.cache``).
-    """
-    source_folder = source_folder or str(_KERNELS)
-    sub = _CacheLocator.get_suitable_cache_subpath(os.path.join(source_folder, "x.py"))
-    if config.CACHE_DIR:
-        return os.path.join(config.CACHE_DIR, sub)
-    in_tree = os.path.join(source_folder, "__pycache__")
-    if os.path.isdir(in_tree) or _writable(in_tree):
-        return in_tree
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "simhash_lab", sub)
 
 
 class _KernelLocator(_CacheLocator):

@@ -13,6 +13,7 @@ import pytest
 from simhash_lab import Simhasher, hamming
 from simhash_lab import dedup as dedup_mod
 from simhash_lab.cli import main
+from simhash_lab.datasets import files as files_mod
 
 
 @pytest.fixture(scope="module")
@@ -151,7 +152,7 @@ def test_missing_path_is_trouble_but_groups_still_print(tree, capsys):
 
 
 def test_unreadable_file_is_reported_and_skipped(tree, capsys, monkeypatch):
-    real = dedup_mod.read_text
+    real = files_mod.read_text
     locked = str(tree / "other2.txt")
 
     def read_text(path, max_bytes):
@@ -159,7 +160,7 @@ def test_unreadable_file_is_reported_and_skipped(tree, capsys, monkeypatch):
             raise PermissionError(13, "Permission denied", path)
         return real(path, max_bytes)
 
-    monkeypatch.setattr(dedup_mod, "read_text", read_text)
+    monkeypatch.setattr(files_mod, "read_text", read_text)
     code, out, err = run(capsys, tree, "--json")
     doc = json.loads(out)
     assert code == 2

@@ -164,12 +164,12 @@ def test_the_last_line_keeps_its_newline_or_its_lack_of_one(tmp_path, capsys, en
 
 
 def test_out_of_memory_is_one_line_exit_2(tmp_path, capsys, monkeypatch):
-    import simhash_lab.dedup as d
+    from simhash_lab.dedup.steps import Candidates
 
     def boom(*a, **kw):
         raise MemoryError
 
-    monkeypatch.setattr(d, "candidates", boom)
+    monkeypatch.setattr(Candidates, "within_k", boom)
     src = jsonl(tmp_path / "docs.jsonl", [{"text": BASE}, {"text": BASE + " more"}])
     code, _, err = run(capsys, src, "-k", "3")
     one_line_exit_2(code, err, "out of memory")
@@ -243,7 +243,7 @@ def test_chinese_on_the_command_line_is_said_in_the_summary(tmp_path, capsys):
 
 
 def test_the_bars_move_to_a_known_total(tmp_path, capsys, monkeypatch):
-    import simhash_lab.dedup as d
+    import simhash_lab.dedup.run as d
 
     seen = []
     close = d._Bars.close
@@ -265,8 +265,9 @@ def test_the_bars_move_to_a_known_total(tmp_path, capsys, monkeypatch):
 
 def test_orjson_and_json_read_the_same_rows(tmp_path, monkeypatch):
     import simhash_lab.datasets as D
+    import simhash_lab.datasets.jsonl as J
 
-    if D._ORJSON is None:
+    if J._ORJSON is None:
         pytest.skip("orjson is not installed")
     src = tmp_path / "docs.jsonl"
     src.write_text(
@@ -275,9 +276,69 @@ def test_orjson_and_json_read_the_same_rows(tmp_path, monkeypatch):
         encoding="utf-8",
     )
     fast = list(D.open_dataset(src, "text", "id").chunks(10))
-    monkeypatch.setattr(D, "_ORJSON", None)
+    monkeypatch.setattr(J, "_ORJSON", None)
     slow = list(D.open_dataset(src, "text", "id").chunks(10))
     assert fast[0][0] == slow[0][0] == ["caf\u00e9 \U0001f600 text", "b", "\u00e9t\u00e9"]
     ids_f, ids_s = fast[0][1], slow[0][1]
     assert ids_f[0] == ids_s[0] == 1 and ids_f[2] == ids_s[2] == [1, {"a": None}]
     assert math.isnan(ids_f[1]) and math.isnan(ids_s[1])
+
+
+# -- the input by any name; temporary files on signals (issue 45) --------------------------------
+
+
+def test_standard_input_is_never_the_output(tmp_path, cli):
+    """``dedup - --output in.jsonl < in.jsonl`` replaced the input, ``--output /dev/stdin``
+    truncated it: every name of what standard input reads is refused before any work, one line,
+    exit 2, the input untouched; /dev/stdout still gets the kept rows."""
+    import shlex
+
+    src = jsonl(tmp_path / "in.jsonl", [{"id": i, "text": BASE + f" w{i % 3}"} for i in range(12)])
+    before = src.read_bytes()
+    redirect = f"< {shlex.quote(str(src))}"
+    for args in (
+        ["-", "--output", str(src)],
+        ["-", "--duplicates", str(src)],
+        [str(src), "--output", "/dev/stdin"],
+    ):
+        got = cli("dedup", *args, "--id-column", "id", shell_suffix=redirect)
+        assert got.code == 2 and len(got.errors) == 1 and "input" in got.errors[0], got.errors
+        assert src.read_bytes() == before
+    for name in ("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"):
+        got = cli("dedup", "-", "--output", name, "--id-column", "id", shell_suffix=redirect)
+        assert got.code == 2 and got.errors == [
+            f"simhash-lab dedup: --output names standard input ({name}), which the run reads"
+        ]
+        assert src.read_bytes() == before
+    got = cli("dedup", "-", "--output", "/dev/stdout", "--id-column", "id", "-q", shell_suffix=redirect)
+    assert got.code == 1 and got.out and got.out in before and src.read_bytes() == before
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGHUP"])
+def test_stdins_copy_goes_on_a_signal(tmp_path, sig):
+    """Standard input is copied to a private temporary file before the run: a signal while it is
+    being read ends the command by that signal and removes the copy (as Ctrl-C does)."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    p = subprocess.Popen(
+        [sys.executable, "-m", "simhash_lab.cli", "dedup", "-", "--output", str(tmp_path / "k.jsonl")],
+        stdin=subprocess.PIPE, env={**os.environ, "TMPDIR": str(tmp)},
+    )  # fmt: skip
+    try:
+        p.stdin.write(json.dumps({"text": BASE}).encode() + b"\n")
+        p.stdin.flush()
+        deadline = time.monotonic() + 60
+        while not list(tmp.glob("simhash-lab-stdin-*")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert list(tmp.glob("simhash-lab-stdin-*"))  # being copied
+        p.send_signal(getattr(signal, sig))
+        assert p.wait(timeout=60) == -getattr(signal, sig)
+    finally:
+        p.kill()
+        p.stdin.close()
+    assert list(tmp.iterdir()) == [] and not (tmp_path / "k.jsonl").exists()

@@ -180,8 +180,9 @@ def test_compare_table_in_both_languages(compare):
     assert [line[:30].rstrip() for line in en[2:]] == [r.method for r in rows]
     set_language("es")
     es = compare.format_table(rows).splitlines()
-    assert es[0].split() == ["método", "configuración", "precisión", "recall", "F1", "pares", "tiempo", "ms"]
-    assert len(es[0]) == len(en[0])  # the Spanish headers fit the columns
+    spanish = ["método", "configuración", "precisión", "exhaustividad", "F1", "pares", "tiempo", "ms"]
+    assert es[0].split() == spanish
+    assert {len(line) for line in es} == {len(es[0])}  # the Spanish headers fit the columns
     assert [line[:30].rstrip() for line in es[2:]] == [
         "Simhash + SimhashIndex",
         "MinHash + LSH por bandas",
@@ -224,7 +225,7 @@ def test_method_plots_name_the_methods_in_the_language(course, compare):
     set_language("es")
     assert labels() == (
         ["MinHash + LSH por bandas", "MD5 del texto normalizado"],
-        ["precisión", "recall"],
+        ["precisión", "exhaustividad"],
         ["MD5 del texto normalizado", "MinHash + LSH por bandas"],
     )
 
@@ -233,13 +234,13 @@ def test_dask_dedup_reports_the_calibration_in_the_callers_language():
     """``dedup_dataset``'s last task runs on a worker, which starts in English: it is handed the
     caller's language (issue 27: notebook 08 prints the dict)."""
     pytest.importorskip("dask")
-    from simhash_lab import distributed as D
+    from simhash_lab.distributed import executor as D
 
     cal = _calibration("sample")
-    out = D._finish({}, 5, np.array([0, 7]), 14, cal, 0, "es")  # this process is in English
+    out = D.finish({}, 5, np.array([0, 7]), 14, cal, 0, "es")  # this process is in English
     assert out["calibration"] == _with_language("es", cal.summary)
-    assert D._finish({}, 5, np.array([0, 7]), 14, cal)["calibration"] == _old_calibration_summary(cal)
-    assert D._finish({}, 5, np.array([0, 7]), 14, None, 0, "es")["calibration"] is None
+    assert D.finish({}, 5, np.array([0, 7]), 14, cal)["calibration"] == _old_calibration_summary(cal)
+    assert D.finish({}, 5, np.array([0, 7]), 14, None, 0, "es")["calibration"] is None
 
 
 def _with_language(lang, fn):

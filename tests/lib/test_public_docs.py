@@ -25,11 +25,20 @@ PUBLIC = [
     "simhash_lab.index.table",
     "simhash_lab.index.design",
     "simhash_lab.dedup",
+    "simhash_lab.dedup.local",
+    "simhash_lab.dedup.results",
+    "simhash_lab.dedup.report",
     "simhash_lab.settings",
     "simhash_lab.calibration",
     "simhash_lab.datasets",
+    "simhash_lab.datasets.source",
+    "simhash_lab.datasets.texts",
+    "simhash_lab.datasets.jsonl",
+    "simhash_lab.datasets.csv",
+    "simhash_lab.datasets.parquet",
+    "simhash_lab.datasets.arrow",
+    "simhash_lab.datasets.files",
     "simhash_lab.chinese",
-    "simhash_lab.report",
 ]
 
 

@@ -159,8 +159,9 @@ def test_a_dedup_run_leaves_numpys_huge_pages_as_they_were(course, monkeypatch):
     from numpy._core.multiarray import _set_madvise_hugepage as switch
 
     import simhash_lab.dedup as D
+    from simhash_lab.dedup.local import LocalExecutor
 
-    seen, real = [], D._run_steps
+    seen, real = [], LocalExecutor.read
 
     def spy(*a, **k):
         was = switch(False)  # what the run set: read, then put back
@@ -168,7 +169,7 @@ def test_a_dedup_run_leaves_numpys_huge_pages_as_they_were(course, monkeypatch):
         seen.append(was)
         return real(*a, **k)
 
-    monkeypatch.setattr(D, "_run_steps", spy)
+    monkeypatch.setattr(LocalExecutor, "read", spy)
     before = switch(True)
     try:
         D.dedup_texts([d.text for d in course("corpus").python_docs()[:40]], jaccard=0.8)

@@ -334,3 +334,130 @@ def test_a_name_of_the_process_own_descriptor_is_written_at_its_position(tmp_pat
         subprocess.run([sys.executable, "-c", code], stdout=log, check=True, timeout=60)
     assert out.read_text() == "held\nprinted first\nwritten\nprinted after\n"
     assert _files(tmp_path) == ["log"]
+
+
+# -- standard input by any name, an input folder (issue 45) -------------------------------------
+
+_STDIN_CHECKS = r"""
+import sys
+from simhash_lab._write import OutputError, check_outputs
+for out in sys.argv[1:]:
+    try:
+        check_outputs(out, what="--output", inputs=[0])
+        print("accepted", out)
+    except OutputError as e:
+        print("refused", out, "|", e)
+"""
+
+
+def test_an_output_that_is_standard_input_by_any_name_is_refused(tmp_path):
+    """Standard input read (``inputs=[0]``), the file redirected to it is refused as an output by
+    its own name and by every name of the descriptor; other files, and /dev/stdout, are not."""
+    import subprocess
+    import sys
+
+    src = tmp_path / "in.jsonl"
+    src.write_text('{"text": "x"}\n')
+    names = [
+        str(src),
+        "/dev/stdin",
+        "/dev/fd/0",
+        "/proc/self/fd/0",
+        str(tmp_path / "other.jsonl"),
+        "/dev/stdout",
+    ]
+    with open(src, "rb") as stdin:
+        p = subprocess.run(
+            [sys.executable, "-c", _STDIN_CHECKS, *names], stdin=stdin, capture_output=True, timeout=60
+        )
+    got = p.stdout.decode().splitlines()
+    assert [line.split()[0] for line in got] == ["refused"] * 4 + ["accepted"] * 2, got
+    assert "the file standard input reads" in got[0] and "names standard input (/dev/stdin)" in got[1]
+    assert src.read_text() == '{"text": "x"}\n'  # nothing touched
+    # through a pipe: its names still refused; the file is no longer what it reads
+    argv = [sys.executable, "-c", _STDIN_CHECKS, "/dev/stdin", str(src)]
+    p = subprocess.run(argv, stdin=subprocess.PIPE, capture_output=True, timeout=60)
+    assert [line.split()[0] for line in p.stdout.decode().splitlines()] == ["refused", "accepted"]
+
+
+def test_an_existing_output_inside_an_input_folder_is_refused(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.txt").write_text("a text")
+    with pytest.raises(OutputError, match="inside the input folder"):
+        check_outputs(str(tmp_path / "docs" / "a.txt"), what="--duplicates", inputs=[str(tmp_path / "docs")])
+    check_outputs(str(tmp_path / "docs" / "new.csv"), inputs=[str(tmp_path / "docs")])  # made after the read
+    check_outputs(str(tmp_path / "dups.csv"), inputs=[str(tmp_path / "docs")])
+
+
+def test_a_copy_of_a_read_only_descriptor_is_an_output_error_naming_it(tmp_path):
+    """``--output /dev/fd/N`` on a descriptor open for reading only: refused by the system, told as
+    the output's error (before: "simhash-lab dedup: : Bad file descriptor")."""
+    src = tmp_path / "ro.txt"
+    src.write_text("kept")
+    fd = os.open(src, os.O_RDONLY)
+    try:
+        with pytest.raises(OutputError, match=f"cannot write /dev/fd/{fd}"):
+            with atomic_output(f"/dev/fd/{fd}", "w") as f:
+                f.write("x" * 100_000)
+    finally:
+        os.close(fd)
+    assert src.read_text() == "kept"
+
+
+# -- temporary files on SIGTERM and SIGHUP, as on Ctrl-C (issue 45) -------------------------------
+
+_MID_WRITE = r"""
+import os, signal, sys, time
+from simhash_lab._write import atomic_write
+if sys.argv[2] == "ignored":
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # nohup: the program's choice is kept
+
+def write(f):
+    f.write("x" * 100_000)
+    f.flush()
+    print("ready", flush=True)
+    time.sleep(30)
+
+atomic_write(sys.argv[1], "w", write)
+"""
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGHUP"])
+def test_a_signal_mid_write_removes_the_temporary_and_ends_the_process_by_it(tmp_path, sig):
+    """A real signal while the file is being written: the temporary goes (as on Ctrl-C), the old
+    file stays, and the process ends by the signal (its exit status says so), as coreutils' sort."""
+    import signal
+    import subprocess
+    import sys
+
+    out = tmp_path / "kept.jsonl"
+    out.write_text("old\n")
+    p = subprocess.Popen([sys.executable, "-c", _MID_WRITE, str(out), "default"], stdout=subprocess.PIPE)
+    try:
+        assert p.stdout.readline() == b"ready\n"
+        assert len(list(tmp_path.glob(".kept.jsonl.*.tmp"))) == 1  # mid-write
+        p.send_signal(getattr(signal, sig))
+        assert p.wait(timeout=60) == -getattr(signal, sig)
+    finally:
+        p.kill()
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["kept.jsonl"] and out.read_text() == "old\n"
+
+
+def test_a_signal_the_program_ignores_stays_ignored(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    p = subprocess.Popen(
+        [sys.executable, "-c", _MID_WRITE, str(tmp_path / "k"), "ignored"], stdout=subprocess.PIPE
+    )
+    try:
+        assert p.stdout.readline() == b"ready\n"
+        p.send_signal(signal.SIGHUP)
+        with pytest.raises(subprocess.TimeoutExpired):
+            p.wait(timeout=1)  # still writing
+        p.send_signal(signal.SIGTERM)
+        assert p.wait(timeout=60) == -signal.SIGTERM
+    finally:
+        p.kill()
+    assert sorted(x.name for x in tmp_path.iterdir()) == []

@@ -34,7 +34,12 @@ def _tree(tmp_path: Path) -> Path:
 
 
 def _dry(tree: Path, *args: str) -> str:
-    return subprocess.run(["make", "-n", *args], cwd=tree, capture_output=True, text=True, check=True).stdout
+    # as typed in a plain shell, also when the tests themselves run under `make test` (whose
+    # MAKEFLAGS / MAKELEVEL would make this make print "Entering directory '<the test's folder>'")
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
+    env["LC_ALL"] = "C"
+    cmd = ["make", "--no-print-directory", "-n", *args]
+    return subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True, check=True).stdout
 
 
 def test_check_runs_no_warmup_once_the_kernels_are_compiled(tmp_path):

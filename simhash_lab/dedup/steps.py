@@ -1,0 +1,665 @@
+"""The named steps of verified dedup, written once: each is an object whose methods are the step's
+work on one part of the data, with the run (:class:`~simhash_lab.dedup.run.Run`) as their first
+argument. Two executors call them (datatrove's ``PipelineStep.run(data, rank, world_size)`` is
+the model): :mod:`.local` runs every step over all the rows in this process, on its threads;
+:mod:`simhash_lab.distributed.executor` runs the same methods as Dask tasks, a partition or a
+reducer each, the data between them shuffled through files. So one process and Dask make the
+same decisions by construction: what differs is only where each call runs and which rows it sees.
+
+============== ============================================== =======================================
+step           its work (a method)                            where it runs (one process / Dask)
+============== ============================================== =======================================
+read           ``Read.chunks``: the rows, a chunk at a time   threads / a task a run of files
+normalise      ``Normalise.chunk``: NFKC, format chars        the chunk's thread / its task
+exact groups   ``ExactGroups.digests`` (a chunk);             chunk / task; all rows / a reducer a
+               ``ExactGroups.representatives`` (the first     bucket of digests
+               in visiting order of each digest)
+fingerprint    ``Fingerprint.chunk``: shingle sets and their  the chunk's thread / its task
+               fingerprints; featureless rows
+calibrate      ``Calibrate.draw``, ``.scan``, ``.measure``    all rows / draw and measure on one
+                                                              task, a scan a partition
+candidates     ``Candidates.keys`` (a chunk's band keys);     bands: all keys / a map a partition,
+               ``.band_map``, ``.band_reduce`` (the pairs     a reduce a bucket; index: the index /
+               that share a band); ``.table_map``,            the table join
+               ``.table_reduce`` (within k bits)
+verify         ``Verify.similarity``, ``.passes``             all pairs / a partition's pairs
+cluster        ``Cluster.decide``: keep/drop over the         all verified pairs, on one thread /
+               verified pairs, then the exact copies          one task
+write          the source's ``write_kept``;                   one file / a task a partition
+               ``Write.part`` (a partition as Parquet)
+============== ============================================== =======================================
+
+The per-chunk steps are put together by :func:`first_read`, which both executors call on every
+chunk of rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from .._threads import run_items
+from .._validate import check_fraction, check_int
+from ..calibration import Calibration, Draw, draw_sample, measure, neighbours_within
+from ..candidates import (
+    band_pairs,
+    sort_bands,
+    split_band,
+    table_buckets,
+    table_join,
+    unique_sorted_pairs,
+)
+from ..datasets import DatasetError, Source
+from ..index import SimhashIndex
+from ..kernels import verify as V
+from ..kernels.dedup_steps import first_of_runs, str_digests
+from ..kernels.strings import str_views
+from ..shingles import Shingler, recommended_hasher
+from .results import Duplicates
+from .run import Chunk, Clock, Run
+
+__all__ = [
+    "CALIBRATE",
+    "CANDIDATES",
+    "CLUSTER",
+    "EXACT_GROUPS",
+    "FINGERPRINT",
+    "NORMALISE",
+    "READ",
+    "VERIFY",
+    "WRITE",
+    "Calibrate",
+    "Candidates",
+    "Cluster",
+    "ExactGroups",
+    "Fingerprint",
+    "Normalise",
+    "Read",
+    "Step",
+    "Verify",
+    "Write",
+    "check_text_chunk",
+    "distinct_rows",
+    "exact_groups",
+    "first_read",
+    "keep_drop",
+    "run_settings",
+    "text_digests",
+    "visiting_order",
+]
+
+
+class Step:
+    """A named step: ``name`` is its key in ``res.timings`` and its progress bar's label."""
+
+    name = ""
+
+    def __repr__(self) -> str:
+        return f"<step {self.name}>"
+
+
+def check_text_chunk(call: Callable[[list], Any], texts: list, start: int, where: str) -> Any:
+    """``call(texts)``, with a ValueError from a lone surrogate turned into a DatasetError naming
+    the row (``start``: the chunk's first row; ``where``: the file)."""
+    try:
+        return call(texts)
+    except ValueError:
+        for i, t in enumerate(texts):
+            try:
+                t.encode("utf-8")
+            except UnicodeEncodeError:
+                raise DatasetError(
+                    f"{where}: row {start + i}: the text holds a lone surrogate, not text"
+                ) from None
+        raise
+
+
+def visiting_order(
+    rows: np.ndarray, lengths: np.ndarray | None = None, priorities: np.ndarray | None = None
+) -> np.ndarray:
+    """The order rows are visited in to choose which one of a group is kept: positions into
+    ``rows`` (row numbers), highest priority first when ``priorities`` are given, else most
+    characters first when ``lengths`` are (``keep="longest"``), else, and among ties, by row
+    number. The one rule of both executors: the exact groups' representatives and the clusters'
+    kept rows.
+
+    >>> visiting_order(np.array([4, 1, 7]), lengths=np.array([5, 9, 9])).tolist()
+    [1, 2, 0]
+    """
+    if priorities is not None:
+        return np.lexsort((rows, -priorities))
+    if lengths is not None:
+        return np.lexsort((rows, -lengths))
+    if rows.size < 2 or bool((rows[1:] > rows[:-1]).all()):
+        return np.arange(rows.size)
+    return np.argsort(rows, kind="stable")
+
+
+def distinct_rows(n: int, *cols: np.ndarray) -> np.ndarray:
+    """The distinct values of ``cols`` (row numbers below ``n``), sorted: marked in a mask of the
+    rows, nothing sorted (2M random row numbers below 1M: ``np.unique`` 0.99 s, this 4 ms).
+
+    >>> distinct_rows(6, np.array([4, 1, 4]), np.array([1, 0]))
+    array([0, 1, 4])
+    """
+    seen = np.zeros(n, np.bool_)
+    for c in cols:
+        seen[c] = True
+    return np.flatnonzero(seen)
+
+
+# -- read, normalise ---------------------------------------------------------------------------
+
+
+class Read(Step):
+    """read: the rows of a source, a chunk at a time (``(texts, ids, priorities)``)."""
+
+    name = "read"
+
+    def chunks(self, source: Source, rows: int) -> Iterator[tuple[list, list, list | None]]:
+        """``(texts, ids, priorities)`` of every row of ``source``, ``rows`` at a time."""
+        return iter(source.chunks(rows))
+
+
+class Normalise(Step):
+    """normalise: NFKC, format characters (U+200B...) dropped (:func:`simhash_lab._unicode.normalise`;
+    ``normalize=False``: as they are)."""
+
+    name = "normalise"
+
+    def chunk(self, run: Run, texts: list, start: int, where: str) -> list:
+        """A chunk's texts normalised (``start``: its first row; ``where``: its file, for errors)."""
+        return check_text_chunk(run.featurizer.normalise, texts, start, where)
+
+
+# -- exact groups ------------------------------------------------------------------------------
+
+
+def text_digests(texts: list, threads: bool = True) -> np.ndarray:
+    """(n, 2) uint64: a 128-bit digest of each (normalised) text, the same in every process (of
+    one byte order: the code units are hashed as they lie in memory).
+
+    CPython keeps a str as one array of code units of the narrowest width its characters need
+    (PEP 393), so two strings are equal exactly when their widths and units are: the digest is
+    XXH3-64 and XXH64 (seeded with the width) of the units, read in place by Numba
+    (:func:`~simhash_lab.kernels.strings.str_views`), no UTF-8 copy. Two different texts share
+    both halves with probability about 2**-128 a pair; the digests are not a defence against texts
+    made to collide. ``threads``: on the package's threads (for 4096 texts or more)."""
+    if set(map(type, texts)) - {str}:  # str_views reads exact str objects: a subclass's text copied
+        texts = [t if type(t) is str else str.__str__(t) for t in texts]
+    n = len(texts)
+    out = np.empty((n, 2), np.uint64)
+    if n:
+        ptrs, lens, kinds = str_views(texts)
+
+        def run(lo: int, hi: int) -> None:
+            str_digests(ptrs[lo:hi], lens[lo:hi], kinds[lo:hi], out[lo:hi])
+
+        run_items(n, run, threads and n >= 4096)
+    return out
+
+
+def exact_groups(digests: np.ndarray, rank: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The representative of each of ``rows`` (int64, same shape): the first in visiting order
+    (``rank``, indexed by row) of the rows whose texts have its digest (``digests``, indexed by
+    row). One sort of 64-bit keys: the digest's high bits, the row's place in the visiting order
+    in the low bits."""
+    m = rows.size
+    if m == 0:
+        return rows.copy()
+    every = m == digests.shape[0] and bool((rows == np.arange(m)).all())
+    d = digests if every else digests[rows]
+    r = rank[rows]
+    if m == 1 or bool((r[1:] > r[:-1]).all()):  # rows already in visiting order (keep="first")
+        place = at = np.arange(m)
+    else:
+        mark = np.zeros(rank.size, np.int64)
+        mark[r] = 1
+        place = (np.cumsum(mark) - 1)[r]  # 0..m-1: the place of each of rows in the visiting order
+        at = np.empty(m, np.int64)
+        at[place] = np.arange(m)
+    bits = max(1, int(m - 1).bit_length())
+    low = np.uint64((1 << bits) - 1)
+    keys = (d[:, 0] & ~low) | place.astype(np.uint64)
+    keys.sort()  # NumPy's (x86-simd-sort on AVX-512): measured 4-5x kernels.sort.sort_u64 at 1M keys
+    rep = np.empty(m, np.int64)
+    first_of_runs(keys, low, d[:, 0].copy(), d[:, 1].copy(), at, rep)
+    return rows[rep]
+
+
+class ExactGroups(Step):
+    """exact groups: identical normalised texts grouped by their 128-bit digests; one
+    representative of each (the first in visiting order) goes on to the near-duplicate search,
+    the others are dropped for it (or for what it is dropped for: :class:`Cluster`)."""
+
+    name = "exact groups"
+
+    def digests(self, run: Run, texts: list) -> np.ndarray | None:
+        """A chunk's digests (``exact=False``: None)."""
+        return text_digests(texts) if run.settings.exact else None
+
+    def representatives(
+        self,
+        digests: np.ndarray,
+        rows: np.ndarray,
+        lengths: np.ndarray | None = None,
+        priorities: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """The representative of each of ``rows`` (row numbers, in any order), as its position in
+        ``rows``, given every row that shares a digest with one of them (a Dask reducer's bucket of
+        digests; one process calls :func:`exact_groups` on all rows with their rank):
+        ``digests`` (m, 2), ``lengths`` and ``priorities`` aligned with ``rows``."""
+        order = visiting_order(rows, lengths, priorities)
+        rank = np.empty(rows.size, np.int64)
+        rank[order] = np.arange(rows.size)
+        return exact_groups(digests, rank, np.arange(rows.size))
+
+
+# -- fingerprint -------------------------------------------------------------------------------
+
+
+def no_features(hasher: Any, text: str) -> bool:
+    try:
+        return len(hasher.features(text)) == 0
+    except (TypeError, ValueError):
+        return False
+
+
+class Fingerprint(Step):
+    """fingerprint: every document's shingle set and its 64-bit Simhash
+    (:class:`~simhash_lab.shingles.Featurizer`: word shingles, or character n-grams for text
+    without word spaces, each distinct shingle voting once); rows without a shingle are
+    featureless (never compared, kept)."""
+
+    name = "fingerprint"
+
+    def chunk(self, run: Run, norm: list, start: int, where: str) -> tuple:
+        """``(fps, chars, indptr, data, featureless)`` of a chunk of normalised texts (sets None
+        for a hasher of one's own)."""
+        feat = run.featurizer
+        f, chars, ind, dat = check_text_chunk(feat.fingerprints_sets, norm, start, where)
+        if ind is not None:
+            empty = np.diff(ind) == 0
+        else:
+            empty = np.zeros(len(norm), np.bool_)
+            for i in np.flatnonzero(f == 0).tolist():
+                empty[i] = no_features(feat.hasher, norm[i])
+        return f, chars, ind, dat, empty
+
+
+def first_read(run: Run, texts: list, start: int, where: str, clock: Clock) -> Chunk:
+    """The first read's steps on one chunk of rows (``start``: its first row; ``where``: its
+    file): normalise, the exact groups' digests, fingerprint, and with bands the candidates'
+    keys, each timed as its step. Both executors call it on every chunk, one process on its
+    threads (a chunk whole on one thread), Dask in each task."""
+    with clock.time(NORMALISE.name):
+        norm = NORMALISE.chunk(run, texts, start, where)
+    dig = None
+    if run.settings.exact:
+        with clock.time(EXACT_GROUPS.name):
+            dig = EXACT_GROUPS.digests(run, norm)
+    with clock.time(FINGERPRINT.name):
+        fps, chars, ind, dat, empty = FINGERPRINT.chunk(run, norm, start, where)
+    keys = None
+    if run.bands:  # the keys' share of the candidates step, made here
+        with clock.time(CANDIDATES.name):
+            keys = CANDIDATES.keys(run, norm, ind, dat, start, where)
+    return Chunk(fps, chars, ind, dat, empty, dig, keys)
+
+
+# -- calibrate ---------------------------------------------------------------------------------
+
+
+class Calibrate(Step):
+    """calibrate k (unless given): on a seeded sample of the representatives, the Hamming
+    distances of real near-duplicate pairs; the smallest k that finds ``recall`` of them
+    (:func:`~simhash_lab.calibration.calibrate`). In three parts, so that Dask scans each
+    partition's fingerprints where they are: :meth:`draw`, :meth:`scan`, :meth:`measure`."""
+
+    name = "calibrate"
+
+    def run(
+        self, run: Run, source: Source, fps: np.ndarray, search: np.ndarray, sets: Any = None, bar: Any = None
+    ) -> Calibration:
+        """The three parts over every row (one process): :meth:`draw`, :meth:`scan` of every
+        searchable row, :meth:`measure` (``sets``: every row's, when the read kept them)."""
+        draw = self.draw(run, fps.shape[0], search)
+        rows = np.flatnonzero(search)
+        hits = self.scan(draw, fps[draw.picked], fps[rows], rows) if draw.picked.size else None
+        return self.measure(run, draw, hits, source, sets, bar)
+
+    def draw(self, run: Run, n: int, search: np.ndarray) -> Draw:
+        """The seeded sample among the searchable rows (:func:`~simhash_lab.calibration.draw_sample`)."""
+        sample = check_int("sample", run.settings.sample, 1, 1 << 40)
+        return draw_sample(n, search, sample, run.settings.seed, run.bits)[0]
+
+    def scan(self, draw: Draw, queries: np.ndarray, fps: np.ndarray, rows: np.ndarray) -> tuple:
+        """``(a, b, d)``: each sampled row ``a`` (``queries``: their fingerprints) with every row
+        ``b`` of ``rows`` (fingerprints ``fps``) within ``draw.k_max`` bits, at distance ``d``."""
+        if not draw.picked.size:
+            e = np.empty(0, np.int64)
+            return e, e, e
+        indptr, ids, d = neighbours_within(queries, fps, draw.k_max)
+        return np.repeat(draw.picked, np.diff(indptr)), rows[ids], d
+
+    def measure(
+        self, run: Run, draw: Draw, hits: tuple | None, source: Source, sets: Any = None, bar: Any = None
+    ) -> Calibration:
+        """The k of the scans' pairs (:func:`~simhash_lab.calibration.measure`; ``bar``, a tqdm
+        bar, counts the rows read again)."""
+        s = run.settings
+        threshold = check_fraction("jaccard", s.jaccard)
+        recall = check_fraction("recall", s.recall)
+        return measure(draw, hits, source, run.featurizer, threshold, recall, bar=bar, sets=sets)
+
+
+# -- candidates --------------------------------------------------------------------------------
+
+
+class Candidates(Step):
+    """candidates: the pairs of representatives to verify. ``bands``: those whose shingle sets
+    agree on a MinHash band (keys made chunk by chunk as the rows are fingerprinted, :meth:`keys`;
+    paired by :meth:`band_map` and :meth:`band_reduce`); ``index``: every pair within k bits of
+    their fingerprints (:class:`~simhash_lab.SimhashIndex`, or the table join :meth:`table_map`,
+    :meth:`table_reduce`: Manku's batch mode). Either finds every pair its rule names, so
+    wherever it runs the same pairs come out."""
+
+    name = "candidates"
+
+    def keys(
+        self, run: Run, norm: list, ind: np.ndarray | None, dat: np.ndarray | None, start: int, where: str
+    ) -> np.ndarray:
+        """A chunk's band keys (uint64, shape (bands, m)), from the sets that are verified (a
+        hasher of one's own: its sets, made here)."""
+        if ind is None:
+            ind, dat = check_text_chunk(run.featurizer.sets_of, norm, start, where)[1:]
+        return run.key_maker.make(ind, dat)
+
+    def within_k(self, run: Run, fps: np.ndarray, rows: np.ndarray, k: int, bar: Any = None) -> np.ndarray:
+        """The pairs ``(i, j, d)`` (int64 (m, 3), ``i < j`` rows) of the fingerprints of ``rows``
+        within ``k`` bits, in one call (:meth:`SimhashIndex.pairs`); ``bar`` (a tqdm bar,
+        optional) counts its tables done of their total."""
+        s = run.settings
+        index = SimhashIndex(k=k, bits=run.bits, max_tables=s.max_tables, memory_budget=s.memory_budget)
+        if bar is not None:
+
+            def tables(done: int, total: int) -> None:
+                if bar.total != total:
+                    bar.total = total
+                    bar.refresh()
+                bar.update(done - bar.n)
+
+            index._progress = tables
+        index.add_many(fps[rows])
+        p = index.pairs()
+        if bar is not None and bar.total is None:  # no tables streamed (a scan, or the query tables)
+            bar.total = 1
+            bar.update(1)
+        del index
+        if not p.shape[0]:
+            return np.empty((0, 3), np.int64)
+        return np.stack([rows[p[:, 0]], rows[p[:, 1]], p[:, 2]], axis=1).astype(np.int64, copy=False)
+
+    def band_map(
+        self,
+        chunks: Sequence[np.ndarray],
+        bands: int,
+        cols: np.ndarray,
+        numbers: np.ndarray,
+        docbits: int,
+        n_reducers: int,
+    ) -> tuple[np.ndarray, list[list[np.ndarray]]]:
+        """One partition's band keys numbered and split among reducers: ``chunks`` its keys as
+        they were made (one (bands, rows) array a chunk, ``bands`` bands), ``cols`` its searchable
+        rows (sorted positions), ``numbers`` their row numbers. One band at a time: its keys gathered, then
+        numbered and split by reducer in one counting pass (:func:`~simhash_lab.candidates.split_band`;
+        a row without shingles left out), so that equal keys of a band meet. Returns ``(counts,
+        keys)``: ``counts[r, b]`` keys of band b go to reducer r, ``keys[r]`` their arrays, band
+        after band."""
+        starts = np.cumsum([0] + [c.shape[1] for c in chunks])
+        at = np.searchsorted(cols, starts)  # the kept rows of each chunk: cols[at[c]:at[c + 1]]
+        local = [cols[at[c] : at[c + 1]] - starts[c] for c in range(len(chunks))]
+        per_r: list[list[np.ndarray]] = [[] for _ in range(n_reducers)]
+        counts = np.zeros((n_reducers, bands), np.int64)
+        kb = np.empty(cols.size, np.uint64)
+        cuts = np.empty(n_reducers + 1, np.int64)
+        for b in range(bands):
+            for c, chunk in enumerate(chunks):
+                if local[c].size:  # in range: "clip" lets np.take write to out without a buffer
+                    np.take(chunk[b], local[c], out=kb[at[c] : at[c + 1]], mode="clip")
+            split = np.empty(cols.size, np.uint64)
+            split_band(kb, numbers, docbits, b, split, cuts)  # numbered, by reducer (their order kept)
+            counts[:, b] = np.diff(cuts)
+            for r in np.flatnonzero(counts[:, b]).tolist():
+                per_r[r].append(split[cuts[r] : cuts[r + 1]])
+        return counts, per_r
+
+    def band_reduce(self, counts: list, keys: list, docbits: int) -> np.ndarray:
+        """The distinct pairs ``i << 32 | j`` (uint64, sorted) among a reducer's numbered keys:
+        each piece's keys band after band (``counts[x][b]`` keys of band ``b``), put together a
+        band at a time in one row of scratch, sorted, their runs of equal keys paired (as
+        :meth:`BandKeys.pairs <simhash_lab.candidates.BandKeys.pairs>` does one band of every
+        row)."""
+        starts = [np.concatenate([[0], np.cumsum(c)]).astype(np.int64) for c in counts]
+        sizes = np.sum(counts, axis=0).astype(np.int64)
+        scratch = np.empty((1, int(sizes.max(initial=0))), np.uint64)
+        none = np.empty(0, np.uint64)
+        found = []
+        for b in np.flatnonzero(sizes > 1).tolist():
+            row = scratch[:, : sizes[b]]
+            at = 0
+            for s, k in zip(starts, keys):
+                m = int(s[b + 1] - s[b])
+                row[0, at : at + m] = k[s[b] : s[b + 1]]
+                at += m
+            sort_bands(row)
+            count = np.zeros(1, np.int64)
+            band_pairs(row, docbits, False, none, count)
+            if count[0]:
+                out = np.empty(int(count[0]), np.uint64)
+                band_pairs(row, docbits, True, out, np.zeros(1, np.int64))
+                found.append(out)
+        packed = np.concatenate(found) if found else none
+        return packed[: unique_sorted_pairs(packed)]
+
+    def table_map(self, fps: np.ndarray, ids: np.ndarray, masks: np.ndarray, n_reducers: int) -> dict:
+        """One partition's ``(table, fp, id)`` rows split among reducers by each table's key
+        (:func:`~simhash_lab.candidates.table_buckets`): ``{reducer: {"t", "f", "i"}}``."""
+        return table_buckets(fps, ids, masks, n_reducers)
+
+    def table_reduce(self, pieces: list, masks: np.ndarray, k: int) -> np.ndarray:
+        """Every pair within ``k`` bits among a reducer's ``(table, fp, id)`` pieces, each found
+        by the first table whose mask it satisfies (:func:`~simhash_lab.candidates.table_join`)."""
+        return table_join(pieces, masks, k)
+
+
+# -- verify ------------------------------------------------------------------------------------
+
+
+class Verify(Step):
+    """verify: each candidate pair's exact Jaccard similarity, of the same shingle sets the
+    fingerprints were made from (sorted 64-bit hashes merged, :mod:`simhash_lab.kernels.verify`);
+    a pair passes at ``jaccard`` or above. Unverified (the raw Hamming mode, by name): every
+    candidate passes."""
+
+    name = "verify"
+
+    #: pairs a Jaccard call (the bar moves between them)
+    BLOCK = 1 << 20
+
+    def similarity(
+        self, indptr: np.ndarray, data: np.ndarray, a: np.ndarray, b: np.ndarray, bar: Any = None
+    ) -> np.ndarray:
+        """The similarity of the CSR rows ``a[p]`` and ``b[p]`` of each pair, in blocks."""
+        sim = np.empty(a.shape[0], np.float64)
+        for lo in range(0, a.shape[0], self.BLOCK):
+            hi = min(lo + self.BLOCK, a.shape[0])
+            sim[lo:hi] = Shingler.jaccard(indptr, data, a[lo:hi], b[lo:hi])
+            if bar is not None:
+                bar.update(hi - lo)
+        return sim
+
+    def passes(self, run: Run, sim: np.ndarray) -> np.ndarray:
+        """Which pairs are near-duplicates (bool): similarity >= ``jaccard``."""
+        if not run.verified:
+            return np.ones(sim.shape[0], np.bool_)
+        return sim >= run.settings.jaccard
+
+
+# -- cluster -----------------------------------------------------------------------------------
+
+
+def keep_drop(
+    order: np.ndarray, u: np.ndarray, v: np.ndarray, edges: np.ndarray, complete: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The greedy keep/drop pass over verified pairs (``kernels.verify.greedy_clusters``).
+
+    ``order`` (m,): the m nodes in visiting order; ``u``, ``v`` (e,): the two node positions of each
+    verified pair; ``edges`` (e,): each pair's id, reported back in ``via``. Returns ``(state, rep,
+    via)``, each (m,): 2 for a dropped node, the node kept for it, and the pair that dropped it.
+    """
+    m = len(order)
+    order = np.ascontiguousarray(order, np.int64)
+    rank = np.empty(m, np.int64)
+    rank[order] = np.arange(m)
+    src, dst = np.concatenate([u, v]), np.concatenate([v, u])
+    eid = np.concatenate([edges, edges])
+    srt = np.lexsort((rank[dst], src))  # each node's neighbours in visiting order
+    src, dst, eid = src[srt], dst[srt], eid[srt]
+    adj_ptr = np.zeros(m + 1, np.int64)
+    np.cumsum(np.bincount(src, minlength=m), out=adj_ptr[1:])
+    state = np.zeros(m, np.int8)
+    rep = np.full(m, -1, np.int64)
+    via = np.full(m, -1, np.int64)
+    V.greedy_clusters(
+        order, adj_ptr, np.ascontiguousarray(dst), np.ascontiguousarray(eid, np.int64), complete,
+        state, rep, via,
+    )  # fmt: skip
+    return state, rep, via
+
+
+class Cluster(Step):
+    """cluster (keep / drop): documents visited in the stated order (:func:`visiting_order`); a
+    document not dropped yet is kept and drops each verified neighbour not decided yet that is
+    also a verified neighbour of every document dropped for it so far (``linkage="complete"``;
+    ``"star"``: only near the kept one). Then each exact copy goes where its representative goes:
+    dropped for it, or for the row it is dropped for, at that drop's distance and similarity."""
+
+    name = "cluster"
+
+    def decide(
+        self,
+        run: Run,
+        pairs: np.ndarray,
+        similarity: np.ndarray,
+        order_of: Callable[[np.ndarray], np.ndarray],
+        copies: np.ndarray,
+        copy_of: np.ndarray,
+        ids_of: Callable[[np.ndarray], list],
+        n: int | None = None,
+    ) -> Duplicates:
+        """The duplicates table (sorted by dropped row) of the verified ``pairs`` (int64 (e, 3):
+        ``i < j`` rows, distance; sorted by ``(i, j)``) and their ``similarity``; ``order_of(nodes)``:
+        the visiting order of the sorted rows ``nodes`` (positions); ``copies``, ``copy_of``: the
+        exact copies and their representatives; ``ids_of(rows)``: the rows' ids. ``n`` (the rows'
+        count, optional) lets the nodes be found in a mask of the rows instead of by a sort."""
+        i, j = pairs[:, 0], pairs[:, 1]
+        d_rows = k_rows = np.empty(0, np.int64)
+        dist = np.empty(0, np.int64)
+        dsim = np.empty(0, np.float64)
+        if i.size:
+            if n is not None:
+                nodes = distinct_rows(n, i, j)
+                place = np.zeros(n, np.int64)  # each node's number
+                place[nodes] = np.arange(nodes.size)
+                u, v = place[i], place[j]
+            else:
+                nodes = np.unique(np.concatenate([i, j]))
+                u, v = np.searchsorted(nodes, i), np.searchsorted(nodes, j)
+            order = order_of(nodes)
+            state, krep, via = keep_drop(order, u, v, np.arange(i.size), run.settings.linkage == "complete")
+            dropped = np.flatnonzero(state == 2)
+            d_rows, k_rows = nodes[dropped], nodes[krep[dropped]]
+            e = via[dropped]
+            dist, dsim = pairs[e, 2].astype(np.int64), similarity[e].astype(np.float64)
+        if copies.size:  # an exact copy goes where its representative goes
+            srt = np.argsort(d_rows, kind="stable")
+            dr = d_rows[srt]
+            pos = np.minimum(np.searchsorted(dr, copy_of), max(dr.size - 1, 0))
+            hit = (dr[pos] == copy_of) if dr.size else np.zeros(copy_of.size, np.bool_)
+            at = srt[pos] if dr.size else pos
+            goes = np.where(hit, k_rows[at] if dr.size else 0, copy_of)
+            cd = np.where(hit, dist[at] if dr.size else 0, 0)
+            cs = np.where(hit, dsim[at] if dr.size else 1.0, 1.0)
+            d_rows = np.concatenate([d_rows, copies])
+            k_rows = np.concatenate([k_rows, goes])
+            dist = np.concatenate([dist, cd.astype(np.int64)])
+            dsim = np.concatenate([dsim, cs.astype(np.float64)])
+        srt = np.argsort(d_rows, kind="stable")
+        d_rows, k_rows, dist, dsim = d_rows[srt], k_rows[srt], dist[srt], dsim[srt]
+        return Duplicates(
+            dropped=d_rows.astype(np.int64), kept=k_rows.astype(np.int64), distance=dist, similarity=dsim,
+            dropped_id=ids_of(d_rows), kept_id=ids_of(k_rows),
+        )  # fmt: skip
+
+
+# -- write -------------------------------------------------------------------------------------
+
+
+class Write(Step):
+    """write: the kept rows, unchanged and in input order, in the input's format (the source's
+    ``write_kept``, through :mod:`simhash_lab._write`), the duplicates table and the report
+    (:mod:`.results`, :mod:`.report`). On Dask each partition writes its own rows as Parquet
+    (:meth:`part`)."""
+
+    name = "write"
+
+    def part(self, source: Source, keep: np.ndarray, path: str) -> int:
+        """The rows of a Parquet or JSONL partition that ``keep`` keeps, written to ``path`` as
+        Parquet with the input's columns (also when none is kept: a partition of 0 rows has the
+        columns its neighbours have); returns how many."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        if source.format == "parquet":
+            return source.write_kept(path, keep)
+        if source.format != "jsonl":
+            raise ValueError(f"partitions must be Parquet or JSONL files, got {source.format}")
+        table = pa.Table.from_pylist([rec for rec, _ in source.records()])
+        rows = table.filter(pa.array(keep))
+        pq.write_table(rows, path)
+        return rows.num_rows
+
+
+def run_settings(run: Run, k: int, band_info: dict | None, priority: bool) -> dict:
+    """The result's ``settings``: what the run's features and candidates were."""
+    s = run.settings
+    feat = run.featurizer
+    hasher = feat.hasher if feat.hasher is not None else recommended_hasher(s.shingle)
+    tok = hasher.tokenizer
+    return {
+        "features": feat.name,
+        "tokenizer": getattr(tok, "name", getattr(tok, "__name__", "custom")),
+        "weights": hasher.weights if isinstance(hasher.weights, str) else "mapping",
+        "hash": hasher.hash if isinstance(hasher.hash, str) else "custom",
+        "bits": hasher.bits,
+        "shingle": s.shingle if run.verified else None,
+        "keep": "priority" if priority else s.keep,
+        "linkage": s.linkage,
+        "normalize": s.normalize,
+        "exact": s.exact,
+        "candidates": band_info if band_info is not None else {"method": "index", "k": k},
+    }
+
+
+READ = Read()
+NORMALISE = Normalise()
+EXACT_GROUPS = ExactGroups()
+FINGERPRINT = Fingerprint()
+CALIBRATE = Calibrate()
+CANDIDATES = Candidates()
+VERIFY = Verify()
+CLUSTER = Cluster()
+WRITE = Write()
