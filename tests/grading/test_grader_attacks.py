@@ -493,15 +493,20 @@ elif mode == "flood":
 )
 
 
-def _fake_run(tmp_path, mode: str, **limits) -> _sandbox.Run:
+def _fake(tmp_path, source: str, mode: str) -> subprocess.Popen:
+    """A fake runner (``source``) started as the sandbox starts the real one, in ``mode``."""
     script = tmp_path / "fake_runner.py"
-    script.write_text(_FAKE_RUNNER)
-    proc = subprocess.Popen(
+    script.write_text(source)
+    return subprocess.Popen(
         [sys.executable, str(script), mode],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
+
+
+def _fake_run(tmp_path, mode: str, **limits) -> _sandbox.Run:
+    proc = _fake(tmp_path, _FAKE_RUNNER, mode)
     lim = _sandbox.Limits(**{"cell_timeout": 2.0, "grace": 1.0, **limits})
     job = {"mode": "notebook", "cells": [{"source": "a"}, {"source": "b"}], "exports": []}
     cases = {"k": [{"calls": [{"fn": "f", "args": [1]}]}]}
@@ -573,14 +578,7 @@ send({"event": "done"})
 
 
 def _fake_phases(tmp_path, mode: str) -> tuple[_sandbox.Run, list]:
-    script = tmp_path / "fake_phases.py"
-    script.write_text(_FAKE_PHASES)
-    proc = subprocess.Popen(
-        [sys.executable, str(script), mode],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    proc = _fake(tmp_path, _FAKE_PHASES, mode)
     lim = _sandbox.Limits(cell_timeout=1.0, grace=0.5, call_timeout=2.0)
     job = {"mode": "notebook", "cells": [{"source": "a"}], "exports": [], "read": [0, 1]}
     seen = []
