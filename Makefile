@@ -51,9 +51,9 @@ lab: $(WARM) sandbox fonts
 	$(BIN)/python tools/lab.py
 
 # A learner checks an exercise as the grader will, in this environment (no sandbox; not a grade):
-#   make check NB=exercises/01_lsh_vs_crypto.ipynb
+#   make check NB=exercises/01_exercise_lsh_vs_crypto.ipynb
 check: $(WARM)
-	@test -n "$(NB)" || (echo 'usage: make check NB=exercises/NN_name.ipynb (or NB=exercises/ for all)' >&2; exit 2)
+	@test -n "$(NB)" || (echo 'usage: make check NB=exercises/NN_exercise_name.ipynb (or NB=exercises/ for all)' >&2; exit 2)
 	@$(BIN)/simhash-lab check "$(NB)"
 
 # The grader's sandbox is bubblewrap (Debian's `bubblewrap`), installed when missing on Linux

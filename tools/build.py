@@ -6,15 +6,22 @@ Every source is a Python file in jupytext's percent format, read with jupytext (
 
 =================================  ================================================================
 ``course/notebooks/NN_name.py``    ``notebooks/NN_name.ipynb``, executed, outputs stored
-``course/exercises/NN_name.py``    ``exercises/NN_name.ipynb``: the student version, every
+``course/exercises/NN_name.py``    ``exercises/NN_exercise_name.ipynb``: the student version, every
                                    ``### BEGIN SOLUTION`` ... ``### END SOLUTION`` region (nbgrader's
                                    markers) replaced by a stub (``raise NotImplementedError()`` in
                                    a function, ``NAME = ...`` at the top level);
                                    ``simhash_lab/grading/pristine/NN_name.ipynb``: the same file,
                                    shipped in the package (``simhash-lab grade`` restores every cell
                                    but the answers from it);
-                                   ``exercises/solutions/NN_name.ipynb``: the solution, executed
+                                   ``exercises/solutions/NN_solution_name.ipynb``: the solution,
+                                   executed
 =================================  ================================================================
+
+A learner's files of an exercise name their kind after the number
+(:func:`simhash_lab.grading._notebooks.exercise_file`): JupyterLab's tab shows the file name, cut
+after about twenty characters, and the tabs of a notebook, its exercise and the solution must tell
+themselves apart. The exercise itself is ``NN_name`` everywhere else (its metadata, the grader's
+pristine copy, its checkers).
 
 **Languages** (:data:`LANGS`): the same files again in each other language, in a ``LANG/`` folder
 beside the English ones (``notebooks/es/``, ``exercises/es/``, ``exercises/es/solutions/``,
@@ -59,6 +66,8 @@ notebook that takes longer than ``--budget`` seconds fails the build.
     python tools/build.py --exercises 03  # only exercise 03 (student, pristine, solution)
     python tools/build.py --notebooks 03  # only notebook 03 (both languages)
     python tools/build.py --no-execute    # structure only, outputs left empty (fast)
+    python tools/build.py --refresh       # seconds: prose, navigation and closing notes written into
+                                          # the committed files, outputs kept (nothing runs)
     python tools/build.py --check         # seconds: exit 1, listing every committed file that
                                           # differs from its source (cells, sources, metadata,
                                           # tags, navigation) and every unit a catalogue does
@@ -166,6 +175,14 @@ class Layout:
     def all_output_dirs(self) -> list[Path]:
         """The folders of every language in :data:`LANGS`."""
         return [d for lang in LANGS for d in self(lang).output_dirs()]
+
+
+def file_name(name: str, kind: str) -> str:
+    """The file a source ``name`` gives, by ``kind``: ``course`` (``NN_name.ipynb``), or a learner's
+    ``exercise`` or ``solution`` file (``NN_exercise_name.ipynb``, ``NN_solution_name.ipynb``)."""
+    from simhash_lab.grading._notebooks import exercise_file
+
+    return f"{name}.ipynb" if kind == "course" else exercise_file(name, kind)
 
 
 # -- reading a source -------------------------------------------------------------------------------
@@ -482,7 +499,7 @@ def check_note(name: str, lang: str = SOURCE_LANG, root: Path = ROOT) -> str:
     """The last cell of an exercise: the command that checks the whole notebook, typed in a plain
     shell in the repository's folder (``make check`` finds ``.venv`` itself, on Linux and macOS),
     naming the exercise's file in ``lang`` (:data:`tools.i18n.CHECK_NOTE`, translated)."""
-    path = (Layout(root, lang).exercises / f"{name}.ipynb").relative_to(root).as_posix()
+    path = (Layout(root, lang).exercises / file_name(name, "exercise")).relative_to(root).as_posix()
     return _message(i18n.CHECK_NOTE, lang, root).format(path=path)
 
 
@@ -504,29 +521,33 @@ def navigation_line(
     layout = (layout or Layout())(src.lang)
     msg = functools.partial(_message, lang=src.lang, root=layout.root)
 
-    def folder(kind: str, lay: Layout) -> Path:
+    kind = "course" if src.kind == "course" else "solution" if solution else "exercise"
+
+    def folder(lay: Layout) -> Path:
         return lay.notebooks if kind == "course" else lay.solutions if solution else lay.exercises
 
-    here = folder(src.kind, layout)
+    here = folder(layout)
 
     def to(path: Path) -> str:
         return Path(os.path.relpath(path, here)).as_posix()
 
     same = [s for s in sources if s.kind == src.kind]
     i = same.index(src)
-    parts = [f"[← {same[i - 1].title}]({same[i - 1].name}.ipynb)"] if i > 0 else []
+    parts = [f"[← {same[i - 1].title}]({file_name(same[i - 1].name, kind)})"] if i > 0 else []
     pair = [s for s in sources if s.kind != src.kind and s.name[:3] == src.name[:3]]
     if src.kind == "course":
         if src.name != START and any(s.name == START for s in same):
             parts.append(f"[{msg('Start here: the map')}]({START}.ipynb)")
         if pair:
-            parts.append(f"[{msg('Exercise')}]({to(layout.exercises / pair[0].name)}.ipynb)")
+            parts.append(f"[{msg('Exercise')}]({to(layout.exercises / file_name(pair[0].name, 'exercise'))})")
     elif pair:
-        parts.append(f"[{msg('Course notebook')}]({to(layout.notebooks / pair[0].name)}.ipynb)")
+        parts.append(
+            f"[{msg('Course notebook')}]({to(layout.notebooks / file_name(pair[0].name, 'course'))})"
+        )
     if i + 1 < len(same):
-        parts.append(f"[{same[i + 1].title} →]({same[i + 1].name}.ipynb)")
+        parts.append(f"[{same[i + 1].title} →]({file_name(same[i + 1].name, kind)})")
     others = [
-        f"[{LANGUAGE_NAMES.get(lang, lang)}]({to(folder(src.kind, layout(lang)) / src.name)}.ipynb)"
+        f"[{LANGUAGE_NAMES.get(lang, lang)}]({to(folder(layout(lang)) / file_name(src.name, kind))})"
         for lang in LANGS
         if lang != src.lang
     ]
@@ -626,11 +647,10 @@ def plan(layout: Layout, langs: tuple[str, ...] | list[str] = LANGS) -> list[Tar
             add_navigation(solution, navigation_line(src, sources, solution=True, layout=here))
             for nb in (student, solution):
                 nb.metadata[META].update(meta)
-            file = f"{src.name}.ipynb"
             targets += [
-                Target(here.exercises / file, student, src, None),
-                Target(here.pristine / file, copy.deepcopy(student), src, None),
-                Target(here.solutions / file, solution, src, here.solutions),
+                Target(here.exercises / file_name(src.name, "exercise"), student, src, None),
+                Target(here.pristine / f"{src.name}.ipynb", copy.deepcopy(student), src, None),
+                Target(here.solutions / file_name(src.name, "solution"), solution, src, here.solutions),
             ]
     for t in targets:
         nbformat.validate(t.nb)
@@ -841,6 +861,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-execute", action="store_true", help="write the files without running them")
     ap.add_argument("--check", action="store_true", help="compare the committed files with the sources")
     ap.add_argument(
+        "--refresh",
+        action="store_true",
+        help="run nothing: write the navigation lines, closing notes and markdown cells as the sources "
+        "give them now into the committed files whose code cells match (outputs kept)",
+    )
+    ap.add_argument(
         "--lang",
         action="append",
         choices=LANGS,
@@ -885,8 +911,8 @@ def main(argv: list[str] | None = None) -> int:
             missing += [
                 p for p in i18n.problems(layout.root, (), langs) if p not in missing and "build.po" in p
             ]
-        if not args.exercises:  # the term list (course/i18n/LANG/terms.txt) and the number format
-            missing += [p for p in i18n.term_problems(layout.root, langs, args.only) if p not in missing]
+        # the term list (course/i18n/LANG/terms.txt) and the number format, notebooks and exercises
+        missing += [p for p in i18n.term_problems(layout.root, langs, args.only) if p not in missing]
         for p in missing:
             print("UNTRANSLATED", p)
         for p in problems:
@@ -897,6 +923,9 @@ def main(argv: list[str] | None = None) -> int:
             + ("; translate with `tools/i18n.py update` and course/i18n/README.md" if missing else "")
         )
         return 1 if problems or missing else 0
+    if args.refresh:  # nothing runs: every file gets the cells no run changes
+        _refresh_navigation(layout, chosen)
+        return 0
     status = _build(layout, chosen, args)
     built = {t.path for t in chosen}
     _refresh_navigation(layout, [t for t in targets if t.path not in built])
@@ -966,26 +995,33 @@ def _written_by_build(cell) -> bool:
     return NAV_TAG in cell.metadata.get("tags", []) or cell.get("id") == NOTE_ID
 
 
+def _unexecuted(cell) -> bool:
+    """A cell whose content no run changes: the build's own (:func:`_written_by_build`) and every
+    markdown cell (a number a notebook computes is a code cell's output, never its markdown)."""
+    return _written_by_build(cell) or cell.get("cell_type") == "markdown"
+
+
 def _refresh_navigation(layout: Layout, targets: list[Target]) -> None:
-    """Files not rebuilt this time keep their outputs but get the cells the build writes itself as
-    the sources and ``build.po`` give them now (a notebook added or renamed changes its
-    neighbours' navigation lines; a revised translation of the closing note changes every
-    exercise's last cell); a file that differs from its source in more than those cells is left
-    alone (``--check`` reports it)."""
+    """Files not rebuilt this time keep their outputs but get the cells no run changes as the
+    sources, their catalogues and ``build.po`` give them now (:func:`_unexecuted`: a notebook added
+    or renamed changes its neighbours' navigation lines; a revised translation of the closing note
+    changes every exercise's last cell; a link in a notebook's prose to a renamed file); a file that
+    differs from its source in more than those cells (a code cell, a cell added) is left alone
+    (``--check`` reports it)."""
     for t in targets:
         if not t.path.exists():
             continue
         committed = nbformat.read(t.path, as_version=4)
         if difference(t.nb, committed) is None:
             continue
-        fresh = {c.get("id"): c for c in t.nb.cells if _written_by_build(c)}
+        fresh = {c.get("id"): c for c in t.nb.cells if _unexecuted(c)}
         updated = copy.deepcopy(committed)
         updated.cells = [
-            copy.deepcopy(fresh.get(c.get("id"), c)) if _written_by_build(c) else c for c in updated.cells
+            copy.deepcopy(fresh.get(c.get("id"), c)) if _unexecuted(c) else c for c in updated.cells
         ]
         if difference(t.nb, updated) is None:
             nbformat.write(updated, t.path)
-            print(f"{t.path.relative_to(layout.root)}: the build's own cells updated", flush=True)
+            print(f"{t.path.relative_to(layout.root)}: the cells no run changes updated", flush=True)
 
 
 if __name__ == "__main__":

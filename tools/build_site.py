@@ -137,6 +137,15 @@ def sources(root: Path, lang: str) -> tuple[list[Path], list[Path]]:
     return notebooks, exercises
 
 
+def exercise_name(path: Path) -> str:
+    """The exercise a learner's file is: its metadata's ``simhash_lab.exercise``, which is its course
+    notebook's name (``exercises/02_exercise_simhash_voting.ipynb`` is ``02_simhash_voting``); the
+    file's stem when it has none."""
+    meta = json.loads(path.read_text(encoding="utf-8")).get("metadata", {}).get("simhash_lab")
+    name = meta.get("exercise") if isinstance(meta, dict) else None
+    return name if isinstance(name, str) else path.stem
+
+
 def _title(nb) -> str:
     for cell in nb.cells:
         if cell.cell_type == "markdown":
@@ -232,7 +241,7 @@ def stage(root: Path, lang: str, work: Path) -> dict:
             if old.relative_to(src).as_posix() not in keep:
                 old.unlink()
     shutil.rmtree(extra, ignore_errors=True)
-    exercise_of = {p.name: p for p in exercises}
+    exercise_of = {exercise_name(p): p for p in exercises}  # a notebook's name -> its exercise's file
     rel = {p: p.relative_to(root).as_posix() for p in [*notebooks, *exercises]}
     staged_of = {rel[p]: f"notebooks/{p.name}" for p in notebooks}
     staged_of |= {rel[p]: f"exercises/{p.name}" for p in exercises}
@@ -253,10 +262,11 @@ def stage(root: Path, lang: str, work: Path) -> dict:
         _relink(nb, rel[path], staged_of[rel[path]], links)
         pages.append(f"notebooks/{stem}")
         toc.append(f"notebooks/{stem}")
-        if path.name in exercise_of:
+        if stem in exercise_of:
             # the exercise under its notebook: in the sidebar, and next after it
+            page = exercise_of[stem].stem
             nb.cells.append(
-                new_markdown_cell(f"```{{toctree}}\n:hidden:\n\n../exercises/{stem}\n```", metadata={})
+                new_markdown_cell(f"```{{toctree}}\n:hidden:\n\n../exercises/{page}\n```", metadata={})
             )
         _write_if_changed(src / "notebooks" / path.name, nbformat.writes(nb))
     for path in exercises:
@@ -272,10 +282,10 @@ def stage(root: Path, lang: str, work: Path) -> dict:
         _write_if_changed(src / "exercises" / path.name, nbformat.writes(nb))
         (extra / "exercises").mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, extra / "exercises" / path.name)
-    orphans = sorted(set(exercise_of) - {p.name for p in notebooks})
+    orphans = sorted(set(exercise_of) - {p.stem for p in notebooks})
     lines = [f"# {spec['title']}", "", spec["intro"], "", "```{toctree}", f":caption: {spec['course']}"]
     lines += [":maxdepth: 2", ":titlesonly:", "", *toc]
-    lines += [f"exercises/{Path(n).stem}" for n in orphans]
+    lines += [f"exercises/{exercise_of[n].stem}" for n in orphans]
     lines += ["```", ""]
     if exercises:  # in the toctree under their notebooks; listed here too
         lines += [f"## {spec['exercises_title']}", ""]

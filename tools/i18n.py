@@ -506,7 +506,7 @@ def _counts(po) -> dict[str, int]:
 # -- what tools/build.py writes itself ----------------------------------------------------------------
 
 #: The last cell of every exercise: how to check the whole notebook; ``{path}`` is the exercise's
-#: file, in its language's folder (``exercises/NN_name.ipynb``, ``exercises/es/NN_name.ipynb``).
+#: file, in its language's folder (``exercises/NN_exercise_name.ipynb``, ``exercises/es/...``).
 CHECK_NOTE = (
     "**Check the whole notebook** when every check above shows ✅. Save it (Ctrl+S), then in a "
     "terminal, in the repository's folder (where you typed `make lab`; nothing to activate):\n\n"
@@ -693,10 +693,11 @@ def render(cells, catalog=None, file: str = "source", links=None) -> tuple[list,
 
 # -- one term per concept ---------------------------------------------------------------------------
 
-#: The library's catalogue, and the folders of the library whose entries the term list checks
-#: (the labels of the pictures the course draws); the checkers' hints are to follow.
+#: The library's catalogue, and the folders of the library whose entries the term list checks: the
+#: labels of the pictures the course draws, and the grader's texts (the checkers' verdicts and
+#: hints a learner reads, the teacher's table and feedback).
 LIBRARY_CATALOGUE = "simhash_lab/locale/{lang}/LC_MESSAGES/simhash_lab.po"
-LIBRARY_CHECKED = ("simhash_lab/course/",)
+LIBRARY_CHECKED = ("simhash_lab/course/", "simhash_lab/grading/")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -740,11 +741,13 @@ _CODE_SPAN = re.compile(r"`[^`]+`")  # spans may wrap a line
 _MATH = re.compile(r"\$\$.*?\$\$|\$[^$\n]*\$", re.S)
 _HTML = re.compile(r"<[^>\n]*>")
 _CALL = re.compile(r"\b[\w.]+\([^()\n]*\)")  # SimhashIndex(layout='seed'), P(h(x)): code, math
+_SUBSCRIPT = re.compile(r"\b[\w.]+\[[^\[\]\n]*\]")  # weights[j], V[i]: code
 
 
 def prose(text: str) -> str:
     """What the term list is checked against in a translation: the text without code blocks and
-    spans, math, link targets, calls written out (``f(x=1)``), HTML tags, ``{...}`` fields,
+    spans, math, link targets, calls and subscripts written out (``f(x=1)``, ``weights[j]``), HTML
+    tags, ``{...}`` fields,
     quotations (lines starting with ``>``), and the first column of a table headed
     "English"/"Inglés" (the glossary's English)."""
     text = _FENCE.sub(" ", text)
@@ -752,6 +755,7 @@ def prose(text: str) -> str:
     text = _MATH.sub(" ", text)
     text = re.sub(r"\]\([^)\s]*\)", "]", text)
     text = _CALL.sub(" ", text)
+    text = _SUBSCRIPT.sub(" ", text)
     text = _HTML.sub(" ", text)
     text = _FIELD.sub(" ", text)
     lines, english_first = [], False
@@ -788,18 +792,16 @@ def term_problems(
     root: Path = ROOT, languages=LANGUAGES, only: tuple[str, ...] | list[str] = ()
 ) -> list[str]:
     """One line per word of a term list's third column (:func:`read_terms`), and per number written
-    against :data:`NUMBER_RULES`, in the finished translations of the course notebooks' catalogues
-    (those whose source name starts with one of ``only``, or all), of ``build.po`` (with no
-    ``only``) and of the library's entries in :data:`LIBRARY_CHECKED`, outside what :func:`prose`
-    drops."""
+    against :data:`NUMBER_RULES`, in the finished translations of the catalogues of the course's
+    notebooks and exercises (those whose source name starts with one of ``only``, or all), of
+    ``build.po`` (with no ``only``) and of the library's entries in :data:`LIBRARY_CHECKED`, outside
+    what :func:`prose` drops."""
     found = []
     for lang in languages:
         terms = read_terms(lang, root)
         checks = [(t.pattern(), f"write {t.term!r} for {t.english!r}") for t in terms]
         checks += list(NUMBER_RULES)
-        catalogues = [
-            catalogue_path(p, lang, root) for p in sources(root, only) if p.parent.name in COMMENT_FOLDERS
-        ]
+        catalogues = [catalogue_path(p, lang, root) for p in sources(root, only)]  # notebooks, exercises
         if not only:
             catalogues += [build_catalogue_path(lang, root), root / LIBRARY_CATALOGUE.format(lang=lang)]
         for path in catalogues:

@@ -2,9 +2,10 @@
 """``make lab``: JupyterLab serving the repository's root, opened on the map, ``notebooks/00``.
 
 The server's root is the repository, so ``notebooks/`` and ``exercises/`` are both in the file
-browser and the navigation links between a notebook and its exercise (``../exercises/NN.ipynb``)
-resolve. The browser it starts, and the URL it prints, open :data:`START` (``LabApp.default_url``),
-with the file browser in its folder, ``notebooks/``; build and cache folders (``*.egg-info``,
+browser and the navigation links between a notebook and its exercise
+(``../exercises/NN_exercise_name.ipynb``) resolve. The browser it starts, and the URL it prints,
+open :data:`START` (``LabApp.default_url``), with the file browser in its folder,
+``notebooks/``; build and cache folders (``*.egg-info``,
 ``node_modules``, ...) are hidden. JupyterLab's news toast and update check are off, and so is the
 cell toolbar (it sat over the links at the top of a notebook): a settings override the server reads
 (``share/jupyter/lab/settings/overrides.d/simhash-lab.json`` in this environment) and the server

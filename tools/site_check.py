@@ -158,17 +158,19 @@ def expectations(root: Path, site: Path) -> dict[str, Expect]:
     for lang, spec in sm.LANGS.items():
         prefix = spec["prefix"] + "/" if spec["prefix"] else ""
         notebooks, exercises = sm.sources(root, lang)
-        ex_names = {p.name for p in exercises}
+        exercise_of = {sm.exercise_name(p): p for p in exercises}
         for path in notebooks:
             e = expect_notebook(path)
-            if path.name in ex_names:
-                e.exercise_page = f"{prefix}exercises/{path.stem}.html"
+            if path.stem in exercise_of:
+                e.exercise_page = f"{prefix}exercises/{exercise_of[path.stem].stem}.html"
             out[f"{prefix}notebooks/{path.stem}.html"] = e
+        solved = exercises[0].parent / "solutions" if exercises else None  # exercises/es/solutions/
+        solution_of = {sm.exercise_name(p): p for p in sorted(solved.glob("*.ipynb"))} if solved else {}
         for path in exercises:
             e = expect_notebook(path)
             e.download = str(path)
-            solution = path.parent / "solutions" / path.name  # exercises/es/solutions/ in Spanish
-            if solution.exists():
+            solution = solution_of.get(sm.exercise_name(path))
+            if solution is not None:
                 # the solution's answer lines that the exercise does not have anywhere
                 e.solution_lines = sorted(
                     ln

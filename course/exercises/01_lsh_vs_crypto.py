@@ -120,9 +120,9 @@ print(f"sentences of {words[0]} to {words[-1]} words")
 try:
     print(f"MD5: {crypto_flips(pairs):.2f} of 64 bits flip on average; Simhash: {simhash_flips(pairs):.2f}")
 except NotImplementedError:
-    print("Write crypto_flips and simhash_flips above: this cell prints what they measure.")
+    print("Write `crypto_flips` and `simhash_flips` above: this cell prints what they measure.")
 except Exception as e:  # a wrong answer: its check above says more
-    print(f"This cell uses your crypto_flips and simhash_flips, which raised {type(e).__name__}: {e}")
+    print(f"This cell uses your `crypto_flips` and `simhash_flips`, which raised {type(e).__name__}: {e}")
 
 # %% [markdown]
 # **Think.** One letter changed one word. Why does Simhash move only a few bits, and MD5 about 32?

@@ -66,9 +66,9 @@ try:
         f"estimate {np.degrees(estimate_theta(d)):.1f}°"
     )
 except NotImplementedError:
-    print("Write signature and estimate_theta above: this cell uses them.")
+    print("Write `signature` and `estimate_theta` above: this cell uses them.")
 except Exception as e:  # a wrong answer: its check above says more
-    print(f"This cell uses your signature and estimate_theta, which raised {type(e).__name__}: {e}")
+    print(f"This cell uses your `signature` and `estimate_theta`, which raised {type(e).__name__}: {e}")
 
 # %% [markdown]
 # ## 3. Verify $E[d_H] = 64\,\theta/\pi$

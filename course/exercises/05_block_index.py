@@ -97,9 +97,9 @@ try:
     candidates = {i for j, b in enumerate(blocks(q)) for i in tables[j].get(b, [])}
     print(f"{len(candidates)} candidates out of {len(fps)}; near (k=3): {query(tables, fps, q, 3)}")
 except NotImplementedError:
-    print("Write blocks, build_tables and query above: this cell uses them.")
+    print("Write `blocks`, `build_tables` and `query` above: this cell uses them.")
 except Exception as e:  # a wrong answer: its check above says more
-    print(f"This cell uses your blocks, build_tables and query, which raised {type(e).__name__}: {e}")
+    print(f"This cell uses your `blocks`, `build_tables` and `query`, which raised {type(e).__name__}: {e}")
 
 # %% [markdown]
 # **Think.** Why is this index exact for $k \le 3$ but not for $k = 4$? How would you make it exact

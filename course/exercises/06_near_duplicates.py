@@ -77,9 +77,11 @@ try:
         p, r = precision_recall(distances, labels, k)
         print(f"{k:2d}  {p:9.3f}  {r:6.3f}")
 except NotImplementedError:
-    print("Write pair_distances and precision_recall above: this cell uses them.")
+    print("Write `pair_distances` and `precision_recall` above: this cell uses them.")
 except Exception as e:  # a wrong answer: its check above says more
-    print(f"This cell uses your pair_distances and precision_recall, which raised {type(e).__name__}: {e}")
+    print(
+        f"This cell uses your `pair_distances` and `precision_recall`, which raised {type(e).__name__}: {e}"
+    )
 
 # %% [markdown]
 # ## 3. Choose k
@@ -119,10 +121,10 @@ try:
         p, r = pr[k] if k in pr else (float("nan"), float("nan"))
         print(f"{goal:>27}: k = {k}, precision {p:.3f}, recall {r:.3f}")
 except (NotImplementedError, NameError):
-    print("Write pair_distances, precision_recall and best_k above: this cell uses them.")
+    print("Write `pair_distances`, `precision_recall` and `best_k` above: this cell uses them.")
 except Exception as e:  # a wrong answer: its check above says more
     print(
-        f"This cell uses your pair_distances, precision_recall and best_k, which raised {type(e).__name__}: {e}"
+        f"This cell uses your `pair_distances`, `precision_recall` and `best_k`, which raised {type(e).__name__}: {e}"
     )
 
 # %% [markdown]

@@ -74,13 +74,15 @@
 # | 08 | [Near-duplicates at scale](08_dask_at_scale.ipynb) (optional) | Manku's batch mode as a join on Dask | the same pairs as the single-machine index; scaling over cores |
 #
 # **Exercises.** `exercises/` holds a student notebook for each notebook that teaches a concept,
-# numbered like the notebook it practises (the navigation line at the top of each notebook links it);
-# `exercises/solutions/` holds the same files solved. You write only in the cells tagged `answer`; the
-# check cell under each prints ✅ or ❌ with a hint, and never stops Run All. Save the notebook, then
-# check it as the grader will from a terminal, in the repository's folder (nothing to activate):
+# numbered like the notebook it practises and named so that its tab says which is which:
+# `exercises/02_exercise_simhash_voting.ipynb` practises `02_simhash_voting.ipynb` (the navigation
+# line at the top of each notebook links it); `exercises/solutions/` holds the same files solved
+# (`02_solution_simhash_voting.ipynb`). You write only in the cells tagged `answer`; the check cell
+# under each prints ✅ or ❌ with a hint, and never stops Run All. Save the notebook, then check it
+# as the grader will from a terminal, in the repository's folder (nothing to activate):
 #
 # ```bash
-# make check NB=exercises/02_simhash_voting.ipynb   # or .venv/bin/simhash-lab check exercises/02_...
+# make check NB=exercises/02_exercise_simhash_voting.ipynb   # or .venv/bin/simhash-lab check exercises/02_...
 # ```
 #
 # The command restores every cell except your `answer` cells from a pristine copy and runs them on

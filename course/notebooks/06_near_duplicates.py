@@ -85,7 +85,7 @@ for op, what in corpus.EDIT_OPERATIONS.items():
 # near-duplicate; these are the hard negatives. Two documents are near-duplicates when both are the
 # same original or light edits of it. The shares, drawn uniformly for each variant, are
 # `corpus.labelled_set`'s defaults. They are not the rates of
-# [exercise 06](../exercises/06_near_duplicates.ipynb), which practises the same
+# [exercise 06](../exercises/06_exercise_near_duplicates.ipynb), which practises the same
 # curve on a generated corpus of its own (made-up syllable words drawn with Zipf frequencies, as in
 # real text: the $r$-th most common word turns up about $1/r$ times as often as the most common one;
 # no structural edits), so its best k is not this notebook's:

@@ -127,8 +127,8 @@ def add_check_parser(subparsers) -> argparse.ArgumentParser:
         "cells are taken, every other cell comes from the pristine copy; data and inputs are drawn "
         "now and the answers are judged outside the notebook's process), but in your own "
         "environment, without a sandbox: feedback, not a grade. Run it from the repository's "
-        "folder: `make check NB=exercises/01_lsh_vs_crypto.ipynb` or "
-        "`.venv/bin/simhash-lab check exercises/01_lsh_vs_crypto.ipynb`.",
+        "folder: `make check NB=exercises/01_exercise_lsh_vs_crypto.ipynb` or "
+        "`.venv/bin/simhash-lab check exercises/01_exercise_lsh_vs_crypto.ipynb`.",
     )
     p.add_argument(
         "notebooks",

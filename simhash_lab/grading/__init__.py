@@ -5,7 +5,7 @@
   the learner's kernel, for feedback.
 * :func:`grade` / ``simhash-lab grade``: grade notebooks in a sandbox, trusting nothing that runs
   in the student's process. The grader by step: :mod:`~simhash_lab.grading._grader` (the steps, and
-  steps 4-6: run, method runs, judge), :mod:`~simhash_lab.grading._notebooks` (1-3: collect, read,
+  steps 4-6: read and measure, run, judge), :mod:`~simhash_lab.grading._notebooks` (1-3: collect, read,
   assemble), :mod:`~simhash_lab.grading._sandbox` (bubblewrap, limits, the watchdog) with
   :mod:`~simhash_lab.grading._seccomp` (its filter), :mod:`~simhash_lab.grading._runner` (what runs
   inside), :mod:`~simhash_lab.grading._protocol` (the data that crosses),

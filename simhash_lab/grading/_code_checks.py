@@ -6,8 +6,9 @@ what the answer's functions *do*, measured on everything they are handed: the li
 the values their int variables take, which items of the fingerprints and which entries of the
 tables they read, what Numba compiled. Each is measured where nothing else of the student's runs:
 
-1. Here, from the notebook's cells (IPython's text transformations in a child process under a time
-   and memory limit, :func:`to_python_bounded`), :func:`method_code` keeps the answer's functions
+1. Here, from the notebook's cells as plain Python (IPython's text transformations, made by the
+   sandbox's runner before any of the student's code runs there, each cell under a time limit:
+   :func:`simhash_lab.grading._runner.to_python`), :func:`method_code` keeps the answer's functions
    and every definition of the student's cells they reach (helpers in cells of their own, the
    other answers they call, the constants and imports they use), and nothing else: no statement
    that only runs (a print, a test call, an experiment).
@@ -21,9 +22,10 @@ tables they read, what Numba compiled. Each is measured where nothing else of th
    objects) and no keeping values outside the function (``open``, ``os``, setting an attribute
    of a module): the only ways code could change what is measured or carry a value from one call
    to the next.
-3. :mod:`simhash_lab.grading._runner` runs exactly that code, in a fresh sandbox, on inputs drawn
-   at grading time; a pure-Python answer's definitions run anew before every call (nothing an
-   earlier call wrote is there); what it reads is counted by the objects it is handed
+3. :mod:`simhash_lab.grading._runner` runs exactly that code, in the notebook's sandbox before any
+   cell of the notebook runs there, on inputs drawn at grading time; a pure-Python answer's
+   definitions run anew before every call (nothing an earlier call wrote is there); what it reads
+   is counted by the objects it is handed
    (:class:`~simhash_lab.grading._protocol.Spy`, :class:`~simhash_lab.grading._protocol.SpyTable`).
 
 The learner's check cells run the same :func:`problems` on ``inspect.getsource`` of the answer's
@@ -53,8 +55,6 @@ __all__ = [
     "labelled",
     "is_stated",
     "function_source",
-    "to_python",
-    "to_python_bounded",
 ]
 
 
@@ -115,84 +115,8 @@ GUARD_ATTRIBUTES = frozenset(
 )
 
 
-def to_python(source: str) -> str:
-    """A cell's source as plain Python: IPython's magics and ``!`` lines turned into the calls
-    IPython makes of them (a text transformation; nothing runs)."""
-    try:
-        from IPython.core.inputtransformer2 import TransformerManager
-    except ImportError:  # pragma: no cover - IPython is a dependency of the grading extra
-        return source
-    try:
-        return TransformerManager().transform_cell(source)
-    except Exception:
-        return source
-
-
-#: Longest answer cell the grader transforms and checks (characters); a longer one is refused.
+#: Longest student cell the grader reads and checks (characters); a longer one is refused.
 MAX_SOURCE = 100_000
-
-_CHILD = r"""
-import json, os, resource, sys
-mem, cpu = int(sys.argv[1]), int(sys.argv[2])
-for kind, value in ((resource.RLIMIT_AS, mem), (resource.RLIMIT_CPU, cpu), (resource.RLIMIT_CORE, 0)):
-    soft, hard = resource.getrlimit(kind)
-    value = value if hard == resource.RLIM_INFINITY else min(value, hard)
-    resource.setrlimit(kind, (value, value))
-sources = json.loads(sys.stdin.buffer.read())
-from IPython.core.inputtransformer2 import TransformerManager
-out = sys.stdout.buffer
-for src in sources:
-    try:
-        text = TransformerManager().transform_cell(src)
-    except Exception:
-        text = src
-    out.write((json.dumps(text) + "\n").encode())
-    out.flush()
-"""
-
-
-def to_python_bounded(
-    sources: list[str], *, timeout: float, memory: int = 1 << 30, max_chars: int = MAX_SOURCE
-) -> list[str | None]:
-    """:func:`to_python` of each source, in a child process of its own under a time and memory
-    limit (IPython's transformations of a hostile cell can take minutes: ``'x?\n' * 16000``).
-
-    The child imports only IPython's transformer, lowers its own address space and CPU seconds
-    before it reads anything, and is killed at ``timeout`` seconds (wall clock); it runs nothing of
-    the sources. A source longer than ``max_chars``, or one the child did not finish, is ``None``.
-    """
-    import json
-    import subprocess
-    import sys
-
-    out: list[str | None] = [None] * len(sources)
-    todo = [i for i, s in enumerate(sources) if len(s) <= max_chars]
-    if not todo or timeout <= 0:
-        return out
-    cmd = [sys.executable, "-I", "-c", _CHILD, str(int(memory)), str(max(1, int(timeout) + 1))]
-    try:
-        proc = subprocess.Popen(
-            cmd,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-    except OSError:
-        return out
-    try:
-        data, _unused = proc.communicate(json.dumps([sources[i] for i in todo]).encode(), timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        data, _unused = proc.communicate()
-    for i, line in zip(todo, data.splitlines()):
-        try:
-            text = json.loads(line)
-        except ValueError:
-            break
-        if type(text) is str:
-            out[i] = text
-    return out
 
 
 # -- the code a method run executes --------------------------------------------------------------------
@@ -273,7 +197,8 @@ def _segment(lines: list[str], node: ast.stmt) -> tuple[int, str]:
 
 
 def definitions(cells: Sequence[str]) -> list[Definition]:
-    """The definitions of ``cells`` (already plain Python, :func:`to_python_bounded`), in order.
+    """The definitions of ``cells`` (already plain Python, :func:`~simhash_lab.grading._runner.to_python`),
+    in order.
 
     Raises SyntaxError naming the cell's line when a cell is not Python, or is nested too deeply
     to be read."""

@@ -7,25 +7,29 @@ How a notebook is graded, step by step
    device, link out of the folder) and is a notebook; the notebook to run is the pristine copy
    shipped in ``simhash_lab/grading/pristine/`` with the file's ``answer`` cells put in, and the
    student's cells of their own (helpers, experiments) where they stand; nothing else of the file.
-4. **Method runs**: an answer whose *method* is checked (Kernighan's loop, ``is_near``'s early exit,
-   the index's reads, Numba) runs in a sandbox of its own, every such answer of the notebook a unit
-   there, each with its own time. Its code is its functions and every definition of the student's
-   cells they reach, read here from the cells (IPython's transformations in a child process under
-   a time and memory limit) and checked for what the exercise's text forbids and for the guard
-   (nothing that reaches into the interpreter or keeps values outside a function:
-   :mod:`simhash_lab.grading._code_checks`); the sandbox measures what it does on hidden inputs
-   (the lines it runs, the values its int variables take, what it reads of the fingerprints and
-   the tables it is handed, what Numba compiled); a pure-Python answer is defined anew before
-   every call, so no call starts from what an earlier one left.
-5. **Run** (:mod:`simhash_lab.grading._sandbox`, :mod:`simhash_lab.grading._runner`): the assembled
-   cells run in a bubblewrap sandbox on a variant of the exercise's data drawn now
-   (:mod:`simhash_lab.grading.data`; the data worked out by hand is the student's shown variant),
-   each cell released by the grader and timed on its clock; afterwards, and only when the grader
-   has seen the last cell end, the answer functions get inputs drawn now too (hidden: they appear
-   nowhere in the notebook or the package), each answer with its own time. The sandbox exports
-   each answer's values and the functions' outputs as JSON. A hang or a crash costs its answer
-   only: an answer stops at its first call past the call limit ("timed out after N s"); one that
-   hangs the notebook is stopped, and the notebook runs again with that answer's stub.
+4. **Read and measure**, in the notebook's sandbox (:mod:`simhash_lab.grading._sandbox`,
+   :mod:`simhash_lab.grading._runner`), before any of its cells runs there: the student's cells
+   come back as plain Python (IPython's transformations, each cell under a time limit; nothing
+   runs), and an answer whose *method* is checked (Kernighan's loop, ``is_near``'s early exit, the
+   index's reads, Numba) is a unit of the measure phase, each with its own time. Its code is its
+   functions and every definition of the student's cells they reach, taken here from those texts
+   and checked for what the exercise's text forbids and for the guard (nothing that reaches into
+   the interpreter or keeps values outside a function: :mod:`simhash_lab.grading._code_checks`);
+   the sandbox measures what it does on hidden inputs (the lines it runs, the values its int
+   variables take, what it reads of the fingerprints and the tables it is handed, what Numba
+   compiled); a pure-Python answer is defined anew before every call, so no call starts from what
+   an earlier one left. The process has then run nothing of the student's but those definitions,
+   and the grader takes measures only from the messages that reach it before it releases the
+   first cell: nothing a cell does can change or forge one.
+5. **Run**: the assembled cells run, in the same sandbox, on a variant of the exercise's data drawn
+   now (:mod:`simhash_lab.grading.data`; the data worked out by hand is the student's shown
+   variant), each cell released by the grader and timed on its clock; afterwards, and only when
+   the grader has seen the last cell end, the answer functions get inputs drawn now too (hidden:
+   they appear nowhere in the notebook or the package), each answer with its own time. The
+   sandbox exports each answer's values and the functions' outputs as JSON. A hang or a crash
+   costs its answer only: an answer stops at its first call past the call limit ("timed out after
+   N s"); one that hangs the sandbox is stopped, and the notebook runs again without it (a
+   measured answer not measured again, an answer cell replaced by its stub).
 6. **Judge**, here, in the grader's process: each message was size- and shape-limited before it
    was parsed, so what a notebook costs the grader is bounded whatever it sends; each answer's
    exports go to its checker (:mod:`simhash_lab.grading.checks`, the same verdicts the notebook's
@@ -37,7 +41,7 @@ forged by that code (a checker replaced, an input transformer installed, a fake 
 counter read and reset). So the only things that decide a grade are those the student's process
 cannot forge: its outputs on inputs it could not know in advance, checked outside; a static check
 of the answer's source for what its text forbids and what could reach the measures, done outside;
-and measures taken in a clean sandbox that runs nothing but the answer's definitions. The
+and measures taken in a sandbox that has run nothing but the answer's definitions yet. The
 learner's own check cells in JupyterLab run the same checkers and measures in the kernel, on the
 cases the notebook shows, for feedback: a function's ✅ there says that grading runs hidden ones.
 """
@@ -152,16 +156,27 @@ def _timed_out(seconds: float, where: str = "") -> str:
 
 def _run_notebooks(
     plans: list[_Plan], pristine_nb: dict, limits: _sandbox.Limits, unsafe: bool, slot: int, t_end: float
-) -> list[_Outcome]:
-    """Run the assembled cells of ``plans`` and their exports in one sandbox (each notebook in a
-    namespace of its own: a class run grades one notebook a sandbox; a batch of trusted notebooks,
-    :func:`grade_batch`, several); after a hang or a crash, run again with the culprit stubbed, so
-    the later answers are still graded."""
+) -> tuple[list[_Outcome], list[dict[str, tuple]]]:
+    """Steps 4-5 of ``plans`` in one sandbox (each notebook in a namespace of its own: a class run
+    grades one notebook a sandbox; a batch of trusted notebooks, :func:`grade_batch`, several): the
+    student's cells read as Python, the measured answers measured, then the cells and their exports
+    (see :mod:`simhash_lab.grading._runner`); after a hang or a crash, run again without the culprit
+    (a measured answer not measured again, a cell stubbed or skipped), so the other answers are
+    still graded. Returns each plan's outcome and its measured answers (:class:`_Measures`)."""
     from .checks._checker import Functions
 
     outs = [_Outcome() for _p in plans]
+    measures = _Measures(plans, limits)
     cells = [dict(c, ns=n) for n, p in enumerate(plans) for c in p.cells]
     at = [(n, i) for n, p in enumerate(plans) for i in range(len(p.cells))]
+    # the student's cells, read as Python in the sandbox's first phase (one longer than the grader
+    # checks is not read: None)
+    to_read = [g for g, c in enumerate(cells) if c["role"] in _STUDENTS]
+    for g in to_read:
+        if len(cells[g]["source"]) > _code_checks.MAX_SOURCE:
+            plans[at[g][0]].python[at[g][1]] = None
+    to_read = [g for g in to_read if len(cells[g]["source"]) <= _code_checks.MAX_SOURCE]
+    setup = [c["source"] for c in plans[0].cells if c["role"] == "setup"] if plans else []
     skipped: set[int] = set()
     exports = [
         {
@@ -180,20 +195,33 @@ def _run_notebooks(
         n, _sep, k = key.partition(":")
         return (int(n), k) if n.isdigit() and int(n) < len(plans) and _sep else None
 
+    def read(texts: dict[int, str | None]) -> None:  # what the first phase gave, into each plan
+        for g in to_read:
+            n, i = at[g]
+            text = texts.get(g)
+            plans[n].python[i] = text if type(text) is str else None
+
+    def units(texts: dict[int, str | None]) -> list[dict]:  # the sandbox's measure phase starts
+        read(texts)
+        return measures.pending()
+
     stopped = lambda n, k: k in outs[n].stopped  # noqa: E731
-    for _attempt in range(len(cells) + 2):
+    for _attempt in range(len(cells) + len(measures.answers) + 3):
         left = t_end - time.monotonic()
         if left < 5:
+            ran_out = _("the notebook's time limit ({timeout:g} s) ran out").format(timeout=limits.timeout)
+            measures.not_run(ran_out)
             for o in outs:
-                o.notes.append(
-                    _("the notebook's time limit ({timeout:g} s) ran out").format(timeout=limits.timeout)
-                )
+                o.notes.append(ran_out)
             break
         wanted = [e for e in exports if not stopped(*split(e["key"]))]
         job = {
             "mode": "notebook",
             "variant": plans[0].variant,
             "shown": plans[0].shown,
+            "read": to_read,
+            "max_text": limits.max_string,
+            "setup": setup,
             "cells": [
                 {"source": "pass" if i in skipped else c["source"], "ns": c["ns"]}
                 for i, c in enumerate(cells)
@@ -207,7 +235,14 @@ def _run_notebooks(
             for e in wanted
             if e["kind"] == "functions"
         }
-        run = _sandbox.run(job, limits=limits, wall=left, cases=cases, unsafe=unsafe, slot=slot)
+        measure = units if to_read or measures.pending() else None
+        run = _sandbox.run(
+            job, limits=limits, wall=left, cases=cases, measure=measure, unsafe=unsafe, slot=slot
+        )
+        if to_read:  # read once: a cell the run did not read (too slow, too big) is not read again
+            read(run.texts)
+            to_read = []
+        measures.absorb(run)
         for o in outs:
             o.log = run.log
         for m in run.messages:
@@ -230,9 +265,15 @@ def _run_notebooks(
                 n, k = split(m["key"])
                 outs[n].exports[k] = m
         if any(m.get("event") == "done" for m in run.messages):
-            return outs
+            return outs, measures.out
         # it ended early: find what was running, stub it, and go again
         where = run.where
+        if where and where[0] in ("read", "unit"):
+            # before any cell: a cell that could not be read is None (read above), a measured answer
+            # that hung or crashed is that answer's; the run goes again without it
+            if where[0] == "unit":
+                measures.stopped(where[1], run)
+            continue
         why = (
             _timed_out(limits.cell_timeout)
             if run.killed == "cell"
@@ -274,11 +315,11 @@ def _run_notebooks(
                     o.notes.append(_("while the answers were exported, something {why}").format(why=why))
                 else:
                     o.notes.append(_("the notebook could not run: something {why}").format(why=why))
-            return outs
+            return outs, measures.out
         for n, key in culprits:
             outs[n].stopped.setdefault(key, why)
             cells[answer_cell[(n, key)]]["source"] = _stub_of(pristine_nb, key)
-    return outs
+    return outs, measures.out
 
 
 def _students_cells(plan: _Plan) -> tuple[list[str], list[int]]:
@@ -323,107 +364,93 @@ def _method_unit(plan: _Plan, answer: Any) -> tuple[str | None, list[str]]:
     return _code_checks.method_code(reached), problems
 
 
-def _to_python(plans: list[_Plan], limits: _sandbox.Limits, t_end: float) -> None:
-    """The student's cells as plain Python, into ``plan.python``: IPython's transformations, in a
-    child process under a time and memory limit (:func:`_code_checks.to_python_bounded`), never here."""
-    todo = [(p, i) for p in plans for i, c in enumerate(p.cells) if c["role"] in _STUDENTS]
-    left = t_end - time.monotonic() - 5
-    texts = _code_checks.to_python_bounded(
-        [p.cells[i]["source"] for p, i in todo],
-        timeout=min(limits.cell_timeout * max(1, len(plans)), max(0.0, left)),
-        memory=min(limits.memory, 1 << 30),
-    )
-    for (p, i), t in zip(todo, texts):
-        p.python[i] = t
+class _Measures:
+    """Step 4 of the notebooks of one sandbox: their measured answers. Each is a unit of the run's
+    measure phase (:mod:`simhash_lab.grading._runner`), built once the student's cells have been
+    read (:func:`_method_unit`: an answer the guard or the exercise's rules refuse is not run);
+    ``out[n][key]`` is ``(results or None, problems, why)`` for answer ``key`` of plan ``n``."""
 
+    def __init__(self, plans: list[_Plan], limits: _sandbox.Limits) -> None:
+        self.plans, self.limits = plans, limits
+        self.answers = [(n, a) for n, p in enumerate(plans) for a in p.exercise.answers if _measured(a)]
+        self.units: list[dict] | None = None  # built at the first measure phase
+        self.out: list[dict[str, tuple]] = [{} for _p in plans]
 
-def _method_runs(
-    plans: list[_Plan], limits: _sandbox.Limits, unsafe: bool, slot: int, t_end: float
-) -> list[dict[str, tuple]]:
-    """Every measured answer of ``plans`` in one sandbox of their own (a unit each, see
-    :mod:`simhash_lab.grading._runner`), on the hidden cases; a unit the sandbox did not finish
-    (a hang its alarm could not stop, a crash) is reported so, and the units after it run again
-    in a fresh sandbox. Per plan: answer key -> ``(results or None, problems, why)``."""
-    out: list[dict[str, tuple]] = [{} for _p in plans]
-    units = []
-    for n, plan in enumerate(plans):
-        for a in plan.exercise.answers:
-            if getattr(a, "method", None) is None:
-                continue
-            code, problems = _method_unit(plan, a)
-            if problems or code is None:
-                out[n][a.key] = (None, problems, None)
-                continue
-            units.append(
-                {
-                    "key": f"{n}:{a.key}",
-                    "code": code,
-                    "names": list(a.names),
-                    "cases": plan.cases[a.key] + plan.method_cases.get(a.key, []),
-                    # no state between calls: pure Python runs anew before each call (Numba's
-                    # globals are frozen when it compiles, and compiling per call would not fit)
-                    "fresh": not a.method.compiled,
-                }
-            )
-    setup = [c["source"] for c in plans[0].cells if c["role"] == "setup"] if plans else []
-    while units:
-        left = t_end - time.monotonic()
-        if left < 5:
-            for u in units:
-                n, _sep, key = u["key"].partition(":")
-                why = (
-                    _("not run")
-                    + ": "
-                    + _("the notebook's time limit ({timeout:g} s) ran out").format(timeout=limits.timeout)
+    def _decided(self, key: str) -> bool:
+        n, _sep, k = key.partition(":")
+        return k in self.out[int(n)]
+
+    def _set(self, key: str, value: tuple) -> None:
+        n, _sep, k = key.partition(":")
+        self.out[int(n)].setdefault(k, value)
+
+    def pending(self) -> list[dict]:
+        """The units still to measure (all of them, built from the plans' texts, the first time)."""
+        if self.units is None:
+            self.units = []
+            for n, a in self.answers:
+                plan = self.plans[n]
+                code, problems = _method_unit(plan, a)
+                if problems or code is None:
+                    self.out[n][a.key] = (None, problems, None)
+                    continue
+                self.units.append(
+                    {
+                        "key": f"{n}:{a.key}",
+                        "code": code,
+                        "names": list(a.names),
+                        "cases": plan.cases[a.key] + plan.method_cases.get(a.key, []),
+                        # no state between calls: pure Python runs anew before each call (Numba's
+                        # globals are frozen when it compiles, and compiling per call would not fit)
+                        "fresh": not a.method.compiled,
+                    }
                 )
-                out[int(n)][key] = (None, [], why)
-            break
-        job = {
-            "mode": "method",
-            "variant": plans[0].variant,
-            "shown": plans[0].shown,
-            "setup": setup,
-            "units": units,
-            "call_timeout": limits.call_timeout,
-        }
-        wall = min(left, limits.cell_timeout + sum(limits.answer_time(_calls(u)) for u in units))
-        run = _sandbox.run(job, limits=limits, wall=wall, unsafe=unsafe, slot=slot)
-        done: set[str] = set()
-        for m in run.messages:
+        return [u for u in self.units if not self._decided(u["key"])]
+
+    def absorb(self, run: _sandbox.Run) -> None:
+        """What the run's measure phase reported of each unit (only its messages: none sent after the
+        first cell was released is in ``run.measured``)."""
+        keys = {u["key"] for u in self.units or ()}
+        for m in run.measured:
             key = m.get("key")
-            if not isinstance(key, str) or key in done or not any(u["key"] == key for u in units):
+            if not isinstance(key, str) or key not in keys or self._decided(key):
                 continue
-            n, _sep, k = key.partition(":")
-            if m.get("event") == "cell" and m.get("phase") == "end" and isinstance(m.get("error"), dict):
+            if m.get("event") == "unit" and m.get("phase") == "end" and isinstance(m.get("error"), dict):
                 e = m["error"]
                 why = (
                     _("its definitions raised {v0}").format(v0=e.get("text", "an error"))
                     if not e.get("timeout")
                     else _("its definitions ran too long")
                 )
-                out[int(n)][k] = (None, [], why)
-                done.add(key)
-            elif m.get("event") == "export":
-                out[int(n)][k] = (m.get("results"), [], None)
-                done.add(key)
-        rest = [u for u in units if u["key"] not in done]
+                self._set(key, (None, [], why))
+            elif m.get("event") == "measures" and isinstance(m.get("results"), list):
+                self._set(key, (m["results"], [], None))
+
+    def stopped(self, culprit: Any, run: _sandbox.Run) -> None:
+        """The run ended while measuring: the unit that was running (or the first not measured) is
+        over, the others are measured in the next run."""
+        rest = self.pending()
         if not rest:
-            break
-        culprit = run.where[1] if run.where and run.where[0] == "export" else None
+            return
         first = next((u for u in rest if u["key"] == culprit), rest[0])
-        n, _sep, k = first["key"].partition(":")
         why = (
-            _timed_out(limits.call_timeout)
+            _("sent too much to the grader ({v0})").format(v0=run.overflow or "too many messages")
+            if run.killed == "output"
+            else _timed_out(self.limits.call_timeout)
             if run.killed
             else _("stopped before it reported (it crashed Python or used too much memory)")
         )
-        out[int(n)][k] = (None, [], why)
-        units = [u for u in rest if u is not first]
-    return out
+        self._set(first["key"], (None, [], why))
+
+    def not_run(self, why: str) -> None:
+        """The time ran out: every answer not measured yet is "not run"."""
+        for n, a in self.answers:
+            self.out[n].setdefault(a.key, (None, [], _("not run") + ": " + why))
 
 
-def _calls(unit: dict) -> int:
-    return sum(len(c.get("calls", ())) for c in unit.get("cases", ()))
+def _measured(answer: Any) -> bool:
+    """Is ``answer``'s method checked (a measured answer, run in the measure phase)?"""
+    return getattr(answer, "method", None) is not None
 
 
 def _judge(plan: _Plan, outcome: _Outcome, method_runs: dict) -> list[CheckResult]:
@@ -642,20 +669,16 @@ def _finish(job: _Job, outcome: _Outcome, method_runs: dict) -> GradeResult:
 
 
 def _run(jobs: list[_Job], limits: _sandbox.Limits, unsafe: bool, slot: int) -> list[GradeResult]:
-    """Steps 4-6 of ``jobs`` (one notebook, or a batch of the same exercise and language): the
-    method runs first (their own sandbox, each answer its own time), then the notebook run, then
-    the judging."""
+    """Steps 4-6 of ``jobs`` (one notebook, or a batch of the same exercise and language): one
+    sandbox run (the student's cells read, the measured answers, the cells, the exports; again
+    without a culprit after a hang), then the judging."""
     todo = [j for j in jobs if j.plan is not None]
     if todo:
         t_end = min(j.t0 for j in todo) + limits.timeout * len(todo)
         plans = [j.plan for j in todo]
         with language(todo[0].lang):
-            _to_python(plans, limits, t_end)
-            # each measured answer is bounded on its own (its time, then the next), so a hang there
-            # leaves the notebook run its time, and the notebook run's hangs cannot starve them
-            method_runs = _method_runs(plans, limits, unsafe, slot, t_end)
-            outcomes = _run_notebooks(plans, todo[0].pristine, limits, unsafe, slot, t_end)
-        for j, outcome, runs in zip(todo, outcomes, method_runs):
+            outcomes, measured = _run_notebooks(plans, todo[0].pristine, limits, unsafe, slot, t_end)
+        for j, outcome, runs in zip(todo, outcomes, measured):
             _finish(j, outcome, runs)
     return [j.res for j in jobs]
 

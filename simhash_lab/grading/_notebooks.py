@@ -15,7 +15,7 @@
    Nothing else of the file is used: not its copies of the setup, given and check cells, not its
    outputs, tags or metadata.
 
-Steps 4-6 (run, method runs, judge) are in :mod:`simhash_lab.grading._grader`.
+Steps 4-6 (read and measure, run, judge) are in :mod:`simhash_lab.grading._grader`.
 """
 
 from __future__ import annotations
@@ -38,8 +38,12 @@ __all__ = [
     "META",
     "Item",
     "NotGradable",
+    "FILE_KINDS",
     "assemble",
     "collect",
+    "exercise_file",
+    "exercise_named",
+    "file_kind",
     "identify",
     "language_of",
     "load_pristine",
@@ -99,6 +103,62 @@ def cell_source(cell: dict) -> str:
     if isinstance(s, list):
         return "".join(x for x in s if isinstance(x, str))
     return s if isinstance(s, str) else ""
+
+
+# -- a learner's file names ---------------------------------------------------------------------------
+
+#: The kinds of a learner's copy of an exercise, each named in its file's name right after the
+#: exercise's number: ``02_exercise_simhash_voting.ipynb``, ``02_solution_simhash_voting.ipynb``.
+#: JupyterLab's tab shows a file's name, cut after about twenty characters, so the kind comes before
+#: the topic: the tabs of an exercise and of its solution tell themselves from their course
+#: notebook's (``02_simhash_voting.ipynb``) however narrow a tab is.
+FILE_KINDS = ("exercise", "solution")
+_NAMED = re.compile(r"(\d\d)_(?:(exercise|solution)_)?(.+)")
+
+
+def exercise_file(name: str, kind: str = "exercise") -> str:
+    """The file name of exercise ``name`` (``02_simhash_voting``) of ``kind`` (:data:`FILE_KINDS`):
+    ``02_exercise_simhash_voting.ipynb``.
+
+    >>> exercise_file("02_simhash_voting"), exercise_file("05_block_index", "solution")
+    ('02_exercise_simhash_voting.ipynb', '05_solution_block_index.ipynb')
+    """
+    if kind not in FILE_KINDS:
+        raise ValueError(f"kind must be one of {list(FILE_KINDS)}, got {kind!r}")
+    m = re.fullmatch(r"(\d\d)_(.+)", name)
+    if m is None:
+        raise ValueError(f"name must be an exercise's name, NN_topic, got {name!r}")
+    return f"{m.group(1)}_{kind}_{m.group(2)}{_SUFFIX}"
+
+
+def file_kind(path: str | os.PathLike) -> tuple[str, str | None] | None:
+    """``(name, kind)`` of a learner's file by its name alone: ``02_exercise_simhash_voting.ipynb``
+    is ``("02_simhash_voting", "exercise")``; a name of before the kinds were in it
+    (``02_simhash_voting.ipynb``, what a student who cloned earlier still has) is
+    ``("02_simhash_voting", None)``; a name that is no ``NN_...`` is None. (Whether ``name`` is an
+    exercise is the caller's to know.)
+
+    >>> file_kind("exercises/es/02_solution_simhash_voting.ipynb"), file_kind("02_simhash_voting.ipynb")
+    (('02_simhash_voting', 'solution'), ('02_simhash_voting', None))
+    """
+    base = os.path.basename(os.fsdecode(os.fspath(path)))
+    stem = base[: -len(_SUFFIX)] if _is_notebook_name(base) else base
+    m = _NAMED.fullmatch(stem)
+    if m is None:
+        return None
+    return f"{m.group(1)}_{m.group(3)}", m.group(2)
+
+
+def exercise_named(path: str | os.PathLike, known: Iterable[str]) -> str | None:
+    """The exercise among ``known`` that a file's name names, in any of its spellings
+    (:func:`file_kind`), or None."""
+    known = set(known)
+    found = file_kind(path)
+    if found is not None and found[0] in known:
+        return found[0]
+    base = os.path.basename(os.fsdecode(os.fspath(path)))
+    stem = base[: -len(_SUFFIX)] if _is_notebook_name(base) else base
+    return stem if stem in known else None  # a topic that itself starts with exercise_ or solution_
 
 
 # -- 1. collect --------------------------------------------------------------------------------------
@@ -184,16 +244,16 @@ def read_notebook(path: str, max_bytes: int = MAX_NOTEBOOK_BYTES) -> dict:
 
 
 def identify(nb: dict, path: str, pristine: dict, exercise: str | None = None) -> str | None:
-    """Which exercise ``nb`` is: ``exercise`` if given, else its metadata, else its file name."""
+    """Which exercise ``nb`` is: ``exercise`` if given, else its metadata, else its file name (any of
+    its spellings, :func:`exercise_named`; else the only exercise of its ``NN_`` number)."""
     if exercise:
         return exercise if exercise in pristine else None
     name = cell_meta(nb).get("exercise")
     if isinstance(name, str) and name in pristine:
         return name
-    stem = os.path.basename(path)
-    stem = stem[: -len(_SUFFIX)] if _is_notebook_name(stem) else stem
-    if stem in pristine:
-        return stem
+    named = exercise_named(path, pristine)
+    if named is not None:
+        return named
     m = re.match(r"(\d\d)_", os.path.basename(path))
     if m:
         same = [k for k in pristine if k.startswith(m.group(0))]

@@ -1,4 +1,4 @@
-"""The program the sandbox runs: a notebook's cells, or one answer's definitions, and what they export.
+"""The program the sandbox runs: one notebook, its measured answers first, and what it exports.
 
 ``simhash_lab.grading._sandbox`` starts it as ``python -I /grade/runner.py`` inside bubblewrap and
 talks to it over two pipes: the job arrives as one JSON line on stdin; messages go back as JSON
@@ -7,28 +7,40 @@ to the log, stderr). Nothing it sends is trusted: once a student's cell has run,
 the student's, and so is every message after that. The grader reads the messages as untrusted data
 and judges them in its own process.
 
-Modes (``job["mode"]``):
+One job, one notebook run (``job["mode"] == "notebook"``), in up to four phases, each started by
+the grader:
 
-``notebook``
-    Runs the assembled notebook's cells (setup and given cells from the pristine copy, the
-    student's answer cells and their own cells; check cells are not sent) in an IPython shell, each
-    under a time limit,
-    reporting ``{"event": "cell", "i": ..., "phase": "start" | "end", ...}``; each cell runs only
-    once the grader has released it (a ``{"go": i}`` line on stdin), whose clock times it. After the
-    last cell the grader sends the hidden cases for the answer functions (one more line), when it
-    has seen that cell end: it decides, so no cell can have read them on a forged message; the
-    runner exports each answer (``{"event": "export", "key": ..., "values" | "results": ...}``) and
-    ends with ``{"event": "done"}``.
-``method``
-    Runs the pristine setup cells, then, for each answer whose method is checked (a "unit"), only
-    the definitions the grader extracted for it (:mod:`simhash_lab.grading._code_checks`: its
-    functions and what they use of the student's cells, past the static checks), written to a
-    file of its own and run in a copy of the setup's namespace; then its method cases, counting
-    lines in that file (and tracing its int variables, and what it reads of the structures it is
-    handed), and exports the results. With ``fresh`` (pure-Python methods), every call starts from
-    the definitions alone: they run again, in a copy of the setup's namespace, before each call.
+1. **Read** (``job["read"]``: indices of the student's cells): each of those cells as plain Python
+   (IPython's transformations of its magics and ``!`` lines, :func:`to_python`; nothing runs), one
+   ``{"event": "python", "i": ..., "text": ...}`` each, ``text`` None when the cell took longer
+   than ``cell_timeout`` or too much memory to read, or its text is longer than a message may
+   carry (``max_text`` bytes of JSON). This comes before any code of the student's has run in this
+   process.
+2. **Measure** (``job["measure"]``): the grader, having read those texts, sends one line
+   ``{"units": [...]}``, a unit for each answer whose method is checked: only the definitions the
+   grader extracted for it (:mod:`simhash_lab.grading._code_checks`: its functions and what they
+   use of the student's cells, past the static checks), written to a file of its own and run in a
+   copy of the pristine setup cells' namespace; then its cases, counting lines in that file (and
+   tracing its int variables, and what it reads of the structures it is handed):
+   ``{"event": "unit", "key": ..., "phase": "start" | "end", "error": ...}`` around the
+   definitions, ``{"event": "measuring", "key": ...}``, ``{"event": "measures", "key": ...,
+   "results": ...}``, and ``{"event": "measured"}`` after the last unit. With ``fresh``
+   (pure-Python methods), every call starts from the definitions alone: they run again, in a copy
+   of the setup's namespace, before each call. No cell of the notebook has run yet: the process
+   has run the runner, IPython's import, the pristine setup and the guarded definitions, nothing
+   else, and the grader takes measures only from messages that reach it before it releases the
+   first cell.
+3. **Cells**: the assembled notebook's cells (setup and given cells from the pristine copy, the
+   student's answer cells and their own cells; check cells are not sent) in an IPython shell,
+   each under a time limit, reporting ``{"event": "cell", "i": ..., "phase": "start" | "end",
+   ...}``; each cell runs only once the grader has released it (a ``{"go": i}`` line on stdin),
+   whose clock times it.
+4. **Exports**: after the last cell the grader sends the hidden cases for the answer functions
+   (one more line), when it has seen that cell end: it decides, so no cell can have read them on a
+   forged message; the runner exports each answer (``{"event": "export", "key": ..., "values" |
+   "results": ...}``) and ends with ``{"event": "done"}``.
 
-In both modes an answer whose call runs past its time makes no more calls (its later cases are
+In phases 2 and 4 an answer whose call runs past its time makes no more calls (its later cases are
 reported as not run): a hang costs that answer one call's time.
 
 Before any of that it lowers its limits (address space, CPU seconds, processes, file size, core
@@ -179,13 +191,121 @@ def _use_variant(job: dict) -> None:
         data.use_variant(job.get("variant"))
 
 
-def _run_notebook(job: dict, ch: _Channel, ctl_in: _Lines) -> None:
-    from IPython.core.interactiveshell import InteractiveShell
-    from traitlets.config import Config
+def to_python(source: str) -> str:
+    """A cell's source as plain Python: IPython's magics and ``!`` lines turned into the calls
+    IPython makes of them (a text transformation; nothing runs). A cell IPython cannot transform
+    is returned as it is (the grader then finds it is not Python)."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    try:
+        return TransformerManager().transform_cell(source)
+    except Exception:
+        return source
+
+
+def _read(job: dict, ch: _Channel) -> None:
+    """Phase 1: the student's cells named by ``job["read"]`` as plain Python, each under the cell's
+    time limit (IPython's transformations of a hostile cell can take minutes: ``'x?\n' * 16000``)."""
+    cells = job["cells"]
+    for i in job.get("read", ()):
+        t0 = time.monotonic()
+        try:
+            _alarm(job.get("cell_timeout"))
+            text = to_python(cells[i]["source"])
+        except (_CellTimeout, MemoryError, RecursionError):
+            text = None
+        finally:
+            _alarm(0)
+        if text is not None and len(json.dumps(text)) > job.get("max_text", 1 << 20):
+            text = None  # longer than a message may carry
+        ch.send({"event": "python", "i": i, "text": text, "seconds": time.monotonic() - t0})
+
+
+def _namespace(setup: dict, name: str) -> dict:
+    """A copy of the setup's namespace as the globals of a module of its own, ``name``, in
+    ``sys.modules`` (as a notebook's ``__main__`` is there: Numba finds an object-mode block's
+    globals through it)."""
+    import types
+
+    module = types.ModuleType(name)
+    module.__dict__.update(setup)
+    module.__dict__["__name__"] = name
+    sys.modules[name] = module
+    return module.__dict__
+
+
+def _measure(job: dict, units: list[dict], ch: _Channel) -> None:
+    """Phase 2: each measured answer ("unit") on its own, before any cell of the notebook runs: its
+    definitions in a copy of the pristine setup's namespace, in a file of its own (whose lines are
+    counted), then its cases."""
+    import builtins
 
     from simhash_lab.grading import _protocol
 
+    ns: dict = {"__name__": "__main__", "__builtins__": builtins}
+    for i, src in enumerate(job.get("setup", ()) if units else ()):
+        exec(compile(src, f"<setup {i}>", "exec"), ns)
+    setup = dict(ns)  # the setup's namespace, before any answer's code ran
+    timeout = job.get("call_timeout")
+    for u, unit in enumerate(units):
+        key = unit["key"]
+        name = f"answer_{u}"
+        path = os.path.join(job["workdir"], f"{name}.py")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(unit["code"])
+        own = _namespace(setup, name)
+        t0 = time.monotonic()
+        ch.send({"event": "unit", "key": key, "phase": "start"})
+        try:
+            code = compile(unit["code"], path, "exec")
+            _alarm(job.get("cell_timeout"))
+            exec(code, own)
+            err = None
+        except BaseException as e:  # the definitions themselves failed (a bad decorator argument, say)
+            err = _error(e)
+        finally:
+            _alarm(0)
+        ch.send({"event": "unit", "key": key, "phase": "end", "error": err})
+        ch.send({"event": "measuring", "key": key})
+        results = fresh = None
+        if err is None:
+            fns = {n: own.get(n) for n in unit["names"]}
+            if unit.get("fresh"):
+                # every call starts from the definitions alone: a module-level value, a default or
+                # anything else an earlier call wrote is gone (the setup's namespace is copied, the
+                # code run again)
+
+                def fresh(code=code, names=unit["names"], name=name) -> dict:
+                    again = _namespace(setup, name)
+                    exec(code, again)
+                    return {n: again.get(n) for n in names}
+
+            results = _protocol.run_cases(fns, unit["cases"], files=[path], timeout=timeout, fresh=fresh)
+        ch.send({"event": "measures", "key": key, "results": results, "seconds": time.monotonic() - t0})
+        sys.modules.pop(name, None)  # what the unit defined is not kept for what runs next
+        del own, fresh
+    ch.send({"event": "measured"})
+
+
+def _run_notebook(job: dict, ch: _Channel, ctl_in: _Lines) -> None:
+    from simhash_lab.grading import _protocol
+
     _use_variant(job)
+    signal.signal(signal.SIGALRM, _on_alarm)
+    # 1-2. before any cell of the notebook: its student cells read, its measured answers measured
+    _read(job, ch)
+    if job.get("measure"):
+        line = ctl_in.readline()
+        if not line.strip():
+            raise SystemExit("runner: the grader stopped")
+        units = json.loads(line).get("units", [])
+        del line  # the measured answers' cases are not kept for the cells
+        _measure(job, units, ch)
+        del units
+
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
     cfg = Config()
     cfg.HistoryManager.enabled = False
     cfg.InteractiveShell.colors = "NoColor"
@@ -199,7 +319,6 @@ def _run_notebook(job: dict, ch: _Channel, ctl_in: _Lines) -> None:
             shells[ns] = InteractiveShell.instance(config=cfg) if not shells else InteractiveShell(config=cfg)
         return shells[ns]
 
-    signal.signal(signal.SIGALRM, _on_alarm)
     cell_timeout = job.get("cell_timeout")
     for i, cell in enumerate(job["cells"]):
         # no hook an earlier cell installed sees what the grader sends next
@@ -244,67 +363,6 @@ def _run_notebook(job: dict, ch: _Channel, ctl_in: _Lines) -> None:
     ch.send({"event": "done"})
 
 
-def _namespace(setup: dict, name: str) -> dict:
-    """A copy of the setup's namespace as the globals of a module of its own, ``name``, in
-    ``sys.modules`` (as a notebook's ``__main__`` is there: Numba finds an object-mode block's
-    globals through it)."""
-    import types
-
-    module = types.ModuleType(name)
-    module.__dict__.update(setup)
-    module.__dict__["__name__"] = name
-    sys.modules[name] = module
-    return module.__dict__
-
-
-def _run_method(job: dict, ch: _Channel) -> None:
-    import builtins
-
-    from simhash_lab.grading import _protocol
-
-    _use_variant(job)
-    ns: dict = {"__name__": "__main__", "__builtins__": builtins}
-    for i, src in enumerate(job["setup"]):
-        exec(compile(src, f"<setup {i}>", "exec"), ns)
-    setup = dict(ns)  # the setup's namespace, before any answer's code ran
-    timeout = job.get("call_timeout")
-    # each answer ("unit") on its own: its definitions in a copy of the setup's namespace, in a file
-    # of its own (whose lines are counted)
-    for u, unit in enumerate(job["units"]):
-        key = unit["key"]
-        path = os.path.join(job["workdir"], f"answer_{u}.py")
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(unit["code"])
-        own = _namespace(setup, f"answer_{u}")
-        ch.send({"event": "cell", "i": u, "key": key, "phase": "start"})
-        try:
-            code = compile(unit["code"], path, "exec")
-            exec(code, own)
-            err = None
-        except BaseException as e:  # the definitions themselves failed (a bad decorator argument, say)
-            err = _error(e)
-        ch.send({"event": "cell", "i": u, "key": key, "phase": "end", "error": err})
-        ch.send({"event": "exporting", "key": key})
-        if err is not None:
-            ch.send({"event": "export", "key": key, "results": None})
-            continue
-        fns = {n: own.get(n) for n in unit["names"]}
-        fresh = None
-        if unit.get("fresh"):
-            # every call starts from the definitions alone: a module-level value, a default or
-            # anything else an earlier call wrote is gone (the setup's namespace is copied, the
-            # code run again)
-
-            def fresh(code=code, names=unit["names"], name=f"answer_{u}") -> dict:
-                again = _namespace(setup, name)
-                exec(code, again)
-                return {n: again.get(n) for n in names}
-
-        results = _protocol.run_cases(fns, unit["cases"], files=[path], timeout=timeout, fresh=fresh)
-        ch.send({"event": "export", "key": key, "results": results})
-    ch.send({"event": "done"})
-
-
 def main() -> int:
     lines = _Lines(0)
     job = json.loads(lines.readline())
@@ -312,8 +370,6 @@ def main() -> int:
     ch.send({"event": "started", "uid": os.getuid()})
     if job["mode"] == "notebook":
         _run_notebook(job, ch, ctl_in)
-    elif job["mode"] == "method":
-        _run_method(job, ch)
     else:
         raise SystemExit(f"runner: unknown mode {job['mode']!r}")
     sys.stdout.flush()

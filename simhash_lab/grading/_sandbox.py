@@ -24,12 +24,13 @@ What the sandbox is (one ``bwrap`` per run; see :func:`bwrap_command`):
 * **Limits** (lowered by the runner before any notebook code, for every process of the sandbox,
   irreversibly): address space (``--memory``, default 2 GiB: Numba, NumPy and IPython run well in
   it), CPU seconds (the notebook's time limit), processes and threads, file size, no core dumps.
-* **Time**, enforced from outside, on the grader's clock: the watchdog in :func:`run` releases the
-  cells one at a time and kills the sandbox when a cell runs past its limit plus a grace from the
-  moment it was released, the exports past theirs, or the whole run past the notebook's; a message
-  from the sandbox can end a cell early, never extend one, and the hidden cases go out when the
-  grader decides (see :func:`_watch`). The runner's own per-cell alarm stops an ordinary endless
-  loop first, cooperatively.
+* **Time**, enforced from outside, on the grader's clock: the watchdog in :func:`run` gives each
+  step of the run (a student's cell read as Python, a measured answer's definitions and its calls,
+  a cell from the moment the grader released it, an answer's exports) its own time, and kills the
+  sandbox when a step runs past it, or the whole run past the notebook's; a message from the
+  sandbox can end a step early, never extend one, and the hidden cases go out when the grader
+  decides (see :class:`_Watch`). The runner's own alarm stops an ordinary endless loop first,
+  cooperatively.
 * **Messages** are untrusted data: each line is size- and shape-limited before it is parsed, and
   what one run's messages may cost the grader is bounded (:class:`Limits`).
 
@@ -52,7 +53,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from . import _protocol, _seccomp
 
@@ -100,7 +103,7 @@ class Limits:
     max_log: int = 200_000
 
     def answer_time(self, calls: int) -> float:
-        """Seconds one answer's export or method run may take, from its start, before the watchdog
+        """Seconds one answer's export or measured calls may take, from their start, before the watchdog
         ends the sandbox: a step's time (its definitions, a first compile), two calls' limit (the
         runner itself stops an answer at its first call past ``call_timeout``) and a quarter second
         a call; more only when a hang does not let the runner's alarm stop it (a compiled loop)."""
@@ -120,13 +123,17 @@ class Limits:
 class Run:
     """What one sandbox run reported: its messages (untrusted data), how it ended, its log."""
 
-    messages: list[dict]
+    messages: list[dict]  # from the release of the first cell on: the cells and the exports
     returncode: int | None
-    killed: str | None  # why the watchdog killed it: "cell", "export", "notebook", "output"; None if not
-    where: tuple | None  # ("cell", i) or ("export", key): what was running at the end
+    killed: str | None  # why the watchdog killed it: "read", "unit", "cell", "export", "notebook",
+    #                     "output"; None if it did not
+    where: tuple | None  # ("read", i), ("unit", key), ("cell", i), ("export", key), ("done", None):
+    #                      what was running at the end
     log: str
     seconds: float
     overflow: str | None = None  # killed == "output": what was too much
+    texts: dict = dataclasses.field(default_factory=dict)  # phase 1: cell index -> plain Python or None
+    measured: list[dict] = dataclasses.field(default_factory=list)  # phase 2's messages, all before cell 0
 
 
 # -- can bwrap run here? -------------------------------------------------------------------------------
@@ -412,6 +419,7 @@ def run(
     limits: Limits,
     wall: float,
     cases: dict | None = None,
+    measure: Callable[[dict[int, str | None]], list[dict]] | None = None,
     unsafe: bool = False,
     slot: int = 0,
 ) -> Run:
@@ -425,7 +433,12 @@ def run(
     wall : float
         Seconds the whole run may take.
     cases : dict, optional
-        The hidden cases, sent when the grader has seen the last cell end (see :func:`_watch`).
+        The hidden cases, sent when the grader has seen the last cell end (see :class:`_Watch`).
+    measure : callable, optional
+        ``measure(texts)`` -> the units of the measure phase (measured answers, with their hidden
+        cases), called once the cells of ``job["read"]`` have been read (``texts``: cell index ->
+        plain Python, or None for a cell that could not be read), before any cell is released.
+        None: the run has no measure phase.
     unsafe : bool
         No bubblewrap: the runner as a plain subprocess (``--unsafe-no-sandbox``).
     slot : int
@@ -478,159 +491,283 @@ def run(
         finally:
             for fd in files:
                 os.close(fd)
-        return _watch(proc, job, cases, limits, wall, t0)
+        return _Watch(proc, job, cases, limits, wall, t0, measure).run()
 
 
-def _watch(
-    proc: subprocess.Popen, job: dict, cases: dict | None, limits: Limits, wall: float, t0: float
-) -> Run:
-    """Feed the runner and watch it, on the grader's own clock.
+class _Watch:
+    """The grader's side of one run (``_Watch(...).run()``: feed the runner and watch it): the
+    runner's phases as states, each step on its own deadline, set here, on the grader's clock.
 
-    Notebook mode: the grader releases the cells one at a time (``{"go": i, "token": T}`` on the
-    runner's stdin, ``T`` fresh and random) and cell ``i``'s deadline starts when the grader
-    released it; a message can end the running cell early (``{"event": "cell", "i": i, "phase":
-    "end", "token": T}``: that very cell, with the token only the runner read), never extend it or
-    any other. The hidden cases go out when the grader has seen the last cell end, in the same
-    step, never on a message's word (the runner's ``ready`` is not read). The exports then have one
-    deadline, set by the grader when it sent the cases: ``exporting`` messages only say which
-    answer was running, for the report. Every message is size- and shape-limited before it is
-    parsed (:func:`simhash_lab.grading._protocol.loads_bounded`), and what one run's messages may cost
-    here is bounded (``Limits.max_run_items``).
+    ``read``
+        The student's cells named by ``job["read"]`` come back as plain Python, in order, each
+        with a step's time (a cell's limit and the grace): ``python`` messages. No code of the
+        student's has run yet.
+    ``measure``
+        With those texts, ``measure(texts)`` gives the units, sent as one line; each unit gets a
+        step's time for its definitions (from its ``unit`` start) and then its calls' time
+        (:meth:`Limits.answer_time`, from its ``measuring``), each once, in the units' order (a
+        message can start the next step's time early, never give one more): a hang costs that
+        answer only. The phase ends with ``measured``; every message of it is in ``Run.measured``,
+        and none after it is: the grader releases the first cell only then, so what a cell sends
+        reaches it afterwards and is never taken for a measure.
+    ``cells``
+        The grader releases the cells one at a time (``{"go": i, "token": T}`` on the runner's
+        stdin, ``T`` fresh and random) and cell ``i``'s deadline starts when the grader released
+        it; a message can end the running cell early (``{"event": "cell", "i": i, "phase": "end",
+        "token": T}``: that very cell, with the token only the runner read), never extend it or any
+        other.
+    ``exports``
+        The hidden cases go out when the grader has seen the last cell end, in the same step,
+        never on a message's word (the runner's ``ready`` is not read); each answer then gets its
+        own time, once, in the job's order, from its ``exporting`` message.
+    ``done``
+        The runner said it is done; it must exit within the grace.
+
+    Every message is size- and shape-limited before it is parsed
+    (:func:`simhash_lab.grading._protocol.loads_bounded`), and what one run's messages may cost here
+    is bounded (``Limits.max_run_items``).
 
     What is left: the token is in the runner's memory, which the cell's code shares; code that digs
     it out of the runner's frame could still end its own cell early. It would gain time for its own
-    notebook's exports, never a method check (those run in a sandbox of their own, on the grader's
-    cases) nor anything of another notebook.
+    notebook's exports, never a measure (all taken before the first cell was released) nor anything
+    of another notebook.
     """
-    from ._protocol import TooMany, loads_bounded
 
-    q: queue.Queue = queue.Queue()
-    log: list[bytes] = []
-    threads = [
-        threading.Thread(
-            target=_reader, args=(proc.stdout, q, limits.max_messages, limits.max_message), daemon=True
-        ),
-        threading.Thread(target=_log_reader, args=(proc.stderr, log, limits.max_log), daemon=True),
-    ]
-    for t in threads:
-        t.start()
-    messages: list[dict] = []
-    killed = None
-    overflow = None
-    where: tuple | None = None
-    deadline = t0 + wall
-    per_step = limits.cell_timeout + limits.grace
-    n_cells = len(job.get("cells", ())) if job.get("mode") == "notebook" else 0
-    budget = limits.max_run_items
-    # Writes go through a thread of their own: a sandbox that stops reading its stdin (its code
-    # can) must not block the watchdog.
-    outbox: queue.Queue = queue.Queue()
-    writer = threading.Thread(target=_writer, args=(proc.stdin, outbox), daemon=True)
-    writer.start()
-    outbox.put((json.dumps(job) + "\n").encode())
-    current = 0  # notebook mode: the cell the grader released last
+    def __init__(
+        self,
+        proc: subprocess.Popen,
+        job: dict,
+        cases: dict | None,
+        limits: Limits,
+        wall: float,
+        t0: float,
+        measure: Callable[[dict[int, str | None]], list[dict]] | None = None,
+    ) -> None:
+        self.proc, self.limits, self.cases, self.measure = proc, limits, cases or {}, measure
+        self.job = dict(job, measure=measure is not None)
+        self.to_read = [i for i in self.job.get("read", ()) if type(i) is int]
+        self.n_cells = len(self.job.get("cells", ()))
+        self.deadline = t0 + wall
+        self.t0 = t0
+        self.per_step = limits.cell_timeout + limits.grace
+        self.state = "start"
+        self.step_deadline = self.deadline
+        self.where: tuple | None = None
+        self.killed: str | None = None
+        self.overflow: str | None = None
+        self.messages: list[dict] = []
+        self.measured: list[dict] = []
+        self.texts: dict[int, str | None] = {}
+        self.budget = limits.max_run_items
+        self.grants: list[tuple[str, str, float]] = []  # (event, key, seconds): the steps to come, in order
+        self.current = 0  # cells: the cell the grader released last
+        self.token = ""  # the running cell's: its end message must carry it
+        self.outbox: queue.Queue = queue.Queue()
 
-    token = ""  # the running cell's: its end message must carry it
+    # -- sending -------------------------------------------------------------------------------------
 
-    def release(i: int) -> float:
-        nonlocal where, token
-        where = ("cell", i)
-        token = secrets.token_hex(16)
-        outbox.put((json.dumps({"go": i, "token": token}) + "\n").encode())
-        return min(deadline, time.monotonic() + per_step)
+    def send(self, obj: Any) -> None:
+        self.outbox.put((json.dumps(obj) + "\n").encode())
 
-    if n_cells:
-        step_deadline = release(0)
-    else:  # method mode, or a notebook of no cells: the run's own deadline
-        step_deadline = deadline
-        if job.get("mode") == "notebook":
-            outbox.put((json.dumps(cases or {}) + "\n").encode())
-            outbox.put(None)
-            where = ("export", None)
-    exports_started = not n_cells
-    # the answers exported (notebook mode) or measured (method mode), in order, with their calls
-    if job.get("mode") == "method":
-        units = [
-            (u["key"], sum(len(c.get("calls", ())) for c in u.get("cases", ()))) for u in job.get("units", ())
-        ]
-    else:
-        units = [
-            (e["key"], sum(len(c.get("calls", ())) for c in (cases or {}).get(e["key"], ())))
-            for e in job.get("exports", ())
-        ]
-    next_unit = 0  # the first of them not started yet
-    while True:
-        now = time.monotonic()
-        timeout = step_deadline - now
-        if timeout <= 0:
-            killed = "notebook" if now >= deadline else (where[0] if where else "notebook")
-            break
-        try:
-            kind, line = q.get(timeout=timeout)
-        except queue.Empty:
-            continue
-        if kind == "eof":
-            break
-        if kind == "overflow":
-            killed, overflow = "output", line
-            break
-        try:
-            msg = loads_bounded(
-                line,
-                max_items=min(limits.max_items, budget),
-                max_depth=limits.max_depth,
-                max_string=limits.max_string,
+    def step(self, seconds: float) -> None:
+        self.step_deadline = min(self.deadline, time.monotonic() + seconds)
+
+    def grant(self, event: str, key: Any) -> None:
+        """The step ``(event, key)`` starts: its time, once, in order (the steps before it are over)."""
+        for g, (e, k, seconds) in enumerate(self.grants):
+            if (e, k) == (event, key):
+                del self.grants[: g + 1]
+                self.step(seconds)
+                return
+
+    # -- the states, in order ------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self.send(self.job)
+        if self.to_read:
+            self.state, self.where = "read", ("read", self.to_read[0])
+            self.step(self.per_step)
+        else:
+            self.start_measure()
+
+    def start_measure(self) -> None:
+        if self.measure is None:
+            self.start_cells()
+            return
+        units = self.measure(dict(self.texts))
+        self.grants = [
+            step
+            for u in units
+            for step in (
+                ("unit", u["key"], self.per_step),
+                ("measuring", u["key"], self.limits.answer_time(_calls(u.get("cases", ())))),
             )
-        except TooMany:
-            if budget < limits.max_items:  # this run's messages have cost what they may
-                killed, overflow = "output", f"more than {limits.max_run_items:,} values of messages"
-                break
-            continue
-        except (ValueError, RecursionError):
-            continue
-        if not isinstance(msg, dict):
-            continue
-        budget -= line.count(b",") + 1
-        messages.append(msg)
+        ]
+        self.state, self.where = "measure", ("unit", units[0]["key"] if units else None)
+        self.send({"units": units})
+        self.step(self.per_step)  # the setup's namespace, then the first unit's start
+
+    def start_cells(self) -> None:
+        if self.n_cells:
+            self.state = "cells"
+            self.release(0)
+        else:
+            self.start_exports()
+
+    def release(self, i: int) -> None:
+        self.where = ("cell", i)
+        self.token = secrets.token_hex(16)
+        self.send({"go": i, "token": self.token})
+        self.step(self.per_step)
+
+    def start_exports(self) -> None:
+        """The grader's step: the last cell has ended (or there is none), the cases go out now."""
+        self.state, self.where = "exports", ("export", None)
+        self.grants = [
+            ("exporting", e["key"], self.limits.answer_time(_calls(self.cases.get(e["key"], ()))))
+            for e in self.job.get("exports", ())
+        ]
+        self.send(self.cases)
+        self.outbox.put(None)
+        self.step(self.per_step)  # until the first export
+
+    # -- messages ------------------------------------------------------------------------------------
+
+    def on_message(self, msg: dict) -> None:
         event = msg.get("event")
-        if event == "cell" and msg.get("phase") == "end" and n_cells and not exports_started:
-            if type(msg.get("i")) is not int or msg["i"] != current or msg.get("token") != token:
-                continue  # not the running cell's, or not the runner's: it ends nothing
-            current += 1
-            if current < n_cells:
-                step_deadline = release(current)
-            else:  # the grader's step: the last cell has ended, the cases go out now
-                exports_started = True
-                step_deadline = min(deadline, time.monotonic() + per_step)  # until the first export
-                where = ("export", None)
-                outbox.put((json.dumps(cases or {}) + "\n").encode())
-                outbox.put(None)
-        elif event == "exporting" and isinstance(msg.get("key"), str) and exports_started:
-            where = ("export", msg["key"])
-            # each answer in turn gets its own time, once, in the job's order (a message can start
-            # the next answer's time early, never give one more): a hang costs that answer only
-            while next_unit < len(units) and units[next_unit][0] != msg["key"]:
-                next_unit += 1
-            if next_unit < len(units):
-                step_deadline = min(deadline, time.monotonic() + limits.answer_time(units[next_unit][1]))
-                next_unit += 1
-        elif event == "done" and exports_started:
-            where = ("done", None)
-    outbox.put(None)
-    if killed is None:  # its output ended: it exits now, or it is made to
+        if self.state == "read":
+            if event == "python" and msg.get("i") == self.to_read[0]:
+                text = msg.get("text")
+                self.texts[self.to_read.pop(0)] = text if type(text) is str else None
+                if self.to_read:
+                    self.where = ("read", self.to_read[0])
+                    self.step(self.per_step)
+                else:
+                    self.start_measure()
+        elif self.state == "measure":
+            self.measured.append(msg)
+            key = msg.get("key")
+            if event == "unit" and msg.get("phase") == "start" and isinstance(key, str):
+                self.where = ("unit", key)
+                self.grant("unit", key)
+            elif event == "measuring" and isinstance(key, str):
+                self.where = ("unit", key)
+                self.grant("measuring", key)
+            elif event == "measured":
+                self.start_cells()
+        elif self.state == "cells":
+            self.messages.append(msg)
+            if event == "cell" and msg.get("phase") == "end":
+                running = type(msg.get("i")) is int and msg["i"] == self.current
+                if not running or msg.get("token") != self.token:
+                    return  # not the running cell's, or not the runner's: it ends nothing
+                self.current += 1
+                if self.current < self.n_cells:
+                    self.release(self.current)
+                else:
+                    self.start_exports()
+        elif self.state == "exports":
+            self.messages.append(msg)
+            if event == "exporting" and isinstance(msg.get("key"), str):
+                self.where = ("export", msg["key"])
+                self.grant("exporting", msg["key"])
+            elif event == "done":
+                self.state, self.where = "done", ("done", None)
+        else:  # done, or before the job went out
+            self.messages.append(msg)
+
+    def on_timeout(self, now: float) -> None:
+        self.killed = "notebook" if now >= self.deadline else (self.where[0] if self.where else "notebook")
+
+    # -- the loop ------------------------------------------------------------------------------------
+
+    def run(self) -> Run:
+        from ._protocol import TooMany, loads_bounded
+
+        proc, limits = self.proc, self.limits
+        q: queue.Queue = queue.Queue()
+        log: list[bytes] = []
+        threads = [
+            threading.Thread(
+                target=_reader, args=(proc.stdout, q, limits.max_messages, limits.max_message), daemon=True
+            ),
+            threading.Thread(target=_log_reader, args=(proc.stderr, log, limits.max_log), daemon=True),
+        ]
+        for t in threads:
+            t.start()
+        # Writes go through a thread of their own: a sandbox that stops reading its stdin (its code
+        # can) must not block the watchdog.
+        writer = threading.Thread(target=_writer, args=(proc.stdin, self.outbox), daemon=True)
+        writer.start()
         try:
-            proc.wait(timeout=max(1.0, min(limits.grace, deadline - time.monotonic())))
-        except subprocess.TimeoutExpired:
-            killed = where[0] if where and where[0] in ("cell", "export") else "notebook"
-    if killed is not None:
-        proc.kill()
-    proc.wait()
-    for t in (*threads, writer):
-        t.join(timeout=5)
-    for s in (proc.stdin, proc.stdout, proc.stderr):
-        try:
-            s.close()
-        except (OSError, ValueError):
-            pass
-    text = b"".join(log).decode("utf-8", "replace")
-    return Run(messages, proc.returncode, killed, where, text, time.monotonic() - t0, overflow)
+            self.start()
+            while True:
+                now = time.monotonic()
+                timeout = self.step_deadline - now
+                if timeout <= 0:
+                    self.on_timeout(now)
+                    break
+                try:
+                    kind, line = q.get(timeout=timeout)
+                except queue.Empty:
+                    continue
+                if kind == "eof":
+                    break
+                if kind == "overflow":
+                    self.killed, self.overflow = "output", line
+                    break
+                try:
+                    msg = loads_bounded(
+                        line,
+                        max_items=min(limits.max_items, self.budget),
+                        max_depth=limits.max_depth,
+                        max_string=limits.max_string,
+                    )
+                except TooMany:
+                    if self.budget < limits.max_items:  # this run's messages have cost what they may
+                        self.killed = "output"
+                        self.overflow = f"more than {limits.max_run_items:,} values of messages"
+                        break
+                    continue
+                except (ValueError, RecursionError):
+                    continue
+                if not isinstance(msg, dict):
+                    continue
+                self.budget -= line.count(b",") + 1
+                self.on_message(msg)
+            self.outbox.put(None)
+            if self.killed is None:  # its output ended: it exits now, or it is made to
+                try:
+                    proc.wait(timeout=max(1.0, min(limits.grace, self.deadline - time.monotonic())))
+                except subprocess.TimeoutExpired:
+                    running = self.where[0] if self.where else None
+                    self.killed = running if running in ("read", "unit", "cell", "export") else "notebook"
+        finally:  # whatever happened here (a grader's bug in ``measure`` too), the sandbox ends
+            self.outbox.put(None)
+            if self.killed is not None or proc.poll() is None:
+                proc.kill()
+            proc.wait()
+            for t in (*threads, writer):
+                t.join(timeout=5)
+            for s in (proc.stdin, proc.stdout, proc.stderr):
+                try:
+                    s.close()
+                except (OSError, ValueError):
+                    pass
+        text = b"".join(log).decode("utf-8", "replace")
+        return Run(
+            self.messages,
+            proc.returncode,
+            self.killed,
+            self.where,
+            text,
+            time.monotonic() - self.t0,
+            self.overflow,
+            texts=self.texts,
+            measured=self.measured,
+        )
+
+
+def _calls(cases: Any) -> int:
+    """The calls of an answer's cases (each answer's time depends on them)."""
+    return sum(len(c.get("calls", ())) for c in cases if isinstance(c, dict))

@@ -4,12 +4,12 @@ The teacher's week
 ------------------
 ``simhash-lab assign exercises/ --roster roster.csv --out release/`` writes::
 
-    release/handout/<id>/NN_name.ipynb          what a student gets: their variant of the data
-    release/handout/<id>/.github/workflows/...  with --ci: the CI file of their repository
-    release/private/secret.key                  the secret (hex, mode 0600): never handed out
-    release/private/assignment.json             the exercises, the roster, each student's variants
-    release/private/solutions/<id>/NN_name.ipynb the teacher's solved copy of that variant
-    release/private/gradebook.db                made by the first ``grade`` (:mod:`.gradebook`)
+    release/handout/<id>/NN_exercise_name.ipynb   what a student gets: their variant of the data
+    release/handout/<id>/.github/workflows/...    with --ci: the CI file of their repository
+    release/private/secret.key                    the secret (hex, mode 0600): never handed out
+    release/private/assignment.json               the exercises, the roster, each student's variants
+    release/private/solutions/<id>/NN_solution_name.ipynb  the teacher's solved copy of that variant
+    release/private/gradebook.db                  made by the first ``grade`` (:mod:`.gradebook`)
 
 so ``release/handout/`` can be handed out whole, and nothing of ``release/private/`` is in it.
 
@@ -76,7 +76,7 @@ from .._files import show_name
 from .._i18n import _, language
 from .._write import atomic_output
 from . import gradebook as gbmod
-from ._notebooks import META, cell_meta, cell_source
+from ._notebooks import META, cell_meta, cell_source, exercise_file, file_kind
 from ._report import GradeResult, safe_text
 
 __all__ = [
@@ -253,12 +253,29 @@ def personalize(nb: Any, exercise: str, student: str, variant: int, *, solved: b
 
 
 def _exercises_in(folder: Path) -> dict[str, Path]:
+    """The exercises' student notebooks in ``folder``, by exercise: each named as a learner's file
+    (``NN_exercise_topic.ipynb``), or as every file was named before (``NN_topic.ipynb``: an older
+    checkout's ``exercises/``), never a solution's."""
     from .checks import EXERCISES
 
-    out = {p.stem: p for p in sorted(folder.glob("[0-9][0-9]_*.ipynb")) if p.stem in EXERCISES}
+    out: dict[str, Path] = {}
+    for p in sorted(folder.glob("[0-9][0-9]_*.ipynb")):
+        found = file_kind(p.name)
+        if found is None or found[0] not in EXERCISES or found[1] == "solution":
+            continue
+        if found[0] not in out or p.name == exercise_file(found[0]):  # the learner's name first
+            out[found[0]] = p
     if not out:
-        raise AssignError(f"EXERCISES: no exercise notebook (NN_name.ipynb) in {show_name(folder)}")
+        raise AssignError(f"EXERCISES: no exercise notebook (NN_exercise_name.ipynb) in {show_name(folder)}")
     return out
+
+
+def _solved_in(folder: Path, exercise: str) -> Path:
+    """The solved copy of ``exercise`` in ``folder`` (``NN_solution_topic.ipynb``, or an older
+    checkout's ``NN_topic.ipynb``); the first name when neither is there."""
+    named = folder / exercise_file(exercise, "solution")
+    older = folder / f"{exercise}.ipynb"
+    return older if not named.is_file() and older.is_file() else named
 
 
 def assign(
@@ -304,9 +321,10 @@ def assign(
             )
         found = {e: found[e] for e in only}
     solved_dir = src / "solutions"
-    missing = [e for e in found if not (solved_dir / f"{e}.ipynb").is_file()]
+    solved = {e: _solved_in(solved_dir, e) for e in found}
+    missing = [e for e in found if not solved[e].is_file()]
     if missing:
-        raise AssignError(f"EXERCISES: no solved copy {show_name(solved_dir / (missing[0] + '.ipynb'))}")
+        raise AssignError(f"EXERCISES: no solved copy {show_name(solved[missing[0]])}")
     students = read_roster(roster)
     private = out / PRIVATE
     private.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -326,12 +344,13 @@ def assign(
             "variants": variants,
         }
         for e, path in found.items():
-            for dest_dir, base, solved in (
-                (out / HANDOUT, path, False),
-                (private / "solutions", solved_dir / f"{e}.ipynb", True),
+            for dest_dir, base, kind in (
+                (out / HANDOUT, path, "exercise"),
+                (private / "solutions", solved[e], "solution"),
             ):
-                nb = personalize(nbformat.read(base, as_version=4), e, s["id"], variants[e], solved=solved)
-                dest = dest_dir / s["id"] / f"{e}.ipynb"
+                nb = nbformat.read(base, as_version=4)
+                nb = personalize(nb, e, s["id"], variants[e], solved=kind == "solution")
+                dest = dest_dir / s["id"] / exercise_file(e, kind)
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 with atomic_output(dest, "w", encoding="utf-8") as f:
                     nbformat.write(nb, f)

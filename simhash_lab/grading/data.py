@@ -28,6 +28,7 @@ True
 
 from __future__ import annotations
 
+import bisect
 import random
 from functools import lru_cache
 
@@ -243,9 +244,10 @@ def _near_dup_corpus(variant: int | None) -> tuple:
     for r in range(1, len(vocab) + 1):  # Zipf: common words are shared by unrelated documents
         total += 1.0 / r
         cum.append(total)
+    draw, last = rng.random, len(vocab) - 1
 
-    def word() -> str:
-        return rng.choices(vocab, cum_weights=cum)[0]
+    def word() -> str:  # rng.choices(vocab, cum_weights=cum)[0], draw for draw, without its checks
+        return vocab[bisect.bisect(cum, draw() * total, 0, last)]
 
     def edit(words: list[str], m: int) -> list[str]:
         w = list(words)

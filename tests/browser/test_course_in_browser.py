@@ -157,11 +157,31 @@ def test_the_server_serves_the_repository_and_every_navigation_link_resolves(lab
     assert default == "false" and notification["settings"].get("fetchNews") is None, default
 
 
+#: What a learner reads in each of JupyterLab's document tabs: its label, and the part of it the
+#: tab shows (a long name is cut with an ellipsis), measured with the label's own font.
+TAB_LABELS = """() => Array.from(
+  document.querySelectorAll('.lm-DockPanel-tabBar .lm-TabBar-tab')).map(tab => {
+  const label = tab.querySelector('.lm-TabBar-tabLabel');
+  const text = label.textContent;
+  const ctx = document.createElement('canvas').getContext('2d');
+  const style = getComputedStyle(label);
+  ctx.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+  let n = text.length;
+  if (label.scrollWidth > label.clientWidth) {
+    const ellipsis = ctx.measureText('…').width;
+    while (n > 0 && ctx.measureText(text.slice(0, n)).width + ellipsis > label.clientWidth) n--;
+  }
+  return {text: text, shown: text.slice(0, n)};
+})"""
+
+
 @pytest.mark.parametrize("lang", ("en", *LANGS))
 def test_the_exercise_link_opens_the_exercise_and_back(lang, bc, lab, browser, out_dir):
     """Clicking the top line's "Exercise" in notebook 03 opens exercises/03 in JupyterLab; its
     "Course notebook" link opens notebook 03 again, in each language (the links' words and
-    folders are the language's). No news toast shows meanwhile."""
+    folders are the language's). No news toast shows meanwhile. With both open, what each tab shows
+    of its file's name tells the exercise from the notebook (issue 47: two tabs called
+    ``03_hamming_popcount.ipynb``), the solution's too."""
     i18n = _i18n()
     words = [i18n.message(w, None if lang == "en" else lang) for w in ("Exercise", "Course notebook")]
     folder = "" if lang == "en" else f"{lang}/"
@@ -171,17 +191,26 @@ def test_the_exercise_link_opens_the_exercise_and_back(lang, bc, lab, browser, o
     current = CURRENT_PATH
     try:
         start = f"notebooks/{folder}03_hamming_popcount.ipynb"
+        exercise = f"exercises/{folder}03_exercise_hamming_popcount.ipynb"
         page.goto(f"{lab.url}/lab/tree/{start}?reset&token={lab.token}", timeout=120_000)
         page.wait_for_function(f"() => ({current})() === {start!r}", timeout=120_000)
-        for text, want in zip(words, (f"exercises/{folder}03_hamming_popcount.ipynb", start)):
+        for text, want in zip(words, (exercise, start)):
             shown = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-RenderedMarkdown a"
             link = page.locator(shown, has_text=text).first
             link.dispatch_event("click")  # a click on the link itself (the cell toolbar overlaps it)
             page.wait_for_function(f"() => ({current})() === {want!r}", timeout=60_000)
+        solution = f"exercises/{folder}solutions/03_solution_hamming_popcount.ipynb"
+        page.evaluate(f"() => window.jupyterapp.commands.execute('docmanager:open', {{path: {solution!r}}})")
+        page.wait_for_function(f"() => ({current})() === {solution!r}", timeout=60_000)
         page.wait_for_timeout(3000)
         toasts = page.locator(".Toastify__toast").all_inner_texts()
+        tabs = {t["text"]: t["shown"] for t in page.evaluate(TAB_LABELS)}
         page.screenshot(path=str(out_dir / f"navigation-exercise-and-back-{lang}.png"))
         assert not toasts, toasts
+        names = [posixpath.basename(p) for p in (start, exercise, solution)]
+        assert set(names) <= set(tabs), tabs
+        shown = [tabs[n] for n in names]
+        assert len(set(shown)) == 3 and "exercise" in shown[1] and "solution" in shown[2], tabs
     finally:
         context.close()
 

@@ -162,13 +162,17 @@ def test_the_checker_sees_failures(browser, tmp_path):
     assert Path(result.screenshot).is_file()
 
 
-def _notebook(path: Path, *cells: str) -> None:
-    """A small notebook of markdown cells (the text of each) at ``path``."""
+def _notebook(path: Path, *cells: str, exercise: str | None = None) -> None:
+    """A small notebook of markdown cells (the text of each) at ``path``; ``exercise``: the exercise
+    its metadata names (a learner's file, as the build writes it)."""
     import nbformat
     from nbformat.v4 import new_markdown_cell, new_notebook
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(new_notebook(cells=[new_markdown_cell(c) for c in cells]), path)
+    nb = new_notebook(cells=[new_markdown_cell(c) for c in cells])
+    if exercise is not None:
+        nb.metadata["simhash_lab"] = {"exercise": exercise}
+    nbformat.write(nb, path)
 
 
 def test_the_language_switch(browser, tmp_path):
@@ -179,15 +183,16 @@ def test_the_language_switch(browser, tmp_path):
     _notebook(root / "notebooks/00_start_here.ipynb", "# 00 · Start\n\n[One](01_lsh_vs_crypto.ipynb), $x$")
     _notebook(
         root / "notebooks/01_lsh_vs_crypto.ipynb",
-        "# 01 · One\n\n[Exercise](../exercises/01_lsh_vs_crypto.ipynb)",
+        "# 01 · One\n\n[Exercise](../exercises/01_exercise_lsh_vs_crypto.ipynb)",
     )
-    _notebook(root / "exercises/01_lsh_vs_crypto.ipynb", "# Exercises 01 · One")
+    one = "01_lsh_vs_crypto"  # the exercise, by its metadata: its file is named for its tab
+    _notebook(root / "exercises/01_exercise_lsh_vs_crypto.ipynb", "# Exercises 01 · One", exercise=one)
     _notebook(
         root / "notebooks/es/01_lsh_vs_crypto.ipynb",
-        "# 01 · Uno\n\n[Ejercicio](../../exercises/es/01_lsh_vs_crypto.ipynb), $y$, "
+        "# 01 · Uno\n\n[Ejercicio](../../exercises/es/01_exercise_lsh_vs_crypto.ipynb), $y$, "
         "[in English](../01_lsh_vs_crypto.ipynb#one)",
     )
-    _notebook(root / "exercises/es/01_lsh_vs_crypto.ipynb", "# Ejercicios 01 · Uno")
+    _notebook(root / "exercises/es/01_exercise_lsh_vs_crypto.ipynb", "# Ejercicios 01 · Uno", exercise=one)
     site = build_site.build(root, tmp_path / "site", tmp_path / "work")
     assert json.loads((site / build_site.INFO_FILE).read_text())["langs"] == ["en", "es"]
     want = site_check.expectations(root, site)
@@ -220,7 +225,7 @@ def test_the_language_switch(browser, tmp_path):
         "yes",
     ]
     es = (site / "es/notebooks/01_lsh_vs_crypto.html").read_text(encoding="utf-8")
-    assert 'href="../exercises/01_lsh_vs_crypto.html"' in es
+    assert 'href="../exercises/01_exercise_lsh_vs_crypto.html"' in es
     assert 'href="../../notebooks/01_lsh_vs_crypto.html#one"' in es  # to the English page
     assert 'lang="es"' in es
 

@@ -16,14 +16,18 @@ def test_a_solved_exercise_passes_without_bubblewrap_on_path(cli, tmp_path):
     empty = tmp_path / "bin"  # a PATH with a shell and nothing else: no bwrap, no activated venv
     empty.mkdir()
     (empty / "sh").symlink_to("/bin/sh")
-    r = cli("check", str(ROOT / "exercises/solutions/03_hamming_popcount.ipynb"), env={"PATH": str(empty)})
+    r = cli(
+        "check",
+        str(ROOT / "exercises/solutions/03_solution_hamming_popcount.ipynb"),
+        env={"PATH": str(empty)},
+    )
     r.assert_no_traceback()
     assert r.code == 0, (r.text, r.err)
     assert "PASSED: 4/4" in r.text and "not a grade" in r.text and "simhash-lab grade" in r.text
 
 
 def test_an_untouched_exercise_fails_with_the_hint_of_each_answer(cli):
-    r = cli("check", str(ROOT / "exercises/03_hamming_popcount.ipynb"))
+    r = cli("check", str(ROOT / "exercises/03_exercise_hamming_popcount.ipynb"))
     r.assert_no_traceback()
     assert r.code == 1 and "❌ hamming_by_hand" in r.text and "not written yet" in r.text, r.text
     assert "not a grade" in r.text
@@ -50,14 +54,18 @@ def test_a_folder_of_exercises_gets_an_overview_of_the_six(cli, tmp_path):
 
     folder = tmp_path / "exercises"
     shutil.copytree(ROOT / "exercises", folder, ignore=shutil.ignore_patterns("es", "solutions"))
-    shutil.copy(ROOT / "exercises/solutions/03_hamming_popcount.ipynb", folder / "03_hamming_popcount.ipynb")
+    shutil.copy(
+        ROOT / "exercises/solutions/03_solution_hamming_popcount.ipynb",
+        folder / "03_exercise_hamming_popcount.ipynb",
+    )
     (folder / "solutions").mkdir()
-    shutil.copy(ROOT / "exercises/solutions/05_block_index.ipynb", folder / "solutions")
+    shutil.copy(ROOT / "exercises/solutions/05_solution_block_index.ipynb", folder / "solutions")
     r = cli("check", str(folder))
     r.assert_no_traceback()
     assert r.code == 1, (r.text, r.err)
     rows = _overview_rows(r.text)
-    assert sorted(rows) == sorted(p.stem for p in (ROOT / "exercises").glob("[0-9][0-9]_*.ipynb")), r.text
+    names = sorted(p.stem for p in (ROOT / "course" / "exercises").glob("[0-9][0-9]_*.py"))
+    assert sorted(rows) == names, r.text  # each by its exercise's name, whatever its file's
     assert "4/4" in rows["03_hamming_popcount"] and "✅" in rows["03_hamming_popcount"]
     assert "0/4" in rows["01_lsh_vs_crypto"] and "not written yet" in rows["01_lsh_vs_crypto"]
     assert "1 of 6 complete" in r.text and "not a grade" in r.text

@@ -11,12 +11,13 @@ pytest.importorskip("nbformat")
 
 ROOT = Path(__file__).resolve().parents[2]
 ES = ROOT / "exercises" / "es"
-NAME = "03_hamming_popcount.ipynb"
+NAME = "03_exercise_hamming_popcount.ipynb"
+SOLVED = "03_solution_hamming_popcount.ipynb"
 pytestmark = pytest.mark.skipif(not (ES / NAME).exists(), reason="no Spanish exercises built")
 
 
 def test_a_solved_spanish_exercise_passes_and_says_so_in_spanish(cli):
-    r = cli("check", str(ES / "solutions" / NAME))
+    r = cli("check", str(ES / "solutions" / SOLVED))
     r.assert_no_traceback()
     assert r.code == 0, (r.text, r.err)
     assert "APROBADO: 4/4 respuestas aprobadas" in r.text, r.text

@@ -21,6 +21,21 @@ NAMES = sorted(p.stem for p in (ROOT / "course" / "exercises").glob("[0-9][0-9]_
 META = "simhash_lab"
 
 
+def exercise(name: str, lang: str = "en") -> Path:
+    """The learner's file of exercise ``name`` as the build writes it
+    (``exercises/[LANG/]NN_exercise_topic.ipynb``)."""
+    from simhash_lab.grading._notebooks import exercise_file
+
+    return EXERCISES / ("" if lang == "en" else lang) / exercise_file(name)
+
+
+def solution(name: str, lang: str = "en") -> Path:
+    """The solved file of exercise ``name`` (``exercises/[LANG/]solutions/NN_solution_topic.ipynb``)."""
+    from simhash_lab.grading._notebooks import exercise_file
+
+    return EXERCISES / ("" if lang == "en" else lang) / "solutions" / exercise_file(name, "solution")
+
+
 def role(cell) -> dict:
     md = cell.get("metadata", {}).get(META, {})
     return md if isinstance(md, dict) else {}
@@ -46,7 +61,7 @@ def with_answers(base: Path, answers: dict[str, str], dest: Path) -> Path:
 
 
 def solution_source(name: str, key: str) -> str:
-    for c in read(SOLUTIONS / f"{name}.ipynb").cells:
+    for c in read(solution(name)).cells:
         if role(c).get("answer") == key:
             return c.source
     raise KeyError(key)
@@ -134,6 +149,8 @@ def kit():
         EXERCISES=EXERCISES,
         SOLUTIONS=SOLUTIONS,
         NAMES=NAMES,
+        exercise=exercise,
+        solution=solution,
         role=role,
         read=read,
         with_answers=with_answers,

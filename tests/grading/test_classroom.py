@@ -23,6 +23,7 @@ import pytest
 
 from simhash_lab.grading import checks, classroom, data
 from simhash_lab.grading import gradebook as G
+from simhash_lab.grading._notebooks import exercise_file
 from simhash_lab.grading._report import CheckResult, GradeResult
 
 EXS = ["02_simhash_voting", "03_hamming_popcount"]
@@ -87,7 +88,7 @@ def test_the_handout_holds_each_students_notebooks_and_nothing_private(release):
     assert sorted(p.name for p in rel.iterdir()) == ["handout", "private"]
     handout = sorted(str(p.relative_to(rel / "handout")) for p in (rel / "handout").rglob("*") if p.is_file())
     assert handout == sorted(
-        [f"{s}/{e}.ipynb" for s in STUDENTS for e in EXS]
+        [f"{s}/{exercise_file(e)}" for s in STUDENTS for e in EXS]
         + [f"{s}/.github/workflows/grade.yml" for s in STUDENTS]
     )
     for p in (rel / "handout").rglob("*"):  # no secret, variant table or solution in what is handed out
@@ -96,7 +97,7 @@ def test_the_handout_holds_each_students_notebooks_and_nothing_private(release):
             assert SECRET not in text and '"variants"' not in text and "### BEGIN SOLUTION" not in text, p
     private = sorted(str(p.relative_to(rel / "private")) for p in (rel / "private").rglob("*") if p.is_file())
     assert private == sorted(
-        ["assignment.json", *(f"solutions/{s}/{e}.ipynb" for s in STUDENTS for e in EXS)]
+        ["assignment.json", *(f"solutions/{s}/{exercise_file(e, 'solution')}" for s in STUDENTS for e in EXS)]
     )
     assert a["students"]["alice"] | {"variants": None} == {
         "name": "Alice A",
@@ -120,8 +121,8 @@ def test_assign_writes_a_notebook_and_a_solved_copy_per_student_on_their_variant
             v = a["students"][sid]["variants"][e]
             assert v == classroom.variant_for(key, e, sid)
             seen.add(v)
-            for base in ("handout", "private/solutions"):
-                nb = nbformat.read(rel / base / sid / f"{e}.ipynb", as_version=4)
+            for base, kind in (("handout", "exercise"), ("private/solutions", "solution")):
+                nb = nbformat.read(rel / base / sid / exercise_file(e, kind), as_version=4)
                 assert SECRET not in json.dumps(nb)
                 meta = nb.metadata["simhash_lab"]
                 assert {k: meta[k] for k in ("exercise", "student", "variant")} == {
@@ -136,12 +137,16 @@ def test_assign_writes_a_notebook_and_a_solved_copy_per_student_on_their_variant
     assert len(seen) == len(STUDENTS) * len(EXS)
     (a_, b_), (c_, d_) = data.hamming_pairs(a["students"]["bob"]["variants"]["03_hamming_popcount"])
     md = "".join(
-        c.source for c in _cells(rel / "handout/bob/03_hamming_popcount.ipynb") if c.cell_type == "markdown"
+        c.source
+        for c in _cells(rel / "handout/bob/03_exercise_hamming_popcount.ipynb")
+        if c.cell_type == "markdown"
     )
     assert f"`A = {a_:06b}`, `B = {b_:06b}`" in md and f"`C = {c_:07b}`, `D = {d_:07b}`" in md
     six = data.six_accumulators(a["students"]["carol"]["variants"]["02_simhash_voting"])
     md = "".join(
-        c.source for c in _cells(rel / "handout/carol/02_simhash_voting.ipynb") if c.cell_type == "markdown"
+        c.source
+        for c in _cells(rel / "handout/carol/02_exercise_simhash_voting.ipynb")
+        if c.cell_type == "markdown"
     )
     assert f"`{list(six)}`" in md and "[13, 108, -22, -5, -32, 55]" not in md
     assert not (rel / "private/secret.key").exists()  # --secret: no other secret made
@@ -173,6 +178,29 @@ def test_a_made_secret_is_the_teachers_alone_and_gives_the_same_variants_again(k
     (old / "secret.key").write_text(SECRET)
     p = _cli([*args[:5], "old", *args[6:]], tmp_path, kit)
     assert p.returncode == 2 and "--secret" in p.stderr and not (old / "private").exists()
+
+
+def test_assign_reads_an_older_checkouts_exercises_and_writes_todays_names(kit, tmp_path):
+    """An ``exercises/`` folder of before the learners' files named their kind (``03_topic.ipynb``,
+    ``solutions/03_topic.ipynb``) is released as today's (``03_exercise_topic.ipynb`` handed out,
+    ``03_solution_topic.ipynb`` kept); a solution's file in the folder is never handed out."""
+    import shutil
+
+    old = tmp_path / "exercises"
+    (old / "solutions").mkdir(parents=True)
+    shutil.copy(kit.exercise("03_hamming_popcount"), old / "03_hamming_popcount.ipynb")
+    shutil.copy(kit.solution("03_hamming_popcount"), old / "solutions" / "03_hamming_popcount.ipynb")
+    shutil.copy(
+        kit.solution("05_block_index"), old / "05_solution_block_index.ipynb"
+    )  # a solution, misplaced
+    (tmp_path / "r.csv").write_text("id\ns1\n")
+    a = classroom.assign(old, tmp_path / "r.csv", tmp_path / "rel")
+    assert a["exercises"] == ["03_hamming_popcount"]
+    files = sorted(p.relative_to(tmp_path / "rel").as_posix() for p in (tmp_path / "rel").rglob("*.ipynb"))
+    assert files == [
+        "handout/s1/03_exercise_hamming_popcount.ipynb",
+        "private/solutions/s1/03_solution_hamming_popcount.ipynb",
+    ]
 
 
 @pytest.mark.parametrize(

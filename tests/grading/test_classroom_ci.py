@@ -126,6 +126,9 @@ def test_the_github_workflow_installs_from_ci_package_and_grades_as_written(kit,
     s = _bash(steps["summary"]["run"], repo, env)
     assert s.returncode == 0 and "FAILED" in (tmp_path / "summary.md").read_text()
     # solved (bob's own variant), it passes
-    shutil.copy(tmp_path / "release/private/solutions/bob/03_hamming_popcount.ipynb", repo)
+    shutil.copy(
+        tmp_path / "release/private/solutions/bob/03_solution_hamming_popcount.ipynb",
+        repo / "03_exercise_hamming_popcount.ipynb",  # bob's own file, answered
+    )
     p = _bash(steps["grade"]["run"], repo, env)
     assert p.returncode == 0 and "PASSED" in p.stdout, p.stdout + p.stderr

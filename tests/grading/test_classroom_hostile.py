@@ -24,6 +24,7 @@ import pytest
 
 from simhash_lab._escape import FORMULA_STARTS
 from simhash_lab.grading import checks
+from simhash_lab.grading._notebooks import exercise_file
 
 SECRET = "7e57ab1e" * 6
 EXS = ["03_hamming_popcount", "05_block_index"]
@@ -107,26 +108,26 @@ def week(kit, sandbox_ok, tmp_path_factory):
     s = d / "subs"
     # alice: both, and the repository's public solution of an exercise not assigned
     for e in EXS:
-        _copy(sol / f"alice/{e}.ipynb", s / f"alice/{e}.ipynb")
-    _copy(kit.SOLUTIONS / "01_lsh_vs_crypto.ipynb", s / "alice/exercises/solutions/01_lsh_vs_crypto.ipynb")
+        _copy(sol / "alice" / exercise_file(e, "solution"), s / f"alice/{e}.ipynb")
+    _copy(kit.solution("01_lsh_vs_crypto"), s / "alice/exercises/solutions/01_lsh_vs_crypto.ipynb")
     # bob: four copies of 03, the three older ones untouched stubs; an autosave copy
     for i, name in enumerate(
         ("03 (1).ipynb", "old/03_hamming_popcount.ipynb", ".hidden/03_hamming_popcount.ipynb")
     ):
-        _copy(hand / "bob/03_hamming_popcount.ipynb", s / "bob" / name, T0 + i)
-    _copy(sol / "bob/03_hamming_popcount.ipynb", s / "bob/03_hamming_popcount.ipynb", T0 + 10)
+        _copy(hand / "bob/03_exercise_hamming_popcount.ipynb", s / "bob" / name, T0 + i)
+    _copy(sol / "bob/03_solution_hamming_popcount.ipynb", s / "bob/03_hamming_popcount.ipynb", T0 + 10)
     _copy(
-        sol / "bob/03_hamming_popcount.ipynb",
+        sol / "bob/03_solution_hamming_popcount.ipynb",
         s / "bob/.ipynb_checkpoints/03_hamming_popcount-checkpoint.ipynb",
     )
-    _copy(sol / "bob/05_block_index.ipynb", s / "bob/05_block_index.ipynb")
+    _copy(sol / "bob/05_solution_block_index.ipynb", s / "bob/05_block_index.ipynb")
     # carol: her 03; her 05 a link to alice's
-    _copy(sol / "carol/03_hamming_popcount.ipynb", s / "carol/03_hamming_popcount.ipynb")
+    _copy(sol / "carol/03_solution_hamming_popcount.ipynb", s / "carol/03_hamming_popcount.ipynb")
     (s / "carol/05_block_index.ipynb").symlink_to(s / "alice/05_block_index.ipynb")
     # dave: an old right 03 and a new one with Kernighan's loop counting one too many and is_near
     # returning a float (its teacher's hint quotes the hidden inputs): the new counts;
     # a "05" whose metadata names exercise 01
-    _copy(sol / "dave/03_hamming_popcount.ipynb", s / "dave/03_v1.ipynb", T0)
+    _copy(sol / "dave/03_solution_hamming_popcount.ipynb", s / "dave/03_v1.ipynb", T0)
     kern = kit.solution_source("03_hamming_popcount", "popcount_kernighan").replace(
         "return count", "return count + 1"
     )
@@ -134,19 +135,23 @@ def week(kit, sandbox_ok, tmp_path_factory):
         "return count <= k", "return count * 1.0"
     )
     edit = {"popcount_kernighan": kern, "is_near": near}
-    _copy(sol / "dave/03_hamming_popcount.ipynb", s / "dave/03_v2.ipynb", T0 + 60, edit)
-    _copy(kit.SOLUTIONS / "01_lsh_vs_crypto.ipynb", s / "dave/05_block_index.ipynb")
+    _copy(sol / "dave/03_solution_hamming_popcount.ipynb", s / "dave/03_v2.ipynb", T0 + 60, edit)
+    _copy(kit.solution("01_lsh_vs_crypto"), s / "dave/05_block_index.ipynb")
     # erin: xor_AB prints a forged log header, then raises an exception whose type and message are HTML
     bad = f"print({FORGED!r})\nraise type('<img src=x onerror=alert(1)>', (Exception,), {{}})({EVIL!r})"
-    _copy(sol / "erin/03_hamming_popcount.ipynb", s / "erin/03_hamming_popcount.ipynb", edit={"xor_AB": bad})
+    _copy(
+        sol / "erin/03_solution_hamming_popcount.ipynb",
+        s / "erin/03_hamming_popcount.ipynb",
+        edit={"xor_AB": bad},
+    )
     # frank: his 03 under a formula's name
-    _copy(sol / "frank/03_hamming_popcount.ipynb", s / "frank/\r=HYPERLINK(1)+1.ipynb")
+    _copy(sol / "frank/03_solution_hamming_popcount.ipynb", s / "frank/\r=HYPERLINK(1)+1.ipynb")
     # grace: nothing. heidi: alice's solved 03 (a classmate's variant)
-    _copy(sol / "alice/03_hamming_popcount.ipynb", s / "heidi/03_hamming_popcount.ipynb")
+    _copy(sol / "alice/03_solution_hamming_popcount.ipynb", s / "heidi/03_hamming_popcount.ipynb")
     # not on the roster, and loose
-    _copy(sol / "alice/03_hamming_popcount.ipynb", s / "\r=1+1/03_hamming_popcount.ipynb")
-    _copy(sol / "alice/03_hamming_popcount.ipynb", s / "mallory/03_hamming_popcount.ipynb")
-    _copy(sol / "alice/03_hamming_popcount.ipynb", s / "03_hamming_popcount.ipynb")
+    _copy(sol / "alice/03_solution_hamming_popcount.ipynb", s / "\r=1+1/03_hamming_popcount.ipynb")
+    _copy(sol / "alice/03_solution_hamming_popcount.ipynb", s / "mallory/03_hamming_popcount.ipynb")
+    _copy(sol / "alice/03_solution_hamming_popcount.ipynb", s / "03_hamming_popcount.ipynb")
     outs = ["--csv", "grades.csv", "--canvas", "canvas.csv", "--moodle", "moodle.csv", "--feedback", "fb"]
     p = _cli(
         ["grade", "subs", "--assignment", "release", *outs, "--json", "grade.json", "--verbose", "-j", "2"],
@@ -288,7 +293,9 @@ def test_re_grading_one_student_leaves_every_other_row_and_an_override_survives(
     before = _csv(d / "grades.csv")
     # dave fixes his 03 (a new, latest copy); the teacher re-grades his folder alone
     _copy(
-        d / "release/private/solutions/dave/03_hamming_popcount.ipynb", d / "subs/dave/03_v3.ipynb", T0 + 120
+        d / "release/private/solutions/dave/03_solution_hamming_popcount.ipynb",
+        d / "subs/dave/03_v3.ipynb",
+        T0 + 120,
     )
     q = _cli(["grade", "subs/dave", "--assignment", "release", "--csv", "grades.csv"], d, kit)
     assert q.returncode == 1 and "dave" in q.stdout and "alice" not in q.stdout, q.stdout + q.stderr

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from simhash_lab.grading import _code_checks
+from simhash_lab.grading import _code_checks, _runner
 from simhash_lab.grading.checks import hamming_popcount
 
 
@@ -91,7 +91,7 @@ def test_what_a_method_run_executes_is_what_the_answer_reaches():
         "def blocks(fp):\n    return [helper(fp >> (16 * j)) for j in range(4)]\n",
         "%timeit blocks(5)\nfps = [1, 2]\n",
     ]
-    defs = _code_checks.definitions([_code_checks.to_python(c) for c in cells])
+    defs = _code_checks.definitions([_runner.to_python(c) for c in cells])
     code = _code_checks.method_code(_code_checks.reached(defs, ["blocks"]))
     assert "def blocks" in code and "def helper" in code and "MASK = 0xFFFF" in code
     for gone in ("print", "UNUSED", "unused", "helper(3)", "timeit", "fps = ", "import numpy"):

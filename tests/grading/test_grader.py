@@ -77,7 +77,7 @@ def md5_64(text):
 crypto_flips = simhash_flips = ideal_flips = 0.0
 """
     return kit.with_answers(
-        kit.EXERCISES / "01_lsh_vs_crypto.ipynb", {"md5_64": src}, d / "tamper_01_lsh_vs_crypto.ipynb"
+        kit.exercise("01_lsh_vs_crypto"), {"md5_64": src}, d / "tamper_01_lsh_vs_crypto.ipynb"
     )
 
 
@@ -93,7 +93,7 @@ def md5_64(text):
     return 0
 """
     return kit.with_answers(
-        kit.EXERCISES / "01_lsh_vs_crypto.ipynb", {"md5_64": src}, d / "transformer_01_lsh_vs_crypto.ipynb"
+        kit.exercise("01_lsh_vs_crypto"), {"md5_64": src}, d / "transformer_01_lsh_vs_crypto.ipynb"
     )
 
 
@@ -103,7 +103,7 @@ def _write_targets(kit, json_path: Path) -> list[tuple[str, str]]:
 
     pkg = kit.ROOT / "simhash_lab"
     always = "from simhash_lab.grading.checks._checker import *\n# " + TOKEN + "\n"
-    solved = (kit.SOLUTIONS / "03_hamming_popcount.ipynb").read_text(encoding="utf-8")
+    solved = (kit.solution("03_hamming_popcount")).read_text(encoding="utf-8")
     return [
         (str(pkg / "grading" / "checks" / "hamming_popcount.py"), always),
         (str(pkg / "grading" / "_grader.py"), always),
@@ -137,7 +137,7 @@ print("write attempts:", json.dumps(_results))
 raise NotImplementedError()
 """
     return kit.with_answers(
-        kit.EXERCISES / "03_hamming_popcount.ipynb",
+        kit.exercise("03_hamming_popcount"),
         {"hamming_by_hand": src},
         d / "writer_03_hamming_popcount.ipynb",
     )
@@ -162,7 +162,7 @@ for _ in range(600):
 raise NotImplementedError()
 """
     return kit.with_answers(
-        kit.EXERCISES / "03_hamming_popcount.ipynb",
+        kit.exercise("03_hamming_popcount"),
         {"hamming_by_hand": src},
         d / "daemon_03_hamming_popcount.ipynb",
     )
@@ -198,7 +198,7 @@ d_CD = 0
     }
     answers["hamming_by_hand"] = src
     return kit.with_answers(
-        kit.SOLUTIONS / "03_hamming_popcount.ipynb", answers, d / "memory_03_hamming_popcount.ipynb"
+        kit.solution("03_hamming_popcount"), answers, d / "memory_03_hamming_popcount.ipynb"
     )
 
 
@@ -257,9 +257,7 @@ simhash_numba = _FakeDispatcher(_plain)
         "simhash_py": "def simhash_py(features, bits=64):\n    return _Int(0)",
         "simhash_numba": numba_fake,
     }
-    return kit.with_answers(
-        kit.EXERCISES / "02_simhash_voting.ipynb", answers, d / "lying_02_simhash_voting.ipynb"
-    )
+    return kit.with_answers(kit.exercise("02_simhash_voting"), answers, d / "lying_02_simhash_voting.ipynb")
 
 
 def _lying_03(kit, d: Path) -> Path:
@@ -273,7 +271,7 @@ def _lying_03(kit, d: Path) -> Path:
         "is_near": "def is_near(a, b, k=3):\n    return bin(a ^ b).count('1') <= k",
     }
     return kit.with_answers(
-        kit.EXERCISES / "03_hamming_popcount.ipynb", answers, d / "lying_03_hamming_popcount.ipynb"
+        kit.exercise("03_hamming_popcount"), answers, d / "lying_03_hamming_popcount.ipynb"
     )
 
 
@@ -295,17 +293,17 @@ def query(tables, fps, q, k):
     return [i for i, f in enumerate(items) if bin(f ^ q).count("1") <= k]
 """
     answers = {"blocks": kit.solution_source("05_block_index", "blocks"), "block_index": src}
-    return kit.with_answers(kit.EXERCISES / "05_block_index.ipynb", answers, d / "lying_05_block_index.ipynb")
+    return kit.with_answers(kit.exercise("05_block_index"), answers, d / "lying_05_block_index.ipynb")
 
 
 def _copied(kit, d: Path) -> list[Path]:
     """The values a ❌ shows for the notebook's own data, pasted; every other answer right."""
 
     def solved(name, pasted):
-        keys = [kit.role(c).get("answer") for c in kit.read(kit.SOLUTIONS / f"{name}.ipynb").cells]
+        keys = [kit.role(c).get("answer") for c in kit.read(kit.solution(name)).cells]
         answers = {k: kit.solution_source(name, k) for k in keys if k}
         answers.update(pasted)
-        return kit.with_answers(kit.SOLUTIONS / f"{name}.ipynb", answers, d / f"copied_{name}.ipynb")
+        return kit.with_answers(kit.solution(name), answers, d / f"copied_{name}.ipynb")
 
     def returns(fn: str, args: str, value: str) -> str:  # an answer function that returns a copy
         return f"def {fn}({args}):\n    return {value}\n"
@@ -355,8 +353,8 @@ def class_run(kit, tmp_path_factory):
     }
     copied = _copied(kit, d)
     files = (
-        [kit.SOLUTIONS / f"{n}.ipynb" for n in kit.NAMES]
-        + [kit.EXERCISES / f"{n}.ipynb" for n in kit.NAMES]
+        [kit.solution(n) for n in kit.NAMES]
+        + [kit.exercise(n) for n in kit.NAMES]
         + list(attacks.values())
         + copied
     )
@@ -397,14 +395,14 @@ def _result(run, path: Path) -> dict:
 
 @pytest.mark.parametrize("name", EXERCISE_NAMES)
 def test_every_solution_passes(class_run, kit, name):
-    r = _result(class_run, kit.SOLUTIONS / f"{name}.ipynb")
+    r = _result(class_run, kit.solution(name))
     assert r["status"] == "passed", (r["first_hint"], r["checks"], r["log"][-3000:])
     assert r["checks_passed"] == len(r["checks"]) > 0
 
 
 @pytest.mark.parametrize("name", EXERCISE_NAMES)
 def test_every_untouched_student_version_fails(class_run, kit, name):
-    r = _result(class_run, kit.EXERCISES / f"{name}.ipynb")
+    r = _result(class_run, kit.exercise(name))
     assert r["status"] == "failed" and r["exercise"] == name
     assert r["checks_passed"] == 0, [c for c in r["checks"] if c["passed"]]
     assert "not written yet" in r["first_hint"] or "NotImplementedError" in r["first_hint"]
@@ -484,7 +482,7 @@ def test_no_write_reaches_outside_the_sandbox(class_run, kit):
 
 
 def test_a_clean_stub_graded_after_the_writes_still_fails(class_run, kit, tmp_path):
-    rc, stdout, _, doc = kit.grade_cli([str(kit.EXERCISES / "03_hamming_popcount.ipynb")], tmp_path)
+    rc, stdout, _, doc = kit.grade_cli([str(kit.exercise("03_hamming_popcount"))], tmp_path)
     assert rc == 1 and doc[0]["status"] == "failed" and doc[0]["checks_passed"] == 0
     assert "FAILED: 0/4 answers passed" in stdout
 
@@ -516,7 +514,7 @@ def test_the_sandbox_loads_the_warmup_cache_and_compiles_nothing(kit, tmp_path):
     """Every grading run here forbids compiles in the sandbox (``SIMHASH_LAB_ON_COMPILE=error``), so
     the passing solutions above prove the read-only cache loads. The same solution with an empty
     cache folder instead fails, naming the compile: the check can fail."""
-    sol = kit.SOLUTIONS / "06_near_duplicates.ipynb"  # fingerprints a corpus with the fused kernels
+    sol = kit.solution("06_near_duplicates")  # fingerprints a corpus with the fused kernels
     rc, out, err, doc = kit.grade_cli([str(sol)], tmp_path)
     assert rc == 0 and doc[0]["status"] == "passed", out + err
     empty = tmp_path / "empty-cache"
@@ -574,7 +572,7 @@ def hang_run(kit, tmp_path_factory):
     d = tmp_path_factory.mktemp("hangs")
     paths = {}
     for name, (ex, key, src) in HANGS.items():
-        paths[name] = kit.with_answers(kit.SOLUTIONS / f"{ex}.ipynb", {key: src}, d / name / f"{ex}.ipynb")
+        paths[name] = kit.with_answers(kit.solution(ex), {key: src}, d / name / f"{ex}.ipynb")
     t0 = time.monotonic()
     rc, stdout, stderr, doc = kit.grade_cli(
         [*map(str, paths.values()), "--cell-timeout", str(HANG_CELL), "--jobs", "2"], d
@@ -621,7 +619,7 @@ def test_wall_clock_bound_kills_the_whole_tree(kit, tmp_path):
         "        i += 1\n    return i\n\nspin(1)"
     )
     path = kit.with_answers(
-        kit.EXERCISES / "03_hamming_popcount.ipynb",
+        kit.exercise("03_hamming_popcount"),
         {"hamming_by_hand": src},
         tmp_path / "03_hamming_popcount.ipynb",
     )
@@ -647,7 +645,7 @@ def odd_run(kit, tmp_path_factory):
     (cls / "sub").mkdir(parents=True)
     outside = d / "elsewhere"
     outside.mkdir()
-    solved = kit.SOLUTIONS / "03_hamming_popcount.ipynb"
+    solved = kit.solution("03_hamming_popcount")
     (outside / "03_hamming_popcount.ipynb").write_bytes(solved.read_bytes())
     os.mkfifo(cls / "fifo.ipynb")
     os.symlink("/dev/zero", cls / "zero.ipynb")
@@ -763,7 +761,7 @@ def test_no_sandbox_means_a_refusal_naming_the_unsafe_option(kit, tmp_path, monk
     from simhash_lab.grading import _sandbox
 
     monkeypatch.setattr(_sandbox, "availability", lambda: "bubblewrap is not installed (test)")
-    rc = cli.main(["grade", str(kit.SOLUTIONS / "03_hamming_popcount.ipynb")])
+    rc = cli.main(["grade", str(kit.solution("03_hamming_popcount"))])
     err = capsys.readouterr().err
     assert rc == 2 and len(err.strip().splitlines()) == 1
     assert "bubblewrap is not installed (test)" in err and "--unsafe-no-sandbox" in err
@@ -771,6 +769,6 @@ def test_no_sandbox_means_a_refusal_naming_the_unsafe_option(kit, tmp_path, monk
 
 def test_unsafe_no_sandbox_still_grades(kit, tmp_path):
     rc, stdout, _, doc = kit.grade_cli(
-        [str(kit.SOLUTIONS / "03_hamming_popcount.ipynb"), "--unsafe-no-sandbox"], tmp_path
+        [str(kit.solution("03_hamming_popcount")), "--unsafe-no-sandbox"], tmp_path
     )
     assert rc == 0 and doc[0]["status"] == "passed", doc

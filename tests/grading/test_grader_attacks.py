@@ -175,9 +175,9 @@ def _notebooks(kit, d: Path) -> dict[str, Path]:
     sol03 = {k: kit.solution_source("03_hamming_popcount", k) for k in ("hamming_by_hand", "xor_AB")}
     near = kit.solution_source("03_hamming_popcount", "is_near")
     pop = kit.solution_source("03_hamming_popcount", "popcount_kernighan")
-    base03 = kit.SOLUTIONS / "03_hamming_popcount.ipynb"
+    base03 = kit.solution("03_hamming_popcount")
     blocks = kit.solution_source("05_block_index", "blocks")
-    base05 = kit.SOLUTIONS / "05_block_index.ipynb"
+    base05 = kit.solution("05_block_index")
 
     def nb03(name, **answers):
         full = {**sol03, "popcount_kernighan": pop, "is_near": near, **answers}
@@ -244,7 +244,7 @@ TIMEOUT = 90
 def attack_run(kit, sandbox_ok, tmp_path_factory):
     d = tmp_path_factory.mktemp("round2")
     attacks = _notebooks(kit, d)
-    solutions = [kit.SOLUTIONS / "03_hamming_popcount.ipynb", kit.SOLUTIONS / "05_block_index.ipynb"]
+    solutions = [kit.solution("03_hamming_popcount"), kit.solution("05_block_index")]
     files = [*solutions, *attacks.values()]
     args = [*map(str, files), "--jobs", "2", "--cell-timeout", str(CELL_TIMEOUT), "--timeout", str(TIMEOUT)]
     rc, report, doc, wall = grade_measured(kit, args, d)
@@ -351,9 +351,7 @@ def _not_a_notebook(tmp: Path) -> Path:
 @pytest.mark.parametrize("where", ["folder", "missing folder"])
 def test_a_json_that_cannot_be_written_is_refused_before_grading(kit, sandbox_ok, tmp_path, where):
     target = tmp_path if where == "folder" else tmp_path / "missing" / "grades.json"
-    p = _cli(
-        kit, [str(kit.SOLUTIONS / "03_hamming_popcount.ipynb"), "--json", str(target)], tmp_path, timeout=60
-    )
+    p = _cli(kit, [str(kit.solution("03_hamming_popcount")), "--json", str(target)], tmp_path, timeout=60)
     err = p.stderr.decode()
     assert p.returncode == 2 and err.startswith("simhash-lab grade: --json: "), err
     assert ("is a folder" if where == "folder" else "no such folder") in err
@@ -362,7 +360,7 @@ def test_a_json_that_cannot_be_written_is_refused_before_grading(kit, sandbox_ok
 
 def test_a_json_naming_a_graded_notebook_is_refused(kit, sandbox_ok, tmp_path):
     nb = tmp_path / "03_hamming_popcount.ipynb"
-    nb.write_bytes((kit.SOLUTIONS / "03_hamming_popcount.ipynb").read_bytes())
+    nb.write_bytes((kit.solution("03_hamming_popcount")).read_bytes())
     before = nb.read_bytes()
     p = _cli(kit, [str(nb), "--json", str(tmp_path / "." / nb.name)], tmp_path, timeout=60)
     assert p.returncode == 2 and "--json names an input file" in p.stderr.decode(), p.stderr
@@ -447,7 +445,8 @@ def test_a_message_within_the_limits_is_parsed():
     assert _protocol.loads_bounded(data, max_items=200_000, max_depth=64, max_string=1 << 20) == msg
 
 
-_FAKE_RUNNER = r"""
+#: What each fake runner starts with: its helpers, and the job read.
+_FAKE_HEAD = r"""
 import json, os, select, sys, time
 inp = sys.stdin.buffer
 def send(msg):
@@ -455,6 +454,11 @@ def send(msg):
 def waiting(seconds):
     return bool(select.select([inp], [], [], seconds)[0])
 job = json.loads(inp.readline())
+"""
+
+_FAKE_RUNNER = (
+    _FAKE_HEAD
+    + r"""
 go = json.loads(inp.readline())
 print("GO", go, file=sys.stderr, flush=True)
 send({"event": "cell", "i": 0, "phase": "start"})
@@ -486,21 +490,27 @@ elif mode == "flood":
     sys.stdout.write('{"event":"x","p":"' + "a" * (9 << 20) + '"}\n'); sys.stdout.flush()
     time.sleep(200)
 """
+)
 
 
-def _fake_run(tmp_path, mode: str, **limits) -> _sandbox.Run:
+def _fake(tmp_path, source: str, mode: str) -> subprocess.Popen:
+    """A fake runner (``source``) started as the sandbox starts the real one, in ``mode``."""
     script = tmp_path / "fake_runner.py"
-    script.write_text(_FAKE_RUNNER)
-    proc = subprocess.Popen(
+    script.write_text(source)
+    return subprocess.Popen(
         [sys.executable, str(script), mode],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
+
+
+def _fake_run(tmp_path, mode: str, **limits) -> _sandbox.Run:
+    proc = _fake(tmp_path, _FAKE_RUNNER, mode)
     lim = _sandbox.Limits(**{"cell_timeout": 2.0, "grace": 1.0, **limits})
     job = {"mode": "notebook", "cells": [{"source": "a"}, {"source": "b"}], "exports": []}
     cases = {"k": [{"calls": [{"fn": "f", "args": [1]}]}]}
-    return _sandbox._watch(proc, job, cases, lim, 120.0, time.monotonic())
+    return _sandbox._Watch(proc, job, cases, lim, 120.0, time.monotonic()).run()
 
 
 def test_the_cases_go_out_when_the_grader_decides_not_on_ready(tmp_path):
@@ -534,14 +544,85 @@ def test_what_the_messages_of_one_run_may_cost_is_bounded(tmp_path):
     assert 0 < kept <= _sandbox.Limits().max_run_items
 
 
-def test_ipython_transformations_of_a_hostile_cell_are_bounded():
-    t0 = time.monotonic()
-    out = _code_checks.to_python_bounded(
-        ["%time 1\n", "x?\n" * 16000, "a" * (_code_checks.MAX_SOURCE + 1)], timeout=3
-    )
-    assert out[0].startswith("get_ipython().run_line_magic('time'")
-    assert out[1] is None and out[2] is None
-    assert time.monotonic() - t0 < 30
+_FAKE_PHASES = (
+    _FAKE_HEAD
+    + r"""
+mode = sys.argv[1]
+send({"event": "python", "i": 0, "text": "def f(x):\n    return x\n"})
+if mode == "read":  # the second cell is never read
+    time.sleep(200)
+send({"event": "python", "i": 1, "text": None})
+units = json.loads(inp.readline())["units"]
+print("UNITS", [u["key"] for u in units], file=sys.stderr, flush=True)
+send({"event": "unit", "key": "a", "phase": "start"})
+send({"event": "unit", "key": "a", "phase": "end", "error": None})
+send({"event": "measuring", "key": "a"})
+if mode == "unit":  # hangs in its calls; a second "measuring" asks for more time
+    time.sleep(5)
+    send({"event": "measuring", "key": "a"})
+    time.sleep(200)
+send({"event": "measures", "key": "a", "results": [[{"ok": 1}]]})
+print("BEFORE MEASURED", waiting(1.0), file=sys.stderr, flush=True)
+send({"event": "measured"})
+go = json.loads(inp.readline())
+# what the notebook's cell could send: measures of its own, for every answer, and the phase's end
+for key in ("a", "b"):
+    send({"event": "unit", "key": key, "phase": "end", "error": None})
+    send({"event": "measures", "key": key, "results": [[{"ok": 2}]]})
+send({"event": "measured"})
+send({"event": "cell", "i": 0, "phase": "end", "error": None, "token": go["token"]})
+print("CASES", inp.readline().decode().strip(), file=sys.stderr, flush=True)
+send({"event": "done"})
+"""
+)
+
+
+def _fake_phases(tmp_path, mode: str) -> tuple[_sandbox.Run, list]:
+    proc = _fake(tmp_path, _FAKE_PHASES, mode)
+    lim = _sandbox.Limits(cell_timeout=1.0, grace=0.5, call_timeout=2.0)
+    job = {"mode": "notebook", "cells": [{"source": "a"}], "exports": [], "read": [0, 1]}
+    seen = []
+
+    def measure(texts):
+        seen.append(texts)
+        return [{"key": k, "cases": [{"calls": [{"fn": "f", "args": [1]}]}]} for k in ("a", "b")]
+
+    return _sandbox._Watch(proc, job, {}, lim, 120.0, time.monotonic(), measure).run(), seen
+
+
+def test_measures_are_taken_only_before_the_first_cell_is_released(tmp_path):
+    """The measure phase is over before the grader releases the first cell, and whatever arrives
+    after that (here: a cell's forged measures for every answer) is never taken for a measure."""
+    run, seen = _fake_phases(tmp_path, "forge")
+    assert seen == [{0: "def f(x):\n    return x\n", 1: None}]  # the units were asked with the texts
+    log = run.log.splitlines()
+    assert "UNITS ['a', 'b']" in log and "BEFORE MEASURED False" in log, run.log
+    assert [(m["event"], m.get("key")) for m in run.measured] == [
+        ("unit", "a"),
+        ("unit", "a"),
+        ("measuring", "a"),
+        ("measures", "a"),
+        ("measured", None),
+    ]
+    assert run.measured[3]["results"] == [[{"ok": 1}]]
+    forged = [m for m in run.messages if m["event"] in ("unit", "measures", "measured")]
+    assert len(forged) == 5  # seen, in the notebook's messages, and nothing more
+    assert run.killed is None and run.where == ("done", None)
+
+
+def test_a_unit_that_hangs_is_stopped_on_its_own_time_and_gets_no_more(tmp_path):
+    """A measured answer's calls have their time from its ``measuring`` message; another one does
+    not give more (killed at 5.75 s of calls, not 5 + 5.75)."""
+    run, _seen = _fake_phases(tmp_path, "unit")
+    assert run.killed == "unit" and run.where == ("unit", "a"), (run.killed, run.where)
+    assert run.seconds < 9.5, run.seconds
+    assert [m["event"] for m in run.measured][-1] == "measuring" and run.messages == []
+
+
+def test_a_cell_that_is_never_read_stops_the_run_in_its_read_step(tmp_path):
+    run, seen = _fake_phases(tmp_path, "read")
+    assert run.killed == "read" and run.where == ("read", 1), (run.killed, run.where)
+    assert run.texts == {0: "def f(x):\n    return x\n"} and seen == [] and run.measured == []
 
 
 # every route from an int to its text: each refused where exercise 03's text forbids it (in

@@ -53,7 +53,7 @@ class Entry:
 def _write(kit, exercise: str, lang: str, answers: dict, dest: Path) -> Path:
     """The learner's exercise notebook in ``lang`` with ``answers`` in place of its stubs; an
     :class:`Own` answer brings cells of the learner's own, put just above its answer cell."""
-    base = kit.EXERCISES / ("" if lang == "en" else lang) / f"{exercise}.ipynb"
+    base = kit.exercise(exercise, lang)
     nb = nbformat.read(base, as_version=4)
     cells = []
     for c in nb.cells:
@@ -287,9 +287,7 @@ def test_hand_answers_computed_from_the_data_functions_pass_on_a_students_varian
     variant = 0x5EED5EED
     for ex, answers in _FROM_DATA.items():
         honest = {k: v[0] for k, v in HONEST[ex].items()}
-        base = personalize(
-            nbformat.read(kit.EXERCISES / f"{ex}.ipynb", as_version=4), ex, "s1", variant, solved=False
-        )
+        base = personalize(nbformat.read(kit.exercise(ex), as_version=4), ex, "s1", variant, solved=False)
         paths = {}
         for name, chosen in (("computed", honest | answers), ("notebook's numbers", honest)):
             nb = nbformat.from_dict(json.loads(nbformat.writes(base)))

@@ -14,21 +14,18 @@ WRONG = {"xor_AB": "xor_AB = 0b101111"}  # A | B, a known mistake with its own h
 
 @pytest.fixture(scope="module")
 def spanish_run(kit, sandbox_ok, tmp_path_factory):
-    es = kit.EXERCISES / "es"
-    if not (es / f"{NAME}.ipynb").exists():
+    if not kit.exercise(NAME, "es").exists():
         pytest.skip("no Spanish exercises built (tools/build.py)")
     tmp = tmp_path_factory.mktemp("es")
     solved = tmp / "solved" / f"{NAME}.ipynb"
     solved.parent.mkdir()
-    solved.write_bytes((es / "solutions" / f"{NAME}.ipynb").read_bytes())
+    solved.write_bytes(kit.solution(NAME, "es").read_bytes())
     stub = tmp / "stub" / f"{NAME}.ipynb"
     stub.parent.mkdir()
-    stub.write_bytes((es / f"{NAME}.ipynb").read_bytes())
+    stub.write_bytes(kit.exercise(NAME, "es").read_bytes())
     sources = {k: kit.solution_source(NAME, k) for k in ("hamming_by_hand", "popcount_kernighan", "is_near")}
-    wrong = kit.with_answers(es / f"{NAME}.ipynb", {**sources, **WRONG}, tmp / "wrong" / f"{NAME}.ipynb")
-    wrong_en = kit.with_answers(
-        kit.EXERCISES / f"{NAME}.ipynb", {**sources, **WRONG}, tmp / "en" / f"{NAME}.ipynb"
-    )
+    wrong = kit.with_answers(kit.exercise(NAME, "es"), {**sources, **WRONG}, tmp / "wrong" / f"{NAME}.ipynb")
+    wrong_en = kit.with_answers(kit.exercise(NAME), {**sources, **WRONG}, tmp / "en" / f"{NAME}.ipynb")
     spanish = kit.grade_cli([str(solved), str(stub), str(wrong), "--jobs", "3"], tmp)
     english = kit.grade_cli([str(wrong_en)], tmp)
     return spanish, english
@@ -75,15 +72,14 @@ def test_the_report_table_is_spanish_for_spanish_notebooks(spanish_run):
 
 @pytest.fixture(scope="module")
 def every_spanish_exercise(kit, sandbox_ok, tmp_path_factory):
-    es = kit.EXERCISES / "es"
-    names = sorted(p.stem for p in es.glob("[0-9][0-9]_*.ipynb"))
+    names = [n for n in kit.NAMES if kit.exercise(n, "es").exists() and kit.solution(n, "es").exists()]
     if names != kit.NAMES:
         pytest.skip(f"not every Spanish exercise is built (tools/build.py --exercises --lang es): {names}")
     tmp = tmp_path_factory.mktemp("es_all")
-    for kind, folder in (("solved", es / "solutions"), ("stub", es)):
+    for kind, path in (("solved", kit.solution), ("stub", kit.exercise)):
         (tmp / kind).mkdir()
         for n in names:
-            (tmp / kind / f"{n}.ipynb").write_bytes((folder / f"{n}.ipynb").read_bytes())
+            (tmp / kind / f"{n}.ipynb").write_bytes(path(n, "es").read_bytes())
     return names, kit.grade_cli([str(tmp / "solved"), str(tmp / "stub"), "--jobs", "4"], tmp)
 
 

@@ -4,11 +4,15 @@ not trusted."""
 
 from __future__ import annotations
 
+import json
 import os
+from pathlib import Path
 
 import pytest
 
 from simhash_lab.grading import _grader
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_collect_gives_every_notebook_path_one_item_and_reads_nothing(tmp_path):
@@ -69,3 +73,44 @@ def test_bad_metadata_is_ignored_not_trusted(tmp_path):
     pristine = _grader.load_pristine()["03_hamming_popcount"]
     _, roles, found = _grader.assemble(pristine, nb)
     assert set(found.values()) == {"stub"} and [r["role"] for r in roles].count("answer") == 4
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "02_exercise_simhash_voting.ipynb",  # the learner's file as the build names it
+        "02_solution_simhash_voting.ipynb",
+        "02_simhash_voting.ipynb",  # as every copy was named before: a student's older clone
+        "02_EXERCISE_simhash_voting.IPYNB",
+        "02_renamed_by_me.ipynb",  # the only exercise of its number
+    ],
+)
+def test_a_file_without_metadata_is_identified_by_any_of_its_names(name):
+    """The metadata names the exercise; without it (stripped by another tool), the file's name does,
+    in the learners' spelling of today (``NN_exercise_topic``) and of before (``NN_topic``)."""
+    from simhash_lab.grading import _notebooks
+
+    assert _grader.identify({}, f"hand-in/{name}", _grader.load_pristine()) == "02_simhash_voting"
+    assert _notebooks.exercise_file("02_simhash_voting") == "02_exercise_simhash_voting.ipynb"
+    assert _notebooks.exercise_file("02_simhash_voting", "solution") == "02_solution_simhash_voting.ipynb"
+    with pytest.raises(ValueError, match="kind must be one of"):
+        _notebooks.exercise_file("02_simhash_voting", "answer")
+    with pytest.raises(ValueError, match="an exercise's name, NN_topic"):
+        _notebooks.exercise_file("simhash_voting")
+
+
+def test_the_old_and_new_names_of_every_shipped_exercise_grade_alike(tmp_path):
+    """A student who cloned before the rename hands in ``exercises/02_simhash_voting.ipynb``: the
+    same notebook under either name is the same exercise, and the repository's files are all named
+    as the build names them."""
+    from simhash_lab.grading import _notebooks
+
+    pristine = _grader.load_pristine()
+    for name in pristine:
+        shipped = ROOT / "exercises" / _notebooks.exercise_file(name)
+        nb = json.loads(shipped.read_text(encoding="utf-8"))
+        for path in (shipped, tmp_path / f"{name}.ipynb"):
+            assert _grader.identify(nb, str(path), pristine) == name
+            stripped = dict(nb, metadata={})
+            assert _grader.identify(stripped, str(path), pristine) == name
+        assert (ROOT / "exercises" / "solutions" / _notebooks.exercise_file(name, "solution")).is_file()

@@ -1,7 +1,8 @@
 """The sandbox's child process (simhash_lab.grading._runner) through its own interface: a job as one
-JSON line on stdin, each cell released by a ``{"token": ...}`` line, the cases after ``ready``, the
-messages as JSON lines on its stdout; run here as the grader runs it without bubblewrap
-(``python -I _runner.py``, as ``--unsafe-no-sandbox`` does), so no sandbox is needed."""
+JSON line on stdin, the measured answers' units on one line after the student's cells were read,
+each cell released by a ``{"token": ...}`` line, the cases after ``ready``, the messages as JSON
+lines on its stdout; run here as the grader runs it without bubblewrap (``python -I _runner.py``, as
+``--unsafe-no-sandbox`` does), so no sandbox is needed."""
 
 from __future__ import annotations
 
@@ -40,16 +41,19 @@ def events(messages: list[dict]) -> list[str]:
 
 @pytest.fixture
 def method_job(tmp_path):
+    """A notebook job of no cells whose measure phase runs what :func:`measure` sends."""
     return {
-        "mode": "method",
+        "mode": "notebook",
         "workdir": str(tmp_path / "work"),
         "setup": ["BASE = 10\n"],
-        "units": [unit()],
+        "cells": [],
+        "exports": [],
+        "measure": True,
     }
 
 
 def unit(**kw) -> dict:
-    """One measured answer of a method job."""
+    """One measured answer of a measure phase."""
     return {
         "key": "add",
         "names": ["add"],
@@ -62,30 +66,51 @@ def unit(**kw) -> dict:
     }
 
 
-def test_a_method_job_runs_its_definitions_and_exports_each_call(method_job):
-    code, msgs, err = run(method_job)
+def measure(job: dict, *units: dict) -> tuple[int, list[dict], str]:
+    """``run`` of a job of no cells whose measure phase gets ``units``, and then no cases."""
+    return run(job, {"units": list(units)}, {})
+
+
+def measured(msgs: list[dict]) -> dict[str, list]:
+    return {m["key"]: m["results"] for m in msgs if m["event"] == "measures"}
+
+
+MEASURE_PHASE = ["unit:start", "unit:end", "measuring", "measures"]
+
+
+def test_a_measured_answer_runs_its_definitions_and_reports_each_call(method_job):
+    code, msgs, err = measure(method_job, unit())
     assert code == 0, err
-    assert events(msgs) == ["started", "cell:start", "cell:end", "exporting", "export", "done"]
+    assert events(msgs) == ["started", *MEASURE_PHASE, "measured", "ready", "done"]
     assert msgs[2]["error"] is None
-    export = msgs[4]
-    assert export["key"] == "add"
-    first, second = export["results"]
+    first, second = measured(msgs)["add"]
     assert first[0] == {"ok": 11}
     assert second == [{"missing": True}]
     assert first[1]["ok"] == 15 and first[1]["lines"] == 2  # the two lines of add's body
     # the definitions were written to a file of their own, in the job's folder
-    assert (Path(method_job["workdir"]) / "answer_0.py").read_text() == method_job["units"][0]["code"]
+    assert (Path(method_job["workdir"]) / "answer_0.py").read_text() == unit()["code"]
 
 
 def test_a_method_whose_definitions_fail_reports_the_error_and_still_ends(method_job):
-    job = dict(
-        method_job, units=[unit(code="def add(x):\n    return x\nraise ValueError('bad decorator')\n")]
+    code, msgs, err = measure(
+        method_job, unit(code="def add(x):\n    return x\nraise ValueError('bad decorator')\n")
     )
-    code, msgs, err = run(job)
     assert code == 0, err
     end = next(m for m in msgs if m.get("phase") == "end")
     assert end["error"]["type"] == "ValueError" and "bad decorator" in end["error"]["text"]
-    assert msgs[-1] == {"event": "done"}
+    assert measured(msgs) == {"add": None} and msgs[-1] == {"event": "done"}
+
+
+def test_definitions_that_hang_are_stopped_at_the_cell_limit(method_job):
+    code, msgs, err = measure(
+        dict(method_job, cell_timeout=0.5),
+        unit(key="hang", code="def add(x, y=[0 for _ in iter(int, 1)]):\n    return x\n"),
+        unit(),
+    )
+    assert code == 0, err
+    ends = [m for m in msgs if m.get("event") == "unit" and m.get("phase") == "end"]
+    assert ends[0]["error"] == {"timeout": True} and ends[1]["error"] is None
+    assert measured(msgs)["hang"] is None and measured(msgs)["add"][0][0] == {"ok": 11}
 
 
 def test_fresh_starts_every_call_from_the_definitions_alone(method_job):
@@ -93,9 +118,9 @@ def test_fresh_starts_every_call_from_the_definitions_alone(method_job):
     case = {"calls": [{"fn": "add", "args": [1]}, {"fn": "add", "args": [2]}]}
     results = {}
     for fresh in (False, True):
-        rc, msgs, err = run(dict(method_job, units=[unit(code=code, cases=[case], fresh=fresh)]))
+        rc, msgs, err = measure(method_job, unit(code=code, cases=[case], fresh=fresh))
         assert rc == 0, err
-        results[fresh] = [r["ok"] for r in msgs[-2]["results"][0]]
+        results[fresh] = [r["ok"] for r in measured(msgs)["add"][0]]
     assert results == {False: [1, 2], True: [1, 1]}  # without fresh the second call saw the first
 
 
@@ -115,9 +140,9 @@ def test_each_measured_answer_runs_on_its_own_and_a_hang_stops_only_its_own_call
         code="import sys\ndef look(x):\n    return [x + BASE, 'LEFT' in globals(), __name__ in sys.modules]",
         cases=[{"calls": [{"fn": "look", "args": [1]}]}],
     )
-    code, msgs, err = run(dict(method_job, units=[hang, other], call_timeout=1))
+    code, msgs, err = measure(dict(method_job, call_timeout=1), hang, other)
     assert code == 0, err
-    exports = {m["key"]: m["results"] for m in msgs if m["event"] == "export"}
+    exports = measured(msgs)
     assert exports["hang"] == [
         [{"timeout": True, "after": 1}],
         [{"timeout": True, "after": 1, "skipped": True}],
@@ -126,22 +151,70 @@ def test_each_measured_answer_runs_on_its_own_and_a_hang_stops_only_its_own_call
 
 
 def test_the_limits_are_lowered_before_any_code_runs(method_job):
-    job = dict(
-        method_job,
-        units=[
-            unit(
-                code="import resource\ndef add(x):\n    return resource.getrlimit(x)[1]\n",
-                cases=[{"calls": [{"fn": "add", "args": [7]}, {"fn": "add", "args": [4]}]}],  # NOFILE, CORE
-            )
-        ],
-        limits={"nofile": 64},
+    job = dict(method_job, limits={"nofile": 64})
+    u = unit(
+        code="import resource\ndef add(x):\n    return resource.getrlimit(x)[1]\n",
+        cases=[{"calls": [{"fn": "add", "args": [7]}, {"fn": "add", "args": [4]}]}],  # NOFILE, CORE
     )
     import resource
 
     assert (resource.RLIMIT_NOFILE, resource.RLIMIT_CORE) == (7, 4)  # the numbers the case passes
-    code, msgs, err = run(job)
+    code, msgs, err = measure(job, u)
     assert code == 0, err
-    assert [r["ok"] for r in msgs[-2]["results"][0]] == [64, 0]  # the hard limits, not just the soft
+    assert [r["ok"] for r in measured(msgs)["add"][0]] == [64, 0]  # the hard limits, not just the soft
+
+
+def test_the_students_cells_are_read_and_measured_before_any_cell_runs(tmp_path):
+    """The phases in order: the cells named by ``read`` come back as plain Python (a magic as the
+    call IPython makes of it), then the units the grader sends are measured, and only then does the
+    first released cell run: a cell that would change what is measured has not run yet."""
+    pytest.importorskip("IPython")
+    job = notebook_job(
+        tmp_path,
+        ["BASE = 10", "%time x = 1\nimport builtins\nbuiltins.abs = lambda v: -1", "y = abs(-3)"],
+        read=[1, 2],
+        measure=True,
+        setup=["BASE = 10"],
+        exports=[{"key": "v", "kind": "values", "names": ["y"]}],
+    )
+    u = unit(
+        key="size",
+        names=["size"],
+        code="def size(v):\n    return abs(v)\n",
+        cases=[{"calls": [{"fn": "size", "args": [-3]}]}],
+    )
+    code, msgs, err = run(job, {"units": [u]}, *released(3), {})
+    assert code == 0, err
+    assert events(msgs) == [
+        "started",
+        "python",
+        "python",
+        *MEASURE_PHASE,
+        "measured",
+        *["cell:start", "cell:end"] * 3,
+        "ready",
+        "exporting",
+        "export",
+        "done",
+    ]
+    texts = {m["i"]: m["text"] for m in msgs if m["event"] == "python"}
+    assert (
+        texts[1].startswith("get_ipython().run_line_magic('time', 'x = 1')") and texts[2] == "y = abs(-3)\n"
+    )
+    assert measured(msgs)["size"] == [[{"ok": 3}]]  # the real abs: cell 1 had not run
+    assert msgs[-2]["values"]["y"] == {"ok": -1}  # (it ran afterwards, in the notebook's cells)
+
+
+def test_a_cell_too_slow_to_read_is_none_and_the_next_is_read(tmp_path):
+    """IPython's transformations of a hostile cell can take minutes: each cell is read within the
+    cell's time limit, and one past it is None."""
+    pytest.importorskip("IPython")
+    job = notebook_job(tmp_path, ["x?\n" * 16000, "%time 1\n"], read=[0, 1], cell_timeout=1)
+    code, msgs, err = run(job)  # stdin ends after the reading: no cell is released
+    texts = [m for m in msgs if m["event"] == "python"]
+    assert [m["i"] for m in texts] == [0, 1], err
+    assert texts[0]["text"] is None and texts[0]["seconds"] < 5
+    assert texts[1]["text"].startswith("get_ipython().run_line_magic('time'")
 
 
 def notebook_job(tmp_path, cells: list[str], **kw) -> dict:
@@ -227,7 +300,7 @@ def test_an_unknown_mode_exits_with_a_message(tmp_path):
 
 
 def test_a_job_line_larger_than_the_limit_is_refused(tmp_path):
-    huge = json.dumps({"mode": "method", "pad": "x" * (65 << 20)})  # past the runner's 64 MiB
+    huge = json.dumps({"mode": "notebook", "pad": "x" * (65 << 20)})  # past the runner's 64 MiB
     out = subprocess.run(
         [sys.executable, "-I", str(RUNNER)], input=huge.encode() + b"\n", capture_output=True, timeout=120
     )

@@ -58,10 +58,8 @@ print('SEEN', sorted(set(found)))
 raise NotImplementedError()
 """
     cls = tmp_path / "class"
-    path = kit.with_answers(
-        kit.EXERCISES / "03_hamming_popcount.ipynb", {"hamming_by_hand": src}, cls / classmate
-    )
-    shutil.copy(kit.SOLUTIONS / "03_hamming_popcount.ipynb", cls / "03_hamming_popcount.ipynb")
+    path = kit.with_answers(kit.exercise("03_hamming_popcount"), {"hamming_by_hand": src}, cls / classmate)
+    shutil.copy(kit.solution("03_hamming_popcount"), cls / "03_hamming_popcount.ipynb")
     rc, stdout, _, doc = kit.grade_cli([str(path), "-v"], cls)  # cwd: the class folder
     seen = [ln.split("SEEN ", 1)[1] for ln in doc[0]["log"].splitlines() if ln.startswith("SEEN ")]
     assert seen[0] == "['__init__.py', '_protocol.py', 'checks', 'data.py']", seen
@@ -85,7 +83,7 @@ def test_a_package_under_tmp_is_graded_too(kit, tmp_path):
     )
     env = {**os.environ, "PYTHONPATH": str(copy)}
     p = subprocess.run(
-        [sys.executable, "-m", "simhash_lab.cli", "grade", str(kit.SOLUTIONS / "03_hamming_popcount.ipynb")],
+        [sys.executable, "-m", "simhash_lab.cli", "grade", str(kit.solution("03_hamming_popcount"))],
         capture_output=True,
         text=True,
         timeout=600,

@@ -84,11 +84,11 @@ def test_check_lists_each_stale_file(build, tmp_path):
         nb.cells[1].pop("outputs", None)
         nb.cells[1].pop("execution_count", None)
 
-    edit("exercises/solutions/02_simhash_voting.ipynb", drop_tag)
+    edit("exercises/solutions/02_solution_simhash_voting.ipynb", drop_tag)
     edit("notebooks/06_near_duplicates.ipynb", swap_navigation)
     edit("simhash_lab/grading/pristine/03_hamming_popcount.ipynb", unlock)
     edit("notebooks/00_start_here.ipynb", to_raw)
-    (root / "exercises" / "01_lsh_vs_crypto.ipynb").unlink()
+    (root / "exercises" / "01_exercise_lsh_vs_crypto.ipynb").unlink()
     shutil.copy(root / "notebooks" / "07_review.ipynb", root / "notebooks" / "09_gone.ipynb")
 
     rc, out = _run(build, "--check", "--root", str(root))
@@ -99,25 +99,25 @@ def test_check_lists_each_stale_file(build, tmp_path):
         "notebooks/es/04_charikar_hyperplanes.ipynb",
         "notebooks/es/03_hamming_popcount.ipynb",
         "notebooks/es/05_block_index.ipynb",
-        "exercises/es/05_block_index.ipynb",
-        "exercises/es/solutions/05_block_index.ipynb",
+        "exercises/es/05_exercise_block_index.ipynb",
+        "exercises/es/solutions/05_solution_block_index.ipynb",
         "simhash_lab/grading/pristine/es/05_block_index.ipynb",
     }
     assert _stale_files(out) == spanish | {
         "notebooks/04_charikar_hyperplanes.ipynb",
         "notebooks/03_hamming_popcount.ipynb",
         "notebooks/05_block_index.ipynb",
-        "exercises/05_block_index.ipynb",
-        "exercises/solutions/05_block_index.ipynb",
+        "exercises/05_exercise_block_index.ipynb",
+        "exercises/solutions/05_solution_block_index.ipynb",
         "simhash_lab/grading/pristine/05_block_index.ipynb",
-        "exercises/solutions/02_simhash_voting.ipynb",
+        "exercises/solutions/02_solution_simhash_voting.ipynb",
         "notebooks/06_near_duplicates.ipynb",
         "simhash_lab/grading/pristine/03_hamming_popcount.ipynb",
         "notebooks/00_start_here.ipynb",
-        "exercises/01_lsh_vs_crypto.ipynb",
+        "exercises/01_exercise_lsh_vs_crypto.ipynb",
         "notebooks/09_gone.ipynb",
     }, out
-    assert "exercises/01_lsh_vs_crypto.ipynb: missing" in out
+    assert "exercises/01_exercise_lsh_vs_crypto.ipynb: missing" in out
     assert "notebooks/09_gone.ipynb: no source in course/" in out
     assert "hyper-plane" in out and "cell type differs" in out and "metadata differs" in out
     assert "UNTRANSLATED es: course/notebooks/04_charikar_hyperplanes.py cell 0 (markdown:" in out, out
@@ -295,11 +295,11 @@ def test_every_exercise_ends_with_the_check_command_and_make_runs_it(build):
         if t.source.kind != "exercise":
             continue
         note = next(c.source for c in t.nb.cells if c.get("id") == "grade-note")
-        nb = (build.Layout(ROOT, t.source.lang).exercises / f"{t.source.name}.ipynb").relative_to(ROOT)
-        nb = nb.as_posix()  # exercises/NN_name.ipynb, exercises/es/NN_name.ipynb
+        nb = build.Layout(ROOT, t.source.lang).exercises / build.file_name(t.source.name, "exercise")
+        nb = nb.relative_to(ROOT).as_posix()  # exercises/NN_exercise_name.ipynb, exercises/es/...
         assert f"make check NB={nb}" in note and f".venv/bin/simhash-lab check {nb}" in note, note
         assert t.source.lang != "en" or "not a grade" in note
-    nb = "exercises/01_lsh_vs_crypto.ipynb"
+    nb = "exercises/01_exercise_lsh_vs_crypto.ipynb"
     dry = subprocess.run(
         ["make", "-n", "check", f"NB={nb}"], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout
@@ -341,11 +341,15 @@ def test_navigation_links_every_file_to_files_that_exist(build):
         for link in links:
             assert (base / link).resolve() in planned, f"{t.path.name}: broken link {link}"
     by_name = {t.path.relative_to(ROOT).as_posix(): t.nb.cells[0].source for t in targets}
-    assert "(../exercises/03_hamming_popcount.ipynb)" in by_name["notebooks/03_hamming_popcount.ipynb"]
-    assert "(../notebooks/03_hamming_popcount.ipynb)" in by_name["exercises/03_hamming_popcount.ipynb"]
+    assert (
+        "(../exercises/03_exercise_hamming_popcount.ipynb)" in by_name["notebooks/03_hamming_popcount.ipynb"]
+    )
+    assert (
+        "(../notebooks/03_hamming_popcount.ipynb)" in by_name["exercises/03_exercise_hamming_popcount.ipynb"]
+    )
     assert (
         "(../../notebooks/03_hamming_popcount.ipynb)"
-        in by_name["exercises/solutions/03_hamming_popcount.ipynb"]
+        in by_name["exercises/solutions/03_solution_hamming_popcount.ipynb"]
     )
     assert "Start here" not in by_name["notebooks/00_start_here.ipynb"]
 
@@ -381,7 +385,7 @@ def test_a_build_of_some_files_refreshes_the_cells_the_build_writes_in_the_other
     import nbformat
 
     root = _copy_repo(tmp_path)
-    target = root / "exercises" / "es" / "solutions" / "01_lsh_vs_crypto.ipynb"
+    target = root / "exercises" / "es" / "solutions" / "01_solution_lsh_vs_crypto.ipynb"
     nb = nbformat.read(target, as_version=4)
     outputs = [c.get("outputs") for c in nb.cells]
     (note,) = [c for c in nb.cells if c.id == build.NOTE_ID]
@@ -394,9 +398,36 @@ def test_a_build_of_some_files_refreshes_the_cells_the_build_writes_in_the_other
     }
     rc, out = _run(build, "--notebooks", "00", "--lang", "en", "--no-execute", "--root", str(root))
     assert (
-        rc == 0 and "exercises/es/solutions/01_lsh_vs_crypto.ipynb: the build's own cells updated" in out
+        rc == 0
+        and "exercises/es/solutions/01_solution_lsh_vs_crypto.ipynb: the cells no run changes updated" in out
     ), out
     again = nbformat.read(target, as_version=4)
     (note,) = [c for c in again.cells if c.id == build.NOTE_ID]
     assert note.source == fresh and again.cells[0].source != "an older navigation line"
     assert [c.get("outputs") for c in again.cells] == outputs
+
+
+def test_refresh_writes_prose_and_navigation_and_runs_nothing(build, tmp_path):
+    """``--refresh``: a committed notebook whose markdown (a link to a renamed file, say) is older
+    than its source gets it, its outputs as they were; one whose code differs is left stale."""
+    import nbformat
+
+    root = _copy_repo(tmp_path)
+    prose = root / "notebooks" / "06_near_duplicates.ipynb"
+    nb = nbformat.read(prose, as_version=4)
+    outputs = [c.get("outputs") for c in nb.cells]
+    i = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and "](../exercises/" in c.source)
+    fresh = nb.cells[i].source
+    nb.cells[i].source = fresh.replace("06_exercise_near_duplicates", "06_near_duplicates")
+    nbformat.write(nb, prose)
+    code = root / "notebooks" / "03_hamming_popcount.ipynb"
+    nb3 = nbformat.read(code, as_version=4)
+    next(c for c in nb3.cells if c.cell_type == "code").source += "\n# an edit"
+    nbformat.write(nb3, code)
+    rc, out = _run(build, "--refresh", "--root", str(root))
+    assert rc == 0 and "notebooks/06_near_duplicates.ipynb: the cells no run changes updated" in out, out
+    again = nbformat.read(prose, as_version=4)
+    assert again.cells[i].source == fresh and [c.get("outputs") for c in again.cells] == outputs
+    assert _stale_files(_run(build, "--check", "--root", str(root))[1]) == {
+        "notebooks/03_hamming_popcount.ipynb"
+    }

@@ -101,7 +101,7 @@ def test_links_in_a_spanish_notebook_point_to_spanish_notebooks(build, targets):
     by_path = {t.path.relative_to(ROOT).as_posix(): t for t in spanish}
     map_links = [x for _, _, x in _links(by_path["notebooks/es/00_start_here.ipynb"].nb)]
     assert "01_lsh_vs_crypto.ipynb" in map_links and "../../course/sources/README.md" in map_links
-    assert "../../exercises/es/06_near_duplicates.ipynb" in [
+    assert "../../exercises/es/06_exercise_near_duplicates.ipynb" in [
         x for _, _, x in _links(by_path["notebooks/es/06_near_duplicates.ipynb"].nb)
     ]
 
@@ -121,7 +121,8 @@ def test_a_spanish_exercise_speaks_spanish_in_what_the_build_writes(build, targe
         assert all(f"# {stub}" in a for a in answers) and "YOUR CODE HERE" not in "".join(answers)
         assert any(f"# {top}" in a for a in answers) or all("raise NotImplementedError" in a for a in answers)
         note = t.nb.cells[-2].source
-        assert note == msg(build.i18n.CHECK_NOTE, "es").format(path=f"exercises/es/{t.source.name}.ipynb")
+        path = f"exercises/es/{build.file_name(t.source.name, 'exercise')}"
+        assert note == msg(build.i18n.CHECK_NOTE, "es").format(path=path)
 
 
 def _scratch(tmp: Path) -> Path:
@@ -168,7 +169,10 @@ def test_check_fails_on_a_spanish_unit_missing_fuzzy_or_broken(build, tmp_path):
     assert "course/notebooks/05_block_index.py cell " in broken_line and "fields" in broken_line
     # the files those units are in, as the catalogues give them now, differ from the ones built
     stale = {line.split()[1].rstrip(":") for line in out.splitlines() if line.startswith("STALE ")}
-    assert {"notebooks/es/03_hamming_popcount.ipynb", "exercises/es/02_simhash_voting.ipynb"} <= stale
+    assert {
+        "notebooks/es/03_hamming_popcount.ipynb",
+        "exercises/es/02_exercise_simhash_voting.ipynb",
+    } <= stale
     assert not {s for s in stale if "/es/" not in s}  # the English files are fine
 
     # the build writes the English and refuses the Spanish files that would show English

@@ -245,8 +245,10 @@ def test_build_messages_come_from_build_po(i18n, repo):
 
 def test_the_course_build_messages_are_translated(i18n):
     assert i18n.message("Start here: the map", "es") != "Start here: the map"
-    grade = i18n.message(i18n.BUILD_MESSAGES[-1], "es").format(path="exercises/es/01_lsh_vs_crypto.ipynb")
-    assert "make check NB=exercises/es/01_lsh_vs_crypto.ipynb" in grade
+    grade = i18n.message(i18n.BUILD_MESSAGES[-1], "es").format(
+        path="exercises/es/01_exercise_lsh_vs_crypto.ipynb"
+    )
+    assert "make check NB=exercises/es/01_exercise_lsh_vs_crypto.ipynb" in grade
 
 
 def test_committed_catalogues_translate_their_sources(i18n):
@@ -372,6 +374,74 @@ def test_the_term_list_names_each_word_to_avoid_outside_code_math_and_quotations
     terms.write_text("bucket | cubeta\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"terms.txt:1: not `english \| term \| avoid"):
         i18n.read_terms("es", repo)
+
+
+def test_the_term_list_checks_an_exercises_catalogue_too(i18n, repo):
+    """An exercise's Spanish (its text, the sentences its cells print) is checked as a notebook's is."""
+    i18n.terms_path("es", repo).parent.mkdir(parents=True)
+    i18n.terms_path("es", repo).write_text("recall | exhaustividad ‡ | recall\n", encoding="utf-8")
+    src = repo / "course" / "exercises" / "02_ex.py"
+    src.write_text(
+        '# %% [markdown]\n# # 02 · Recall\n\n# %%\nprint("recall of `recall`")\n', encoding="utf-8"
+    )
+    i18n.update(src, "es", repo)
+    path = i18n.catalogue_path(src, "es", repo)
+    cat = i18n.read_catalogue(path)
+    for e in cat:
+        e.msgstr = {"# 02 · Recall": "# 02 · Exhaustividad", "recall of `recall`": "el recall de `recall`"}[
+            e.msgid
+        ]
+    i18n.write_catalogue(cat, path)
+    found = i18n.term_problems(repo, ("es",), ["02"])
+    assert [f.split("): ", 1)[1] for f in found] == ["'recall': write 'exhaustividad' for 'recall'"], found
+    assert found[0].startswith("es: course/i18n/es/exercises/02_ex.po (code cell 1)"), found
+
+
+def test_the_term_list_checks_the_graders_hints_in_the_librarys_catalogue(i18n, repo):
+    """The library's entries of the grader (``simhash_lab/grading/``: a checker's hint, the teacher's
+    table) and of the course's pictures are checked against the term list, as the notebooks are; a
+    code name written out (``weights[j]``, a call) is code; the library's other texts are not the
+    course's."""
+    import polib
+
+    terms = i18n.terms_path("es", repo)
+    terms.parent.mkdir(parents=True)
+    terms.write_text(
+        "feature (what votes) | término | feature, features\narray | arreglo ‡ | array, arrays\n"
+        "weight | peso | weight, weights\n",
+        encoding="utf-8",
+    )
+    po = polib.POFile()
+    for where, english, spanish in [
+        ("simhash_lab/grading/checks/simhash_voting.py", "Sum every feature.", "Suma cada feature."),
+        ("simhash_lab/grading/checks/near_duplicates.py", "An array of ints.", "Un array de ints."),
+        ("simhash_lab/grading/classroom.py", "weights", "los pesos"),
+        (
+            "simhash_lab/grading/checks/simhash_voting.py",
+            "Add weights[j] to V[i].",
+            "Suma weights[j] a V[i].",
+        ),
+        ("simhash_lab/course/plot.py", "features", "features"),
+        ("simhash_lab/dedup.py", "features", "features"),
+    ]:
+        po.append(polib.POEntry(msgid=english, msgstr=spanish, occurrences=[(where, "1")]))
+    path = repo / i18n.LIBRARY_CATALOGUE.format(lang="es")
+    path.parent.mkdir(parents=True)
+    po.save(str(path))
+    found = [f.split(" (", 1)[1] for f in i18n.term_problems(repo, ("es",))]
+    feature = "write 'término' for 'feature (what votes)'"
+    assert found == [
+        f"simhash_lab/grading/checks/simhash_voting.py:1): 'feature': {feature}",
+        "simhash_lab/grading/checks/near_duplicates.py:1): 'array': write 'arreglo' for 'array'",
+        f"simhash_lab/course/plot.py:1): 'features': {feature}",
+    ]
+
+
+def test_the_librarys_course_and_grading_texts_use_the_term_list(i18n):
+    """The repository's own catalogue: every hint and label a learner or a teacher reads in Spanish
+    writes the course's term for each concept."""
+    found = [p for p in i18n.term_problems(ROOT, ("es",)) if i18n.LIBRARY_CATALOGUE.format(lang="es") in p]
+    assert found == [], "\n".join(found)
 
 
 def test_the_glossary_gives_each_terms_spanish(i18n):

@@ -180,7 +180,7 @@ for c in nb.cells:
 
 
 def test_a_wrong_answer_in_the_new_exercise_fails_its_check(scaffolded):
-    solved = scaffolded / "exercises" / "solutions" / f"{NN}_{NAME}.ipynb"
+    solved = scaffolded / "exercises" / "solutions" / f"{NN}_solution_{NAME}.ipynb"
     if not solved.exists():
         _run(scaffolded, "tools/build.py", "--exercises", NN, timeout=300)
     r = _run(scaffolded, "-c", _RUN_WITH, str(solved), timeout=120)

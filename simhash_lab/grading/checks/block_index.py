@@ -12,8 +12,9 @@ list that counts the items read, each table a mapping that counts the entries lo
 iterated), and everything but its candidates is bait (:func:`_baited`: each other fingerprint is
 ``q`` itself, and an id planted under q's keys rebuilds ``q`` from the tables), so a query that
 reads beyond them, however (a copy, a format string's field, a counter reset), answers wrong. Both
-functions run in a sandbox of their own, each call on its own (no state between calls), on two
-indexes of the same size built one after the other, queried in turn.
+functions are measured apart from the rest of the notebook (before any of its cells runs in the
+sandbox), each call on its own (no state between calls), on two indexes of the same size built one
+after the other, queried in turn.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """Checkers of exercise 03, Hamming distance and POPCNT: distances and XOR by hand, Kernighan's
 popcount, the early-exit ``is_near`` of source 004's ``isEqual``.
 
-The two functions are checked for their method as well as their results, by what they do, in a
-sandbox of their own (see :mod:`simhash_lab.grading._code_checks`), however they are written (a
-``while`` loop, the walrus, ``for``/``else``, recursion, a generator, helpers of the learner's):
+The two functions are checked for their method as well as their results, by what they do, apart
+from the rest of the notebook (see :mod:`simhash_lab.grading._code_checks`), however they are
+written (a ``while`` loop, the walrus, ``for``/``else``, recursion, a generator, helpers of the
+learner's):
 
 * ``popcount_kernighan``: one of its variables takes the values x, x & (x - 1), ... (traced), and
   the lines it executes grow by the same amount per set bit wherever the bits are: one step per set

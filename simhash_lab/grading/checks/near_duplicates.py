@@ -79,7 +79,7 @@ def _distances_judge(c: dict, res: list[dict]) -> None:
     if i is not None:
         raise Wrong(
             _(
-                "Fingerprint every document with Simhasher() (the default, fingerprints for the batch), "
+                "Fingerprint every document with Simhasher() (the default; `.fingerprints` for the batch), "
                 "then, for each row (i, j) of pairs, the Hamming distance of documents i and j."
             ),
             expected=Raw(_("{v0} for pair {i} of {what}").format(v0=exp[i], i=i, what=what)),

@@ -8,6 +8,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from simhash_lab.grading._notebooks import exercise_file
 from simhash_lab.grading.checks import EXERCISES
 
 SOLUTIONS = Path(__file__).resolve().parents[3] / "exercises" / "solutions"
@@ -15,7 +16,7 @@ RUN = ("setup", "given", "answer")  # the roles of the cells a learner's Run All
 
 
 def _cells(name: str):
-    nb = nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)
+    nb = nbformat.read(SOLUTIONS / exercise_file(name, "solution"), as_version=4)
     for c in nb.cells:
         meta = c.metadata.get("simhash_lab", {})
         if c.cell_type == "code" and meta.get("role") in RUN:

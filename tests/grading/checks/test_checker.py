@@ -19,6 +19,7 @@ import pytest
 from liars import AlwaysEqual, EqualInt, lying_str
 
 from simhash_lab.grading import checks
+from simhash_lab.grading._notebooks import exercise_file
 from simhash_lab.grading.checks import CHECKS, EXERCISES
 
 # -- check cells: one line, never a raise ------------------------------------------------------------
@@ -158,7 +159,7 @@ def test_run_all_on_an_untouched_exercise_runs_to_the_end_with_a_cross_per_check
     import nbformat
     from nbclient import NotebookClient
 
-    nb = nbformat.read(EXERCISE_FILES / f"{name}.ipynb", as_version=4)
+    nb = nbformat.read(EXERCISE_FILES / exercise_file(name), as_version=4)
     NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=False).execute(cwd=str(tmp_path))
     outs = _check_outputs(nb)
     assert sorted(outs) == sorted(a.key for a in EXERCISES[name].answers)

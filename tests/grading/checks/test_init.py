@@ -28,7 +28,7 @@ def test_run_all_goes_past_a_wrong_answer(tmp_path):
     import nbformat
     from nbclient import NotebookClient
 
-    nb = nbformat.read(SOLUTIONS / "03_hamming_popcount.ipynb", as_version=4)
+    nb = nbformat.read(SOLUTIONS / "03_solution_hamming_popcount.ipynb", as_version=4)
     for c in nb.cells:
         if c.get("metadata", {}).get("simhash_lab", {}).get("answer") == "xor_AB":
             c.source = "xor_AB = 0b101111"

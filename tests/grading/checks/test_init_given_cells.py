@@ -21,6 +21,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from simhash_lab.grading._notebooks import exercise_file
 from simhash_lab.grading.checks import EXERCISES, Functions, Values
 from simhash_lab.grading.classroom import personalize
 
@@ -141,7 +142,7 @@ def fresh(tmp_path_factory):
     paths = {}
     for lang, folder in LANGS.items():
         for name in EXERCISES:
-            nb = nbformat.read(folder / f"{name}.ipynb", as_version=4)
+            nb = nbformat.read(folder / exercise_file(name), as_version=4)
             p = d / lang / "own" / f"{name}.ipynb"
             p.parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(nb, p)
@@ -174,8 +175,8 @@ def test_no_given_cell_prints_an_answer(fresh, lang, name):
         expected = _expected(name, variant)
         for i, text in enumerate(fresh[(lang, name, variant)]):
             found += [(variant, i, key, text) for key, v in expected.items() if printed(text, v)]
-    stored = nbformat.read(LANGS[lang] / f"{name}.ipynb", as_version=4)
-    solved = nbformat.read(LANGS[lang] / "solutions" / f"{name}.ipynb", as_version=4)
+    stored = nbformat.read(LANGS[lang] / exercise_file(name), as_version=4)
+    solved = nbformat.read(LANGS[lang] / "solutions" / exercise_file(name, "solution"), as_version=4)
     values = {k: v for k, v in _expected(name, None).items() if "." in k or k in ("ideal_flips",)}
     for label, nb, wanted in (("stored", stored, _expected(name, None)), ("solution", solved, values)):
         # a solution's given cells may print what its own functions return; never a value answer
@@ -188,7 +189,7 @@ def test_the_fresh_runs_ran_every_given_cell(fresh):
     for (lang, name, _variant), outs in fresh.items():
         n = sum(
             1
-            for c in nbformat.read(LANGS[lang] / f"{name}.ipynb", as_version=4).cells
+            for c in nbformat.read(LANGS[lang] / exercise_file(name), as_version=4).cells
             if c.cell_type == "code" and c.metadata.get("simhash_lab", {}).get("role") == "given"
         )
         assert len(outs) == n and not any("Traceback" in o for o in outs), (lang, name, outs)
