@@ -63,6 +63,7 @@ from .._cache import cache_dir
 
 __all__ = [
     "HELPER_OPT",
+    "c_address",
     "KERNEL_SOURCES",
     "MISSES",
     "KernelCache",
@@ -200,21 +201,33 @@ class KernelDispatcher(CPUDispatcher):
                 fn.add_function_attribute("alwaysinline")
 
 
-def kernel(fn: Callable | None = None, *, nogil: bool = True, inline: bool = False):
+def kernel(fn: Callable | None = None, *, nogil: bool = True, inline: bool = False, c_entry: bool = False):
     """Compile ``fn`` with Numba, cached by ``KernelCache``: ``@kernel`` or ``@kernel(...)``.
 
     ``inline=True``: a helper that only kernels call, compiled at ``HELPER_OPT`` and inlined by
     LLVM into each caller (see the module's docstring). It can still be called from Python (the
     tests do), at that optimisation level.
+    ``c_entry=True``: the compiled code also gets a C entry point (``c_address``), for a kernel
+    that other kernels call through its address, so that it is compiled only by the first call
+    that needs it, not with every kernel that might (``vote.hash_batch``).
     """
 
     def wrap(f: Callable):
         if config.DISABLE_JIT:  # NUMBA_DISABLE_JIT: the plain Python function, as njit gives
             return f
-        options = {"nopython": True, "nogil": nogil, "boundscheck": None, "no_cfunc_wrapper": True}
+        options = {"nopython": True, "nogil": nogil, "boundscheck": None, "no_cfunc_wrapper": not c_entry}
         disp = KernelDispatcher(py_func=f, locals={}, targetoptions=options)
         disp.always_inline = inline
         disp._cache = KernelCache(disp.py_func)
         return disp
 
     return wrap(fn) if fn is not None else wrap
+
+
+def c_address(disp: KernelDispatcher, sig) -> int:
+    """The address of the C entry point of ``disp`` (a ``c_entry=True`` kernel) compiled for the
+    signature ``sig`` (compiled, or loaded from the cache, on first use in this process): a
+    runtime value, never stored in the cache or sent to another process."""
+    disp.compile(sig.args)
+    cres = disp.overloads[tuple(sig.args)]
+    return cres.library.get_pointer_to_function(cres.fndesc.llvm_cfunc_wrapper_name)

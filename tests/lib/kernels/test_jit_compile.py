@@ -168,3 +168,34 @@ def test_the_index_compiles_each_kernel_once(run_measured):
     twice = {k: v for k, v in res["compiled"].items() if len(v) > 1}
     assert not twice, f"compiled more than once: {twice}"
     assert not [s for v in res["compiled"].values() for s in v if "Literal" in s], res["compiled"]
+
+
+OTHER_HASHES = ("md5_pair", "_md5_block", "siphash13", "xxh64", "hash_span", "hash_batch")
+
+
+def test_a_first_default_fingerprint_compiles_no_other_hash_and_another_hash_reuses_its_kernels(
+    run_measured, tmp_path
+):
+    """The hashes other than XXH3 are compiled by the first call that asks for one (their kernels
+    call them through ``vote.hash_batch``'s address): a first default ``fingerprints`` compiles
+    none of them; a first MD5 one then compiles them and no fingerprint kernel again, and gives the
+    fingerprints of the hash's definition."""
+    cache = tmp_path / "cache"
+    setup = _setup("Simhasher()") + "import hashlib\nfrom simhash_lab import presets\n"
+    first = run_measured(setup, "h.fingerprints(docs[:200])", cache=cache)
+    assert "simhash_lab.kernels.fingerprint.fingerprints_str" in first["compiled"], first["compiled"]
+    pulled = [k for k in first["compiled"] if k.rsplit(".", 1)[1] in OTHER_HASHES]
+    assert not pulled, f"a default fingerprint compiled the other hashes: {pulled}"
+    md5 = run_measured(
+        setup,
+        "g = Simhasher(hash='md5'); fp = g.fingerprints(['rust is safe', 'safe rust'] * 40)\n"
+        "ref = g.fingerprints([['rust', 'is', 'safe'], ['safe', 'rust']] * 40)\n"
+        "assert fp.tolist() == ref.tolist() and len(set(fp.tolist())) == 2, fp\n"
+        "votes = [sum(1 if int(hashlib.md5(w.encode()).hexdigest()[:16], 16) >> i & 1 else -1"
+        " for w in ('rust', 'is', 'safe')) for i in range(64)]\n"
+        "assert int(fp[0]) == sum(1 << i for i, v in enumerate(votes) if v > 0), hex(int(fp[0]))",
+        cache=cache,
+    )
+    names = {k.rsplit(".", 1)[1] for k in md5["compiled"]}
+    assert {"hash_batch", "md5_pair"} <= names, md5["compiled"]
+    assert not names & {"fingerprints_str", "hash_vote_tokens", "lower_tokenize_str"}, md5["compiled"]
