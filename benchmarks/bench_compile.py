@@ -21,13 +21,14 @@ with the default number (alternately), and prints the CPU seconds of the command
 and the kernels it compiled; then its second run and a first fingerprint after it. ``--first``
 measures what a library user who never ran the warmup waits for: a new process, an empty cache,
 ``import simhash_lab`` and a first ``Simhasher().fingerprints(texts)``, or a first
-``dedup_texts(texts)``. ``--speed`` checks what the compiled code does once compiled: the
-process's CPU seconds on the corpus (fingerprints, shingle sets, a dedup) and a digest of the outputs.
-``--against TREE`` (another tree's folder, run with this interpreter, e.g.
-a ``git archive`` of main; or its own interpreter, ``../main/.venv/bin/python``) runs both trees
-alternately in ``--cli``, ``--first`` and ``--speed``: medians of each and the median of the pairs' ratios.
-The CPU's model and flags and the load average are printed beside the figures: a cold compile
-takes longer, in CPU time too, when another process competes for the core.
+``dedup_texts(texts)`` (with the CPU seconds spent inside LLVM's calls). ``--speed`` checks what
+the compiled code does once compiled: the process's CPU seconds on the corpus (fingerprints,
+shingle sets, a dedup) and a digest of the outputs. ``--against TREE`` (another tree's folder, run
+with this interpreter, e.g. a ``git archive`` of main; or its own interpreter,
+``../main/.venv/bin/python``) runs both trees alternately in ``--cli``, ``--first`` and
+``--speed``: medians of each and the median of the pairs' ratios. The CPU's model and flags and
+the load average are printed beside the figures: a cold compile takes longer, in CPU time too,
+when another process competes for the core.
 """
 
 from __future__ import annotations
@@ -141,6 +142,15 @@ def cpu():
     r = resource.getrusage(resource.RUSAGE_SELF)
     return r.ru_utime + r.ru_stime
 t = time.perf_counter()
+from llvmlite.binding import ffi  # the CPU time spent in LLVM: every call into it, on every thread
+llvm, call = [0.0], ffi._lib_fn_wrapper.__call__
+def timed(self, *a, **k):
+    c = time.thread_time()
+    try:
+        return call(self, *a, **k)
+    finally:
+        llvm[0] += time.thread_time() - c
+ffi._lib_fn_wrapper.__call__ = timed
 import simhash_lab
 from simhash_lab.kernels import _jit
 texts = [f"The quick brown fox number {i} jumps over the lazy dog, again and again." for i in range(200)]
@@ -148,7 +158,8 @@ if sys.argv[1] == "fingerprints":
     simhash_lab.Simhasher().fingerprints(texts)
 else:
     simhash_lab.dedup_texts(texts)
-print(json.dumps({"cpu": cpu(), "wall": time.perf_counter() - t, "compiled": len(_jit.MISSES)}))
+print(json.dumps({"cpu": cpu(), "llvm cpu": llvm[0], "wall": time.perf_counter() - t,
+                  "compiled": len(_jit.MISSES)}))
 """
 
 
@@ -201,11 +212,11 @@ def best(name, fn):
 def dd():
     res = dedup_texts(docs[:2000] + [d[: len(d) // 2] for d in docs[:500]], jaccard=0.5)
     return res.fingerprints, res.keep
-best("fingerprints, prose", lambda: Simhasher().fingerprints(docs, parallel=False))
-best("fingerprints, mixed, long tokens", lambda: Simhasher().fingerprints(mixed, parallel=False))
-best("fingerprints, char 3-grams", lambda: Simhasher(tokenizer=char_ngrams(3)).fingerprints(docs[:500]))
-best("fingerprints, md5", lambda: Simhasher(hash="md5").fingerprints(docs[:500], parallel=False))
-best("shingle sets", lambda: sh.fingerprints_and_sets(docs))
+best("fingerprints, prose", lambda: Simhasher().fingerprints(docs * 10, parallel=False))
+best("fingerprints, mixed, long tokens", lambda: Simhasher().fingerprints(mixed * 10, parallel=False))
+best("fingerprints, char 3-grams", lambda: Simhasher(tokenizer=char_ngrams(3)).fingerprints(docs))
+best("fingerprints, md5", lambda: Simhasher(hash="md5").fingerprints(docs, parallel=False))
+best("shingle sets", lambda: sh.fingerprints_and_sets(docs * 3))
 best("dedup_texts", dd)
 out["digest"] = digest.hexdigest()
 print(json.dumps(out))
@@ -336,7 +347,7 @@ def first_calls(repeat: int, against: str | None = None) -> None:
         _report(
             f"new process, empty cache: import + first {what}(200 texts) (medians of {repeat})",
             runs,
-            ["cpu", "wall", "compiled"],
+            ["cpu", "llvm cpu", "wall", "compiled"],
         )
 
 
@@ -381,7 +392,7 @@ def main() -> None:
     ap.add_argument(
         "--against",
         metavar="TREE",
-        help="--cli, --first: another tree (its folder or its Python), alternately",
+        help="--cli, --first, --speed: another tree (its folder or its Python), alternately",
     )
     ap.add_argument("--tree", help="measure this tree (its folder or its Python) instead of this one")
     args = ap.parse_args()
