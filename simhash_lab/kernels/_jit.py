@@ -41,7 +41,8 @@ inlined it) re-ran Numba's front end on the whole callee tree (the XXH3 code was
 each of the four kernels that inlined it). A helper is compiled at LLVM ``-O1`` (``HELPER_OPT``):
 its code only runs inlined into a caller, whose ``-O3`` optimises it there; ``-O1`` still drops
 the references a global array's constant leaves behind, which would make the cache refuse the
-entry.
+entry. Nor does a helper get a CPython wrapper (``HelperDispatcher``): the tests that call one
+from Python get a second entry, compiled for them.
 (``benchmarks/results/2026-12-07-cold-start.md`` has the measurements.)
 """
 
@@ -63,6 +64,7 @@ from .._cache import cache_dir
 
 __all__ = [
     "HELPER_OPT",
+    "HelperDispatcher",
     "c_address",
     "KERNEL_SOURCES",
     "MISSES",
@@ -127,8 +129,19 @@ class _KernelLocator(_CacheLocator):
         return cls(py_func, py_file) if os.path.exists(py_file) else None
 
 
+class _PythonEntryLocator(_KernelLocator):
+    """A helper's Python entry (``HelperDispatcher``): its own cache files beside the helper's."""
+
+    def get_disambiguator(self):
+        return f"{self._lineno}py"
+
+
 class _KernelCacheImpl(CompileResultCacheImpl):
     _locator_classes = [_KernelLocator]
+
+
+class _PythonEntryCacheImpl(CompileResultCacheImpl):
+    _locator_classes = [_PythonEntryLocator]
 
 
 class KernelCache(FunctionCache):
@@ -148,6 +161,10 @@ class KernelCache(FunctionCache):
             super().save_overload(sig, data)
         except OSError:  # a read-only cache (a sandbox): this process keeps its compiled code
             pass
+
+
+class _PythonEntryCache(KernelCache):
+    _impl_class = _PythonEntryCacheImpl
 
 
 def _on_miss(py_func, sig) -> None:
@@ -201,12 +218,30 @@ class KernelDispatcher(CPUDispatcher):
                 fn.add_function_attribute("alwaysinline")
 
 
+class HelperDispatcher(KernelDispatcher):
+    """An ``inline=True`` helper: compiled without a CPython wrapper (kernels call it, inlined; the
+    wrapper's code would cost compile time in every first call that needs the helper). A call
+    from Python (the tests) goes to a second dispatcher of the same function, with a wrapper and
+    cache files of its own, compiled on that first call."""
+
+    always_inline = True
+    _python_entry = None
+
+    def __call__(self, *args, **kws):
+        if self._python_entry is None:
+            options = dict(self.targetoptions, no_cpython_wrapper=False)
+            entry = KernelDispatcher(py_func=self.py_func, locals={}, targetoptions=options)
+            entry._cache = _PythonEntryCache(self.py_func)
+            self._python_entry = entry
+        return self._python_entry(*args, **kws)
+
+
 def kernel(fn: Callable | None = None, *, nogil: bool = True, inline: bool = False, c_entry: bool = False):
     """Compile ``fn`` with Numba, cached by ``KernelCache``: ``@kernel`` or ``@kernel(...)``.
 
     ``inline=True``: a helper that only kernels call, compiled at ``HELPER_OPT`` and inlined by
-    LLVM into each caller (see the module's docstring). It can still be called from Python (the
-    tests do), at that optimisation level.
+    LLVM into each caller (see the module's docstring), with no CPython wrapper; a call from
+    Python (the tests) compiles a second entry that has one (``HelperDispatcher``).
     ``c_entry=True``: the compiled code also gets a C entry point (``c_address``), for a kernel
     that other kernels call through its address, so that it is compiled only by the first call
     that needs it, not with every kernel that might (``vote.hash_batch``).
@@ -216,8 +251,12 @@ def kernel(fn: Callable | None = None, *, nogil: bool = True, inline: bool = Fal
         if config.DISABLE_JIT:  # NUMBA_DISABLE_JIT: the plain Python function, as njit gives
             return f
         options = {"nopython": True, "nogil": nogil, "boundscheck": None, "no_cfunc_wrapper": not c_entry}
-        disp = KernelDispatcher(py_func=f, locals={}, targetoptions=options)
-        disp.always_inline = inline
+        if inline:
+            disp = HelperDispatcher(
+                py_func=f, locals={}, targetoptions=dict(options, no_cpython_wrapper=True)
+            )
+        else:
+            disp = KernelDispatcher(py_func=f, locals={}, targetoptions=options)
         disp._cache = KernelCache(disp.py_func)
         return disp
 
