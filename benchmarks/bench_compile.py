@@ -1,6 +1,7 @@
 """Where Numba compile time goes: per step, per kernel and per specialisation, from an empty cache.
 
-Run: ``python benchmarks/bench_compile.py [--repeat N] [--top 25] [--steps course|warmup] [--cli]``.
+Run: ``python benchmarks/bench_compile.py [--repeat N] [--top 25]
+[--steps course|warmup|fingerprints|dedup_texts] [--cli] [--first] [--against TREE] [--tree TREE]``.
 
 Each repeat runs the steps in a new process with an empty ``NUMBA_CACHE_DIR`` (a cold cache), then
 again in a new process with that cache filled (warm), then times a third kind of process: import and
@@ -10,9 +11,23 @@ compile while it is typed); a kernel's *self* time is its event's time minus its
 
 ``--steps course`` (the default) is a fixed list of public-API calls, the same on every commit, so
 that figures before and after a change compare; ``--steps warmup`` runs ``simhash_lab.warmup.steps()``,
-what ``simhash-lab warmup`` runs, in one process; ``--cli`` times the ``simhash-lab warmup`` command
-itself (one process, then the default number), its second run, and a first fingerprint after it.
-Note ``uptime``'s load beside the figures: on a shared machine a cold compile takes twice as long
+what ``simhash-lab warmup`` runs, in one process; ``--steps fingerprints`` and ``--steps dedup_texts``
+a library user's first call alone (``Simhasher().fingerprints`` or ``dedup_texts`` of 200 short
+texts), so that the kernel list shows what that call compiles. ``--tree`` measures another tree.
+
+``--cli`` runs the ``simhash-lab warmup`` command itself from an empty cache, with one process and
+with the default number (alternately), and prints the CPU seconds of the command and its children
+(the figure: on a shared machine wall time mostly measures the others' load), the wall seconds
+and the kernels it compiled; then its second run and a first fingerprint after it. ``--first``
+measures what a library user who never ran the warmup waits for: a new process, an empty cache,
+``import simhash_lab`` and a first ``Simhasher().fingerprints(texts)``, or a first
+``dedup_texts(texts)`` (with the CPU seconds spent inside LLVM's calls). ``--speed`` checks what
+the compiled code does once compiled: the process's CPU seconds on the corpus (fingerprints,
+shingle sets, a dedup) and a digest of the outputs. ``--against TREE`` (another tree's folder, run
+with this interpreter, e.g. a ``git archive`` of main; or its own interpreter,
+``../main/.venv/bin/python``) runs both trees alternately in ``--cli``, ``--first`` and
+``--speed``: medians of each and the median of the pairs' ratios. The CPU's model and flags and
+the load average are printed beside the figures: a cold compile takes longer, in CPU time too,
 when another process competes for the core.
 """
 
@@ -92,6 +107,11 @@ which = sys.argv[2]
 if which == "warmup":
     from simhash_lab.warmup import steps
     todo = steps()
+elif which in ("fingerprints", "dedup_texts"):  # a library user's first call, nothing before it
+    import simhash_lab
+    texts = [f"The quick brown fox number {i} jumps over the lazy dog, again and again." for i in range(200)]
+    todo = [("first " + which, lambda: simhash_lab.Simhasher().fingerprints(texts) if which == "fingerprints"
+             else simhash_lab.dedup_texts(texts))]
 else:
     exec(STEPS_SRC)
     todo = course_steps()
@@ -115,15 +135,42 @@ FIRST = (
     "Simhasher().fingerprint('hello world'); print(time.perf_counter() - t)"
 )
 
+# a library user's first call, in a new process: CPU (all threads) and wall of import + the call
+FIRST_CALL = r"""
+import json, resource, sys, time
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+t = time.perf_counter()
+from llvmlite.binding import ffi  # the CPU time spent in LLVM: every call into it, on every thread
+llvm, call = [0.0], ffi._lib_fn_wrapper.__call__
+def timed(self, *a, **k):
+    c = time.thread_time()
+    try:
+        return call(self, *a, **k)
+    finally:
+        llvm[0] += time.thread_time() - c
+ffi._lib_fn_wrapper.__call__ = timed
+import simhash_lab
+from simhash_lab.kernels import _jit
+texts = [f"The quick brown fox number {i} jumps over the lazy dog, again and again." for i in range(200)]
+if sys.argv[1] == "fingerprints":
+    simhash_lab.Simhasher().fingerprints(texts)
+else:
+    simhash_lab.dedup_texts(texts)
+print(json.dumps({"cpu": cpu(), "llvm cpu": llvm[0], "wall": time.perf_counter() - t,
+                  "compiled": len(_jit.MISSES)}))
+"""
+
 
 def run_child(cache: str, which: str) -> dict:
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=str(ROOT))
     out = subprocess.run(
-        [sys.executable, "-c", CHILD, COURSE_STEPS, which, SKIP[0]],
-        env=env,
+        [_python(TREE[0]), "-c", CHILD, COURSE_STEPS, which, SKIP[0]],
+        env=_tree_env(TREE[0], cache),
         capture_output=True,
         text=True,
         check=False,
+        cwd="/",
     )
     if out.returncode:
         sys.exit(out.stderr)
@@ -131,52 +178,239 @@ def run_child(cache: str, which: str) -> dict:
 
 
 def first_fingerprint(cache: str) -> float:
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=str(ROOT))
+    env = _tree_env(TREE[0], cache)
     return float(
-        subprocess.run([sys.executable, "-c", FIRST], env=env, capture_output=True, text=True).stdout
+        subprocess.run(
+            [_python(TREE[0]), "-c", FIRST], env=env, capture_output=True, text=True, cwd="/"
+        ).stdout
     )
 
 
-def warmup_cli(repeat: int) -> None:
-    """``simhash-lab warmup`` itself, from an empty cache, with one process and with the default
-    (alternately, ``repeat`` times each); then its second run and a first fingerprint after it."""
+# the compiled code itself, once compiled (a filled cache): CPU seconds (all threads) of the best of
+# 3 per workload, and a digest of every output (the trees must agree bit for bit)
+SPEED = r"""
+import hashlib, json, sys, time
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+from _corpus import documents
+from simhash_lab import Simhasher, dedup_texts
+from simhash_lab.shingles import Shingler
+from simhash_lab.tokenize import char_ngrams
+docs = documents(4000)
+mixed = [d.title() + " \u0130stanbul \u4f60\u597d " + "x" * (17 + i % 200) for i, d in enumerate(docs[:900])]
+sh = Shingler(5)
+out, digest = {}, hashlib.sha256()
+def best(name, fn):
+    fn()
+    ts = []
+    for _ in range(3):
+        c = time.process_time(); r = fn(); ts.append(time.process_time() - c)
+    out[name] = min(ts)
+    digest.update(name.encode())
+    for a in (r if isinstance(r, tuple) else (r,)):
+        digest.update(np.ascontiguousarray(a).tobytes())
+def dd():
+    res = dedup_texts(docs[:2000] + [d[: len(d) // 2] for d in docs[:500]], jaccard=0.5)
+    return res.fingerprints, res.keep
+best("fingerprints, prose", lambda: Simhasher().fingerprints(docs * 10, parallel=False))
+best("fingerprints, mixed, long tokens", lambda: Simhasher().fingerprints(mixed * 10, parallel=False))
+best("fingerprints, char 3-grams", lambda: Simhasher(tokenizer=char_ngrams(3)).fingerprints(docs))
+best("fingerprints, md5", lambda: Simhasher(hash="md5").fingerprints(docs, parallel=False))
+best("shingle sets", lambda: sh.fingerprints_and_sets(docs * 3))
+best("dedup_texts", dd)
+out["digest"] = digest.hexdigest()
+print(json.dumps(out))
+"""
+
+
+def _tree(spec: str) -> str:
+    """``--against``/``--tree``: a tree's folder (run with this interpreter, that folder first on
+    ``sys.path``) or another tree's interpreter; returned as a key of ``_TREE_PATH``."""
+    if os.path.isdir(spec):
+        key = f"{sys.executable}#{os.path.abspath(spec)}"
+        _TREE_PATH[key] = (sys.executable, os.path.abspath(spec))
+    else:
+        key = spec
+        _TREE_PATH[key] = (spec, None)
+    return key
+
+
+_TREE_PATH: dict[str, tuple[str, str | None]] = {sys.executable: (sys.executable, str(ROOT))}
+TREE = [sys.executable]
+
+
+def _tree_env(tree: str, cache: str) -> dict:
+    """The environment of a child of ``tree`` (see ``_tree``): the tree's folder on
+    ``PYTHONPATH``, or none for another tree's own interpreter."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+    env.pop("PYTHONPATH", None)
+    env.pop("SIMHASH_LAB_ON_COMPILE", None)
+    if _TREE_PATH[tree][1]:
+        env["PYTHONPATH"] = _TREE_PATH[tree][1]
+    return env
+
+
+def _python(tree: str) -> str:
+    return _TREE_PATH[tree][0]
+
+
+def _timed(cmd: list[str], env: dict) -> tuple[float, float, str]:
+    """(CPU seconds of ``cmd`` and its children, wall seconds, its stderr + stdout)."""
+    import resource
     import time
 
-    rows: dict[str, list[float]] = {"-j 1": [], "default jobs": [], "second run": [], "first fingerprint": []}
-    for _ in range(repeat):
-        for label, extra in (("-j 1", ["-j", "1"]), ("default jobs", [])):
-            with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
-                env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=str(ROOT))
-                cmd = [sys.executable, "-m", "simhash_lab.cli", "warmup", "-q", *extra]
-                t = time.perf_counter()
-                subprocess.run(cmd, env=env, check=True)
-                rows[label].append(time.perf_counter() - t)
-                if label == "default jobs":
-                    t = time.perf_counter()
-                    subprocess.run(cmd, env=env, check=True)
-                    rows["second run"].append(time.perf_counter() - t)
-                    rows["first fingerprint"] += [first_fingerprint(cache) for _ in range(3)]
-        print(f"  load now {os.getloadavg()[0]:.2f}", flush=True)
-    print(f"\nsimhash-lab warmup from an empty cache, wall seconds ({os.cpu_count()} CPUs):")
-    for label, xs in rows.items():
-        print(
-            f"  {label:18s} median {statistics.median(xs):6.2f}   runs: {', '.join(f'{x:.2f}' for x in xs)}"
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd="/")
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if out.returncode:
+        sys.exit(f"{' '.join(cmd)} failed: {out.stderr[-2000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, wall, out.stderr + out.stdout
+
+
+def _warmup_once(tree: str, jobs: list[str]) -> dict:
+    """``simhash-lab warmup`` from an empty cache, its second run, and a new process's first
+    fingerprint after it."""
+    import re
+
+    with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
+        env, python = _tree_env(tree, cache), _python(tree)
+        cmd = [python, "-m", "simhash_lab.cli", "warmup", *jobs]
+        load = os.getloadavg()[0]
+        cpu, wall, text = _timed(cmd, env)
+        m = re.search(r"warmup: (\d+) kernels compiled.* with (\d+) process", text)
+        cpu2, wall2, _ = _timed(cmd, env)
+        cpu3, wall3, _ = _timed([python, "-c", FIRST], env)
+    return {
+        "cpu": cpu, "wall": wall, "kernels": int(m.group(1)) if m else -1,
+        "processes": int(m.group(2)) if m else -1, "second cpu": cpu2, "second wall": wall2,
+        "first fingerprint cpu": cpu3, "first fingerprint wall": wall3, "load": load,
+    }  # fmt: skip
+
+
+def _first_once(tree: str, what: str) -> dict:
+    with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
+        load = os.getloadavg()[0]
+        _, _, text = _timed([_python(tree), "-c", FIRST_CALL, what], _tree_env(tree, cache))
+    return dict(json.loads(text.strip().splitlines()[-1]), load=load)
+
+
+def _trees(against: str | None) -> dict[str, str]:
+    return {"before": _tree(against), "after": TREE[0]} if against else {"this tree": TREE[0]}
+
+
+def _report(label: str, runs: dict[str, list[dict]], keys: list[str]) -> None:
+    """Medians per tree, and with two trees the median of the pairs' ratios after/before."""
+    print(f"\n{label}")
+    for key in keys:
+        cells = [f"{t} {statistics.median(r[key] for r in rs):7.2f}" for t, rs in runs.items()]
+        line = f"  {key:24s} " + "   ".join(cells)
+        if len(runs) == 2:
+            before, after = runs.values()
+            ratios = [a[key] / b[key] for b, a in zip(before, after) if b[key]]
+            if ratios:
+                line += f"   after/before {statistics.median(ratios):.3f}"
+        print(line)
+    for t, rs in runs.items():
+        print(f"  {t}: loads " + ", ".join(f"{r['load']:.2f}" for r in rs))
+
+
+def warmup_cli(repeat: int, against: str | None = None) -> None:
+    """``simhash-lab warmup`` from an empty cache, with one process and with the default number
+    (alternately, each tree first in turn), ``repeat`` times each."""
+    trees = _trees(against)
+    for label, jobs in (("-j 1", ["-j", "1"]), ("default jobs", [])):
+        runs: dict[str, list[dict]] = {t: [] for t in trees}
+        for rep in range(repeat):
+            for t in list(trees)[:: 1 if rep % 2 == 0 else -1]:
+                runs[t].append(_warmup_once(trees[t], jobs))
+        _report(
+            f"simhash-lab warmup {label} from an empty cache (CPU: the command and its children; "
+            f"medians of {repeat})",
+            runs,
+            ["cpu", "wall", "kernels", "processes", "second cpu", "second wall",
+             "first fingerprint cpu", "first fingerprint wall"],
+        )  # fmt: skip
+
+
+def first_calls(repeat: int, against: str | None = None) -> None:
+    """A library user who never ran the warmup: import + first fingerprints / dedup_texts, each
+    in a new process with an empty cache."""
+    trees = _trees(against)
+    for what in ("fingerprints", "dedup_texts"):
+        runs: dict[str, list[dict]] = {t: [] for t in trees}
+        for rep in range(repeat):
+            for t in list(trees)[:: 1 if rep % 2 == 0 else -1]:
+                runs[t].append(_first_once(trees[t], what))
+        _report(
+            f"new process, empty cache: import + first {what}(200 texts) (medians of {repeat})",
+            runs,
+            ["cpu", "llvm cpu", "wall", "compiled"],
         )
+
+
+def speed(repeat: int, against: str | None = None) -> None:
+    """The compiled code's speed (CPU seconds, all threads), in new processes over one filled cache per tree
+    (each tree first in turn): medians of the best-of-3 CPU seconds, their ratio, the outputs'
+    digests (equal: the same fingerprints, sets and kept rows)."""
+    trees = _trees(against)
+    caches = {t: tempfile.mkdtemp(prefix="numba-speed-") for t in trees}
+    runs: dict[str, list[dict]] = {t: [] for t in trees}
+    try:
+        for rep in range(repeat):
+            for t in list(trees)[:: 1 if rep % 2 == 0 else -1]:
+                load = os.getloadavg()[0]
+                _, _, text = _timed(
+                    [_python(trees[t]), "-c", SPEED, str(ROOT / "benchmarks")], _tree_env(trees[t], caches[t])
+                )
+                runs[t].append(dict(json.loads(text.strip().splitlines()[-1]), load=load))
+    finally:
+        import shutil
+
+        for c in caches.values():
+            shutil.rmtree(c, ignore_errors=True)
+    keys = [k for k in next(iter(runs.values()))[0] if k not in ("digest", "load")]
+    _report(f"compiled code, CPU s (best of 3 per run; medians of {repeat} runs)", runs, keys)
+    for t, rs in runs.items():
+        print(f"  {t}: output digests {sorted({r['digest'][:16] for r in rs})}")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=1, help="cold runs (each in a new empty cache)")
     ap.add_argument("--top", type=int, default=25, help="kernels listed by self time")
-    ap.add_argument("--steps", choices=["course", "warmup"], default="course")
+    ap.add_argument("--steps", choices=["course", "warmup", "fingerprints", "dedup_texts"], default="course")
     ap.add_argument("--json", help="also write every run's raw figures here")
     ap.add_argument("--skip", default="", help="leave out the steps whose name contains this")
     ap.add_argument("--cli", action="store_true", help="time the `simhash-lab warmup` command instead")
+    ap.add_argument("--first", action="store_true", help="a first fingerprints / dedup_texts, no warmup")
+    ap.add_argument(
+        "--speed", action="store_true", help="the compiled code's speed and outputs, filled cache"
+    )
+    ap.add_argument(
+        "--against",
+        metavar="TREE",
+        help="--cli, --first, --speed: another tree (its folder or its Python), alternately",
+    )
+    ap.add_argument("--tree", help="measure this tree (its folder or its Python) instead of this one")
     args = ap.parse_args()
     SKIP[0] = args.skip
-    if args.cli:
-        print(f"load before: {os.getloadavg()[0]:.2f} (1 min)")
-        warmup_cli(args.repeat)
+    if args.tree:
+        TREE[0] = _tree(args.tree)
+    from bench_dedup import cpu_info
+
+    print(f"{cpu_info()}; tree {_TREE_PATH[TREE[0]][1] or TREE[0]}")
+    if args.cli or args.first or args.speed:
+        print(f"load before {os.getloadavg()[0]:.2f} (1 min)")
+        if args.speed:
+            speed(args.repeat, args.against)
+        if args.first:
+            first_calls(args.repeat, args.against)
+        if args.cli:
+            warmup_cli(args.repeat, args.against)
+        print(f"load after: {os.getloadavg()[0]:.2f}")
         return
     print(f"load before: {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} cores; steps: {args.steps}")
     runs = []

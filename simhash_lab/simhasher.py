@@ -26,7 +26,7 @@ from .kernels import fingerprint as F
 from .kernels import hashes as H
 from .kernels.strings import lower_utf8, str_views
 from .kernels.tokenize import FEAT_TOKENS, FLAG_PYTHON_LOWER, FLAG_SURROGATE, TOK_RUST
-from .kernels.vote import WEIGHT_BINARY, WEIGHT_TF, fold_weighted, overflow_scale
+from .kernels.vote import WEIGHT_BINARY, WEIGHT_TF, fold_weighted, hash_batch_address, overflow_scale
 from .tokenize import Tokenizer, words
 
 __all__ = ["Simhasher", "Trace"]
@@ -399,13 +399,16 @@ class Simhasher:
     def _fused(self, items: list, out: np.ndarray, parallel: bool, param: Callable[[int], str]) -> None:
         """Word or whitespace tokens, TF weights: straight from the strings' code units."""
         pipeline = self._pipeline
+        hash_fn = hash_batch_address(pipeline.hash_kind)
 
         def run(strs: list, fps: np.ndarray) -> np.ndarray:
             flags = np.zeros(len(strs), dtype=np.int64)
             ptrs, lens, kinds = str_views(strs)
 
             def docs(lo: int, hi: int) -> None:
-                F.fingerprints_str(ptrs[lo:hi], lens[lo:hi], kinds[lo:hi], pipeline, fps[lo:hi], flags[lo:hi])
+                F.fingerprints_str(
+                    ptrs[lo:hi], lens[lo:hi], kinds[lo:hi], pipeline, hash_fn, fps[lo:hi], flags[lo:hi]
+                )
 
             run_items(len(strs), docs, parallel, align=F.CHUNK)
             return flags
@@ -450,10 +453,11 @@ class Simhasher:
         flags = np.zeros(len(docs), dtype=np.int64)
         weights = _NO_WEIGHTS if ws is None else ws
         pipeline, ptr, kind = self._pipeline, ptrs[0], kinds[0]
+        hash_fn = hash_batch_address(pipeline.hash_kind)
 
         def run(lo: int, hi: int) -> None:
             F.token_fingerprints(
-                ptr, kind, toff, gap, doff[lo : hi + 1], weights, pipeline, out[lo:hi], flags[lo:hi]
+                ptr, kind, toff, gap, doff[lo : hi + 1], weights, pipeline, hash_fn, out[lo:hi], flags[lo:hi]
             )
 
         run_items(len(docs), run, parallel, align=F.CHUNK)

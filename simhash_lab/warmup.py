@@ -75,14 +75,18 @@ def _hashes() -> None:
     its scratch: the callees every fingerprint path shares, compiled first."""
     import numpy as np
 
-    from .kernels.vote import ORDER_SIZE, TOKEN_BATCH, hash_vote_tokens
+    from .kernels.hashes import HASH_XXH64
+    from .kernels.vote import ORDER_SIZE, TOKEN_BATCH, hash_batch_address, hash_vote_tokens
     from .simhasher import Simhasher
 
     Simhasher().trace(["rust", "safe"])
     tok = np.frombuffer(bytearray(b"rustsafe"), np.uint8)
     pos = np.array([0, 4, 4, 8], np.int64)
     scratch = np.empty(TOKEN_BATCH, np.uint64), np.empty(ORDER_SIZE, np.int64), np.empty(128, np.uint8)
-    hash_vote_tokens(tok, pos, 2, 0, *scratch, np.zeros(64, np.int64))
+    # the hashes of the presets, compiled on first use (``hash_batch``), and the loop that calls them
+    hash_vote_tokens(
+        tok, pos, 2, HASH_XXH64, hash_batch_address(HASH_XXH64), *scratch, np.zeros(64, np.int64)
+    )
 
 
 def _python_side() -> None:

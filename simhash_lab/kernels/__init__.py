@@ -20,12 +20,15 @@ Decorator policy (``_jit``):
 * no ``prange``: a kernel over independent items (documents, pairs, chunks, tables) takes a range
   of them and writes only their outputs; ``simhash_lab._threads`` runs ranges in threads, so one
   compiled kernel serves one thread and many (a ``prange`` kernel compiles twice over);
-* ``@kernel(inline=True)`` only for tiny leaf helpers and the bodies a leaf kernel is made of: a
-  kernel called per feature (a hash) calls nothing that takes its array (loads are intrinsics,
-  ``hashes.read64``), so Numba prunes the reference counting of that array; a kernel that
-  passes an array on to a call counts it up and down on every call (measured: 20 ns per hash);
+* ``@kernel(inline=True)`` for the helpers and the bodies a leaf kernel is made of: each is
+  compiled once and LLVM inlines it into every caller before Numba prunes reference counts, so
+  a kernel called per feature (a hash) calls nothing that takes its array (loads are intrinsics,
+  ``hashes.read64``) and Numba prunes the reference counting of that array; a kernel that
+  passes an array on to a call it does not inline counts it up and down on every call
+  (measured: 20 ns per hash);
 * one compiled specialisation per kernel: options are runtime values (one ``Pipeline`` named
-  tuple), buffers passed to kernels are writable C arrays, no literal constants as arguments;
+  tuple), buffers passed to kernels are writable C arrays, and a constant argument at a call
+  site compiles as its plain type (``_jit.KernelDispatcher``);
 * kernels never raise user-facing errors: the Python layer (``simhash_lab.*``) validates first.
 
 ``simhash-lab warmup`` (``simhash_lab.warmup``) compiles them all once, at setup.

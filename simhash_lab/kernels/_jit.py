@@ -25,11 +25,25 @@ empty cache. A kernel over many independent items takes a range of them instead,
 ``simhash_lab._threads`` runs ranges in threads (every kernel is ``nogil``): the same compiled code
 for one thread and many.
 
-Inlining: Numba's ``inline="always"`` inlines at the IR level, before typing, so every call site
-re-types the whole callee tree; LLVM inlines small callees anyway once the libraries are linked
-(measured: the default path runs at the same speed without it). ``inline=True`` here is for tiny
-leaf helpers only (a few arithmetic lines, often called with literal arguments such as a rotate's
-shift, each of which would otherwise be one more compiled specialisation).
+One specialisation per kernel (``KernelDispatcher``): a constant at a call site (``f(b, 0, n)``)
+types as ``Literal[int](0)``, and Numba would compile the callee again for it (as it did for
+``xxh3_64``, ``xxh64`` and the index's ``_counting_sort``); here every argument is
+typed as its plain type before the callee is compiled, so each kernel compiles once per kind of
+array it takes, and LLVM folds the constant once the callee is inlined. No C callback wrapper
+(``no_cfunc_wrapper``: no kernel is passed as a function pointer): one wrapper less to compile.
+
+Inlining (``inline=True``) is LLVM's, not Numba's: the helper is compiled once, like any kernel,
+and its LLVM function is marked ``alwaysinline``, so every caller inlines it in the first, cheap
+pass Numba runs over the linked module, before the pass that removes the reference counting of
+array arguments. The caller's code is the same as with Numba's ``inline="always"``, which inlines
+at the IR level before typing: every call site (and every call site of every function that
+inlined it) re-ran Numba's front end on the whole callee tree (the XXH3 code was typed again in
+each of the four kernels that inlined it). A helper is compiled at LLVM ``-O1`` (``HELPER_OPT``):
+its code only runs inlined into a caller, whose ``-O3`` optimises it there; ``-O1`` still drops
+the references a global array's constant leaves behind, which would make the cache refuse the
+entry. Nor does a helper get a CPython wrapper (``HelperDispatcher``): the tests that call one
+from Python get a second entry, compiled for them.
+(``benchmarks/results/2026-12-07-cold-start.md`` has the measurements.)
 """
 
 from __future__ import annotations
@@ -40,17 +54,32 @@ import os
 import sys
 from collections.abc import Callable
 
-from numba import njit
+from numba.core import config, types
 from numba.core.caching import CompileResultCacheImpl, FunctionCache, _CacheLocator
-from numba.core.dispatcher import Dispatcher
+from numba.core.compiler_lock import global_compiler_lock
+from numba.core.registry import CPUDispatcher
 
 from .._cache import KERNELS as _KERNELS
 from .._cache import cache_dir
 
-__all__ = ["KERNEL_SOURCES", "MISSES", "KernelCache", "cache_dir", "kernel", "source_digest"]
+__all__ = [
+    "HELPER_OPT",
+    "HelperDispatcher",
+    "c_address",
+    "KERNEL_SOURCES",
+    "MISSES",
+    "KernelCache",
+    "KernelDispatcher",
+    "cache_dir",
+    "kernel",
+    "source_digest",
+]
 
 #: The files whose content decides whether a cached kernel is fresh.
 KERNEL_SOURCES = (*sorted(_KERNELS.glob("*.py")), _KERNELS.parent / "_unicode.py")
+
+#: LLVM's optimisation level for ``inline=True`` helpers (kernels: Numba's, ``NUMBA_OPT``, 3 by default).
+HELPER_OPT = 1
 
 #: (qualified name, signature) of every kernel compiled in this process because the cache missed.
 MISSES: list[tuple[str, str]] = []
@@ -100,8 +129,19 @@ class _KernelLocator(_CacheLocator):
         return cls(py_func, py_file) if os.path.exists(py_file) else None
 
 
+class _PythonEntryLocator(_KernelLocator):
+    """A helper's Python entry (``HelperDispatcher``): its own cache files beside the helper's."""
+
+    def get_disambiguator(self):
+        return f"{self._lineno}py"
+
+
 class _KernelCacheImpl(CompileResultCacheImpl):
     _locator_classes = [_KernelLocator]
+
+
+class _PythonEntryCacheImpl(CompileResultCacheImpl):
+    _locator_classes = [_PythonEntryLocator]
 
 
 class KernelCache(FunctionCache):
@@ -123,6 +163,10 @@ class KernelCache(FunctionCache):
             pass
 
 
+class _PythonEntryCache(KernelCache):
+    _impl_class = _PythonEntryCacheImpl
+
+
 def _on_miss(py_func, sig) -> None:
     name = f"{py_func.__module__}.{py_func.__qualname__}"
     MISSES.append((name, str(sig)))
@@ -135,19 +179,94 @@ def _on_miss(py_func, sig) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def kernel(fn: Callable | None = None, *, nogil: bool = True, inline: bool = False):
+class KernelDispatcher(CPUDispatcher):
+    """A kernel's dispatcher: one specialisation whatever constants its callers pass, and, for a
+    helper (``always_inline``), compiled at ``HELPER_OPT`` and inlined by LLVM into every caller."""
+
+    always_inline = False
+    #: this process's level for kernels, read once (``NUMBA_OPT``), restored around helpers
+    _KERNEL_OPT = config.OPT
+
+    def get_call_template(self, args, kws):
+        """Typing a call from another kernel: literal argument types become plain ones."""
+        args = tuple(types.unliteral(a) for a in args)
+        kws = {k: types.unliteral(v) for k, v in kws.items()}
+        return super().get_call_template(args, kws)
+
+    def compile(self, sig):
+        """Compile (or load) ``sig`` at this kernel's optimisation level. ``config.OPT`` is read
+        by Numba's code generator as it optimises; it is set under the compiler lock (a compile
+        in another thread waits) and put back after, so a kernel compiled while a helper is
+        being typed gets its own level."""
+        with global_compiler_lock:
+            saved = config.OPT
+            if self.always_inline:
+                config.OPT = config._OptLevel(min(HELPER_OPT, self._KERNEL_OPT))
+            else:
+                config.OPT = self._KERNEL_OPT
+            try:
+                return super().compile(sig)
+            finally:
+                config.OPT = saved
+
+    def add_overload(self, cres):
+        super().add_overload(cres)
+        if self.always_inline:  # compiled now or loaded from the cache: what callers link in
+            linked = cres.library._get_module_for_linking()
+            fn = linked.get_function(cres.fndesc.llvm_func_name)
+            if "alwaysinline" not in {a.decode() if isinstance(a, bytes) else a for a in fn.attributes}:
+                fn.add_function_attribute("alwaysinline")
+
+
+class HelperDispatcher(KernelDispatcher):
+    """An ``inline=True`` helper: compiled without a CPython wrapper (kernels call it, inlined; the
+    wrapper's code would cost compile time in every first call that needs the helper). A call
+    from Python (the tests) goes to a second dispatcher of the same function, with a wrapper and
+    cache files of its own, compiled on that first call."""
+
+    always_inline = True
+    _python_entry = None
+
+    def __call__(self, *args, **kws):
+        if self._python_entry is None:
+            options = dict(self.targetoptions, no_cpython_wrapper=False)
+            entry = KernelDispatcher(py_func=self.py_func, locals={}, targetoptions=options)
+            entry._cache = _PythonEntryCache(self.py_func)
+            self._python_entry = entry
+        return self._python_entry(*args, **kws)
+
+
+def kernel(fn: Callable | None = None, *, nogil: bool = True, inline: bool = False, c_entry: bool = False):
     """Compile ``fn`` with Numba, cached by ``KernelCache``: ``@kernel`` or ``@kernel(...)``.
 
-    ``inline=True`` inlines it at Numba's IR level into each caller instead (tiny leaf helpers
-    only; such a function has no compiled form and no cache entry of its own).
+    ``inline=True``: a helper that only kernels call, compiled at ``HELPER_OPT`` and inlined by
+    LLVM into each caller (see the module's docstring), with no CPython wrapper; a call from
+    Python (the tests) compiles a second entry that has one (``HelperDispatcher``).
+    ``c_entry=True``: the compiled code also gets a C entry point (``c_address``), for a kernel
+    that other kernels call through its address, so that it is compiled only by the first call
+    that needs it, not with every kernel that might (``vote.hash_batch``).
     """
 
     def wrap(f: Callable):
+        if config.DISABLE_JIT:  # NUMBA_DISABLE_JIT: the plain Python function, as njit gives
+            return f
+        options = {"nopython": True, "nogil": nogil, "boundscheck": None, "no_cfunc_wrapper": not c_entry}
         if inline:
-            return njit(nogil=nogil, inline="always")(f)
-        disp = njit(nogil=nogil)(f)
-        if isinstance(disp, Dispatcher):  # not when NUMBA_DISABLE_JIT gave back the function
-            disp._cache = KernelCache(disp.py_func)
+            disp = HelperDispatcher(
+                py_func=f, locals={}, targetoptions=dict(options, no_cpython_wrapper=True)
+            )
+        else:
+            disp = KernelDispatcher(py_func=f, locals={}, targetoptions=options)
+        disp._cache = KernelCache(disp.py_func)
         return disp
 
     return wrap(fn) if fn is not None else wrap
+
+
+def c_address(disp: KernelDispatcher, sig) -> int:
+    """The address of the C entry point of ``disp`` (a ``c_entry=True`` kernel) compiled for the
+    signature ``sig`` (compiled, or loaded from the cache, on first use in this process): a
+    runtime value, never stored in the cache or sent to another process."""
+    disp.compile(sig.args)
+    cres = disp.overloads[tuple(sig.args)]
+    return cres.library.get_pointer_to_function(cres.fndesc.llvm_cfunc_wrapper_name)

@@ -44,6 +44,7 @@ from .vote import (
     TOKEN_BATCH,
     WEIGHT_BINARY,
     WEIGHT_TF,
+    call_hash_batch,
     dedupe,
     fold_bits,
     fold_counts,
@@ -109,9 +110,10 @@ class Pipeline(NamedTuple):
 
 
 @kernel
-def fingerprints_str(ptrs, lens, kinds, p, out, flags):
+def fingerprints_str(ptrs, lens, kinds, p, hash_fn, out, flags):
     """out[d] = fingerprint of the d-th string (see ``strings.str_views``): word or whitespace
     tokens, lowered when ``p.lower`` is not empty, every occurrence voting once.
+    ``hash_fn``: ``vote.hash_batch_address(p.hash_kind)``.
     ``flags[d]`` gets ``lower_tokenize_str``'s flags; the caller redoes the flagged texts.
 
     Documents go in chunks of ``CHUNK``, each with scratch for its longest text.
@@ -136,7 +138,7 @@ def fingerprints_str(ptrs, lens, kinds, p, out, flags):
             data = unit_bytes(ptrs[d], lens[d], kinds[d])
             nflips, flags[d] = lower_tokenize_str(data, lens[d], kinds[d], p, tok, pos)
             ntok = nflips // 2
-            hash_vote_tokens(tok, pos, ntok, p.hash_kind, hs, order, tail, acc)
+            hash_vote_tokens(tok, pos, ntok, p.hash_kind, hash_fn, hs, order, tail, acc)
             out[d] = fold_counts(acc, ntok, p.bits)
 
 
@@ -271,7 +273,7 @@ def separator_starts(ptr, n, kind, ntok, sep):
 
 
 @kernel
-def token_fingerprints(ptr, kind, toff, gap, doff, ws, p, out, flags):
+def token_fingerprints(ptr, kind, toff, gap, doff, ws, p, hash_fn, out, flags):
     """out[d] = fingerprint of the d-th token list of a batch whose tokens are joined in one str.
 
     The str's code units (width ``kind``) start at ``ptr`` (``strings.str_views``); token t is
@@ -279,7 +281,8 @@ def token_fingerprints(ptr, kind, toff, gap, doff, ws, p, out, flags):
     document d holds tokens doff[d]:doff[d+1] (int64 (ndocs + 1,)). Tokens are features as they
     are (no tokenizing, no lowering). ``ws`` (float64): empty, and the tokens vote as ``p`` says
     (counts, binary, weights of ``p.wkeys``); or one given weight per token (dicts, (token,
-    weight) pairs), each occurrence voting its weight.
+    weight) pairs), each occurrence voting its weight. ``hash_fn``:
+    ``vote.hash_batch_address(p.hash_kind)``.
     ``flags[d]`` gets ``FLAG_SURROGATE`` when a token holds a lone surrogate (no UTF-8: the
     caller raises); the token's other units are still hashed, its result is not used.
 
@@ -325,14 +328,14 @@ def token_fingerprints(ptr, kind, toff, gap, doff, ws, p, out, flags):
                 pos[2 * t + 1] = o
             flags[d] = flag
             if unit_votes:
-                hash_vote_tokens(tok, pos, ntok, p.hash_kind, hs, order, tail, acc)
+                hash_vote_tokens(tok, pos, ntok, p.hash_kind, hash_fn, hs, order, tail, acc)
                 out[d] = fold_counts(acc, ntok, p.bits)
                 continue
-            for t in range(ntok):
-                if p.hash_kind == HASH_XXH3:
+            if p.hash_kind == HASH_XXH3:
+                for t in range(ntok):
                     hs[t] = xxh3_64(tok, pos[2 * t], pos[2 * t + 1])
-                else:
-                    hs[t] = hash_span(tok, pos[2 * t], pos[2 * t + 1], p.hash_kind, tail)
+            else:
+                call_hash_batch(hash_fn, tok, pos, 0, ntok, p.hash_kind, tail, hs)
             if given:
                 s, total = weighted_sums(hs, ws[t0 : t0 + ntok], ntok)
             else:

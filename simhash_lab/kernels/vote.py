@@ -13,13 +13,15 @@ that every kernel here has one compiled specialisation.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from llvmlite import ir
-from numba import types
+from numba import carray, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from ._jit import kernel
+from ._jit import c_address, kernel
 from .bits import BYTE_LANES as _LANES
 from .hashes import HASH_XXH3, hash_span, xxh3_1to3, xxh3_4to8, xxh3_9to16, xxh3_any_inline
 
@@ -114,14 +116,90 @@ TOKEN_BATCH = 16 * 255
 ORDER_SIZE = 4 * TOKEN_BATCH
 
 
+# The hashes other than XXH3 (XXH64, MD5, SipHash: the presets') are compiled on first use only:
+# a kernel that hashes tokens calls them through ``hash_batch``'s C entry point, whose address the
+# Python layer passes in (``hash_batch_address``), one call per batch of tokens. A direct call
+# would compile all of them, and type and optimise them inlined, with every kernel that might
+# call them: about a third of a first default ``fingerprints``' compile time.
+
+#: ``hash_batch``'s C signature: (tok, its length, pos, lo, hi, hash kind, tail, hs) -> hi - lo
+HASH_BATCH_SIG = types.int64(
+    types.CPointer(types.uint8),
+    types.int64,
+    types.CPointer(types.int64),
+    types.int64,
+    types.int64,
+    types.int64,
+    types.CPointer(types.uint8),
+    types.CPointer(types.uint64),
+)
+
+
+@kernel(c_entry=True)
+def hash_batch(tok_p, ntok_bytes, pos_p, lo, hi, hash_kind, tail_p, hs_p):
+    """hs[t - lo] = hash ``hash_kind`` of token ``tok[pos[2t]:pos[2t+1]]`` for t in [lo, hi), any
+    hash kind (``hashes.hash_span``); called through its address (``call_hash_batch``)."""
+    tok = carray(tok_p, ntok_bytes)
+    pos = carray(pos_p, 2 * hi)
+    tail = carray(tail_p, 128)
+    hs = carray(hs_p, hi - lo)
+    for t in range(lo, hi):
+        hs[t - lo] = hash_span(tok, pos[2 * t], pos[2 * t + 1], hash_kind, tail)
+    return hi - lo
+
+
+@functools.cache
+def _hash_batch_address() -> int:
+    return c_address(hash_batch, HASH_BATCH_SIG)
+
+
+def hash_batch_address(hash_kind: int) -> int:
+    """What the kernels that hash tokens take as ``hash_fn``: 0 for XXH3 (hashed inline, nothing
+    else to compile), else the address of ``hash_batch`` in this process (compiled or loaded on
+    the first call)."""
+    return 0 if hash_kind == HASH_XXH3 else _hash_batch_address()
+
+
+@intrinsic
+def call_hash_batch(typingctx, hash_fn, tok, pos, lo, hi, hash_kind, tail, hs):
+    """``hash_batch(tok, pos, lo, hi, hash_kind, tail, hs)`` through its address ``hash_fn``
+    (``hash_batch_address``): a call the caller's compile does not type or optimise. The arrays
+    are passed as their data pointers; ``tail`` holds at least 128 bytes, ``hs`` ``hi - lo``
+    hashes. Returns ``hi - lo``."""
+    arrays = (tok, pos, tail, hs)
+    want = (types.uint8, types.int64, types.uint8, types.uint64)
+    if not all(isinstance(a, types.Array) and a.dtype == d for a, d in zip(arrays, want)):
+        return None
+    sig = types.int64(hash_fn, tok, pos, lo, hi, hash_kind, tail, hs)
+
+    def codegen(context, builder, signature, args):
+        fn_a, tok_a, pos_a, lo_a, hi_a, kind_a, tail_a, hs_a = args
+        ty = signature.args
+        i64 = ir.IntType(64)
+        tok_s = context.make_array(ty[1])(context, builder, tok_a)
+        pos_s = context.make_array(ty[2])(context, builder, pos_a)
+        tail_s = context.make_array(ty[6])(context, builder, tail_a)
+        hs_s = context.make_array(ty[7])(context, builder, hs_a)
+        fnty = ir.FunctionType(i64, [context.get_value_type(a) for a in HASH_BATCH_SIG.args])
+        fn = builder.inttoptr(context.cast(builder, fn_a, ty[0], types.int64), fnty.as_pointer())
+        ints = [
+            context.cast(builder, v, t, types.int64)
+            for v, t in ((lo_a, ty[3]), (hi_a, ty[4]), (kind_a, ty[5]))
+        ]
+        return builder.call(fn, [tok_s.data, tok_s.nitems, pos_s.data, *ints, tail_s.data, hs_s.data])
+
+    return sig, codegen
+
+
 @kernel
-def hash_vote_tokens(tok, pos, ntok, hash_kind, hs, order, tail, acc):
+def hash_vote_tokens(tok, pos, ntok, hash_kind, hash_fn, hs, order, tail, acc):
     """acc[i] = how many of the ``ntok`` tokens ``tok[pos[2t]:pos[2t+1]]`` hash with bit i set.
 
     Tokens go in batches of ``TOKEN_BATCH`` (``hs``: one batch, ``order``: ``ORDER_SIZE``). With
     XXH3 a batch is first sorted by XXH3's size class (1-3, 4-8, 9-16, more bytes), so that each
     class's loop runs without a mispredicted branch per token; votes are sums, so the order does
-    not change them. ``tail``: MD5's scratch (128 bytes, see ``hashes.md5_pair``).
+    not change them. Any other hash goes through ``hash_fn`` (``hash_batch_address(hash_kind)``),
+    a batch a call. ``tail``: MD5's scratch (128 bytes, see ``hashes.md5_pair``).
     """
     acc[:] = 0
     for b0 in range(0, ntok, TOKEN_BATCH):
@@ -157,8 +235,7 @@ def hash_vote_tokens(tok, pos, ntok, hash_kind, hs, order, tail, acc):
                 hs[w] = xxh3_any_inline(tok, pos[2 * t], pos[2 * t + 1])
                 w += 1
         else:
-            for t in range(b0, b1):
-                hs[t - b0] = hash_span(tok, pos[2 * t], pos[2 * t + 1], hash_kind, tail)
+            call_hash_batch(hash_fn, tok, pos, b0, b1, hash_kind, tail, hs)
         count_bits(hs, nb, acc)
 
 

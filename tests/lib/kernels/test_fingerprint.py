@@ -206,7 +206,7 @@ def test_flags_send_context_lowering_and_surrogates_back_to_python():
     ]
     out = np.zeros(len(texts), dtype=np.uint64)
     flags = np.full(len(texts), -1, dtype=np.int64)
-    fingerprints_str(*str_views(texts), Simhasher()._pipeline, out, flags)
+    fingerprints_str(*str_views(texts), Simhasher()._pipeline, 0, out, flags)
     assert flags.tolist() == [
         0,
         P.FLAG_PYTHON_LOWER,

@@ -36,7 +36,7 @@ PATHS = {"fused": "Simhasher()", "general": "Simhasher(tokenizer=char_ngrams(3))
 
 
 def _assert_once_each(compiled: dict) -> None:
-    twice = {k: v for k, v in compiled.items() if len(v) > 1 and ".kernels.index." not in k}
+    twice = {k: v for k, v in compiled.items() if len(v) > 1}
     assert not twice, f"compiled more than once: {twice}"
 
 
@@ -94,3 +94,108 @@ def test_a_compile_can_be_made_visible_or_an_error(tmp_path):
     err = _python(code, dict(env, SIMHASH_LAB_ON_COMPILE="error"))
     assert err.returncode == 1 and "RuntimeError: simhash_lab: compiling" in err.stderr
     assert "is_near_kernel" in err.stderr
+
+
+PROBE_MODULE = """
+from simhash_lab.kernels._jit import kernel
+
+
+@kernel(inline=True)
+def scaled(a, i, k):
+    return a[i] * k
+
+
+@kernel
+def total(a, lo, hi):
+    s = 0
+    for i in range(lo, hi):
+        s += a[i]
+    return s
+
+
+@kernel
+def caller(a):
+    n = a.shape[0]
+    return total(a, 0, n) + total(a, 1, 2) + scaled(a, 0, 3) + scaled(a, n - 1, 5)
+"""
+
+PROBE_RUN = """
+import json
+import numpy as np
+import probe_kernels as P
+a = np.arange(1, 6, dtype=np.int64)
+value = int(P.caller(a))
+llvm = P.caller.inspect_llvm(P.caller.signatures[0])
+calls = [ln.strip() for ln in llvm.splitlines() if " call " in ln and ("scaled" in ln or "total" in ln)]
+print(json.dumps({"value": value, "total": [str(s) for s in P.total.signatures],
+                  "scaled": [str(s) for s in P.scaled.signatures], "calls": calls,
+                  "from_python": int(P.scaled(a, 1, 2))}))
+"""
+
+
+def test_a_constant_argument_compiles_no_second_specialisation_and_a_helper_is_inlined(tmp_path):
+    """``total(a, 0, n)`` types its constant 0 as ``Literal[int](0)``: Numba alone would compile
+    ``total`` once for it and once for ``total(a, 1, 2)``'s constants. Here both calls share one
+    compiled ``total``, and the ``inline=True`` helper, compiled once, leaves no call behind in its
+    caller's optimised code (LLVM inlined it) yet still runs when Python calls it."""
+    import json
+
+    (tmp_path / "probe_kernels.py").write_text(PROBE_MODULE)
+    env = dict(
+        os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{ROOT}", NUMBA_CACHE_DIR=str(tmp_path / "cache")
+    )
+    env.pop("SIMHASH_LAB_ON_COMPILE", None)
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE_RUN], env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    res = json.loads(out.stdout.strip().splitlines()[-1])
+    assert res["value"] == 15 + 2 + 3 + 25
+    assert res["total"] == ["(Array(int64, 1, 'C', False, aligned=True), int64, int64)"], res["total"]
+    assert res["scaled"] == ["(Array(int64, 1, 'C', False, aligned=True), int64, int64)"], res["scaled"]
+    assert not [c for c in res["calls"] if "scaled" in c], res["calls"]
+    assert res["from_python"] == 4
+
+
+def test_the_index_compiles_each_kernel_once(run_measured):
+    """The index passes constant shifts and bounds to its sorting kernels (``_counting_sort(...,
+    0, ...)``): one compiled specialisation each all the same."""
+    res = run_measured(
+        "from simhash_lab.index.warm import steps",
+        "dict(steps())['index: build, query, pairs (one thread)']()",
+    )
+    assert res["compiled"], "nothing compiled: the cache was not empty"
+    twice = {k: v for k, v in res["compiled"].items() if len(v) > 1}
+    assert not twice, f"compiled more than once: {twice}"
+    assert not [s for v in res["compiled"].values() for s in v if "Literal" in s], res["compiled"]
+
+
+OTHER_HASHES = ("md5_pair", "_md5_block", "siphash13", "xxh64", "hash_span", "hash_batch")
+
+
+def test_a_first_default_fingerprint_compiles_no_other_hash_and_another_hash_reuses_its_kernels(
+    run_measured, tmp_path
+):
+    """The hashes other than XXH3 are compiled by the first call that asks for one (their kernels
+    call them through ``vote.hash_batch``'s address): a first default ``fingerprints`` compiles
+    none of them; a first MD5 one then compiles them and no fingerprint kernel again, and gives the
+    fingerprints of the hash's definition."""
+    cache = tmp_path / "cache"
+    setup = _setup("Simhasher()") + "import hashlib\nfrom simhash_lab import presets\n"
+    first = run_measured(setup, "h.fingerprints(docs[:200])", cache=cache)
+    assert "simhash_lab.kernels.fingerprint.fingerprints_str" in first["compiled"], first["compiled"]
+    pulled = [k for k in first["compiled"] if k.rsplit(".", 1)[1] in OTHER_HASHES]
+    assert not pulled, f"a default fingerprint compiled the other hashes: {pulled}"
+    md5 = run_measured(
+        setup,
+        "g = Simhasher(hash='md5'); fp = g.fingerprints(['rust is safe', 'safe rust'] * 40)\n"
+        "ref = g.fingerprints([['rust', 'is', 'safe'], ['safe', 'rust']] * 40)\n"
+        "assert fp.tolist() == ref.tolist() and len(set(fp.tolist())) == 2, fp\n"
+        "votes = [sum(1 if int(hashlib.md5(w.encode()).hexdigest()[:16], 16) >> i & 1 else -1"
+        " for w in ('rust', 'is', 'safe')) for i in range(64)]\n"
+        "assert int(fp[0]) == sum(1 << i for i, v in enumerate(votes) if v > 0), hex(int(fp[0]))",
+        cache=cache,
+    )
+    names = {k.rsplit(".", 1)[1] for k in md5["compiled"]}
+    assert {"hash_batch", "md5_pair"} <= names, md5["compiled"]
+    assert not names & {"fingerprints_str", "hash_vote_tokens", "lower_tokenize_str"}, md5["compiled"]

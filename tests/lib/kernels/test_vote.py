@@ -92,7 +92,7 @@ def test_hash_vote_tokens_counts_the_bits_of_each_tokens_hash(kind, n):
     order = np.empty(V.ORDER_SIZE, dtype=np.int64)
     tail = np.empty(128, dtype=np.uint8)
     acc = np.full(64, 7, dtype=np.int64)  # overwritten, not added to
-    V.hash_vote_tokens(buf, pos, n, kind, hs, order, tail, acc)
+    V.hash_vote_tokens(buf, pos, n, kind, V.hash_batch_address(kind), hs, order, tail, acc)
     ref = REFERENCE_HASHES[kind]
     assert acc.tolist() == bit_counts([ref(t) for t in toks])
 
