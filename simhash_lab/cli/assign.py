@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from .._i18n import LANGUAGES, _, set_language
+from .._i18n import LANGUAGES, _, counted, set_language
 from ._output import err, out
 
 __all__ = ["add_assign_parser"]
@@ -47,12 +47,19 @@ def _assign_command(args: argparse.Namespace) -> int:
 
     n, m = len(a["students"]), len(a["exercises"])
     rel = show_name(args.out.rstrip("/"))
+    exercises = counted(m, _("1 exercise"), _("{n} exercises"))
+    students = counted(n, _("1 student"), _("{n} students"))
     out(
         _(
-            "released {m} exercises to {n} students: hand out each {rel}/handout/<id>/ (nothing else); "
+            "released {exercises} to {students}: hand out each {rel}/handout/<id>/ (nothing else); "
             "{rel}/private/ is yours alone (assignment.json, {key}, solutions/, and the gradebook "
             "`simhash-lab grade` writes there)"
-        ).format(m=m, n=n, rel=rel, key=show_name(args.secret) if args.secret else "secret.key")
+        ).format(
+            exercises=exercises,
+            students=students,
+            rel=rel,
+            key=show_name(args.secret) if args.secret else "secret.key",
+        )
         + "\n"
     )
     if args.ci:
