@@ -262,10 +262,14 @@ def literals(source: str, where: str = "code cell") -> list[_Literal]:
 
 
 #: The source folders whose code cells' comments are units (a learner reads them beside the
-#: code). Not yet ``exercises``: each of their comments would first need its Spanish in the
-#: exercises' catalogues.
-COMMENT_FOLDERS = ("notebooks",)
+#: code): the course notebooks and the exercises (their solutions' comments too).
+COMMENT_FOLDERS = ("notebooks", "exercises")
 _COMMENT = re.compile(r"#+\s*")
+#: The comments (their text after ``#``) that are instructions to tools, not prose, and stay as
+#: written in every language: linters', type checkers', formatters' and coverage's (``noqa``,
+#: ``type:``, ``fmt:``, ``pragma``), and the solution regions' markers ``BEGIN SOLUTION`` and
+#: ``END SOLUTION``, which ``tools/build.py`` looks for after translation (nbgrader's, in English).
+_TOOL_COMMENT = re.compile(r"(?:noqa|type:|fmt:|pragma)\b|(?:BEGIN|END) SOLUTION$")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -278,8 +282,9 @@ class _Comment:
 
 
 def comments(source: str) -> list[_Comment]:
-    """The comments of a code cell that hold a letter, in order (``# noqa: ...`` and
-    ``# type: ...`` are instructions to tools, not prose); none in a cell that does not tokenize."""
+    """The comments of a code cell that hold a letter, in order, but instructions to tools
+    (:data:`_TOOL_COMMENT`: ``# noqa: ...``, ``### BEGIN SOLUTION``); none in a cell that does not
+    tokenize."""
     starts, found = _offsets(source), []
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
@@ -290,7 +295,7 @@ def comments(source: str) -> list[_Comment]:
             continue
         lead = _COMMENT.match(t.string).end()
         text = t.string[lead:].rstrip()
-        if not re.search(r"[^\W\d_]", text) or re.match(r"(noqa|type:|fmt:|pragma)\b", text):
+        if not re.search(r"[^\W\d_]", text) or _TOOL_COMMENT.match(text):
             continue
         at = starts[t.start[0]] + t.start[1] + lead
         found.append(_Comment((at, at + len(text)), text))

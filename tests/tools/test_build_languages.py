@@ -125,6 +125,30 @@ def test_a_spanish_exercise_speaks_spanish_in_what_the_build_writes(build, targe
         assert note == msg(build.i18n.CHECK_NOTE, "es").format(path=path)
 
 
+def test_a_spanish_exercises_code_comments_are_spanish(build, targets):
+    """Issue 47: every comment of the English exercises' code cells (a solution's included) reads
+    in Spanish in the Spanish exercise, solution and pristine copy; the solution markers are gone
+    from both versions (the stub or the answer stands in their place), so the translation left the
+    build's markers where it finds them."""
+    i18n, checked = build.i18n, set()
+    for t in targets:
+        if t.source.kind != "exercise" or t.source.lang != "es":
+            continue
+        english = {
+            c.text
+            for cell in i18n.read_cells(t.source.path)  # the English source
+            if cell.cell_type == "code"
+            for c in i18n.comments(cell.source)
+        }
+        for cell in t.nb.cells:
+            if cell.cell_type == "code":
+                assert "SOLUTION" not in cell.source, t.path
+                found = {c.text for c in i18n.comments(cell.source)}
+                assert not found & english, (t.path, found & english)
+        checked |= english
+    assert "a wrong answer: its check above says more" in checked
+
+
 def _scratch(tmp: Path) -> Path:
     for rel in ("course", "notebooks", "exercises", "simhash_lab/grading/pristine"):
         shutil.copytree(ROOT / rel, tmp / rel)

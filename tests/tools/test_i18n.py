@@ -316,8 +316,6 @@ def test_a_notebooks_comments_are_units_and_are_translated(i18n, repo):
         ("comment", "three edits, one per word"),
         ("comment", "the votes of every word"),
     ]  # not "noqa: F401", not "4"
-    ex = i18n.units(i18n.read_cells(repo / "course" / "exercises" / "02_c.py"), "course/exercises/02_c.py")
-    assert ex == []  # exercises: not yet (i18n.COMMENT_FOLDERS)
     src = repo / "course" / "notebooks" / "02_c.py"
     i18n.update(src, "es", repo)
     path = i18n.catalogue_path(src, "es", repo)
@@ -340,6 +338,47 @@ def test_a_notebooks_comments_are_units_and_are_translated(i18n, repo):
     assert cell.source == (
         "import numpy as np  # noqa: F401\n\nx = 3  # tres ediciones, una por palabra\n"
         "# los votos de cada palabra\ny = x + 1  # 4"
+    )
+
+
+SOLVED = """
+# %% simhash_lab={"answer": "f"} tags=["answer"]
+def f(x):
+    ### BEGIN SOLUTION
+    return x + 1  # one more
+    ### END SOLUTION
+"""
+
+
+def test_an_exercises_comments_are_units_but_its_solution_markers_are_not(i18n, repo):
+    """Issue 47: the Spanish exercises kept their comments in English. An exercise's comments are
+    units, its solutions' included; the markers ``### BEGIN/END SOLUTION``, which tools/build.py
+    looks for after translation, are not: they stay as written."""
+    src = repo / "course" / "exercises" / "02_c.py"
+    src.write_text(COMMENTED + SOLVED, encoding="utf-8")
+    rel = "course/exercises/02_c.py"
+    assert [(u.kind, u.text) for u in i18n.units(i18n.read_cells(src), rel)] == [
+        ("comment", "three edits, one per word"),
+        ("comment", "the votes of every word"),
+        ("comment", "one more"),
+    ]
+    i18n.update(src, "es", repo)
+    path = i18n.catalogue_path(src, "es", repo)
+    cat = i18n.read_catalogue(path)
+    spanish = {
+        "three edits, one per word": "tres ediciones, una por palabra",
+        "the votes of every word": "los votos de cada palabra",
+        "one more": "uno más",
+    }
+    assert sorted(e.msgid for e in cat) == sorted(spanish)
+    for e in cat:
+        e.msgstr = spanish[e.msgid]
+    i18n.write_catalogue(cat, path)
+    assert i18n.problems(repo, ["02"]) == []
+    cells, problems = i18n.render(i18n.read_cells(src), i18n.read_catalogue(path), rel)
+    assert problems == []
+    assert cells[1].source == (
+        "def f(x):\n    ### BEGIN SOLUTION\n    return x + 1  # uno más\n    ### END SOLUTION"
     )
 
 
