@@ -76,7 +76,7 @@ from .._files import show_name
 from .._i18n import _, language
 from .._write import atomic_output
 from . import gradebook as gbmod
-from ._notebooks import META, cell_meta, cell_source, exercise_file, file_kind
+from ._notebooks import META, cell_meta, cell_source, exercise_file, file_kind, language_of
 from ._report import GradeResult, safe_text
 
 __all__ = [
@@ -191,12 +191,14 @@ def _replacements(exercise: str, variant: int) -> list[tuple[str, str]]:
     return ex.text(variant) if ex is not None and ex.text is not None else []
 
 
-def _setup_cell(variant: int) -> dict:
+def _setup_cell(variant: int, lang: str = "en") -> dict:
+    """The hidden first cell of a student's copy, its comment in the notebook's ``lang``."""
     import nbformat
 
+    with language(lang):
+        note = _("Your own variant of this exercise's data (grading uses it too): please leave this cell.")
     cell = nbformat.v4.new_code_cell(
-        "# Your own variant of this exercise's data (grading uses it too): please leave this cell.\n"
-        f"from simhash_lab.grading import data\n\ndata.use_variant({variant})"
+        f"# {note}\nfrom simhash_lab.grading import data\n\ndata.use_variant({variant})"
     )
     cell.metadata.update(
         {
@@ -245,7 +247,7 @@ def personalize(nb: Any, exercise: str, student: str, variant: int, *, solved: b
             f"{exercise}: the notebook no longer says {missing[0]!r}; update its checkers' EXERCISE text"
         )
     first = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code"), len(nb.cells))
-    nb.cells.insert(first, _setup_cell(variant))
+    nb.cells.insert(first, _setup_cell(variant, language_of(nb)))
     return nb
 
 

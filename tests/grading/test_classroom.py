@@ -203,6 +203,22 @@ def test_assign_reads_an_older_checkouts_exercises_and_writes_todays_names(kit, 
     ]
 
 
+def test_a_students_setup_cell_speaks_the_language_of_their_notebook(kit):
+    """Issue 47: the comment of the hidden setup cell ``assign`` adds is in the notebook's language
+    (a Spanish exercise's was English); the cell and its metadata are the same in both."""
+    firsts = {}
+    for lang, folder in (("en", kit.ROOT / "exercises"), ("es", kit.ROOT / "exercises" / "es")):
+        nb = nbformat.read(folder / exercise_file("03_hamming_popcount"), as_version=4)
+        out = classroom.personalize(nb, "03_hamming_popcount", "s1", 7, solved=False)
+        setup = next(c for c in out.cells if c.cell_type == "code")
+        assert setup.metadata["simhash_lab"] == {"role": "setup", "variant": 7}, lang
+        first, *rest = setup.source.splitlines()
+        assert rest == ["from simhash_lab.grading import data", "", "data.use_variant(7)"], lang
+        firsts[lang] = first
+    assert firsts["en"].startswith("# Your own variant of this exercise's data (grading uses it too)")
+    assert firsts["es"].startswith("# Tu propia variante de los datos de este ejercicio")
+
+
 @pytest.mark.parametrize(
     "roster, word",
     [("id\n../x\n", "not a safe folder name"), ("id\na\na\n", "used twice"), ("name\nA\n", "`id` column")],
