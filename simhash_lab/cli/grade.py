@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from .._i18n import LANGUAGES, _, set_language
+from .._i18n import LANGUAGES, _, counted, set_language
 from .._write import OutputError, check_outputs
 from ._args import byte_size, int_in
 from ._output import err, out
@@ -260,12 +260,11 @@ def _class_command(args, grade, log_section, write_json, SandboxUnavailable) -> 
             out(
                 "\n"
                 + _(
-                    "{graded} notebooks graded for {students} student folders in {seconds:.0f} s "
-                    "({jobs} at a time); "
+                    "{graded} graded for {students} in {seconds:.1f} s ({jobs} at a time); "
                     "gradebook: {gradebook}"
                 ).format(
-                    graded=n_graded,
-                    students=len(done.folders),
+                    graded=counted(n_graded, _("1 notebook"), _("{n} notebooks")),
+                    students=counted(len(done.folders), _("1 student folder"), _("{n} student folders")),
                     seconds=done.seconds,
                     jobs=args.jobs,
                     gradebook=_shown(located.gradebook),

@@ -247,7 +247,7 @@ def test_the_teachers_table_lists_every_file_that_does_not_count_and_why(week):
         assert line in out, line
     assert "\\r=1+1" in out and "\r" not in out and "mallory" in out
     assert re.search(r"^grace +total +0/10$", out, re.M)  # on the roster, no folder: in the table
-    assert "9 notebooks graded for 9 student folders" in out  # 7 of the roster's 8, and 2 not on it
+    assert "9 notebooks graded for 9 student folders in " in out  # 7 of the roster's 8, and 2 not on it
 
 
 def test_a_forged_log_header_stays_inside_its_own_section(week):
@@ -299,6 +299,8 @@ def test_re_grading_one_student_leaves_every_other_row_and_an_override_survives(
     )
     q = _cli(["grade", "subs/dave", "--assignment", "release", "--csv", "grades.csv"], d, kit)
     assert q.returncode == 1 and "dave" in q.stdout and "alice" not in q.stdout, q.stdout + q.stderr
+    # one student: "1 student folder", not "1 student folders"
+    assert re.search(r"\b\d+ notebooks? graded for 1 student folder in ", q.stdout), q.stdout
     after = _csv(d / "grades.csv")
     assert [r for r in after if r[0] != "dave"] == [r for r in before if r[0] != "dave"]
     dave = {r[4]: r for r in after if r[0] == "dave"}
