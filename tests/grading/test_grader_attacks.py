@@ -20,93 +20,19 @@ from pathlib import Path
 
 import pytest
 
+# the cheats of the corpus, each a notebook of its own here: SWAR, a byte table with a decoy loop, hex
+# digits, fingerprints kept between calls (a global, a default argument)
+from corpus import _HEX as HEX
+from corpus import _MEMO as MEMO
+from corpus import _NEAR_SWAR as SWAR_NEAR
+from corpus import _SEEN as SEEN
+from corpus import _SWAR as SWAR
+from corpus import _TABLE as TABLE
+
 from simhash_lab.grading import _code_checks, _protocol, _sandbox
 from simhash_lab.grading.checks import hamming_popcount
 
 # -- the answers ---------------------------------------------------------------------------------------
-
-SWAR = """
-def popcount_kernighan(x):
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    c = ((x * 0x0101010101010101) & 0xFFFFFFFFFFFFFFFF) >> 56
-    for _ in range(c):
-        pass
-    return c
-"""
-SWAR_NEAR = """
-def is_near(a, b, k=3):
-    x = a ^ b
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    d = ((x * 0x0101010101010101) & 0xFFFFFFFFFFFFFFFF) >> 56
-    for _ in range(min(d, k + 1)):
-        pass
-    return d <= k
-"""
-_TABLE = tuple(bin(i).count("1") for i in range(256))
-# a byte table, padding, and a decoy loop that has the shape of Kernighan's but never runs
-TABLE = f"""
-T = {_TABLE!r}
-
-
-def popcount_kernighan(x):
-    y = 0
-    while y:
-        y &= y - 1
-    c = 0
-    v = x
-    while v:
-        c += T[v & 255]
-        v >>= 8
-    for _ in range(c):
-        pass
-    return c
-"""
-HEX = """
-def popcount_kernighan(x):
-    bits = {"0": 0, "1": 1, "2": 1, "3": 2, "4": 1, "5": 2, "6": 2, "7": 3,
-            "8": 1, "9": 2, "a": 2, "b": 3, "c": 2, "d": 3, "e": 3, "f": 4}
-    c = 0
-    for ch in '%x' % x:
-        c += bits[ch]
-    while x:
-        x &= x - 1
-    return c
-"""
-SEEN = """
-SEEN = []
-
-
-def build_tables(fps):
-    SEEN.extend(fps)
-    tables = [{} for _ in range(4)]
-    for i, fp in enumerate(fps):
-        for j, b in enumerate(blocks(fp)):
-            tables[j].setdefault(b, []).append(i)
-    return tables
-
-
-def query(tables, fps, q, k):
-    return [i for i, f in enumerate(SEEN) if hamming(f, q) <= k]
-"""
-MEMO = """
-def build_tables(fps, memo={}):
-    if fps is None:
-        return memo[0]
-    memo[0] = list(fps)
-    tables = [{} for _ in range(4)]
-    for i, fp in enumerate(fps):
-        for j, b in enumerate(blocks(fp)):
-            tables[j].setdefault(b, []).append(i)
-    return tables
-
-
-def query(tables, fps, q, k):
-    return [i for i, f in enumerate(build_tables(None)) if hamming(f, q) <= k]
-"""
 
 # What an answer cell finds of the runner: its channel (gc), the pipes it reads the grader from.
 _FIND = """
