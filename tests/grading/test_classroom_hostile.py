@@ -15,12 +15,11 @@ import io
 import json
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
+from test_classroom import _cli  # the command as a teacher types it, in a process of its own
 
 from simhash_lab._escape import FORMULA_STARTS
 from simhash_lab.grading import checks
@@ -41,23 +40,6 @@ NAMES = {  # the roster's display names: a class's names, some of them formulas
 T0 = 1_800_000_000
 EVIL = "[click](javascript:alert(1)) ![t](http://track.example/x.png) <b>bold</b>"
 FORGED = "===== sandbox log: subs/bob/03_hamming_popcount.ipynb ====="
-
-
-def _cli(args, cwd, kit, env=None):
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(kit.ROOT), os.environ.get("PYTHONPATH", "")]),
-        "SIMHASH_LAB_ON_COMPILE": "error",
-        **(env or {}),
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "simhash_lab.cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=1800,
-    )
 
 
 def _copy(src: Path, dest: Path, t: float = T0, edit: dict[str, str] | None = None) -> None:
