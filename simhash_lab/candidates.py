@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -46,8 +47,12 @@ from .kernels.candidates import (
 
 __all__ = [
     "BandKeys",
+    "BandPlan",
+    "band_choices",
     "band_pairs",
     "band_parameters",
+    "expected_pairs",
+    "plan_bands",
     "bucket_pairs",
     "by_bucket",
     "collision_probability",
@@ -153,6 +158,229 @@ def band_parameters(
     return best[1], best[2]
 
 
+#: The rows of the source's beginning :func:`plan_bands` measures (``DedupSettings.bands`` unset).
+PLAN_ROWS = 20_000
+#: The most bands :func:`band_choices` offers: the keys take 8 bytes a row a band until the pairs
+#: are made (64 bands: 512 MB for a million rows), so more would cost memory before time.
+MAX_BANDS = 32
+#: CPU nanoseconds one band key of one row costs (made from the shingles, sorted, its run scanned)
+#: and one candidate pair (packed, sorted, its sets made again, verified): the cost model of
+#: :func:`plan_bands`, fixed so that one input always gets the same bands (a run's own timings
+#: would make the choice, and so the decisions, vary with the machine's load). Measured with
+#: ``benchmarks/bench_bands_plan.py`` (the ``ns a key``, ``ns a pair`` columns it prints).
+KEY_NS = 60.0
+PAIR_NS = 800.0
+
+
+def band_choices(
+    threshold: float, recall: float, max_rows: int = 16, max_bands: int = MAX_BANDS
+) -> list[tuple[int, int]]:
+    """Every ``(bands, rows)`` worth weighing for a Jaccard threshold: for each number of rows r,
+    the fewest bands b that find a pair at the threshold with probability >= ``recall`` and a pair
+    of any similarity from the threshold up at least as often as :func:`band_parameters`' own
+    choice for a million rows does (the bands of earlier versions: so no choice finds fewer of the
+    pairs at or above the threshold, in expectation), those of at most ``max_bands`` bands; and
+    that choice itself (so a threshold so low that every r needs more bands still has one).
+
+    Parameters
+    ----------
+    threshold, recall : float
+        As :func:`band_parameters` takes them.
+    max_rows, max_bands : int
+        The most rows a band may have, the most bands.
+
+    Returns
+    -------
+    list of tuple of int
+        ``(bands, rows)``, by rows.
+
+    Examples
+    --------
+    >>> band_choices(0.8, 0.99)[4:8]
+    [(15, 5), (16, 6), (21, 7), (27, 8)]
+    """
+    if not 0 < threshold <= 1 or not 0 < recall <= 1:
+        raise ValueError(f"threshold and recall must be in (0, 1], got {threshold}, {recall}")
+    recall = min(recall, _MOST_RECALL)
+    base = band_parameters(threshold, recall)
+    grid = np.linspace(threshold, 1.0, 65)
+    floor = np.maximum(collision_probability(grid, *base), 0.0)
+    floor[0] = max(floor[0], recall)
+    out = {base}
+    for r in range(1, max_rows + 1):
+        p = threshold**r
+        b = 1 if p >= 1 else max(1, math.ceil(math.log(1 - recall) / math.log1p(-p)))
+        while b <= max_bands and (collision_probability(grid, b, r) < floor - 1e-12).any():
+            b += 1
+        if b <= max_bands:
+            out.add((b, r))
+    return sorted(out, key=lambda br: (br[1], br[0]))
+
+
+def expected_pairs(i: np.ndarray, j: np.ndarray, s: int, n: int) -> float:
+    """The pairs of ``n`` rows that a sample of the first ``s`` rows, holding the pairs ``(i, j)``
+    (row numbers below ``s``), stands for. Two kinds of pair (the model, checked against whole
+    runs by ``benchmarks/bench_bands_plan.py``):
+
+    * *spread* pairs, of rows anywhere in the input (unrelated rows that share common shingles,
+      passages repeated all over it): a pair of the n rows is within the first s with
+      probability ``s (s - 1) / (n (n - 1))``, so their count grows like n squared. Spread evenly,
+      a fraction ``(1 - g / s)**2`` of them lie more than ``g = s / 8`` rows apart: the pairs
+      that far apart, divided by it, are the sample's spread pairs;
+    * *near* pairs, of rows close together (a copy a few rows after its original, a crawl's
+      pages of one site): more of the close pairs than the spread ones account for; each row has
+      about as many as in the sample, so they grow like n.
+
+    Parameters
+    ----------
+    i, j : ndarray of int
+        The sample's pairs.
+    s : int
+        Rows in the sample (its pairs are below it).
+    n : int
+        Rows of the whole input (at least ``s``).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> far = np.array([0, 10]), np.array([90, 95])
+    >>> expected_pairs(*far, 100, 100), round(expected_pairs(*far, 100, 1000), 1)
+    (2.0, 315.2)
+    >>> near = np.array([0, 50]), np.array([1, 51])
+    >>> round(expected_pairs(*near, 100, 1000), 1)
+    20.0
+    """
+    m = int(np.size(i))
+    if n <= s or m == 0 or s < 2:
+        return float(m)
+    g = max(1, s // 8)
+    gap = np.abs(np.asarray(j, np.int64) - np.asarray(i, np.int64))
+    far = int(np.count_nonzero(gap > g))
+    spread = far / ((1 - g / s) ** 2)
+    near = max(0.0, m - spread)
+    return spread * (n * (n - 1)) / (s * (s - 1)) + near * n / s
+
+
+@dataclass(frozen=True)
+class BandPlan:
+    """The bands :func:`plan_bands` chose, and the figures it chose them by.
+
+    Attributes
+    ----------
+    bands, rows : int
+        The choice.
+    sample : int
+        Rows measured (the first of the input; exact copies among them and rows without shingles
+        left out).
+    n : int
+        The rows the cost was reckoned for (the input's, counted or estimated).
+    choices : tuple of tuple
+        For each ``(bands, rows)`` weighed: ``(bands, rows, pairs, below, expected, cost)``: the
+        sample's candidate pairs, how many of them are below the threshold (exact Jaccard; counted
+        for the choice and for :func:`band_parameters`' own, else -1), the candidate pairs
+        expected of ``n`` rows (:func:`expected_pairs`), and the cost in CPU seconds
+        (:data:`KEY_NS` a key, :data:`PAIR_NS` a pair).
+    """
+
+    bands: int
+    rows: int
+    sample: int
+    n: int
+    choices: tuple = ()
+
+    @property
+    def info(self) -> dict:
+        """The settings entry's figures: the rows measured and reckoned for, the choice's sample
+        pairs, those below the threshold, its expected pairs and cost; ``weighed``: each choice
+        counted as ``[bands, rows, sample pairs, expected pairs, cost s]``."""
+        got: dict = {
+            "chosen_by": "plan",
+            "sample": self.sample,
+            "rows_reckoned": self.n,
+            "weighed": [[b, r, p, round(e), round(c, 3)] for b, r, p, _, e, c in self.choices],
+        }
+        for b, r, pairs, below, expected, cost in self.choices:
+            if (b, r) == (self.bands, self.rows):
+                got.update(
+                    sample_pairs=pairs,
+                    sample_below=below,
+                    expected_pairs=round(expected),
+                    cost_s=round(cost, 3),
+                )
+        return got
+
+
+def plan_bands(
+    indptr: np.ndarray,
+    data: np.ndarray,
+    valid: np.ndarray,
+    threshold: float,
+    recall: float,
+    n: int,
+    threads: bool = True,
+) -> BandPlan:
+    """``(bands, rows)`` for an input of ``n`` rows from its first rows' shingle sets, measured:
+    for each :func:`band_choices` (but one row a band, unless it is the model's own) the sample's
+    candidate pairs (their band keys made and paired as the run makes them), extrapolated to ``n``
+    rows (:func:`expected_pairs`); the one of least cost ``n * bands * KEY_NS + expected_pairs *
+    PAIR_NS`` is chosen (ties: fewer bands; a choice whose keys alone cost more than the best so
+    far is not counted). Each
+    choice finds a pair at the threshold with probability >= ``recall`` (a pair above it more
+    often), so the choice changes the cost, not the recall asked for.
+
+    Parameters
+    ----------
+    indptr, data : ndarray
+        The sample's CSR shingle sets (``kernels.verify``'s layout), its rows in input order.
+    valid : ndarray of bool
+        The rows that may be in a pair (the run's: not an exact copy of an earlier row, not
+        without shingles).
+    threshold, recall : float
+        The Jaccard threshold and the recall at it.
+    n : int
+        The input's rows (at least the sample's).
+    threads : bool
+        Make the keys on the package's threads.
+
+    Returns
+    -------
+    BandPlan
+    """
+    s = indptr.shape[0] - 1
+    n = max(int(n), s)
+    valid = np.ascontiguousarray(valid, np.bool_)
+    zeros = np.zeros(s, np.uint64)
+    weighed = band_choices(threshold, recall)
+    base = band_parameters(threshold, recall)
+    if len(weighed) > 1:  # one row a band: the most candidates to count, never the cheapest at scale
+        weighed = [br for br in weighed if br[1] > 1 or br == base] or weighed
+    choices, found = [], {}
+    for b, r in sorted(weighed):  # fewest bands first: past the best cost by its keys alone, stop
+        if choices and n * b * KEY_NS * 1e-9 >= min(c[5] for c in choices):
+            break
+        keys = BandKeys(threshold, recall, bands=(b, r))
+        keys.add(indptr, data, threads)
+        p = found[b, r] = keys.pairs(valid, zeros, threads)
+        expected = expected_pairs(p[:, 0], p[:, 1], s, n)
+        choices.append([b, r, int(p.shape[0]), -1, expected, (n * b * KEY_NS + expected * PAIR_NS) * 1e-9])
+    best = min(choices, key=lambda x: (x[5], x[0]))
+    for c in choices:  # the false candidates (below the threshold) of the choice and of the model's
+        if (c[0], c[1]) in {(best[0], best[1]), base} and c[2]:
+            from .shingles import Shingler  # here: the bands' module is light without the shingles'
+
+            p = found[c[0], c[1]]
+            c[3] = int(
+                np.count_nonzero(Shingler.jaccard(indptr, data, p[:, 0], p[:, 1], threshold) < threshold)
+            )
+        elif not c[2]:
+            c[3] = 0
+    choices = [tuple(c) for c in sorted(choices, key=lambda c: (c[1], c[0]))]
+    return BandPlan(best[0], best[1], s, n, tuple(choices))
+
+
 class BandKeys:
     """The band keys of every row, added chunk by chunk as the shingle sets are made (the sets
     themselves need not be kept), then :meth:`pairs`.
@@ -164,7 +392,9 @@ class BandKeys:
     recall : float
         P(a pair at the threshold agrees on a band) asked for (:func:`band_parameters`).
     n : int
-        The number of documents the band parameters are chosen for.
+        The number of documents the band parameters are chosen for (unless ``bands`` is given).
+    bands : tuple of int, optional
+        ``(bands, rows)`` as chosen elsewhere (:func:`plan_bands`, ``DedupSettings.bands``).
 
     Attributes
     ----------
@@ -183,9 +413,11 @@ class BandKeys:
     [[0, 1, 0]]
     """
 
-    def __init__(self, threshold: float, recall: float, n: int = _REFERENCE_ROWS) -> None:
+    def __init__(
+        self, threshold: float, recall: float, n: int = _REFERENCE_ROWS, bands: tuple[int, int] | None = None
+    ) -> None:
         self.threshold = threshold
-        self.bands, self.rows = band_parameters(threshold, recall, n)
+        self.bands, self.rows = band_parameters(threshold, recall, n) if bands is None else map(int, bands)
         self.probe = probe_table(self.bands * self.rows, PROBES)
         self.parts: list[np.ndarray] = []
         self.n = 0

@@ -61,6 +61,13 @@ def _bool(param: str, value: Any) -> bool:
     return value
 
 
+def _bands(value: Any) -> tuple[int, int]:
+    """``(bands, rows)`` checked: two ints, 1-1024 bands of 1-64 rows."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+        raise TypeError(f"bands must be a pair (bands, rows), e.g. (25, 8), got {value!r}")
+    return check_int("bands[0] (bands)", value[0], 1, 1024), check_int("bands[1] (rows)", value[1], 1, 64)
+
+
 @dataclass(frozen=True)
 class DedupSettings:
     """What counts as a near-duplicate, which one is kept, and what the run may use.
@@ -139,6 +146,14 @@ class DedupSettings:
         bounded by ``memory_budget``). Bands need k calibrated (it is still calibrated and
         reported, not used): with ``k`` given, or ``unverified``, "bands" is refused (a
         ValueError), never silently replaced by the index.
+    bands : tuple of (int, int), optional
+        ``(bands, rows)`` of the MinHash bands, pinned (1-1024 bands of 1-64 rows; refused with
+        ``candidates="index"``, ``k`` or ``unverified``). Default: chosen by the plan step before
+        the first read (:class:`~simhash_lab.dedup.steps.Plan`): on the input's first rows, for
+        each number of rows the fewest bands that find a pair at ``jaccard`` with probability
+        ``recall``, and of those the one whose band keys and candidate pairs, counted on those
+        rows and reckoned for all of them, cost least (the result's ``settings["candidates"]``
+        says what was counted).
     max_tables : int, optional
         The most tables the candidate index may build, 1 to 4096.
     memory_budget : int, optional
@@ -175,6 +190,7 @@ class DedupSettings:
     unit: str = "document"
     min_kept_words: int = 1
     candidates: str = "auto"
+    bands: tuple[int, int] | None = None
     max_tables: int | None = None
     memory_budget: int | None = None
     max_row_bytes: int = DEFAULT_MAX_ROW_BYTES
@@ -216,6 +232,13 @@ class DedupSettings:
                 f"candidates='bands' finds pairs by their shingle sets, not within k bits: leave k "
                 f"unset (calibrated), or give candidates='index' with k={self.k}"
             )
+        if self.bands is not None:
+            set_(self, "bands", _bands(self.bands))
+            if self.candidates == "index" or self.k is not None or self.unverified:
+                raise ValueError(
+                    f"bands={self.bands} pins the MinHash bands, which find the candidates only with "
+                    "candidates='bands' or 'auto' and k unset (calibrated): leave bands out, or k"
+                )
         if self.max_tables is not None:
             check_int("max_tables", self.max_tables, 1, 4096)
         if self.memory_budget is not None:

@@ -57,6 +57,7 @@ from .steps import (
     CANDIDATES,
     CLUSTER,
     EXACT_GROUPS,
+    PLAN,
     READ,
     VERIFY,
     WRITE,
@@ -89,12 +90,15 @@ class LocalExecutor:
 
     def __init__(self, settings: DedupSettings) -> None:
         self.run = Run(settings)
-        _ = (self.run.featurizer, self.run.key_maker)  # made once, before the threads that use them
+        _ = self.run.featurizer  # made once, before the threads that use it
         self.clock = Clock(settings.progress)
 
     def __call__(self, source: Source, priority: np.ndarray | None = None) -> State:
         """Every step but write over ``source`` (``priority``: one per row, optional); the state
         they leave."""
+        with self.clock.step(PLAN.name) if self.run.bands else contextlib.nullcontext():
+            self.run = self.run.with_plan(PLAN.choose(self.run, [source], chunk_rows=CHUNK_ROWS))
+        _ = self.run.key_maker  # made once, before the threads that use it
         state = State(self.run, READ.source(self.run, source), documents=source, timings=self.clock.timings)
         with _sharing(), small_pages():
             self.read(state)
@@ -384,8 +388,7 @@ class LocalExecutor:
             res.keep = state.doc_keep
             res.whole = np.flatnonzero(state.doc_whole).astype(np.int64)
             res.words_left = state.doc_left
-        band_info = rows.keys.info if rows.keys is not None else None
-        res.settings = run_settings(run, state.k, band_info, state.priority)
+        res.settings = run_settings(run, state.k, run.band_info(), state.priority)
         res.options = run.settings
         res.timings = state.timings
         return res

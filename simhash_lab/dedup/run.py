@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import sys
 import threading
@@ -25,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..calibration import Calibration
-from ..candidates import BandKeys
+from ..candidates import BandKeys, BandPlan
 from ..datasets import Source
 from ..settings import DedupSettings
 from ..shingles import ChunkSets, Featurizer
@@ -35,7 +36,7 @@ __all__ = ["SETS_BUDGET", "STEPS", "Chunk", "Clock", "Rows", "Run", "State", "Un
 
 #: the named steps, in their order (``res.timings`` and the progress bars use these names)
 STEPS = (
-    "read", "normalise", "exact groups", "fingerprint", "calibrate", "candidates", "verify",
+    "plan", "read", "normalise", "exact groups", "fingerprint", "calibrate", "candidates", "verify",
     "cluster", "write",
 )  # fmt: skip
 
@@ -59,6 +60,10 @@ class Run:
     sets_budget : int, optional
         Bytes of shingle sets the first read keeps for the verification (default
         :data:`SETS_BUDGET`, read when the run is made).
+    plan : BandPlan, optional
+        The bands the plan step chose from the input's first rows
+        (:class:`~simhash_lab.dedup.steps.Plan`), before the first read makes any key: every
+        chunk's and every Dask task's keys are made with them (:meth:`with_plan`).
 
     Attributes
     ----------
@@ -68,6 +73,7 @@ class Run:
 
     settings: DedupSettings
     sets_budget: int = -1
+    plan: BandPlan | None = None
 
     def __post_init__(self) -> None:
         if self.sets_budget < 0:
@@ -113,10 +119,40 @@ class Run:
 
     def band_keys(self) -> BandKeys | None:
         """A new, empty :class:`~simhash_lab.candidates.BandKeys` of the run's bands (None
-        without bands): its parameters depend on the settings alone, so every partition's are
-        alike."""
+        without bands): ``settings.bands`` when given, else the :attr:`plan`'s, else the model's
+        for a million rows (:func:`~simhash_lab.candidates.band_parameters`); they are the run's,
+        so every partition's are alike."""
         s = self.settings
-        return BandKeys(s.jaccard, s.recall) if self.bands else None
+        if not self.bands:
+            return None
+        chosen = s.bands if s.bands is not None else None
+        if chosen is None and self.plan is not None:
+            chosen = (self.plan.bands, self.plan.rows)
+        return BandKeys(s.jaccard, s.recall, bands=chosen)
+
+    def with_plan(self, plan: BandPlan | None) -> Run:
+        """This run with the bands :class:`~simhash_lab.dedup.steps.Plan` chose (its shingles
+        kept, not made again)."""
+        out = dataclasses.replace(self, plan=plan)
+        if "featurizer" in self.__dict__:
+            out.__dict__["featurizer"] = self.__dict__["featurizer"]
+        return out
+
+    def band_info(self) -> dict | None:
+        """The result's ``settings["candidates"]`` with bands: the bands, rows, the probability
+        a pair at the threshold is found, and what chose them (``chosen_by``: ``"settings"``,
+        ``"plan"`` with the figures it measured, or ``"model"``); None without bands."""
+        keys = self.key_maker
+        if keys is None:
+            return None
+        info = keys.info
+        if self.settings.bands is not None:
+            info["chosen_by"] = "settings"
+        elif self.plan is not None:
+            info.update(self.plan.info)
+        else:
+            info["chosen_by"] = "model"
+        return info
 
 
 @dataclass

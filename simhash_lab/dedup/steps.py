@@ -9,6 +9,8 @@ same decisions by construction: what differs is only where each call runs and wh
 ============== ============================================== =======================================
 step           its work (a method)                            where it runs (one process / Dask)
 ============== ============================================== =======================================
+plan           ``Plan.choose``: the MinHash bands, from the   this process / the client, before the
+               input's first rows (bands, unless pinned)      graph is made
 read           ``Read.chunks``: the rows, a chunk at a time   threads / a task a run of files
 normalise      ``Normalise.chunk``: NFKC, format chars        the chunk's thread / its task
 exact groups   ``ExactGroups.digests`` (a chunk);             chunk / task; all rows / a reducer a
@@ -35,9 +37,11 @@ chunk of rows.
 
 from __future__ import annotations
 
+import itertools
 import json
+import os
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -47,7 +51,10 @@ from .._threads import run_items
 from .._validate import check_fraction, check_int
 from ..calibration import Calibration, Draw, draw_sample, measure, neighbours_within
 from ..candidates import (
+    PLAN_ROWS,
+    BandPlan,
     band_pairs,
+    plan_bands,
     sort_bands,
     split_band,
     table_buckets,
@@ -71,6 +78,7 @@ __all__ = [
     "EXACT_GROUPS",
     "FINGERPRINT",
     "NORMALISE",
+    "PLAN",
     "READ",
     "VERIFY",
     "WRITE",
@@ -80,6 +88,7 @@ __all__ = [
     "ExactGroups",
     "Fingerprint",
     "Normalise",
+    "Plan",
     "Read",
     "Step",
     "Verify",
@@ -154,6 +163,151 @@ def distinct_rows(n: int, *cols: np.ndarray) -> np.ndarray:
     for c in cols:
         seen[c] = True
     return np.flatnonzero(seen)
+
+
+# -- plan --------------------------------------------------------------------------------------
+
+
+class Plan(Step):
+    """plan: the MinHash bands of a run with bands, chosen before the first read (which makes every
+    chunk's keys with them) from counts measured on the input's first :attr:`ROWS` rows: their
+    shingle sets (exact copies of an earlier sampled row and rows without shingles left out, as
+    the search leaves them out), for each ``(bands, rows)`` that finds a pair at ``jaccard`` with
+    probability ``recall`` the candidate pairs their keys give, reckoned for the input's rows
+    (:func:`~simhash_lab.candidates.plan_bands`). Runs once, in this process or on Dask's client;
+    its choice goes into the run every task takes (:meth:`Run.with_plan
+    <simhash_lab.dedup.run.Run.with_plan>`). ``bands`` pinned in the settings: no plan."""
+
+    name = "plan"
+
+    #: the input's first rows measured (their sets are made again by the first read)
+    ROWS = PLAN_ROWS
+
+    def choose(
+        self,
+        run: Run,
+        sources: Iterable[Source],
+        sizes: Sequence[int] | None = None,
+        chunk_rows: int = CHUNK_ROWS,
+    ) -> BandPlan | None:
+        """The bands for the rows of ``sources`` (in order; Dask: every partition's), or None
+        (no bands, or bands pinned). ``sizes``: each source's bytes, when known (Dask lists them),
+        for the estimate of the rows past the sample (:meth:`rows_of`); ``chunk_rows``: the rows
+        the first read takes at a time, taken so here too (a bad row is then the one the first
+        read would name, before a broken row of a later chunk)."""
+        s = run.settings
+        if not run.bands or s.bands is not None:
+            return None
+        sources = list(sources)
+        feat = run.featurizer
+        inds, dats, digests = [], [], []
+        docs: list[int] = []  # documents of each source the sample read from
+        m = rows_read = 0
+        complete = True
+        for src in sources:  # each chunk's errors before the next is read, as the first read's
+            start = got = 0
+            chunks = READ.chunks(run, src, min(chunk_rows, self.ROWS))
+            try:
+                for texts, _, _, units in chunks:
+                    at = start if units is None else units.doc + got  # a unit's errors name its document
+                    take = texts[: self.ROWS - m]
+                    norm = check_text_chunk(feat.normalise, take, at, src.name)
+                    _, ind, dat = check_text_chunk(feat.sets_of, norm, at, src.name)
+                    inds.append(np.diff(ind))
+                    dats.append(dat)
+                    if s.exact:
+                        digests.append(text_digests(norm))
+                    m += len(take)
+                    rows_read += len(texts)
+                    start += len(texts)
+                    got += len(texts) if units is None else units.docs
+                    if m >= self.ROWS:
+                        complete = False
+                        break
+            finally:
+                chunks.close()
+            docs.append(got)
+            if not complete:
+                break
+        per_doc = rows_read / max(sum(docs), 1)  # rows a document (units: more than one)
+        ind = np.zeros(m + 1, np.int64)
+        if m:
+            np.cumsum(np.concatenate(inds), out=ind[1:])
+        dat = np.concatenate(dats) if dats else np.empty(0, np.uint64)
+        valid = np.diff(ind) > 0
+        if digests and m:  # an exact copy of an earlier row is not searched: not counted
+            d = np.concatenate(digests)
+            first = np.unique(d, axis=0, return_index=True)[1]
+            seen = np.zeros(m, np.bool_)
+            seen[first] = True
+            valid &= seen
+        n = m if complete else self.rows_of(run, sources, docs, per_doc, sizes)
+        return plan_bands(ind, dat, valid, s.jaccard, s.recall, n)
+
+    def rows_of(
+        self, run: Run, sources: list, docs: list[int], per_doc: float, sizes: Sequence[int] | None = None
+    ) -> int:
+        """The rows of ``sources`` reckoned from the sample's: ``docs[i]`` documents were read from
+        ``sources[i]``, each ``per_doc`` rows (units of it; 1: the documents). Each source's
+        documents counted where that is cheap (a table's, a Parquet file's metadata, a folder's
+        files), else its bytes (``sizes``, or the file's) at the bytes a document took in the
+        sample's first file (its first lines read again). Unknown: a million rows
+        (:func:`~simhash_lab.candidates.band_parameters`' reference)."""
+        rows = int(sum(docs) * per_doc)
+        first = sources[0]
+        byte_rate = None  # bytes of a document in the first file
+        total = 0.0
+        for i, src in enumerate(sources):
+            count = self.count(src)
+            if count is None:
+                size = sizes[i] if sizes is not None else self.size(src)
+                if size is None:
+                    return max(rows, 1_000_000)
+                if byte_rate is None:
+                    byte_rate = self.head_bytes(first, docs[0]) / max(docs[0], 1)
+                    if not byte_rate:
+                        return max(rows, 1_000_000)
+                count = size / byte_rate
+            total += count
+        return max(rows, int(round(total * per_doc)))
+
+    def count(self, src: Source) -> int | None:
+        """A source's documents, when they are counted without reading them, else None."""
+        total = getattr(src, "total", None)
+        if isinstance(total, int):
+            return total
+        parts = getattr(src, "parts", None)
+        if parts is not None:
+            counts = [self.count(p) for p in parts]
+            return None if None in counts else sum(counts)
+        if src.format == "parquet":
+            import pyarrow.parquet as pq
+
+            f = src._open()
+            try:
+                return int(pq.ParquetFile(f).metadata.num_rows)
+            finally:
+                f.close()
+        return None
+
+    def size(self, src: Source) -> int | None:
+        """A file source's bytes (None: not a file)."""
+        path = getattr(src, "path", None)
+        if path is None:
+            return None
+        fs = getattr(src, "fs", None)
+        return int(fs.size(path)) if fs is not None else os.path.getsize(path)
+
+    def head_bytes(self, src: Source, docs: int) -> int:
+        """Bytes of a file source's first ``docs`` lines (a CSV's header and the lines of its
+        first records: about their bytes)."""
+        if getattr(src, "path", None) is None:
+            return 0
+        f = src._open()
+        try:
+            return sum(map(len, itertools.islice(f, docs + (src.format == "csv"))))
+        finally:
+            f.close()
 
 
 # -- read, normalise ---------------------------------------------------------------------------
@@ -858,6 +1012,7 @@ def run_settings(run: Run, k: int, band_info: dict | None, priority: bool) -> di
     }
 
 
+PLAN = Plan()
 READ = Read()
 NORMALISE = Normalise()
 EXACT_GROUPS = ExactGroups()

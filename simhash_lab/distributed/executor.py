@@ -59,6 +59,7 @@ from ..dedup.steps import (
     CANDIDATES,
     CLUSTER,
     EXACT_GROUPS,
+    PLAN,
     READ,
     VERIFY,
     WRITE,
@@ -854,6 +855,7 @@ def finish(
     docs_at: np.ndarray | None = None,
     unit: str = "document",
     ids: tuple | None = None,
+    band_info: dict | None = None,
 ) -> dict:
     # on a worker: the calibration's summary in the caller's language (a worker process starts in English)
     with language(lang):
@@ -867,6 +869,8 @@ def finish(
         "k": int(k),
         "calibration": said,
     }
+    if band_info is not None:  # the bands and what chose them (dedup_table's settings["candidates"])
+        out["candidates"] = band_info
     if unit != "document":  # the rows are documents; what was dropped, units of them
         out.update(unit=unit, units=int(offsets[-1]), dropped_whole=int(whole), edited=int(edited))
     if ids is not None:  # rows that repeat an earlier row's id, and the first of them: (id, row, row)
@@ -991,7 +995,9 @@ def dedup_dataset(
         ``rows``, ``dropped``, ``verified`` (pairs), ``groups``, ``kept`` (rows written), ``k``,
         ``exact`` (rows dropped as exact copies), ``by_chars`` (rows with runs of a script
         without word spaces) and ``calibration`` (its summary line; None when ``k`` was given);
-        with ``id_column``, ``duplicate_ids`` (rows repeating an earlier row's id, warned of as
+        with bands, ``candidates`` (``dedup_table``'s ``settings["candidates"]``: the bands, rows,
+        and what chose them: the plan on the client, from the first partitions' rows); with
+        ``id_column``, ``duplicate_ids`` (rows repeating an earlier row's id, warned of as
         ``dedup_table`` warns; ``unique_ids=True``: refused before anything is written) and
         ``first_duplicate_id`` (``[id, row, row]`` or None); with ``unit="paragraph"`` or
         ``"line"``, ``unit``, ``units`` (rows of the run: the documents' units; ``rows``,
@@ -1057,6 +1063,10 @@ def dedup_dataset(
         layout=layout,
         max_tables=64 if st.max_tables is None else st.max_tables,
     )
+    if run.bands:  # chosen here, once, from the first partitions' rows: every task makes its keys so
+        run = run.with_plan(
+            PLAN.choose(run, [run.source(f) for f in range(len(files))], _file_sizes(fs, files))
+        )
     for path in earlier:  # overwrite: the earlier run's parts go before this run writes
         ofs.rm_file(path)
     made = not ofs.exists(out_path)
@@ -1122,7 +1132,18 @@ def dedup_dataset(
     dups = delayed(write_duplicates_table)(run, clustered, written if units else None)
     chars = delayed(chars_sum)(counts)
     result = delayed(finish)(
-        summary, written, offsets, k, cal, chars, get_language(), dups, docs, st.unit, checked
+        summary,
+        written,
+        offsets,
+        k,
+        cal,
+        chars,
+        get_language(),
+        dups,
+        docs,
+        st.unit,
+        checked,
+        run.band_info(),
     )
     if not compute:
         return result
