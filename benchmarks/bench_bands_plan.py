@@ -112,7 +112,19 @@ def main() -> None:
         f"{cv['16x6'] / max(cv['plan'] + med['plan']['plan'], 1e-9):.2f}x); "
         f"kept rows that differ: {differ} of {n}; truth: {len(truth)} pairs touching {rows.size} rows"
     )
-    print(f"cost model constants: KEY_NS {KEY_NS}, PAIR_NS {PAIR_NS}; load after {B.load():.2f}")
+    dc = before.pairs.shape[0] - after.pairs.shape[0]
+    db = before.settings["candidates"]["bands"] - after.settings["candidates"]["bands"]
+    dv = med["16x6"]["verify"] - med["plan"]["verify"]
+    dk = med["16x6"]["candidates"] - med["plan"]["candidates"]
+    marginal = f"verify {1e9 * dv / dc:.0f} ns a candidate fewer" if dc else "no candidates fewer"
+    if db:
+        marginal += (
+            f", candidates step {1e9 * dk / (n * db):.0f} ns a row a band more or less (pairs in it too)"
+        )
+    print(
+        f"marginal costs, 16x6 against the plan's: {marginal}; the cost model's constants: KEY_NS "
+        f"{KEY_NS}, PAIR_NS {PAIR_NS}; load after {B.load():.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -163,13 +163,17 @@ PLAN_ROWS = 20_000
 #: The most bands :func:`band_choices` offers: the keys take 8 bytes a row a band until the pairs
 #: are made (64 bands: 512 MB for a million rows), so more would cost memory before time.
 MAX_BANDS = 32
-#: CPU nanoseconds one band key of one row costs (made from the shingles, sorted, its run scanned)
-#: and one candidate pair (packed, sorted, its sets made again, verified): the cost model of
+#: CPU nanoseconds a band of one row costs (its key made from the shingles, sorted among the
+#: band's keys, its run scanned) and a candidate pair below the threshold (packed, sorted, its
+#: sets made again or the size filter, its merge stopped early): the cost model of
 #: :func:`plan_bands`, fixed so that one input always gets the same bands (a run's own timings
-#: would make the choice, and so the decisions, vary with the machine's load). Measured with
-#: ``benchmarks/bench_bands_plan.py`` (the ``ns a key``, ``ns a pair`` columns it prints).
-KEY_NS = 60.0
-PAIR_NS = 800.0
+#: would make the choice, and so the decisions, vary with the machine's load). Measured by
+#: ``benchmarks/bench_bands_plan.py`` on 100k rows of pydoc-mixed, 16 x 6 against 27 x 8 (one
+#: thread, CPU time): the kernel's keys about 155 ns a row a band and the sorts about 50; 1.43 M
+#: fewer candidates saved 0.67 s of verification (470 ns each) and some 40 ns each of pairing
+#: (``benchmarks/results/2026-12-07-bands-calibrated.md``).
+KEY_NS = 200.0
+PAIR_NS = 500.0
 
 
 def band_choices(

@@ -61,7 +61,7 @@ from ..candidates import (
     table_join,
     unique_sorted_pairs,
 )
-from ..datasets import DatasetError, Source
+from ..datasets import DatasetError, PartsSource, Source
 from ..index import SimhashIndex
 from ..kernels import verify as V
 from ..kernels.dedup_steps import first_of_runs, str_digests
@@ -198,7 +198,8 @@ class Plan(Step):
         s = run.settings
         if not run.bands or s.bands is not None:
             return None
-        sources = list(sources)
+        # several files read as one: each on its own, as Dask's tasks read them (the same estimate)
+        sources = [p for src in sources for p in (src.parts if isinstance(src, PartsSource) else [src])]
         feat = run.featurizer
         inds, dats, digests = [], [], []
         docs: list[int] = []  # documents of each source the sample read from
@@ -257,6 +258,7 @@ class Plan(Step):
         first = sources[0]
         byte_rate = None  # bytes of a document in the first file
         total = 0.0
+        estimated = False
         for i, src in enumerate(sources):
             count = self.count(src)
             if count is None:
@@ -268,18 +270,18 @@ class Plan(Step):
                     if not byte_rate:
                         return max(rows, 1_000_000)
                 count = size / byte_rate
+                estimated = True
             total += count
-        return max(rows, int(round(total * per_doc)))
+        total *= per_doc
+        if estimated:  # two significant digits: a few bytes more or less, the same choice
+            total = float(f"{total:.2g}")
+        return max(rows, int(total))
 
     def count(self, src: Source) -> int | None:
         """A source's documents, when they are counted without reading them, else None."""
         total = getattr(src, "total", None)
         if isinstance(total, int):
             return total
-        parts = getattr(src, "parts", None)
-        if parts is not None:
-            counts = [self.count(p) for p in parts]
-            return None if None in counts else sum(counts)
         if src.format == "parquet":
             import pyarrow.parquet as pq
 
