@@ -7,7 +7,7 @@ earlier versions, side by side in one process.
 For each run (``dedup_texts(jaccard=0.8)``, alternating ``bands=(16, 6)`` pinned and the plan's
 choice, one Numba thread, the steps' clock reading the process's CPU time): the plan's, the
 candidates' and the verification's CPU seconds (medians), the candidate pairs and those the plan
-expected of them (its model, ``candidates.expected_pairs``, from the first 20,000 rows), the
+expected of them (its model, ``candidates.expected_pairs``, from the first ``candidates.PLAN_ROWS`` rows), the
 verified pairs, the kept rows, and the recall and precision of the verified pairs against the
 exact Jaccard truth of the pairs that touch a random sample of rows (``bench_bands._truth``);
 then what the constants of the plan's cost model (``candidates.KEY_NS``, ``PAIR_NS``) measure as

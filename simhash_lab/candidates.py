@@ -159,7 +159,7 @@ def band_parameters(
 
 
 #: The rows of the source's beginning :func:`plan_bands` measures (``DedupSettings.bands`` unset).
-PLAN_ROWS = 20_000
+PLAN_ROWS = 10_000
 #: The most bands :func:`band_choices` offers: the keys take 8 bytes a row a band until the pairs
 #: are made (64 bands: 512 MB for a million rows), so more would cost memory before time.
 MAX_BANDS = 32
@@ -222,23 +222,21 @@ def band_choices(
 
 
 def expected_pairs(i: np.ndarray, j: np.ndarray, s: int, n: int) -> float:
-    """The pairs of ``n`` rows that a sample of the first ``s`` rows, holding the pairs ``(i, j)``
-    (row numbers below ``s``), stands for. Two kinds of pair (the model, checked against whole
-    runs by ``benchmarks/bench_bands_plan.py``):
-
-    * *spread* pairs, of rows anywhere in the input (unrelated rows that share common shingles,
-      passages repeated all over it): a pair of the n rows is within the first s with
-      probability ``s (s - 1) / (n (n - 1))``, so their count grows like n squared. Spread evenly,
-      a fraction ``(1 - g / s)**2`` of them lie more than ``g = s / 8`` rows apart: the pairs
-      that far apart, divided by it, are the sample's spread pairs;
-    * *near* pairs, of rows close together (a copy a few rows after its original, a crawl's
-      pages of one site): more of the close pairs than the spread ones account for; each row has
-      about as many as in the sample, so they grow like n.
+    """The candidate pairs of ``n`` rows that the pairs ``(i, j)`` (``i < j``) of their first ``s``
+    rows stand for, by the growth the sample itself shows: the pairs among its first ``s / 2``
+    rows are those with ``j < s / 2`` (a pair's bands do not depend on the other rows), so from
+    ``s / 2`` to ``s`` rows the pairs grew ``2**a`` times, and they are reckoned to go on so:
+    ``pairs(s) * (n / s)**a``, ``a`` in [0, 2]. Unrelated rows that share common shingles, and
+    passages repeated all over the input, give ``a`` = 2 (each row meets a share of all the
+    others); a copy close to its original (a crawl's pages of one site), ``a`` = 1; an input whose
+    rows come to repeat one another (exact copies are not searched), less. Checked against whole
+    runs by ``benchmarks/bench_bands_plan.py``: what it cannot see is a change past the sample
+    (an input that starts repeating itself later).
 
     Parameters
     ----------
     i, j : ndarray of int
-        The sample's pairs.
+        The sample's pairs, ``i < j``.
     s : int
         Rows in the sample (its pairs are below it).
     n : int
@@ -250,22 +248,19 @@ def expected_pairs(i: np.ndarray, j: np.ndarray, s: int, n: int) -> float:
 
     Examples
     --------
-    >>> far = np.array([0, 10]), np.array([90, 95])
-    >>> expected_pairs(*far, 100, 100), round(expected_pairs(*far, 100, 1000), 1)
-    (2.0, 315.2)
-    >>> near = np.array([0, 50]), np.array([1, 51])
-    >>> round(expected_pairs(*near, 100, 1000), 1)
+    >>> spread = np.array([0, 10, 20, 30]), np.array([40, 60, 70, 80])  # 1 in the first half
+    >>> expected_pairs(*spread, 100, 100), expected_pairs(*spread, 100, 1000)
+    (4.0, 400.0)
+    >>> near = np.array([0, 50]), np.array([1, 51])  # doubled with the rows
+    >>> expected_pairs(*near, 100, 1000)
     20.0
     """
-    m = int(np.size(i))
+    m = int(np.size(j))
     if n <= s or m == 0 or s < 2:
         return float(m)
-    g = max(1, s // 8)
-    gap = np.abs(np.asarray(j, np.int64) - np.asarray(i, np.int64))
-    far = int(np.count_nonzero(gap > g))
-    spread = far / ((1 - g / s) ** 2)
-    near = max(0.0, m - spread)
-    return spread * (n * (n - 1)) / (s * (s - 1)) + near * n / s
+    half = int(np.count_nonzero(np.asarray(j) < s // 2))
+    a = 2.0 if half == 0 else min(max(math.log2(m / half), 0.0), 2.0)
+    return m * (n / s) ** a
 
 
 @dataclass(frozen=True)

@@ -105,6 +105,18 @@ def _format_text(res: DedupResult) -> str:
     return "\n".join(lines)
 
 
+def _bands(value: str) -> tuple[int, int]:
+    """``--bands BxR``: ``(B, R)``, 1-1024 bands of 1-64 rows."""
+    import argparse
+
+    b, x, r = value.lower().partition("x")
+    if not (x and b.isdigit() and r.isdigit() and 1 <= int(b) <= 1024 and 1 <= int(r) <= 64):
+        raise argparse.ArgumentTypeError(
+            f"--bands must be BxR, 1 to 1024 bands of 1 to 64 rows (25x8), got {value!r}"
+        )
+    return int(b), int(r)
+
+
 def _hasher(args):
     """The Simhasher the options ask for, or a preset name, or None (the run's own features)."""
     if args.preset is not None and (args.tokenizer is not None or args.weights is not None):
@@ -167,6 +179,7 @@ def _settings(args):
         unit=args.unit,
         min_kept_words=args.min_kept_words,
         candidates=args.candidates,
+        bands=args.bands,
         max_tables=args.max_tables,
         memory_budget=args.memory_budget,
         max_row_bytes=args.max_row_bytes,
@@ -529,6 +542,14 @@ def add_dedup_parser(subparsers) -> argparse.ArgumentParser:
         help="how candidate pairs are found: bands (pairs whose shingle sets agree on a MinHash band, "
         "chosen to find a pair at the threshold with --recall; not with -k) or index (every pair "
         "within k bits); auto, the default: bands, or index when -k is given",
+    )
+    g.add_argument(
+        "--bands",
+        type=_bands,
+        default=None,
+        metavar="BxR",
+        help="MinHash bands pinned: B bands of R rows (25x8; default: chosen from candidate pairs counted "
+        "on the input's first 10,000 rows, see settings.candidates of --json)",
     )
     tables = "the most tables the index may build, 1 to 4096 (memory: 12 bytes per document per table)"
     max_tables = int_in("--max-tables", 1, MAX_TABLES_FORCED)

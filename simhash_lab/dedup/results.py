@@ -212,11 +212,15 @@ class DedupResult:
     settings : dict
         Tokenizer, weights, hash, shingle size, keep order, linkage; ``"candidates"``: how the
         candidates were found (``{"method": "index", "k": k}``, or ``{"method": "minhash bands",
-        "bands": b, "rows": r, "at_threshold": P(a pair at the threshold is found)}``).
+        "bands": b, "rows": r, "at_threshold": P(a pair at the threshold is found), "chosen_by":
+        ...}``: ``"settings"`` (``bands`` pinned) or ``"plan"``, with the figures the plan step
+        measured on the input's first rows: ``sample``, ``rows_reckoned``, ``sample_pairs``,
+        ``sample_below`` (of them, below the threshold), ``expected_pairs``, ``cost_s`` and
+        ``weighed``, each choice's ``[bands, rows, sample pairs, expected pairs, cost s]``).
     skipped, errors : list of (path, reason)
         :func:`dedup_files` only: files not used, and files or paths that could not be read.
     timings : dict
-        Seconds spent in each step: read, normalise, exact groups, fingerprint, calibrate,
+        Seconds spent in each step: plan (bands), read, normalise, exact groups, fingerprint, calibrate,
         candidates, verify, cluster, write (with threads, a step that several threads work at
         adds up their times: it can exceed the run's).
     exact, exact_groups : int

@@ -137,17 +137,17 @@ def test_the_rows_past_the_sample_are_reckoned_from_the_file(tmp_path, monkeypat
     assert (got["bands"], got["rows"]) != (16, 6)
 
 
-def test_the_model_reckons_spread_pairs_by_n_squared_and_near_ones_by_n():
+def test_the_pairs_are_reckoned_by_the_growth_the_sample_shows():
     rng = np.random.default_rng(0)
     s, n = 2000, 20_000
-    i = rng.integers(0, s, 5000)
-    j = rng.integers(0, s, 5000)
+    i, j = rng.integers(0, s, 20_000), rng.integers(0, s, 20_000)
     keep = i != j
-    a, b = np.minimum(i, j)[keep], np.maximum(i, j)[keep]
-    spread = expected_pairs(a, b, s, n)
-    assert spread == pytest.approx(a.size * n * (n - 1) / (s * (s - 1)), rel=0.05)
-    near = expected_pairs(np.arange(0, s - 1, 2), np.arange(1, s, 2), s, n)
+    a, b = np.minimum(i, j)[keep], np.maximum(i, j)[keep]  # spread: a quarter in the first half
+    assert expected_pairs(a, b, s, n) == pytest.approx(a.size * 100, rel=0.05)
+    near = expected_pairs(np.arange(0, s - 1, 2), np.arange(1, s, 2), s, n)  # next to each other
     assert near == pytest.approx(n / 2, rel=0.01)
+    same = expected_pairs(np.zeros(5, int), np.arange(1, 6), s, n)  # all in the first rows: no growth
+    assert same == 5
     assert expected_pairs(a, b, s, s) == a.size
 
 
