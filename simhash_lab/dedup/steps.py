@@ -61,7 +61,7 @@ from ..candidates import (
     table_join,
     unique_sorted_pairs,
 )
-from ..datasets import DatasetError, PartsSource, Source
+from ..datasets import DatasetError, FilesSource, PartsSource, Source
 from ..index import SimhashIndex
 from ..kernels import verify as V
 from ..kernels.dedup_steps import first_of_runs, str_digests
@@ -200,12 +200,13 @@ class Plan(Step):
             return None
         # several files read as one: each on its own, as Dask's tasks read them (the same estimate)
         sources = [p for src in sources for p in (src.parts if isinstance(src, PartsSource) else [src])]
+        sampled = [self.quiet(src) for src in sources]
         feat = run.featurizer
         inds, dats, digests = [], [], []
         docs: list[int] = []  # documents of each source the sample read from
         m = rows_read = 0
         complete = True
-        for src in sources:  # each chunk's errors before the next is read, as the first read's
+        for src in sampled:  # each chunk's errors before the next is read, as the first read's
             start = got = 0
             chunks = READ.chunks(run, src, min(chunk_rows, self.ROWS))
             try:
@@ -276,6 +277,14 @@ class Plan(Step):
         if estimated:  # two significant digits: a few bytes more or less, the same choice
             total = float(f"{total:.2g}")
         return max(rows, int(total))
+
+    def quiet(self, src: Source) -> Source:
+        """A source to read the sample from, that records nothing of it: text files record the
+        files they read, skip or fail to read (and say so as it happens), which the first read
+        does; the plan reads a copy of them that says nothing."""
+        if not isinstance(src, FilesSource):
+            return src
+        return FilesSource(src.files, src.max_bytes)
 
     def count(self, src: Source) -> int | None:
         """A source's documents, when they are counted without reading them, else None."""
