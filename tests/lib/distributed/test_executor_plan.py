@@ -29,12 +29,7 @@ T = _load("_distributed_dataset_corpora", HERE / "test_executor.py")  # one defi
 P = _load("_plan_corpora", HERE.parent / "dedup" / "test_plan.py")
 
 
-@pytest.fixture(scope="module")
-def client():
-    pytest.importorskip("distributed")
-    cluster, client = D.local_cluster(2, processes=False)
-    with cluster, client:
-        yield client
+client = _load("_bands_on_dask", HERE / "test_executor_bands.py").client  # its cluster fixture, one of each
 
 
 @pytest.mark.parametrize("fmt, sample", [("jsonl", 700), ("parquet", 700), ("jsonl", 20_000)])
