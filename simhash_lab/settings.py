@@ -142,10 +142,10 @@ class DedupSettings:
         that a pair at the ``jaccard`` threshold itself is found with probability ``recall`` (a
         pair above it more often); their cost follows the rows and the pairs, not k, so they are
         faster where the calibrated k is large (many tables). Either way the candidates are
-        verified the same; the keys take 8 bytes a row per band (16 bands at the defaults; not
-        bounded by ``memory_budget``). Bands need k calibrated (it is still calibrated and
-        reported, not used): with ``k`` given, or ``unverified``, "bands" is refused (a
-        ValueError), never silently replaced by the index.
+        verified the same; the keys take 8 bytes a row per band (at most 32 bands as the plan
+        chooses them, see ``bands``; not bounded by ``memory_budget``). Bands need k calibrated
+        (it is still calibrated and reported, not used): with ``k`` given, or ``unverified``,
+        "bands" is refused (a ValueError), never silently replaced by the index.
     bands : tuple of (int, int), optional
         ``(bands, rows)`` of the MinHash bands, pinned (1-1024 bands of 1-64 rows; refused with
         ``candidates="index"``, ``k`` or ``unverified``). Default: chosen by the plan step before

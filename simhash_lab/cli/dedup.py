@@ -561,7 +561,8 @@ def add_dedup_parser(subparsers) -> argparse.ArgumentParser:
         metavar="BYTES",
         help="bytes the index's tables may use (-k or --candidates index; 2G, 512M; default: a quarter "
         "of the machine's memory); a small budget means fewer tables and slower candidates. It bounds "
-        "nothing else: not the MinHash bands' keys (8 bytes a row per band, 16 bands at the defaults), "
+        "nothing else: not the MinHash bands' keys (8 bytes a row per band, at most 32 bands unless "
+        "--bands), "
         "the candidate pairs or the shingle sets kept (up to 1 GiB)",
     )
     g = p.add_argument_group("which one is kept")
