@@ -253,23 +253,21 @@ class Plan(Step):
         ``sources[i]``, each ``per_doc`` rows (units of it; 1: the documents). Each source's
         documents counted where that is cheap (a table's, a Parquet file's metadata, a folder's
         files), else its bytes (``sizes``, or the file's) at the bytes a document took in the
-        sample's first file (its first lines read again). Unknown: a million rows
+        first sampled file that is not counted (its first lines read again). Unknown: a million rows
         (:func:`~simhash_lab.candidates.band_parameters`' reference)."""
         rows = int(sum(docs) * per_doc)
-        first = sources[0]
-        byte_rate = None  # bytes of a document in the first file
+        counts = [self.count(src) for src in sources]
+        # bytes of a document: in the first sampled file whose documents are not counted
+        at = next((i for i in range(len(docs)) if counts[i] is None and docs[i]), None)
+        byte_rate = self.head_bytes(sources[at], docs[at]) / docs[at] if at is not None else 0
         total = 0.0
         estimated = False
         for i, src in enumerate(sources):
-            count = self.count(src)
+            count = counts[i]
             if count is None:
                 size = sizes[i] if sizes is not None else self.size(src)
-                if size is None:
+                if size is None or not byte_rate:
                     return max(rows, 1_000_000)
-                if byte_rate is None:
-                    byte_rate = self.head_bytes(first, docs[0]) / max(docs[0], 1)
-                    if not byte_rate:
-                        return max(rows, 1_000_000)
                 count = size / byte_rate
                 estimated = True
             total += count
