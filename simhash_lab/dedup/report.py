@@ -115,6 +115,13 @@ def _counts(res: DedupResult) -> list[tuple[str, str, str]]:
         ),
         ("write", "", sec("write")),
     ]
+    c = res.settings.get("candidates") or {} if isinstance(res.settings, dict) else {}
+    if c.get("chosen_by") == "plan":  # the bands chosen before the read, from its first rows
+        said = (
+            f"{c['bands']} bands of {c['rows']} rows: {c['sample_pairs']:,} candidate pairs in the first "
+            f"{c['sample']:,} rows, {c['expected_pairs']:,} expected of {c['rows_reckoned']:,}"
+        )
+        rows.insert(0, ("plan", said, sec("plan")))
     return rows
 
 

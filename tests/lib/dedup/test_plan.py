@@ -127,8 +127,10 @@ def test_the_rows_past_the_sample_are_reckoned_from_the_file(tmp_path, monkeypat
     path = tmp_path / "rows.jsonl"
     path.write_text("".join(json.dumps({"text": t}) + "\n" for t in texts), encoding="utf-8")
     monkeypatch.setattr(S.Plan, "ROWS", 1000)
-    got = dedup_table(path).settings["candidates"]
+    got = dedup_table(path, report=tmp_path / "report.md").settings["candidates"]
     assert got["sample"] == 1000 and got["rows_reckoned"] == 3000
+    said = f"| plan | {got['bands']} bands of {got['rows']} rows: {got['sample_pairs']:,} candidate pairs in the "
+    assert said + "first 1,000 rows, " in (tmp_path / "report.md").read_text(encoding="utf-8")
     listed = dedup_texts(texts).settings["candidates"]  # a list: its rows counted
     assert listed["rows_reckoned"] == 3000 and (listed["bands"], listed["rows"]) == (
         got["bands"],
