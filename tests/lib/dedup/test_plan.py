@@ -129,8 +129,8 @@ def test_the_rows_past_the_sample_are_reckoned_from_the_file(tmp_path, monkeypat
     monkeypatch.setattr(S.Plan, "ROWS", 1000)
     got = dedup_table(path, report=tmp_path / "report.md").settings["candidates"]
     assert got["sample"] == 1000 and got["rows_reckoned"] == 3000
-    said = f"| plan | {got['bands']} bands of {got['rows']} rows: {got['sample_pairs']:,} candidate pairs in the "
-    assert said + "first 1,000 rows, " in (tmp_path / "report.md").read_text(encoding="utf-8")
+    said = f"| plan | {got['bands']} bands of {got['rows']} rows: {got['sample_pairs']:,} candidate pairs"
+    assert said + " in the first 1,000 rows, " in (tmp_path / "report.md").read_text(encoding="utf-8")
     listed = dedup_texts(texts).settings["candidates"]  # a list: its rows counted
     assert listed["rows_reckoned"] == 3000 and (listed["bands"], listed["rows"]) == (
         got["bands"],
