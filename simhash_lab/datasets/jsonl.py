@@ -129,12 +129,14 @@ class JsonlSource(FileSource):
 
     _BLOCK = 1 << 18  # bytes read at a time (a block's lines and records stay in the cache)
 
-    def _blocks(self):
-        """``(line number of the first, lines, last_ends, offset)`` for each block of the file read
-        ``_BLOCK`` bytes at a time: its whole lines, each without its ``\\n`` (a ``\\r`` before it
-        stays); ``last_ends`` is False only for a last line that has no newline; ``offset``: the
-        byte where the first line starts. A line longer than ``max_row_bytes`` (not counting its
-        line end) is refused without being read whole."""
+    def _wholes(self):
+        """``(line number of the first, whole, lines, last_ends, offset)`` for each block of the
+        file read ``_BLOCK`` bytes at a time: ``whole``, its whole lines as one ``bytes`` (or a
+        memoryview of one), a
+        ``\\n`` between two (the last one's ``\\n`` not in it; a ``\\r`` before a ``\\n`` stays);
+        ``lines``: how many; ``last_ends`` is False only for a last line that has no newline;
+        ``offset``: the byte where the first line starts. A line longer than ``max_row_bytes``
+        (not counting its line end) is refused without being read whole."""
         limit = self.max_row_bytes
         self.bytes_read = self._shown = 0
         with self._open() as f:
@@ -145,7 +147,7 @@ class JsonlSource(FileSource):
                 block = f.read(self._BLOCK)
                 if not block:
                     if rest:
-                        yield lineno, [rest.join()], False, at
+                        yield lineno, rest.join(), 1, False, at
                     return
                 self.bytes_read += len(block)
                 cut = block.rfind(b"\n")
@@ -154,18 +156,26 @@ class JsonlSource(FileSource):
                     if rest.longer_than(limit):
                         raise self._too_large(f"line {lineno}")
                     continue
-                whole = rest.join(block[:cut]) if rest else block[:cut]
-                lines = whole.split(b"\n")
+                view = memoryview(block)[:cut]  # joined to ``rest`` without a copy of its own
+                whole = rest.join(view) if rest else view
+                n = int(np.count_nonzero(np.frombuffer(whole, np.uint8) == 10)) + 1  # 4x bytes.count
                 rest = Pieces(block[cut + 1 :])
-                if max(map(len, lines)) > limit:
+                if len(whole) > limit:  # a line may be longer than the limit
+                    lines = bytes(whole).split(b"\n")
                     for i, raw in enumerate(lines):
                         if len(raw) > limit and len(raw.rstrip(b"\r")) > limit:
                             raise self._too_large(f"line {lineno + i}")
                 if rest.longer_than(limit):
-                    raise self._too_large(f"line {lineno + len(lines)}")
-                yield lineno, lines, True, at
-                lineno += len(lines)
+                    raise self._too_large(f"line {lineno + n}")
+                yield lineno, whole, n, True, at
+                lineno += n
                 at += len(whole) + 1
+
+    def _blocks(self):
+        """``(line number of the first, lines, last_ends, offset)`` for each block of
+        :meth:`_wholes`: its lines, each without its ``\\n`` (a ``\\r`` before it stays)."""
+        for lineno, whole, _, last_ends, at in self._wholes():
+            yield lineno, bytes(whole).split(b"\n"), last_ends, at
 
     @staticmethod
     def _body(lines: list) -> list:
@@ -281,8 +291,80 @@ class JsonlSource(FileSource):
             row += 1
         return texts, ids, prio
 
+    #: Files from this many bytes on are read by the compiled scanner (:meth:`_scanned`); a
+    #: smaller one by orjson alone, so that its first read loads no scanner (nor compiles it,
+    #: where ``simhash-lab warmup`` has not run).
+    _SCAN_MIN = 1 << 24
+
+    def _scan_names(self) -> list | None:
+        """The text, id and priority columns' names as UTF-8 arrays for the scanner (an empty
+        array: a column not asked for), or None when the scanner is not used: a file smaller
+        than ``_SCAN_MIN`` (or of unknown size), two columns of one name, a name that is not
+        UTF-8 (a lone surrogate), Numba's compiler disabled (``NUMBA_DISABLE_JIT``)."""
+        from numba.core import config
+
+        names = [self.column, self.id_column or "", self.priority_column or ""]
+        given = [n for n in names if n]
+        if config.DISABLE_JIT or len(set(given)) != len(given):
+            return None
+        try:
+            arrays = [np.frombuffer(n.encode("utf-8"), np.uint8) for n in names]
+            size = self.fs.size(self.path) if self.fs is not None else os.stat(self.path).st_size
+        except (UnicodeEncodeError, OSError, ValueError):
+            return None
+        return arrays if size is not None and size >= self._SCAN_MIN else None
+
+    def _scanned(self, lineno: int, whole: bytes | memoryview, n: int, names: list, scratch: list):
+        """``(starts, ends, is_row, texts, ids, prio)`` of a block's ``n`` lines ``whole`` read
+        by the compiled scanner (:func:`simhash_lab.kernels.jsonl.scan_rows`): each line's start
+        and end in ``whole``, whether it is a row (not blank), and its rows' values, the same
+        objects as orjson gives (``ids`` None without an id column); or None when the scanner
+        flagged a line it is not sure of: then the block is read as before (:meth:`_fast`,
+        :meth:`_slow`), with the same results and messages. ``scratch``: the output buffer and
+        the nesting stack, reused from block to block."""
+        from ..kernels.jsonl import ID_INT, ID_STR, MAX_DEPTH, scan_rows
+
+        if scratch[0].shape[0] < len(whole) + 8:
+            scratch[0] = np.empty(2 * len(whole) + 8, np.uint8)
+            scratch[1] = np.empty(MAX_DEPTH + 1, np.uint8)
+        out, stack = scratch
+        starts, ends, idv = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64)
+        is_row, idk = np.empty(n, np.uint8), np.empty(n, np.int8)
+        txt, ida, pra = np.empty((n, 2), np.int64), np.empty((n, 2), np.int64), np.empty((n, 2), np.int64)
+        buf = np.frombuffer(whole, np.uint8)
+        got = scan_rows(buf, *names, starts, ends, is_row, txt, idk, ida, idv, pra, out, stack)
+        rows, _, used, flagged = got
+        if flagged:
+            return None
+        big = str(memoryview(out)[:used], "utf-8")  # every text and str id, one decode
+        texts = [big[a:b] for a, b in zip(txt[:rows, 0].tolist(), txt[:rows, 1].tolist())]
+        loads = _ORJSON or json.loads
+        ids = prio = None
+        if self.id_column is not None:
+            kinds = idk[:rows]
+            a, b = ida[:rows, 0].tolist(), ida[:rows, 1].tolist()
+            if (kinds == ID_STR).all():
+                ids = [big[x:y] for x, y in zip(a, b)]
+            elif (kinds == ID_INT).all():
+                ids = idv[:rows].tolist()
+            else:
+                ids = [
+                    big[x:y] if k == ID_STR else v if k == ID_INT else loads(bytes(whole[x:y]))
+                    for k, v, x, y in zip(kinds.tolist(), idv[:rows].tolist(), a, b)
+                ]
+        is_row = is_row.view(np.bool_)
+        if self.priority_column is not None:
+            at = (np.flatnonzero(is_row) + lineno).tolist()
+            prio = [
+                self._priority(loads(bytes(whole[x:y])), f"line {ln}")
+                for ln, x, y in zip(at, pra[:rows, 0].tolist(), pra[:rows, 1].tolist())
+            ]
+        return starts, ends, is_row, texts, ids, prio
+
     def chunks(self, rows: int) -> Iterator[tuple[list[str], list, list | None]]:
-        """See :meth:`Source.chunks`: each block of lines parsed by :meth:`_fast`, else :meth:`_slow`."""
+        """See :meth:`Source.chunks`: each block of lines read by the compiled scanner
+        (:meth:`_scanned`, a file of at least ``_SCAN_MIN`` bytes), else (or where it flags a
+        line) parsed by :meth:`_fast`, else :meth:`_slow`."""
         texts, ids = [], []
         prio = [] if self.priority_column is not None else None
         row = 0
@@ -290,31 +372,44 @@ class JsonlSource(FileSource):
         starts: list[np.ndarray] = []  # each row's bytes in the file (its line end included)
         ends: list[np.ndarray] = []
         linenos: list[np.ndarray] = []  # and its line number (for select's messages)
-        for lineno, lines, last_ends, at in self._blocks():
-            body = self._body(lines)
-            lens = np.fromiter(map(len, lines), np.int64, len(lines))
-            s = np.empty(len(lines), np.int64)
-            s[0] = at
-            np.cumsum(lens[:-1] + 1, out=s[1:])
-            s[1:] += at
-            e = s + lens + 1
+        names = self._scan_names()
+        scratch = [np.empty(0, np.uint8), None]
+        for lineno, whole, n, last_ends, at in self._wholes():
+            got = self._scanned(lineno, whole, n, names, scratch) if names is not None else None
+            if got is not None:
+                s, e, is_row, t, i, p = got
+                s += at
+                e += at + 1
+                if i is None:
+                    i = list(range(row, row + len(t)))
+            else:
+                lines = bytes(whole).split(b"\n")
+                lens = np.fromiter(map(len, lines), np.int64, len(lines))
+                s = np.empty(len(lines), np.int64)
+                s[0] = at
+                np.cumsum(lens[:-1] + 1, out=s[1:])
+                s[1:] += at
+                e = s + lens + 1
+                body = self._body(lines)
+                is_row = None
+                if len(body) != len(lines):  # blank lines are not rows
+                    is_row = np.fromiter((bool(x) and not x.isspace() for x in lines), np.bool_, len(lines))
+                got = self._fast(body)
+                if got is not None:
+                    t, i = got
+                    p = None
+                    if i is None:
+                        i = list(range(row, row + len(t)))
+                else:
+                    t, i, p = self._slow(lineno, lines, row)
             if not last_ends:
                 e[-1] -= 1
-            ln = np.arange(lineno, lineno + len(lines), dtype=np.int64)
-            if len(body) != len(lines):  # blank lines are not rows
-                is_row = np.fromiter((bool(raw) and not raw.isspace() for raw in lines), np.bool_, len(lines))
+            ln = np.arange(lineno, lineno + n, dtype=np.int64)
+            if is_row is not None and not is_row.all():
                 s, e, ln = s[is_row], e[is_row], ln[is_row]
             starts.append(s)
             ends.append(e)
             linenos.append(ln)
-            got = self._fast(body)
-            if got is not None:
-                t, i = got
-                p = None
-                if i is None:
-                    i = list(range(row, row + len(t)))
-            else:
-                t, i, p = self._slow(lineno, lines, row)
             row += len(t)
             texts.extend(t)
             ids.extend(i)

@@ -1,0 +1,487 @@
+"""JSONL rows read in place: each line's text column (and id and priority columns) found in a
+block's raw bytes, its string unescaped into one UTF-8 buffer, every other value validated and
+skipped without being built.
+
+``scan_rows`` is a JSON parser for exactly the lines it is sure of: an object on one line whose
+keys are strings, the text column a string, no column given twice, every byte valid UTF-8, every
+string free of raw control characters and lone surrogate escapes, numbers that orjson reads
+without an error (at most 64 characters, finite beyond doubt), nesting at most
+``MAX_DEPTH`` deep. Anything else (a line that is not an object, a missing column, ``NaN``, a
+byte order mark, a deeper nesting, a rare number) stops the scan and flags the block: its lines
+then go through orjson and the standard :mod:`json` one by one, as before, with the messages that
+name the line (``simhash_lab.datasets.jsonl``). So the scanner never decides what a line means
+where orjson would decide otherwise; it only does the common case without building a dict.
+
+The input is a read-only view of the block's bytes (``np.frombuffer`` of a ``bytes``): one
+specialisation, the same in every call.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import kernel
+from .bits import BYTE_HIGH as _HI
+from .bits import BYTE_LANES as _LO
+from .bits import cttz
+from .hashes import read64, write64
+
+_U64 = np.uint64
+_QUOTE = _LO * _U64(0x22)
+_BACKSLASH = _LO * _U64(0x5C)
+_SPACE = _LO * _U64(0x20)
+
+__all__ = ["ID_INT", "ID_RAW", "ID_STR", "MAX_DEPTH", "scan_rows"]
+
+#: Nesting depth from which a line is flagged (orjson refuses 1024 levels).
+MAX_DEPTH = 1000
+
+#: The kinds of an id: a string (code point span in the output), an int that fits 18 digits
+#: (its value), anything else (its raw byte span, parsed by the caller's JSON loader).
+ID_STR, ID_INT, ID_RAW = 0, 1, 2
+
+
+@kernel(inline=True)
+def _byte(buf, i):
+    """The byte at ``i``, or -1 past the end of the block."""
+    if i < buf.shape[0]:
+        return np.int64(buf[i])
+    return np.int64(-1)
+
+
+@kernel(inline=True)
+def _ws(buf, i):
+    """The first position from ``i`` that is not JSON whitespace on a line (space, tab, CR)."""
+    while True:
+        c = _byte(buf, i)
+        if c == 32 or c == 9 or c == 13:
+            i += 1
+        else:
+            return i
+
+
+@kernel(inline=True)
+def _hex4(buf, i):
+    """The value of the four hex digits at ``i``, or -1."""
+    v = np.int64(0)
+    for j in range(4):
+        c = _byte(buf, i + j)
+        if 48 <= c <= 57:
+            d = c - 48
+        elif 97 <= c <= 102:
+            d = c - 87
+        elif 65 <= c <= 70:
+            d = c - 55
+        else:
+            return np.int64(-1)
+        v = v * 16 + d
+    return v
+
+
+@kernel(inline=True)
+def _utf8_len(buf, i):
+    """The length of the valid UTF-8 sequence starting at ``i`` (a lead byte >= 0x80), or 0:
+    no overlong form, no surrogate, nothing above U+10FFFF (what Python's decoder refuses)."""
+    c = _byte(buf, i)
+    lo, hi = 0x80, 0xBF
+    if c < 0xC2:
+        return 0
+    if c < 0xE0:
+        need = 1
+    elif c < 0xF0:
+        need = 2
+        if c == 0xE0:
+            lo = 0xA0
+        elif c == 0xED:
+            hi = 0x9F
+    elif c < 0xF5:
+        need = 3
+        if c == 0xF0:
+            lo = 0x90
+        elif c == 0xF4:
+            hi = 0x8F
+    else:
+        return 0
+    b = _byte(buf, i + 1)
+    if b < lo or b > hi:
+        return 0
+    for j in range(2, need + 1):
+        b = _byte(buf, i + j)
+        if b < 0x80 or b > 0xBF:
+            return 0
+    return need + 1
+
+
+@kernel(inline=True)
+def _put(out, o, v):
+    """Code point ``v`` written as UTF-8 at ``out[o]``; returns the position after it."""
+    if v < 0x80:
+        out[o] = v
+        return o + 1
+    if v < 0x800:
+        out[o] = 0xC0 | (v >> 6)
+        out[o + 1] = 0x80 | (v & 0x3F)
+        return o + 2
+    if v < 0x10000:
+        out[o] = 0xE0 | (v >> 12)
+        out[o + 1] = 0x80 | ((v >> 6) & 0x3F)
+        out[o + 2] = 0x80 | (v & 0x3F)
+        return o + 3
+    out[o] = 0xF0 | (v >> 18)
+    out[o + 1] = 0x80 | ((v >> 12) & 0x3F)
+    out[o + 2] = 0x80 | ((v >> 6) & 0x3F)
+    out[o + 3] = 0x80 | (v & 0x3F)
+    return o + 4
+
+
+@kernel(inline=True)
+def _string(buf, i, out, o, cp):
+    """The JSON string whose opening quote is before ``i``, unescaped to UTF-8 at ``out[o]``:
+    ``(position after its closing quote, o after it, cp after it)`` (``cp`` counts code points),
+    or a position of -1 for a string this scanner is not sure of."""
+    n = buf.shape[0]
+    while True:
+        while i + 8 <= n:  # eight bytes at a time, until a quote, a backslash, a control or non-ASCII byte
+            w = read64(buf, i)
+            q = w ^ _QUOTE
+            b = w ^ _BACKSLASH
+            stop = ((q - _LO) & ~q) | ((b - _LO) & ~b) | ((w - _SPACE) & ~w) | w
+            write64(out, o, w)
+            stop &= _HI
+            if stop:
+                k = np.int64(cttz(stop) >> _U64(3))
+                o += k
+                i += k
+                cp += k
+                break
+            o += 8
+            i += 8
+            cp += 8
+        if i >= n:
+            return np.int64(-1), o, cp
+        c = buf[i]
+        if c == 34:  # "
+            return i + 1, o, cp
+        if c == 92:  # \
+            e = _byte(buf, i + 1)
+            i += 2
+            if e == 34 or e == 92 or e == 47:
+                out[o] = e
+            elif e == 110:
+                out[o] = 10
+            elif e == 116:
+                out[o] = 9
+            elif e == 114:
+                out[o] = 13
+            elif e == 98:
+                out[o] = 8
+            elif e == 102:
+                out[o] = 12
+            elif e == 117:  # \uXXXX
+                v = _hex4(buf, i)
+                if v < 0:
+                    return np.int64(-1), o, cp
+                i += 4
+                if 0xD800 <= v < 0xDC00:  # a high surrogate: its low half must follow
+                    if _byte(buf, i) != 92 or _byte(buf, i + 1) != 117:
+                        return np.int64(-1), o, cp
+                    w = _hex4(buf, i + 2)
+                    if w < 0xDC00 or w >= 0xE000:
+                        return np.int64(-1), o, cp
+                    v = 0x10000 + ((v - 0xD800) << 10) + (w - 0xDC00)
+                    i += 6
+                elif 0xDC00 <= v < 0xE000:
+                    return np.int64(-1), o, cp
+                o = _put(out, o, v)
+                cp += 1
+                continue
+            else:
+                return np.int64(-1), o, cp
+            o += 1
+            cp += 1
+        elif c < 32:
+            return np.int64(-1), o, cp
+        elif c < 128:
+            out[o] = c
+            o += 1
+            cp += 1
+            i += 1
+        else:
+            k = _utf8_len(buf, i)
+            if k == 0:
+                return np.int64(-1), o, cp
+            for j in range(k):
+                out[o + j] = buf[i + j]
+            o += k
+            i += k
+            cp += 1
+
+
+@kernel(inline=True)
+def _number(buf, i):
+    """The JSON number at ``i``: ``(position after it, kind, value)``; kind 1: an int of at most
+    18 digits (``value``), 2: another number orjson reads, -1: not a number this scanner is sure
+    of (bad grammar, more than 64 characters, an exponent of five digits or more, or one that may
+    make it infinite: its integer digits plus a positive exponent above 308)."""
+    start = i
+    neg = False
+    c = _byte(buf, i)
+    if c == 45:
+        neg = True
+        i += 1
+        c = _byte(buf, i)
+    v = np.int64(0)
+    digits = 0
+    if c == 48:
+        i += 1
+        digits = 1
+        c = _byte(buf, i)
+        if 48 <= c <= 57:
+            return i, -1, v
+    elif 49 <= c <= 57:
+        while 48 <= c <= 57:
+            if digits < 18:
+                v = v * 10 + (c - 48)
+            digits += 1
+            i += 1
+            c = _byte(buf, i)
+    else:
+        return i, -1, v
+    kind = 1 if digits <= 18 else 2
+    if c == 46:  # .
+        i += 1
+        c = _byte(buf, i)
+        if not 48 <= c <= 57:
+            return i, -1, v
+        while 48 <= c <= 57:
+            i += 1
+            c = _byte(buf, i)
+        kind = 2
+    if c == 101 or c == 69:  # e E
+        i += 1
+        c = _byte(buf, i)
+        negexp = c == 45
+        if c == 43 or c == 45:
+            i += 1
+            c = _byte(buf, i)
+        e = 0
+        ed = 0
+        while 48 <= c <= 57:
+            if ed < 5:
+                e = e * 10 + (c - 48)
+            ed += 1
+            i += 1
+            c = _byte(buf, i)
+        if ed == 0 or ed > 4 or (not negexp and digits + e > 308):  # may be infinite: orjson refuses
+            return i, -1, v
+        kind = 2
+    if i - start > 64:
+        return i, -1, v
+    return i, kind, -v if neg else v
+
+
+@kernel(inline=True)
+def _literal(buf, i):
+    """The position after ``true``, ``false`` or ``null`` at ``i``, or -1."""
+    c = _byte(buf, i)
+    if c == 116:
+        if _byte(buf, i + 1) == 114 and _byte(buf, i + 2) == 117 and _byte(buf, i + 3) == 101:
+            return i + 4
+    elif c == 102:
+        if (
+            _byte(buf, i + 1) == 97 and _byte(buf, i + 2) == 108 and _byte(buf, i + 3) == 115
+            and _byte(buf, i + 4) == 101
+        ):  # fmt: skip
+            return i + 5
+    elif c == 110:
+        if _byte(buf, i + 1) == 117 and _byte(buf, i + 2) == 108 and _byte(buf, i + 3) == 108:
+            return i + 4
+    return np.int64(-1)
+
+
+@kernel(inline=True)
+def _key(buf, i, out, o):
+    """An object's key at ``i`` (its opening quote), then ``:``: ``(position of the value, the
+    key's length)``, the key unescaped at ``out[o]`` (scratch: nothing is kept), or -1."""
+    if _byte(buf, i) != 34:
+        return np.int64(-1), 0
+    j, o2, _ = _string(buf, i + 1, out, o, 0)
+    if j < 0:
+        return np.int64(-1), 0
+    j = _ws(buf, j)
+    if _byte(buf, j) != 58:  # :
+        return np.int64(-1), 0
+    return _ws(buf, j + 1), o2 - o
+
+
+@kernel(inline=True)
+def _skip(buf, i, out, o, stack):
+    """One JSON value at ``i`` validated and passed over: the position after it, or -1. Strings
+    are unescaped to ``out[o]`` as scratch (nothing is kept)."""
+    depth = 0
+    while True:
+        c = _byte(buf, i)
+        if c == 123 or c == 91:  # { [
+            depth += 1
+            if depth > MAX_DEPTH:
+                return np.int64(-1)
+            stack[depth] = c
+            i = _ws(buf, i + 1)
+            d = _byte(buf, i)
+            if d == c + 2:  # } or ]: empty
+                i += 1
+                depth -= 1
+            elif c == 123:
+                i, _ = _key(buf, i, out, o)
+                if i < 0:
+                    return np.int64(-1)
+                continue
+            else:
+                continue
+        elif c == 34:
+            i, _, _ = _string(buf, i + 1, out, o, 0)
+            if i < 0:
+                return np.int64(-1)
+        elif c == 45 or 48 <= c <= 57:
+            i, kind, _ = _number(buf, i)
+            if kind < 0:
+                return np.int64(-1)
+        else:
+            i = _literal(buf, i)
+            if i < 0:
+                return np.int64(-1)
+        while True:  # after a value: the end of its container, or the next value
+            if depth == 0:
+                return i
+            i = _ws(buf, i)
+            c = _byte(buf, i)
+            if c == 44:  # ,
+                i = _ws(buf, i + 1)
+                if stack[depth] == 123:
+                    i, _ = _key(buf, i, out, o)
+                    if i < 0:
+                        return np.int64(-1)
+                break
+            if c == stack[depth] + 2:  # } or ]
+                depth -= 1
+                i += 1
+                continue
+            return np.int64(-1)
+
+
+@kernel(inline=True)
+def _is(out, o, n, name):
+    """Whether the ``n`` bytes at ``out[o]`` are ``name``."""
+    if n != name.shape[0]:
+        return False
+    for j in range(n):
+        if out[o + j] != name[j]:
+            return False
+    return True
+
+
+@kernel
+def scan_rows(buf, col, idc, pc, line_s, line_e, is_row, txt, idk, ida, idv, pra, out, stack):
+    """The rows of ``buf`` (whole JSONL lines, ``\\n`` between them): ``(rows, lines, out bytes,
+    flagged)``; ``flagged`` 1: the line numbered ``lines - 1`` is one this scanner is not sure
+    of, and the scan stopped there (the caller reads the block another way).
+
+    ``col``, ``idc``, ``pc``: the UTF-8 names of the text, id and priority columns, three
+    different names (``idc``, ``pc`` empty: not asked). For each line, ``line_s``/``line_e``: its
+    first byte and the byte after it (its ``\\n`` or the block's end); ``is_row``: 0 for a blank
+    line (empty or whitespace only, as ``bytes.isspace`` says). For each row: ``txt``: its text's
+    span in code points of ``out[:out bytes]`` decoded; ``idk``: its id's kind (``ID_STR``: span
+    ``ida`` in code points as the text's; ``ID_INT``: ``idv``; ``ID_RAW``: ``ida`` is the value's
+    bytes in ``buf``); ``pra``: its priority's bytes in ``buf``. ``out``: at least
+    ``len(buf) + 8`` bytes; ``stack``: ``MAX_DEPTH + 1`` bytes of scratch."""
+    want_id = idc.shape[0] > 0
+    want_p = pc.shape[0] > 0
+    o = np.int64(0)
+    cp = np.int64(0)
+    row = 0
+    line = 0
+    i = np.int64(0)
+    while True:
+        line_s[line] = i
+        i = _ws(buf, i)
+        c = _byte(buf, i)
+        if c == 10 or c == -1:
+            is_row[line] = 0
+        elif c == 123:  # {
+            got_t = got_i = got_p = False
+            i = _ws(buf, i + 1)
+            c = _byte(buf, i)
+            if c == 125:
+                return row, line + 1, o, 1  # {}: no text column
+            while True:
+                i, klen = _key(buf, i, out, o)
+                if i < 0:
+                    return row, line + 1, o, 1
+                c = _byte(buf, i)
+                if _is(out, o, klen, col):
+                    if got_t or c != 34:
+                        return row, line + 1, o, 1
+                    got_t = True
+                    txt[row, 0] = cp
+                    i, o, cp = _string(buf, i + 1, out, o, cp)
+                    txt[row, 1] = cp
+                elif want_id and _is(out, o, klen, idc):
+                    if got_i:
+                        return row, line + 1, o, 1
+                    got_i = True
+                    if c == 34:
+                        idk[row] = ID_STR
+                        ida[row, 0] = cp
+                        i, o, cp = _string(buf, i + 1, out, o, cp)
+                        ida[row, 1] = cp
+                    else:
+                        start = i
+                        if c == 45 or 48 <= c <= 57:
+                            i, kind, v = _number(buf, i)
+                            if kind < 0:
+                                return row, line + 1, o, 1
+                        else:
+                            kind = ID_RAW
+                            v = 0
+                            i = _skip(buf, i, out, o, stack)
+                        idk[row] = ID_INT if kind == 1 else ID_RAW
+                        idv[row] = v
+                        ida[row, 0] = start
+                        ida[row, 1] = i
+                elif want_p and _is(out, o, klen, pc):
+                    if got_p:
+                        return row, line + 1, o, 1
+                    got_p = True
+                    pra[row, 0] = i
+                    i = _skip(buf, i, out, o, stack)
+                    pra[row, 1] = i
+                else:
+                    i = _skip(buf, i, out, o, stack)
+                if i < 0:
+                    return row, line + 1, o, 1
+                i = _ws(buf, i)
+                c = _byte(buf, i)
+                if c == 44:  # ,
+                    i = _ws(buf, i + 1)
+                elif c == 125:  # }
+                    i = _ws(buf, i + 1)
+                    break
+                else:
+                    return row, line + 1, o, 1
+            c = _byte(buf, i)
+            if (c != 10 and c != -1) or not got_t or (want_id and not got_i) or (want_p and not got_p):
+                return row, line + 1, o, 1
+            is_row[line] = 1
+            row += 1
+        else:  # blank only if every byte is whitespace to bytes.isspace (\v and \f too)
+            while c == 32 or 9 <= c <= 13 and c != 10:
+                i += 1
+                c = _byte(buf, i)
+            if c != 10 and c != -1:
+                return row, line + 1, o, 1
+            is_row[line] = 0
+        line_e[line] = i
+        line += 1
+        if c == -1:
+            return row, line, o, 0
+        i += 1
