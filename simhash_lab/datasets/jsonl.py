@@ -291,73 +291,70 @@ class JsonlSource(FileSource):
             row += 1
         return texts, ids, prio
 
-    #: Files from this many bytes on are read by the compiled scanner (:meth:`_scanned`); a
-    #: smaller one by orjson alone, so that its first read loads no scanner (nor compiles it,
-    #: where ``simhash-lab warmup`` has not run).
-    _SCAN_MIN = 1 << 24
+    #: Files from this many bytes on are read by the compiled scanner (:meth:`_scanned`), when it
+    #: is compiled (``simhash-lab warmup``; loading it costs about 10 ms, what orjson takes for
+    #: 8 MiB); a smaller file by orjson alone.
+    _SCAN_MIN = 1 << 23
+    #: ... and from this many bytes on even when it is not (it compiles in about 3 s of CPU, once,
+    #: saved to the cache: a tenth of the time a dedup of 1 GiB takes).
+    _SCAN_COMPILE = 1 << 30
 
     def _scan_names(self) -> list | None:
-        """The text, id and priority columns' names as UTF-8 arrays for the scanner (an empty
-        array: a column not asked for), or None when the scanner is not used: a file smaller
-        than ``_SCAN_MIN`` (or of unknown size), two columns of one name, a name that is not
-        UTF-8 (a lone surrogate), Numba's compiler disabled (``NUMBA_DISABLE_JIT``)."""
+        """The columns' names for the scanner (:func:`~simhash_lab.kernels.jsonl.column_names`),
+        or None when the scanner is not used: a file smaller than ``_SCAN_MIN`` (or of unknown
+        size), or than ``_SCAN_COMPILE`` while the scanner is not compiled; names it cannot take;
+        Numba's compiler disabled (``NUMBA_DISABLE_JIT``)."""
         from numba.core import config
 
-        names = [self.column, self.id_column or "", self.priority_column or ""]
-        given = [n for n in names if n]
-        if config.DISABLE_JIT or len(set(given)) != len(given):
+        from ..kernels._jit import is_cached
+        from ..kernels.jsonl import column_names, scan_rows
+
+        names = column_names(self.column, self.id_column, self.priority_column)
+        if config.DISABLE_JIT or names is None:
             return None
         try:
-            arrays = [np.frombuffer(n.encode("utf-8"), np.uint8) for n in names]
             size = self.fs.size(self.path) if self.fs is not None else os.stat(self.path).st_size
-        except (UnicodeEncodeError, OSError, ValueError):
+        except (OSError, ValueError):
             return None
-        return arrays if size is not None and size >= self._SCAN_MIN else None
+        if size is None or size < self._SCAN_MIN:
+            return None
+        return names if size >= self._SCAN_COMPILE or is_cached(scan_rows) else None
 
     def _scanned(self, lineno: int, whole: bytes | memoryview, n: int, names: list, scratch: list):
         """``(starts, ends, is_row, texts, ids, prio)`` of a block's ``n`` lines ``whole`` read
-        by the compiled scanner (:func:`simhash_lab.kernels.jsonl.scan_rows`): each line's start
+        by the compiled scanner (:func:`simhash_lab.kernels.jsonl.scan_block`): each line's start
         and end in ``whole``, whether it is a row (not blank), and its rows' values, the same
         objects as orjson gives (``ids`` None without an id column); or None when the scanner
         flagged a line it is not sure of: then the block is read as before (:meth:`_fast`,
         :meth:`_slow`), with the same results and messages. ``scratch``: the output buffer and
         the nesting stack, reused from block to block."""
-        from ..kernels.jsonl import ID_INT, ID_STR, MAX_DEPTH, scan_rows
+        from ..kernels.jsonl import ID_INT, ID_STR, scan_block
 
-        if scratch[0].shape[0] < len(whole) + 8:
-            scratch[0] = np.empty(2 * len(whole) + 8, np.uint8)
-            scratch[1] = np.empty(MAX_DEPTH + 1, np.uint8)
-        out, stack = scratch
-        starts, ends, idv = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64)
-        is_row, idk = np.empty(n, np.uint8), np.empty(n, np.int8)
-        txt, ida, pra = np.empty((n, 2), np.int64), np.empty((n, 2), np.int64), np.empty((n, 2), np.int64)
-        buf = np.frombuffer(whole, np.uint8)
-        got = scan_rows(buf, *names, starts, ends, is_row, txt, idk, ida, idv, pra, out, stack)
-        rows, _, used, flagged = got
+        _, flagged, used, starts, ends, is_row, txt, idk, ida, idv, pra, out = scan_block(
+            whole, n, names, scratch
+        )
         if flagged:
             return None
         big = str(memoryview(out)[:used], "utf-8")  # every text and str id, one decode
-        texts = [big[a:b] for a, b in zip(txt[:rows, 0].tolist(), txt[:rows, 1].tolist())]
+        texts = [big[a:b] for a, b in zip(txt[:, 0].tolist(), txt[:, 1].tolist())]
         loads = _ORJSON or json.loads
         ids = prio = None
         if self.id_column is not None:
-            kinds = idk[:rows]
-            a, b = ida[:rows, 0].tolist(), ida[:rows, 1].tolist()
-            if (kinds == ID_STR).all():
+            a, b = ida[:, 0].tolist(), ida[:, 1].tolist()
+            if (idk == ID_STR).all():
                 ids = [big[x:y] for x, y in zip(a, b)]
-            elif (kinds == ID_INT).all():
-                ids = idv[:rows].tolist()
+            elif (idk == ID_INT).all():
+                ids = idv.tolist()
             else:
                 ids = [
                     big[x:y] if k == ID_STR else v if k == ID_INT else loads(bytes(whole[x:y]))
-                    for k, v, x, y in zip(kinds.tolist(), idv[:rows].tolist(), a, b)
+                    for k, v, x, y in zip(idk.tolist(), idv.tolist(), a, b)
                 ]
-        is_row = is_row.view(np.bool_)
         if self.priority_column is not None:
             at = (np.flatnonzero(is_row) + lineno).tolist()
             prio = [
                 self._priority(loads(bytes(whole[x:y])), f"line {ln}")
-                for ln, x, y in zip(at, pra[:rows, 0].tolist(), pra[:rows, 1].tolist())
+                for ln, x, y in zip(at, pra[:, 0].tolist(), pra[:, 1].tolist())
             ]
         return starts, ends, is_row, texts, ids, prio
 

@@ -31,7 +31,7 @@ _QUOTE = _LO * _U64(0x22)
 _BACKSLASH = _LO * _U64(0x5C)
 _SPACE = _LO * _U64(0x20)
 
-__all__ = ["ID_INT", "ID_RAW", "ID_STR", "MAX_DEPTH", "scan_rows"]
+__all__ = ["ID_INT", "ID_RAW", "ID_STR", "MAX_DEPTH", "column_names", "scan_block", "scan_rows"]
 
 #: Nesting depth from which a line is flagged (orjson refuses 1024 levels).
 MAX_DEPTH = 1000
@@ -485,3 +485,49 @@ def scan_rows(buf, col, idc, pc, line_s, line_e, is_row, txt, idk, ida, idv, pra
         if c == -1:
             return row, line, o, 0
         i += 1
+
+
+def column_names(column: str, id_column: str | None, priority_column: str | None) -> list | None:
+    """The three columns' names as :func:`scan_block` takes them (UTF-8, read-only arrays; an
+    empty one for a column not asked for), or None when the scanner cannot read them: two
+    columns of one name, a name that is not UTF-8 (a lone surrogate)."""
+    names = [column, id_column or "", priority_column or ""]
+    given = [n for n in names if n]
+    if len(set(given)) != len(given):
+        return None
+    try:
+        return [np.frombuffer(n.encode("utf-8"), np.uint8) for n in names]
+    except UnicodeEncodeError:
+        return None
+
+
+def scan_block(whole, n: int, names: list, scratch: list):
+    """:func:`scan_rows` over ``whole`` (``bytes`` or a memoryview of them: ``n`` lines), its
+    arrays made here (the reader and the warmup call it alike: one compiled specialisation):
+    ``(rows, flagged, out bytes, line starts, line ends, is_row, txt, idk, ida, idv, pra,
+    out)``, the per-row arrays cut to the rows. ``scratch``: ``[out, stack]``, reused from
+    block to block (``[np.empty(0, np.uint8), None]`` at first)."""
+    if scratch[0].shape[0] < len(whole) + 8:
+        scratch[0] = np.empty(2 * len(whole) + 8, np.uint8)
+        scratch[1] = np.empty(MAX_DEPTH + 1, np.uint8)
+    out, stack = scratch
+    starts, ends, idv = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64)
+    is_row, idk = np.empty(n, np.uint8), np.empty(n, np.int8)
+    txt, ida, pra = np.empty((n, 2), np.int64), np.empty((n, 2), np.int64), np.empty((n, 2), np.int64)
+    buf = np.frombuffer(whole, np.uint8)
+    rows, _, used, flagged = scan_rows(buf, *names, starts, ends, is_row, txt, idk, ida, idv, pra, out, stack)
+    r = rows
+    return (
+        rows,
+        bool(flagged),
+        used,
+        starts,
+        ends,
+        is_row.view(np.bool_),
+        txt[:r],
+        idk[:r],
+        ida[:r],
+        idv[:r],
+        pra[:r],
+        out,
+    )

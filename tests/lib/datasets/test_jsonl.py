@@ -27,6 +27,7 @@ def _lines(n: int) -> list[bytes]:
 def reader(request, monkeypatch):
     """Which reader reads the blocks: the compiled scanner (whatever the file's size), or orjson."""
     monkeypatch.setattr(JsonlSource, "_SCAN_MIN", 0 if request.param == "scanner" else 1 << 62)
+    monkeypatch.setattr(JsonlSource, "_SCAN_COMPILE", 0)  # compiled here if the cache has it not
     return request.param
 
 
@@ -162,8 +163,8 @@ def test_a_long_line_is_put_together_once_not_a_block_at_a_time(tmp_path, monkey
 
 def _read(path, *columns, scan: bool):
     """Every row's (text, id, priority) and the rows' places, read by the scanner or by orjson."""
-    old = JsonlSource._SCAN_MIN
-    JsonlSource._SCAN_MIN = 0 if scan else 1 << 62
+    old = JsonlSource._SCAN_MIN, JsonlSource._SCAN_COMPILE
+    JsonlSource._SCAN_MIN, JsonlSource._SCAN_COMPILE = (0 if scan else 1 << 62), 0
     try:
         src = JsonlSource(str(path), *columns)
         rows = [r for texts, ids, prio in src.chunks(7) for r in zip(texts, ids, prio or [None] * len(ids))]
@@ -171,7 +172,7 @@ def _read(path, *columns, scan: bool):
     except DatasetError as e:
         return str(e), None, None
     finally:
-        JsonlSource._SCAN_MIN = old
+        JsonlSource._SCAN_MIN, JsonlSource._SCAN_COMPILE = old
 
 
 def test_the_scanner_reads_what_orjson_reads_with_the_same_messages(tmp_path, small_blocks):
@@ -227,3 +228,32 @@ def test_stdin_select_and_kept_rows_after_a_scanned_read(tmp_path):
         assert out.read_bytes() == b"".join(r for r, k in zip(rows, keep) if k)
     finally:
         src.close()
+
+
+def test_a_first_read_compiles_no_scanner_for_a_file_below_a_gib(tmp_path):
+    """A new process with an empty kernel cache (no warmup) reads a 9 MiB file by orjson, compiling
+    nothing; once the scanner is compiled (here, by a call), the same file is read by it."""
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "d.jsonl"
+    path.write_bytes(
+        b"".join(json.dumps({"id": i, "text": "word " * 20}).encode() + b"\n" for i in range(80_000))
+    )
+    code = f"""
+import json
+from simhash_lab.datasets import JsonlSource
+from simhash_lab.kernels import _jit
+from simhash_lab.kernels.jsonl import scan_rows
+src = JsonlSource({str(path)!r}, "text", "id")
+n = sum(len(t) for t, _, _ in src.chunks(8192))
+first = (n, len(_jit.MISSES), _jit.is_cached(scan_rows), src._scan_names() is None)
+from simhash_lab.warmup import _jsonl
+_jsonl()  # the warmup's step: the scanner compiled
+print(json.dumps([*first, _jit.is_cached(scan_rows), src._scan_names() is None]))
+"""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert json.loads(out.stdout) == [80_000, 0, False, True, True, False]

@@ -188,6 +188,7 @@ def _reference(raw: bytes, idc: str | None, pc: str | None):
 
 def _scanner(tmp_path, idc, pc, monkeypatch):
     monkeypatch.setattr(JsonlSource, "_SCAN_MIN", 0)
+    monkeypatch.setattr(JsonlSource, "_SCAN_COMPILE", 0)
     f = tmp_path / "empty.jsonl"
     f.write_bytes(b"")
     src = JsonlSource(str(f), "text", idc, pc)
@@ -247,6 +248,7 @@ def test_every_escape_and_ids_of_every_kind(tmp_path, monkeypatch):
 
 def test_blank_lines_and_spans_of_a_block(tmp_path, monkeypatch):
     monkeypatch.setattr(JsonlSource, "_SCAN_MIN", 0)
+    monkeypatch.setattr(JsonlSource, "_SCAN_COMPILE", 0)
     f = tmp_path / "x.jsonl"
     f.write_bytes(b"")
     src = JsonlSource(str(f), "text", None)
