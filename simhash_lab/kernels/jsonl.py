@@ -79,62 +79,6 @@ def _hex4(buf, i):
 
 
 @kernel(inline=True)
-def _utf8_len(buf, i):
-    """The length of the valid UTF-8 sequence starting at ``i`` (a lead byte >= 0x80), or 0:
-    no overlong form, no surrogate, nothing above U+10FFFF (what Python's decoder refuses)."""
-    c = _byte(buf, i)
-    lo, hi = 0x80, 0xBF
-    if c < 0xC2:
-        return 0
-    if c < 0xE0:
-        need = 1
-    elif c < 0xF0:
-        need = 2
-        if c == 0xE0:
-            lo = 0xA0
-        elif c == 0xED:
-            hi = 0x9F
-    elif c < 0xF5:
-        need = 3
-        if c == 0xF0:
-            lo = 0x90
-        elif c == 0xF4:
-            hi = 0x8F
-    else:
-        return 0
-    b = _byte(buf, i + 1)
-    if b < lo or b > hi:
-        return 0
-    for j in range(2, need + 1):
-        b = _byte(buf, i + j)
-        if b < 0x80 or b > 0xBF:
-            return 0
-    return need + 1
-
-
-@kernel(inline=True)
-def _put(out, o, v):
-    """Code point ``v`` written as UTF-8 at ``out[o]``; returns the position after it."""
-    if v < 0x80:
-        out[o] = v
-        return o + 1
-    if v < 0x800:
-        out[o] = 0xC0 | (v >> 6)
-        out[o + 1] = 0x80 | (v & 0x3F)
-        return o + 2
-    if v < 0x10000:
-        out[o] = 0xE0 | (v >> 12)
-        out[o + 1] = 0x80 | ((v >> 6) & 0x3F)
-        out[o + 2] = 0x80 | (v & 0x3F)
-        return o + 3
-    out[o] = 0xF0 | (v >> 18)
-    out[o + 1] = 0x80 | ((v >> 12) & 0x3F)
-    out[o + 2] = 0x80 | ((v >> 6) & 0x3F)
-    out[o + 3] = 0x80 | (v & 0x3F)
-    return o + 4
-
-
-@kernel(inline=True)
 def _string(buf, i, out, o, cp):
     """The JSON string whose opening quote is before ``i``, unescaped to UTF-8 at ``out[o]``:
     ``(position after its closing quote, o after it, cp after it)`` (``cp`` counts code points),
@@ -192,7 +136,24 @@ def _string(buf, i, out, o, cp):
                     i += 6
                 elif 0xDC00 <= v < 0xE000:
                     return np.int64(-1), o, cp
-                o = _put(out, o, v)
+                if v < 0x80:  # the code point as UTF-8
+                    out[o] = v
+                    o += 1
+                elif v < 0x800:
+                    out[o] = 0xC0 | (v >> 6)
+                    out[o + 1] = 0x80 | (v & 0x3F)
+                    o += 2
+                elif v < 0x10000:
+                    out[o] = 0xE0 | (v >> 12)
+                    out[o + 1] = 0x80 | ((v >> 6) & 0x3F)
+                    out[o + 2] = 0x80 | (v & 0x3F)
+                    o += 3
+                else:
+                    out[o] = 0xF0 | (v >> 18)
+                    out[o + 1] = 0x80 | ((v >> 12) & 0x3F)
+                    out[o + 2] = 0x80 | ((v >> 6) & 0x3F)
+                    out[o + 3] = 0x80 | (v & 0x3F)
+                    o += 4
                 cp += 1
                 continue
             else:
@@ -206,10 +167,32 @@ def _string(buf, i, out, o, cp):
             o += 1
             cp += 1
             i += 1
-        else:
-            k = _utf8_len(buf, i)
-            if k == 0:
+        else:  # a UTF-8 sequence, checked as Python's decoder checks it: no overlong form, no
+            # surrogate, nothing above U+10FFFF
+            lo, hi = 0x80, 0xBF
+            if c < 0xC2 or c > 0xF4:
                 return np.int64(-1), o, cp
+            if c < 0xE0:
+                k = 2
+            elif c < 0xF0:
+                k = 3
+                if c == 0xE0:
+                    lo = 0xA0
+                elif c == 0xED:
+                    hi = 0x9F
+            else:
+                k = 4
+                if c == 0xF0:
+                    lo = 0x90
+                elif c == 0xF4:
+                    hi = 0x8F
+            d = _byte(buf, i + 1)
+            if d < lo or d > hi:
+                return np.int64(-1), o, cp
+            for j in range(2, k):
+                d = _byte(buf, i + j)
+                if d < 0x80 or d > 0xBF:
+                    return np.int64(-1), o, cp
             for j in range(k):
                 out[o + j] = buf[i + j]
             o += k
@@ -281,25 +264,6 @@ def _number(buf, i):
 
 
 @kernel(inline=True)
-def _literal(buf, i):
-    """The position after ``true``, ``false`` or ``null`` at ``i``, or -1."""
-    c = _byte(buf, i)
-    if c == 116:
-        if _byte(buf, i + 1) == 114 and _byte(buf, i + 2) == 117 and _byte(buf, i + 3) == 101:
-            return i + 4
-    elif c == 102:
-        if (
-            _byte(buf, i + 1) == 97 and _byte(buf, i + 2) == 108 and _byte(buf, i + 3) == 115
-            and _byte(buf, i + 4) == 101
-        ):  # fmt: skip
-            return i + 5
-    elif c == 110:
-        if _byte(buf, i + 1) == 117 and _byte(buf, i + 2) == 108 and _byte(buf, i + 3) == 108:
-            return i + 4
-    return np.int64(-1)
-
-
-@kernel(inline=True)
 def _key(buf, i, out, o):
     """An object's key at ``i`` (its opening quote), then ``:``: ``(position of the value, the
     key's length)``, the key unescaped at ``out[o]`` (scratch: nothing is kept), or -1."""
@@ -317,39 +281,57 @@ def _key(buf, i, out, o):
 @kernel(inline=True)
 def _skip(buf, i, out, o, stack):
     """One JSON value at ``i`` validated and passed over: the position after it, or -1. Strings
-    are unescaped to ``out[o]`` as scratch (nothing is kept)."""
+    are unescaped to ``out[o]`` as scratch (nothing is kept). One call site of each helper (an
+    object's key is read as a string, then its colon), so that each is inlined once."""
     depth = 0
+    key = False  # the value at i is an object's key
     while True:
         c = _byte(buf, i)
+        if key and c != 34:
+            return np.int64(-1)
         if c == 123 or c == 91:  # { [
             depth += 1
             if depth > MAX_DEPTH:
                 return np.int64(-1)
             stack[depth] = c
             i = _ws(buf, i + 1)
-            d = _byte(buf, i)
-            if d == c + 2:  # } or ]: empty
-                i += 1
-                depth -= 1
-            elif c == 123:
-                i, _ = _key(buf, i, out, o)
-                if i < 0:
-                    return np.int64(-1)
+            if _byte(buf, i) != c + 2:  # not } or ]: a key or a value next
+                key = c == 123
                 continue
-            else:
-                continue
+            i += 1  # empty
+            depth -= 1
         elif c == 34:
             i, _, _ = _string(buf, i + 1, out, o, 0)
             if i < 0:
                 return np.int64(-1)
+            if key:
+                i = _ws(buf, i)
+                if _byte(buf, i) != 58:  # :
+                    return np.int64(-1)
+                i = _ws(buf, i + 1)
+                key = False
+                continue
         elif c == 45 or 48 <= c <= 57:
             i, kind, _ = _number(buf, i)
             if kind < 0:
                 return np.int64(-1)
-        else:
-            i = _literal(buf, i)
-            if i < 0:
+        elif c == 116 or c == 110:  # true null
+            if c == 116:
+                ok = _byte(buf, i + 1) == 114 and _byte(buf, i + 2) == 117 and _byte(buf, i + 3) == 101
+            else:
+                ok = _byte(buf, i + 1) == 117 and _byte(buf, i + 2) == 108 and _byte(buf, i + 3) == 108
+            if not ok:
                 return np.int64(-1)
+            i += 4
+        elif c == 102:  # false
+            if not (
+                _byte(buf, i + 1) == 97 and _byte(buf, i + 2) == 108 and _byte(buf, i + 3) == 115
+                and _byte(buf, i + 4) == 101
+            ):  # fmt: skip
+                return np.int64(-1)
+            i += 5
+        else:
+            return np.int64(-1)
         while True:  # after a value: the end of its container, or the next value
             if depth == 0:
                 return i
@@ -357,10 +339,7 @@ def _skip(buf, i, out, o, stack):
             c = _byte(buf, i)
             if c == 44:  # ,
                 i = _ws(buf, i + 1)
-                if stack[depth] == 123:
-                    i, _ = _key(buf, i, out, o)
-                    if i < 0:
-                        return np.int64(-1)
+                key = stack[depth] == 123
                 break
             if c == stack[depth] + 2:  # } or ]
                 depth -= 1
@@ -418,45 +397,52 @@ def scan_rows(buf, col, idc, pc, line_s, line_e, is_row, txt, idk, ida, idv, pra
                 if i < 0:
                     return row, line + 1, o, 1
                 c = _byte(buf, i)
+                which = 0  # the key's column: 1 text, 2 id, 3 priority, 0 another
                 if _is(out, o, klen, col):
-                    if got_t or c != 34:
-                        return row, line + 1, o, 1
+                    which = 1
+                    dup = got_t
                     got_t = True
-                    txt[row, 0] = cp
-                    i, o, cp = _string(buf, i + 1, out, o, cp)
-                    txt[row, 1] = cp
                 elif want_id and _is(out, o, klen, idc):
-                    if got_i:
-                        return row, line + 1, o, 1
+                    which = 2
+                    dup = got_i
                     got_i = True
-                    if c == 34:
-                        idk[row] = ID_STR
-                        ida[row, 0] = cp
-                        i, o, cp = _string(buf, i + 1, out, o, cp)
-                        ida[row, 1] = cp
+                elif want_p and _is(out, o, klen, pc):
+                    which = 3
+                    dup = got_p
+                    got_p = True
+                else:
+                    dup = False
+                if dup or (which == 1 and c != 34):
+                    return row, line + 1, o, 1
+                if which == 1 or (which == 2 and c == 34):  # a string kept: one call site
+                    start = cp
+                    i, o, cp = _string(buf, i + 1, out, o, cp)
+                    if which == 1:
+                        txt[row, 0] = start
+                        txt[row, 1] = cp
                     else:
-                        start = i
-                        if c == 45 or 48 <= c <= 57:
-                            i, kind, v = _number(buf, i)
-                            if kind < 0:
-                                return row, line + 1, o, 1
-                        else:
-                            kind = ID_RAW
-                            v = 0
-                            i = _skip(buf, i, out, o, stack)
-                        idk[row] = ID_INT if kind == 1 else ID_RAW
+                        idk[row] = ID_STR
+                        ida[row, 0] = start
+                        ida[row, 1] = cp
+                else:  # any other value: validated and passed over, its bytes' span kept
+                    start = i
+                    kind = ID_RAW
+                    v = np.int64(0)
+                    if which == 2 and (c == 45 or 48 <= c <= 57):
+                        i, kind, v = _number(buf, i)
+                        if kind < 0:
+                            return row, line + 1, o, 1
+                        kind = ID_INT if kind == 1 else ID_RAW
+                    else:
+                        i = _skip(buf, i, out, o, stack)
+                    if which == 2:
+                        idk[row] = kind
                         idv[row] = v
                         ida[row, 0] = start
                         ida[row, 1] = i
-                elif want_p and _is(out, o, klen, pc):
-                    if got_p:
-                        return row, line + 1, o, 1
-                    got_p = True
-                    pra[row, 0] = i
-                    i = _skip(buf, i, out, o, stack)
-                    pra[row, 1] = i
-                else:
-                    i = _skip(buf, i, out, o, stack)
+                    elif which == 3:
+                        pra[row, 0] = start
+                        pra[row, 1] = i
                 if i < 0:
                     return row, line + 1, o, 1
                 i = _ws(buf, i)
