@@ -72,7 +72,7 @@ def stages(path: str, idc: str | None) -> dict:
         if got is None:
             return acc
         lineno, whole, n, _, at = got
-        rows, flagged, used, starts, ends, is_row, txt, idk, ida, idv, pra, out = scan_block(
+        _, flagged, used, starts, ends, is_row, txt, idk, ida, idv, pra, out = scan_block(
             whole, n, names, scratch
         )
         assert not flagged

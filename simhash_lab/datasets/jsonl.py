@@ -320,22 +320,66 @@ class JsonlSource(FileSource):
             return None
         return names if size >= self._SCAN_COMPILE or is_cached(scan_rows) else None
 
-    def _scanned(self, lineno: int, whole: bytes | memoryview, n: int, names: list, scratch: list):
+    def _scanned(self, lineno: int, whole: bytes | memoryview, n: int, names: list, scratch: list, row: int):
         """``(starts, ends, is_row, texts, ids, prio)`` of a block's ``n`` lines ``whole`` read
         by the compiled scanner (:func:`simhash_lab.kernels.jsonl.scan_block`): each line's start
         and end in ``whole``, whether it is a row (not blank), and its rows' values, the same
-        objects as orjson gives (``ids`` None without an id column); or None when the scanner
-        flagged a line it is not sure of: then the block is read as before (:meth:`_fast`,
-        :meth:`_slow`), with the same results and messages. ``scratch``: the output buffer and
-        the nesting stack, reused from block to block."""
-        from ..kernels.jsonl import ID_INT, ID_STR, scan_block
+        objects as orjson gives (``ids`` None without an id column). A line the scanner is not
+        sure of is read alone as before (:meth:`_slow`: orjson, then json; the same results and
+        messages), and the scan goes on after it. ``row``: the block's first row; ``scratch``:
+        the output buffer and the nesting stack, reused from block to block."""
+        from ..kernels.jsonl import scan_block
 
-        _, flagged, used, starts, ends, is_row, txt, idk, ida, idv, pra, out = scan_block(
-            whole, n, names, scratch
-        )
-        if flagged:
-            return None
-        big = str(memoryview(out)[:used], "utf-8")  # every text and str id, one decode
+        view = whole if isinstance(whole, memoryview) else memoryview(whole)
+        parts = []
+        at = line = 0  # where the lines not read yet start: their byte, their index in the block
+        raw = None
+        while True:
+            got = scan_block(view[at:], n - line, names, scratch)
+            k, flagged, _, s, e, is_row = got[:6]
+            ok = k - 1 if flagged else k  # the lines read (before the one flagged)
+            texts, ids, prio = self._values(lineno + line, view[at:], got, ok)
+            parts.append((s[:ok] + at, e[:ok] + at, is_row[:ok], texts, ids, prio))
+            row += len(texts)
+            if not flagged:
+                break
+            if raw is None:
+                raw = bytes(whole)
+            a = at + int(s[ok])
+            b = raw.find(b"\n", a)
+            b = len(raw) if b < 0 else b
+            texts, ids, prio = self._slow(lineno + line + ok, [raw[a:b]], row)
+            ids = ids if self.id_column is not None else None
+            parts.append((np.array([a]), np.array([b]), np.array([bool(texts)]), texts, ids, prio))
+            row += len(texts)
+            line += ok + 1
+            if b == len(raw):
+                break
+            at = b + 1
+        if len(parts) == 1:
+            return parts[0]
+        texts, ids = [], [] if self.id_column is not None else None
+        prio = [] if self.priority_column is not None else None
+        for _, _, _, t, i, p in parts:
+            texts.extend(t)
+            if ids is not None:
+                ids.extend(i)
+            if prio is not None:
+                prio.extend(p)
+        cat = [np.concatenate([part[j] for part in parts]) for j in range(3)]
+        return cat[0], cat[1], cat[2], texts, ids, prio
+
+    def _values(self, lineno: int, view: memoryview, got: tuple, ok: int) -> tuple:
+        """``(texts, ids, prio)`` of the rows :func:`~simhash_lab.kernels.jsonl.scan_block` read
+        (``got``) from the first ``ok`` lines of ``view`` (line numbers from ``lineno``): one
+        decode of its output for every text and str id,
+        then a ``str`` slice a row; other ids and the priorities from their bytes by orjson (the
+        standard json where it is not installed), as :meth:`_slow` would read them."""
+        from ..kernels.jsonl import ID_INT, ID_STR
+
+        _, _, used, _, _, is_row, txt, idk, ida, idv, pra, out = got
+        is_row = is_row[:ok]
+        big = str(memoryview(out)[:used], "utf-8")
         texts = [big[a:b] for a, b in zip(txt[:, 0].tolist(), txt[:, 1].tolist())]
         loads = _ORJSON or json.loads
         ids = prio = None
@@ -347,21 +391,21 @@ class JsonlSource(FileSource):
                 ids = idv.tolist()
             else:
                 ids = [
-                    big[x:y] if k == ID_STR else v if k == ID_INT else loads(bytes(whole[x:y]))
+                    big[x:y] if k == ID_STR else v if k == ID_INT else loads(bytes(view[x:y]))
                     for k, v, x, y in zip(idk.tolist(), idv.tolist(), a, b)
                 ]
         if self.priority_column is not None:
             at = (np.flatnonzero(is_row) + lineno).tolist()
             prio = [
-                self._priority(loads(bytes(whole[x:y])), f"line {ln}")
+                self._priority(loads(bytes(view[x:y])), f"line {ln}")
                 for ln, x, y in zip(at, pra[:, 0].tolist(), pra[:, 1].tolist())
             ]
-        return starts, ends, is_row, texts, ids, prio
+        return texts, ids, prio
 
     def chunks(self, rows: int) -> Iterator[tuple[list[str], list, list | None]]:
         """See :meth:`Source.chunks`: each block of lines read by the compiled scanner
-        (:meth:`_scanned`, a file of at least ``_SCAN_MIN`` bytes), else (or where it flags a
-        line) parsed by :meth:`_fast`, else :meth:`_slow`."""
+        (:meth:`_scanned`, a file of at least ``_SCAN_MIN`` bytes; a line it flags by
+        :meth:`_slow`), else parsed by :meth:`_fast`, else :meth:`_slow`."""
         texts, ids = [], []
         prio = [] if self.priority_column is not None else None
         row = 0
@@ -372,8 +416,8 @@ class JsonlSource(FileSource):
         names = self._scan_names()
         scratch = [np.empty(0, np.uint8), None]
         for lineno, whole, n, last_ends, at in self._wholes():
-            got = self._scanned(lineno, whole, n, names, scratch) if names is not None else None
-            if got is not None:
+            if names is not None:
+                got = self._scanned(lineno, whole, n, names, scratch, row)
                 s, e, is_row, t, i, p = got
                 s += at
                 e += at + 1

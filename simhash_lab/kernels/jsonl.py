@@ -7,10 +7,11 @@ keys are strings, the text column a string, no column given twice, every byte va
 string free of raw control characters and lone surrogate escapes, numbers that orjson reads
 without an error (at most 64 characters, finite beyond doubt), nesting at most
 ``MAX_DEPTH`` deep. Anything else (a line that is not an object, a missing column, ``NaN``, a
-byte order mark, a deeper nesting, a rare number) stops the scan and flags the block: its lines
-then go through orjson and the standard :mod:`json` one by one, as before, with the messages that
-name the line (``simhash_lab.datasets.jsonl``). So the scanner never decides what a line means
-where orjson would decide otherwise; it only does the common case without building a dict.
+byte order mark, a deeper nesting, a rare number) stops the scan there and is flagged: that line
+then goes through orjson and the standard :mod:`json`, as before, with the messages that name the
+line, and the scan goes on after it (``simhash_lab.datasets.jsonl``). So the scanner never
+decides what a line means where orjson would decide otherwise; it only does the common case
+without building a dict.
 
 The input is a read-only view of the block's bytes (``np.frombuffer`` of a ``bytes``): one
 specialisation, the same in every call.
@@ -490,9 +491,11 @@ def column_names(column: str, id_column: str | None, priority_column: str | None
 def scan_block(whole, n: int, names: list, scratch: list):
     """:func:`scan_rows` over ``whole`` (``bytes`` or a memoryview of them: ``n`` lines), its
     arrays made here (the reader and the warmup call it alike: one compiled specialisation):
-    ``(rows, flagged, out bytes, line starts, line ends, is_row, txt, idk, ida, idv, pra,
-    out)``, the per-row arrays cut to the rows. ``scratch``: ``[out, stack]``, reused from
-    block to block (``[np.empty(0, np.uint8), None]`` at first)."""
+    ``(lines, flagged, out bytes, line starts, line ends, is_row, txt, idk, ida, idv, pra,
+    out)``: ``lines`` scanned (when ``flagged``, the last of them is the line flagged, its
+    start in ``line starts``, nothing else of it kept), the per-row arrays cut to the rows read.
+    ``scratch``: ``[out, stack]``, reused from block to block (``[np.empty(0, np.uint8), None]``
+    at first)."""
     if scratch[0].shape[0] < len(whole) + 8:
         scratch[0] = np.empty(2 * len(whole) + 8, np.uint8)
         scratch[1] = np.empty(MAX_DEPTH + 1, np.uint8)
@@ -501,10 +504,11 @@ def scan_block(whole, n: int, names: list, scratch: list):
     is_row, idk = np.empty(n, np.uint8), np.empty(n, np.int8)
     txt, ida, pra = np.empty((n, 2), np.int64), np.empty((n, 2), np.int64), np.empty((n, 2), np.int64)
     buf = np.frombuffer(whole, np.uint8)
-    rows, _, used, flagged = scan_rows(buf, *names, starts, ends, is_row, txt, idk, ida, idv, pra, out, stack)
-    r = rows
+    r, lines, used, flagged = scan_rows(
+        buf, *names, starts, ends, is_row, txt, idk, ida, idv, pra, out, stack
+    )
     return (
-        rows,
+        lines,
         bool(flagged),
         used,
         starts,

@@ -163,8 +163,11 @@ def test_a_long_line_is_put_together_once_not_a_block_at_a_time(tmp_path, monkey
 
 def _read(path, *columns, scan: bool):
     """Every row's (text, id, priority) and the rows' places, read by the scanner or by orjson."""
-    old = JsonlSource._SCAN_MIN, JsonlSource._SCAN_COMPILE
+    import sys
+
+    old = JsonlSource._SCAN_MIN, JsonlSource._SCAN_COMPILE, sys.getrecursionlimit()
     JsonlSource._SCAN_MIN, JsonlSource._SCAN_COMPILE = (0 if scan else 1 << 62), 0
+    sys.setrecursionlimit(5000)  # the repr of an id nested 1,000 deep
     try:
         src = JsonlSource(str(path), *columns)
         rows = [r for texts, ids, prio in src.chunks(7) for r in zip(texts, ids, prio or [None] * len(ids))]
@@ -172,29 +175,37 @@ def _read(path, *columns, scan: bool):
     except DatasetError as e:
         return str(e), None, None
     finally:
-        JsonlSource._SCAN_MIN, JsonlSource._SCAN_COMPILE = old
+        JsonlSource._SCAN_MIN, JsonlSource._SCAN_COMPILE = old[:2]
+        sys.setrecursionlimit(old[2])
 
 
-def test_the_scanner_reads_what_orjson_reads_with_the_same_messages(tmp_path, small_blocks):
+@pytest.mark.parametrize("loader", ["orjson", "json"])
+def test_the_scanner_reads_what_orjson_reads_with_the_same_messages(
+    tmp_path, small_blocks, loader, monkeypatch
+):
     """A fuzz corpus (every escape, unicode, nested values, key orders, whitespace, CRLF, blank
-    lines, ids of every kind) read both ways: the same rows, ids, priorities and places; then with
-    each odd line (NaN, a lone surrogate, a missing column, a text that is not a string, a key
-    twice, bad UTF-8, not JSON...) put in: the same rows, or the same message."""
+    lines, ids of every kind, a column given twice) read both ways: the same rows, ids, priorities
+    and places; then with each odd line (NaN, a lone surrogate, a missing column, a text that is
+    not a string, bad UTF-8, not JSON...) put in: the same rows, or the same message. With orjson
+    and without it (the standard json then reads what the scanner leaves: ids such as 2**64)."""
     import importlib.util
     from pathlib import Path
 
+    from simhash_lab.datasets import jsonl
+
+    if loader == "json":
+        monkeypatch.setattr(jsonl, "_ORJSON", None)
     # the scanner's own fuzz corpus and odd lines (tests/lib/kernels/test_jsonl.py)
     spec = importlib.util.spec_from_file_location(
         "scanner_tests", Path(__file__).parents[1] / "kernels/test_jsonl.py"
     )
     fuzz = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(fuzz)
-    ODD, _corpus = fuzz.ODD, fuzz._corpus
+    good = [ln for ln in fuzz._corpus(600, seed=3) if isinstance(fuzz._reference(ln, "id", "p"), tuple)]
     lines = [ln + (b"\r\n" if i % 9 == 0 else b"\n") + (b"\n \t\n" if i % 13 == 0 else b"")
-             for i, ln in enumerate(_corpus(600, seed=3))]  # fmt: skip
-    lines = [ln for ln in lines if ln.count(b'"text"') == 1]  # the corpus's lines with one text column
+             for i, ln in enumerate(good)]  # fmt: skip
     path = tmp_path / "fuzz.jsonl"
-    for odd in [None, *ODD[::3]]:
+    for odd in [None, *fuzz.ODD[::3]]:
         body = list(lines)
         if odd is not None:
             body.insert(200, odd + b"\n")
@@ -202,6 +213,8 @@ def test_the_scanner_reads_what_orjson_reads_with_the_same_messages(tmp_path, sm
         for columns in (("text", "id"), ("text", None), ("text", "id", "p")):
             a, b = _read(path, *columns, scan=True), _read(path, *columns, scan=False)
             assert a[0] == b[0], (odd, columns)
+            if odd is None:
+                assert isinstance(a[0], list) and len(a[0]) == len(good) > 400
             if isinstance(a[0], list):
                 assert all(np.array_equal(x, y) for x, y in zip(a[1], b[1])) and np.array_equal(a[2], b[2])
 

@@ -14,7 +14,7 @@ import pytest
 
 from simhash_lab.datasets import DatasetError, JsonlSource
 from simhash_lab.datasets.source import check_priority
-from simhash_lab.kernels.jsonl import MAX_DEPTH
+from simhash_lab.kernels.jsonl import MAX_DEPTH, scan_block
 
 _CHARS = (
     list("abc xyz09") + ['"', "\\", "/", "\b", "\f", "\n", "\r", "\t", "\x00", "\x1f", "\x7f", "'"]
@@ -197,11 +197,11 @@ def _scanner(tmp_path, idc, pc, monkeypatch):
     assert names is not None
 
     def scan(raw: bytes):
-        got = src._scanned(1, raw, 1, names, scratch)
-        if got is None:
+        got = scan_block(raw, 1, names, scratch)
+        if got[1]:  # flagged
             return None
-        _, _, is_row, texts, ids, prio = got
-        assert is_row.tolist() == [True]
+        assert got[0] == 1 and got[5].tolist() == [True]
+        texts, ids, prio = src._values(1, memoryview(raw), got, 1)
         values = (texts[0], ids[0] if ids else None, prio[0] if prio else None)
         return tuple((type(v), repr(v)) for v in values)
 
@@ -246,19 +246,20 @@ def test_every_escape_and_ids_of_every_kind(tmp_path, monkeypatch):
     assert scan(b' \t{ "id" : 1 , "\\u0074ext" : "a" }\r') == ((str, "'a'"), (int, "1"), (type(None), "None"))
 
 
-def test_blank_lines_and_spans_of_a_block(tmp_path, monkeypatch):
+def test_blank_lines_and_spans_of_a_block_and_a_flagged_line_read_alone(tmp_path, monkeypatch):
     monkeypatch.setattr(JsonlSource, "_SCAN_MIN", 0)
     monkeypatch.setattr(JsonlSource, "_SCAN_COMPILE", 0)
     f = tmp_path / "x.jsonl"
     f.write_bytes(b"")
-    src = JsonlSource(str(f), "text", None)
-    whole = b'{"text": "a"}\r\n\n \t\x0b\x0c\r\n{"text": "b"}\n'
-    got = src._scanned(1, whole, 5, src._scan_names(), [np.empty(0, np.uint8), None])
+    src = JsonlSource(str(f), "text", "id")
+    whole = b'{"text": "a", "id": 1}\r\n\n \t\x0b\x0c\r\n{"text": "b", "id": NaN}\n{"text": "c", "id": 3}\n\n'
+    assert scan_block(whole, 7, src._scan_names(), [np.empty(0, np.uint8), None])[:2] == (4, True)  # NaN
+    got = src._scanned(1, whole, 7, src._scan_names(), [np.empty(0, np.uint8), None], 0)
     starts, ends, is_row, texts, ids, prio = got
     lines = whole.split(b"\n")
     assert [whole[s:e] for s, e in zip(starts.tolist(), ends.tolist())] == lines
     assert is_row.tolist() == [bool(x) and not x.isspace() for x in lines]
-    assert texts == ["a", "b"] and ids is None and prio is None
+    assert texts == ["a", "b", "c"] and ids[0] == 1 and ids[1] != ids[1] and ids[2] == 3 and prio is None
 
 
 def test_the_output_buffer_is_big_enough_with_bounds_checked(tmp_path):
