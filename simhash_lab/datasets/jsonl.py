@@ -320,19 +320,48 @@ class JsonlSource(FileSource):
             return None
         return names if size >= self._SCAN_COMPILE or is_cached(scan_rows) else None
 
+    def _parsed(self, lineno: int, whole: bytes, at: int, row: int):
+        """``(starts, ends, is_row, texts, ids, prio)`` of the lines ``whole`` (the first numbered
+        ``lineno``, its first byte at ``at`` in the file, its first row ``row``) parsed by orjson in
+        bulk (:meth:`_fast`), else one by one (:meth:`_slow`): each line's first byte and the byte
+        after it (its ``\\n``, not counted), whether it is a row, its rows' values (``ids`` None
+        without an id column)."""
+        lines = whole.split(b"\n")
+        lens = np.fromiter(map(len, lines), np.int64, len(lines))
+        s = np.empty(len(lines), np.int64)
+        s[0] = at
+        np.cumsum(lens[:-1] + 1, out=s[1:])
+        s[1:] += at
+        body = self._body(lines)
+        if len(body) != len(lines):  # blank lines are not rows
+            is_row = np.fromiter((bool(x) and not x.isspace() for x in lines), np.bool_, len(lines))
+        else:
+            is_row = np.ones(len(lines), np.bool_)
+        got = self._fast(body)
+        if got is not None:
+            t, i = got
+            p = None
+        else:
+            t, i, p = self._slow(lineno, lines, row)
+            i = i if self.id_column is not None else None
+        return s, s + lens, is_row, t, i, p
+
     def _scanned(self, lineno: int, whole: bytes | memoryview, n: int, names: list, scratch: list, row: int):
         """``(starts, ends, is_row, texts, ids, prio)`` of a block's ``n`` lines ``whole`` read
         by the compiled scanner (:func:`simhash_lab.kernels.jsonl.scan_block`): each line's start
         and end in ``whole``, whether it is a row (not blank), and its rows' values, the same
         objects as orjson gives (``ids`` None without an id column). A line the scanner is not
         sure of is read alone as before (:meth:`_slow`: orjson, then json; the same results and
-        messages), and the scan goes on after it. ``row``: the block's first row; ``scratch``:
-        the output buffer and the nesting stack, reused from block to block."""
+        messages), and the scan goes on after it; from a second such line in the block, the
+        rest of the block is read as before (:meth:`_parsed`: a file whose every row has a NaN
+        costs what it cost). ``row``: the block's first row; ``scratch``: the output buffer, the
+        nesting stack (reused from block to block) and how many blocks in a row were read as
+        before."""
         from ..kernels.jsonl import scan_block
 
         view = whole if isinstance(whole, memoryview) else memoryview(whole)
         parts = []
-        at = line = 0  # where the lines not read yet start: their byte, their index in the block
+        at = line = flags = 0  # where the lines not read yet start: their byte, their index in the block
         raw = None
         while True:
             got = scan_block(view[at:], n - line, names, scratch)
@@ -346,6 +375,11 @@ class JsonlSource(FileSource):
             if raw is None:
                 raw = bytes(whole)
             a = at + int(s[ok])
+            flags += 1
+            if flags > 1:  # more than one: the rest of the block as before (orjson in bulk)
+                parts.append(self._parsed(lineno + line + ok, raw[a:], a, row))
+                scratch[2] += 1
+                break
             b = raw.find(b"\n", a)
             b = len(raw) if b < 0 else b
             texts, ids, prio = self._slow(lineno + line + ok, [raw[a:b]], row)
@@ -356,6 +390,8 @@ class JsonlSource(FileSource):
             if b == len(raw):
                 break
             at = b + 1
+        if flags < 2:
+            scratch[2] = 0  # blocks in a row read as before
         if len(parts) == 1:
             return parts[0]
         texts, ids = [], [] if self.id_column is not None else None
@@ -405,7 +441,7 @@ class JsonlSource(FileSource):
     def chunks(self, rows: int) -> Iterator[tuple[list[str], list, list | None]]:
         """See :meth:`Source.chunks`: each block of lines read by the compiled scanner
         (:meth:`_scanned`, a file of at least ``_SCAN_MIN`` bytes; a line it flags by
-        :meth:`_slow`), else parsed by :meth:`_fast`, else :meth:`_slow`."""
+        :meth:`_slow`), else parsed by :meth:`_fast`, else :meth:`_slow` (:meth:`_parsed`)."""
         texts, ids = [], []
         prio = [] if self.priority_column is not None else None
         row = 0
@@ -414,39 +450,23 @@ class JsonlSource(FileSource):
         ends: list[np.ndarray] = []
         linenos: list[np.ndarray] = []  # and its line number (for select's messages)
         names = self._scan_names()
-        scratch = [np.empty(0, np.uint8), None]
+        scratch = [np.empty(0, np.uint8), None, 0]
         for lineno, whole, n, last_ends, at in self._wholes():
+            if scratch[2] >= 4:  # four blocks in a row read as before: the scanner left for this file
+                names = None
             if names is not None:
-                got = self._scanned(lineno, whole, n, names, scratch, row)
-                s, e, is_row, t, i, p = got
+                s, e, is_row, t, i, p = self._scanned(lineno, whole, n, names, scratch, row)
                 s += at
-                e += at + 1
-                if i is None:
-                    i = list(range(row, row + len(t)))
+                e += at
             else:
-                lines = bytes(whole).split(b"\n")
-                lens = np.fromiter(map(len, lines), np.int64, len(lines))
-                s = np.empty(len(lines), np.int64)
-                s[0] = at
-                np.cumsum(lens[:-1] + 1, out=s[1:])
-                s[1:] += at
-                e = s + lens + 1
-                body = self._body(lines)
-                is_row = None
-                if len(body) != len(lines):  # blank lines are not rows
-                    is_row = np.fromiter((bool(x) and not x.isspace() for x in lines), np.bool_, len(lines))
-                got = self._fast(body)
-                if got is not None:
-                    t, i = got
-                    p = None
-                    if i is None:
-                        i = list(range(row, row + len(t)))
-                else:
-                    t, i, p = self._slow(lineno, lines, row)
+                s, e, is_row, t, i, p = self._parsed(lineno, bytes(whole), at, row)
+            e += 1  # a row's bytes with its line end
+            if i is None:
+                i = list(range(row, row + len(t)))
             if not last_ends:
                 e[-1] -= 1
             ln = np.arange(lineno, lineno + n, dtype=np.int64)
-            if is_row is not None and not is_row.all():
+            if not is_row.all():
                 s, e, ln = s[is_row], e[is_row], ln[is_row]
             starts.append(s)
             ends.append(e)

@@ -494,12 +494,12 @@ def scan_block(whole, n: int, names: list, scratch: list):
     ``(lines, flagged, out bytes, line starts, line ends, is_row, txt, idk, ida, idv, pra,
     out)``: ``lines`` scanned (when ``flagged``, the last of them is the line flagged, its
     start in ``line starts``, nothing else of it kept), the per-row arrays cut to the rows read.
-    ``scratch``: ``[out, stack]``, reused from block to block (``[np.empty(0, np.uint8), None]``
-    at first)."""
+    ``scratch``: ``[out, stack, ...]``, reused from block to block (``[np.empty(0, np.uint8),
+    None]`` at first; what follows is the caller's)."""
     if scratch[0].shape[0] < len(whole) + 8:
         scratch[0] = np.empty(2 * len(whole) + 8, np.uint8)
         scratch[1] = np.empty(MAX_DEPTH + 1, np.uint8)
-    out, stack = scratch
+    out, stack = scratch[0], scratch[1]
     starts, ends, idv = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64)
     is_row, idk = np.empty(n, np.uint8), np.empty(n, np.int8)
     txt, ida, pra = np.empty((n, 2), np.int64), np.empty((n, 2), np.int64), np.empty((n, 2), np.int64)

@@ -270,3 +270,14 @@ print(json.dumps([*first, _jit.is_cached(scan_rows), src._scan_names() is None])
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
     assert json.loads(out.stdout) == [80_000, 0, False, True, True, False]
+
+
+def test_rows_the_scanner_flags_everywhere_are_read_as_before(tmp_path, small_blocks):
+    """A NaN in every row (json.dumps writes float('nan') so): the scanner flags each line, reads
+    a first alone, the rest of a block as before, and after four such blocks leaves the file to
+    orjson; the rows and places are the same."""
+    path = tmp_path / "nan.jsonl"
+    path.write_bytes(b"".join(b'{"id": %d, "text": "t %d", "score": NaN}\n' % (i, i) for i in range(300)))
+    a, b = _read(path, "text", "id", scan=True), _read(path, "text", "id", scan=False)
+    assert a[0] == b[0] == [((str, repr(f"t {i}")), (int, str(i)), (type(None), "None")) for i in range(300)]
+    assert all(np.array_equal(x, y) for x, y in zip(a[1], b[1])) and np.array_equal(a[2], b[2])

@@ -254,12 +254,26 @@ def test_blank_lines_and_spans_of_a_block_and_a_flagged_line_read_alone(tmp_path
     src = JsonlSource(str(f), "text", "id")
     whole = b'{"text": "a", "id": 1}\r\n\n \t\x0b\x0c\r\n{"text": "b", "id": NaN}\n{"text": "c", "id": 3}\n\n'
     assert scan_block(whole, 7, src._scan_names(), [np.empty(0, np.uint8), None])[:2] == (4, True)  # NaN
-    got = src._scanned(1, whole, 7, src._scan_names(), [np.empty(0, np.uint8), None], 0)
+    got = src._scanned(1, whole, 7, src._scan_names(), [np.empty(0, np.uint8), None, 0], 0)
     starts, ends, is_row, texts, ids, prio = got
     lines = whole.split(b"\n")
     assert [whole[s:e] for s, e in zip(starts.tolist(), ends.tolist())] == lines
     assert is_row.tolist() == [bool(x) and not x.isspace() for x in lines]
     assert texts == ["a", "b", "c"] and ids[0] == 1 and ids[1] != ids[1] and ids[2] == 3 and prio is None
+    # from a second flagged line, the rest of the block by orjson in bulk: the same rows
+    whole = b"\n".join(
+        [
+            b'{"text": "t%d", "id": %d, "x": NaN}' % (i, i)
+            if i % 3
+            else b'{"text": "t%d", "id": %d}' % (i, i)
+            for i in range(9)
+        ]
+    )
+    starts, ends, is_row, texts, ids, prio = src._scanned(
+        1, whole, 9, src._scan_names(), [np.empty(0, np.uint8), None, 0], 0
+    )
+    assert texts == [f"t{i}" for i in range(9)] and ids == list(range(9)) and is_row.all()
+    assert [whole[s:e] for s, e in zip(starts.tolist(), ends.tolist())] == whole.split(b"\n")
 
 
 def test_the_output_buffer_is_big_enough_with_bounds_checked(tmp_path):
