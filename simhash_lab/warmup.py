@@ -142,6 +142,17 @@ def _dedup() -> None:
     split_band(keys, np.arange(8, dtype=np.uint64), 3, 1, np.empty(8, np.uint64), np.empty(4, np.int64))
 
 
+def _jsonl() -> None:
+    """The JSONL reader's scanner (:mod:`simhash_lab.kernels.jsonl`), called as the reader calls
+    it (``scan_block``: the same array types) on two lines."""
+    import numpy as np
+
+    from .kernels.jsonl import column_names, scan_block
+
+    whole = memoryview(b'{"id": 1, "text": "a \\u00e9", "p": 0.5}\n{"id": "x", "text": "b", "p": 1}')
+    scan_block(whole, 2, column_names("text", "id", "p"), [np.empty(0, np.uint8), None])
+
+
 class Step(NamedTuple):
     """One warmup step: ``call()`` compiles (or loads) one group of kernels."""
 
@@ -184,6 +195,7 @@ STEPS: list[Step] = [
     Step(_DEFAULT_1, lambda: _default(False), after=(_HASHES,)),
     Step("features, traces, token lists", _python_side, after=(_GENERAL_1, _DEFAULT_1)),
     Step("Hamming distance", _hamming),
+    Step("JSONL reader's scanner", _jsonl),
     Step("default fingerprints and dedup, a batch (threads)", lambda: _default(True), after=(_DEFAULT_1,)),
     Step("other tokenizers and weights, a batch (threads)", lambda: _general(True), after=(_GENERAL_1,)),
     Step(

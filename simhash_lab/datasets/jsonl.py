@@ -129,12 +129,14 @@ class JsonlSource(FileSource):
 
     _BLOCK = 1 << 18  # bytes read at a time (a block's lines and records stay in the cache)
 
-    def _blocks(self):
-        """``(line number of the first, lines, last_ends, offset)`` for each block of the file read
-        ``_BLOCK`` bytes at a time: its whole lines, each without its ``\\n`` (a ``\\r`` before it
-        stays); ``last_ends`` is False only for a last line that has no newline; ``offset``: the
-        byte where the first line starts. A line longer than ``max_row_bytes`` (not counting its
-        line end) is refused without being read whole."""
+    def _wholes(self):
+        """``(line number of the first, whole, lines, last_ends, offset)`` for each block of the
+        file read ``_BLOCK`` bytes at a time: ``whole``, its whole lines as one ``bytes`` (or a
+        memoryview of one), a
+        ``\\n`` between two (the last one's ``\\n`` not in it; a ``\\r`` before a ``\\n`` stays);
+        ``lines``: how many; ``last_ends`` is False only for a last line that has no newline;
+        ``offset``: the byte where the first line starts. A line longer than ``max_row_bytes``
+        (not counting its line end) is refused without being read whole."""
         limit = self.max_row_bytes
         self.bytes_read = self._shown = 0
         with self._open() as f:
@@ -145,7 +147,7 @@ class JsonlSource(FileSource):
                 block = f.read(self._BLOCK)
                 if not block:
                     if rest:
-                        yield lineno, [rest.join()], False, at
+                        yield lineno, rest.join(), 1, False, at
                     return
                 self.bytes_read += len(block)
                 cut = block.rfind(b"\n")
@@ -154,18 +156,26 @@ class JsonlSource(FileSource):
                     if rest.longer_than(limit):
                         raise self._too_large(f"line {lineno}")
                     continue
-                whole = rest.join(block[:cut]) if rest else block[:cut]
-                lines = whole.split(b"\n")
+                view = memoryview(block)[:cut]  # joined to ``rest`` without a copy of its own
+                whole = rest.join(view) if rest else view
+                n = int(np.count_nonzero(np.frombuffer(whole, np.uint8) == 10)) + 1  # 4x bytes.count
                 rest = Pieces(block[cut + 1 :])
-                if max(map(len, lines)) > limit:
+                if len(whole) > limit:  # a line may be longer than the limit
+                    lines = bytes(whole).split(b"\n")
                     for i, raw in enumerate(lines):
                         if len(raw) > limit and len(raw.rstrip(b"\r")) > limit:
                             raise self._too_large(f"line {lineno + i}")
                 if rest.longer_than(limit):
-                    raise self._too_large(f"line {lineno + len(lines)}")
-                yield lineno, lines, True, at
-                lineno += len(lines)
+                    raise self._too_large(f"line {lineno + n}")
+                yield lineno, whole, n, True, at
+                lineno += n
                 at += len(whole) + 1
+
+    def _blocks(self):
+        """``(line number of the first, lines, last_ends, offset)`` for each block of
+        :meth:`_wholes`: its lines, each without its ``\\n`` (a ``\\r`` before it stays)."""
+        for lineno, whole, _, last_ends, at in self._wholes():
+            yield lineno, bytes(whole).split(b"\n"), last_ends, at
 
     @staticmethod
     def _body(lines: list) -> list:
@@ -281,8 +291,157 @@ class JsonlSource(FileSource):
             row += 1
         return texts, ids, prio
 
+    #: Files from this many bytes on are read by the compiled scanner (:meth:`_scanned`), when it
+    #: is compiled (``simhash-lab warmup``; loading it costs about 10 ms, what orjson takes for
+    #: 8 MiB); a smaller file by orjson alone.
+    _SCAN_MIN = 1 << 23
+    #: ... and from this many bytes on even when it is not (it compiles in about 3 s of CPU, once,
+    #: saved to the cache: a tenth of the time a dedup of 1 GiB takes).
+    _SCAN_COMPILE = 1 << 30
+
+    def _scan_names(self) -> list | None:
+        """The columns' names for the scanner (:func:`~simhash_lab.kernels.jsonl.column_names`),
+        or None when the scanner is not used: a file smaller than ``_SCAN_MIN`` (or of unknown
+        size), or than ``_SCAN_COMPILE`` while the scanner is not compiled; names it cannot take;
+        Numba's compiler disabled (``NUMBA_DISABLE_JIT``)."""
+        from numba.core import config
+
+        from ..kernels._jit import is_cached
+        from ..kernels.jsonl import column_names, scan_rows
+
+        names = column_names(self.column, self.id_column, self.priority_column)
+        if config.DISABLE_JIT or names is None:
+            return None
+        try:
+            size = self.fs.size(self.path) if self.fs is not None else os.stat(self.path).st_size
+        except (OSError, ValueError):
+            return None
+        if size is None or size < self._SCAN_MIN:
+            return None
+        return names if size >= self._SCAN_COMPILE or is_cached(scan_rows) else None
+
+    def _parsed(self, lineno: int, whole: bytes, at: int, row: int):
+        """``(starts, ends, is_row, texts, ids, prio)`` of the lines ``whole`` (the first numbered
+        ``lineno``, its first byte at ``at`` in the file, its first row ``row``) parsed by orjson in
+        bulk (:meth:`_fast`), else one by one (:meth:`_slow`): each line's first byte and the byte
+        after it (its ``\\n``, not counted), whether it is a row, its rows' values (``ids`` None
+        without an id column)."""
+        lines = whole.split(b"\n")
+        lens = np.fromiter(map(len, lines), np.int64, len(lines))
+        s = np.empty(len(lines), np.int64)
+        s[0] = at
+        np.cumsum(lens[:-1] + 1, out=s[1:])
+        s[1:] += at
+        body = self._body(lines)
+        if len(body) != len(lines):  # blank lines are not rows
+            is_row = np.fromiter((bool(x) and not x.isspace() for x in lines), np.bool_, len(lines))
+        else:
+            is_row = np.ones(len(lines), np.bool_)
+        got = self._fast(body)
+        if got is not None:
+            t, i = got
+            p = None
+        else:
+            t, i, p = self._slow(lineno, lines, row)
+            i = i if self.id_column is not None else None
+        return s, s + lens, is_row, t, i, p
+
+    def _scanned(self, lineno: int, whole: bytes | memoryview, n: int, names: list, scratch: list, row: int):
+        """``(starts, ends, is_row, texts, ids, prio)`` of a block's ``n`` lines ``whole`` read
+        by the compiled scanner (:func:`simhash_lab.kernels.jsonl.scan_block`): each line's start
+        and end in ``whole``, whether it is a row (not blank), and its rows' values, the same
+        objects as orjson gives (``ids`` None without an id column). A line the scanner is not
+        sure of is read alone as before (:meth:`_slow`: orjson, then json; the same results and
+        messages), and the scan goes on after it; from a second such line in the block, the
+        rest of the block is read as before (:meth:`_parsed`: a file whose every row has a NaN
+        costs what it cost). ``row``: the block's first row; ``scratch``: the output buffer, the
+        nesting stack (reused from block to block) and how many blocks in a row were read as
+        before."""
+        from ..kernels.jsonl import scan_block
+
+        view = whole if isinstance(whole, memoryview) else memoryview(whole)
+        parts = []
+        at = line = flags = 0  # where the lines not read yet start: their byte, their index in the block
+        raw = None
+        while True:
+            got = scan_block(view[at:], n - line, names, scratch)
+            k, flagged, _, s, e, is_row = got[:6]
+            ok = k - 1 if flagged else k  # the lines read (before the one flagged)
+            texts, ids, prio = self._values(lineno + line, view[at:], got, ok)
+            parts.append((s[:ok] + at, e[:ok] + at, is_row[:ok], texts, ids, prio))
+            row += len(texts)
+            if not flagged:
+                break
+            if raw is None:
+                raw = bytes(whole)
+            a = at + int(s[ok])
+            flags += 1
+            if flags > 1:  # more than one: the rest of the block as before (orjson in bulk)
+                parts.append(self._parsed(lineno + line + ok, raw[a:], a, row))
+                scratch[2] += 1
+                break
+            b = raw.find(b"\n", a)
+            b = len(raw) if b < 0 else b
+            texts, ids, prio = self._slow(lineno + line + ok, [raw[a:b]], row)
+            ids = ids if self.id_column is not None else None
+            parts.append((np.array([a]), np.array([b]), np.array([bool(texts)]), texts, ids, prio))
+            row += len(texts)
+            line += ok + 1
+            if b == len(raw):
+                break
+            at = b + 1
+        if flags < 2:
+            scratch[2] = 0  # blocks in a row read as before
+        if len(parts) == 1:
+            return parts[0]
+        texts, ids = [], [] if self.id_column is not None else None
+        prio = [] if self.priority_column is not None else None
+        for _, _, _, t, i, p in parts:
+            texts.extend(t)
+            if ids is not None:
+                ids.extend(i)
+            if prio is not None:
+                prio.extend(p)
+        cat = [np.concatenate([part[j] for part in parts]) for j in range(3)]
+        return cat[0], cat[1], cat[2], texts, ids, prio
+
+    def _values(self, lineno: int, view: memoryview, got: tuple, ok: int) -> tuple:
+        """``(texts, ids, prio)`` of the rows :func:`~simhash_lab.kernels.jsonl.scan_block` read
+        (``got``) from the first ``ok`` lines of ``view`` (line numbers from ``lineno``): one
+        decode of its output for every text and str id,
+        then a ``str`` slice a row; other ids and the priorities from their bytes by orjson (the
+        standard json where it is not installed), as :meth:`_slow` would read them."""
+        from ..kernels.jsonl import ID_INT, ID_STR
+
+        _, _, used, _, _, is_row, txt, idk, ida, idv, pra, out = got
+        is_row = is_row[:ok]
+        big = str(memoryview(out)[:used], "utf-8")
+        texts = [big[a:b] for a, b in zip(txt[:, 0].tolist(), txt[:, 1].tolist())]
+        loads = _ORJSON or json.loads
+        ids = prio = None
+        if self.id_column is not None:
+            a, b = ida[:, 0].tolist(), ida[:, 1].tolist()
+            if (idk == ID_STR).all():
+                ids = [big[x:y] for x, y in zip(a, b)]
+            elif (idk == ID_INT).all():
+                ids = idv.tolist()
+            else:
+                ids = [
+                    big[x:y] if k == ID_STR else v if k == ID_INT else loads(bytes(view[x:y]))
+                    for k, v, x, y in zip(idk.tolist(), idv.tolist(), a, b)
+                ]
+        if self.priority_column is not None:
+            at = (np.flatnonzero(is_row) + lineno).tolist()
+            prio = [
+                self._priority(loads(bytes(view[x:y])), f"line {ln}")
+                for ln, x, y in zip(at, pra[:, 0].tolist(), pra[:, 1].tolist())
+            ]
+        return texts, ids, prio
+
     def chunks(self, rows: int) -> Iterator[tuple[list[str], list, list | None]]:
-        """See :meth:`Source.chunks`: each block of lines parsed by :meth:`_fast`, else :meth:`_slow`."""
+        """See :meth:`Source.chunks`: each block of lines read by the compiled scanner
+        (:meth:`_scanned`, a file of at least ``_SCAN_MIN`` bytes; a line it flags by
+        :meth:`_slow`), else parsed by :meth:`_fast`, else :meth:`_slow` (:meth:`_parsed`)."""
         texts, ids = [], []
         prio = [] if self.priority_column is not None else None
         row = 0
@@ -290,31 +449,28 @@ class JsonlSource(FileSource):
         starts: list[np.ndarray] = []  # each row's bytes in the file (its line end included)
         ends: list[np.ndarray] = []
         linenos: list[np.ndarray] = []  # and its line number (for select's messages)
-        for lineno, lines, last_ends, at in self._blocks():
-            body = self._body(lines)
-            lens = np.fromiter(map(len, lines), np.int64, len(lines))
-            s = np.empty(len(lines), np.int64)
-            s[0] = at
-            np.cumsum(lens[:-1] + 1, out=s[1:])
-            s[1:] += at
-            e = s + lens + 1
+        names = self._scan_names()
+        scratch = [np.empty(0, np.uint8), None, 0]
+        for lineno, whole, n, last_ends, at in self._wholes():
+            if scratch[2] >= 4:  # four blocks in a row read as before: the scanner left for this file
+                names = None
+            if names is not None:
+                s, e, is_row, t, i, p = self._scanned(lineno, whole, n, names, scratch, row)
+                s += at
+                e += at
+            else:
+                s, e, is_row, t, i, p = self._parsed(lineno, bytes(whole), at, row)
+            e += 1  # a row's bytes with its line end
+            if i is None:
+                i = list(range(row, row + len(t)))
             if not last_ends:
                 e[-1] -= 1
-            ln = np.arange(lineno, lineno + len(lines), dtype=np.int64)
-            if len(body) != len(lines):  # blank lines are not rows
-                is_row = np.fromiter((bool(raw) and not raw.isspace() for raw in lines), np.bool_, len(lines))
+            ln = np.arange(lineno, lineno + n, dtype=np.int64)
+            if not is_row.all():
                 s, e, ln = s[is_row], e[is_row], ln[is_row]
             starts.append(s)
             ends.append(e)
             linenos.append(ln)
-            got = self._fast(body)
-            if got is not None:
-                t, i = got
-                p = None
-                if i is None:
-                    i = list(range(row, row + len(t)))
-            else:
-                t, i, p = self._slow(lineno, lines, row)
             row += len(t)
             texts.extend(t)
             ids.extend(i)

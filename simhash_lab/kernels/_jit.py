@@ -71,6 +71,7 @@ __all__ = [
     "KernelCache",
     "KernelDispatcher",
     "cache_dir",
+    "is_cached",
     "kernel",
     "source_digest",
 ]
@@ -270,3 +271,16 @@ def c_address(disp: KernelDispatcher, sig) -> int:
     disp.compile(sig.args)
     cres = disp.overloads[tuple(sig.args)]
     return cres.library.get_pointer_to_function(cres.fndesc.llvm_cfunc_wrapper_name)
+
+
+def is_cached(disp: KernelDispatcher) -> bool:
+    """Whether a call of ``disp`` would run without compiling: it has code in this process, or
+    its cache index holds an entry stamped with today's sources (``source_digest``). A reader that
+    can do without a kernel asks first, so that a small first call waits for no compile (an entry
+    built for another CPU still counts: that call compiles)."""
+    if getattr(disp, "overloads", None):
+        return True
+    try:
+        return bool(disp._cache._cache_file._load_index())
+    except Exception:  # no cache (NUMBA_DISABLE_JIT), an unreadable folder: it would compile
+        return False

@@ -18,9 +18,9 @@ def _python(code: str, env: dict) -> subprocess.CompletedProcess:
     )
 
 
-def test_warmup_runs_every_step_and_a_second_run_compiles_nothing():
+def test_warmup_runs_every_step_and_a_second_run_compiles_nothing(tmp_path):
     """``simhash-lab warmup`` (in this checkout's cache, as ``make test`` runs it): afterwards a new
-    process fingerprints, traces and queries with compiles forbidden."""
+    process fingerprints, traces, queries and reads JSONL by the scanner with compiles forbidden."""
     from simhash_lab import warmup
 
     out = io.StringIO()
@@ -47,7 +47,13 @@ def test_warmup_runs_every_step_and_a_second_run_compiles_nothing():
         "hamming(fps, fps[0]); is_near(1, 3, 1)\n"
         "from simhash_lab.dedup import dedup_texts\n"
         "dedup_texts([d + ' ' + str(i % 7) for i, d in enumerate(docs)] * 4, candidates='bands')\n"
+        "from simhash_lab.datasets import JsonlSource\n"
+        "JsonlSource._SCAN_MIN = 0  # the scanner whatever the size, as the reader calls it\n"
+        f"src = JsonlSource({str(tmp_path / 'd.jsonl')!r}, 'text', 'id', 'p')\n"
+        "assert src._scan_names() is not None\n"
+        "assert [len(t) for t, _, _ in src.chunks(8)] == [3]\n"
         "print('no compile')\n"
     )
+    (tmp_path / "d.jsonl").write_text('{"id": 1, "text": "a b", "p": 2}\n' * 3)
     res = _python(code, env)
     assert res.returncode == 0 and res.stdout.strip() == "no compile", res.stderr[-3000:]

@@ -1,5 +1,6 @@
 """JSONL read in blocks (datasets.JsonlSource): rows across block boundaries, blank lines, CRLF, a
-last line without newline, orjson in bulk or line by line, and the kept rows written byte for byte."""
+last line without newline, orjson in bulk or line by line, and the kept rows written byte for byte.
+Every test runs twice: blocks read by the compiled scanner (kernels.jsonl), and by orjson alone."""
 
 import csv
 import json
@@ -20,6 +21,14 @@ def _lines(n: int) -> list[bytes]:
         if i % 11 == 0:
             out.append(b"   \n" if i % 2 else b"\n")  # blank lines: passed over, not rows
     return out
+
+
+@pytest.fixture(autouse=True, params=["scanner", "orjson"])
+def reader(request, monkeypatch):
+    """Which reader reads the blocks: the compiled scanner (whatever the file's size), or orjson."""
+    monkeypatch.setattr(JsonlSource, "_SCAN_MIN", 0 if request.param == "scanner" else 1 << 62)
+    monkeypatch.setattr(JsonlSource, "_SCAN_COMPILE", 0)  # compiled here if the cache has it not
+    return request.param
 
 
 @pytest.fixture(params=[64, 1000, 1 << 18])
@@ -150,3 +159,125 @@ def test_a_long_line_is_put_together_once_not_a_block_at_a_time(tmp_path, monkey
     src = JsonlSource(str(p), "text", None, max_row_bytes=50_000)
     with pytest.raises(DatasetError, match="line 2: larger than max_row_bytes"):
         list(src.chunks(10))
+
+
+def _read(path, *columns, scan: bool):
+    """Every row's (text, id, priority) and the rows' places, read by the scanner or by orjson."""
+    import sys
+
+    old = JsonlSource._SCAN_MIN, JsonlSource._SCAN_COMPILE, sys.getrecursionlimit()
+    JsonlSource._SCAN_MIN, JsonlSource._SCAN_COMPILE = (0 if scan else 1 << 62), 0
+    sys.setrecursionlimit(5000)  # the repr of an id nested 1,000 deep
+    try:
+        src = JsonlSource(str(path), *columns)
+        rows = [r for texts, ids, prio in src.chunks(7) for r in zip(texts, ids, prio or [None] * len(ids))]
+        return [tuple((type(v), repr(v)) for v in r) for r in rows], src._spans, src._linenos
+    except DatasetError as e:
+        return str(e), None, None
+    finally:
+        JsonlSource._SCAN_MIN, JsonlSource._SCAN_COMPILE = old[:2]
+        sys.setrecursionlimit(old[2])
+
+
+@pytest.mark.parametrize("loader", ["orjson", "json"])
+def test_the_scanner_reads_what_orjson_reads_with_the_same_messages(
+    tmp_path, small_blocks, loader, monkeypatch
+):
+    """A fuzz corpus (every escape, unicode, nested values, key orders, whitespace, CRLF, blank
+    lines, ids of every kind, a column given twice) read both ways: the same rows, ids, priorities
+    and places; then with each odd line (NaN, a lone surrogate, a missing column, a text that is
+    not a string, bad UTF-8, not JSON...) put in: the same rows, or the same message. With orjson
+    and without it (the standard json then reads what the scanner leaves: ids such as 2**64)."""
+    import importlib.util
+    from pathlib import Path
+
+    from simhash_lab.datasets import jsonl
+
+    if loader == "json":
+        monkeypatch.setattr(jsonl, "_ORJSON", None)
+    # the scanner's own fuzz corpus and odd lines (tests/lib/kernels/test_jsonl.py)
+    spec = importlib.util.spec_from_file_location(
+        "scanner_tests", Path(__file__).parents[1] / "kernels/test_jsonl.py"
+    )
+    fuzz = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fuzz)
+    good = [ln for ln in fuzz._corpus(600, seed=3) if isinstance(fuzz._reference(ln, "id", "p"), tuple)]
+    lines = [ln + (b"\r\n" if i % 9 == 0 else b"\n") + (b"\n \t\n" if i % 13 == 0 else b"")
+             for i, ln in enumerate(good)]  # fmt: skip
+    path = tmp_path / "fuzz.jsonl"
+    for odd in [None, *fuzz.ODD[::3]]:
+        body = list(lines)
+        if odd is not None:
+            body.insert(200, odd + b"\n")
+        path.write_bytes(b"".join(body))
+        for columns in (("text", "id"), ("text", None), ("text", "id", "p")):
+            a, b = _read(path, *columns, scan=True), _read(path, *columns, scan=False)
+            assert a[0] == b[0], (odd, columns)
+            if odd is None:
+                assert isinstance(a[0], list) and len(a[0]) == len(good) > 400
+            if isinstance(a[0], list):
+                assert all(np.array_equal(x, y) for x, y in zip(a[1], b[1])) and np.array_equal(a[2], b[2])
+
+
+def test_stdin_select_and_kept_rows_after_a_scanned_read(tmp_path):
+    """Standard input spooled and scanned; then the wanted rows read again at their places
+    (``os.pread``) and the kept rows copied byte for byte."""
+    import io
+
+    from simhash_lab.datasets.jsonl import StdinSource
+
+    lines = _lines(200)
+    rows = [ln for ln in lines if ln.strip()]
+    src = StdinSource("text", "id", None, 1 << 20, stream=io.BytesIO(b"".join(lines)))
+    try:
+        got = [(t, i) for texts, ids, _ in src.chunks(16) for t, i in zip(texts, ids)]
+        assert got == [(json.loads(r)["text"], json.loads(r)["id"]) for r in rows]
+        want = np.array([3, 4, 50, 199])
+        picked = [t for _, texts in src.select(want, 3) for t in texts]
+        assert picked == [json.loads(rows[r])["text"] for r in want.tolist()]
+        keep = np.arange(len(rows)) % 3 == 0
+        out = tmp_path / "kept.jsonl"
+        assert src.write_kept(str(out), keep) == int(keep.sum())
+        assert out.read_bytes() == b"".join(r for r, k in zip(rows, keep) if k)
+    finally:
+        src.close()
+
+
+def test_a_first_read_compiles_no_scanner_for_a_file_below_a_gib(tmp_path):
+    """A new process with an empty kernel cache (no warmup) reads a 9 MiB file by orjson, compiling
+    nothing; once the scanner is compiled (here, by a call), the same file is read by it."""
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "d.jsonl"
+    path.write_bytes(
+        b"".join(json.dumps({"id": i, "text": "word " * 20}).encode() + b"\n" for i in range(80_000))
+    )
+    code = f"""
+import json
+from simhash_lab.datasets import JsonlSource
+from simhash_lab.kernels import _jit
+from simhash_lab.kernels.jsonl import scan_rows
+src = JsonlSource({str(path)!r}, "text", "id")
+n = sum(len(t) for t, _, _ in src.chunks(8192))
+first = (n, len(_jit.MISSES), _jit.is_cached(scan_rows), src._scan_names() is None)
+from simhash_lab.warmup import _jsonl
+_jsonl()  # the warmup's step: the scanner compiled
+print(json.dumps([*first, _jit.is_cached(scan_rows), src._scan_names() is None]))
+"""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert json.loads(out.stdout) == [80_000, 0, False, True, True, False]
+
+
+def test_rows_the_scanner_flags_everywhere_are_read_as_before(tmp_path, small_blocks):
+    """A NaN in every row (json.dumps writes float('nan') so): the scanner flags each line, reads
+    a first alone, the rest of a block as before, and after four such blocks leaves the file to
+    orjson; the rows and places are the same."""
+    path = tmp_path / "nan.jsonl"
+    path.write_bytes(b"".join(b'{"id": %d, "text": "t %d", "score": NaN}\n' % (i, i) for i in range(300)))
+    a, b = _read(path, "text", "id", scan=True), _read(path, "text", "id", scan=False)
+    assert a[0] == b[0] == [((str, repr(f"t {i}")), (int, str(i)), (type(None), "None")) for i in range(300)]
+    assert all(np.array_equal(x, y) for x, y in zip(a[1], b[1])) and np.array_equal(a[2], b[2])
