@@ -18,8 +18,9 @@ import mmap
 import operator
 import re
 import tempfile
+import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -29,6 +30,7 @@ from ._validate import check_int
 from .chinese import JiebaWords, load_jieba
 from .datasets import Source
 from .kernels import verify as V
+from .kernels.fused import words_pass
 from .kernels.strings import str_views
 from .kernels.tokenize import FLAG_PYTHON_LOWER, FLAG_SURROGATE
 from .presets import ALL
@@ -36,7 +38,7 @@ from .settings import DedupSettings
 from .simhasher import Simhasher, utf8_batch
 from .tokenize import word_shingles
 
-__all__ = ["CHUNK_ROWS", "Shingler", "recommended_hasher"]
+__all__ = ["CHUNK_ROWS", "FirstPass", "FusedScratch", "Shingler", "recommended_hasher"]
 
 CHUNK_ROWS = 8192  # dataset rows per chunk: read, and read again (dedup, calibration, verify)
 
@@ -162,6 +164,84 @@ class Shingler:
         run_items(len(texts), run, len(texts) >= 64)
         return fps, indptr, data
 
+    def first_pass(
+        self, texts: Sequence[str], key_maker: Any = None, digests: bool = False, sets: bool = False,
+        by_sort: bool = False,
+    ) -> FirstPass:  # fmt: skip
+        """Everything the first read of a dedup run needs of texts shingled by words, in one
+        compiled pass over each text (:func:`~simhash_lab.kernels.fused.words_pass`): the
+        fingerprints of :meth:`fingerprints_and_sets`, each set's size, with ``key_maker`` (a
+        :class:`~simhash_lab.candidates.BandKeys`: its ``bands``, ``rows``, ``probe``) the band
+        keys its :meth:`~simhash_lab.candidates.BandKeys.make` makes of the sets, with
+        ``digests`` the exact groups' digests of
+        :func:`~simhash_lab.dedup.steps.text_digests`, and with ``sets`` the sets themselves
+        (CSR, as :meth:`sets`): the same values bit for bit, without the sets unless asked.
+        Distinct shingles by a hash table (``by_sort``: by a sort, as :meth:`sets` does; the
+        sets are always sorted). The scratch is this thread's (:class:`FusedScratch`), reused
+        from chunk to chunk. A text whose lowercase needs Python (İ, Σ) is made again as
+        :meth:`sets` makes it; a lone surrogate raises ValueError, as there."""
+        texts = [t if type(t) is str else str.__str__(t) for t in texts]  # str_views: exact str
+        tok = self.tokenizer
+        nd = len(texts)
+        fps = np.zeros(nd, np.uint64)
+        sizes = np.zeros(nd, np.int64)
+        flags = np.zeros(nd, np.int64)
+        dig = np.empty((nd if digests else 0, 2), np.uint64)
+        if key_maker is not None:
+            bands, rows, probe = key_maker.bands, key_maker.rows, key_maker.probe
+        else:
+            bands, rows, probe = 0, 0, np.zeros((0, 1), np.int64)
+        keys = np.empty((bands, nd), np.uint64)
+        slots = np.zeros(nd + 1 if sets else 0, np.int64)
+        at = np.zeros(nd if sets else 0, np.int64)
+        if nd:
+            ptrs, lens, kinds = str_views(texts)
+            if sets:
+                np.cumsum((lens + 1) // 2 + 1, out=slots[1:])
+            out = np.empty(int(slots[-1]) if sets else 0, np.uint64)
+
+            def run(lo: int, hi: int) -> None:
+                scratch = FusedScratch.mine().fit(lens[lo:hi], kinds[lo:hi], bands * rows)
+                words_pass(
+                    ptrs[lo:hi], lens[lo:hi], kinds[lo:hi], tok.pipeline, tok.n, lo, probe, bands, rows,
+                    dig[lo:hi] if digests else dig, fps[lo:hi], sizes[lo:hi], flags[lo:hi], keys,
+                    slots[lo : hi + 1] if sets else slots, out, at[lo:hi] if sets else at, by_sort,
+                    *scratch.arrays,
+                )  # fmt: skip
+
+            run_items(nd, run, nd >= 64 and thread_count() > 1, align=V.STR_CHUNK)
+        indptr = data = None
+        if sets:
+            if nd:
+                indptr = V.compact_sets(out, at, sizes)
+                del run  # the closure's reference to out
+                try:
+                    out.resize(int(indptr[-1]))  # refuses while anything else refers to it
+                except ValueError:
+                    out = out[: indptr[-1]].copy()
+                data = out
+            else:
+                indptr, data = np.zeros(1, np.int64), np.empty(0, np.uint64)
+        if flags.any():
+            if (flags & FLAG_SURROGATE).any():
+                utf8_batch(texts, tok.lowercase)  # raises, naming the text
+            redo = np.flatnonzero(flags & FLAG_PYTHON_LOWER)
+            ind, dat = self._sets(*utf8_batch([texts[i] for i in redo], tok.lowercase))
+            again = np.empty(redo.size, np.uint64)
+            V.fold_sets(ind, dat, 64, again)
+            fps[redo] = again
+            sizes[redo] = np.diff(ind)
+            if key_maker is not None:
+                keys[:, redo] = key_maker.make(ind, dat, threads=False)
+            if sets:
+                keep = np.ones(nd, np.bool_)
+                keep[redo] = False
+                others = np.flatnonzero(keep)
+                indptr, data = _merge_csr(nd, [(others, *_rows_csr(indptr, data, others)), (redo, ind, dat)])
+        return FirstPass(
+            fps, sizes, keys if key_maker is not None else None, dig if digests else None, indptr, data
+        )
+
     def fuses(self, hasher: Simhasher) -> bool:
         """True when ``hasher`` votes with exactly these shingles, binary weights, XXH3, 64 bits:
         then :meth:`fingerprints_and_sets` gives its fingerprints."""
@@ -190,6 +270,75 @@ class Shingler:
         run = lambda lo, hi: V.jaccard(indptr, data, a[lo:hi], b[lo:hi], t, out[lo:hi])  # noqa: E731
         run_items(a.shape[0], run, a.shape[0] >= 4096)
         return out
+
+
+class FirstPass(NamedTuple):
+    """What :meth:`Shingler.first_pass` makes of a chunk of texts (rows in order)."""
+
+    #: uint64 (m,): the binary-weight Simhash of each set
+    fps: np.ndarray
+    #: int64 (m,): distinct shingles of each text (0: featureless)
+    sizes: np.ndarray
+    #: uint64 (bands, m): the band keys, or None (no key maker given)
+    keys: np.ndarray | None
+    #: uint64 (m, 2): the exact groups' digests, or None
+    digests: np.ndarray | None
+    #: the sets (CSR), or None (not asked for)
+    indptr: np.ndarray | None
+    data: np.ndarray | None
+
+
+class FusedScratch:
+    """One thread's scratch for :func:`~simhash_lab.kernels.fused.words_pass`: allocated on the
+    thread's first chunk, grown when a longer text comes (to twice what it was, at least), then
+    used again for every later chunk: no array is allocated per text or per chunk (issue 48
+    measured 943,355 page faults at 1M rows, mostly fresh scratch, when each chunk had its own).
+    :meth:`mine` is the calling thread's."""
+
+    _local = threading.local()
+
+    def __init__(self) -> None:
+        self.units = -1  # the longest text (code units) it has room for
+        self.bytes = -1  # and the most bytes its tokens can take
+        self.bins = -1
+        self.arrays: tuple = ()
+
+    @classmethod
+    def mine(cls) -> FusedScratch:
+        """The calling thread's scratch (made on its first call)."""
+        s = getattr(cls._local, "scratch", None)
+        if s is None:
+            s = cls._local.scratch = cls()
+        return s
+
+    def fit(self, lens: np.ndarray, kinds: np.ndarray, bins: int) -> FusedScratch:
+        """Room for texts of ``lens`` code units of widths ``kinds`` and ``bins`` MinHash bins;
+        returns itself."""
+        units = int(lens.max(initial=0))
+        nbytes = int((lens * np.minimum(kinds + 1, 4)).max(initial=0))
+        if units <= self.units and nbytes <= self.bytes and bins <= self.bins:
+            return self
+        units = max(units, 2 * self.units, 256)
+        nbytes = max(nbytes, 2 * self.bytes, 512)
+        bins = max(bins, self.bins)
+        tok_size, pos_size = nbytes, units + 1  # as str_scratch: tok's bytes, pos's flips
+        most = (units + 1) // 2 + 1  # shingles of a text: at most its words
+        self.arrays = (
+            np.empty(tok_size + 16, np.uint8),  # tok (+ 16: the joining copy reads 16 bytes)
+            np.empty(pos_size, np.int64),  # pos
+            np.empty(tok_size + pos_size + 16, np.uint8),  # joined (+ 16: and writes them)
+            np.empty(pos_size, np.int64),  # ws
+            np.empty(3 * most, np.int64),  # order
+            np.empty(most, np.uint64),  # hs
+            np.empty(1 << (2 * most - 1).bit_length(), np.uint64),  # table: >= vote.table_size
+            np.empty(most, np.uint64),  # tmp
+            np.empty(2 * most + 1, np.int64),  # count
+            np.empty(max(2 * bins, 1), np.uint64),  # sig
+            np.empty(64, np.int64),  # acc
+            np.empty(2, np.int64),  # ip
+        )
+        self.units, self.bytes, self.bins = units, nbytes, bins
+        return self
 
 
 class SetStore:
@@ -734,6 +883,20 @@ class Featurizer:
         run = lambda lo, hi: V.fold_sets(ind[lo : hi + 1], dat, 64, fps[lo:hi])  # noqa: E731
         run_items(nd, run, nd >= 64)
         return fps, chars, ind, dat
+
+    def first_pass(
+        self, texts: list, key_maker: Any = None, digests: bool = False, sets: bool = False
+    ) -> tuple[np.ndarray, FirstPass] | None:
+        """``(chars, first pass)`` of normalised texts shingled by words (``"words"``; ``"auto"``
+        when none has a script without word spaces): :meth:`Shingler.first_pass`, fingerprints,
+        set sizes, band keys (``key_maker``), digests and, with ``sets``, the sets in one pass.
+        None for the other features, which :meth:`fingerprints_sets` makes."""
+        if self.features not in ("words", "auto"):
+            return None
+        chars = self.kinds(texts)
+        if chars.any():
+            return None
+        return chars, self.shingler.first_pass(texts, key_maker, digests, sets)
 
     def fingerprints(self, texts: list) -> np.ndarray:
         """Fingerprints of raw texts (normalised here)."""

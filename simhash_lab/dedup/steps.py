@@ -395,14 +395,39 @@ class Fingerprint(Step):
                 empty[i] = no_features(feat.hasher, norm[i])
         return f, chars, ind, dat, empty
 
+    def fused(self, run: Run, norm: list, start: int, where: str) -> Chunk | None:
+        """A chunk's whole first read after normalising, for texts shingled by words: the
+        exact groups' digests (with ``exact``), the fingerprints, the sets' sizes and the band
+        keys (with bands) in one compiled pass over each text
+        (:meth:`~simhash_lab.shingles.Featurizer.first_pass`), the same values the three steps
+        make apart; the sets themselves only when the run keeps them (a Dask task's budget).
+        None for other features (:func:`first_read` then runs the steps one by one)."""
+        feat = run.featurizer
+        s = run.settings
+        key_maker = run.key_maker if run.bands else None
+        call = lambda t: feat.first_pass(t, key_maker, s.exact, run.keeps_sets)  # noqa: E731
+        made = check_text_chunk(call, norm, start, where)
+        if made is None:
+            return None
+        chars, fp = made
+        return Chunk(
+            fp.fps, chars, fp.indptr, fp.data, fp.sizes == 0, fp.digests, fp.keys, fp.sizes.astype(np.int32)
+        )
+
 
 def first_read(run: Run, texts: list, start: int, where: str, clock: Clock) -> Chunk:
     """The first read's steps on one chunk of rows (``start``: its first row; ``where``: its
     file): normalise, the exact groups' digests, fingerprint, and with bands the candidates'
-    keys, each timed as its step. Both executors call it on every chunk, one process on its
-    threads (a chunk whole on one thread), Dask in each task."""
+    keys, each timed as its step. Texts shingled by words (the default) get the last three in
+    one pass (:meth:`Fingerprint.fused`), timed as the fingerprint step; the other features in
+    three. Both executors call it on every chunk, one process on its threads (a chunk whole on
+    one thread), Dask in each task."""
     with clock.time(NORMALISE.name):
         norm = NORMALISE.chunk(run, texts, start, where)
+    with clock.time(FINGERPRINT.name):
+        fused = FINGERPRINT.fused(run, norm, start, where)
+    if fused is not None:
+        return fused
     dig = None
     if run.settings.exact:
         with clock.time(EXACT_GROUPS.name):
