@@ -83,48 +83,11 @@ class Shingler:
         return self._str_sets(list(texts))
 
     def _str_sets(self, texts: list) -> tuple[np.ndarray, np.ndarray]:
-        """CSR sets of a list of str, read in place (``kernels.verify.shingle_hashes_str``, in
-        threads for 64 texts or more); the rare text whose lowercase needs Python (İ, Σ) again
-        through :meth:`_sets`, a lone surrogate refused as there."""
-        if set(map(type, texts)) - {str}:  # str_views reads exact str objects only
-            return self._sets(*utf8_batch(texts, self.tokenizer.lowercase))
-        tok = self.tokenizer
-        nd = len(texts)
-        ptrs, lens, kinds = str_views(texts)
-        slots = np.zeros(nd + 1, np.int64)
-        np.cumsum((lens + 1) // 2 + 1, out=slots[1:])
-        scratch = np.empty(slots[-1], np.uint64)  # room; only about the sets' size is touched
-        counts = np.zeros(nd, np.int64)
-        flags = np.zeros(nd, np.int64)
-        at = np.zeros(nd, np.int64)
-
-        def run(lo: int, hi: int) -> None:
-            V.shingle_hashes_str(
-                ptrs[lo:hi], lens[lo:hi], kinds[lo:hi], tok.pipeline, tok.n, slots[lo : hi + 1],
-                scratch, counts[lo:hi], flags[lo:hi], at[lo:hi],
-            )  # fmt: skip
-
-        # one range on one thread: its sets are one run from the start of the scratch, which
-        # becomes the CSR data as it is (shrunk in place; no copy into fresh memory)
-        run_items(nd, run, nd >= 64 and thread_count() > 1, align=V.STR_CHUNK)
-        indptr = V.compact_sets(scratch, at, counts)
-        del run  # the closure's reference to the scratch
-        try:
-            scratch.resize(int(indptr[-1]))  # refuses while anything else refers to it
-        except ValueError:
-            scratch = scratch[: indptr[-1]].copy()
-        sets = indptr, scratch
-        if flags.any():
-            if (flags & FLAG_SURROGATE).any():
-                utf8_batch(texts, tok.lowercase)  # raises, naming the text
-            redo = np.flatnonzero(flags & FLAG_PYTHON_LOWER)
-            ind, dat = self._sets(*utf8_batch([texts[i] for i in redo], tok.lowercase))
-            keep = np.ones(nd, np.bool_)
-            keep[redo] = False
-            rows = np.flatnonzero(keep)
-            old = sets[0]
-            return _merge_csr(nd, [(rows, *_rows_csr(old, sets[1], rows)), (redo, ind, dat)])
-        return sets
+        """CSR sets of a list of str, read in place: :meth:`first_pass` with the sets (one pass,
+        this thread's scratch; in threads for 64 texts or more); the rare text whose lowercase
+        needs Python (İ, Σ) again through :meth:`_sets`, a lone surrogate refused as there."""
+        made = self.first_pass(texts, sets=True)
+        return made.indptr, made.data
 
     def _sets(self, buf: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """CSR sets of a UTF-8 batch, in threads for 64 documents or more."""
@@ -155,14 +118,10 @@ class Shingler:
 
     def fingerprints_and_sets(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(fingerprints, indptr, data)``: the sets of :meth:`sets` and, from the same hashes, the
-        fingerprints of :func:`recommended_hasher` (``shingle`` = this ``n``), tokenized once."""
-        fps = np.empty(len(texts), np.uint64)
-        if not texts:
-            return fps, np.zeros(1, np.int64), np.empty(0, np.uint64)
-        indptr, data = self._str_sets(list(texts))
-        run = lambda lo, hi: V.fold_sets(indptr[lo : hi + 1], data, 64, fps[lo:hi])  # noqa: E731
-        run_items(len(texts), run, len(texts) >= 64)
-        return fps, indptr, data
+        fingerprints of :func:`recommended_hasher` (``shingle`` = this ``n``), tokenized once
+        (:meth:`first_pass` with the sets)."""
+        made = self.first_pass(texts, sets=True)  # the fingerprints voted in the same pass
+        return made.fps, made.indptr, made.data
 
     def first_pass(
         self, texts: Sequence[str], key_maker: Any = None, digests: bool = False, sets: bool = False,

@@ -11,8 +11,12 @@ import pytest
 from simhash_lab.candidates import BandKeys
 from simhash_lab.dedup.run import Run
 from simhash_lab.dedup.steps import first_read, text_digests
+from simhash_lab.kernels import verify as V
+from simhash_lab.kernels.strings import str_views
+from simhash_lab.kernels.tokenize import FLAG_PYTHON_LOWER
 from simhash_lab.settings import DedupSettings
-from simhash_lab.shingles import FusedScratch, Shingler
+from simhash_lab.shingles import FusedScratch, Shingler, _merge_csr, _rows_csr
+from simhash_lab.simhasher import utf8_batch
 
 VARIED = [
     "The quick brown fox jumps over the lazy dog, again and again.",
@@ -43,7 +47,28 @@ def corpus(n: int, seed: int = 0) -> list[str]:
 
 
 def reference(sh: Shingler, keys: BandKeys, texts: list[str]) -> tuple:
-    fps, ind, dat = sh.fingerprints_and_sets(texts)
+    """What the first read made before the fused pass, by the separate kernels: the sets by
+    ``verify.shingle_hashes_str`` (sorted, compacted; a row Python lowers through the UTF-8
+    path), the fingerprints by ``fold_sets``, the keys by ``BandKeys.make`` (``band_keys``), the
+    digests by ``text_digests`` (``str_digests``)."""
+    texts = [str.__str__(t) for t in texts]
+    tok = sh.tokenizer
+    nd = len(texts)
+    ptrs, lens, kinds = str_views(texts)
+    slots = np.zeros(nd + 1, np.int64)
+    np.cumsum((lens + 1) // 2 + 1, out=slots[1:])
+    scratch = np.empty(slots[-1], np.uint64)
+    counts, flags, at = np.zeros(nd, np.int64), np.zeros(nd, np.int64), np.zeros(nd, np.int64)
+    V.shingle_hashes_str(ptrs, lens, kinds, tok.pipeline, tok.n, slots, scratch, counts, flags, at)
+    ind = V.compact_sets(scratch, at, counts)
+    dat = scratch[: ind[-1]]
+    redo = np.flatnonzero(flags & FLAG_PYTHON_LOWER)
+    if redo.size:
+        keep = np.flatnonzero((flags & FLAG_PYTHON_LOWER) == 0)
+        ri, rd = sh._sets(*utf8_batch([texts[i] for i in redo], True))
+        ind, dat = _merge_csr(nd, [(keep, *_rows_csr(ind, dat, keep)), (redo, ri, rd)])
+    fps = np.empty(nd, np.uint64)
+    V.fold_sets(ind, dat, 64, fps)
     return fps, np.diff(ind), keys.make(ind, dat), text_digests(texts), ind, dat
 
 
@@ -54,6 +79,8 @@ def test_first_pass_equals_the_separate_kernels(n: int, chunks: list[int]) -> No
     sh, keys = Shingler(3), BandKeys(0.8, 0.99)
     fps, sizes, k, dig, ind, dat = reference(sh, keys, texts)
     assert (sizes == 0).any() and ((sizes > 100).any() or n < 100)  # featureless rows, long ones
+    assert np.array_equal(sh.fingerprints_and_sets(texts)[0], fps)  # the public calls: fused too
+    assert all(np.array_equal(a, b) for a, b in zip(sh.sets(texts), (ind, dat)))
     lo = 0
     for c in chunks:  # chunks of mixed sizes, one scratch reused (and grown) across them
         part = texts[lo : lo + c]
