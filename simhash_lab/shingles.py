@@ -706,6 +706,12 @@ class Featurizer:
     Fingerprints of the built-in rules are the binary-weight Simhash of the set (each shingle
     votes once). Texts are normalised first (:func:`simhash_lab._unicode.normalise`) when
     ``normalize``.
+
+    Where each is computed: word shingles (from ``str``) in one compiled pass a text
+    (:meth:`first_pass`, :meth:`Shingler.first_pass`: the dedup's first read gets the
+    fingerprints, the sets' sizes, the band keys and the exact groups' digests from it, without
+    the sets; :meth:`sets` and :meth:`fingerprints_sets` get the sets from the same pass);
+    the other features make the sets (:meth:`sets_of`), then fold them (``fold_sets``).
     """
 
     def __init__(self, settings: DedupSettings) -> None:

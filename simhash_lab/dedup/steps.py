@@ -11,14 +11,19 @@ step           its work (a method)                            where it runs (one
 ============== ============================================== =======================================
 read           ``Read.chunks``: the rows, a chunk at a time   threads / a task a run of files
 normalise      ``Normalise.chunk``: NFKC, format chars        the chunk's thread / its task
-exact groups   ``ExactGroups.digests`` (a chunk);             chunk / task; all rows / a reducer a
-               ``ExactGroups.representatives`` (the first     bucket of digests
+exact groups   ``ExactGroups.digests`` (a chunk; words:       chunk / task; all rows / a reducer a
+               made by ``Fingerprint.fused``);                bucket of digests
+               ``ExactGroups.representatives`` (the first
                in visiting order of each digest)
-fingerprint    ``Fingerprint.chunk``: shingle sets and their  the chunk's thread / its task
-               fingerprints; featureless rows
+fingerprint    words: ``Fingerprint.fused``, one pass a       the chunk's thread / its task
+               text: digest, fingerprint, set size, band
+               keys (the sets only when kept); other
+               features: ``Fingerprint.chunk``, the sets
+               and their fingerprints; featureless rows
 calibrate      ``Calibrate.draw``, ``.scan``, ``.measure``    all rows / draw and measure on one
                                                               task, a scan a partition
-candidates     ``Candidates.keys`` (a chunk's band keys);     bands: all keys / a map a partition,
+candidates     ``Candidates.keys`` (a chunk's band keys,      bands: all keys / a map a partition,
+               other features; words: ``.fused``'s);
                ``.band_map``, ``.band_reduce`` (the pairs     a reduce a bucket; index: the index /
                that share a band); ``.table_map``,            the table join
                ``.table_reduce`` (within k bits)
@@ -30,7 +35,12 @@ write          the source's ``write_kept``;                   one file / a task 
 ============== ============================================== =======================================
 
 The per-chunk steps are put together by :func:`first_read`, which both executors call on every
-chunk of rows.
+chunk of rows. On the default path (word shingles: ``features="words"``, or ``"auto"`` for a
+chunk without a script written without word spaces) the exact groups' digests, the fingerprints,
+the sets' sizes (verify's size filter) and the band keys are made in one compiled pass over each
+text (:meth:`Fingerprint.fused`, :mod:`simhash_lab.kernels.fused`), timed as the fingerprint
+step; no set is kept (verify makes again the sets of the rows in candidate pairs) unless the run
+keeps them (a Dask task's budget). The other features run the three steps one after another.
 """
 
 from __future__ import annotations
@@ -344,7 +354,8 @@ class ExactGroups(Step):
     name = "exact groups"
 
     def digests(self, run: Run, texts: list) -> np.ndarray | None:
-        """A chunk's digests (``exact=False``: None)."""
+        """A chunk's digests (``exact=False``: None): :func:`text_digests`; word shingles get the
+        same from the fused pass (:meth:`Fingerprint.fused`)."""
         return text_digests(texts) if run.settings.exact else None
 
     def representatives(
@@ -375,10 +386,12 @@ def no_features(hasher: Any, text: str) -> bool:
 
 
 class Fingerprint(Step):
-    """fingerprint: every document's shingle set and its 64-bit Simhash
+    """fingerprint: every document's 64-bit Simhash of its shingle set
     (:class:`~simhash_lab.shingles.Featurizer`: word shingles, or character n-grams for text
     without word spaces, each distinct shingle voting once); rows without a shingle are
-    featureless (never compared, kept)."""
+    featureless (never compared, kept). Word shingles: :meth:`fused` (one pass a text, with the
+    exact groups' digests, the sets' sizes and the band keys, no set made); else :meth:`chunk`
+    (the sets, then their fingerprints)."""
 
     name = "fingerprint"
 
@@ -505,7 +518,8 @@ class Candidates(Step):
         self, run: Run, norm: list, ind: np.ndarray | None, dat: np.ndarray | None, start: int, where: str
     ) -> np.ndarray:
         """A chunk's band keys (uint64, shape (bands, m)), from the sets that are verified (a
-        hasher of one's own: its sets, made here)."""
+        hasher of one's own: its sets, made here). Word shingles get theirs from the fused pass
+        (:meth:`Fingerprint.fused`), the same keys."""
         if ind is None:
             ind, dat = check_text_chunk(run.featurizer.sets_of, norm, start, where)[1:]
         return run.key_maker.make(ind, dat)
