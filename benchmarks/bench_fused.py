@@ -5,9 +5,10 @@
 The rows of ``bench_dedup.py --rows N``'s generated JSONL (generated beside it when missing), in
 chunks of ``CHUNK_ROWS``, on one thread, in the same process, alternating:
 
-* apart: what ``first_read`` ran on the default path before: ``text_digests`` (exact groups),
-  ``Shingler.fingerprints_and_sets`` (sets sorted per text, compacted, then ``fold_sets``),
-  ``BandKeys.make`` (the band keys);
+* apart: what ``first_read`` ran on the default path before, the separate kernels (kept as the
+  reference, ``tests/lib/test_fused.py``'s ``reference``): ``verify.shingle_hashes_str`` (sets
+  sorted per text, compacted), ``fold_sets``, ``BandKeys.make`` (the band keys), ``text_digests``
+  (exact groups);
 * fused, table: ``Shingler.first_pass`` with digests and keys, distinct shingles by an
   open-addressing table (what ``first_read`` runs now);
 * fused, sort: the same pass with distinct shingles found by a sort (as the sets need);
@@ -31,9 +32,11 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 from bench_dedup import cpu_info, load, make_million  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "lib"))
+from test_fused import reference  # noqa: E402
+
 from simhash_lab._threads import one_thread  # noqa: E402
 from simhash_lab.candidates import BandKeys  # noqa: E402
-from simhash_lab.dedup.steps import text_digests  # noqa: E402
 from simhash_lab.shingles import CHUNK_ROWS, Shingler  # noqa: E402
 
 
@@ -58,9 +61,7 @@ def main() -> None:
     shingles = int(sum(max(len(t.split()) - 2, 1) if t.split() else 0 for t in texts))
 
     def apart(c):
-        text_digests(c, threads=False)
-        fps, ind, dat = sh.fingerprints_and_sets(c)
-        km.make(ind, dat, threads=False)
+        reference(sh, km, c)
 
     variants = {
         "apart (before)": apart,

@@ -139,7 +139,9 @@ class Shingler:
         sets are always sorted). The scratch is this thread's (:class:`FusedScratch`), reused
         from chunk to chunk. A text whose lowercase needs Python (İ, Σ) is made again as
         :meth:`sets` makes it; a lone surrogate raises ValueError, as there."""
-        texts = [t if type(t) is str else str.__str__(t) for t in texts]  # str_views: exact str
+        texts = list(texts)
+        if set(map(type, texts)) - {str}:  # str_views reads exact str objects: a subclass copied
+            texts = [t if type(t) is str else str.__str__(t) for t in texts]
         tok = self.tokenizer
         nd = len(texts)
         fps = np.zeros(nd, np.uint64)
@@ -292,7 +294,7 @@ class FusedScratch:
             np.empty(1 << (2 * most - 1).bit_length(), np.uint64),  # table: >= vote.table_size
             np.empty(most, np.uint64),  # tmp
             np.empty(2 * most + 1, np.int64),  # count
-            np.empty(max(2 * bins, 1), np.uint64),  # sig
+            np.empty(max(3 * bins, 1), np.uint64),  # sig (candidates.band_keys)
             np.empty(64, np.int64),  # acc
             np.empty(2, np.int64),  # ip
         )

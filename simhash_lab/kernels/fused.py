@@ -61,7 +61,7 @@ def words_pass(
     Scratch, sized by the caller for the range's longest text (``FusedScratch.fit``): ``tok``,
     ``pos``, ``joined``, ``ws``, ``order`` as ``verify.str_shingle_hashes`` takes them; ``hs``,
     ``tmp`` one per shingle, ``count`` 2 per shingle + 1; ``table`` at least ``vote.table_size``
-    of the most shingles; ``sig`` ``2 * bands * rows``; ``acc`` 64; ``ip`` 2."""
+    of the most shingles; ``sig`` ``3 * bands * rows``; ``acc`` 64; ``ip`` 2."""
     keep_sets = slots.shape[0] > 0
     sort = by_sort or keep_sets
     w = slots[0] if keep_sets else 0
