@@ -162,7 +162,7 @@ class Shingler:
             out = np.empty(int(slots[-1]) if sets else 0, np.uint64)
 
             def run(lo: int, hi: int) -> None:
-                scratch = FusedScratch.mine().fit(lens[lo:hi], kinds[lo:hi], bands * rows)
+                scratch = FusedScratch.of(lens[lo:hi], kinds[lo:hi], bands * rows)
                 words_pass(
                     ptrs[lo:hi], lens[lo:hi], kinds[lo:hi], tok.pipeline, tok.n, lo, probe, bands, rows,
                     dig[lo:hi] if digests else dig, fps[lo:hi], sizes[lo:hi], flags[lo:hi], keys,
@@ -254,7 +254,14 @@ class FusedScratch:
     thread's first chunk, grown when a longer text comes (to twice what it was, at least), then
     used again for every later chunk: no array is allocated per text or per chunk (issue 48
     measured 943,355 page faults at 1M rows, mostly fresh scratch, when each chunk had its own).
-    :meth:`mine` is the calling thread's."""
+    :meth:`mine` is the calling thread's; :meth:`of` the scratch for a range of texts.
+
+    About 70 bytes a code unit of the longest text: a thread keeps room for texts of up to
+    :data:`KEEP_UNITS` units; a longer text gets scratch of its own for the call, freed after it
+    (one 10 MB text would otherwise hold some 700 MB in every thread that met one)."""
+
+    #: the longest text (code units) a thread keeps the scratch of
+    KEEP_UNITS = 1 << 18
 
     _local = threading.local()
 
@@ -272,6 +279,15 @@ class FusedScratch:
             s = cls._local.scratch = cls()
         return s
 
+    @classmethod
+    def of(cls, lens: np.ndarray, kinds: np.ndarray, bins: int) -> FusedScratch:
+        """Scratch that fits texts of ``lens`` code units of widths ``kinds`` and ``bins``
+        MinHash bins: this thread's (:meth:`mine`), or for a text longer than :data:`KEEP_UNITS`
+        a new one, not kept."""
+        if int(lens.max(initial=0)) > cls.KEEP_UNITS:
+            return cls().fit(lens, kinds, bins)
+        return cls.mine().fit(lens, kinds, bins)
+
     def fit(self, lens: np.ndarray, kinds: np.ndarray, bins: int) -> FusedScratch:
         """Room for texts of ``lens`` code units of widths ``kinds`` and ``bins`` MinHash bins;
         returns itself."""
@@ -279,8 +295,8 @@ class FusedScratch:
         nbytes = int((lens * np.minimum(kinds + 1, 4)).max(initial=0))
         if units <= self.units and nbytes <= self.bytes and bins <= self.bins:
             return self
-        units = max(units, 2 * self.units, 256)
-        nbytes = max(nbytes, 2 * self.bytes, 512)
+        units = max(units, min(2 * self.units, self.KEEP_UNITS), 256)  # grown by doubling
+        nbytes = max(nbytes, min(2 * self.bytes, 4 * self.KEEP_UNITS), 512)
         bins = max(bins, self.bins)
         tok_size, pos_size = nbytes, units + 1  # as str_scratch: tok's bytes, pos's flips
         most = (units + 1) // 2 + 1  # shingles of a text: at most its words

@@ -96,6 +96,10 @@ def test_first_pass_equals_the_separate_kernels(n: int, chunks: list[int]) -> No
         assert np.array_equal(kept.data, dat[ind[lo] : ind[lo + c]])
         lo += c
     assert FusedScratch.mine().units >= 3000
+    long = ["word " * (FusedScratch.KEEP_UNITS // 5 + 10) + "end"]  # scratch of its own, not kept
+    before = FusedScratch.mine().units
+    fps_long = sh.first_pass(long, keys).fps
+    assert FusedScratch.mine().units == before and np.array_equal(fps_long, reference(sh, keys, long)[0])
 
 
 def test_first_pass_options_and_refusals() -> None:
