@@ -851,13 +851,14 @@ class Featurizer:
         """CSR sets of raw texts (normalised here)."""
         return self.sets_of(self.normalise(list(texts)))[1:]
 
-    def fingerprints_sets(self, texts: list):
+    def fingerprints_sets(self, texts: list, chars: np.ndarray | None = None):
         """``(fingerprints, chars, indptr, data)`` of normalised texts (sets None for a hasher of
-        one's own, whose sets are made only for the rows that need them)."""
+        one's own, whose sets are made only for the rows that need them); ``chars``: their
+        :meth:`kinds`, when known."""
         nd = len(texts)
         if self.features == "hasher":
             return self.hasher.fingerprints(texts), np.zeros(nd, np.bool_), None, None
-        chars = self.kinds(texts)
+        chars = self.kinds(texts) if chars is None else chars
         if self.features == "words" or (self.features == "auto" and not chars.any()):
             fps, ind, dat = self.shingler.fingerprints_and_sets(texts)
             return fps, chars, ind, dat
@@ -869,16 +870,18 @@ class Featurizer:
 
     def first_pass(
         self, texts: list, key_maker: Any = None, digests: bool = False, sets: bool = False
-    ) -> tuple[np.ndarray, FirstPass] | None:
-        """``(chars, first pass)`` of normalised texts shingled by words (``"words"``; ``"auto"``
-        when none has a script without word spaces): :meth:`Shingler.first_pass`, fingerprints,
-        set sizes, band keys (``key_maker``), digests and, with ``sets``, the sets in one pass.
-        None for the other features, which :meth:`fingerprints_sets` makes."""
-        if self.features not in ("words", "auto"):
-            return None
+    ) -> tuple[np.ndarray | None, FirstPass | None]:
+        """``(chars, first pass)`` of normalised texts: their :meth:`kinds` and, shingled by words
+        (``"words"``; ``"auto"`` when none has a script without word spaces),
+        :meth:`Shingler.first_pass`: fingerprints, set sizes, band keys (``key_maker``), digests
+        and, with ``sets``, the sets in one pass. The pass is None for the other features, which
+        :meth:`fingerprints_sets` makes (given ``chars``: not found twice); ``chars`` is None for
+        a hasher of one's own."""
+        if self.features == "hasher":
+            return None, None
         chars = self.kinds(texts)
-        if chars.any():
-            return None
+        if chars.any() or self.features not in ("words", "auto"):
+            return chars, None
         return chars, self.shingler.first_pass(texts, key_maker, digests, sets)
 
     def fingerprints(self, texts: list) -> np.ndarray:

@@ -395,11 +395,12 @@ class Fingerprint(Step):
 
     name = "fingerprint"
 
-    def chunk(self, run: Run, norm: list, start: int, where: str) -> tuple:
+    def chunk(self, run: Run, norm: list, start: int, where: str, chars: np.ndarray | None = None) -> tuple:
         """``(fps, chars, indptr, data, featureless)`` of a chunk of normalised texts (sets None
-        for a hasher of one's own)."""
+        for a hasher of one's own; ``chars``: the texts' ``Featurizer.kinds``, when known)."""
         feat = run.featurizer
-        f, chars, ind, dat = check_text_chunk(feat.fingerprints_sets, norm, start, where)
+        call = lambda t: feat.fingerprints_sets(t, chars)  # noqa: E731
+        f, chars, ind, dat = check_text_chunk(call, norm, start, where)
         if ind is not None:
             empty = np.diff(ind) == 0
         else:
@@ -408,24 +409,23 @@ class Fingerprint(Step):
                 empty[i] = no_features(feat.hasher, norm[i])
         return f, chars, ind, dat, empty
 
-    def fused(self, run: Run, norm: list, start: int, where: str) -> Chunk | None:
+    def fused(self, run: Run, norm: list, start: int, where: str) -> tuple[Chunk | None, np.ndarray | None]:
         """A chunk's whole first read after normalising, for texts shingled by words: the
         exact groups' digests (with ``exact``), the fingerprints, the sets' sizes and the band
         keys (with bands) in one compiled pass over each text
         (:meth:`~simhash_lab.shingles.Featurizer.first_pass`), the same values the three steps
         make apart; the sets themselves only when the run keeps them (a Dask task's budget).
-        None for other features (:func:`first_read` then runs the steps one by one)."""
+        Returns ``(chunk, chars)``: the chunk None for other features (:func:`first_read` then
+        runs the steps one by one, given ``chars``, the texts' ``Featurizer.kinds``)."""
         feat = run.featurizer
         s = run.settings
         key_maker = run.key_maker if run.bands else None
         call = lambda t: feat.first_pass(t, key_maker, s.exact, run.keeps_sets)  # noqa: E731
-        made = check_text_chunk(call, norm, start, where)
-        if made is None:
-            return None
-        chars, fp = made
-        return Chunk(
-            fp.fps, chars, fp.indptr, fp.data, fp.sizes == 0, fp.digests, fp.keys, fp.sizes.astype(np.int32)
-        )
+        chars, fp = check_text_chunk(call, norm, start, where)
+        if fp is None:
+            return None, chars
+        sizes = fp.sizes.astype(np.int32)
+        return Chunk(fp.fps, chars, fp.indptr, fp.data, fp.sizes == 0, fp.digests, fp.keys, sizes), chars
 
 
 def first_read(run: Run, texts: list, start: int, where: str, clock: Clock) -> Chunk:
@@ -438,7 +438,7 @@ def first_read(run: Run, texts: list, start: int, where: str, clock: Clock) -> C
     with clock.time(NORMALISE.name):
         norm = NORMALISE.chunk(run, texts, start, where)
     with clock.time(FINGERPRINT.name):
-        fused = FINGERPRINT.fused(run, norm, start, where)
+        fused, chars = FINGERPRINT.fused(run, norm, start, where)
     if fused is not None:
         return fused
     dig = None
@@ -446,7 +446,7 @@ def first_read(run: Run, texts: list, start: int, where: str, clock: Clock) -> C
         with clock.time(EXACT_GROUPS.name):
             dig = EXACT_GROUPS.digests(run, norm)
     with clock.time(FINGERPRINT.name):
-        fps, chars, ind, dat, empty = FINGERPRINT.chunk(run, norm, start, where)
+        fps, chars, ind, dat, empty = FINGERPRINT.chunk(run, norm, start, where, chars)
     keys = None
     if run.bands:  # the keys' share of the candidates step, made here
         with clock.time(CANDIDATES.name):
