@@ -454,7 +454,7 @@ class BandKeys:
         b, r = self.bands, self.rows
 
         def run(lo: int, hi: int) -> None:
-            band_keys(indptr[lo : hi + 1], data, b, r, lo, np.empty(2 * b * r, np.uint64), keys, self.probe)
+            band_keys(indptr[lo : hi + 1], data, b, r, lo, np.empty(3 * b * r, np.uint64), keys, self.probe)
 
         run_items(m, run, threads and m >= 256)
         return keys

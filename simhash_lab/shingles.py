@@ -18,8 +18,9 @@ import mmap
 import operator
 import re
 import tempfile
+import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -29,6 +30,7 @@ from ._validate import check_int
 from .chinese import JiebaWords, load_jieba
 from .datasets import Source
 from .kernels import verify as V
+from .kernels.fused import words_pass
 from .kernels.strings import str_views
 from .kernels.tokenize import FLAG_PYTHON_LOWER, FLAG_SURROGATE
 from .presets import ALL
@@ -36,7 +38,7 @@ from .settings import DedupSettings
 from .simhasher import Simhasher, utf8_batch
 from .tokenize import word_shingles
 
-__all__ = ["CHUNK_ROWS", "Shingler", "recommended_hasher"]
+__all__ = ["CHUNK_ROWS", "FirstPass", "FusedScratch", "Shingler", "recommended_hasher"]
 
 CHUNK_ROWS = 8192  # dataset rows per chunk: read, and read again (dedup, calibration, verify)
 
@@ -81,48 +83,11 @@ class Shingler:
         return self._str_sets(list(texts))
 
     def _str_sets(self, texts: list) -> tuple[np.ndarray, np.ndarray]:
-        """CSR sets of a list of str, read in place (``kernels.verify.shingle_hashes_str``, in
-        threads for 64 texts or more); the rare text whose lowercase needs Python (İ, Σ) again
-        through :meth:`_sets`, a lone surrogate refused as there."""
-        if set(map(type, texts)) - {str}:  # str_views reads exact str objects only
-            return self._sets(*utf8_batch(texts, self.tokenizer.lowercase))
-        tok = self.tokenizer
-        nd = len(texts)
-        ptrs, lens, kinds = str_views(texts)
-        slots = np.zeros(nd + 1, np.int64)
-        np.cumsum((lens + 1) // 2 + 1, out=slots[1:])
-        scratch = np.empty(slots[-1], np.uint64)  # room; only about the sets' size is touched
-        counts = np.zeros(nd, np.int64)
-        flags = np.zeros(nd, np.int64)
-        at = np.zeros(nd, np.int64)
-
-        def run(lo: int, hi: int) -> None:
-            V.shingle_hashes_str(
-                ptrs[lo:hi], lens[lo:hi], kinds[lo:hi], tok.pipeline, tok.n, slots[lo : hi + 1],
-                scratch, counts[lo:hi], flags[lo:hi], at[lo:hi],
-            )  # fmt: skip
-
-        # one range on one thread: its sets are one run from the start of the scratch, which
-        # becomes the CSR data as it is (shrunk in place; no copy into fresh memory)
-        run_items(nd, run, nd >= 64 and thread_count() > 1, align=V.STR_CHUNK)
-        indptr = V.compact_sets(scratch, at, counts)
-        del run  # the closure's reference to the scratch
-        try:
-            scratch.resize(int(indptr[-1]))  # refuses while anything else refers to it
-        except ValueError:
-            scratch = scratch[: indptr[-1]].copy()
-        sets = indptr, scratch
-        if flags.any():
-            if (flags & FLAG_SURROGATE).any():
-                utf8_batch(texts, tok.lowercase)  # raises, naming the text
-            redo = np.flatnonzero(flags & FLAG_PYTHON_LOWER)
-            ind, dat = self._sets(*utf8_batch([texts[i] for i in redo], tok.lowercase))
-            keep = np.ones(nd, np.bool_)
-            keep[redo] = False
-            rows = np.flatnonzero(keep)
-            old = sets[0]
-            return _merge_csr(nd, [(rows, *_rows_csr(old, sets[1], rows)), (redo, ind, dat)])
-        return sets
+        """CSR sets of a list of str, read in place: :meth:`first_pass` with the sets (one pass,
+        this thread's scratch; in threads for 64 texts or more); the rare text whose lowercase
+        needs Python (İ, Σ) again through :meth:`_sets`, a lone surrogate refused as there."""
+        made = self.first_pass(texts, sets=True)
+        return made.indptr, made.data
 
     def _sets(self, buf: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """CSR sets of a UTF-8 batch, in threads for 64 documents or more."""
@@ -153,14 +118,90 @@ class Shingler:
 
     def fingerprints_and_sets(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(fingerprints, indptr, data)``: the sets of :meth:`sets` and, from the same hashes, the
-        fingerprints of :func:`recommended_hasher` (``shingle`` = this ``n``), tokenized once."""
-        fps = np.empty(len(texts), np.uint64)
-        if not texts:
-            return fps, np.zeros(1, np.int64), np.empty(0, np.uint64)
-        indptr, data = self._str_sets(list(texts))
-        run = lambda lo, hi: V.fold_sets(indptr[lo : hi + 1], data, 64, fps[lo:hi])  # noqa: E731
-        run_items(len(texts), run, len(texts) >= 64)
-        return fps, indptr, data
+        fingerprints of :func:`recommended_hasher` (``shingle`` = this ``n``), tokenized once
+        (:meth:`first_pass` with the sets)."""
+        made = self.first_pass(texts, sets=True)  # the fingerprints voted in the same pass
+        return made.fps, made.indptr, made.data
+
+    def first_pass(
+        self, texts: Sequence[str], key_maker: Any = None, digests: bool = False, sets: bool = False,
+        by_sort: bool = False,
+    ) -> FirstPass:  # fmt: skip
+        """Everything the first read of a dedup run needs of texts shingled by words, in one
+        compiled pass over each text (:func:`~simhash_lab.kernels.fused.words_pass`): the
+        fingerprints of :meth:`fingerprints_and_sets`, each set's size, with ``key_maker`` (a
+        :class:`~simhash_lab.candidates.BandKeys`: its ``bands``, ``rows``, ``probe``) the band
+        keys its :meth:`~simhash_lab.candidates.BandKeys.make` makes of the sets, with
+        ``digests`` the exact groups' digests of
+        :func:`~simhash_lab.dedup.steps.text_digests`, and with ``sets`` the sets themselves
+        (CSR, as :meth:`sets`): the same values bit for bit, without the sets unless asked.
+        Distinct shingles by a hash table (``by_sort``: by a sort, as :meth:`sets` does; the
+        sets are always sorted). The scratch is this thread's (:class:`FusedScratch`), reused
+        from chunk to chunk. A text whose lowercase needs Python (İ, Σ) is made again as
+        :meth:`sets` makes it; a lone surrogate raises ValueError, as there."""
+        texts = list(texts)
+        if set(map(type, texts)) - {str}:  # str_views reads exact str objects: a subclass copied
+            texts = [t if type(t) is str else str.__str__(t) for t in texts]
+        tok = self.tokenizer
+        nd = len(texts)
+        fps = np.zeros(nd, np.uint64)
+        sizes = np.zeros(nd, np.int64)
+        flags = np.zeros(nd, np.int64)
+        dig = np.empty((nd if digests else 0, 2), np.uint64)
+        if key_maker is not None:
+            bands, rows, probe = key_maker.bands, key_maker.rows, key_maker.probe
+        else:
+            bands, rows, probe = 0, 0, np.zeros((0, 1), np.int64)
+        keys = np.empty((bands, nd), np.uint64)
+        slots = np.zeros(nd + 1 if sets else 0, np.int64)
+        at = np.zeros(nd if sets else 0, np.int64)
+        if nd:
+            ptrs, lens, kinds = str_views(texts)
+            if sets:
+                np.cumsum((lens + 1) // 2 + 1, out=slots[1:])
+            out = np.empty(int(slots[-1]) if sets else 0, np.uint64)
+
+            def run(lo: int, hi: int) -> None:
+                scratch = FusedScratch.of(lens[lo:hi], kinds[lo:hi], bands * rows)
+                words_pass(
+                    ptrs[lo:hi], lens[lo:hi], kinds[lo:hi], tok.pipeline, tok.n, lo, probe, bands, rows,
+                    dig[lo:hi] if digests else dig, fps[lo:hi], sizes[lo:hi], flags[lo:hi], keys,
+                    slots[lo : hi + 1] if sets else slots, out, at[lo:hi] if sets else at, by_sort,
+                    *scratch.arrays,
+                )  # fmt: skip
+
+            run_items(nd, run, nd >= 64 and thread_count() > 1, align=V.STR_CHUNK)
+        indptr = data = None
+        if sets:
+            if nd:
+                indptr = V.compact_sets(out, at, sizes)
+                del run  # the closure's reference to out
+                try:
+                    out.resize(int(indptr[-1]))  # refuses while anything else refers to it
+                except ValueError:
+                    out = out[: indptr[-1]].copy()
+                data = out
+            else:
+                indptr, data = np.zeros(1, np.int64), np.empty(0, np.uint64)
+        if flags.any():
+            if (flags & FLAG_SURROGATE).any():
+                utf8_batch(texts, tok.lowercase)  # raises, naming the text
+            redo = np.flatnonzero(flags & FLAG_PYTHON_LOWER)
+            ind, dat = self._sets(*utf8_batch([texts[i] for i in redo], tok.lowercase))
+            again = np.empty(redo.size, np.uint64)
+            V.fold_sets(ind, dat, 64, again)
+            fps[redo] = again
+            sizes[redo] = np.diff(ind)
+            if key_maker is not None:
+                keys[:, redo] = key_maker.make(ind, dat, threads=False)
+            if sets:
+                keep = np.ones(nd, np.bool_)
+                keep[redo] = False
+                others = np.flatnonzero(keep)
+                indptr, data = _merge_csr(nd, [(others, *_rows_csr(indptr, data, others)), (redo, ind, dat)])
+        return FirstPass(
+            fps, sizes, keys if key_maker is not None else None, dig if digests else None, indptr, data
+        )
 
     def fuses(self, hasher: Simhasher) -> bool:
         """True when ``hasher`` votes with exactly these shingles, binary weights, XXH3, 64 bits:
@@ -190,6 +231,91 @@ class Shingler:
         run = lambda lo, hi: V.jaccard(indptr, data, a[lo:hi], b[lo:hi], t, out[lo:hi])  # noqa: E731
         run_items(a.shape[0], run, a.shape[0] >= 4096)
         return out
+
+
+class FirstPass(NamedTuple):
+    """What :meth:`Shingler.first_pass` makes of a chunk of texts (rows in order)."""
+
+    #: uint64 (m,): the binary-weight Simhash of each set
+    fps: np.ndarray
+    #: int64 (m,): distinct shingles of each text (0: featureless)
+    sizes: np.ndarray
+    #: uint64 (bands, m): the band keys, or None (no key maker given)
+    keys: np.ndarray | None
+    #: uint64 (m, 2): the exact groups' digests, or None
+    digests: np.ndarray | None
+    #: the sets (CSR), or None (not asked for)
+    indptr: np.ndarray | None
+    data: np.ndarray | None
+
+
+class FusedScratch:
+    """One thread's scratch for :func:`~simhash_lab.kernels.fused.words_pass`: allocated on the
+    thread's first chunk, grown when a longer text comes (to twice what it was, at least), then
+    used again for every later chunk: no array is allocated per text or per chunk (issue 48
+    measured 943,355 page faults at 1M rows, mostly fresh scratch, when each chunk had its own).
+    :meth:`mine` is the calling thread's; :meth:`of` the scratch for a range of texts.
+
+    About 70 bytes a code unit of the longest text: a thread keeps room for texts of up to
+    :data:`KEEP_UNITS` units; a longer text gets scratch of its own for the call, freed after it
+    (one 10 MB text would otherwise hold some 700 MB in every thread that met one)."""
+
+    #: the longest text (code units) a thread keeps the scratch of
+    KEEP_UNITS = 1 << 18
+
+    _local = threading.local()
+
+    def __init__(self) -> None:
+        self.units = -1  # the longest text (code units) it has room for
+        self.bytes = -1  # and the most bytes its tokens can take
+        self.bins = -1
+        self.arrays: tuple = ()
+
+    @classmethod
+    def mine(cls) -> FusedScratch:
+        """The calling thread's scratch (made on its first call)."""
+        s = getattr(cls._local, "scratch", None)
+        if s is None:
+            s = cls._local.scratch = cls()
+        return s
+
+    @classmethod
+    def of(cls, lens: np.ndarray, kinds: np.ndarray, bins: int) -> FusedScratch:
+        """Scratch that fits texts of ``lens`` code units of widths ``kinds`` and ``bins``
+        MinHash bins: this thread's (:meth:`mine`), or for a text longer than :data:`KEEP_UNITS`
+        a new one, not kept."""
+        if int(lens.max(initial=0)) > cls.KEEP_UNITS:
+            return cls().fit(lens, kinds, bins)
+        return cls.mine().fit(lens, kinds, bins)
+
+    def fit(self, lens: np.ndarray, kinds: np.ndarray, bins: int) -> FusedScratch:
+        """Room for texts of ``lens`` code units of widths ``kinds`` and ``bins`` MinHash bins;
+        returns itself."""
+        units = int(lens.max(initial=0))
+        nbytes = int((lens * np.minimum(kinds + 1, 4)).max(initial=0))
+        if units <= self.units and nbytes <= self.bytes and bins <= self.bins:
+            return self
+        units = max(units, min(2 * self.units, self.KEEP_UNITS), 256)  # grown by doubling
+        nbytes = max(nbytes, min(2 * self.bytes, 4 * self.KEEP_UNITS), 512)
+        bins = max(bins, self.bins)
+        tok_size, pos_size = nbytes, units + 1  # as str_scratch: tok's bytes, pos's flips
+        most = (units + 1) // 2 + 1  # shingles of a text: at most its words
+        self.arrays = (
+            np.empty(tok_size + 16, np.uint8),  # tok (+ 16: the joining copy reads 16 bytes)
+            np.empty(pos_size, np.int64),  # pos
+            np.empty(tok_size + pos_size + 16, np.uint8),  # joined (+ 16: and writes them)
+            np.empty(pos_size, np.int64),  # ws
+            np.empty(3 * most, np.int64),  # order
+            np.empty(most, np.uint64),  # hs
+            np.empty(1 << (2 * most - 1).bit_length(), np.uint64),  # table: >= vote.table_size
+            np.empty(most, np.uint64),  # tmp
+            np.empty(2 * most + 1, np.int64),  # count
+            np.empty(max(3 * bins, 1), np.uint64),  # sig (candidates.band_keys)
+            np.empty(64, np.int64),  # acc
+            np.empty(2, np.int64),  # ip
+        )
+        self.units, self.bytes, self.bins = units, nbytes, bins
+        return self
 
 
 class SetStore:
@@ -598,6 +724,12 @@ class Featurizer:
     Fingerprints of the built-in rules are the binary-weight Simhash of the set (each shingle
     votes once). Texts are normalised first (:func:`simhash_lab._unicode.normalise`) when
     ``normalize``.
+
+    Where each is computed: word shingles (from ``str``) in one compiled pass a text
+    (:meth:`first_pass`, :meth:`Shingler.first_pass`: the dedup's first read gets the
+    fingerprints, the sets' sizes, the band keys and the exact groups' digests from it, without
+    the sets; :meth:`sets` and :meth:`fingerprints_sets` get the sets from the same pass);
+    the other features make the sets (:meth:`sets_of`), then fold them (``fold_sets``).
     """
 
     def __init__(self, settings: DedupSettings) -> None:
@@ -719,13 +851,14 @@ class Featurizer:
         """CSR sets of raw texts (normalised here)."""
         return self.sets_of(self.normalise(list(texts)))[1:]
 
-    def fingerprints_sets(self, texts: list):
+    def fingerprints_sets(self, texts: list, chars: np.ndarray | None = None):
         """``(fingerprints, chars, indptr, data)`` of normalised texts (sets None for a hasher of
-        one's own, whose sets are made only for the rows that need them)."""
+        one's own, whose sets are made only for the rows that need them); ``chars``: their
+        :meth:`kinds`, when known."""
         nd = len(texts)
         if self.features == "hasher":
             return self.hasher.fingerprints(texts), np.zeros(nd, np.bool_), None, None
-        chars = self.kinds(texts)
+        chars = self.kinds(texts) if chars is None else chars
         if self.features == "words" or (self.features == "auto" and not chars.any()):
             fps, ind, dat = self.shingler.fingerprints_and_sets(texts)
             return fps, chars, ind, dat
@@ -734,6 +867,22 @@ class Featurizer:
         run = lambda lo, hi: V.fold_sets(ind[lo : hi + 1], dat, 64, fps[lo:hi])  # noqa: E731
         run_items(nd, run, nd >= 64)
         return fps, chars, ind, dat
+
+    def first_pass(
+        self, texts: list, key_maker: Any = None, digests: bool = False, sets: bool = False
+    ) -> tuple[np.ndarray | None, FirstPass | None]:
+        """``(chars, first pass)`` of normalised texts: their :meth:`kinds` and, shingled by words
+        (``"words"``; ``"auto"`` when none has a script without word spaces),
+        :meth:`Shingler.first_pass`: fingerprints, set sizes, band keys (``key_maker``), digests
+        and, with ``sets``, the sets in one pass. The pass is None for the other features, which
+        :meth:`fingerprints_sets` makes (given ``chars``: not found twice); ``chars`` is None for
+        a hasher of one's own."""
+        if self.features == "hasher":
+            return None, None
+        chars = self.kinds(texts)
+        if chars.any() or self.features not in ("words", "auto"):
+            return chars, None
+        return chars, self.shingler.first_pass(texts, key_maker, digests, sets)
 
     def fingerprints(self, texts: list) -> np.ndarray:
         """Fingerprints of raw texts (normalised here)."""

@@ -115,10 +115,11 @@ def _hamming() -> None:
 
 
 def _dedup() -> None:
-    """Verified dedup (``simhash_lab.dedup``): shingle sets (from ``str`` in place, and through
-    UTF-8 for the texts that need it), MinHash band candidates, Jaccard, the calibration's scan and
-    the keep/drop pass through the public call on a small batch, then each kernel at the size that
-    sends it to threads, and the band map of Dask's pipeline."""
+    """Verified dedup (``simhash_lab.dedup``): the fused first pass (``kernels.fused.words_pass``:
+    digests, fingerprints, band keys, and the shingle sets read from ``str`` in place), the sets
+    through UTF-8 for the texts that need it, MinHash band candidates, Jaccard, the calibration's
+    scan and the keep/drop pass through the public call on a small batch, then each kernel at the
+    size that sends it to threads, and the band map of Dask's pipeline."""
     import numpy as np
 
     from .calibration import neighbours_within
@@ -128,7 +129,7 @@ def _dedup() -> None:
 
     base = "the quick brown fox jumps over the lazy dog near the river bank"
     texts = [f"{base} {i % 5} {i % 7} end" for i in range(40)] + ["", "!!!"]
-    dedup_texts(texts, jaccard=0.5, sample=40)  # fused shingles, calibration, star clusters
+    dedup_texts(texts, jaccard=0.5, sample=40)  # the fused first pass, calibration, clusters
     dedup_texts(texts * 8, jaccard=0.5, sample=40, candidates="bands")  # MinHash bands, in threads
     sh = Shingler(3)
     fps, indptr, data = sh.fingerprints_and_sets(texts * 2)  # >= 64 texts: in threads

@@ -13,14 +13,19 @@ plan           ``Plan.choose``: the MinHash bands, from the   this process / the
                input's first rows (bands, unless pinned)      graph is made
 read           ``Read.chunks``: the rows, a chunk at a time   threads / a task a run of files
 normalise      ``Normalise.chunk``: NFKC, format chars        the chunk's thread / its task
-exact groups   ``ExactGroups.digests`` (a chunk);             chunk / task; all rows / a reducer a
-               ``ExactGroups.representatives`` (the first     bucket of digests
+exact groups   ``ExactGroups.digests`` (a chunk; words:       chunk / task; all rows / a reducer a
+               made by ``Fingerprint.fused``);                bucket of digests
+               ``ExactGroups.representatives`` (the first
                in visiting order of each digest)
-fingerprint    ``Fingerprint.chunk``: shingle sets and their  the chunk's thread / its task
-               fingerprints; featureless rows
+fingerprint    words: ``Fingerprint.fused``, one pass a       the chunk's thread / its task
+               text: digest, fingerprint, set size, band
+               keys (the sets only when kept); other
+               features: ``Fingerprint.chunk``, the sets
+               and their fingerprints; featureless rows
 calibrate      ``Calibrate.draw``, ``.scan``, ``.measure``    all rows / draw and measure on one
                                                               task, a scan a partition
-candidates     ``Candidates.keys`` (a chunk's band keys);     bands: all keys / a map a partition,
+candidates     ``Candidates.keys`` (a chunk's band keys,      bands: all keys / a map a partition,
+               other features; words: ``.fused``'s);
                ``.band_map``, ``.band_reduce`` (the pairs     a reduce a bucket; index: the index /
                that share a band); ``.table_map``,            the table join
                ``.table_reduce`` (within k bits)
@@ -32,7 +37,12 @@ write          the source's ``write_kept``;                   one file / a task 
 ============== ============================================== =======================================
 
 The per-chunk steps are put together by :func:`first_read`, which both executors call on every
-chunk of rows.
+chunk of rows. On the default path (word shingles: ``features="words"``, or ``"auto"`` for a
+chunk without a script written without word spaces) the exact groups' digests, the fingerprints,
+the sets' sizes (verify's size filter) and the band keys are made in one compiled pass over each
+text (:meth:`Fingerprint.fused`, :mod:`simhash_lab.kernels.fused`), timed as the fingerprint
+step; no set is kept (verify makes again the sets of the rows in candidate pairs) unless the run
+keeps them (a Dask task's budget). The other features run the three steps one after another.
 """
 
 from __future__ import annotations
@@ -507,7 +517,8 @@ class ExactGroups(Step):
     name = "exact groups"
 
     def digests(self, run: Run, texts: list) -> np.ndarray | None:
-        """A chunk's digests (``exact=False``: None)."""
+        """A chunk's digests (``exact=False``: None): :func:`text_digests`; word shingles get the
+        same from the fused pass (:meth:`Fingerprint.fused`)."""
         return text_digests(texts) if run.settings.exact else None
 
     def representatives(
@@ -538,18 +549,21 @@ def no_features(hasher: Any, text: str) -> bool:
 
 
 class Fingerprint(Step):
-    """fingerprint: every document's shingle set and its 64-bit Simhash
+    """fingerprint: every document's 64-bit Simhash of its shingle set
     (:class:`~simhash_lab.shingles.Featurizer`: word shingles, or character n-grams for text
     without word spaces, each distinct shingle voting once); rows without a shingle are
-    featureless (never compared, kept)."""
+    featureless (never compared, kept). Word shingles: :meth:`fused` (one pass a text, with the
+    exact groups' digests, the sets' sizes and the band keys, no set made); else :meth:`chunk`
+    (the sets, then their fingerprints)."""
 
     name = "fingerprint"
 
-    def chunk(self, run: Run, norm: list, start: int, where: str) -> tuple:
+    def chunk(self, run: Run, norm: list, start: int, where: str, chars: np.ndarray | None = None) -> tuple:
         """``(fps, chars, indptr, data, featureless)`` of a chunk of normalised texts (sets None
-        for a hasher of one's own)."""
+        for a hasher of one's own; ``chars``: the texts' ``Featurizer.kinds``, when known)."""
         feat = run.featurizer
-        f, chars, ind, dat = check_text_chunk(feat.fingerprints_sets, norm, start, where)
+        call = lambda t: feat.fingerprints_sets(t, chars)  # noqa: E731
+        f, chars, ind, dat = check_text_chunk(call, norm, start, where)
         if ind is not None:
             empty = np.diff(ind) == 0
         else:
@@ -558,20 +572,44 @@ class Fingerprint(Step):
                 empty[i] = no_features(feat.hasher, norm[i])
         return f, chars, ind, dat, empty
 
+    def fused(self, run: Run, norm: list, start: int, where: str) -> tuple[Chunk | None, np.ndarray | None]:
+        """A chunk's whole first read after normalising, for texts shingled by words: the
+        exact groups' digests (with ``exact``), the fingerprints, the sets' sizes and the band
+        keys (with bands) in one compiled pass over each text
+        (:meth:`~simhash_lab.shingles.Featurizer.first_pass`), the same values the three steps
+        make apart; the sets themselves only when the run keeps them (a Dask task's budget).
+        Returns ``(chunk, chars)``: the chunk None for other features (:func:`first_read` then
+        runs the steps one by one, given ``chars``, the texts' ``Featurizer.kinds``)."""
+        feat = run.featurizer
+        s = run.settings
+        key_maker = run.key_maker if run.bands else None
+        call = lambda t: feat.first_pass(t, key_maker, s.exact, run.keeps_sets)  # noqa: E731
+        chars, fp = check_text_chunk(call, norm, start, where)
+        if fp is None:
+            return None, chars
+        sizes = fp.sizes.astype(np.int32)
+        return Chunk(fp.fps, chars, fp.indptr, fp.data, fp.sizes == 0, fp.digests, fp.keys, sizes), chars
+
 
 def first_read(run: Run, texts: list, start: int, where: str, clock: Clock) -> Chunk:
     """The first read's steps on one chunk of rows (``start``: its first row; ``where``: its
     file): normalise, the exact groups' digests, fingerprint, and with bands the candidates'
-    keys, each timed as its step. Both executors call it on every chunk, one process on its
-    threads (a chunk whole on one thread), Dask in each task."""
+    keys, each timed as its step. Texts shingled by words (the default) get the last three in
+    one pass (:meth:`Fingerprint.fused`), timed as the fingerprint step; the other features in
+    three. Both executors call it on every chunk, one process on its threads (a chunk whole on
+    one thread), Dask in each task."""
     with clock.time(NORMALISE.name):
         norm = NORMALISE.chunk(run, texts, start, where)
+    with clock.time(FINGERPRINT.name):
+        fused, chars = FINGERPRINT.fused(run, norm, start, where)
+    if fused is not None:
+        return fused
     dig = None
     if run.settings.exact:
         with clock.time(EXACT_GROUPS.name):
             dig = EXACT_GROUPS.digests(run, norm)
     with clock.time(FINGERPRINT.name):
-        fps, chars, ind, dat, empty = FINGERPRINT.chunk(run, norm, start, where)
+        fps, chars, ind, dat, empty = FINGERPRINT.chunk(run, norm, start, where, chars)
     keys = None
     if run.bands:  # the keys' share of the candidates step, made here
         with clock.time(CANDIDATES.name):
@@ -643,7 +681,8 @@ class Candidates(Step):
         self, run: Run, norm: list, ind: np.ndarray | None, dat: np.ndarray | None, start: int, where: str
     ) -> np.ndarray:
         """A chunk's band keys (uint64, shape (bands, m)), from the sets that are verified (a
-        hasher of one's own: its sets, made here)."""
+        hasher of one's own: its sets, made here). Word shingles get theirs from the fused pass
+        (:meth:`Fingerprint.fused`), the same keys."""
         if ind is None:
             ind, dat = check_text_chunk(run.featurizer.sets_of, norm, start, where)[1:]
         return run.key_maker.make(ind, dat)

@@ -10,6 +10,8 @@
 * :mod:`.index`: the block index's build, query, pairs and merge kernels;
 * :mod:`.verify`: shingle sets as sorted hashes, exact Jaccard by merging, the keep/drop pass;
 * :mod:`.candidates`: MinHash band keys of the shingle sets, and the pairs that share a band;
+* :mod:`.fused`: the dedup's first read on word shingles in one pass a text (digest, shingles,
+  distinct ones, vote, band keys, set size);
 * :mod:`.dedup_steps`: the exact groups' digests and representatives, the calibration's scan;
 * :mod:`.sort`: in-place sorts of uint64 keys (insertion, heap, radix for hashes).
 

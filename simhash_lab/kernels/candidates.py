@@ -70,7 +70,8 @@ def band_keys(
     """``keys[j, first + d]``: the hash of the ``rows`` MinHash values of band j of CSR row d of
     ``indptr``/``data`` (d in ``range(indptr.shape[0] - 1)``), its top bit clear; a row without
     shingles gets the top bit alone (``number_keys`` keeps it apart). ``sig``: scratch of
-    ``2 * bands * rows`` uint64, one per thread (the bins, then the densified signature);
+    ``3 * bands * rows`` uint64, one per thread (the bins, the densified signature, the empty
+    bins' list);
     ``probe``: ``probe_table(bands * rows, steps)``, the densification's first steps."""
     nbins = bands * rows
     nb = _U64(nbins)
@@ -93,10 +94,24 @@ def band_keys(
         # optimal densification: an empty bin i takes the value of the first bin not empty in the
         # sequence bin(hash(i, 1)), bin(hash(i, 2)), ..., the same for every document (its first
         # steps read from ``probe``). (A hash of all ones would read as an empty bin: probability
-        # 2**-64 per shingle.)
+        # 2**-64 per shingle.) Every bin copied and the empty ones listed without a branch (a
+        # third of them are empty at a set of about K shingles: a branch on it mispredicts), then
+        # each empty bin's first 4 steps chosen without one (all 4 empty: 1 bin in 50), the rest
+        # one at a time (100k real rows: 8.1 ns a shingle for the keys, 6.1 so).
+        ne = 0
         for i in range(nbins):
             v = sig[i]
-            a = 0
+            sig[nbins + i] = v
+            sig[2 * nbins + ne] = _U64(i)
+            ne += v == _EMPTY
+        for e in range(ne):
+            i = np.int64(sig[2 * nbins + e])
+            v1 = sig[probe[i, 0]]
+            v2 = sig[probe[i, 1]]
+            v3 = sig[probe[i, 2]]
+            v4 = sig[probe[i, 3]]
+            v = v1 if v1 != _EMPTY else (v2 if v2 != _EMPTY else (v3 if v3 != _EMPTY else v4))
+            a = 4
             while v == _EMPTY:
                 v = sig[probe[i, a]] if a < steps else sig[_probe(i, a + 1, nbins)]
                 a += 1

@@ -1,7 +1,8 @@
 """Kernels of the dedup pipeline's own steps: exact-copy digests and groups, the calibration's scan.
 
-* ``str_digests``: two 64-bit hashes of each text's code units, read in place (``strings.str_views``):
-  the 128-bit digest by which the exact-groups step finds identical texts;
+* ``str_digests`` (``str_digest``: one text's): two 64-bit hashes of each text's code units, read
+  in place (``strings.str_views``): the 128-bit digest by which the exact-groups step finds
+  identical texts;
 * ``first_of_runs``: the first row, in the visiting order, of each group of equal digests, from
   one sort of 64-bit keys (digest high bits, the row's place in the low bits);
 * ``scan_within``: every fingerprint within ``k`` bits of each of a few queries (the calibration's
@@ -17,20 +18,26 @@ from .bits import popcount
 from .hashes import xxh3_64, xxh64
 from .strings import unit_bytes
 
-__all__ = ["first_of_runs", "scan_within", "str_digests"]
+__all__ = ["first_of_runs", "scan_within", "str_digest", "str_digests"]
 
 _TILE = 2048  # fingerprints per tile: 16 KB, in the L1 cache while every query passes over them
 
 
+@kernel(inline=True)
+def str_digest(b, kind):
+    """The 128-bit digest of one string's code units ``b`` (``strings.unit_bytes``) of width
+    ``kind``: (XXH3-64, XXH64 seeded with the kind). Its one definition: ``str_digests`` and the
+    fused pass (``kernels.fused``) both call it."""
+    n = b.shape[0]
+    return xxh3_64(b, 0, n), xxh64(b, 0, n, np.uint64(kind))
+
+
 @kernel
 def str_digests(ptrs, lens, kinds, out):
-    """``out[i] = (XXH3-64, XXH64 seeded with the kind)`` of string i's code units: the data
-    address, length in code units and kind (bytes a unit) of ``strings.str_views``."""
+    """``out[i] = str_digest`` of string i's code units: the data address, length in code units
+    and kind (bytes a unit) of ``strings.str_views``."""
     for i in range(ptrs.shape[0]):
-        b = unit_bytes(ptrs[i], lens[i], kinds[i])
-        n = b.shape[0]
-        out[i, 0] = xxh3_64(b, 0, n)
-        out[i, 1] = xxh64(b, 0, n, np.uint64(kinds[i]))
+        out[i, 0], out[i, 1] = str_digest(unit_bytes(ptrs[i], lens[i], kinds[i]), kinds[i])
 
 
 @kernel

@@ -94,6 +94,66 @@ def shingle_hashes(buf, offsets, p, n, slots, scratch, counts):
             counts[d] = doc_shingle_hashes(buf, offsets[d], offsets[d + 1], p, n, scratch[s0:s1])
 
 
+@kernel(inline=True)
+def str_shingle_hashes(data, ln, kind, p, n, tok, pos, joined, ws, order, out, o0):
+    """The XXH3 hashes of the word ``n``-shingles of one text's ``ln`` code units of width
+    ``kind`` (``data``, read in place), in no particular order, written to ``out[o0:o0 + m]``;
+    returns ``(m, flags)`` (m = 0: no word). The text is lowered and tokenized by
+    ``tokenize.lower_tokenize_str`` (``flags``: its), the tokens' UTF-8 joined by one space and
+    each shingle hashed where it lies, by XXH3's size class. Scratch: ``tok``, ``pos``
+    (``str_scratch``), ``joined`` (``tok`` + ``pos`` + 16 bytes), ``ws`` (``pos``'s entries),
+    ``order`` (3 per shingle). The one shingle hasher of ``shingle_hashes_str`` and of the
+    fused pass (``kernels.fused``)."""
+    nflips, flag = lower_tokenize_str(data, ln, kind, p, tok, pos)
+    ntok = nflips // 2
+    if ntok == 0:
+        return 0, flag
+    o = np.int64(0)
+    for t in range(ntok):  # the tokens joined by one space, copied 8 bytes at a time
+        ws[t] = o
+        s = pos[2 * t]
+        ln = pos[2 * t + 1] - s
+        # 16 bytes whatever the length (most words: no branch on it), then the rest; the
+        # junk copied past the token is overwritten by the space and what follows
+        write64(joined, o, read64(tok, s))
+        write64(joined, o + 8, read64(tok, s + 8))
+        for q in range(16, ln, 8):
+            write64(joined, o + q, read64(tok, s + q))
+        o += ln
+        joined[o] = 32
+        o += 1
+    ws[ntok] = o
+    m = max(ntok - n + 1, 1)
+    # XXH3 by size class, each class in a loop of its own: three-word shingles fall on both
+    # sides of 16 bytes about equally, so one loop with the size test in it would mispredict
+    # every other shingle. The order of the hashes is free (sorted or counted next).
+    c9, c17, cx = 0, m, 2 * m
+    for i in range(m):  # branch-free scatter of shingle numbers into three lists
+        ln = ws[min(i + n, ntok)] - 1 - ws[i]
+        order[c9] = i
+        order[c17] = i
+        order[cx] = i
+        mid = (ln > 16) & (ln <= 128)
+        short = (ln > 8) & (ln <= 16)
+        c9 += short
+        c17 += mid
+        cx += 1 - (short | mid)
+    h = o0
+    for k in range(0, c9):
+        i = order[k]
+        out[h] = xxh3_9to16_inline(joined, ws[i], ws[min(i + n, ntok)] - 1)
+        h += 1
+    for k in range(m, c17):
+        i = order[k]
+        out[h] = xxh3_17to128_inline(joined, ws[i], ws[min(i + n, ntok)] - 1)
+        h += 1
+    for k in range(2 * m, cx):
+        i = order[k]
+        out[h] = xxh3_64(joined, ws[i], ws[min(i + n, ntok)] - 1)
+        h += 1
+    return m, flag
+
+
 # Documents per chunk of ``shingle_hashes_str``: its scratch is allocated once per chunk, sized
 # for the chunk's longest text (a batch goes to threads in ranges of whole chunks).
 STR_CHUNK = 64
@@ -137,56 +197,14 @@ def shingle_hashes_str(ptrs, lens, kinds, p, n, slots, scratch, counts, flags, a
         order = np.empty(3 * most, dtype=np.int64)
         for d in range(lo, hi):
             data = unit_bytes(ptrs[d], lens[d], kinds[d])
-            nflips, flags[d] = lower_tokenize_str(data, lens[d], kinds[d], p, tok, pos)
-            ntok = nflips // 2
             at[d] = w
-            if ntok == 0:
+            m, flags[d] = str_shingle_hashes(
+                data, lens[d], kinds[d], p, n, tok, pos, joined, ws, order, scratch, w
+            )
+            if m == 0:
                 counts[d] = 0
                 continue
-            o = np.int64(0)
-            for t in range(ntok):  # the tokens joined by one space, copied 8 bytes at a time
-                ws[t] = o
-                s = pos[2 * t]
-                ln = pos[2 * t + 1] - s
-                # 16 bytes whatever the length (most words: no branch on it), then the rest; the
-                # junk copied past the token is overwritten by the space and what follows
-                write64(joined, o, read64(tok, s))
-                write64(joined, o + 8, read64(tok, s + 8))
-                for q in range(16, ln, 8):
-                    write64(joined, o + q, read64(tok, s + q))
-                o += ln
-                joined[o] = 32
-                o += 1
-            ws[ntok] = o
-            m = max(ntok - n + 1, 1)
             s0 = w
-            # XXH3 by size class, each class in a loop of its own: three-word shingles fall on
-            # both sides of 16 bytes about equally, so one loop with the size test in it would
-            # mispredict every other shingle. The order of the hashes is free: they are sorted next.
-            c9, c17, cx = 0, m, 2 * m
-            for i in range(m):  # branch-free scatter of shingle numbers into three lists
-                ln = ws[min(i + n, ntok)] - 1 - ws[i]
-                order[c9] = i
-                order[c17] = i
-                order[cx] = i
-                mid = (ln > 16) & (ln <= 128)
-                short = (ln > 8) & (ln <= 16)
-                c9 += short
-                c17 += mid
-                cx += 1 - (short | mid)
-            h = s0
-            for k in range(0, c9):
-                i = order[k]
-                scratch[h] = xxh3_9to16_inline(joined, ws[i], ws[min(i + n, ntok)] - 1)
-                h += 1
-            for k in range(m, c17):
-                i = order[k]
-                scratch[h] = xxh3_17to128_inline(joined, ws[i], ws[min(i + n, ntok)] - 1)
-                h += 1
-            for k in range(2 * m, cx):
-                i = order[k]
-                scratch[h] = xxh3_64(joined, ws[i], ws[min(i + n, ntok)] - 1)
-                h += 1
             out = scratch[s0 : s0 + m]
             sort_hashes(out, tmp, count, m)
             u = 1

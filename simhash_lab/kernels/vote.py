@@ -276,15 +276,30 @@ def fold_bits(s, total, bits):
 @kernel
 def dedupe(hs, nf):
     """Move the distinct values of hs[:nf] to the front (in order of first appearance); return
-    their count. (Binary weights: every distinct feature votes once.)
+    their count. (Binary weights: every distinct feature votes once.) A fresh table each call
+    (``dedupe_in``)."""
+    cap = table_size(nf)
+    return dedupe_in(hs, nf, np.zeros(cap, dtype=np.uint64), cap)
+
+
+@kernel(inline=True)
+def table_size(nf):
+    """The slots of ``dedupe_in``'s table for ``nf`` values: the power of two >= 2 nf (at least 2)."""
+    cap = 2
+    while cap < 2 * nf:
+        cap *= 2
+    return cap
+
+
+@kernel(inline=True)
+def dedupe_in(hs, nf, table, cap):
+    """``dedupe`` in the caller's table: ``table[:cap]`` (``cap = table_size(nf)``) is cleared
+    here, so a loop over many documents allocates nothing.
 
     An open-addressing set of a power of two >= 2 nf slots (at most half full) indexed by each
     value's low bits (the values are hashes, already uniform): O(nf), no sort. 0 marks an empty
     slot, so the value 0 is tracked on its own."""
-    cap = 2
-    while cap < 2 * nf:
-        cap *= 2
-    table = np.zeros(cap, dtype=np.uint64)
+    table[:cap] = 0
     slot_mask = _U64(cap - 1)
     seen_zero = False
     u = 0

@@ -108,13 +108,13 @@ def test_a_bad_row_before_a_broken_line_is_the_one_named(tmp_path, monkeypatch):
     lines[bad] = '{"id": "bad", "text": "a \\ud800 b"}\n'
     lines[broken] = "{not json\n"
     (tmp_path / "docs.jsonl").write_text("".join(lines), encoding="utf-8")
-    slow = Featurizer.fingerprints_sets
+    slow = Featurizer.first_pass  # the fused first read (the default features)
 
-    def late(self, texts):  # the chunk threads fall behind the reading
+    def late(self, texts, *args):  # the chunk threads fall behind the reading
         time.sleep(0.02)
-        return slow(self, texts)
+        return slow(self, texts, *args)
 
-    monkeypatch.setattr(Featurizer, "fingerprints_sets", late)
+    monkeypatch.setattr(Featurizer, "first_pass", late)
     for threads in (1, 2):
         with pytest.raises(DatasetError, match=f"row {bad}: the text holds a lone surrogate"):
             _run(tmp_path, f"out{threads}", threads, monkeypatch)

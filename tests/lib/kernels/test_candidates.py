@@ -69,7 +69,7 @@ def test_band_keys_equal_the_reference(bands, rows):
     data = np.concatenate(sets)
     keys = np.empty((bands, len(sets)), np.uint64)
     probe = probe_table(bands * rows, 16)
-    band_keys(indptr, data, bands, rows, 0, np.empty(2 * bands * rows, np.uint64), keys, probe)
+    band_keys(indptr, data, bands, rows, 0, np.empty(3 * bands * rows, np.uint64), keys, probe)
     want = reference_keys([s.tolist() for s in sets], bands, rows)
     assert keys.tolist() == want.tolist()
 
