@@ -49,12 +49,46 @@ def bands(threshold: float, num_perm: int = NUM_PERM, recall: float = 0.9) -> tu
     return ok[0] if ok else opts[-1]
 
 
-def _keep(cand: set, sig: np.ndarray, threshold: float, info: dict):
-    c = np.array(sorted(cand), dtype=np.int64).reshape(-1, 2)
-    est = (sig[c[:, 0]] == sig[c[:, 1]]).mean(axis=1) if c.size else np.empty(0)
+def _candidates(found: list) -> np.ndarray:
+    """The pairs (i, j), i < j, each once, of ``found[i]`` (the keys a query of row i returned),
+    gathered in NumPy: the same glue for every peer (millions of candidates on heavily
+    overlapping rows: a set of tuples built in Python would weigh on the peers' times)."""
+    import itertools
+
+    lens = np.fromiter(map(len, found), np.int64, len(found))
+    j = np.fromiter(itertools.chain.from_iterable(found), np.int64, int(lens.sum()))
+    i = np.repeat(np.arange(len(found), dtype=np.int64), lens)
+    keys = np.unique(i[j > i] * len(found) + j[j > i])
+    return np.stack([keys // max(1, len(found)), keys % max(1, len(found))], axis=1)
+
+
+def _keep(cand: np.ndarray, sig: np.ndarray, threshold: float, info: dict, block: int = 1 << 18):
+    """The candidates whose estimated Jaccard (equal signature values / permutations) is at least
+    ``threshold``, estimated a block of pairs at a time."""
+    est = np.empty(cand.shape[0])
+    for lo in range(0, cand.shape[0], block):
+        c = cand[lo : lo + block]
+        est[lo : lo + block] = (sig[c[:, 0]] == sig[c[:, 1]]).mean(axis=1)
     keep = est >= threshold
-    info["candidates"] = int(c.shape[0])
-    return c[keep], est[keep], info
+    info["candidates"] = int(cand.shape[0])
+    return cand[keep], est[keep], info
+
+
+def datasketch_pairs(sets: list[set], threshold: float, num_perm: int = NUM_PERM, seed: int = 1):
+    """datasketch's ``MinHash.bulk`` signatures, its ``MinHashLSH`` (its own banding for the
+    threshold: datasketch's objective), a query a row; as
+    :func:`simhash_lab.course.compare.minhash_lsh_pairs`, with the pairs gathered in NumPy."""
+    import datasketch
+
+    encoded = [[x.encode("utf-8") for x in s] for s in sets]
+    mhs = datasketch.MinHash.bulk(encoded, num_perm=num_perm, seed=seed)
+    lsh = datasketch.MinHashLSH(threshold=threshold, num_perm=num_perm)
+    with lsh.insertion_session() as sess:
+        for i, m in enumerate(mhs):
+            sess.insert(i, m, check_duplication=False)
+    cand = _candidates([lsh.query(m) for m in mhs])
+    sig = np.stack([m.hashvalues for m in mhs]) if mhs else np.empty((0, num_perm), np.uint64)
+    return _keep(cand, sig, threshold, {"b": lsh.b, "r": lsh.r})
 
 
 def rensa_pairs(sets: list[set], threshold: float, num_perm: int = NUM_PERM, seed: int = 1):
@@ -67,7 +101,7 @@ def rensa_pairs(sets: list[set], threshold: float, num_perm: int = NUM_PERM, see
     mhs = rensa.RMinHash.from_token_sets(tokens, num_perm, seed)
     lsh = rensa.RMinHashLSH(threshold=threshold, num_perm=num_perm, num_bands=b)
     lsh.insert_many(mhs)
-    cand = {(i, j) for i, js in enumerate(lsh.query_all(mhs)) for j in js if j > i}
+    cand = _candidates(lsh.query_all(mhs))
     sig = np.array([m.digest() for m in mhs], dtype=np.uint32).reshape(len(mhs), num_perm)
     return _keep(cand, sig, threshold, {"b": b, "r": r})
 
@@ -87,6 +121,5 @@ def gaoya_pairs(sets: list[set], threshold: float, num_perm: int = NUM_PERM):
     ids = list(range(len(tokens)))
     index.minhash_index.bulk_insert_tokens(ids, tokens)
     found = index.minhash_index.par_bulk_query_tokens(tokens)
-    pairs = np.array(sorted({(i, j) for i, js in enumerate(found) for j in js if j > i}), np.int64)
-    pairs = pairs.reshape(-1, 2)
+    pairs = _candidates(found)
     return pairs, np.full(pairs.shape[0], np.nan), {"b": b, "r": r, "candidates": None}

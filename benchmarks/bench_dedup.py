@@ -138,7 +138,7 @@ def against_peers(texts: list[str], repeats: int, candidates: str = "bands") -> 
 
     from simhash_lab.course.compare import shingle_sets
 
-    peers = {"datasketch": lambda s: minhash_lsh_pairs(None, threshold=T, sets=s)}
+    peers = {"datasketch": lambda s: P.datasketch_pairs(s, T)}
     have = P.available()
     if "rensa" in have:
         peers["rensa"] = lambda s: P.rensa_pairs(s, T)
