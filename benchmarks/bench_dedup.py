@@ -207,6 +207,9 @@ def peer_table(run: dict, scores) -> list[str]:
             f"| {t['shingles'] + t[name]:.2f} ({t[name]:.2f} + shingles {t['shingles']:.2f}) "
             f"| {p:.4f} | {r:.4f} | {f1(p, r):.4f} |"
         )
+    steps = ", ".join(f"{k} {v:.2f}" for k, v in ours.timings.items())
+    rows.append(f"\nours, the last round, seconds per step (wall, 1 thread): {steps}; "
+                f"{ours.pairs.shape[0]:,} candidates, {ours.verified:,} verified")  # fmt: skip
     return rows
 
 
