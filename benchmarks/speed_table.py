@@ -278,25 +278,7 @@ def row_query(n: int, repeats: int) -> Row:
     import bench_index as X
 
     l0 = B.load()
-    rng = np.random.default_rng(1)
-    k = 3
-    fps = X.random_fps(rng, n)
-    index = X.built(fps, k)
-    stored = [int(x) for x in fps[rng.integers(0, n, size=500)]]
-    queries = stored + [int(x) for x in X.random_fps(rng, 500)]
-    brute_q = [np.uint64(q) for q in queries[::20]]
-    for q in stored[:20]:
-        want = np.nonzero(np.bitwise_count(fps ^ np.uint64(q)) <= k)[0]
-        assert sorted(i for i, _ in index.query(q)) == want.tolist()
-
-    def ours():
-        for q in queries:
-            index.query(q)
-
-    def brute():
-        for q in brute_q:
-            np.nonzero(np.bitwise_count(fps ^ q) <= k)
-
+    _, ours, brute, queries, brute_q = X.query_case(np.random.default_rng(1), n)
     t = alternate({"ours": ours, "peer": brute}, 2 * repeats + 1, time.perf_counter)
     return Row(
         f"**{ratio_of(t, 'peer', 'ours', len(queries) / len(brute_q)):.0f}x**",
