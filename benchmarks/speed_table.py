@@ -18,10 +18,9 @@ alone. The peers that are not installed are named and their rows say so: ``pip i
 ".[bench]"`` (rensa, gaoya, with datasketch, simhash, xxhash), simhash-pybind as
 ``bench_index.py`` says (``pip install --no-deps --target build/peers/simhash_pybind
 simhash-pybind``). Sizes are chosen so that the whole run fits in about ten minutes; each row says
-its size, and ``--dedup-rows`` / ``--jsonl-rows`` change the two largest. On 2026-12-07 (load 3-5) the
-whole run took 8.4 min with 1M JSONL rows already generated (generating them: about 1.5 min more,
-once; they are kept in ``--data-dir``) and 100k rows against the MinHash peers (4.2 min of it);
-with the default 50k the run takes about 6 min.
+its size, and ``--dedup-rows`` / ``--generated-rows`` / ``--jsonl-rows`` change the three largest.
+The results file says how long its run took; generating the 1M JSONL rows the first time adds
+about a minute and a half (they are kept in ``--data-dir``).
 """
 
 from __future__ import annotations
@@ -30,6 +29,7 @@ import argparse
 import contextlib
 import datetime
 import io
+import json
 import logging
 import os
 import platform
@@ -418,17 +418,26 @@ def bands_of(method) -> str:
     return str(method)
 
 
-def rows_dedup_peers(n: int, repeats: int, truth_sample: int) -> list[Row]:
+def rows_dedup_peers(n: int, repeats: int, truth_sample: int, data_dir: str | None = None) -> list[Row]:
+    """Ours against the MinHash LSH peers on ``n`` rows of real prose (``data_dir`` None) or of
+    ``bench_dedup.make_million``'s generated rows (kept in ``data_dir``)."""
     from _corpus import varied_documents
 
     l0 = B.load()
-    texts = varied_documents(n)
+    if data_dir is None:
+        texts = varied_documents(n)
+        corpus = "rows of real prose (Python's docs, rows sharing runs of words)"
+        about = "rows of Python's docs (`_corpus.varied_documents`: real prose, rows sharing runs of words)"
+    else:
+        with open(jsonl(n, data_dir), encoding="utf-8") as f:
+            texts = [json.loads(line)["text"] for line in f]
+        corpus = "generated rows (the docs' words at random, 10 % edited copies)"
+        about = "generated rows (`bench_dedup.make_million`: the docs' words at random, 10 % edited copies)"
     rows_s, truth = B._sample_truth(texts, truth_sample)
     run = B.against_peers(texts, repeats)
     scores = {name: B._sample_scores(p, rows_s, truth, n) for name, p in run["pairs"].items()}
     l1 = B.load()
-    note(f"\n`dedup_texts(jaccard=0.8)` against the MinHash LSH peers, {n:,} rows of Python's docs "
-         f"(`_corpus.varied_documents`: real prose, rows sharing runs of words), {repeats} alternating "
+    note(f"\n`dedup_texts(jaccard=0.8)` against the MinHash LSH peers, {n:,} {about}, {repeats} alternating "
          f"rounds; truth: the {len(truth):,} pairs at Jaccard >= 0.8 touching {rows_s.size:,} "
          "sampled rows:")  # fmt: skip
     for line in B.peer_table(run, lambda p: B._sample_scores(p, rows_s, truth, n)):
@@ -445,7 +454,7 @@ def rows_dedup_peers(n: int, repeats: int, truth_sample: int) -> list[Row]:
         out.append(
             Row(
                 f"**{both:.1f}x** (its own part alone: {own:.1f}x)",
-                f"`dedup_texts(jaccard=0.8)`, {n:,} rows of real prose (Python's docs), 1 thread, CPU time; "
+                f"`dedup_texts(jaccard=0.8)`, {n:,} {corpus}, 1 thread, CPU time; "
                 f"F1 against the exact truth of {rows_s.size:,} sampled rows' {len(truth):,} pairs",
                 f"{med(t['ours']):.2f} s, F1 {f1(po, ro):.3f} (precision {po:.3f}, recall {ro:.3f})",
                 f"{name} {run['info']['versions'][name]} MinHash LSH, 128 permutations (b = {i['b']}, "
@@ -520,6 +529,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="small sizes, one round: a smoke run")
     ap.add_argument("--dedup-rows", type=int, help="rows of real prose against the MinHash peers (50,000)")
+    ap.add_argument("--generated-rows", type=int, help="generated rows against the MinHash peers (100,000)")
     ap.add_argument("--jsonl-rows", type=int, help="generated JSONL rows deduplicated end to end (1,000,000)")
     ap.add_argument("--data-dir", default="/tmp/simhash-lab-bench", help="where the JSONL rows are kept")
     ap.add_argument("--out", help="the results file (default benchmarks/results/DATE-speed-table.md)")
@@ -529,6 +539,7 @@ def main() -> None:
     reps = 2 if q else 5
     dedup_rows = a.dedup_rows or (5_000 if q else 50_000)
     jsonl_rows = a.jsonl_rows or (20_000 if q else 1_000_000)
+    gen_rows = a.generated_rows or (5_000 if q else 100_000)
     t_start = time.perf_counter()
     head = header()
     print(head[0], flush=True)
@@ -547,7 +558,11 @@ def main() -> None:
         ("SimhashIndex against simhash", lambda: [row_simhash_index(5_000 if q else 20_000, 3)]),
         ("k = 6 against find_all", lambda: [row_find_all(200_000 if q else 1_000_000, 6, 8, 3)]),
         ("k = 10 against find_all", lambda: [row_find_all(50_000 if q else 200_000, 10, 13, 3)]),
-        ("dedup against MinHash LSH", lambda: rows_dedup_peers(dedup_rows, 1 if q else 2, 2_000)),
+        ("dedup against MinHash LSH, prose", lambda: rows_dedup_peers(dedup_rows, 1 if q else 2, 2_000)),
+        (
+            "dedup against MinHash LSH, generated",
+            lambda: rows_dedup_peers(gen_rows, 1 if q else 2, 2_000, a.data_dir),
+        ),
         ("dedup end to end", lambda: rows_jsonl(jsonl_rows, a.data_dir, 1 if q else 2)),
     ]
     for name, fn in steps:
