@@ -567,7 +567,14 @@ def main() -> None:
     ]
     for name, fn in steps:
         t0 = time.perf_counter()
-        got = fn()
+        l0 = B.load()
+        try:
+            got = fn()
+        except Exception as e:  # one row's failure (a peer missing, an API moved on) is said, not fatal
+            import traceback
+
+            note(f"\n{name} failed:\n{traceback.format_exc()}")
+            got = [Row("-", name, f"failed: {type(e).__name__}: {str(e)[:200]}", "", (l0, B.load()))]
         rows.extend(got)
         for r in got:
             print(r.markdown(), flush=True)
