@@ -106,7 +106,13 @@ site: $(STAMP)
 	@test -f site_src/node_modules/.package-lock.json -a site_src/node_modules/.package-lock.json -nt site_src/package-lock.json || npm ci --prefix site_src --no-audit --no-fund
 	$(BIN)/python tools/build_site.py
 
+# The README's speed table in one dated run (benchmarks/speed_table.py, ~10 min; writes
+# benchmarks/results/DATE-speed-table.md), then the fingerprint and index benchmarks in full.
+# The Rust peers (rensa, gaoya) come from the `bench` extra, installed here only.
 bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[bench]"
+	@test -d build/peers/simhash_pybind || $(BIN)/python -m pip install --quiet --no-deps --target build/peers/simhash_pybind simhash-pybind || echo "simhash-lab: simhash-pybind did not install (it builds with a C++ compiler); its rows will say so" >&2
+	$(BIN)/python benchmarks/speed_table.py
 	$(BIN)/python benchmarks/bench_fingerprint.py
 	$(BIN)/python benchmarks/bench_index.py
 

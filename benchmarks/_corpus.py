@@ -48,3 +48,32 @@ def varied_documents(n: int, lo: int = 60, hi: int = 140, seed: int = 0) -> list
         out.append(" ".join(words[at : at + m]))
         at += m
     return out
+
+
+def lowercase_word_documents(n: int, words_per_doc: int = 200) -> list[str]:
+    """``n`` documents of ``words_per_doc`` lowercased ``\\w+`` words of the same paragraphs, one
+    space between (no case, no punctuation: the tokenizer's easiest input)."""
+    words = re.findall(r"\w+", " ".join(python_doc_paragraphs()).lower())
+    return _cut(words, n, words_per_doc)
+
+
+def long_token_documents(n: int, tokens_per_doc: int = 200, least: int = 17) -> list[str]:
+    """``n`` documents of ``tokens_per_doc`` tokens of at least ``least`` bytes: consecutive
+    ``\\w+`` words of the same paragraphs (case kept) joined by ``_`` (a word character) until the
+    token is that long, one space between tokens (identifiers, URLs' words, German compounds)."""
+    toks, cur = [], ""
+    for w in re.findall(r"\w+", " ".join(python_doc_paragraphs())):
+        cur = f"{cur}_{w}" if cur else w
+        if len(cur.encode()) >= least:
+            toks.append(cur)
+            cur = ""
+    return _cut(toks, n, tokens_per_doc)
+
+
+def _cut(items: list[str], n: int, per: int) -> list[str]:
+    """``n`` documents of ``per`` consecutive items (cycled)."""
+    out, at = [], 0
+    for _ in range(n):
+        out.append(" ".join(items[(at + i) % len(items)] for i in range(per)))
+        at += per
+    return out

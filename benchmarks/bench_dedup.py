@@ -19,7 +19,9 @@ same process, alternating, ``--repeats`` times (medians):
   calibrated on a sample, exact Jaccard verification, complete-linkage clusters): the verified
   pairs; timed with Numba's threads (all the machine's cores) and again on one thread (MinHash
   LSH runs on one: the same CPU on both sides, and on a loaded machine the faster of the two);
-* ours, the first version's defaults: words, TF weights, k = 3, unverified;
+* ours, ``dedup_texts(texts)``, its defaults (the first version's were words, TF weights, k = 3,
+  unverified; since ``DedupSettings`` they are the row above's, ``jaccard=0.8``);
+* datasketch, rensa and gaoya on the same shingles, one thread, CPU time (:func:`against_peers`);
 * datasketch MinHash LSH at threshold 0.8 (128 permutations, its own banding), pairs kept when the
   estimated Jaccard is >= 0.8.
 
@@ -127,6 +129,92 @@ def timed(fn, repeats: int):
     return out, statistics.median(times)
 
 
+def against_peers(texts: list[str], repeats: int, candidates: str = "bands") -> dict:
+    """Ours (``dedup_texts(jaccard=0.8)``, one Numba thread) beside the MinHash LSH peers on the same
+    texts, alternating, CPU time (``time.process_time``), ``repeats`` rounds: the shingle sets as str
+    (``shingle_sets``, the same word 3-shingles; timed once a round, a cost every peer pays, since
+    none reads our tokens), then datasketch, rensa and gaoya on those sets (:mod:`_peers`; the Rust
+    ones when installed, on one rayon thread). Returns {"times": {name: [s]}, "pairs": {name: (m, 2)},
+    "info": {name: dict}, "ours": the last DedupResult}."""
+    import _peers as P
+
+    from simhash_lab.course.compare import shingle_sets
+
+    peers = {"datasketch": lambda s: P.datasketch_pairs(s, T)}
+    have = P.available()
+    if "rensa" in have:
+        peers["rensa"] = lambda s: P.rensa_pairs(s, T)
+    if "gaoya" in have:
+        peers["gaoya"] = lambda s: P.gaoya_pairs(s, T)
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    times: dict[str, list[float]] = {"ours": [], "shingles": [], **{k: [] for k in peers}}
+    pairs, info, ours = {}, {}, None
+    try:
+        dedup_texts(texts[:200], jaccard=T, candidates=candidates)  # kernels loaded before timing
+        for fn in peers.values():
+            fn(shingle_sets(texts[:200], 3))
+        for _ in range(repeats):
+            c = time.process_time()
+            ours = dedup_texts(texts, jaccard=T, candidates=candidates)
+            times["ours"].append(time.process_time() - c)
+            c = time.process_time()
+            sets = shingle_sets(texts, 3)
+            times["shingles"].append(time.process_time() - c)
+            for name, fn in peers.items():
+                c = time.process_time()
+                got = fn(sets)
+                times[name].append(time.process_time() - c)
+                pairs[name], info[name] = got[0], got[2]
+            del sets
+    finally:
+        numba.set_num_threads(threads)
+    pairs["ours"] = ours.verified_pairs()[:, :2]
+    info["versions"] = {"datasketch": _version("datasketch"), **have}
+    return {"times": times, "pairs": pairs, "info": info, "ours": ours}
+
+
+def _version(name: str) -> str:
+    from importlib.metadata import version
+
+    return version(name)
+
+
+def peer_table(run: dict, scores) -> list[str]:
+    """Markdown rows, ratios first: each peer's CPU time per row over ours (text to pairs: its
+    shingling in Python included; and its own part alone, the shingles given), then the times
+    and ``scores(pairs) -> (precision, recall)`` against the truth."""
+    t = {k: statistics.median(v) for k, v in run["times"].items()}
+    sh = run["times"]["shingles"]
+    rows = [
+        "| method (1 thread, CPU) | peer / ours, text to pairs | peer / ours, shingles given | CPU s "
+        "| precision | recall | F1 |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    f1 = lambda p, r: 2 * p * r / (p + r) if p + r else 0.0  # noqa: E731
+    ours = run["ours"]
+    p, r = scores(run["pairs"]["ours"])
+    rows.append(f"| ours: `dedup_texts(jaccard=0.8)`, k = {ours.k}, {ours.settings['candidates']['method']}, "
+                f"verified | 1 | 1 | {t['ours']:.2f} | {p:.4f} | {r:.4f} | {f1(p, r):.4f} |")  # fmt: skip
+    for name in run["times"]:
+        if name in ("ours", "shingles"):
+            continue
+        both = [(s + x) / o for s, x, o in zip(sh, run["times"][name], run["times"]["ours"])]
+        own = [x / o for x, o in zip(run["times"][name], run["times"]["ours"])]
+        p, r = scores(run["pairs"][name])
+        i = run["info"][name]
+        rows.append(
+            f"| {name} {run['info']['versions'][name]} MinHash LSH, 128 perm, b = {i['b']}, r = {i['r']} "
+            f"| **{statistics.median(both):.1f}x** | {statistics.median(own):.1f}x "
+            f"| {t['shingles'] + t[name]:.2f} ({t[name]:.2f} + shingles {t['shingles']:.2f}) "
+            f"| {p:.4f} | {r:.4f} | {f1(p, r):.4f} |"
+        )
+    steps = ", ".join(f"{k} {v:.2f}" for k, v in ours.timings.items())
+    rows.append(f"\nours, the last round, seconds per step (wall, 1 thread): {steps}; "
+                f"{ours.pairs.shape[0]:,} candidates, {ours.verified:,} verified")  # fmt: skip
+    return rows
+
+
 def cluster_check(res, texts) -> tuple[float, float, int, int]:
     """(lowest dropped-to-kept similarity, lowest similarity of any two members, member pairs below T,
     verified pairs of two kept documents)."""
@@ -189,9 +277,11 @@ def part_labelled(repeats: int) -> None:
                 step_times.append(out[name].timings)
     med = {k: statistics.median(v) for k, v in runs.items()}
     ours = out["ours"]
-    found = ours.pairs[ours.similarity >= T, :2]
+    # every verified pair, each for every two members of the exact groups it joins (res.pairs holds
+    # the groups' representatives alone: scored as they were, exact copies counted as misses)
+    found = ours.verified_pairs()[:, :2]
     s_ours = pair_scores(found, tp)
-    s_def = pair_scores(out["defaults"].pairs[:, :2], tp)
+    s_def = pair_scores(out["defaults"].verified_pairs()[:, :2], tp)
     s_mh = pair_scores(out["minhash"][0], tp)
     cal = ours.calibration
     info = out["minhash"][2]
@@ -202,9 +292,9 @@ def part_labelled(repeats: int) -> None:
     )
     for label, s, t in (
         (f"ours: word 3-shingles, binary, k={ours.k}, J>=0.8", s_ours, med["ours"]),
-        ("ours, the same on 1 thread", pair_scores(out["ours1"].pairs[out["ours1"].similarity >= T, :2], tp),
+        ("ours, the same on 1 thread", pair_scores(out["ours1"].verified_pairs()[:, :2], tp),
          med["ours1"]),
-        ("ours, defaults: words, TF, k=3, unverified", s_def, med["defaults"]),
+        ("ours, dedup_texts(texts): its defaults", s_def, med["defaults"]),
         (f"datasketch MinHash LSH (128 perm, b={info['b']}, r={info['r']})", s_mh, med["minhash"]),
     ):  # fmt: skip
         print(
@@ -229,14 +319,19 @@ def part_labelled(repeats: int) -> None:
             f"similarity {lo_pair:.3f}; lowest member-member {lo_member:.3f} ({below} member pairs below "
             f"{T}); {kept_pairs} verified pairs of two kept documents"
         )
+    print(f"\nagainst the MinHash LSH peers, one thread, CPU time, {repeats} alternating rounds "
+          f"(load {load():.2f}):")  # fmt: skip
+    run = against_peers(texts, repeats)
+    print("\n".join(peer_table(run, lambda p: (pair_scores(p, tp).precision, pair_scores(p, tp).recall))))
+    print(f"load after {load():.2f}")
     # the issue's finding, on the copyright files alone
     lic = [d.text for d in debian_docs() if d.name.endswith("/copyright")]
     ltp, _ = jaccard_all_pairs(lic, n=3, jaccard=T)
     d = dedup_texts(lic)
     o = dedup_texts(lic, jaccard=T)
     print(f"Debian copyright files ({len(lic)}, {len(ltp)} true pairs): "
-          f"defaults {pair_scores(d.pairs[:, :2], ltp)}; "
-          f"ours (k={o.k}) {pair_scores(o.pairs[o.similarity >= T, :2], ltp)}")  # fmt: skip
+          f"defaults {pair_scores(d.verified_pairs()[:, :2], ltp)}; "
+          f"ours (k={o.k}) {pair_scores(o.verified_pairs()[:, :2], ltp)}")  # fmt: skip
 
 
 def make_million(path: str, n: int, seed: int = 0) -> None:
@@ -519,31 +614,9 @@ def part_subset(data: str, subset: int, truth_sample: int, repeats: int, candida
     rows, truth = _sample_truth(texts, truth_sample)
     print(f"\nsubset: {m} rows; truth: {len(truth)} pairs at Jaccard >= {T} touching {rows.size} "
           f"sampled rows ({time.perf_counter() - t0:.1f} s)")  # fmt: skip
-    threads = numba.get_num_threads()
-    numba.set_num_threads(1)
-    try:
-        dedup_texts(texts[:200], jaccard=T, candidates=candidates)
-        ours_t, mh_t, ours, mh = [], [], None, None
-        for _ in range(repeats):
-            c = time.process_time()
-            ours = dedup_texts(texts, jaccard=T, candidates=candidates)
-            ours_t.append(time.process_time() - c)
-            c = time.process_time()
-            mh = minhash_lsh_pairs(texts, threshold=T)
-            mh_t.append(time.process_time() - c)
-    finally:
-        numba.set_num_threads(threads)
-    po, ro = _sample_scores(ours.verified_pairs(), rows, truth, m)  # exact copies too
-    pm, rm = _sample_scores(mh[0], rows, truth, m)
-    f1 = lambda p, r: 2 * p * r / (p + r) if p + r else 0.0  # noqa: E731
-    ratio = statistics.median(b / a for a, b in zip(ours_t, mh_t))
-    print(f"{'method (1 thread, CPU s)':<52} {'CPU s':>7} {'precision':>9} {'recall':>7} {'F1':>6}")
-    print(f"{'ours: dedup_texts(jaccard=0.8), ' + ours.settings['candidates']['method']:<52} "
-          f"{statistics.median(ours_t):7.2f} {po:9.4f} {ro:7.4f} {f1(po, ro):6.4f}")  # fmt: skip
-    label = f"datasketch MinHash LSH, 128 perm (b={mh[2]['b']}, r={mh[2]['r']})"
-    print(f"{label:<52} "
-          f"{statistics.median(mh_t):7.2f} {pm:9.4f} {rm:7.4f} {f1(pm, rm):6.4f}")  # fmt: skip
-    print(f"datasketch / ours, median of {repeats} alternating pairs: {ratio:.1f}x; load after {load():.2f}")
+    run = against_peers(texts, repeats, candidates)
+    print("\n".join(peer_table(run, lambda p: _sample_scores(p, rows, truth, m))))
+    print(f"medians of {repeats} alternating rounds; load after {load():.2f}")
 
 
 def main() -> None:

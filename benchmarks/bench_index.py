@@ -171,8 +171,10 @@ def find_all_module():
 # -- 1-3: the README's rows ------------------------------------------------------------------------
 
 
-def bench_query(rng, n: int, repeats: int) -> None:
-    k = 3
+def query_case(rng, n: int, k: int = 3):
+    """(index, ours, brute, queries, brute queries): ``ours()`` asks the index built on ``n`` random
+    fingerprints 1,000 queries (half stored, half random), ``brute()`` answers every 20th of them
+    with a NumPy scan; the first 50 stored ones checked equal first."""
     fps = random_fps(rng, n)
     index = built(fps, k)
     stored = [int(x) for x in fps[rng.integers(0, n, size=500)]]
@@ -190,6 +192,12 @@ def bench_query(rng, n: int, repeats: int) -> None:
     for q in stored[:50]:  # same answers
         want = np.nonzero(np.bitwise_count(fps ^ np.uint64(q)) <= k)[0]
         assert sorted(i for i, _ in index.query(q)) == want.tolist()
+    return index, ours, brute, queries, brute_q
+
+
+def bench_query(rng, n: int, repeats: int) -> None:
+    k = 3
+    index, ours, brute, queries, brute_q = query_case(rng, n, k)
     m = paired({"ours": ours, "brute": brute}, 2 * repeats + 1)
     ours_s, brute_s = m["ours"] / len(queries), m["brute"] / len(brute_q)
     ratio = m["ratio"]["brute"] * len(queries) / len(brute_q)
