@@ -47,7 +47,8 @@ printed beside the figures: on a shared machine compare the ratios, not the seco
 Part 2: 1M generated JSONL documents (words drawn from the vocabulary of part 1's corpus, about 100
 a document; 10 % are copies of earlier ones with up to 3 % of their words replaced) through the
 command line, ``simhash-lab dedup docs.jsonl --column text --id-column id --jaccard 0.8 --output
-kept.jsonl --duplicates dups.csv``, in a subprocess whose peak memory (ru_maxrss) is read.
+kept.jsonl --duplicates dups.csv``, in a subprocess whose peak memory (its own VmHWM, printed at
+exit) is read.
 """
 
 from __future__ import annotations
@@ -360,13 +361,27 @@ def make_million(path: str, n: int, seed: int = 0) -> None:
             f.write(json.dumps({"id": f"doc{i}", "text": " ".join(w)}) + "\n")
 
 
+# The command line in a child that prints its own peak resident set (VmHWM) to stderr at exit:
+# ru_maxrss of the children would also count the pages of this process at the fork before exec.
+_CLI_PEAK = (
+    "import atexit, sys\n"
+    "def _hwm():\n"
+    "    for line in open('/proc/self/status'):\n"
+    "        if line.startswith('VmHWM'):\n"
+    "            print(line.strip(), file=sys.stderr)\n"
+    "atexit.register(_hwm)\n"
+    "from simhash_lab.cli import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
+
+
 def part_million(n: int, data: str, memory_gib: float) -> None:
     if not os.path.exists(data):
         t0 = time.perf_counter()
         make_million(data, n)
         print(f"generated {data} ({os.path.getsize(data) / 1e6:.0f} MB) in {time.perf_counter() - t0:.0f} s")
     out_dir = os.path.dirname(os.path.abspath(data))
-    cmd = [sys.executable, "-m", "simhash_lab.cli", "dedup", data, "--column", "text", "--id-column", "id",
+    cmd = [sys.executable, "-c", _CLI_PEAK, "dedup", data, "--column", "text", "--id-column", "id",
            "--jaccard", "0.8", "--output", os.path.join(out_dir, "kept.jsonl"),
            "--duplicates", os.path.join(out_dir, "dups.csv")]  # fmt: skip
     limit = int(memory_gib * (1 << 30))
@@ -379,8 +394,10 @@ def part_million(n: int, data: str, memory_gib: float) -> None:
         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)),
     )
     wall = time.perf_counter() - t0
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(p.stderr.strip())
+    hwm = [line for line in p.stderr.splitlines() if line.startswith("VmHWM")]
+    peak = int(hwm[-1].split()[1]) if hwm else resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    peak /= 1024
+    print("\n".join(line for line in p.stderr.splitlines() if not line.startswith("VmHWM")).strip())
     print(
         f"exit {p.returncode}; {wall:.1f} s wall; peak memory (max RSS) {peak:.0f} MiB; "
         f"load after: {load():.2f}"
@@ -411,15 +428,19 @@ args = json.loads(sys.argv[1])
 if args["clock"] == "cpu":  # the steps' clock reads this process's CPU time (all its threads)
     time.perf_counter = time.process_time
 from simhash_lab.dedup import dedup_table
+def peak_kib():  # this process's own peak (VmHWM): ru_maxrss also counts the parent's pages at fork
+    try:
+        return int([l for l in open("/proc/self/status") if l.startswith("VmHWM")][0].split()[1])
+    except (OSError, IndexError):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t0, c0 = time.time(), time.process_time()
 res = dedup_table(args["path"], column="text", id_column="id", jaccard=0.8, k=args["k"],
                   candidates=args["candidates"], output=args["out"] + "/kept.jsonl",
                   duplicates=args["out"] + "/dups.csv")
-ru = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({"timings": res.timings, "k": res.k, "candidates": int(res.pairs.shape[0]),
                   "verified": res.verified, "dropped": len(res.duplicates),
                   "method": res.settings["candidates"], "wall": time.time() - t0,
-                  "cpu": time.process_time() - c0, "maxrss_mib": ru.ru_maxrss / 1024}))
+                  "cpu": time.process_time() - c0, "maxrss_mib": peak_kib() / 1024}))
 """
 
 
