@@ -20,6 +20,7 @@ import os
 import statistics
 
 import numpy as np
+from bench_dedup import cpu_info  # the CPU's model and SIMD flags, read from /proc/cpuinfo
 
 from simhash_lab.datasets import JsonlSource
 from simhash_lab.kernels.jsonl import column_names, scan_block
@@ -28,21 +29,6 @@ from simhash_lab.kernels.jsonl import column_names, scan_block
 def cpu() -> float:
     t = os.times()
     return t.user + t.system
-
-
-def machine() -> str:
-    model, flags = "?", set()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name") and model == "?":
-                    model = line.split(":", 1)[1].strip()
-                elif line.startswith("flags") and not flags:
-                    flags = set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    simd = [f for f in ("avx2", "avx512f", "avx512bw") if f in flags]
-    return f"{model}, {os.cpu_count()} CPUs, {' '.join(simd) or 'no avx2'}"
 
 
 def one_pass(path: str, idc: str | None, scan: bool) -> float:
@@ -106,7 +92,7 @@ def main() -> None:
     args = ap.parse_args()
     idc = args.id_column or None
     size = os.path.getsize(args.path)
-    print(f"{args.path}: {size / 1e6:.0f} MB; {machine()}")
+    print(f"{args.path}: {size / 1e6:.0f} MB; {cpu_info()}")
     one_pass(args.path, idc, True)  # the scanner loaded, the file in the page cache
     runs: dict = {True: [], False: []}
     for rep in range(args.repeats):
