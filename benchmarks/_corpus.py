@@ -77,3 +77,65 @@ def _cut(items: list[str], n: int, per: int) -> list[str]:
         out.append(" ".join(items[(at + i) % len(items)] for i in range(per)))
         at += per
     return out
+
+
+def _file_docstrings(path: str) -> list[str]:
+    """The docstrings of one Python file (module, classes, functions), in the file's order; [] when
+    it does not parse."""
+    import ast
+    import warnings
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(f.read())
+    except (SyntaxError, UnicodeDecodeError, ValueError, OSError, RecursionError):
+        return []
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            doc = ast.get_docstring(node)
+            if doc:
+                out.append(doc)
+    return out
+
+
+def docstring_rows(n: int | None = None, least_words: int = 60, roots: list[str] | None = None) -> list[str]:
+    """Real prose at scale, written by thousands of people: the docstrings of every Python file of
+    the standard library and of the installed packages (``site-packages``), files in sorted path
+    order, each docstring's paragraphs of 20 words or more (whitespace collapsed) joined, within
+    one file, into rows of at least ``least_words`` words. Its near-duplicates are the natural ones:
+    vendored copies of a package inside another, parameters described alike across functions,
+    licence headers, docstrings copied between versions of an API. Which packages are installed
+    decides the corpus (``make bench`` installs the ``bench`` extra): say so beside its figures.
+    The first ``n`` rows (None: all)."""
+    import os
+    import sys
+    import sysconfig
+    from concurrent.futures import ProcessPoolExecutor
+
+    if roots is None:
+        packages = sorted({p for p in sys.path if p.endswith("site-packages")})
+        roots = [sysconfig.get_paths()["stdlib"], *packages]
+    files = []
+    for root in roots:
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames.sort()
+            files.extend(os.path.join(dirpath, f) for f in sorted(filenames) if f.endswith(".py"))
+    rows: list[str] = []
+    with ProcessPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        for docs in pool.map(_file_docstrings, files, chunksize=64):
+            cur: list[str] = []
+            for doc in docs:
+                for p in re.split(r"\n\s*\n", doc):
+                    words = p.split()
+                    if len(words) < 20:
+                        continue
+                    cur.extend(words)
+                    if len(cur) >= least_words:
+                        rows.append(" ".join(cur))
+                        cur = []
+            if n is not None and len(rows) >= n:
+                break
+    return rows if n is None else rows[:n]

@@ -874,15 +874,54 @@ class Featurizer:
         """``(chars, first pass)`` of normalised texts: their :meth:`kinds` and, shingled by words
         (``"words"``; ``"auto"`` when none has a script without word spaces),
         :meth:`Shingler.first_pass`: fingerprints, set sizes, band keys (``key_maker``), digests
-        and, with ``sets``, the sets in one pass. The pass is None for the other features, which
-        :meth:`fingerprints_sets` makes (given ``chars``: not found twice); ``chars`` is None for
-        a hasher of one's own."""
+        and, with ``sets``, the sets in one pass. Under "auto", a chunk whose texts are some with
+        word spaces, some without, gets the pass for the first and the sets of
+        :func:`script_run_sets` for the others (their fingerprints, keys and digests made from
+        those, as :meth:`fingerprints_sets` and the steps make them): the same values, and one
+        row of Chinese no longer takes its whole chunk off the pass (issue 48: 9 such rows of
+        59,819 docstring paragraphs sent 4 chunks of 8 to the slower path). The pass is None for
+        the other features and for a chunk of unspaced texts only, which :meth:`fingerprints_sets`
+        makes (given ``chars``: not found twice); ``chars`` is None for a hasher of one's own."""
         if self.features == "hasher":
             return None, None
         chars = self.kinds(texts)
-        if chars.any() or self.features not in ("words", "auto"):
+        if self.features not in ("words", "auto") or (chars.size and chars.all()):
             return chars, None
-        return chars, self.shingler.first_pass(texts, key_maker, digests, sets)
+        if not chars.any():
+            return chars, self.shingler.first_pass(texts, key_maker, digests, sets)
+        return chars, self._mixed_pass(texts, chars, key_maker, digests, sets)
+
+    def _mixed_pass(
+        self, texts: list, chars: np.ndarray, key_maker: Any, digests: bool, sets: bool
+    ) -> FirstPass:
+        """:meth:`first_pass` of a chunk of texts with word spaces (the pass) and without
+        (``chars``: their sets by :func:`script_run_sets`), put back in row order."""
+        from .dedup.steps import text_digests  # the exact groups' one definition (imports this module)
+
+        nd = len(texts)
+        c, w = np.flatnonzero(chars), np.flatnonzero(~chars)
+        words = self.shingler.first_pass([texts[i] for i in w.tolist()], key_maker, digests, sets)
+        ctexts = [texts[i] for i in c.tolist()]
+        ci, cd = script_run_sets(ctexts, self.shingler, self.settings.char_ngram)[1:]
+        fps = np.empty(nd, np.uint64)
+        fps[w] = words.fps
+        cfps = np.empty(c.size, np.uint64)
+        V.fold_sets(ci, cd, 64, cfps)
+        fps[c] = cfps
+        sizes = np.empty(nd, np.int64)
+        sizes[w], sizes[c] = words.sizes, np.diff(ci)
+        keys = None
+        if key_maker is not None:
+            keys = np.empty((key_maker.bands, nd), np.uint64)
+            keys[:, w], keys[:, c] = words.keys, key_maker.make(ci, cd, threads=False)
+        dig = None
+        if digests:
+            dig = np.empty((nd, 2), np.uint64)
+            dig[w], dig[c] = words.digests, text_digests(ctexts, threads=False)
+        ind = dat = None
+        if sets:
+            ind, dat = _merge_csr(nd, [(c, ci, cd), (w, words.indptr, words.data)])
+        return FirstPass(fps, sizes, keys, dig, ind, dat)
 
     def fingerprints(self, texts: list) -> np.ndarray:
         """Fingerprints of raw texts (normalised here)."""

@@ -130,25 +130,29 @@ def test_str_subclasses_and_other_shingle_sizes() -> None:
 @pytest.mark.parametrize("budget", [0, 1 << 30])
 def test_first_read_fused_chunk_is_the_unfused_one(budget: int) -> None:
     """``first_read`` on the default path (fused) and with the fused pass refused (the three
-    steps apart) make the same chunk: one process (no sets kept) and a Dask task (sets kept)."""
+    steps apart) make the same chunk: one process (no sets kept) and a Dask task (sets kept); for
+    texts with word spaces only, for a chunk where a few are of a script without them ("auto":
+    those by script runs, the others still by the pass) and for such texts alone."""
     from simhash_lab.dedup import steps
     from simhash_lab.dedup.run import Clock
 
-    texts = [t for t in corpus(300, seed=1) if "中" not in t]  # "auto": no unspaced script, fused
+    spaced = [t for t in corpus(300, seed=1) if "中" not in t]
+    mixed = corpus(300, seed=2) + ["中文 text", "日本語のテキストです", "ภาษาไทย words", "", "İ 中"]
+    unspaced = ["中文", "日本語のテキストです", "中文 and words"]
     run = Run(DedupSettings(jaccard=0.8, candidates="bands"), sets_budget=budget)
-    fused = first_read(run, texts, 0, "test", Clock("never"))
-    orig = steps.Fingerprint.fused
-    try:
-        steps.Fingerprint.fused = lambda self, *a: (None, None)
-        apart = first_read(run, texts, 0, "test", Clock("never"))
-    finally:
-        steps.Fingerprint.fused = orig
-    for name in ("fps", "chars", "featureless", "digests", "keys", "sizes"):
-        a, b = getattr(fused, name), getattr(apart, name)
-        assert a.dtype == b.dtype and np.array_equal(a, b), name
-    if budget:
-        assert np.array_equal(fused.indptr, apart.indptr) and np.array_equal(fused.data, apart.data)
-    else:
-        assert fused.indptr is None and fused.data is None  # the fused pass made it: no sets
-    han = first_read(run, texts + ["中文 text"], 0, "test", Clock("never"))  # "auto" by script runs
-    assert han.chars[-1] and han.indptr is not None and np.array_equal(han.fps[:-1], apart.fps)
+    for texts in (spaced, mixed, unspaced):
+        orig = steps.Fingerprint.fused
+        try:
+            steps.Fingerprint.fused = lambda self, *a: (None, None)
+            apart = first_read(run, texts, 0, "test", Clock("never"))
+        finally:
+            steps.Fingerprint.fused = orig
+        fused = first_read(run, texts, 0, "test", Clock("never"))
+        for name in ("fps", "chars", "featureless", "digests", "keys", "sizes"):
+            a, b = getattr(fused, name), getattr(apart, name)
+            assert a.dtype == b.dtype and np.array_equal(a, b), name
+        if budget or texts is unspaced:  # sets kept, or made (no pass for unspaced texts alone)
+            assert np.array_equal(fused.indptr, apart.indptr) and np.array_equal(fused.data, apart.data)
+        else:
+            assert fused.indptr is None and fused.data is None  # the fused pass made it: no sets
+        assert fused.chars.any() == (texts is not spaced)
