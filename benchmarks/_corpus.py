@@ -80,17 +80,19 @@ def _cut(items: list[str], n: int, per: int) -> list[str]:
 
 
 def _file_docstrings(path: str) -> list[str]:
-    """The docstrings of one Python file (module, classes, functions), in the file's order; [] when
-    it does not parse."""
+    """The prose of one Python file: its docstrings (module, classes, functions, in the file's
+    order), then its blocks of consecutive ``#`` comment lines (each block one text, the ``#``
+    removed); [] when it does not parse."""
     import ast
     import warnings
 
     try:
         with open(path, encoding="utf-8") as f:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                tree = ast.parse(f.read())
-    except (SyntaxError, UnicodeDecodeError, ValueError, OSError, RecursionError):
+            source = f.read()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source)
+    except (SyntaxError, UnicodeDecodeError, ValueError, OSError, RecursionError, MemoryError):
         return []
     out = []
     for node in ast.walk(tree):
@@ -98,18 +100,26 @@ def _file_docstrings(path: str) -> list[str]:
             doc = ast.get_docstring(node)
             if doc:
                 out.append(doc)
+    block: list[str] = []
+    for line in source.splitlines() + [""]:
+        text = line.strip()
+        if text.startswith("#") and not text.startswith("#!"):
+            block.append(text.lstrip("#").strip())
+        elif block:
+            out.append("\n".join(block))
+            block = []
     return out
 
 
 def docstring_rows(n: int | None = None, least_words: int = 60, roots: list[str] | None = None) -> list[str]:
-    """Real prose at scale, written by thousands of people: the docstrings of every Python file of
-    the standard library and of the installed packages (``site-packages``), files in sorted path
-    order, each docstring's paragraphs of 20 words or more (whitespace collapsed) joined, within
-    one file, into rows of at least ``least_words`` words. Its near-duplicates are the natural ones:
-    vendored copies of a package inside another, parameters described alike across functions,
-    licence headers, docstrings copied between versions of an API. Which packages are installed
-    decides the corpus (``make bench`` installs the ``bench`` extra): say so beside its figures.
-    The first ``n`` rows (None: all)."""
+    """Real prose at scale, written by thousands of people: the docstrings and comment blocks of
+    every Python file of the standard library and of the installed packages (``site-packages``,
+    Debian's ``dist-packages``), files in sorted path order, their paragraphs of 20 words or more
+    (whitespace collapsed) joined, within one file, into rows of at least ``least_words`` words.
+    Its near-duplicates are the natural ones: vendored copies of a package inside another,
+    parameters described alike across functions, licence headers, docstrings copied between
+    versions of an API. Which packages are installed decides the corpus (``make bench`` installs
+    the ``bench`` extra): say so beside its figures. The first ``n`` rows (None: all)."""
     import os
     import sys
     import sysconfig
@@ -117,7 +127,8 @@ def docstring_rows(n: int | None = None, least_words: int = 60, roots: list[str]
 
     if roots is None:
         packages = sorted({p for p in sys.path if p.endswith("site-packages")})
-        roots = [sysconfig.get_paths()["stdlib"], *packages]
+        debian = [p for p in ["/usr/lib/python3/dist-packages"] if os.path.isdir(p)]
+        roots = [sysconfig.get_paths()["stdlib"], *packages, *debian]
     files = []
     for root in roots:
         for dirpath, dirnames, filenames in os.walk(root):
