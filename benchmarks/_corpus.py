@@ -150,3 +150,21 @@ def docstring_rows(n: int | None = None, least_words: int = 60, roots: list[str]
             if n is not None and len(rows) >= n:
                 break
     return rows if n is None else rows[:n]
+
+
+def docstring_texts(data_dir: str, n: int | None = None) -> list[str]:
+    """``_corpus.docstring_rows`` (the first ``n``; None: all), made once and kept in ``data_dir``
+    (their making parses every installed Python file: about two minutes)."""
+    import json
+    import os
+
+    path = os.path.join(data_dir, "docs-docstrings-all.jsonl")
+    if not os.path.exists(path):
+        os.makedirs(data_dir, exist_ok=True)
+        with open(path + ".part", "w", encoding="utf-8") as f:
+            for i, t in enumerate(docstring_rows()):
+                f.write(json.dumps({"id": f"doc{i}", "text": t}) + "\n")
+        os.replace(path + ".part", path)
+    with open(path, encoding="utf-8") as f:
+        texts = [json.loads(line)["text"] for line in f]
+    return texts if n is None else texts[:n]

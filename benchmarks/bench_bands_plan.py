@@ -33,10 +33,10 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_dedup as B  # noqa: E402
-from _corpus import documents, varied_documents  # noqa: E402
+from _corpus import docstring_texts, documents, varied_documents  # noqa: E402
 from bench_bands import _truth  # noqa: E402
 
-from simhash_lab.candidates import KEY_NS, PAIR_NS  # noqa: E402
+from simhash_lab.candidates import BAND_NS, EMPTY_NS, PAIR_NS, SHINGLE_NS  # noqa: E402
 from simhash_lab.dedup import dedup_texts  # noqa: E402
 
 
@@ -45,6 +45,8 @@ def corpus(name: str, rows: int) -> list[str]:
         return documents(rows, 100)
     if name == "pydoc-mixed":
         return varied_documents(rows, 30, 300)
+    if name == "docstrings":
+        return docstring_texts("/tmp/simhash-lab-bench", rows)
     data = f"/tmp/simhash-lab-bench/docs-{rows}.jsonl"
     os.makedirs(os.path.dirname(data), exist_ok=True)
     if not os.path.exists(data):
@@ -55,7 +57,9 @@ def corpus(name: str, rows: int) -> list[str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--corpus", default="pydoc-mixed", choices=["pydoc", "pydoc-mixed", "generated"])
+    names = ["pydoc", "pydoc-mixed", "generated", "docstrings"]
+    ap.add_argument("--corpus", default="pydoc-mixed", choices=names)
+    ap.add_argument("--bands", default="16x6", help="pinned bands run beside the plan's, e.g. 16x6,13x4")
     ap.add_argument("--rows", type=int, default=100_000)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--truth-sample", type=int, default=2000)
@@ -65,14 +69,18 @@ def main() -> None:
     print(f"{a.corpus}: {len(texts)} rows; load before {B.load():.2f}")
     numba.set_num_threads(1)
     dedup_texts(texts[:300])  # loads the kernels
-    modes = {"16x6": {"bands": (16, 6)}, "plan": {}}
+    modes = {b: {"bands": tuple(int(x) for x in b.split("x"))} for b in a.bands.split(",")}
+    modes = {"16x6": {"bands": (16, 6)}, **modes, "plan": {}}
     runs: dict[str, list] = {m: [] for m in modes}
+    total: dict[str, list] = {m: [] for m in modes}  # the whole run's CPU (the keys: the fingerprint step)
     wall = time.perf_counter
     time.perf_counter = time.process_time  # the steps' clock: this process's CPU time
     try:
         for _ in range(a.repeats):
             for m, opts in modes.items():
+                c = time.process_time()
                 runs[m].append(dedup_texts(texts, jaccard=0.8, **opts))
+                total[m].append(time.process_time() - c)
     finally:
         time.perf_counter = wall
     rows, truth = _truth(texts, a.truth_sample)
@@ -82,7 +90,7 @@ def main() -> None:
     print(
         f"{'bands':<8} {'plan s':>7} {'cand s':>7} {'verify s':>8} {'c+v s':>7} {'candidates':>11} "
         f"{'expected':>10} {'verified':>9} {'kept':>8} {'recall':>7} {'precision':>9} "
-        f"{'ns a key':>8} {'ns a pair':>9}"
+        f"{'ns a key':>8} {'ns a pair':>9} {'total s':>8}"
     )
     med = {}
     for m, rs in runs.items():
@@ -101,7 +109,7 @@ def main() -> None:
             f"{t['candidates'] + t['verify']:7.3f} {r.pairs.shape[0]:11,} {exp:>10} {r.verified:9,} "
             f"{int(r.keep.sum()):8,} {rec:7.4f} {p:9.4f} "
             f"{1e9 * t['candidates'] / (n * c['bands']):8.1f} "
-            f"{1e9 * t['verify'] / max(r.pairs.shape[0], 1):9.1f}"
+            f"{1e9 * t['verify'] / max(r.pairs.shape[0], 1):9.1f} {statistics.median(total[m]):8.3f}"
         )
     before, after = runs["16x6"][-1], runs["plan"][-1]
     differ = int(np.count_nonzero(before.keep != after.keep))
@@ -122,8 +130,11 @@ def main() -> None:
             f", candidates step {1e9 * dk / (n * db):.0f} ns a row a band more or less (pairs in it too)"
         )
     print(
-        f"marginal costs, 16x6 against the plan's: {marginal}; the cost model's constants: KEY_NS "
-        f"{KEY_NS}, PAIR_NS {PAIR_NS}; load after {B.load():.2f}"
+        f"marginal costs, 16x6 against the plan's: {marginal}; the cost model's constants: BAND_NS "
+        f"{BAND_NS}, EMPTY_NS {EMPTY_NS}, PAIR_NS {PAIR_NS}, SHINGLE_NS {SHINGLE_NS}; whole run CPU "
+        f"(medians), 16x6 / plan: {statistics.median(total['16x6']) / statistics.median(total['plan']):.2f}x"
+        "; "
+        f"load after {B.load():.2f}"
     )
 
 

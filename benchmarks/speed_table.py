@@ -418,23 +418,6 @@ def bands_of(method) -> str:
     return str(method)
 
 
-def docstring_texts(data_dir: str, n: int | None = None) -> list[str]:
-    """``_corpus.docstring_rows`` (the first ``n``; None: all), made once and kept in ``data_dir``
-    (their making parses every installed Python file: about two minutes)."""
-    from _corpus import docstring_rows
-
-    path = os.path.join(data_dir, "docs-docstrings-all.jsonl")
-    if not os.path.exists(path):
-        os.makedirs(data_dir, exist_ok=True)
-        with open(path + ".part", "w", encoding="utf-8") as f:
-            for i, t in enumerate(docstring_rows()):
-                f.write(json.dumps({"id": f"doc{i}", "text": t}) + "\n")
-        os.replace(path + ".part", path)
-    with open(path, encoding="utf-8") as f:
-        texts = [json.loads(line)["text"] for line in f]
-    return texts if n is None else texts[:n]
-
-
 def rows_dedup_peers(
     n: int | None, repeats: int, truth_sample: int, data_dir: str | None = None, corpus: str = "generated"
 ) -> list[Row]:
@@ -442,7 +425,7 @@ def rows_dedup_peers(
     "prose" (rows of Python's docs sharing runs of words), "docstrings" (the installed Python
     files' docstrings and comments, kept in ``data_dir``) or "generated"
     (``bench_dedup.make_million``'s rows, kept in ``data_dir``)."""
-    from _corpus import varied_documents
+    from _corpus import docstring_texts, varied_documents
 
     l0 = B.load()
     if corpus == "prose":

@@ -163,17 +163,43 @@ PLAN_ROWS = 10_000
 #: The most bands :func:`band_choices` offers: the keys take 8 bytes a row a band until the pairs
 #: are made (64 bands: 512 MB for a million rows), so more would cost memory before time.
 MAX_BANDS = 32
-#: CPU nanoseconds a band of one row costs (its key made from the shingles, sorted among the
-#: band's keys, its run scanned) and a candidate pair below the threshold (packed, sorted, its
-#: sets made again or the size filter, its merge stopped early): the cost model of
-#: :func:`plan_bands`, fixed so that one input always gets the same bands (a run's own timings
-#: would make the choice, and so the decisions, vary with the machine's load). Measured by
-#: ``benchmarks/bench_bands_plan.py`` on 100k rows of pydoc-mixed, 16 x 6 against 27 x 8 (one
-#: thread, CPU time): the kernel's keys about 155 ns a row a band and the sorts about 50; 1.43 M
-#: fewer candidates saved 0.67 s of verification (470 ns each) and some 40 ns each of pairing
-#: (``benchmarks/results/2026-12-07-bands-calibrated.md``).
-KEY_NS = 200.0
+#: The cost model of :func:`plan_bands`, in CPU nanoseconds, fixed so that one input always gets
+#: the same bands (a run's own timings would make the choice, and so the decisions, vary with the
+#: machine's load):
+#:
+#: * ``BAND_NS``, a band of a row: its key hashed from its ``rows`` values, then sorted among the
+#:   band's keys and its run scanned (35-56 ns a band a row on 86k docstring rows, whatever rows);
+#: * ``EMPTY_NS``, a bin of a row left empty by one-permutation hashing and filled by the
+#:   densification (a random read of another bin): 15 ns on the docstring rows and on pydoc-mixed.
+#:   A row of ``m`` shingles leaves ``s (1 - 1/s)**m`` of its ``s = bands x rows`` bins empty, so
+#:   the keys' cost grows with the bins past the row's shingles, not with the bands alone: on 86k
+#:   docstring rows (84 shingles a row) 13 x 4 costs 197 ns a row, 16 x 6 582 and 27 x 8 2,238;
+#: * ``PAIR_NS``, a candidate pair below the threshold (packed, sorted, the size filter, its merge
+#:   stopped early): 470 ns on pydoc-mixed;
+#: * ``SHINGLE_NS``, a shingle of a row in a candidate pair, made again for the verification (the
+#:   first read keeps no set): 30 ns.
+#:
+#: Measured by ``benchmarks/bench_bands_plan.py`` (one thread, CPU time,
+#: ``benchmarks/results/2026-12-07-bands-calibrated.md``). The first model, 200 ns a band, took
+#: the bands for the cost: on the docstring rows it chose 10 x 2 (0.17 s of keys reckoned, 0.01
+#: measured) and its 106,668 candidates, where 13 x 4 made the same verified pairs 25 % faster.
+BAND_NS = 45.0
+EMPTY_NS = 15.0
 PAIR_NS = 500.0
+SHINGLE_NS = 30.0
+
+
+def empty_bins(sizes: np.ndarray, slots: int) -> float:
+    """The bins one-permutation hashing leaves empty in a row, on average over rows of ``sizes``
+    distinct shingles (each falls in one of ``slots`` bins, uniformly): ``slots (1 - 1/slots)**m``.
+
+    >>> round(empty_bins(np.array([84]), 96), 1), round(empty_bins(np.array([84]), 52), 1)
+    (39.8, 10.2)
+    """
+    m = np.asarray(sizes, np.float64)
+    if m.size == 0 or slots <= 0:
+        return 0.0
+    return float(np.mean(slots * (1.0 - 1.0 / slots) ** m)) if slots > 1 else 0.0
 
 
 def band_choices(
@@ -281,7 +307,7 @@ class BandPlan:
         sample's candidate pairs, how many of them are below the threshold (exact Jaccard; counted
         for the choice and for :func:`band_parameters`' own, else -1), the candidate pairs
         expected of ``n`` rows (:func:`expected_pairs`), and the cost in CPU seconds
-        (:data:`KEY_NS` a key, :data:`PAIR_NS` a pair).
+        (:data:`BAND_NS`, :data:`EMPTY_NS`, :data:`PAIR_NS`, :data:`SHINGLE_NS`).
     """
 
     bands: int
@@ -324,9 +350,11 @@ def plan_bands(
     """``(bands, rows)`` for an input of ``n`` rows from its first rows' shingle sets, measured:
     for each :func:`band_choices` (but one row a band, unless it is the model's own) the sample's
     candidate pairs (their band keys made and paired as the run makes them), extrapolated to ``n``
-    rows (:func:`expected_pairs`); the one of least cost ``n * bands * KEY_NS + expected_pairs *
-    PAIR_NS`` is chosen (ties: fewer bands; a choice whose keys alone cost more than the best so
-    far is not counted). Each
+    rows (:func:`expected_pairs`); the one of least cost is chosen: ``n`` rows' keys (``bands *
+    BAND_NS`` and ``EMPTY_NS`` an empty bin a row, :func:`empty_bins` of the sample's sizes), the
+    expected pairs' ``PAIR_NS`` and their rows' sets made again (the sample's rows in a pair, as
+    many more as the rows, ``SHINGLE_NS`` a shingle); ties: fewer bands; a choice whose keys alone
+    cost more than the best so far is not counted. Each
     choice finds a pair at the threshold with probability >= ``recall`` (a pair above it more
     often), so the choice changes the cost, not the recall asked for.
 
@@ -352,19 +380,25 @@ def plan_bands(
     n = max(int(n), s)
     valid = np.ascontiguousarray(valid, np.bool_)
     zeros = np.zeros(s, np.uint64)
+    sizes = np.diff(indptr)
+    shingles = float(sizes[valid].mean()) if valid.any() else 0.0  # a searched row's
     weighed = band_choices(threshold, recall)
     base = band_parameters(threshold, recall)
     if len(weighed) > 1:  # one row a band: the most candidates to count, never the cheapest at scale
         weighed = [br for br in weighed if br[1] > 1 or br == base] or weighed
+    key_cost = {(b, r): n * (b * BAND_NS + EMPTY_NS * empty_bins(sizes[valid], b * r)) for b, r in weighed}
     choices, found = [], {}
-    for b, r in sorted(weighed):  # fewest bands first: past the best cost by its keys alone, stop
-        if choices and n * b * KEY_NS * 1e-9 >= min(c[5] for c in choices):
+    for b, r in sorted(weighed, key=lambda br: (key_cost[br], br)):  # past the best by keys alone, stop
+        if choices and key_cost[b, r] * 1e-9 >= min(c[5] for c in choices):
             break
         keys = BandKeys(threshold, recall, bands=(b, r))
         keys.add(indptr, data, threads)
         p = found[b, r] = keys.pairs(valid, zeros, threads)
         expected = expected_pairs(p[:, 0], p[:, 1], s, n)
-        choices.append([b, r, int(p.shape[0]), -1, expected, (n * b * KEY_NS + expected * PAIR_NS) * 1e-9])
+        # the rows in a pair have their sets made again: as many more as the rows, at most all
+        touched = min(np.unique(p[:, :2]).size * n / max(s, 1), n) if p.shape[0] else 0.0
+        cost = key_cost[b, r] + expected * PAIR_NS + touched * shingles * SHINGLE_NS
+        choices.append([b, r, int(p.shape[0]), -1, expected, cost * 1e-9])
     best = min(choices, key=lambda x: (x[5], x[0]))
     for c in choices:  # the false candidates (below the threshold) of the choice and of the model's
         if (c[0], c[1]) in {(best[0], best[1]), base} and c[2]:
