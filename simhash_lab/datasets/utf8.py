@@ -23,6 +23,8 @@ import numpy as np
 
 __all__ = ["Utf8Texts", "text_lengths"]
 
+_NO_BYTES = np.zeros(8, np.uint8)
+
 
 class Utf8Texts(Sequence):
     """Texts each either ASCII bytes in a buffer (an address and a length) or a ``str``.
@@ -36,7 +38,10 @@ class Utf8Texts(Sequence):
     strs : list
         ``None`` for a buffered text, else the row's ``str``.
     keep : list
-        The objects whose memory the addresses point into, held while this chunk is.
+        ``(object, first address, end address)`` of each object whose memory the addresses point
+        into, held while a row of this chunk points into it (a slice keeps only those its rows
+        point into: the rows a reader holds back for its next chunk do not hold every block read
+        before them).
     inbuf : ndarray, bool, shape (n,)
         Which rows are buffered (the others: ``strs``).
     """
@@ -66,7 +71,9 @@ class Utf8Texts(Sequence):
         True read in place; ``others(rows)``: the ``str`` of the other rows (positions, int64), in
         their order. ``owner``: what holds ``buf``'s memory, when not ``buf`` itself."""
         n = starts.shape[0]
-        base = buf.ctypes.data if buf.shape[0] else 0
+        if not buf.shape[0]:  # no bytes (empty texts): an address that is not null all the same
+            buf, owner = _NO_BYTES, None
+        base = buf.ctypes.data
         ptrs = starts.astype(np.int64) + np.int64(base)
         lens = (ends - starts).astype(np.int64)
         strs: list = [None] * n
@@ -74,7 +81,8 @@ class Utf8Texts(Sequence):
         if odd.size:
             for i, t in zip(odd.tolist(), others(odd)):
                 strs[i] = t
-        return cls(ptrs, lens, strs, [buf if owner is None else owner], ascii.astype(np.bool_))
+        keep = [(buf if owner is None else owner, base, base + buf.shape[0])]
+        return cls(ptrs, lens, strs, keep, ascii.astype(np.bool_))
 
     @classmethod
     def concat(cls, parts: Sequence[Utf8Texts]) -> Utf8Texts:
@@ -103,7 +111,13 @@ class Utf8Texts(Sequence):
 
     def __getitem__(self, i: Any) -> Any:
         if isinstance(i, slice):
-            return Utf8Texts(self.ptrs[i], self.lens[i], self.strs[i], self.keep, self.inbuf[i])
+            ptrs, inbuf = self.ptrs[i], self.inbuf[i]
+            keep = self.keep
+            if len(keep) > 1:  # only the objects its rows point into
+                at = ptrs[inbuf]
+                lo, hi = (int(at.min()), int(at.max())) if at.size else (1, 0)
+                keep = [k for k in keep if k[1] <= hi and lo < k[2]]
+            return Utf8Texts(ptrs, self.lens[i], self.strs[i], keep, inbuf)
         return self._text(range(len(self.strs))[i])
 
     def __iter__(self) -> Iterator[str]:

@@ -71,6 +71,16 @@ def test_a_chunk_in_place_is_the_sequence_of_its_texts():
     )
     assert text_lengths(u).tolist() == [len(t) for t in texts] == text_lengths(texts).tolist()
     assert u.str_rows().tolist() == [i for i, t in enumerate(texts) if not t.isascii()]
+    # a slice holds only the buffers its rows point into (a reader's rows held back for its next
+    # chunk do not hold every block before them)
+    one, two = _in_buffer(texts[:100]), _in_buffer(texts[100:])
+    joined = Utf8Texts.concat([one, two])
+    assert len(joined.keep) == 2 and list(joined) == texts
+    assert [k[0] for k in joined[120:].keep] == [two.keep[0][0]] and list(joined[120:]) == texts[120:]
+    assert len(joined[90:110].keep) == 2 and list(joined[90:110]) == texts[90:110]
+    z = np.zeros(2, np.int64)
+    empty = Utf8Texts.of_buffer(np.empty(0, np.uint8), z, z, np.ones(2, np.bool_), None)  # no bytes at all
+    assert list(empty) == ["", ""] and (empty.views()[0] != 0).all()
 
 
 SETTINGS = [
