@@ -447,8 +447,16 @@ class JsonlSource(FileSource):
             texts = [big[a:b] for a, b in zip(txt[:, 0].tolist(), txt[:, 1].tolist())]
         loads = _ORJSON or json.loads
         ids = prio = None
-        if self.id_column is not None and big is None and (idk != ID_INT).any():
-            big = str(memoryview(out)[:used], "utf-8")
+        if self.id_column is not None and big is None and (idk == ID_STR).any():
+            # utf8: the str ids' bytes gathered and decoded once, not the whole output (the texts')
+            s = idk == ID_STR
+            bl = np.where(s, ida[:, 3] - ida[:, 2], 0)
+            cl = np.where(s, ida[:, 1] - ida[:, 0], 0)
+            idx = np.arange(int(bl.sum())) + np.repeat(ida[:, 2] - (np.cumsum(bl) - bl), bl)
+            big = str(out[idx].tobytes(), "utf-8")
+            ida = ida.copy()  # each str id's span in code points of ``big``
+            ida[s, 1] = np.cumsum(cl)[s]
+            ida[s, 0] = ida[s, 1] - cl[s]
         if self.id_column is not None:
             a, b = ida[:, 0].tolist(), ida[:, 1].tolist()
             if (idk == ID_STR).all():

@@ -161,6 +161,12 @@ def test_jsonl_read_in_place_decides_as_before(tmp_path, monkeypatch):
     keep, kept, dup = _both(f, monkeypatch, tmp_path, id_column="id", keep="longest")
     assert "Utf8Texts" in seen and "list" in seen  # both paths taken
     assert 0 < sum(keep) < len(texts) and dup.count(b"\n") > 100
+    # ids of every kind (str with escapes and not ASCII, int, float, a list) beside the texts
+    kinds = [lambda i: i, lambda i: f"dé{i}", lambda i: [i, "x"], lambda i: f'q"\\{i}', lambda i: i + 0.5]
+    m = tmp_path / "ids.jsonl"
+    m.write_text("".join(json.dumps({"id": kinds[i % 5](i), "text": t}) + "\n" for i, t in enumerate(texts)))
+    mixed = _both(m, monkeypatch, tmp_path, id_column="id")
+    assert "dé" in mixed[2].decode() and "q" in mixed[2].decode()
     # a Chinese row in a chunk (its steps one by one), priorities; a lone surrogate: one message
     g = tmp_path / "odd.jsonl"
     g.write_text("".join(json.dumps({"text": t, "p": i % 3}) + "\n" for i, t in enumerate(texts[:900] + ODD)))
