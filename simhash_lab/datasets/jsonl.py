@@ -58,6 +58,11 @@ def _empty_file(fd: int) -> bool:
     )  # fmt: skip
 
 
+#: an output too small for any block: the scan after one whose texts are read in place allocates
+#: its own (``kernels.jsonl.scan_block``), the texts keep theirs
+_NO_OUTPUT = np.empty(0, np.uint8)
+
+
 class Pieces:
     """The bytes of a line begun in earlier blocks, kept as the blocks they came in and joined
     once, when the line ends: reading a line of n bytes costs O(n), where appending each block to
@@ -379,6 +384,8 @@ class JsonlSource(FileSource):
             k, flagged, _, s, e, is_row = got[:6]
             ok = k - 1 if flagged else k  # the lines read (before the one flagged)
             texts, ids, prio = self._values(lineno + line, view[at:], got, ok, utf8)
+            if utf8:  # the texts point into the output: the next scan writes a fresh one
+                scratch[0] = _NO_OUTPUT
             parts.append((s[:ok] + at, e[:ok] + at, is_row[:ok], texts, ids, prio))
             row += len(texts)
             if not flagged:
@@ -426,16 +433,16 @@ class JsonlSource(FileSource):
         decode of its output for every text and str id,
         then a ``str`` slice a row; other ids and the priorities from their bytes by orjson (the
         standard json where it is not installed), as :meth:`_slow` would read them. ``utf8``: the
-        texts as a :class:`~simhash_lab.datasets.utf8.Utf8Texts` of a copy of the output's bytes
-        (the output is the next block's): an ASCII text (as many code points as bytes) read in
-        place, another one decoded from its bytes (the ``str`` the slice would be)."""
+        texts as a :class:`~simhash_lab.datasets.utf8.Utf8Texts` of the output's bytes (the
+        caller gives the next scan a fresh output): an ASCII text (as many code points as bytes)
+        read in place, another one decoded from its bytes (the ``str`` the slice would be)."""
         from ..kernels.jsonl import ID_INT, ID_STR
 
         _, _, used, _, _, is_row, txt, idk, ida, idv, pra, out = got
         is_row = is_row[:ok]
         big = None
         if utf8:
-            buf = out[:used].copy()
+            buf = out[:used]  # the scan's own output: the caller gives the next scan another
             mv = memoryview(buf)
             ascii = (txt[:, 1] - txt[:, 0]) == (txt[:, 3] - txt[:, 2])
             texts = Utf8Texts.of_buffer(
