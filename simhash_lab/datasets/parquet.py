@@ -69,7 +69,18 @@ def arrow_texts(
 def in_place(col: Any) -> Utf8Texts:
     """The texts of a string or large string array without nulls (a slice too) as a
     :class:`~simhash_lab.datasets.utf8.Utf8Texts` of its own buffers: an ASCII value read where it
-    is (its offsets give its bytes), the others made by ``to_pylist`` as before."""
+    is (its offsets give its bytes), the others made by ``to_pylist`` as before.
+
+    Parameters
+    ----------
+    col : pyarrow.Array
+        A string or large string array without nulls, at any offset (a slice).
+
+    Returns
+    -------
+    Utf8Texts
+        Its values, holding ``col`` (its buffers) while a row points into them.
+    """
     import pyarrow as pa
 
     from ..kernels.strings import ascii_spans
@@ -78,7 +89,7 @@ def in_place(col: Any) -> Utf8Texts:
     _, offsets, data = col.buffers()
     wide = np.int64 if pa.types.is_large_string(col.type) else np.int32
     off = np.frombuffer(offsets, wide)[col.offset : col.offset + n + 1].astype(np.int64)
-    buf = np.frombuffer(data, np.uint8) if data is not None and data.size else np.zeros(1, np.uint8)
+    buf = np.frombuffer(data if data is not None and data.size else bytes(1), np.uint8)  # read-only
     starts, ends = off[:-1], off[1:]
     ascii = np.empty(n, np.bool_)
     ascii_spans(buf, starts, ends, ascii)

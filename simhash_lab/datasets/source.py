@@ -199,6 +199,25 @@ class Source:
         finds them as UTF-8 bytes (JSONL's scanner, an Arrow string array), a
         :class:`~simhash_lab.datasets.utf8.Utf8Texts`: its ASCII texts left where they are, no
         ``str`` made for them (what the dedup's first read takes: issue 48). Here: :meth:`chunks`.
+
+        Parameters
+        ----------
+        rows : int
+            Rows per chunk (the last chunk may have fewer).
+
+        Yields
+        ------
+        texts : list of str or Utf8Texts
+            The chunk's texts (a sequence of ``str`` either way).
+        ids : list
+            Their ids (the id column's values, or row numbers from 0).
+        priorities : list of float or None
+            Their priorities, None without a priority column.
+
+        Raises
+        ------
+        DatasetError
+            A row that cannot be read, as :meth:`chunks` says it.
         """
         return self.chunks(rows)
 
