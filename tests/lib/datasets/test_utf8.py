@@ -174,6 +174,9 @@ def test_jsonl_read_in_place_decides_as_before(tmp_path, monkeypatch):
     h = tmp_path / "bad.jsonl"
     h.write_text("".join(json.dumps({"text": t}) + "\n" for t in texts[:500]) + '{"text": "a \\ud800 b"}\n')
     assert "row 500: the text holds a lone surrogate" in _both(h, monkeypatch, tmp_path)
+    for value, said in (("5", "is a number, not text"), ("null", "is null, not text")):
+        h.write_text("".join(json.dumps({"text": t}) + "\n" for t in texts[:300]) + f'{{"text": {value}}}\n')
+        assert f"line 301: column 'text' {said}" in _both(h, monkeypatch, tmp_path)
 
 
 def test_parquet_and_tables_read_in_place_decide_as_before(tmp_path, monkeypatch):
