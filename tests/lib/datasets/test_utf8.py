@@ -196,6 +196,12 @@ def test_parquet_and_tables_read_in_place_decide_as_before(tmp_path, monkeypatch
         g = tmp_path / f"in-{typ}.arrow"
         feather.write_feather(chunked, g, chunksize=700)
         assert _both(g, monkeypatch, tmp_path, id_column="id")[0] == keep
+    # dictionary-encoded text in memory (decoded to a string array, read in place)
+    table = pa.table({"text": pa.array(texts[:2000]).dictionary_encode()})
+    got = dedup_table(table, "text").keep.tolist()
+    monkeypatch.setattr(Read, "in_place", lambda self, run: False)
+    assert dedup_table(table, "text").keep.tolist() == got and 0 < sum(got) < 2000
+    monkeypatch.undo()
     # a null, a column that is not text, odd texts and a Chinese row: the same as before
     bad = [
         pa.table({"text": pa.array(texts[:20] + [None] + texts[20:40])}),
