@@ -29,6 +29,7 @@ from ._unicode import NEUTRAL, UNSPACED, WORD, char_table, lower_table, normalis
 from ._validate import check_int
 from .chinese import JiebaWords, load_jieba
 from .datasets import Source
+from .datasets.utf8 import Utf8Texts
 from .kernels import verify as V
 from .kernels.fused import words_pass
 from .kernels.strings import str_views
@@ -139,9 +140,11 @@ class Shingler:
         sets are always sorted). The scratch is this thread's (:class:`FusedScratch`), reused
         from chunk to chunk. A text whose lowercase needs Python (İ, Σ) is made again as
         :meth:`sets` makes it; a lone surrogate raises ValueError, as there."""
-        texts = list(texts)
-        if set(map(type, texts)) - {str}:  # str_views reads exact str objects: a subclass copied
-            texts = [t if type(t) is str else str.__str__(t) for t in texts]
+        in_place = isinstance(texts, Utf8Texts)  # ASCII texts read where the reader left them
+        if not in_place:
+            texts = list(texts)
+            if set(map(type, texts)) - {str}:  # str_views reads exact str objects: a subclass copied
+                texts = [t if type(t) is str else str.__str__(t) for t in texts]
         tok = self.tokenizer
         nd = len(texts)
         fps = np.zeros(nd, np.uint64)
@@ -156,7 +159,7 @@ class Shingler:
         slots = np.zeros(nd + 1 if sets else 0, np.int64)
         at = np.zeros(nd if sets else 0, np.int64)
         if nd:
-            ptrs, lens, kinds = str_views(texts)
+            ptrs, lens, kinds = texts.views() if in_place else str_views(texts)
             if sets:
                 np.cumsum((lens + 1) // 2 + 1, out=slots[1:])
             out = np.empty(int(slots[-1]) if sets else 0, np.uint64)
@@ -184,8 +187,9 @@ class Shingler:
             else:
                 indptr, data = np.zeros(1, np.int64), np.empty(0, np.uint64)
         if flags.any():
-            if (flags & FLAG_SURROGATE).any():
-                utf8_batch(texts, tok.lowercase)  # raises, naming the text
+            if (flags & FLAG_SURROGATE).any():  # raises, naming the text
+                bad = np.flatnonzero(flags & FLAG_SURROGATE)
+                utf8_batch([texts[i] for i in bad.tolist()] if in_place else texts, tok.lowercase)
             redo = np.flatnonzero(flags & FLAG_PYTHON_LOWER)
             ind, dat = self._sets(*utf8_batch([texts[i] for i in redo], tok.lowercase))
             again = np.empty(redo.size, np.uint64)
@@ -794,6 +798,12 @@ class Featurizer:
         if self.features == "chars":
             return np.ones(len(texts), np.bool_)
         if self.features == "auto":
+            if isinstance(texts, Utf8Texts):  # an ASCII text has no script without spaces
+                out = np.zeros(len(texts), np.bool_)
+                rows = texts.str_rows()
+                if rows.size:
+                    out[rows] = unspaced([texts.strs[i] for i in rows.tolist()])
+                return out
             return unspaced(texts)
         return np.zeros(len(texts), np.bool_)
 

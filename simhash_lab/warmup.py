@@ -145,13 +145,18 @@ def _dedup() -> None:
 
 def _jsonl() -> None:
     """The JSONL reader's scanner (:mod:`simhash_lab.kernels.jsonl`), called as the reader calls
-    it (``scan_block``: the same array types) on two lines."""
+    it (``scan_block``: the same array types) on two lines; the Arrow readers' ASCII test
+    (``kernels.strings.ascii_spans``)."""
     import numpy as np
 
     from .kernels.jsonl import column_names, scan_block
+    from .kernels.strings import ascii_spans
 
     whole = memoryview(b'{"id": 1, "text": "a \\u00e9", "p": 0.5}\n{"id": "x", "text": "b", "p": 1}')
     scan_block(whole, 2, column_names("text", "id", "p"), [np.empty(0, np.uint8), None])
+    # an Arrow string array's ASCII values (datasets.parquet.in_place: its data buffer read-only)
+    off = np.array([0, 2, 4], np.int64)
+    ascii_spans(np.frombuffer(b"ab\xc3\xa9", np.uint8), off[:-1], off[1:], np.empty(2, np.bool_))
 
 
 class Step(NamedTuple):

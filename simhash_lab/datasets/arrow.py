@@ -5,7 +5,7 @@ same decisions; the kept rows are taken with the keep mask, never written.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -77,12 +77,16 @@ class ArrowSource(Source):
     def _col(self, name: str, lo: int, hi: int) -> Any:
         return self.table.column(name).slice(lo, hi - lo).combine_chunks()
 
-    def chunks(self, rows: int) -> Iterator[tuple[list[str], list, list | None]]:
-        """See :meth:`Source.chunks`."""
+    def utf8_chunks(self, rows: int) -> Iterator[tuple[Sequence[str], list, list | None]]:
+        """See :meth:`Source.utf8_chunks`: the texts of the table's string array in place."""
+        return self.chunks(rows, utf8=True)
+
+    def chunks(self, rows: int, utf8: bool = False) -> Iterator[tuple[Sequence[str], list, list | None]]:
+        """See :meth:`Source.chunks` (``utf8``: :meth:`utf8_chunks`)."""
         for lo in range(0, self.total, rows):
             hi = min(lo + rows, self.total)
             texts = arrow_texts(
-                self._col(self.column, lo, hi), lo, self.name, self.column, self.max_row_bytes
+                self._col(self.column, lo, hi), lo, self.name, self.column, self.max_row_bytes, utf8
             )
             ids = (
                 list(range(lo, hi))

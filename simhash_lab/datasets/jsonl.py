@@ -12,7 +12,7 @@ import os
 import shutil
 import stat
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import IO
 
@@ -21,6 +21,7 @@ import numpy as np
 from .._threads import thread_count
 from .._write import Writeback, atomic_write, let_go, make_temporary
 from .source import DatasetError, FileSource, cut_text, kind_of
+from .utf8 import Utf8Texts
 
 __all__ = ["JsonlSource", "StdinSource"]
 
@@ -55,6 +56,11 @@ def _empty_file(fd: int) -> bool:
         stat.S_ISREG(st.st_mode) and st.st_size == 0 and os.lseek(fd, 0, os.SEEK_CUR) == 0
         and not fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND
     )  # fmt: skip
+
+
+#: an output too small for any block: the scan after one whose texts are read in place allocates
+#: its own (``kernels.jsonl.scan_block``), the texts keep theirs
+_NO_OUTPUT = np.empty(0, np.uint8)
 
 
 class Pieces:
@@ -320,7 +326,7 @@ class JsonlSource(FileSource):
             return None
         return names if size >= self._SCAN_COMPILE or is_cached(scan_rows) else None
 
-    def _parsed(self, lineno: int, whole: bytes, at: int, row: int):
+    def _parsed(self, lineno: int, whole: bytes, at: int, row: int, utf8: bool = False):
         """``(starts, ends, is_row, texts, ids, prio)`` of the lines ``whole`` (the first numbered
         ``lineno``, its first byte at ``at`` in the file, its first row ``row``) parsed by orjson in
         bulk (:meth:`_fast`), else one by one (:meth:`_slow`): each line's first byte and the byte
@@ -344,9 +350,18 @@ class JsonlSource(FileSource):
         else:
             t, i, p = self._slow(lineno, lines, row)
             i = i if self.id_column is not None else None
-        return s, s + lens, is_row, t, i, p
+        return s, s + lens, is_row, Utf8Texts.of_strs(t) if utf8 else t, i, p
 
-    def _scanned(self, lineno: int, whole: bytes | memoryview, n: int, names: list, scratch: list, row: int):
+    def _scanned(
+        self,
+        lineno: int,
+        whole: bytes | memoryview,
+        n: int,
+        names: list,
+        scratch: list,
+        row: int,
+        utf8: bool = False,
+    ):
         """``(starts, ends, is_row, texts, ids, prio)`` of a block's ``n`` lines ``whole`` read
         by the compiled scanner (:func:`simhash_lab.kernels.jsonl.scan_block`): each line's start
         and end in ``whole``, whether it is a row (not blank), and its rows' values, the same
@@ -356,7 +371,8 @@ class JsonlSource(FileSource):
         rest of the block is read as before (:meth:`_parsed`: a file whose every row has a NaN
         costs what it cost). ``row``: the block's first row; ``scratch``: the output buffer, the
         nesting stack (reused from block to block) and how many blocks in a row were read as
-        before."""
+        before. ``utf8``: the texts as a :class:`~simhash_lab.datasets.utf8.Utf8Texts` (ASCII
+        texts left in the scanner's output, no ``str`` made for them)."""
         from ..kernels.jsonl import scan_block
 
         view = whole if isinstance(whole, memoryview) else memoryview(whole)
@@ -367,7 +383,9 @@ class JsonlSource(FileSource):
             got = scan_block(view[at:], n - line, names, scratch)
             k, flagged, _, s, e, is_row = got[:6]
             ok = k - 1 if flagged else k  # the lines read (before the one flagged)
-            texts, ids, prio = self._values(lineno + line, view[at:], got, ok)
+            texts, ids, prio = self._values(lineno + line, view[at:], got, ok, utf8)
+            if utf8:  # the texts point into the output: the next scan writes a fresh one
+                scratch[0] = _NO_OUTPUT
             parts.append((s[:ok] + at, e[:ok] + at, is_row[:ok], texts, ids, prio))
             row += len(texts)
             if not flagged:
@@ -377,13 +395,14 @@ class JsonlSource(FileSource):
             a = at + int(s[ok])
             flags += 1
             if flags > 1:  # more than one: the rest of the block as before (orjson in bulk)
-                parts.append(self._parsed(lineno + line + ok, raw[a:], a, row))
+                parts.append(self._parsed(lineno + line + ok, raw[a:], a, row, utf8))
                 scratch[2] += 1
                 break
             b = raw.find(b"\n", a)
             b = len(raw) if b < 0 else b
             texts, ids, prio = self._slow(lineno + line + ok, [raw[a:b]], row)
             ids = ids if self.id_column is not None else None
+            texts = Utf8Texts.of_strs(texts) if utf8 else texts
             parts.append((np.array([a]), np.array([b]), np.array([bool(texts)]), texts, ids, prio))
             row += len(texts)
             line += ok + 1
@@ -397,28 +416,54 @@ class JsonlSource(FileSource):
         texts, ids = [], [] if self.id_column is not None else None
         prio = [] if self.priority_column is not None else None
         for _, _, _, t, i, p in parts:
-            texts.extend(t)
+            if utf8:
+                texts.append(t)
+            else:
+                texts.extend(t)
             if ids is not None:
                 ids.extend(i)
             if prio is not None:
                 prio.extend(p)
         cat = [np.concatenate([part[j] for part in parts]) for j in range(3)]
-        return cat[0], cat[1], cat[2], texts, ids, prio
+        return cat[0], cat[1], cat[2], Utf8Texts.concat(texts) if utf8 else texts, ids, prio
 
-    def _values(self, lineno: int, view: memoryview, got: tuple, ok: int) -> tuple:
+    def _values(self, lineno: int, view: memoryview, got: tuple, ok: int, utf8: bool = False) -> tuple:
         """``(texts, ids, prio)`` of the rows :func:`~simhash_lab.kernels.jsonl.scan_block` read
         (``got``) from the first ``ok`` lines of ``view`` (line numbers from ``lineno``): one
         decode of its output for every text and str id,
         then a ``str`` slice a row; other ids and the priorities from their bytes by orjson (the
-        standard json where it is not installed), as :meth:`_slow` would read them."""
+        standard json where it is not installed), as :meth:`_slow` would read them. ``utf8``: the
+        texts as a :class:`~simhash_lab.datasets.utf8.Utf8Texts` of the output's bytes (the
+        caller gives the next scan a fresh output): an ASCII text (as many code points as bytes)
+        read in place, another one decoded from its bytes (the ``str`` the slice would be)."""
         from ..kernels.jsonl import ID_INT, ID_STR
 
         _, _, used, _, _, is_row, txt, idk, ida, idv, pra, out = got
         is_row = is_row[:ok]
-        big = str(memoryview(out)[:used], "utf-8")
-        texts = [big[a:b] for a, b in zip(txt[:, 0].tolist(), txt[:, 1].tolist())]
+        big = None
+        if utf8:
+            buf = out[:used]  # the scan's own output: the caller gives the next scan another
+            mv = memoryview(buf)
+            ascii = (txt[:, 1] - txt[:, 0]) == (txt[:, 3] - txt[:, 2])
+            texts = Utf8Texts.of_buffer(
+                buf, txt[:, 2], txt[:, 3], ascii,
+                lambda rows: [str(mv[a:b], "utf-8") for a, b in txt[rows, 2:].tolist()],
+            )  # fmt: skip
+        else:
+            big = str(memoryview(out)[:used], "utf-8")
+            texts = [big[a:b] for a, b in zip(txt[:, 0].tolist(), txt[:, 1].tolist())]
         loads = _ORJSON or json.loads
         ids = prio = None
+        if self.id_column is not None and big is None and (idk == ID_STR).any():
+            # utf8: the str ids' bytes gathered and decoded once, not the whole output (the texts')
+            s = idk == ID_STR
+            bl = np.where(s, ida[:, 3] - ida[:, 2], 0)
+            cl = np.where(s, ida[:, 1] - ida[:, 0], 0)
+            idx = np.arange(int(bl.sum())) + np.repeat(ida[:, 2] - (np.cumsum(bl) - bl), bl)
+            big = str(out[idx].tobytes(), "utf-8")
+            ida = ida.copy()  # each str id's span in code points of ``big``
+            ida[s, 1] = np.cumsum(cl)[s]
+            ida[s, 0] = ida[s, 1] - cl[s]
         if self.id_column is not None:
             a, b = ida[:, 0].tolist(), ida[:, 1].tolist()
             if (idk == ID_STR).all():
@@ -438,11 +483,14 @@ class JsonlSource(FileSource):
             ]
         return texts, ids, prio
 
-    def chunks(self, rows: int) -> Iterator[tuple[list[str], list, list | None]]:
+    def chunks(self, rows: int, utf8: bool = False) -> Iterator[tuple[Sequence[str], list, list | None]]:
         """See :meth:`Source.chunks`: each block of lines read by the compiled scanner
         (:meth:`_scanned`, a file of at least ``_SCAN_MIN`` bytes; a line it flags by
-        :meth:`_slow`), else parsed by :meth:`_fast`, else :meth:`_slow` (:meth:`_parsed`)."""
-        texts, ids = [], []
+        :meth:`_slow`), else parsed by :meth:`_fast`, else :meth:`_slow` (:meth:`_parsed`).
+        ``utf8``: see :meth:`Source.utf8_chunks`."""
+        texts: list = []  # utf8: the blocks' Utf8Texts not yielded yet, else their texts
+        held = 0  # utf8: the rows in them
+        ids = []
         prio = [] if self.priority_column is not None else None
         row = 0
         self._spans = self._linenos = None
@@ -455,11 +503,11 @@ class JsonlSource(FileSource):
             if scratch[2] >= 4:  # four blocks in a row read as before: the scanner left for this file
                 names = None
             if names is not None:
-                s, e, is_row, t, i, p = self._scanned(lineno, whole, n, names, scratch, row)
+                s, e, is_row, t, i, p = self._scanned(lineno, whole, n, names, scratch, row, utf8)
                 s += at
                 e += at
             else:
-                s, e, is_row, t, i, p = self._parsed(lineno, bytes(whole), at, row)
+                s, e, is_row, t, i, p = self._parsed(lineno, bytes(whole), at, row, utf8)
             e += 1  # a row's bytes with its line end
             if i is None:
                 i = list(range(row, row + len(t)))
@@ -472,13 +520,25 @@ class JsonlSource(FileSource):
             ends.append(e)
             linenos.append(ln)
             row += len(t)
-            texts.extend(t)
+            if utf8:
+                texts.append(t)
+                held += len(t)
+            else:
+                texts.extend(t)
             ids.extend(i)
             if prio is not None:
                 prio.extend(p)
-            while len(texts) >= rows:
-                yield texts[:rows], ids[:rows], prio[:rows] if prio is not None else None
-                del texts[:rows], ids[:rows]
+            if utf8 and held >= rows:
+                texts = [Utf8Texts.concat(texts)]
+            while (held if utf8 else len(texts)) >= rows:
+                if utf8:
+                    yield texts[0][:rows], ids[:rows], prio[:rows] if prio is not None else None
+                    texts = [texts[0][rows:]]
+                    held -= rows
+                else:
+                    yield texts[:rows], ids[:rows], prio[:rows] if prio is not None else None
+                    del texts[:rows]
+                del ids[:rows]
                 if prio is not None:
                     del prio[:rows]
         # the whole file was read: where each row lies, for write_kept (the file's stamp, checked
@@ -488,8 +548,14 @@ class JsonlSource(FileSource):
             np.concatenate(ends) if ends else np.empty(0, np.int64),
         )
         self._linenos = np.concatenate(linenos) if linenos else np.empty(0, np.int64)
-        if texts:
+        if utf8 and held:
+            yield Utf8Texts.concat(texts), ids, prio
+        elif texts and not utf8:
             yield texts, ids, prio
+
+    def utf8_chunks(self, rows: int) -> Iterator[tuple[Sequence[str], list, list | None]]:
+        """See :meth:`Source.utf8_chunks`: the scanner's texts (:meth:`_values`)."""
+        return self.chunks(rows, utf8=True)
 
     def select(self, rows: np.ndarray, chunk: int) -> Iterator[tuple[np.ndarray, list[str]]]:
         """See :meth:`Source.select` (only the wanted lines are parsed). After a whole first read

@@ -6,18 +6,21 @@ footer, before any of it is read.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any
 
 import numpy as np
 
 from .._write import atomic_write
 from .source import DatasetError, FileSource, cut_text, need_pyarrow
+from .utf8 import Utf8Texts
 
-__all__ = ["ParquetSource", "arrow_texts"]
+__all__ = ["ParquetSource", "arrow_texts", "in_place"]
 
 
-def arrow_texts(col: Any, start: int, name: str, column: str, limit: int) -> list[str]:
+def arrow_texts(
+    col: Any, start: int, name: str, column: str, limit: int, utf8: bool = False
+) -> Sequence[str]:
     """The texts of an Arrow text column (dictionary-encoded too), each at most ``limit`` bytes.
 
     Parameters
@@ -30,10 +33,13 @@ def arrow_texts(col: Any, start: int, name: str, column: str, limit: int) -> lis
         The dataset's and the column's names (for the message).
     limit : int
         The most UTF-8 bytes a text may have (``max_row_bytes``).
+    utf8 : bool
+        Texts of a string or large string array as a :class:`~simhash_lab.datasets.utf8.Utf8Texts`
+        of its buffers (:func:`in_place`), else (and for a string view) a list of str.
 
     Returns
     -------
-    list of str
+    list of str, or Utf8Texts
 
     Raises
     ------
@@ -55,7 +61,41 @@ def arrow_texts(col: Any, start: int, name: str, column: str, limit: int) -> lis
             raise DatasetError(
                 f"{name}: row {i}: column {column!r} is larger than max_row_bytes (--max-row-bytes {limit})"
             )
+    if utf8 and (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
+        return in_place(col)
     return col.to_pylist()
+
+
+def in_place(col: Any) -> Utf8Texts:
+    """The texts of a string or large string array without nulls (a slice too) as a
+    :class:`~simhash_lab.datasets.utf8.Utf8Texts` of its own buffers: an ASCII value read where it
+    is (its offsets give its bytes), the others made by ``to_pylist`` as before.
+
+    Parameters
+    ----------
+    col : pyarrow.Array
+        A string or large string array without nulls, at any offset (a slice).
+
+    Returns
+    -------
+    Utf8Texts
+        Its values, holding ``col`` (its buffers) while a row points into them.
+    """
+    import pyarrow as pa
+
+    from ..kernels.strings import ascii_spans
+
+    n = len(col)
+    _, offsets, data = col.buffers()
+    wide = np.int64 if pa.types.is_large_string(col.type) else np.int32
+    off = np.frombuffer(offsets, wide)[col.offset : col.offset + n + 1].astype(np.int64)
+    buf = np.frombuffer(data if data is not None and data.size else bytes(1), np.uint8)  # read-only
+    starts, ends = off[:-1], off[1:]
+    ascii = np.empty(n, np.bool_)
+    ascii_spans(buf, starts, ends, ascii)
+    return Utf8Texts.of_buffer(
+        buf, starts, ends, ascii, lambda rows: col.take(pa.array(rows)).to_pylist(), owner=col
+    )
 
 
 class ParquetSource(FileSource):
@@ -173,11 +213,16 @@ class ParquetSource(FileSource):
             except (pa.ArrowException, OSError) as e:
                 raise DatasetError(f"{self.name}: not a readable Parquet file ({first_line(e)})") from None
 
-    def _texts(self, col: Any, start: int) -> list[str]:
-        return arrow_texts(col, start, self.name, self.column, self.max_row_bytes)
+    def _texts(self, col: Any, start: int, utf8: bool = False) -> Sequence[str]:
+        return arrow_texts(col, start, self.name, self.column, self.max_row_bytes, utf8)
 
-    def chunks(self, rows: int) -> Iterator[tuple[list[str], list, list | None]]:
-        """See :meth:`Source.chunks`: record batches of ``rows`` rows, only the columns needed."""
+    def utf8_chunks(self, rows: int) -> Iterator[tuple[Sequence[str], list, list | None]]:
+        """See :meth:`Source.utf8_chunks`: the texts of the batch's string array in place."""
+        return self.chunks(rows, utf8=True)
+
+    def chunks(self, rows: int, utf8: bool = False) -> Iterator[tuple[Sequence[str], list, list | None]]:
+        """See :meth:`Source.chunks`: record batches of ``rows`` rows, only the columns needed
+        (``utf8``: :meth:`utf8_chunks`)."""
         cols = [self.column]
         for c in (self.id_column, self.priority_column):
             if c is not None and c not in cols:
@@ -185,7 +230,7 @@ class ParquetSource(FileSource):
         start = 0
         for b in self._batches(cols, rows):
             self.bytes_read = 0
-            texts = self._texts(b.column(0), start)
+            texts = self._texts(b.column(0), start, utf8)
             if self.id_column is None:
                 ids = list(range(start, start + b.num_rows))
             else:

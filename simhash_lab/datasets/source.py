@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import queue
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -193,6 +193,33 @@ class Source:
             A row that cannot be read (a subclass names the file, line or row, and column).
         """
         raise NotImplementedError
+
+    def utf8_chunks(self, rows: int) -> Iterator[tuple[Sequence[str], list, list | None]]:
+        """:meth:`chunks`, the texts of a chunk either a list of ``str`` or, from a reader that
+        finds them as UTF-8 bytes (JSONL's scanner, an Arrow string array), a
+        :class:`~simhash_lab.datasets.utf8.Utf8Texts`: its ASCII texts left where they are, no
+        ``str`` made for them (what the dedup's first read takes: issue 48). Here: :meth:`chunks`.
+
+        Parameters
+        ----------
+        rows : int
+            Rows per chunk (the last chunk may have fewer).
+
+        Yields
+        ------
+        texts : list of str or Utf8Texts
+            The chunk's texts (a sequence of ``str`` either way).
+        ids : list
+            Their ids (the id column's values, or row numbers from 0).
+        priorities : list of float or None
+            Their priorities, None without a priority column.
+
+        Raises
+        ------
+        DatasetError
+            A row that cannot be read, as :meth:`chunks` says it.
+        """
+        return self.chunks(rows)
 
     def select(self, rows: np.ndarray, chunk: int) -> Iterator[tuple[np.ndarray, list[str]]]:
         """``(row numbers, texts)`` of the rows ``rows`` (sorted, distinct), about ``chunk`` at a time.

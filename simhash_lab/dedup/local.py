@@ -147,7 +147,7 @@ class LocalExecutor:
                 take(t, i, p, u, job.result())
 
         try:
-            chunks = READ.chunks(run, source, CHUNK_ROWS)
+            chunks = READ.chunks(run, source, CHUNK_ROWS, READ.in_place(run))
             if pool is not None:
                 chunks = prefetch(chunks)
             start = docs = 0

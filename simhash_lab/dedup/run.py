@@ -28,6 +28,7 @@ import numpy as np
 from ..calibration import Calibration
 from ..candidates import BandKeys, BandPlan
 from ..datasets import Source
+from ..datasets.utf8 import text_lengths
 from ..settings import DedupSettings
 from ..shingles import ChunkSets, Featurizer
 from .results import Duplicates
@@ -286,7 +287,7 @@ class Rows:
         if self.ids is not None:
             self.ids.extend(ids)
         if self.run.settings.keep == "longest":
-            self._lengths.append(np.fromiter(map(len, texts), np.int64, len(texts)))
+            self._lengths.append(text_lengths(texts))
         if priorities is not None:
             self._priorities.append(np.array(priorities, np.float64))
         self.n += len(texts)

@@ -72,6 +72,7 @@ from ..candidates import (
     unique_sorted_pairs,
 )
 from ..datasets import DatasetError, FilesSource, PartsSource, Source
+from ..datasets.utf8 import Utf8Texts
 from ..index import SimhashIndex
 from ..kernels import verify as V
 from ..kernels.dedup_steps import first_of_runs, str_digests
@@ -338,17 +339,28 @@ class Read(Step):
 
     name = "read"
 
-    def chunks(self, run: Run, source: Source, rows: int) -> Iterator[tuple[list, list, list | None, Any]]:
+    def chunks(
+        self, run: Run, source: Source, rows: int, utf8: bool = False
+    ) -> Iterator[tuple[Sequence[str], list, list | None, Any]]:
         """``(texts, ids, priorities, units)`` of every row of ``source``, ``rows`` documents at a
         time. With ``unit="paragraph"`` or ``"line"`` the rows are each document's units
         (:func:`~simhash_lab.dedup.units.pieces`; ``units`` says where they come from), else
-        the documents themselves (``units`` None)."""
+        the documents themselves (``units`` None). ``utf8`` (the first read, when :meth:`in_place`
+        says so): each chunk's texts as the source finds them (:meth:`Source.utf8_chunks`: ASCII
+        texts left in the reader's buffer), else a list of ``str``."""
         unit = run.settings.unit
         if unit == "document":
-            for texts, ids, prio in source.chunks(rows):
+            for texts, ids, prio in source.utf8_chunks(rows) if utf8 else source.chunks(rows):
                 yield texts, ids, prio, None
             return
         yield from pieces(source, rows, unit)
+
+    def in_place(self, run: Run) -> bool:
+        """Whether the first read takes texts left in the reader's buffer
+        (:class:`~simhash_lab.datasets.utf8.Utf8Texts`): documents shingled by words (the fused
+        pass reads their bytes in place); any other run takes a list of ``str``."""
+        feat = run.featurizer
+        return run.settings.unit == "document" and feat.features in ("words", "auto")
 
     def source(self, run: Run, source: Source) -> Source:
         """What the steps that read rows again read (:meth:`Source.select`): ``source`` itself,
@@ -449,9 +461,17 @@ class Normalise(Step):
 
     name = "normalise"
 
-    def chunk(self, run: Run, texts: list, start: int, where: str) -> list:
-        """A chunk's texts normalised (``start``: its first row; ``where``: its file, for errors)."""
-        return check_text_chunk(run.featurizer.normalise, texts, start, where)
+    def chunk(self, run: Run, texts: Sequence[str], start: int, where: str) -> Sequence[str]:
+        """A chunk's texts normalised (``start``: its first row; ``where``: its file, for errors).
+        Texts read in place (:class:`~simhash_lab.datasets.utf8.Utf8Texts`): its ``str`` rows
+        normalised, its ASCII texts left as they are (ASCII is normalised already)."""
+        if not isinstance(texts, Utf8Texts):
+            return check_text_chunk(run.featurizer.normalise, texts, start, where)
+        rows = texts.str_rows()
+        if not rows.size:
+            return texts
+        sub = [texts.strs[i] for i in rows.tolist()]
+        return texts.with_strs(rows, check_text_chunk(run.featurizer.normalise, sub, start + rows, where))
 
 
 # -- exact groups ------------------------------------------------------------------------------
@@ -591,19 +611,24 @@ class Fingerprint(Step):
         return Chunk(fp.fps, chars, fp.indptr, fp.data, fp.sizes == 0, fp.digests, fp.keys, sizes), chars
 
 
-def first_read(run: Run, texts: list, start: int, where: str, clock: Clock) -> Chunk:
+def first_read(run: Run, texts: Sequence[str], start: int, where: str, clock: Clock) -> Chunk:
     """The first read's steps on one chunk of rows (``start``: its first row; ``where``: its
     file): normalise, the exact groups' digests, fingerprint, and with bands the candidates'
     keys, each timed as its step. Texts shingled by words (the default) get the last three in
     one pass (:meth:`Fingerprint.fused`), timed as the fingerprint step; the other features in
-    three. Both executors call it on every chunk, one process on its threads (a chunk whole on
-    one thread), Dask in each task."""
+    three. ``texts``: a list of ``str``, or texts read in place
+    (:class:`~simhash_lab.datasets.utf8.Utf8Texts`, :meth:`Read.in_place`): the same values.
+    Both executors call it on every chunk, one process on its threads (a chunk whole on one
+    thread), Dask in each task."""
     with clock.time(NORMALISE.name):
         norm = NORMALISE.chunk(run, texts, start, where)
     with clock.time(FINGERPRINT.name):
         fused, chars = FINGERPRINT.fused(run, norm, start, where)
     if fused is not None:
         return fused
+    if isinstance(norm, Utf8Texts):  # the steps one by one take a list of str
+        with clock.time(NORMALISE.name):
+            norm = list(norm)
     dig = None
     if run.settings.exact:
         with clock.time(EXACT_GROUPS.name):

@@ -369,10 +369,11 @@ def scan_rows(buf, col, idc, pc, line_s, line_e, is_row, txt, idk, ida, idv, pra
     ``col``, ``idc``, ``pc``: the UTF-8 names of the text, id and priority columns, three
     different names (``idc``, ``pc`` empty: not asked). For each line, ``line_s``/``line_e``: its
     first byte and the byte after it (its ``\\n`` or the block's end); ``is_row``: 0 for a blank
-    line (empty or whitespace only, as ``bytes.isspace`` says). For each row: ``txt``: its text's
-    span in code points of ``out[:out bytes]`` decoded; ``idk``: its id's kind (``ID_STR``: span
-    ``ida`` in code points as the text's; ``ID_INT``: ``idv``; ``ID_RAW``: ``ida`` is the value's
-    bytes in ``buf``); ``pra``: its priority's bytes in ``buf``. ``out``: at least
+    line (empty or whitespace only, as ``bytes.isspace`` says). For each row: ``txt`` (n, 4): its
+    text's span in code points of ``out[:out bytes]`` decoded, then its UTF-8 bytes' span in
+    ``out`` (the same length: an ASCII text); ``idk``: its id's kind (``ID_STR``: spans ``ida`` as
+    the text's; ``ID_INT``: ``idv``; ``ID_RAW``: ``ida[:, :2]`` is the value's bytes in ``buf``);
+    ``pra``: its priority's bytes in ``buf``. ``out``: at least
     ``len(buf) + 8`` bytes; ``stack``: ``MAX_DEPTH + 1`` bytes of scratch."""
     want_id = idc.shape[0] > 0
     want_p = pc.shape[0] > 0
@@ -417,14 +418,19 @@ def scan_rows(buf, col, idc, pc, line_s, line_e, is_row, txt, idk, ida, idv, pra
                     return row, line + 1, o, 1
                 if which == 1 or (which == 2 and c == 34):  # a string kept: one call site
                     start = cp
+                    bstart = o
                     i, o, cp = _string(buf, i + 1, out, o, cp)
                     if which == 1:
                         txt[row, 0] = start
                         txt[row, 1] = cp
+                        txt[row, 2] = bstart
+                        txt[row, 3] = o
                     else:
                         idk[row] = ID_STR
                         ida[row, 0] = start
                         ida[row, 1] = cp
+                        ida[row, 2] = bstart
+                        ida[row, 3] = o
                 else:  # any other value: validated and passed over, its bytes' span kept
                     start = i
                     kind = ID_RAW
@@ -502,7 +508,7 @@ def scan_block(whole, n: int, names: list, scratch: list):
     out, stack = scratch[0], scratch[1]
     starts, ends, idv = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64)
     is_row, idk = np.empty(n, np.uint8), np.empty(n, np.int8)
-    txt, ida, pra = np.empty((n, 2), np.int64), np.empty((n, 2), np.int64), np.empty((n, 2), np.int64)
+    txt, ida, pra = np.empty((n, 4), np.int64), np.empty((n, 4), np.int64), np.empty((n, 2), np.int64)
     buf = np.frombuffer(whole, np.uint8)
     r, lines, used, flagged = scan_rows(
         buf, *names, starts, ends, is_row, txt, idk, ida, idv, pra, out, stack

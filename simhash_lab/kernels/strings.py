@@ -31,7 +31,16 @@ from .hashes import read32, read64
 
 _U64 = np.uint64
 
-__all__ = ["ascii_block", "decode_utf8", "lower_utf8", "put_utf8", "str_views", "unit", "unit_bytes"]
+__all__ = [
+    "ascii_block",
+    "ascii_spans",
+    "decode_utf8",
+    "lower_utf8",
+    "put_utf8",
+    "str_views",
+    "unit",
+    "unit_bytes",
+]
 
 
 @intrinsic
@@ -219,3 +228,20 @@ def unit(data, p, kind):
     if kind == 2:
         return np.int64(data[np.uintp(2 * p)]) | (np.int64(data[np.uintp(2 * p + 1)]) << 8)
     return np.int64(read32(data, 4 * p))
+
+
+@kernel
+def ascii_spans(data, starts, ends, out):
+    """``out[i]``: the bytes ``data[starts[i]:ends[i]]`` are all ASCII (an Arrow string array's
+    values: which of them are their own kind-1 code units), eight bytes at a time."""
+    for i in range(starts.shape[0]):
+        p = starts[i]
+        e = ends[i]
+        acc = _U64(0)
+        while p + 8 <= e:
+            acc |= read64(data, p)
+            p += 8
+        while p < e:
+            acc |= _U64(data[p])
+            p += 1
+        out[i] = (acc & _HI) == 0

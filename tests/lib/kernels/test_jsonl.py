@@ -295,8 +295,8 @@ lines = [x.encode("latin-1") for x in json.load(open(sys.argv[1]))]
 names = [np.frombuffer(n, np.uint8) for n in (b"text", b"id", b"p")]
 def run(whole):
     n = whole.count(b"\n") + 1
-    a = [np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.uint8), np.empty((n, 2), np.int64),
-         np.empty(n, np.int8), np.empty((n, 2), np.int64), np.empty(n, np.int64), np.empty((n, 2), np.int64)]
+    a = [np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.uint8), np.empty((n, 4), np.int64),
+         np.empty(n, np.int8), np.empty((n, 4), np.int64), np.empty(n, np.int64), np.empty((n, 2), np.int64)]
     return scan_rows(np.frombuffer(whole, np.uint8), *names, *a, np.empty(len(whole) + 8, np.uint8),
                      np.empty(MAX_DEPTH + 1, np.uint8))
 ok = [raw for raw in lines if not run(raw)[3]]
