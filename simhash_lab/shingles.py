@@ -910,8 +910,9 @@ class Featurizer:
 
         nd = len(texts)
         c, w = np.flatnonzero(chars), np.flatnonzero(~chars)
-        words = self.shingler.first_pass([texts[i] for i in w.tolist()], key_maker, digests, sets)
-        ctexts = [texts[i] for i in c.tolist()]
+        wtexts = texts.take(w) if isinstance(texts, Utf8Texts) else [texts[i] for i in w.tolist()]
+        words = self.shingler.first_pass(wtexts, key_maker, digests, sets)
+        ctexts = [texts[i] for i in c.tolist()]  # str rows (a buffered text is ASCII: spaced)
         ci, cd = script_run_sets(ctexts, self.shingler, self.settings.char_ngram)[1:]
         fps = np.empty(nd, np.uint64)
         fps[w] = words.fps

@@ -135,6 +135,13 @@ class Utf8Texts(Sequence):
             new[i] = t
         return Utf8Texts(self.ptrs, self.lens, new, self.keep, self.inbuf)
 
+    def take(self, rows: np.ndarray) -> Utf8Texts:
+        """The texts of ``rows`` (int positions, in that order), buffered ones still where they
+        are (the objects they point into held as here)."""
+        rows = np.asarray(rows, np.int64)
+        strs = [self.strs[i] for i in rows.tolist()]
+        return Utf8Texts(self.ptrs[rows], self.lens[rows], strs, self.keep, self.inbuf[rows])
+
     def views(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(addresses, lengths in code units, kinds)`` as :func:`~simhash_lab.kernels.strings.
         str_views` gives them: a buffered text's bytes with kind 1, a ``str`` row's code units
