@@ -145,13 +145,18 @@ def _dedup() -> None:
 
 def _jsonl() -> None:
     """The JSONL reader's scanner (:mod:`simhash_lab.kernels.jsonl`), called as the reader calls
-    it (``scan_block``: the same array types) on two lines."""
+    it (``scan_block``: the same array types) on two lines; and the copy of the kept rows
+    (:mod:`simhash_lab.kernels.files`), called on no runs (where the C library has it)."""
     import numpy as np
 
+    from .kernels import files
     from .kernels.jsonl import column_names, scan_block
 
     whole = memoryview(b'{"id": 1, "text": "a \\u00e9", "p": 0.5}\n{"id": "x", "text": "b", "p": 1}')
     scan_block(whole, 2, column_names("text", "id", "p"), [np.empty(0, np.uint8), None])
+    if files.AVAILABLE:
+        none = np.zeros(1, np.int64)
+        files.copy_runs(0, 1, none[:0], none[:0], none, 0, 0, 0, np.zeros(2, np.int64))
 
 
 class Step(NamedTuple):
