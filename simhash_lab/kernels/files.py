@@ -8,8 +8,9 @@ duplicates table, written beside by a Python thread, and the copy waited for eac
 return waited up to a whole switch interval for the table's thread to let go): the two threads'
 write step took what one thread's took. Here the copy holds no GIL from the first run to the last.
 
-``AVAILABLE``: whether the symbol was found (Linux with glibc ≥ 2.27); elsewhere ``copy_runs``
-must not be called (it would not link), and the caller copies run by run in Python.
+``AVAILABLE``: whether the symbol was found (Linux with glibc ≥ 2.27) and Numba compiles
+(``NUMBA_DISABLE_JIT`` unset: the plain Python function cannot call a C symbol); elsewhere
+``copy_runs`` must not be called, and the caller copies run by run in Python.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import ctypes
 
 import numpy as np
 from numba import types
+from numba.core import config
 
 from ._jit import kernel
 
@@ -39,7 +41,7 @@ def _symbol(name: str) -> bool:
     return True
 
 
-AVAILABLE = _symbol("copy_file_range")
+AVAILABLE = not config.DISABLE_JIT and _symbol("copy_file_range")
 
 # ssize_t copy_file_range(int fd_in, off64_t *off_in, int fd_out, off64_t *off_out, size_t len,
 # unsigned flags): the offsets passed as their addresses (intp: a pointer's bits), the length and
