@@ -16,13 +16,16 @@ timed, wall, for each engine of the kept rows' copy:
 
 The outputs written before each round are removed and synced outside the timing. Each round runs
 every (threads, engine) pair in turn, the order reversed every other round; medians, the ratio of
-one thread's to two threads' time per engine, and the load beside.
+one thread's to two threads' time per engine, and the load beside; also each run's CPU time
+(``time.process_time``: all threads) and the process's context switches (``getrusage``: voluntary,
+each a wait such as one for the GIL), which a loaded machine moves far less than the wall time.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import sys
 import time
@@ -66,6 +69,8 @@ def main() -> None:
         raise SystemExit("no compiled copy here (no copy_file_range in the C library)")
     cases = [(t, e) for t in (1, 2) for e in engines]
     times: dict = {c: [] for c in cases}
+    cpu: dict = {c: [] for c in cases}
+    switches: dict = {c: [] for c in cases}
     written: dict = {}
     for rep in range(a.repeats):
         for threads, engine in cases if rep % 2 == 0 else cases[::-1]:
@@ -76,21 +81,29 @@ def main() -> None:
             J._COPY_RUNS = engines[engine]
             L.thread_count = lambda threads=threads: threads
             l0 = B.load()
-            t = time.perf_counter()
+            r0 = resource.getrusage(resource.RUSAGE_SELF)
+            t, c = time.perf_counter(), time.process_time()
             L._write_outputs(ex.clock, source, res, outs)
-            w = time.perf_counter() - t
+            w, c = time.perf_counter() - t, time.process_time() - c
+            sw = resource.getrusage(resource.RUSAGE_SELF).ru_nvcsw - r0.ru_nvcsw
             times[threads, engine].append(w)
+            cpu[threads, engine].append(c)
+            switches[threads, engine].append(sw)
             with open(outs["output"], "rb") as f:
                 written.setdefault("kept", set()).add(hash(f.read()))
-            print(f"  {threads} thread{'s' if threads > 1 else ''}, {engine:<13} {w:6.3f} s  "
-                  f"load {l0:.2f}-{B.load():.2f}", flush=True)  # fmt: skip
+            print(f"  {threads} thread{'s' if threads > 1 else ''}, {engine:<13} {w:6.3f} s  CPU {c:6.3f} s  "
+                  f"{sw:7,} switches  load {l0:.2f}-{B.load():.2f}", flush=True)  # fmt: skip
     J._COPY_RUNS = engines["compiled"]
     print(f"the kept rows byte-identical in every run: {len(written['kept']) == 1}")
-    print(f"{'engine':<14} {'1 thread':>9} {'2 threads':>10} {'1/2 per round (median)':>24}")
+    print(f"{'engine':<14} {'1 thread':>9} {'2 threads':>10} {'1/2 per round (median)':>24}"
+          f" {'CPU 1':>7} {'CPU 2':>7} {'switches 1':>11} {'switches 2':>11}")  # fmt: skip
     for engine in engines:
         one, two = times[1, engine], times[2, engine]
         r = statistics.median(x / y for x, y in zip(one, two))
-        print(f"{engine:<14} {statistics.median(one):9.3f} {statistics.median(two):10.3f} {r:23.2f}x")
+        print(f"{engine:<14} {statistics.median(one):9.3f} {statistics.median(two):10.3f} {r:23.2f}x"
+              f" {statistics.median(cpu[1, engine]):7.3f} {statistics.median(cpu[2, engine]):7.3f}"
+              f" {statistics.median(switches[1, engine]):11,.0f}"
+              f" {statistics.median(switches[2, engine]):11,.0f}")  # fmt: skip
     for threads in (1, 2):
         r = statistics.median(
             x / y for x, y in zip(times[threads, "a call a run"], times[threads, "compiled"])

@@ -3,10 +3,10 @@ call for many runs: ``copy_runs`` calls Linux's ``copy_file_range(2)`` (glibc's,
 a run, without the GIL.
 
 ``dedup --output`` copies the kept rows of a JSONL file as runs of consecutive kept rows: 75,711
-runs for 1M rows. One ``os.copy_file_range`` a run took the GIL back after each of them, so the
-duplicates table, written beside by a Python thread, and the copy waited for each other (each
-return waited up to a whole switch interval for the table's thread to let go): the two threads'
-write step took what one thread's took. Here the copy holds no GIL from the first run to the last.
+runs for 1M rows. One ``os.copy_file_range`` a run takes the GIL back after each of them, while on
+two threads the duplicates table is written beside by a Python thread: each return may wait for
+that thread to let go. Here the copy holds no GIL from the first run to the last, so the table has
+the other core to itself (``benchmarks/results/2026-12-07-write-overlap.md``).
 
 ``AVAILABLE``: whether the symbol was found (Linux with glibc ≥ 2.27) and Numba compiles
 (``NUMBA_DISABLE_JIT`` unset: the plain Python function cannot call a C symbol); elsewhere
