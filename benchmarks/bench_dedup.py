@@ -500,6 +500,7 @@ def _sample_scores(pairs: np.ndarray, rows: np.ndarray, truth: set, n: int) -> t
 def part_rows(
     n: int, subset: int, truth_sample: int, repeats: int, data_dir: str, candidates: str = "bands",
     children: bool = True, out_dir: str | None = None, against: str | None = None, corpus: str = "generated",
+    wall_only: bool = False,
 ) -> None:  # fmt: skip
     data = os.path.join(data_dir, f"docs-{n}.jsonl" if corpus == "generated" else f"docs-{corpus}-{n}.jsonl")
     os.makedirs(os.path.dirname(data), exist_ok=True)
@@ -517,7 +518,7 @@ def part_rows(
                     f.write(json.dumps({"id": f"doc{i}", "text": t}) + "\n")
         print(f"generated {data} ({os.path.getsize(data) / 1e6:.0f} MB) in {time.perf_counter() - t0:.0f} s")
     if against:
-        part_rows_against(data, n, repeats, out_dir or os.path.dirname(data), against)
+        part_rows_against(data, n, repeats, out_dir or os.path.dirname(data), against, wall_only)
         return
     if children:
         part_rows_children(data, n, repeats, out_dir)
@@ -558,15 +559,21 @@ def part_rows_children(data: str, n: int, repeats: int, out_dir: str | None = No
     print(f"load after {load():.2f}")
 
 
-def part_rows_against(data: str, n: int, repeats: int, out_dir: str, against: str) -> None:
+def part_rows_against(
+    data: str, n: int, repeats: int, out_dir: str, against: str, wall_only: bool = False
+) -> None:
     """This tree beside another (``against``: that tree's Python, e.g. ``../main/.venv/bin/python``)
     on the same rows, in alternating child processes: per step CPU on one thread and wall on one
     thread and on all cores, medians of ``repeats`` pairs, each pair's ratio with its load, peak
-    memory, and whether both wrote the same files (kept rows, duplicates table)."""
+    memory, and whether both wrote the same files (kept rows, duplicates table). ``wall_only``:
+    no one-thread CPU mode (the pairs of wall times come twice as often on a machine whose load
+    moves)."""
     import filecmp
 
     cores = os.cpu_count() or 1
     modes = [("cpu1", 1, "cpu"), ("wall1", 1, "wall"), (f"wall{cores}", cores, "wall")]
+    if wall_only:
+        modes = modes[1:]
     trees = {"before": against, "after": sys.executable}
     runs: dict = {(m, t): [] for m, _, _ in modes for t in trees}
     print(f"{n} rows ({data}); before: {against}; after: {sys.executable}; outputs under {out_dir}")
@@ -584,19 +591,18 @@ def part_rows_against(data: str, n: int, repeats: int, out_dir: str, against: st
         for f in ("kept.jsonl", "dups.csv")
     )
     print(f"kept.jsonl and dups.csv byte-identical before/after: {same}")
-    steps = list(runs["cpu1", "after"][0]["timings"])
+    steps = list(runs[modes[0][0], "after"][0]["timings"])
 
     def med(mode: str, t: str, key: str) -> float:
         rs = runs[mode, t]
         return statistics.median(r["timings"].get(key, 0.0) if key in steps else r[key] for r in rs)
 
     wn = f"wall{cores}"
-    print(f"{'step':<14} {'CPU1 before':>11} {'after':>7} {'wall1 before':>12} {'after':>7} "
-          f"{wn + ' before':>12} {'after':>7}")  # fmt: skip
+    names = {"cpu1": "CPU1", "wall1": "wall1", wn: wn}
+    print(f"{'step':<14} " + " ".join(f"{names[m] + ' before':>12} {'after':>7}" for m, _, _ in modes))
     for st in steps + ["wall", "cpu"]:
-        print(f"{st:<14} {med('cpu1', 'before', st):11.2f} {med('cpu1', 'after', st):7.2f} "
-              f"{med('wall1', 'before', st):12.2f} {med('wall1', 'after', st):7.2f} "
-              f"{med(wn, 'before', st):12.2f} {med(wn, 'after', st):7.2f}")  # fmt: skip
+        print(f"{st:<14} " + " ".join(f"{med(m, 'before', st):12.2f} {med(m, 'after', st):7.2f}"
+                                      for m, _, _ in modes))  # fmt: skip
     print("after/before per step, median of the pairs' ratios (above 1: slower after)")
     print(f"{'step':<14} " + " ".join(f"{m:>8}" for m, _, _ in modes))
     for st in steps + ["wall", "cpu"]:
@@ -666,6 +672,8 @@ def main() -> None:
                     "paragraphs of every installed Python file's docstrings, 60+ words a row, natural "
                     "near-duplicates; about 60k rows with the bench extra installed)")  # fmt: skip
     ap.add_argument("--truth-sample", type=int, default=2000, help="part 3: rows whose true pairs are found")
+    ap.add_argument("--wall-only", action="store_true",
+                    help="part 3 with --against: the wall modes only (1 thread, all cores)")  # fmt: skip
     ap.add_argument("--subset-only", action="store_true",
                     help="part 3: only ours against datasketch on the subset (no child runs)")  # fmt: skip
     args = ap.parse_args()
@@ -674,6 +682,7 @@ def main() -> None:
         part_rows(
             args.rows, args.subset, args.truth_sample, args.repeats, args.data_dir, args.candidates,
             children=not args.subset_only, out_dir=args.out_dir, against=args.against, corpus=args.corpus,
+            wall_only=args.wall_only,
         )  # fmt: skip
         return
     if args.part in ("labelled", "both"):

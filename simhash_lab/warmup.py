@@ -146,9 +146,11 @@ def _dedup() -> None:
 def _jsonl() -> None:
     """The JSONL reader's scanner (:mod:`simhash_lab.kernels.jsonl`), called as the reader calls
     it (``scan_block``: the same array types) on two lines; the Arrow readers' ASCII test
-    (``kernels.strings.ascii_spans``)."""
+    (``kernels.strings.ascii_spans``); and the copy of the kept rows
+    (:mod:`simhash_lab.kernels.files`), called on no runs (where the C library has it)."""
     import numpy as np
 
+    from .kernels import files
     from .kernels.jsonl import column_names, scan_block
     from .kernels.strings import ascii_spans
 
@@ -157,6 +159,9 @@ def _jsonl() -> None:
     # an Arrow string array's ASCII values (datasets.parquet.in_place: its data buffer read-only)
     off = np.array([0, 2, 4], np.int64)
     ascii_spans(np.frombuffer(b"ab\xc3\xa9", np.uint8), off[:-1], off[1:], np.empty(2, np.bool_))
+    if files.AVAILABLE:
+        none = np.zeros(1, np.int64)
+        files.copy_runs(0, 1, none[:0], none[:0], none, 0, 0, 0, np.zeros(2, np.int64))
 
 
 class Step(NamedTuple):

@@ -13,17 +13,20 @@ import shutil
 import stat
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import IO
 
 import numpy as np
 
-from .._threads import thread_count
 from .._write import Writeback, atomic_write, let_go, make_temporary
+from ..kernels import files as _files
 from .source import DatasetError, FileSource, cut_text, kind_of
 from .utf8 import Utf8Texts
 
 __all__ = ["JsonlSource", "StdinSource"]
+
+# the compiled copy of runs of bytes (None: no copy_file_range in the C library)
+_COPY_RUNS = _files.copy_runs if _files.AVAILABLE else None
+_COPIED, _SHORT = _files.COPIED, _files.SHORT
 
 
 def _json_loads():
@@ -45,17 +48,42 @@ def _near(doc: str, pos: int, width: int = 24) -> str:
     return repr(rest + ("..." if len(doc) - pos > width else "")) if rest else "the end of the line"
 
 
-def _empty_file(fd: int) -> bool:
-    """Whether ``fd`` is an empty regular file at its start, not opened to append: an output the
-    rows may be copied to at their places (not a pipe, nor what ``>>`` or a shell's earlier
-    writes hold, when the output is ``/dev/stdout``)."""
+def _at_places(fd: int) -> bool:
+    """Whether ``fd`` is a regular file not opened to append: an output the runs may be copied
+    to at their offsets, from its position on (what it holds before stays)."""
     import fcntl  # POSIX only: imported where it is used
 
-    st = os.fstat(fd)
-    return (
-        stat.S_ISREG(st.st_mode) and st.st_size == 0 and os.lseek(fd, 0, os.SEEK_CUR) == 0
-        and not fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND
-    )  # fmt: skip
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode) and not fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND
+    except OSError:
+        return False
+
+
+def _copied_runs(
+    src: int, dst: int, run_s: np.ndarray, run_e: np.ndarray, at: np.ndarray, lo: int, hi: int,
+    wb: Writeback, changed: Exception, chunk: Callable[[int], object] | None = None,
+) -> tuple[int, tuple[int, int] | None]:  # fmt: skip
+    """The runs ``lo`` to ``hi`` of ``src`` (``[run_s[i], run_e[i])``) copied to ``dst`` at
+    ``at[i]`` by the compiled copy (:func:`simhash_lab.kernels.files.copy_runs`: no GIL from the
+    first run to the last), one call for every ``wb.STEP`` bytes, each call's bytes handed to the
+    device (``wb``) and ``chunk(i)`` called (the runs before ``i`` written). Returns ``(i,
+    resume)``: ``i == hi`` (all copied, ``resume`` None), or the run in which a call failed and
+    ``resume``, where it goes on (its source and output offsets): the caller copies the rest one
+    call a run, which raises the error (or finds the output refuses the copy). The source ended
+    early: ``changed``."""
+    pos = np.zeros(2, np.int64)
+    i = lo
+    while i < hi:
+        j, status = _COPY_RUNS(src, dst, run_s, run_e, at, i, hi, int(at[i]) + wb.STEP, pos)
+        if status == _SHORT:
+            raise changed
+        if status != _COPIED:
+            return j, (int(pos[0]), int(pos[1]))
+        wb.wrote(int(at[j]))
+        if chunk is not None:
+            chunk(j)
+        i = j
+    return hi, None
 
 
 #: an output too small for any block: the scan after one whose texts are read in place allocates
@@ -640,7 +668,17 @@ class JsonlSource(FileSource):
         self, out: IO[bytes], keep: np.ndarray, spans: tuple, progress: Callable[[int], object] | None
     ) -> int:
         """The kept rows' runs of bytes (``spans``: each row's start and end in the file) copied
-        from the file into ``out``, in order; returns the rows written."""
+        from the file into ``out``, in order; returns the rows written. Into a regular file, the
+        runs are copied by one compiled call for every :attr:`Writeback.STEP` bytes of them
+        (:func:`_copied_runs`), which holds no GIL: a Python thread beside it (the duplicates
+        table) runs meanwhile; else, or from a run the compiled copy could not copy, one
+        ``os.copy_file_range`` a run, and where the output refuses that, reads and writes.
+
+        One thread copies: two halves copied by two threads at their places took as long (1M rows,
+        720 MB kept, ext4: a buffered write holds the file's inode lock, so the halves' copies
+        took turns) and 0.09 s more CPU; what the second thread gained before was the Python
+        between one run's call and the next, which the compiled copy no longer has
+        (``benchmarks/results/2026-12-07-write-overlap.md``)."""
         starts, ends = spans
         rows = np.flatnonzero(keep)
         n = int(rows.size)
@@ -649,11 +687,11 @@ class JsonlSource(FileSource):
             brk = np.flatnonzero(s[1:] != e[:-1]) + 1  # a dropped row or a blank line between
             first = np.concatenate([[0], brk])
             last = np.concatenate([brk - 1, [n - 1]])
-            run_s, run_e = s[first].tolist(), e[last].tolist()
+            run_s, run_e = s[first].astype(np.int64), e[last].astype(np.int64)
             upto = (rows[last] + 1).tolist()  # rows passed over once each run is written
         else:
-            run_s = run_e = upto = []
-        halves = n and int((ends[rows] - starts[rows]).sum()) >= self._SPLIT and thread_count() > 1
+            run_s = run_e = np.empty(0, np.int64)
+            upto = []
         refused = {errno.EXDEV, errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EBADF, errno.EPERM}
         refused |= {getattr(errno, "ENOTSUP", errno.EOPNOTSUPP)}
         copy = hasattr(os, "copy_file_range")
@@ -662,19 +700,27 @@ class JsonlSource(FileSource):
         dst = out.fileno()
         with self._open() as f:
             src = f.fileno()
-            if copy and halves and _empty_file(dst):
-                try:  # two threads, each its half of the runs at its place in the output
-                    self._copy_halves(src, dst, run_s, run_e, changed)
-                    if progress is not None:
-                        progress(int(keep.shape[0]))
-                    return n
-                except OSError as err:
-                    if err.errno not in refused:
-                        raise
-                    os.ftruncate(dst, 0)  # from the start, one run after another
             shown = 0
             wb, put = Writeback(dst), 0  # from the output's position
-            for a, b, r in zip(run_s, run_e, upto):
+            i, resume = 0, None
+            if copy and run_s.size and _COPY_RUNS is not None and _at_places(dst):
+                at = np.concatenate([[0], np.cumsum(run_e - run_s)]) + wb.start  # each run's place
+
+                def chunk(j: int) -> None:
+                    nonlocal shown
+                    if progress is not None and j and upto[j - 1] > shown:
+                        progress(upto[j - 1] - shown)
+                        shown = upto[j - 1]
+
+                i, resume = _copied_runs(src, dst, run_s, run_e, at, 0, run_s.size, wb, changed, chunk)
+                if i < run_s.size:  # a call failed in run i: from there, one call a run (it says why)
+                    put = int(resume[1]) - wb.start
+                    os.lseek(dst, int(resume[1]), os.SEEK_SET)
+                else:
+                    os.lseek(dst, int(at[-1]), os.SEEK_SET)
+            for k, (a, b, r) in enumerate(zip(run_s[i:].tolist(), run_e[i:].tolist(), upto[i:])):
+                if k == 0 and resume is not None:
+                    a = int(resume[0])
                 while a < b:
                     if copy:
                         try:
@@ -699,39 +745,6 @@ class JsonlSource(FileSource):
         if progress is not None and keep.shape[0] > shown:
             progress(int(keep.shape[0]) - shown)
         return n
-
-    _SPLIT = 1 << 26  # kept bytes from which two threads copy them (700 MB: 0.70 -> 0.55 s, AMD EPYC)
-
-    @staticmethod
-    def _copy_halves(
-        src: int, dst: int, run_s: list, run_e: list, changed: Exception
-    ) -> None:  # fmt: skip
-        """The runs copied by the kernel in two halves of their bytes, the second by a thread of
-        its own, each run to its place in the output (its offset); the output's position left at
-        its end."""
-        size = np.array(run_e, np.int64) - np.array(run_s, np.int64)
-        at = np.concatenate([[0], np.cumsum(size)]).tolist()  # each run's place in the output
-        cut = max(1, int(np.searchsorted(at, at[-1] // 2)))
-
-        def copy(lo: int, hi: int) -> None:
-            wb = Writeback(dst, at[lo])  # this half's bytes handed to the device as they come
-            for a, b, o in zip(run_s[lo:hi], run_e[lo:hi], at[lo:hi]):
-                while a < b:
-                    got = os.copy_file_range(src, dst, b - a, a, o)
-                    if got == 0:
-                        raise changed
-                    a, o = a + got, o + got
-                wb.wrote(o)
-
-        os.ftruncate(dst, at[-1])
-        with ThreadPoolExecutor(1, "simhash-lab-copy") as pool:
-            second = pool.submit(copy, cut, len(run_s))
-            try:
-                copy(0, cut)
-            finally:
-                second.exception()  # both halves end before anything is raised or returned
-            second.result()
-        os.lseek(dst, at[-1], os.SEEK_SET)
 
     def _scan_kept(self, path: str, keep: np.ndarray, progress: Callable[[int], object] | None) -> int:
         """:meth:`write_kept` without the rows' places: the file read again in blocks."""

@@ -74,8 +74,9 @@ __all__ = ["LocalExecutor", "dedup", "dedup_files", "dedup_table", "dedup_texts"
 def _sharing() -> contextlib.AbstractContextManager:
     """With threads, the GIL handed over sooner (:func:`~simhash_lab._threads.short_switches`)
     while a run's threads share it: the reading thread and the chunk threads, the calibration
-    beside the candidates, the duplicates table written beside the kept rows (whose copy takes the
-    GIL back after each run of rows)."""
+    beside the candidates, the duplicates table written beside the kept rows (a JSONL file's rows:
+    copied by a compiled call without the GIL, ``JsonlSource._copy_kept``; other formats' writers
+    take it back between their writes)."""
     return short_switches() if thread_count() > 1 else contextlib.nullcontext()
 
 

@@ -14,6 +14,8 @@
   distinct ones, vote, band keys, set size);
 * :mod:`.dedup_steps`: the exact groups' digests and representatives, the calibration's scan;
 * :mod:`.sort`: in-place sorts of uint64 keys (insertion, heap, radix for hashes).
+* :mod:`.files`: runs of a file's bytes copied into another by ``copy_file_range``, many a call
+  and without the GIL (the kept rows of ``dedup --output``).
 
 Decorator policy (``_jit``):
 

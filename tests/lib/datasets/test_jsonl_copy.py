@@ -1,6 +1,7 @@
 """JsonlSource.write_kept after a whole first read: the kept rows' bytes copied by the kernel
-(os.copy_file_range) from the places the read recorded, the same bytes as the block scan, and
-read + write where the output refuses the copy."""
+(copy_file_range: the compiled copy of many runs a call, else os.copy_file_range a run) from the
+places the read recorded, the same bytes as the block scan, and read + write where the output
+refuses the copy."""
 
 import errno
 import json
@@ -12,6 +13,8 @@ import pytest
 from simhash_lab import _write
 from simhash_lab._write import OutputError
 from simhash_lab.datasets import DatasetError, JsonlSource
+from simhash_lab.datasets import jsonl as J
+from simhash_lab.kernels import files as K
 
 
 def _file(path, n=500, last_newline=True):
@@ -41,14 +44,29 @@ def asked(monkeypatch):
     return calls
 
 
-@pytest.fixture(params=["one run after another", "two halves"])
-def halves(request, monkeypatch, asked):
-    """Both ways of the copy: the runs in order on one thread, or (threads, a large output) in two
-    halves at their places, the second on a thread of its own; each hands its bytes to the device
-    as they come."""
-    if request.param == "two halves":
-        monkeypatch.setattr(JsonlSource, "_SPLIT", 1)
-        monkeypatch.setattr("simhash_lab.datasets.jsonl.thread_count", lambda: 2)
+@pytest.fixture(params=["compiled copy fails", "one call a run"])
+def engine(request, monkeypatch):
+    """Where os.copy_file_range (made to refuse or fail below) is called: after the compiled copy
+    of the runs (``_COPY_RUNS``) failed in a run, from that run on, as it is for a real error (the
+    call made again says why); or from the first run, where there is no compiled copy."""
+    if request.param == "one call a run":
+        monkeypatch.setattr(J, "_COPY_RUNS", None)
+    else:
+        calls = []
+
+        def fails(src, dst, run_s, run_e, at, lo, hi, upto, pos):
+            """The compiled copy, failing in the second run of its first call, in every later one."""
+            if calls:
+                pos[:] = run_s[lo], at[lo]
+                return lo, K.FAILED
+            calls.append(lo)
+            j, status = K.copy_runs(src, dst, run_s, run_e, at, lo, min(hi, lo + 1), upto, pos)
+            if j < hi:
+                pos[:] = run_s[j], at[j]
+                return j, K.FAILED
+            return j, status
+
+        monkeypatch.setattr(J, "_COPY_RUNS", fails)
     return request.param
 
 
@@ -60,7 +78,7 @@ def _read(path):
 
 @pytest.mark.parametrize("last_newline", [True, False])
 @pytest.mark.parametrize("share", [0.0, 0.3, 0.9, 1.0])
-def test_the_copy_writes_what_the_scan_writes(tmp_path, last_newline, share, halves, asked):
+def test_the_copy_writes_what_the_scan_writes(tmp_path, last_newline, share, asked):
     rows = _file(tmp_path / "d.jsonl", last_newline=last_newline)
     src, n = _read(tmp_path / "d.jsonl")
     assert n == len(rows) and src._spans[0].shape == (n,)
@@ -81,7 +99,7 @@ def test_the_copy_writes_what_the_scan_writes(tmp_path, last_newline, share, hal
 
 
 @pytest.mark.parametrize("after", [0, 3])
-def test_an_output_that_refuses_the_copy_is_written_by_reads(tmp_path, monkeypatch, after, halves):
+def test_an_output_that_refuses_the_copy_is_written_by_reads(tmp_path, monkeypatch, after, engine):
     rows = _file(tmp_path / "d.jsonl")
     src, n = _read(tmp_path / "d.jsonl")
     real = os.copy_file_range
@@ -99,13 +117,10 @@ def test_an_output_that_refuses_the_copy_is_written_by_reads(tmp_path, monkeypat
     out = tmp_path / "kept.jsonl"
     assert src.write_kept(str(out), keep) == int(keep.sum())
     assert out.read_bytes() == b"".join(r for r, k in zip(rows, keep) if k)
-    if halves == "one run after another":
-        assert len(calls) == after + 1  # refused once, then read and written to the end
-    else:  # refused in a half or both (once each), then from the start: refused once more
-        assert after + 2 <= len(calls) <= after + 3
+    assert len(calls) == after + 1  # refused once, then read and written to the end
 
 
-def test_a_write_error_of_the_copy_is_the_outputs(tmp_path, monkeypatch, halves):
+def test_a_write_error_of_the_copy_is_the_outputs(tmp_path, monkeypatch, engine):
     _file(tmp_path / "d.jsonl")
     src, n = _read(tmp_path / "d.jsonl")
 
@@ -118,7 +133,7 @@ def test_a_write_error_of_the_copy_is_the_outputs(tmp_path, monkeypatch, halves)
     assert not (tmp_path / "kept.jsonl").exists()
 
 
-def test_a_file_that_changed_since_the_read_is_refused(tmp_path, halves):
+def test_a_file_that_changed_since_the_read_is_refused(tmp_path):
     _file(tmp_path / "d.jsonl")
     src, n = _read(tmp_path / "d.jsonl")
     with open(tmp_path / "d.jsonl", "ab") as f:
@@ -127,9 +142,9 @@ def test_a_file_that_changed_since_the_read_is_refused(tmp_path, halves):
         src.write_kept(str(tmp_path / "kept.jsonl"), np.ones(n, bool))
 
 
-def test_the_copy_to_a_pipe_is_one_run_after_another(tmp_path, halves):
+def test_the_copy_to_a_pipe_is_written_run_after_run(tmp_path):
     """An output that is not a file (``--output /dev/stdout`` into a pipe) has no places to copy
-    the halves to: the rows go in order, every byte of them."""
+    the runs to: the rows go in order, every byte of them."""
     import threading
 
     rows = _file(tmp_path / "d.jsonl")
@@ -146,7 +161,7 @@ def test_the_copy_to_a_pipe_is_one_run_after_another(tmp_path, halves):
 
 
 @pytest.mark.parametrize("mode", ["ab", "wb after"])
-def test_the_copy_to_a_file_that_holds_bytes_adds_to_them(tmp_path, halves, mode):
+def test_the_copy_to_a_file_that_holds_bytes_adds_to_them(tmp_path, mode):
     """``>> out.jsonl`` or a shell's earlier writes on ``/dev/stdout``: what the file holds stays
     before the kept rows."""
     rows = _file(tmp_path / "d.jsonl")
@@ -180,3 +195,20 @@ def test_rows_selected_by_their_places_are_the_scans(tmp_path, last_newline):
         f.write(b'{"id": "x", "text": "more"}\n')
     with pytest.raises(DatasetError, match="changed while it was being deduplicated"):
         list(src.select(want, 4))
+
+
+@pytest.mark.skipif(not K.AVAILABLE, reason="no copy_file_range in the C library")
+def test_the_runs_are_copied_by_the_compiled_copy(tmp_path, monkeypatch, asked):
+    """Into a regular file every run is copied by the compiled copy (no GIL between runs, so the
+    duplicates table written beside runs meanwhile): no os.copy_file_range a run; the same bytes,
+    every row passed over reported once."""
+    rows = _file(tmp_path / "d.jsonl", n=3000)
+    src, n = _read(tmp_path / "d.jsonl")
+    monkeypatch.setattr(os, "copy_file_range", lambda *a: pytest.fail("a run copied by Python"))
+    keep = np.arange(n) % 5 != 2
+    steps = []
+    out = tmp_path / "kept.jsonl"
+    assert src.write_kept(str(out), keep, steps.append) == int(keep.sum())
+    assert out.read_bytes() == b"".join(r for r, k in zip(rows, keep) if k)
+    assert sum(steps) == n and len(steps) > 1  # reported after each call (Writeback.STEP: 97 bytes here)
+    assert asked  # each call's bytes handed to the device
