@@ -31,6 +31,7 @@ from .chinese import JiebaWords, load_jieba
 from .datasets import Source
 from .datasets.utf8 import Utf8Texts
 from .kernels import verify as V
+from .kernels.dedup_steps import str_digests
 from .kernels.fused import words_pass
 from .kernels.strings import str_views
 from .kernels.tokenize import FLAG_PYTHON_LOWER, FLAG_SURROGATE
@@ -712,6 +713,32 @@ def _merge_csr(nd: int, parts: list) -> tuple[np.ndarray, np.ndarray]:
     return indptr, data
 
 
+def text_digests(texts: list, threads: bool = True) -> np.ndarray:
+    """(n, 2) uint64: a 128-bit digest of each (normalised) text, the same in every process (of
+    one byte order: the code units are hashed as they lie in memory): the exact groups' digests
+    (:class:`~simhash_lab.dedup.steps.ExactGroups`), here beside the shingles that the fused pass
+    digests with (:meth:`Featurizer.first_pass`).
+
+    CPython keeps a str as one array of code units of the narrowest width its characters need
+    (PEP 393), so two strings are equal exactly when their widths and units are: the digest is
+    XXH3-64 and XXH64 (seeded with the width) of the units, read in place by Numba
+    (:func:`~simhash_lab.kernels.strings.str_views`), no UTF-8 copy. Two different texts share
+    both halves with probability about 2**-128 a pair; the digests are not a defence against texts
+    made to collide. ``threads``: on the package's threads (for 4096 texts or more)."""
+    if set(map(type, texts)) - {str}:  # str_views reads exact str objects: a subclass's text copied
+        texts = [t if type(t) is str else str.__str__(t) for t in texts]
+    n = len(texts)
+    out = np.empty((n, 2), np.uint64)
+    if n:
+        ptrs, lens, kinds = str_views(texts)
+
+        def run(lo: int, hi: int) -> None:
+            str_digests(ptrs[lo:hi], lens[lo:hi], kinds[lo:hi], out[lo:hi])
+
+        run_items(n, run, threads and n >= 4096)
+    return out
+
+
 class Featurizer:
     """The shingles of a dedup run (:class:`~simhash_lab.settings.DedupSettings`): what the
     fingerprints are made of and, the same, the sets verified by exact Jaccard.
@@ -906,8 +933,6 @@ class Featurizer:
     ) -> FirstPass:
         """:meth:`first_pass` of a chunk of texts with word spaces (the pass) and without
         (``chars``: their sets by :func:`script_run_sets`), put back in row order."""
-        from .dedup.steps import text_digests  # the exact groups' one definition (imports this module)
-
         nd = len(texts)
         c, w = np.flatnonzero(chars), np.flatnonzero(~chars)
         wtexts = texts.take(w) if isinstance(texts, Utf8Texts) else [texts[i] for i in w.tolist()]

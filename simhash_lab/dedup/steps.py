@@ -57,7 +57,6 @@ from typing import Any
 import numpy as np
 
 from .._i18n import counted
-from .._threads import run_items
 from .._validate import check_fraction, check_int
 from ..calibration import Calibration, Draw, draw_sample, measure, neighbours_within
 from ..candidates import (
@@ -75,9 +74,8 @@ from ..datasets import DatasetError, FilesSource, PartsSource, Source
 from ..datasets.utf8 import Utf8Texts
 from ..index import SimhashIndex
 from ..kernels import verify as V
-from ..kernels.dedup_steps import first_of_runs, str_digests
-from ..kernels.strings import str_views
-from ..shingles import CHUNK_ROWS, Shingler, recommended_hasher
+from ..kernels.dedup_steps import first_of_runs
+from ..shingles import CHUNK_ROWS, Shingler, recommended_hasher, text_digests
 from .results import DuplicateIdsWarning, Duplicates
 from .run import Chunk, Clock, Run
 from .units import UnitsSource, cut_text, documents, pieces
@@ -475,30 +473,6 @@ class Normalise(Step):
 
 
 # -- exact groups ------------------------------------------------------------------------------
-
-
-def text_digests(texts: list, threads: bool = True) -> np.ndarray:
-    """(n, 2) uint64: a 128-bit digest of each (normalised) text, the same in every process (of
-    one byte order: the code units are hashed as they lie in memory).
-
-    CPython keeps a str as one array of code units of the narrowest width its characters need
-    (PEP 393), so two strings are equal exactly when their widths and units are: the digest is
-    XXH3-64 and XXH64 (seeded with the width) of the units, read in place by Numba
-    (:func:`~simhash_lab.kernels.strings.str_views`), no UTF-8 copy. Two different texts share
-    both halves with probability about 2**-128 a pair; the digests are not a defence against texts
-    made to collide. ``threads``: on the package's threads (for 4096 texts or more)."""
-    if set(map(type, texts)) - {str}:  # str_views reads exact str objects: a subclass's text copied
-        texts = [t if type(t) is str else str.__str__(t) for t in texts]
-    n = len(texts)
-    out = np.empty((n, 2), np.uint64)
-    if n:
-        ptrs, lens, kinds = str_views(texts)
-
-        def run(lo: int, hi: int) -> None:
-            str_digests(ptrs[lo:hi], lens[lo:hi], kinds[lo:hi], out[lo:hi])
-
-        run_items(n, run, threads and n >= 4096)
-    return out
 
 
 def exact_groups(digests: np.ndarray, rank: np.ndarray, rows: np.ndarray) -> np.ndarray:
