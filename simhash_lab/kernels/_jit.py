@@ -343,6 +343,15 @@ class HelperDispatcher(KernelDispatcher):
         return self._python_entry(*args, **kws)
 
 
+class CalleeDispatcher(HelperDispatcher):
+    """A kernel that only other kernels call (``kernel(python=False)``): as a helper, no CPython
+    wrapper and no machine code of its own (its optimised module is linked into each caller, as
+    any kernel's is), but compiled at the kernels' level and inlined only where LLVM chooses. A
+    call from Python (the tests) goes to a second entry, as a helper's does."""
+
+    always_inline = False
+
+
 def _blas_file_exists() -> bool:
     """Whether SciPy's BLAS module (``scipy.linalg.cython_blas``) is installed, found without
     importing ``scipy.linalg``."""
@@ -401,12 +410,24 @@ if not getattr(CPUContext.load_additional_registries, "_simhash_lab", False):
     )
 
 
-def kernel(fn: Callable | None = None, *, nogil: bool = True, inline: bool = False, c_entry: bool = False):
+def kernel(
+    fn: Callable | None = None,
+    *,
+    nogil: bool = True,
+    inline: bool = False,
+    c_entry: bool = False,
+    python: bool = True,
+):
     """Compile ``fn`` with Numba, cached by ``KernelCache``: ``@kernel`` or ``@kernel(...)``.
 
     ``inline=True``: a helper that only kernels call, compiled at ``HELPER_OPT`` and inlined by
-    LLVM into each caller (see the module's docstring), with no CPython wrapper; a call from
-    Python (the tests) compiles a second entry that has one (``HelperDispatcher``).
+    LLVM into each caller (see the module's docstring), with no CPython wrapper and no machine
+    code of its own; a call from Python (the tests) compiles a second entry that has them
+    (``HelperDispatcher``).
+    ``python=False``: a kernel that only other kernels call, compiled as any kernel but, like a
+    helper, with no CPython wrapper and no machine code of its own (``CalleeDispatcher``); the
+    library's Python code never calls it (a call would compile a second entry, which
+    ``SIMHASH_LAB_ON_COMPILE=error`` after the warmup makes an error).
     ``c_entry=True``: the compiled code also gets a C entry point (``c_address``), for a kernel
     that other kernels call through its address, so that it is compiled only by the first call
     that needs it, not with every kernel that might (``vote.hash_batch``).
@@ -416,8 +437,8 @@ def kernel(fn: Callable | None = None, *, nogil: bool = True, inline: bool = Fal
         if config.DISABLE_JIT:  # NUMBA_DISABLE_JIT: the plain Python function, as njit gives
             return f
         options = {"nopython": True, "nogil": nogil, "boundscheck": None, "no_cfunc_wrapper": not c_entry}
-        if inline:
-            disp = HelperDispatcher(
+        if inline or not python:
+            disp = (HelperDispatcher if inline else CalleeDispatcher)(
                 py_func=f,
                 locals={},
                 targetoptions=dict(options, no_cpython_wrapper=True),
