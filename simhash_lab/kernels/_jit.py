@@ -195,7 +195,7 @@ class _LinkOnlyLibrary(JITCodeLibrary):
     def _unserialize(cls, codegen, state):
         name, kind, data = state
         if kind != "linkonly":
-            return JITCodeLibrary._unserialize.__func__(JITCodeLibrary, codegen, state)
+            raise ValueError(f"not a link-only library: {kind!r}")
         self = cls(codegen, name)
         self._shared_module = ll.parse_bitcode(data)
         self._finalized = True
@@ -232,9 +232,12 @@ class _HelperCompiler(compiler.Compiler):
 
 
 class _HelperCacheImpl(_KernelCacheImpl):
-    """A helper's cache entries: their libraries are rebuilt as ``_LinkOnlyLibrary``."""
+    """A helper's cache entries: a link-only library is rebuilt as ``_LinkOnlyLibrary``, one that
+    was finalised the ordinary way (``_uses_env``) as Numba rebuilds any."""
 
     def rebuild(self, target_context, payload):
+        if payload[0][1] != "linkonly":  # payload[0]: the library's (name, kind, data)
+            return super().rebuild(target_context, payload)
         codegen = target_context.codegen()
         with global_compiler_lock:  # no other library is made meanwhile
             codegen._library_class = _LinkOnlyLibrary

@@ -202,6 +202,47 @@ def test_the_index_compiles_each_kernel_once(run_measured):
     assert not [s for v in res["compiled"].values() for s in v if "Literal" in s], res["compiled"]
 
 
+ORDINARY_RUN = """
+import json, sys
+import numpy as np
+from simhash_lab.kernels import _jit
+_jit._uses_env = lambda module: True  # as if the helper's code read its environment
+import probe_kernels as P
+a = np.arange(1, 6, dtype=np.int64)
+value = int(P.caller(a) if sys.argv[1] == "first" else P.later(a))
+lib = P.scaled.overloads[P.scaled.signatures[0]].library
+link_only = getattr(lib, "link_only", False)  # loaded from the cache: Numba's own library class
+print(json.dumps({"value": value, "misses": [m for m, _ in _jit.MISSES], "link_only": link_only}))
+"""
+
+
+def test_a_helper_that_reads_its_environment_is_finalised_the_ordinary_way(tmp_path):
+    """The fallback of ``_LinkOnlyLibrary``: a helper whose code would read its Numba environment
+    gets machine code, is cached as Numba caches any function, and a new process loads it from the
+    cache and links it into a new kernel."""
+    import json
+
+    (tmp_path / "probe_kernels.py").write_text(PROBE_MODULE)
+    env = dict(
+        os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{ROOT}", NUMBA_CACHE_DIR=str(tmp_path / "cache")
+    )
+    env.pop("SIMHASH_LAB_ON_COMPILE", None)
+    runs = {}
+    for which in ("first", "later"):
+        out = subprocess.run(
+            [sys.executable, "-c", ORDINARY_RUN, which],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            cwd=tmp_path,
+        )
+        assert out.returncode == 0, out.stderr[-3000:]
+        runs[which] = json.loads(out.stdout.strip().splitlines()[-1])
+    assert runs["first"]["value"] == 15 + 2 + 3 + 25 and runs["first"]["link_only"] is False, runs
+    assert runs["later"] == {"value": 14, "misses": ["probe_kernels.later"], "link_only": False}, runs
+
+
 OTHER_HASHES = ("md5_pair", "_md5_block", "siphash13", "xxh64", "hash_span", "hash_batch")
 
 
