@@ -79,8 +79,17 @@ def course_steps():
 """
 
 CHILD = r"""
-import json, sys, threading, time
+import collections, json, sys, threading, time
 t0 = time.perf_counter()
+from llvmlite.binding import ffi  # CPU time in each of LLVM's entry points (every thread)
+llvm_calls, _call = collections.Counter(), ffi._lib_fn_wrapper.__call__
+def _timed(self, *a, **k):
+    c = time.thread_time()
+    try:
+        return _call(self, *a, **k)
+    finally:
+        llvm_calls[self._cfn.__name__] += time.thread_time() - c
+ffi._lib_fn_wrapper.__call__ = _timed
 from numba.core import event
 events, compiled, stack = [], [], threading.local()
 
@@ -127,7 +136,8 @@ for e, d, a in compiled:  # the LLVM lock's time is stored once the compile has 
     cres = d.overloads.get(a)
     e["llvm"] = ((getattr(cres, "metadata", None) or {}).get("timers") or {}).get("llvm_lock", 0.0)
 print(json.dumps(dict(import_s=t_import, steps=walls, events=events, total=time.perf_counter() - t0,
-                      cpu=time.process_time())))
+                      cpu=time.process_time(), llvm_total=sum(llvm_calls.values()),
+                      llvm_calls=dict(llvm_calls.most_common(6)))))
 """
 
 FIRST = (
@@ -440,6 +450,11 @@ def main() -> None:
     )
     print(f"new process, import + first fingerprint, cache filled: {ff:.2f} s (median of {5 * len(runs)})")
     print(f"load after: {runs[-1]['load']:.2f}")
+    calls = last.get("llvm_calls", {})
+    total = last.get("llvm_total", 0.0)
+    print(f"\nCPU s inside LLVM (last cold run, all threads): {total:.2f} of {last['cpu']:.2f}; the largest:")
+    for name, t in calls.items():
+        print(f"  {t:7.2f}  {name}")
     by_kernel: dict = {}
     for e in last["events"]:
         k = by_kernel.setdefault(e["name"], [0.0, 0.0, 0.0, set()])

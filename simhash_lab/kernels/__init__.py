@@ -30,6 +30,10 @@ Decorator policy (``_jit``):
   ``hashes.read64``) and Numba prunes the reference counting of that array; a kernel that
   passes an array on to a call it does not inline counts it up and down on every call
   (measured: 20 ns per hash);
+* ``@kernel(python=False)`` for a kernel only other kernels call (the hashes by size, the sorts,
+  the index's inner steps): no CPython wrapper and no machine code of its own, its optimised
+  module linked into each caller as any kernel's is (a call from Python, in the tests, compiles
+  a second entry);
 * one compiled specialisation per kernel: options are runtime values (one ``Pipeline`` named
   tuple), buffers passed to kernels are writable C arrays, and a constant argument at a call
   site compiles as its plain type (``_jit.KernelDispatcher``);

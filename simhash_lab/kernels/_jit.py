@@ -42,7 +42,12 @@ each of the four kernels that inlined it). A helper is compiled at LLVM ``-O1`` 
 its code only runs inlined into a caller, whose ``-O3`` optimises it there; ``-O1`` still drops
 the references a global array's constant leaves behind, which would make the cache refuse the
 entry. Nor does a helper get a CPython wrapper (``HelperDispatcher``): the tests that call one
-from Python get a second entry, compiled for them.
+from Python get a second entry, compiled for them. Nor machine code of its own
+(``_LinkOnlyLibrary``): its optimised module is what callers link in, and nothing calls the
+helper's own copy.
+
+Numba's first compile or cache load in a process imports ``scipy.linalg`` to learn whether BLAS
+is there (0.2 s); here it looks for the file instead (``_load_registries_without_scipy_linalg``).
 (``benchmarks/results/2026-12-07-cold-start.md`` has the measurements.)
 """
 
@@ -50,13 +55,18 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.machinery
+import importlib.util
 import os
 import sys
 from collections.abc import Callable
 
-from numba.core import config, types
+from llvmlite import binding as ll
+from numba.core import compiler, config, types
 from numba.core.caching import CompileResultCacheImpl, FunctionCache, _CacheLocator
+from numba.core.codegen import JITCodeLibrary
 from numba.core.compiler_lock import global_compiler_lock
+from numba.core.cpu import CPUContext
 from numba.core.registry import CPUDispatcher
 
 from .._cache import KERNELS as _KERNELS
@@ -141,6 +151,102 @@ class _KernelCacheImpl(CompileResultCacheImpl):
     _locator_classes = [_KernelLocator]
 
 
+class _LinkOnlyLibrary(JITCodeLibrary):
+    """The code library of an ``inline=True`` helper or a ``python=False`` kernel: optimised (a
+    helper at ``HELPER_OPT``) and linked into every kernel that calls it, as before, but never
+    turned into machine code of its own, which nothing would run (it has no CPython wrapper and
+    no C entry: a call from Python goes to its ``_python_entry``, a library of the ordinary kind).
+    Numba emits machine code for every library it finalises: for the warmup's 60 helpers and 33
+    such kernels, 1.8 of its 4.4 s of CPU in LLVM's code generator
+    (``benchmarks/results/2026-12-07-cold-start-2.md``).
+
+    A helper whose code uses its environment (Numba's pointer to the function's Python-level
+    state, set at run time) is finalised the ordinary way, since the environment lives in the
+    machine code: none does today. Cached as its optimised bitcode, which callers link
+    (``serialize_using_object_code``, the kind ``"linkonly"``, read by ``_unserialize``)."""
+
+    link_only = True
+
+    def _finalize_final_module(self):
+        if _uses_env(self._final_module):
+            self.link_only = False
+            return super()._finalize_final_module()
+        self._finalize_dynamic_globals()
+        self._verify_declare_only_symbols()
+        self._finalized = True
+
+    @property
+    def codegen(self):
+        return self._codegen if not self.link_only else _EnvlessCodegen(self._codegen)
+
+    def get_pointer_to_function(self, name):
+        if not self.link_only:
+            return super().get_pointer_to_function(name)
+        self._ensure_finalized()
+        return 0
+
+    def serialize_using_object_code(self):
+        if not self.link_only:
+            return super().serialize_using_object_code()
+        self._ensure_finalized()
+        return (self.name, "linkonly", self._get_module_for_linking().as_bitcode())
+
+    @classmethod
+    def _unserialize(cls, codegen, state):
+        name, kind, data = state
+        if kind != "linkonly":
+            raise ValueError(f"not a link-only library: {kind!r}")
+        self = cls(codegen, name)
+        self._shared_module = ll.parse_bitcode(data)
+        self._finalized = True
+        return self
+
+
+def _uses_env(module) -> bool:
+    """Whether code in ``module`` reads a Numba environment (a global ``_ZN08NumbaEnv...``)."""
+    return any("@_ZN08NumbaEnv" in line for line in str(module).splitlines() if not line.startswith("@"))
+
+
+class _EnvlessCodegen:
+    """The codegen as a link-only library shows it: its code has no environment to set (Numba
+    sets one after finalising a library, and on loading it from the cache)."""
+
+    def __init__(self, codegen):
+        self._codegen = codegen
+
+    def set_env(self, env_name, env):
+        pass
+
+    def __getattr__(self, name):
+        return getattr(self._codegen, name)
+
+
+class _HelperCompiler(compiler.Compiler):
+    """Numba's pipeline, lowering into a ``_LinkOnlyLibrary``."""
+
+    def compile_extra(self, func):
+        if self.state.library is None:
+            self.state.library = _LinkOnlyLibrary(self.state.targetctx.codegen(), func.__qualname__)
+            self.state.library.enable_object_caching()
+        return super().compile_extra(func)
+
+
+class _HelperCacheImpl(_KernelCacheImpl):
+    """A helper's cache entries: a link-only library is rebuilt as ``_LinkOnlyLibrary``, one that
+    was finalised the ordinary way (``_uses_env``) as Numba rebuilds any."""
+
+    def rebuild(self, target_context, payload):
+        if payload[0][1] != "linkonly":  # payload[0]: the library's (name, kind, data)
+            return super().rebuild(target_context, payload)
+        codegen = target_context.codegen()
+        with global_compiler_lock:  # no other library is made meanwhile
+            codegen._library_class = _LinkOnlyLibrary
+            try:
+                return super().rebuild(target_context, payload)
+            finally:
+                del codegen._library_class
+
+
 class _PythonEntryCacheImpl(CompileResultCacheImpl):
     _locator_classes = [_PythonEntryLocator]
 
@@ -166,6 +272,10 @@ class KernelCache(FunctionCache):
 
 class _PythonEntryCache(KernelCache):
     _impl_class = _PythonEntryCacheImpl
+
+
+class _HelperCache(KernelCache):
+    _impl_class = _HelperCacheImpl
 
 
 def _on_miss(py_func, sig) -> None:
@@ -237,12 +347,91 @@ class HelperDispatcher(KernelDispatcher):
         return self._python_entry(*args, **kws)
 
 
-def kernel(fn: Callable | None = None, *, nogil: bool = True, inline: bool = False, c_entry: bool = False):
+class CalleeDispatcher(HelperDispatcher):
+    """A kernel that only other kernels call (``kernel(python=False)``): as a helper, no CPython
+    wrapper and no machine code of its own (its optimised module is linked into each caller, as
+    any kernel's is), but compiled at the kernels' level and inlined only where LLVM chooses. A
+    call from Python (the tests) goes to a second entry, as a helper's does."""
+
+    always_inline = False
+
+
+def _blas_file_exists() -> bool:
+    """Whether SciPy's BLAS module (``scipy.linalg.cython_blas``) is installed, found without
+    importing ``scipy.linalg``."""
+    spec = importlib.util.find_spec("scipy")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            if os.path.exists(os.path.join(folder, "linalg", "cython_blas" + suffix)):
+                return True
+    return False
+
+
+def _load_registries_without_scipy_linalg(load):
+    """Numba's ``CPUContext.load_additional_registries`` with a cheaper BLAS check.
+
+    When Numba first compiles or loads a function, it imports ``numba.np.arraymath``, whose
+    ``_HAVE_BLAS = _check_blas()`` imports ``scipy.linalg.cython_blas`` to learn whether ``np.dot``
+    and the like can be compiled: importing ``scipy.linalg`` took 0.2 s of a first call's CPU (a
+    new process that loads every kernel from the cache, or compiles its first). No kernel here
+    uses BLAS. During that import only, ``ensure_blas`` asks whether the module's file is
+    installed and runs Numba's own check of its integer width; afterwards the real one is back,
+    so a kernel (ours or a user's) that compiles ``np.dot`` imports SciPy's BLAS as before, and an
+    installation whose file is there but does not import gets Numba's ImportError then."""
+
+    @functools.wraps(load)
+    def wrapper(self):
+        if "numba.np.arraymath" in sys.modules:
+            return load(self)
+        from numba.np import linalg
+
+        real = linalg.ensure_blas
+
+        def ensure_blas():
+            if not _blas_file_exists():
+                raise ImportError("scipy 0.16+ is required for linear algebra")
+            check = getattr(linalg, "_check_lapack_int_width", None)
+            if check is not None:
+                check()
+
+        with global_compiler_lock:
+            linalg.ensure_blas = ensure_blas
+            try:
+                return load(self)
+            finally:
+                linalg.ensure_blas = real
+                arraymath = sys.modules.get("numba.np.arraymath")
+                if getattr(arraymath, "ensure_blas", None) is ensure_blas:
+                    arraymath.ensure_blas = real
+
+    wrapper._simhash_lab = True
+    return wrapper
+
+
+if not getattr(CPUContext.load_additional_registries, "_simhash_lab", False):
+    CPUContext.load_additional_registries = _load_registries_without_scipy_linalg(
+        CPUContext.load_additional_registries
+    )
+
+
+def kernel(
+    fn: Callable | None = None,
+    *,
+    nogil: bool = True,
+    inline: bool = False,
+    c_entry: bool = False,
+    python: bool = True,
+):
     """Compile ``fn`` with Numba, cached by ``KernelCache``: ``@kernel`` or ``@kernel(...)``.
 
     ``inline=True``: a helper that only kernels call, compiled at ``HELPER_OPT`` and inlined by
-    LLVM into each caller (see the module's docstring), with no CPython wrapper; a call from
-    Python (the tests) compiles a second entry that has one (``HelperDispatcher``).
+    LLVM into each caller (see the module's docstring), with no CPython wrapper and no machine
+    code of its own; a call from Python (the tests) compiles a second entry that has them
+    (``HelperDispatcher``).
+    ``python=False``: a kernel that only other kernels call, compiled as any kernel but, like a
+    helper, with no CPython wrapper and no machine code of its own (``CalleeDispatcher``); the
+    library's Python code never calls it (a call would compile a second entry, which
+    ``SIMHASH_LAB_ON_COMPILE=error`` after the warmup makes an error).
     ``c_entry=True``: the compiled code also gets a C entry point (``c_address``), for a kernel
     that other kernels call through its address, so that it is compiled only by the first call
     that needs it, not with every kernel that might (``vote.hash_batch``).
@@ -252,13 +441,17 @@ def kernel(fn: Callable | None = None, *, nogil: bool = True, inline: bool = Fal
         if config.DISABLE_JIT:  # NUMBA_DISABLE_JIT: the plain Python function, as njit gives
             return f
         options = {"nopython": True, "nogil": nogil, "boundscheck": None, "no_cfunc_wrapper": not c_entry}
-        if inline:
-            disp = HelperDispatcher(
-                py_func=f, locals={}, targetoptions=dict(options, no_cpython_wrapper=True)
+        if inline or not python:
+            disp = (HelperDispatcher if inline else CalleeDispatcher)(
+                py_func=f,
+                locals={},
+                targetoptions=dict(options, no_cpython_wrapper=True),
+                pipeline_class=compiler.Compiler if c_entry else _HelperCompiler,
             )
+            disp._cache = (KernelCache if c_entry else _HelperCache)(disp.py_func)
         else:
             disp = KernelDispatcher(py_func=f, locals={}, targetoptions=options)
-        disp._cache = KernelCache(disp.py_func)
+            disp._cache = KernelCache(disp.py_func)
         return disp
 
     return wrap(fn) if fn is not None else wrap

@@ -206,7 +206,7 @@ def feature_hashes(b, start, end, p):
     return hs, nf
 
 
-@kernel
+@kernel(python=False)
 def hashed_sums(hs, nf, p):
     """Vote sums of the features with full hashes hs[:nf] (one entry per occurrence), weighted by
     ``p`` (counts, binary, or the weights of ``p.wkeys``): (S float64 (64,), total weight T), both
@@ -226,7 +226,7 @@ def hashed_sums(hs, nf, p):
     return weighted_sums(hs, ws, nf)
 
 
-@kernel
+@kernel(python=False)
 def doc_sums(b, start, end, p):
     """Vote sums of one document: (S float64 (64,), total weight T)."""
     hs, nf = feature_hashes(b, start, end, p)

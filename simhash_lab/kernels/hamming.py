@@ -19,7 +19,7 @@ __all__ = [
 ]
 
 
-@kernel
+@kernel(python=False)
 def popcount_kernighan(x, limit):
     """Count set bits with Kernighan's ``x &= x - 1``, stopping once the count exceeds ``limit``.
 

@@ -134,7 +134,7 @@ def _xxh_merge(h, v):
     return h * PRIME64_1 + PRIME64_4
 
 
-@kernel
+@kernel(python=False)
 def xxh64(b, start, end, seed):
     """XXH64 of ``b[start:end]`` (uint8 array) with a uint64 ``seed``."""
     n = end - start
@@ -437,19 +437,19 @@ def _x3_129to240(b, start, end):
 # the array would count it up and down on every call: 20 ns per hash measured on 17-128 bytes,
 # four times XXH3's own work; each kernel is loaded from the cache as machine code, which LLVM
 # cannot inline into its callers.)
-@kernel
+@kernel(python=False)
 def xxh3_1to3(b, start, end):
     """XXH3-64 of b[start:end] for 1 to 3 bytes."""
     return _x3_1to3(b, start, end)
 
 
-@kernel
+@kernel(python=False)
 def xxh3_4to8(b, start, end):
     """XXH3-64 of b[start:end] for 4 to 8 bytes."""
     return _x3_4to8(b, start, end)
 
 
-@kernel
+@kernel(python=False)
 def xxh3_9to16(b, start, end):
     """XXH3-64 of b[start:end] for 9 to 16 bytes."""
     return xxh3_9to16_inline(b, start, end)
@@ -484,7 +484,7 @@ def xxh3_any_inline(b, start, end):
     return h
 
 
-@kernel
+@kernel(python=False)
 def xxh3_64(b, start, end):
     """XXH3-64 (seed 0, default secret) of ``b[start:end]`` (uint8 array), any length."""
     return xxh3_any_inline(b, start, end)
@@ -511,7 +511,7 @@ def _rotl32(x, s):
     return ((x << _U64(s)) | (x >> _U64(32 - s))) & _M32
 
 
-@kernel
+@kernel(python=False)
 def _md5_block(blk, q, a0, b0, c0, d0):
     """One MD5 compression of the 64 bytes ``blk[q:q+64]``; state as four uint64 holding u32."""
     a = a0
@@ -547,7 +547,7 @@ def _bswap32(x):
     )
 
 
-@kernel
+@kernel(python=False)
 def md5_pair(b, start, end, tail):
     """MD5 of ``b[start:end]``; returns (first 8 bytes, last 8 bytes), each as a big-endian uint64.
 
@@ -590,7 +590,7 @@ def md5_pair(b, start, end, tail):
 
 
 # ----------------------------------------------------------------------------------- SipHash-1-3
-@kernel
+@kernel(python=False)
 def _sipround(v0, v1, v2, v3):
     v0 = v0 + v1
     v1 = _rotl64(v1, 13)
@@ -615,7 +615,7 @@ def _byte_or_ff(b, i, end):
     return _U64(b[i]) if i < end else _U64(0xFF)
 
 
-@kernel
+@kernel(python=False)
 def siphash13(b, start, end, k0, k1, append_ff):
     """SipHash-1-3 of ``b[start:end]`` (plus one 0xFF byte when ``append_ff``) with keys k0, k1.
 

@@ -80,7 +80,7 @@ def _compress(x, runs, t):
     return key
 
 
-@kernel
+@kernel(python=False)
 def _bucket_ids(row, runs, t, out):
     """``out[i] = _compress(row[i], runs, t)`` (uint32), with up to four runs held in registers."""
     if runs.shape[1] > 4:
@@ -129,7 +129,7 @@ def _count_near(row, fa, b0, e, k):
     return c
 
 
-@kernel
+@kernel(python=False)
 def _probe(q, k, masks, druns, dirs, tfps, tids, fps, alive, buf_start, buf_end, out, start, cap, bounds):
     """Find every live id within distance ``k`` of ``q``; write the first ``cap`` of them.
 
@@ -177,7 +177,7 @@ def _probe(q, k, masks, druns, dirs, tfps, tids, fps, alive, buf_start, buf_end,
     return cnt
 
 
-@kernel
+@kernel(python=False)
 def _sort_small(keys, s, e):
     """Sort ``keys[s:e]`` in place: insertion sort for the usual handful, else a heap sort (of the
     keys as uint64: they are never negative, and ``kernels.verify`` sorts uint64, so one compiled
@@ -290,7 +290,7 @@ def query_many_kernel(
 # -- all pairs -------------------------------------------------------------------------------------
 
 
-@kernel
+@kernel(python=False)
 def _chunk_pairs(row, idrow, masks, gmask, t, k, lo, hi, out, start, cap):
     """Pairs ``(a, b)`` of table ``t`` with ``lo <= a < hi`` and ``a < b`` in ``a``'s group (equal
     ``row & gmask``), that agree on ``masks[t]``, lie within ``k`` and are reported by this table
@@ -364,7 +364,7 @@ def pairs_chunks_kernel(tfps, tids, masks, gmasks, t0, k, ct, lo, hi, off, out, 
         )
 
 
-@kernel
+@kernel(python=False)
 def _plan_chunks(tfps, gmasks, target, ct, lo, hi, wk, write):
     """Walk every row's groups and cut chunks of about ``target`` units; returns how many."""
     n = tfps.shape[1]
@@ -449,7 +449,7 @@ def unpack_pairs_kernel(keys, fps):
 # -- table maintenance -----------------------------------------------------------------------------
 
 
-@kernel
+@kernel(python=False)
 def _counting_sort(hs, shift, bits, src_f, src_i, src_h, lo, hi, dst_f, dst_i, dst_h, starts):
     """Stable counting sort of entries ``lo:hi`` by ``(hs >> shift) & (2**bits - 1)`` into the same
     positions of ``dst_*`` (``dst_h`` too unless it is empty); ``starts`` (length ``2**bits + 1``)
@@ -475,7 +475,7 @@ def _counting_sort(hs, shift, bits, src_f, src_i, src_h, lo, hi, dst_f, dst_i, d
         pos[h] = p + 1
 
 
-@kernel
+@kernel(python=False)
 def _build_row(fps, ids, druns, r, t, rf, ri, d, hs, th, two_pass):
     """Fill ``rf``/``ri`` with table ``t`` sorted by its ``r`` directory bits, and its directory ``d``.
 

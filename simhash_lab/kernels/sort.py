@@ -18,7 +18,7 @@ __all__ = ["heap_sort", "insertion_sort", "sort_hashes", "sort_u64"]
 _U64 = np.uint64
 
 
-@kernel
+@kernel(python=False)
 def heap_sort(a, s, e):
     """Sort ``a[s:e]`` in place: a binary max-heap, then the largest moved to the end, repeatedly."""
     n = e - s
@@ -103,7 +103,7 @@ def _buckets_then_insertion(a, tmp, count, m, bits):
     return True
 
 
-@kernel
+@kernel(python=False)
 def sort_hashes(a, tmp, count, m):
     """Sort ``a[:m]`` in place, keys that are hashes (uniform over 64 bits) expected: ``tmp``
     (uint64, >= m keys) and ``count`` (int64, >= 2 m + 1 entries) are the caller's scratch, so a
@@ -127,7 +127,7 @@ def sort_hashes(a, tmp, count, m):
     sort_u64(a, tmp, m)
 
 
-@kernel
+@kernel(python=False)
 def sort_u64(a, tmp, m):
     """Sort ``a[:m]`` in place (``tmp``: scratch of >= m keys when m >= 64).
 

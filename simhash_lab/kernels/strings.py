@@ -115,7 +115,7 @@ def unit_bytes(ptr, length, kind):
     return carray(_u8_pointer(ptr), (length * kind,))
 
 
-@kernel
+@kernel(python=False)
 def decode_utf8(b, p):
     """(code point, byte length) of the UTF-8 character starting at b[p] (input is valid UTF-8)."""
     c = np.int64(b[p])
@@ -133,7 +133,7 @@ def decode_utf8(b, p):
     ), 4
 
 
-@kernel
+@kernel(python=False)
 def put_utf8(out, o, cp):
     """Write code point ``cp`` as UTF-8 at out[o]; return the new end."""
     if cp < 0x80:

@@ -129,7 +129,7 @@ def _tokenize_rust(b, start, end, table, starts, ends):
     return ntok
 
 
-@kernel
+@kernel(python=False)
 def feature_spans(b, start, end, p):
     """The features of the document ``b[start:end]`` by the tokenizer of ``p`` (a ``Pipeline``) as
     byte spans: (src, fs, fe, nf), feature i being ``src[fs[i]:fe[i]]`` for i < nf. Nothing is
@@ -392,7 +392,7 @@ _UP_LO = _U64(128 - 65) * _LANES  # A..Z
 _UP_HI = _U64(127 - 90) * _LANES
 
 
-@kernel
+@kernel(python=False)
 def lower_tokenize_str(data, n, kind, p, tok, pos):
     """Lowercase and tokenize the ``n`` code units of width ``kind`` in ``data``, writing UTF-8
     into ``tok``; returns (number of boundaries, flags). Token i is ``tok[pos[2i]:pos[2i+1]]``.

@@ -35,7 +35,7 @@ _U64 = np.uint64
 _ALL_BITS = _U64(0xFFFFFFFFFFFFFFFF)
 
 
-@kernel
+@kernel(python=False)
 def _word_spans(b, start, end, p):
     nbytes = end - start
     starts = np.empty(nbytes // 2 + 2, dtype=np.int64)
@@ -44,7 +44,7 @@ def _word_spans(b, start, end, p):
     return starts, ends, ntok
 
 
-@kernel
+@kernel(python=False)
 def doc_shingle_hashes(b, start, end, p, n, out):
     """The sorted distinct XXH3 hashes of the word ``n``-shingles of ``b[start:end]`` into ``out``
     (capacity >= the number of shingles, ``max(words - n + 1, 1)``); returns their count.

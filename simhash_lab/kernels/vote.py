@@ -83,7 +83,7 @@ def _swar_counts(typingctx, hs, lo, hi):
     return sig, codegen
 
 
-@kernel
+@kernel(python=False)
 def count_bits(hs, nf, acc):
     """acc[i] += how many of hs[:nf] have bit i set (acc: int64 (64,)).
 
@@ -239,7 +239,7 @@ def hash_vote_tokens(tok, pos, ntok, hash_kind, hash_fn, hs, order, tail, acc):
         count_bits(hs, nb, acc)
 
 
-@kernel
+@kernel(python=False)
 def vote_weighted(hs, ws, nf):
     """Weighted sums S[i] = sum(ws[j] for j with bit i of hs[j] set); returns float64 (64,)."""
     acc = np.zeros(64, dtype=np.float64)
@@ -262,7 +262,7 @@ def fold_counts(counts, n, bits):
     return fp
 
 
-@kernel
+@kernel(python=False)
 def fold_bits(s, total, bits):
     """Fingerprint from sums (float64 (64,), float64): bit i set when V[i] = 2 S[i] - total > 0,
     for i < bits."""
@@ -273,7 +273,7 @@ def fold_bits(s, total, bits):
     return fp
 
 
-@kernel
+@kernel(python=False)
 def dedupe(hs, nf):
     """Move the distinct values of hs[:nf] to the front (in order of first appearance); return
     their count. (Binary weights: every distinct feature votes once.) A fresh table each call
@@ -344,7 +344,7 @@ def overflow_scale(ws, nf):
     return scale
 
 
-@kernel
+@kernel(python=False)
 def weighted_sums(hs, ws, nf):
     """(S float64 (64,), T float64) of features with hashes hs[:nf] and weights ws[:nf], both
     divided by ``1 / overflow_scale(ws, nf)`` (a power of two: the fingerprint is unchanged) so

@@ -117,18 +117,33 @@ def total(a, lo, hi):
 def caller(a):
     n = a.shape[0]
     return total(a, 0, n) + total(a, 1, 2) + scaled(a, 0, 3) + scaled(a, n - 1, 5)
+
+
+@kernel
+def later(a):
+    return scaled(a, 1, 7)
 """
 
 PROBE_RUN = """
-import json
+import json, sys
 import numpy as np
 import probe_kernels as P
+from simhash_lab.kernels._jit import MISSES
 a = np.arange(1, 6, dtype=np.int64)
+if sys.argv[1] == "later":  # a new process: the helper from the cache, linked into a new kernel
+    value = int(P.later(a))
+    print(json.dumps({"value": value, "misses": [m for m, _ in MISSES],
+                      "scaled_library": type(P.scaled.overloads[P.scaled.signatures[0]].library).__name__}))
+    sys.exit()
 value = int(P.caller(a))
 llvm = P.caller.inspect_llvm(P.caller.signatures[0])
 calls = [ln.strip() for ln in llvm.splitlines() if " call " in ln and ("scaled" in ln or "total" in ln)]
+lib = P.scaled.overloads[P.scaled.signatures[0]].library
 print(json.dumps({"value": value, "total": [str(s) for s in P.total.signatures],
                   "scaled": [str(s) for s in P.scaled.signatures], "calls": calls,
+                  "scaled_library": type(lib).__name__,
+                  "scaled_machine_code": lib._compiled_object is not None,
+                  "scipy_linalg": "scipy.linalg" in sys.modules,
                   "from_python": int(P.scaled(a, 1, 2))}))
 """
 
@@ -136,8 +151,10 @@ print(json.dumps({"value": value, "total": [str(s) for s in P.total.signatures],
 def test_a_constant_argument_compiles_no_second_specialisation_and_a_helper_is_inlined(tmp_path):
     """``total(a, 0, n)`` types its constant 0 as ``Literal[int](0)``: Numba alone would compile
     ``total`` once for it and once for ``total(a, 1, 2)``'s constants. Here both calls share one
-    compiled ``total``, and the ``inline=True`` helper, compiled once, leaves no call behind in its
-    caller's optimised code (LLVM inlined it) yet still runs when Python calls it."""
+    compiled ``total``, and the ``inline=True`` helper, compiled once and turned into no machine
+    code of its own, leaves no call behind in its caller's optimised code (LLVM inlined it) yet
+    still runs when Python calls it; a new process links it from the cache into a new kernel.
+    Nor did compiling import ``scipy.linalg`` (Numba's BLAS check, ``_jit``)."""
     import json
 
     (tmp_path / "probe_kernels.py").write_text(PROBE_MODULE)
@@ -145,16 +162,31 @@ def test_a_constant_argument_compiles_no_second_specialisation_and_a_helper_is_i
         os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{ROOT}", NUMBA_CACHE_DIR=str(tmp_path / "cache")
     )
     env.pop("SIMHASH_LAB_ON_COMPILE", None)
-    out = subprocess.run(
-        [sys.executable, "-c", PROBE_RUN], env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path
-    )
-    assert out.returncode == 0, out.stderr[-3000:]
-    res = json.loads(out.stdout.strip().splitlines()[-1])
+
+    def probe(which: str) -> dict:
+        out = subprocess.run(
+            [sys.executable, "-c", PROBE_RUN, which],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            cwd=tmp_path,
+        )
+        assert out.returncode == 0, out.stderr[-3000:]
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    res = probe("first")
     assert res["value"] == 15 + 2 + 3 + 25
     assert res["total"] == ["(Array(int64, 1, 'C', False, aligned=True), int64, int64)"], res["total"]
     assert res["scaled"] == ["(Array(int64, 1, 'C', False, aligned=True), int64, int64)"], res["scaled"]
     assert not [c for c in res["calls"] if "scaled" in c], res["calls"]
+    assert res["scaled_library"] == "_LinkOnlyLibrary" and not res["scaled_machine_code"], res
+    assert not res["scipy_linalg"]
     assert res["from_python"] == 4
+    later = probe("later")
+    assert later["value"] == 14
+    assert later["misses"] == ["probe_kernels.later"], later["misses"]  # the helper was loaded
+    assert later["scaled_library"] == "_LinkOnlyLibrary", later
 
 
 def test_the_index_compiles_each_kernel_once(run_measured):
@@ -168,6 +200,47 @@ def test_the_index_compiles_each_kernel_once(run_measured):
     twice = {k: v for k, v in res["compiled"].items() if len(v) > 1}
     assert not twice, f"compiled more than once: {twice}"
     assert not [s for v in res["compiled"].values() for s in v if "Literal" in s], res["compiled"]
+
+
+ORDINARY_RUN = """
+import json, sys
+import numpy as np
+from simhash_lab.kernels import _jit
+_jit._uses_env = lambda module: True  # as if the helper's code read its environment
+import probe_kernels as P
+a = np.arange(1, 6, dtype=np.int64)
+value = int(P.caller(a) if sys.argv[1] == "first" else P.later(a))
+lib = P.scaled.overloads[P.scaled.signatures[0]].library
+link_only = getattr(lib, "link_only", False)  # loaded from the cache: Numba's own library class
+print(json.dumps({"value": value, "misses": [m for m, _ in _jit.MISSES], "link_only": link_only}))
+"""
+
+
+def test_a_helper_that_reads_its_environment_is_finalised_the_ordinary_way(tmp_path):
+    """The fallback of ``_LinkOnlyLibrary``: a helper whose code would read its Numba environment
+    gets machine code, is cached as Numba caches any function, and a new process loads it from the
+    cache and links it into a new kernel."""
+    import json
+
+    (tmp_path / "probe_kernels.py").write_text(PROBE_MODULE)
+    env = dict(
+        os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{ROOT}", NUMBA_CACHE_DIR=str(tmp_path / "cache")
+    )
+    env.pop("SIMHASH_LAB_ON_COMPILE", None)
+    runs = {}
+    for which in ("first", "later"):
+        out = subprocess.run(
+            [sys.executable, "-c", ORDINARY_RUN, which],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            cwd=tmp_path,
+        )
+        assert out.returncode == 0, out.stderr[-3000:]
+        runs[which] = json.loads(out.stdout.strip().splitlines()[-1])
+    assert runs["first"]["value"] == 15 + 2 + 3 + 25 and runs["first"]["link_only"] is False, runs
+    assert runs["later"] == {"value": 14, "misses": ["probe_kernels.later"], "link_only": False}, runs
 
 
 OTHER_HASHES = ("md5_pair", "_md5_block", "siphash13", "xxh64", "hash_span", "hash_batch")
