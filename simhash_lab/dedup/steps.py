@@ -71,6 +71,7 @@ from ..candidates import (
     unique_sorted_pairs,
 )
 from ..datasets import DatasetError, FilesSource, PartsSource, Source
+from ..datasets.source import kind_of
 from ..datasets.utf8 import Utf8Texts
 from ..index import SimhashIndex
 from ..kernels import verify as V
@@ -1031,10 +1032,26 @@ class Write(Step):
         records = [rec for rec, _ in source.records()]
         for r, spans in (edits or {}).items():
             records[r][source.column] = cut_text(records[r][source.column], spans)
-        table = pa.Table.from_pylist(records)
+        try:
+            table = pa.Table.from_pylist(records)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+            raise DatasetError(f"{source.name}: {mixed_field(records)}") from None
         rows = table.filter(pa.array(keep))
         pq.write_table(rows, path)
         return rows.num_rows
+
+
+def mixed_field(records: list[dict]) -> str:
+    """Why JSONL records make no Parquet table (a Dask run's kept rows): the first field whose
+    values are of several kinds (ids 1 and "c0": JSON allows it), named, or that they do not."""
+    for k in dict.fromkeys(k for rec in records for k in rec):
+        kinds = sorted({kind_of(rec[k]) for rec in records if k in rec})
+        if len(kinds) > 1:
+            return (
+                f"the field {k!r} holds values of several kinds ({', '.join(kinds)}), and a Parquet "
+                "column holds one (a Dask run writes its kept rows as Parquet): give it values of one kind"
+            )
+    return "its records make no one Parquet table (a Dask run writes its kept rows as Parquet)"
 
 
 def run_settings(run: Run, k: int, band_info: dict | None, priority: bool) -> dict:

@@ -68,3 +68,30 @@ def test_many_identical_rows_one_group():
     rank = np.arange(n)[::-1].copy()  # visited last to first
     got = exact_groups(digests, rank, np.arange(n))
     assert np.all(got == n - 1)
+
+
+def test_a_dask_part_of_jsonl_with_ids_of_two_kinds_is_refused_naming_the_field(tmp_path):
+    # JSON lets one field hold 1 and "c0"; a Parquet column does not: a clear error, not Arrow's
+    import json
+
+    from simhash_lab.datasets import DatasetError, open_dataset
+    from simhash_lab.dedup.steps import WRITE
+
+    src = tmp_path / "mixed.jsonl"
+    src.write_text("".join(json.dumps({"id": i, "text": f"row {i}"}) + "\n" for i in (1, "c0", 2)))
+    source = open_dataset(src, "text", id_column="id")
+    with pytest.raises(
+        DatasetError, match=r"mixed\.jsonl: the field 'id' holds values of several kinds \(a number, a str\)"
+    ):
+        WRITE.part(source, np.ones(3, np.bool_), str(tmp_path / "part.parquet"))
+    assert not (tmp_path / "part.parquet").exists()
+    fine = tmp_path / "fine.jsonl"
+    fine.write_text("".join(json.dumps({"id": i, "text": f"row {i}"}) + "\n" for i in (1, 2, 3)))
+    assert (
+        WRITE.part(
+            open_dataset(fine, "text", id_column="id"),
+            np.array([True, False, True]),
+            str(tmp_path / "ok.parquet"),
+        )
+        == 2
+    )
