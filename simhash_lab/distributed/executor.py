@@ -52,7 +52,7 @@ from .._validate import check_int, check_k, default_memory_budget
 from ..calibration import Draw
 from ..candidates import offsets as offsets_of
 from ..datasets import DatasetError, Source, open_dataset
-from ..dedup.results import Duplicates, write_duplicates
+from ..dedup.results import Duplicates, duplicates_arrow, write_duplicates
 from ..dedup.run import Clock, Rows, Run
 from ..dedup.steps import (
     CALIBRATE,
@@ -778,8 +778,10 @@ def write_duplicates_table(run: DatasetRun, clustered: tuple, _after: object = N
                 "dropped_start": at["start"][d], "dropped_end": at["end"][d],
             },
         )  # fmt: skip
-    with _storage.staged_file(run.ofs, _storage.join(run.ofs, run.output, DUPLICATES_NAME)) as local:
-        write_duplicates(local, drops, format="parquet")
+    path = _storage.join(run.ofs, run.output, DUPLICATES_NAME)
+    arrow = duplicates_arrow(path, drops)  # ids no Parquet column holds: named by the table's own name
+    with _storage.staged_file(run.ofs, path) as local:
+        write_duplicates(local, drops, format="parquet", arrow=arrow)
     return len(drops)
 
 
