@@ -380,13 +380,13 @@ def plan_bands(
     n = max(int(n), s)
     valid = np.ascontiguousarray(valid, np.bool_)
     zeros = np.zeros(s, np.uint64)
-    sizes = np.diff(indptr)
-    shingles = float(sizes[valid].mean()) if valid.any() else 0.0  # a searched row's
+    sizes = np.diff(indptr)[valid]  # the searched rows' sets
+    shingles = float(sizes.mean()) if sizes.size else 0.0
     weighed = band_choices(threshold, recall)
     base = band_parameters(threshold, recall)
     if len(weighed) > 1:  # one row a band: the most candidates to count, never the cheapest at scale
         weighed = [br for br in weighed if br[1] > 1 or br == base] or weighed
-    key_cost = {(b, r): n * (b * BAND_NS + EMPTY_NS * empty_bins(sizes[valid], b * r)) for b, r in weighed}
+    key_cost = {(b, r): n * (b * BAND_NS + EMPTY_NS * empty_bins(sizes, b * r)) for b, r in weighed}
     choices, found = [], {}
     for b, r in sorted(weighed, key=lambda br: (key_cost[br], br)):  # past the best by keys alone, stop
         if choices and key_cost[b, r] * 1e-9 >= min(c[5] for c in choices):

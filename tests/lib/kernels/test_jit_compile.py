@@ -148,13 +148,10 @@ print(json.dumps({"value": value, "total": [str(s) for s in P.total.signatures],
 """
 
 
-def test_a_constant_argument_compiles_no_second_specialisation_and_a_helper_is_inlined(tmp_path):
-    """``total(a, 0, n)`` types its constant 0 as ``Literal[int](0)``: Numba alone would compile
-    ``total`` once for it and once for ``total(a, 1, 2)``'s constants. Here both calls share one
-    compiled ``total``, and the ``inline=True`` helper, compiled once and turned into no machine
-    code of its own, leaves no call behind in its caller's optimised code (LLVM inlined it) yet
-    still runs when Python calls it; a new process links it from the cache into a new kernel.
-    Nor did compiling import ``scipy.linalg`` (Numba's BLAS check, ``_jit``)."""
+def _probe_runs(tmp_path, script: str, runs: tuple[str, ...]) -> dict:
+    """``script`` (printing a JSON line last) run with each of ``runs`` in a new process, the
+    probe kernels' module beside it and a Numba cache of the test's own (the same cache for
+    every run, in order): each run's JSON, by name."""
     import json
 
     (tmp_path / "probe_kernels.py").write_text(PROBE_MODULE)
@@ -162,20 +159,26 @@ def test_a_constant_argument_compiles_no_second_specialisation_and_a_helper_is_i
         os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{ROOT}", NUMBA_CACHE_DIR=str(tmp_path / "cache")
     )
     env.pop("SIMHASH_LAB_ON_COMPILE", None)
-
-    def probe(which: str) -> dict:
+    got = {}
+    for which in runs:
         out = subprocess.run(
-            [sys.executable, "-c", PROBE_RUN, which],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
+            [sys.executable, "-c", script, which], env=env, capture_output=True, text=True, timeout=600,
             cwd=tmp_path,
-        )
+        )  # fmt: skip
         assert out.returncode == 0, out.stderr[-3000:]
-        return json.loads(out.stdout.strip().splitlines()[-1])
+        got[which] = json.loads(out.stdout.strip().splitlines()[-1])
+    return got
 
-    res = probe("first")
+
+def test_a_constant_argument_compiles_no_second_specialisation_and_a_helper_is_inlined(tmp_path):
+    """``total(a, 0, n)`` types its constant 0 as ``Literal[int](0)``: Numba alone would compile
+    ``total`` once for it and once for ``total(a, 1, 2)``'s constants. Here both calls share one
+    compiled ``total``, and the ``inline=True`` helper, compiled once and turned into no machine
+    code of its own, leaves no call behind in its caller's optimised code (LLVM inlined it) yet
+    still runs when Python calls it; a new process links it from the cache into a new kernel.
+    Nor did compiling import ``scipy.linalg`` (Numba's BLAS check, ``_jit``)."""
+    runs = _probe_runs(tmp_path, PROBE_RUN, ("first", "later"))
+    res = runs["first"]
     assert res["value"] == 15 + 2 + 3 + 25
     assert res["total"] == ["(Array(int64, 1, 'C', False, aligned=True), int64, int64)"], res["total"]
     assert res["scaled"] == ["(Array(int64, 1, 'C', False, aligned=True), int64, int64)"], res["scaled"]
@@ -183,7 +186,7 @@ def test_a_constant_argument_compiles_no_second_specialisation_and_a_helper_is_i
     assert res["scaled_library"] == "_LinkOnlyLibrary" and not res["scaled_machine_code"], res
     assert not res["scipy_linalg"]
     assert res["from_python"] == 4
-    later = probe("later")
+    later = runs["later"]
     assert later["value"] == 14
     assert later["misses"] == ["probe_kernels.later"], later["misses"]  # the helper was loaded
     assert later["scaled_library"] == "_LinkOnlyLibrary", later
@@ -220,25 +223,7 @@ def test_a_helper_that_reads_its_environment_is_finalised_the_ordinary_way(tmp_p
     """The fallback of ``_LinkOnlyLibrary``: a helper whose code would read its Numba environment
     gets machine code, is cached as Numba caches any function, and a new process loads it from the
     cache and links it into a new kernel."""
-    import json
-
-    (tmp_path / "probe_kernels.py").write_text(PROBE_MODULE)
-    env = dict(
-        os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{ROOT}", NUMBA_CACHE_DIR=str(tmp_path / "cache")
-    )
-    env.pop("SIMHASH_LAB_ON_COMPILE", None)
-    runs = {}
-    for which in ("first", "later"):
-        out = subprocess.run(
-            [sys.executable, "-c", ORDINARY_RUN, which],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            cwd=tmp_path,
-        )
-        assert out.returncode == 0, out.stderr[-3000:]
-        runs[which] = json.loads(out.stdout.strip().splitlines()[-1])
+    runs = _probe_runs(tmp_path, ORDINARY_RUN, ("first", "later"))
     assert runs["first"]["value"] == 15 + 2 + 3 + 25 and runs["first"]["link_only"] is False, runs
     assert runs["later"] == {"value": 14, "misses": ["probe_kernels.later"], "link_only": False}, runs
 
